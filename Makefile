@@ -1,0 +1,123 @@
+# ioriot build: library of all modules, the ioriot binary, the Check test
+# runner, benchmarks and the demo.  Output goes to $(OUTPUT); quiet unless V=1.
+#
+#   make                 build ./ioriot
+#   make check           install missing build packages, build, run all tests
+#   make bench           run the benchmarks and print their figures
+#   make demo            generate a replay file from the built-in sample capture
+#   make install         PREFIX=/usr/local DESTDIR= : binary and man page
+#   SANITIZE=1           build with AddressSanitizer + UndefinedBehaviorSanitizer
+#   TSAN=1               build with ThreadSanitizer
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
+	  -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUTPUT)
+LDLIBS += -pthread
+
+# Sanitizer builds live in their own output directory so objects never mix.
+ifeq ($(SANITIZE),1)
+OUTPUT ?= .output/asan
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	  -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(TSAN),1)
+OUTPUT ?= .output/tsan
+CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=thread
+endif
+OUTPUT ?= .output
+ifeq ($(OUTPUT),.output)
+BIN := ioriot
+else
+BIN := $(OUTPUT)/ioriot
+endif
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+LIB_SRCS := $(sort $(wildcard src/*/*.c))
+LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
+LIB := $(OUTPUT)/libioriot.a
+
+TEST_SRCS := $(sort $(wildcard tests/*.c))
+TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(TEST_SRCS))
+TEST_BIN := $(OUTPUT)/check_ioriot
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+BENCH_BINS := $(OUTPUT)/bench/mkcapture
+
+# BPF capture objects and their skeletons (capture issue) get their rules
+# here: vmlinux.h from BTF, clang -target bpf, bpftool gen skeleton.
+
+.DELETE_ON_ERROR:
+.PHONY: all deps check bench demo install uninstall clean
+
+all: $(BIN)
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+$(BIN): $(OUTPUT)/src/main.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/src/%.o: src/%.c $(wildcard include/ioriot/*.h) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(OUTPUT)/tests/%.o: tests/%.c tests/testutil.h $(wildcard include/ioriot/*.h) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+
+$(TEST_BIN): $(TEST_OBJS) $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+$(OUTPUT)/bench/%: bench/%.c $(LIB) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(OUTPUT):
+	$(Q)mkdir -p $@
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(TEST_BIN)
+	$(Q)IORIOT_BIN=$(CURDIR)/$(BIN) IORIOT_TESTDATA=$(CURDIR)/tests/data \
+		$(TEST_BIN)
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
+	$(Q)bench/generate.sh $(BIN) $(OUTPUT)
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory $(BIN)
+	$(Q)scripts/demo.sh $(BIN)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 ioriot $(DESTDIR)$(PREFIX)/bin/ioriot
+	install -m 0644 docs/ioriot.8 $(DESTDIR)$(PREFIX)/share/man/man8/ioriot.8
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ioriot $(DESTDIR)$(PREFIX)/share/man/man8/ioriot.8
+
+clean:
+	rm -rf .output ioriot

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Installs the Debian packages ioriot needs to build and test, if any are
+# missing.  Called by `make check`, `make demo` and `make bench`, so that on a
+# fresh Debian 12 machine one command does all set-up.  Installs nothing when
+# everything is present; fails with a clear message when a package is missing
+# and we are not root or have no apt-get.
+set -eu
+
+packages="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev check
+pkg-config systemtap strace"
+
+missing=""
+for pkg in $packages; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+	case "$status" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $pkg" ;;
+	esac
+done
+
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: missing Debian packages:$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: run as root (sudo make ...) or install them by hand" >&2
+	exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "install-deps: no apt-get here; install the packages by hand" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing

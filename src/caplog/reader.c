@@ -1,0 +1,564 @@
+/*
+ * caplog reader: parses capture logs v2, v3 and v4 into struct cap_event.
+ * See docs/capture-format.md for the grammar and caplog.h for the contract.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioriot/caplog.h"
+#include "ioriot/escape.h"
+#include "ioriot/linereader.h"
+#include "ioriot/log.h"
+
+#define MAX_WARNINGS 10
+#define NS_PER_MS 1000000ULL
+#define MAX_SANE_DURATION_NS (3600ULL * 1000000000ULL)
+
+struct caplog_reader {
+	struct linereader *lines;
+	struct caplog_header hdr;
+	char *path;
+	struct line pending;		/* first event line, read with the header */
+	bool have_pending;
+	bool have_base;
+	uint64_t base_ns;		/* entry time of the first event */
+	uint64_t nlines;
+	uint64_t bad[CAPLOG_BAD_COUNT];
+	uint64_t warned;
+};
+
+/* Raw field values of one line, by key. */
+struct fields {
+	uint64_t seen;			/* bit per slot */
+	int64_t num[64];
+	const char *str[64];
+	uint32_t len[64];
+};
+
+/* Keys map to slots 0..51: a-z then A-Z. */
+static inline int slot_of(unsigned char key)
+{
+	if (key >= 'a' && key <= 'z')
+		return key - 'a';
+	if (key >= 'A' && key <= 'Z')
+		return 26 + key - 'A';
+	return -1;
+}
+
+#define SLOT(k) ((k) >= 'a' ? (k) - 'a' : 26 + (k) - 'A')
+#define HAS(f, k) (((f)->seen >> SLOT(k)) & 1)
+#define NUM(f, k) ((f)->num[SLOT(k)])
+#define BIT(k) (1ULL << SLOT(k))
+
+/* The keys each version defines; v2/v3 reject others, v4 ignores them. */
+#define KEYS_V3 (BIT('t') | BIT('D') | BIT('i') | BIT('o') | BIT('d') | \
+		 BIT('p') | BIT('P') | BIT('f') | BIT('m') | BIT('b') | \
+		 BIT('c') | BIT('s') | BIT('O') | BIT('W') | BIT('F') | \
+		 BIT('G') | BIT('a') | BIT('A') | BIT('T'))
+#define KEYS_V4 (BIT('t') | BIT('D') | BIT('i') | BIT('o') | BIT('r') | \
+		 BIT('d') | BIT('e') | BIT('p') | BIT('P') | BIT('f') | \
+		 BIT('m') | BIT('O') | BIT('Q') | BIT('W') | BIT('c') | \
+		 BIT('F') | BIT('G') | BIT('U') | BIT('s') | BIT('a') | \
+		 BIT('A') | BIT('k') | BIT('T'))
+
+static const char *const bad_names[CAPLOG_BAD_COUNT] = {
+	[CAPLOG_BAD_SYNTAX] = "malformed line",
+	[CAPLOG_BAD_MISSING] = "missing t, i or o field",
+	[CAPLOG_BAD_UNKNOWN_OP] = "unknown operation",
+	[CAPLOG_BAD_TOO_LONG] = "line too long",
+	[CAPLOG_BAD_TRUNCATED] = "truncated last line",
+	[CAPLOG_BAD_NUL] = "NUL byte in line",
+};
+
+const char *caplog_bad_name(enum caplog_bad why)
+{
+	return bad_names[why];
+}
+
+/* Parse a decimal integer, optionally negative.  Returns 0 or -EINVAL. */
+static int parse_i64(const char *s, size_t len, int64_t *out)
+{
+	bool neg = false;
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (len && s[0] == '-') {
+		neg = true;
+		i = 1;
+	}
+	if (i == len || len - i > 20)
+		return -EINVAL;
+	for (; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+		if (d > 9)
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	/* Unsigned 64-bit values (addresses) wrap into int64_t on purpose. */
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+/* Parse "PID:TID". */
+static int parse_ids(const char *s, size_t len, uint32_t *pid, uint32_t *tid)
+{
+	const char *colon = memchr(s, ':', len);
+	int64_t p, t;
+
+	if (!colon)
+		return -EINVAL;
+	if (parse_i64(s, (size_t)(colon - s), &p) ||
+	    parse_i64(colon + 1, len - (size_t)(colon - s) - 1, &t))
+		return -EINVAL;
+	if (p < 0 || t < 0 || p > UINT32_MAX || t > UINT32_MAX)
+		return -EINVAL;
+	*pid = (uint32_t)p;
+	*tid = (uint32_t)t;
+	return 0;
+}
+
+static void reject(struct caplog_reader *r, const struct line *ln,
+		   enum caplog_bad why, const char *detail)
+{
+	r->bad[why]++;
+	if (r->warned++ < MAX_WARNINGS)
+		log_warn("%s:%llu: %s%s%s, line skipped", r->path,
+			 (unsigned long long)ln->lineno, bad_names[why],
+			 detail ? ": " : "", detail ? detail : "");
+	else if (r->warned == MAX_WARNINGS + 1)
+		log_warn("%s: more bad lines follow; they are counted in the summary",
+			 r->path);
+}
+
+/*
+ * Split @s into fields.  v4 values hold no raw ';' (it is escaped), so the
+ * first ';' ends a value; v2/v3 values are raw and end at ";:,".  A last
+ * field without terminator is accepted (v3 readahead lines end that way).
+ * Returns NULL or a description of what is wrong.
+ */
+static const char *split_fields(char *s, size_t len, int version,
+				struct fields *f)
+{
+	size_t pos = 0;
+
+	f->seen = 0;
+	while (pos < len) {
+		if (len - pos < 2 || s[pos + 1] != '=')
+			return "field is not KEY=VALUE";
+		int slot = slot_of((unsigned char)s[pos]);
+		size_t vstart = pos + 2, vend;
+		char *end;
+
+		if (version >= 4) {
+			end = memchr(s + vstart, ';', len - vstart);
+		} else {
+			end = s + vstart;
+			while ((end = memchr(end, ';', len - (size_t)(end - s))) &&
+			       !(end + 2 < s + len && end[1] == ':' && end[2] == ','))
+				end++;
+		}
+		if (end) {
+			if (end + 2 >= s + len || end[1] != ':' || end[2] != ',')
+				return "field not ended by ;:,";
+			vend = (size_t)(end - s);
+			pos = vend + 3;
+		} else {
+			vend = len;
+			pos = len;
+		}
+		uint64_t known = version >= 4 ? KEYS_V4 : KEYS_V3;
+		if (slot < 0 || !(known >> slot & 1)) {
+			if (version >= 4)
+				continue;	/* unknown keys: ignored in v4 */
+			return "unknown key";
+		}
+		s[vend] = '\0';	/* the ';' or the line's own NUL */
+		f->seen |= 1ULL << slot;
+		f->str[slot] = s + vstart;
+		f->len[slot] = (uint32_t)(vend - vstart);
+	}
+	return NULL;
+}
+
+/* Numeric value of key slot, or an error if it is not a number. */
+static int field_num(struct fields *f, int slot)
+{
+	return parse_i64(f->str[slot], f->len[slot], &f->num[slot]);
+}
+
+/* Decode a path field in place.  Returns false for a bad escape. */
+static bool field_path(struct fields *f, int slot, int version,
+			      const char **out, uint32_t *out_len)
+{
+	char *s = (char *)f->str[slot];
+	size_t len = f->len[slot];
+
+	if (version >= 4) {
+		long n = escape_decode(s, len);
+		if (n < 0)
+			return false;
+		len = (size_t)n;
+	} else if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
+		s++;
+		len -= 2;
+		s[len] = '\0';
+	}
+	*out = s;
+	*out_len = (uint32_t)len;
+	return true;
+}
+
+static bool is_chown(enum sys_id sys)
+{
+	return sys == SYS_CHOWN || sys == SYS_CHOWN16 || sys == SYS_LCHOWN ||
+	       sys == SYS_LCHOWN16 || sys == SYS_FCHOWN || sys == SYS_FCHOWN16 ||
+	       sys == SYS_FCHOWNAT;
+}
+
+/* v2/v3: d is a dirfd (ignored: paths are absolute) for these kinds. */
+static bool v3_d_is_dirfd(enum sys_kind kind)
+{
+	switch (kind) {
+	case SK_PATHOP: case SK_STATAT: case SK_MKDIR: case SK_RMDIR:
+	case SK_UNLINK: case SK_RENAME: case SK_LINK: case SK_SYMLINK:
+	case SK_TRUNCATE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Turn the fields of one line into @ev.  Returns NULL, or a description of
+ * what is wrong with the reason in @why.
+ */
+static const char *build_event(struct caplog_reader *r, struct fields *f,
+			       struct cap_event *ev, enum caplog_bad *why)
+{
+	int version = r->hdr.version;
+	int64_t t, dur = 0;
+
+	*why = CAPLOG_BAD_SYNTAX;
+	if (!HAS(f, 't') || !HAS(f, 'i') || !HAS(f, 'o')) {
+		*why = CAPLOG_BAD_MISSING;
+		return "";
+	}
+	int sys = sys_lookup(f->str[SLOT('o')], f->len[SLOT('o')], false);
+	if (sys < 0) {
+		*why = CAPLOG_BAD_UNKNOWN_OP;
+		return f->str[SLOT('o')];
+	}
+	ev->sys = (enum sys_id)sys;
+	ev->have = 0;
+	if (parse_ids(f->str[SLOT('i')], f->len[SLOT('i')], &ev->pid, &ev->tid))
+		return "bad i=PID:TID";
+
+	/* Every other known key is numeric except o, i, p, P, k, T. */
+	uint64_t numeric = f->seen & ~(BIT('o') | BIT('i') | BIT('p') |
+				       BIT('P') | BIT('k') | BIT('T'));
+	while (numeric) {
+		int slot = __builtin_ctzll(numeric);
+		numeric &= numeric - 1;
+		if (field_num(f, slot))
+			return "bad number";
+	}
+
+	t = NUM(f, 't');
+	if (HAS(f, 'D'))
+		dur = NUM(f, 'D');
+	if (HAS(f, 'p') &&
+	    !field_path(f, SLOT('p'), version, &ev->path, &ev->path_len))
+		return "bad %XX escape in path";
+	if (HAS(f, 'P') &&
+	    !field_path(f, SLOT('P'), version, &ev->path2, &ev->path2_len))
+		return "bad %XX escape in path";
+	if (HAS(f, 'p'))
+		ev->have |= CAP_PATH;
+	if (HAS(f, 'P'))
+		ev->have |= CAP_PATH2;
+
+#define TAKE(key, field, bit) \
+	do { if (HAS(f, key)) { ev->field = NUM(f, key); ev->have |= bit; } } while (0)
+	TAKE('f', flags, CAP_FLAGS);
+	TAKE('m', mode, CAP_MODE);
+	TAKE('W', whence, CAP_WHENCE);
+	TAKE('c', count, CAP_COUNT);
+	TAKE('F', cmd, CAP_CMD);
+	TAKE('G', arg, CAP_ARG);
+	if (version >= 4) {
+		TAKE('r', ret, CAP_RET);
+		TAKE('d', fd, CAP_FD);
+		TAKE('e', fd2, CAP_FD2);
+		TAKE('O', offset, CAP_OFFSET);
+		TAKE('Q', offset2, CAP_OFFSET2);
+		TAKE('U', uid, CAP_UID);
+		TAKE('s', size, CAP_SIZE);
+		if (HAS(f, 'a')) {
+			ev->addr = (uint64_t)NUM(f, 'a');
+			ev->have |= CAP_ADDR;
+		}
+		if (HAS(f, 'A')) {
+			ev->addr2 = (uint64_t)NUM(f, 'A');
+			ev->have |= CAP_ADDR2;
+		}
+		if (HAS(f, 'k')) {
+			if (parse_ids(f->str[SLOT('k')], f->len[SLOT('k')],
+				      &ev->child_pid, &ev->child_tid))
+				return "bad k=PID:TID";
+			ev->have |= CAP_CHILD;
+		}
+		if (t < 0)
+			return "negative time";
+	} else {
+		const struct sys_info *si = sys_info(ev->sys);
+		char rk = si->v3_ret_key;
+
+		if (rk && f->seen >> SLOT(rk) & 1) {
+			ev->ret = f->num[SLOT(rk)];
+			ev->have |= CAP_RET;
+		}
+		if (HAS(f, 'd') && rk != 'd' && !v3_d_is_dirfd(si->kind))
+			TAKE('d', fd, CAP_FD);
+		if (HAS(f, 'b') && rk != 'b')
+			TAKE('b', count, CAP_COUNT);
+		if (is_chown(ev->sys))
+			TAKE('O', uid, CAP_UID);
+		else
+			TAKE('O', offset, CAP_OFFSET);
+		if (HAS(f, 'a')) {
+			ev->addr = (uint64_t)NUM(f, 'a');
+			ev->have |= CAP_ADDR;
+		}
+		if (HAS(f, 'A') && rk != 'A') {
+			ev->addr2 = (uint64_t)NUM(f, 'A');
+			ev->have |= CAP_ADDR2;
+		}
+		if (t < 0)
+			return "negative time";
+		if (version <= 2)
+			t = (int64_t)((uint64_t)t * NS_PER_MS);
+		/* v2/v3 time is taken at return: the entry is t - D. */
+		if (dur > 0 && (uint64_t)dur < MAX_SANE_DURATION_NS && dur <= t)
+			t -= dur;
+		else
+			dur = 0;
+	}
+#undef TAKE
+	if (dur < 0 || (uint64_t)dur >= MAX_SANE_DURATION_NS)
+		dur = 0;
+	if (dur)
+		ev->have |= CAP_DUR;
+	ev->dur_ns = (uint64_t)dur;
+	if (!r->have_base) {
+		r->base_ns = (uint64_t)t;
+		r->have_base = true;
+	}
+	ev->time_ns = (uint64_t)t > r->base_ns ? (uint64_t)t - r->base_ns : 0;
+	return NULL;
+}
+
+/* Parse a "#|key=value|key=value|" line into the header. */
+static void parse_meta(struct caplog_reader *r, char *s, size_t len)
+{
+	char *mount = NULL, *fstype = NULL;
+	size_t mount_len = 0;
+	char *save = NULL;
+
+	s[len] = '\0';
+	for (char *tok = strtok_r(s + 2, "|", &save); tok;
+	     tok = strtok_r(NULL, "|", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			continue;
+		*eq++ = '\0';
+		long vlen = escape_decode(eq, strlen(eq));
+		if (vlen < 0)
+			continue;
+		if (strcmp(tok, "host") == 0)
+			snprintf(r->hdr.host, sizeof(r->hdr.host), "%s", eq);
+		else if (strcmp(tok, "kernel") == 0)
+			snprintf(r->hdr.kernel, sizeof(r->hdr.kernel), "%s", eq);
+		else if (strcmp(tok, "backend") == 0)
+			snprintf(r->hdr.backend, sizeof(r->hdr.backend), "%s", eq);
+		else if (strcmp(tok, "start_epoch_ns") == 0)
+			r->hdr.start_epoch_ns = strtoull(eq, NULL, 10);
+		else if (strcmp(tok, "mount") == 0) {
+			mount = eq;
+			mount_len = (size_t)vlen;
+		} else if (strcmp(tok, "fstype") == 0)
+			fstype = eq;
+	}
+	if (mount && fstype && r->hdr.version >= 4) {
+		if (!r->hdr.mounts)
+			r->hdr.mounts = mounttab_new();
+		if (!r->hdr.mounts ||
+		    mounttab_add(r->hdr.mounts, mount, mount_len, fstype) == -ENOMEM)
+			log_warn("%s: out of memory reading the mount table", r->path);
+	}
+}
+
+/* Read the version line; 0 or -errno with @err filled in. */
+static int read_version(struct caplog_reader *r, char *err, size_t errlen)
+{
+	struct line ln;
+	int rc = linereader_next(r->lines, &ln);
+	const char *v;
+
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", r->path, strerror(-rc));
+		return rc;
+	}
+	if (rc == 0) {
+		snprintf(err, errlen, "%s: empty file, not a capture log", r->path);
+		return -ENODATA;
+	}
+	r->nlines++;
+	if (ln.len < 2 || memcmp(ln.s, "#|", 2) != 0 ||
+	    !(v = strstr(ln.s, "|capture_version="))) {
+		snprintf(err, errlen,
+			 "%s:1: missing header: a capture log starts with #|capture_version=N|",
+			 r->path);
+		return -EPROTO;
+	}
+	char *end;
+	long version = strtol(v + strlen("|capture_version="), &end, 10);
+	if (end == v + strlen("|capture_version=") || *end != '|') {
+		snprintf(err, errlen, "%s:1: malformed capture_version in header",
+			 r->path);
+		return -EPROTO;
+	}
+	if (version < 2 || version > CAPLOG_VERSION) {
+		snprintf(err, errlen,
+			 "%s:1: capture log version %ld is not supported (this ioriot reads versions 2 to %d)",
+			 r->path, version, CAPLOG_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	r->hdr.version = (int)version;
+	parse_meta(r, ln.s, ln.len);
+	return 0;
+}
+
+struct caplog_reader *caplog_open(const char *path, char *err, size_t errlen)
+{
+	struct caplog_reader *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r || !(r->path = strdup(path))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		rc = -ENOMEM;
+		goto err_free;
+	}
+	r->lines = linereader_open(path);
+	if (!r->lines) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto err_free;
+	}
+	rc = read_version(r, err, errlen);
+	if (rc)
+		goto err_free;
+	/* Further header lines (v4 host and mounts) come before any event. */
+	for (;;) {
+		rc = linereader_next(r->lines, &r->pending);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+			goto err_free;
+		}
+		if (rc == 0)
+			break;
+		r->nlines++;
+		if (r->pending.len >= 2 && memcmp(r->pending.s, "#|", 2) == 0) {
+			parse_meta(r, r->pending.s, r->pending.len);
+			continue;
+		}
+		r->have_pending = true;
+		break;
+	}
+	return r;
+
+err_free:
+	caplog_close(r);
+	errno = -rc;
+	return NULL;
+}
+
+const struct caplog_header *caplog_header(const struct caplog_reader *r)
+{
+	return &r->hdr;
+}
+
+int caplog_next(struct caplog_reader *r, struct cap_event *ev)
+{
+	struct fields f;
+	struct line ln;
+
+	for (;;) {
+		if (r->have_pending) {
+			ln = r->pending;
+			r->have_pending = false;
+		} else {
+			int rc = linereader_next(r->lines, &ln);
+			if (rc <= 0)
+				return rc;
+			r->nlines++;
+		}
+		if (ln.flags & LINE_TOO_LONG) {
+			reject(r, &ln, CAPLOG_BAD_TOO_LONG, NULL);
+			continue;
+		}
+		if (ln.flags & LINE_NO_NEWLINE) {
+			reject(r, &ln, CAPLOG_BAD_TRUNCATED, NULL);
+			continue;
+		}
+		if (ln.len == 0 || ln.s[0] == '#')
+			continue;
+		if (memchr(ln.s, '\0', ln.len)) {
+			reject(r, &ln, CAPLOG_BAD_NUL, NULL);
+			continue;
+		}
+		enum caplog_bad why = CAPLOG_BAD_SYNTAX;
+		const char *msg = split_fields(ln.s, ln.len, r->hdr.version, &f);
+		if (!msg)
+			msg = build_event(r, &f, ev, &why);
+		if (msg) {
+			reject(r, &ln, why, *msg ? msg : NULL);
+			continue;
+		}
+		ev->lineno = ln.lineno;
+		return 1;
+	}
+}
+
+uint64_t caplog_lines(const struct caplog_reader *r)
+{
+	return r->nlines;
+}
+
+uint64_t caplog_bad(const struct caplog_reader *r, enum caplog_bad why)
+{
+	return r->bad[why];
+}
+
+uint64_t caplog_offset(const struct caplog_reader *r)
+{
+	return linereader_offset(r->lines);
+}
+
+uint64_t caplog_size(const struct caplog_reader *r)
+{
+	return linereader_size(r->lines);
+}
+
+void caplog_close(struct caplog_reader *r)
+{
+	if (!r)
+		return;
+	linereader_free(r->lines);
+	mounttab_free(r->hdr.mounts);
+	free(r->path);
+	free(r);
+}

@@ -1,0 +1,116 @@
+/*
+ * caplog writer: writes capture log v4 (docs/capture-format.md).  Only the
+ * fields an event has are written; paths and header values are %XX-escaped.
+ */
+#include <string.h>
+
+#include "ioriot/caplog.h"
+
+static void meta_value(struct outbuf *ob, const char *key, const char *value)
+{
+	outbuf_puts(ob, key);
+	outbuf_putc(ob, '=');
+	outbuf_path(ob, value, strlen(value));
+	outbuf_putc(ob, '|');
+}
+
+void caplog_write_header(struct outbuf *ob, const struct caplog_header *hdr)
+{
+	outbuf_puts(ob, "#|capture_version=4|\n#|");
+	meta_value(ob, "host", hdr->host);
+	meta_value(ob, "kernel", hdr->kernel);
+	meta_value(ob, "backend", hdr->backend);
+	outbuf_puts(ob, "start_epoch_ns=");
+	outbuf_u64(ob, hdr->start_epoch_ns);
+	outbuf_puts(ob, "|\n");
+	for (size_t i = 0; hdr->mounts && i < hdr->mounts->n; i++) {
+		const struct mount_entry *m = &hdr->mounts->v[i];
+
+		outbuf_puts(ob, "#|mount=");
+		outbuf_path(ob, m->dir, m->dir_len);
+		outbuf_puts(ob, "|");
+		meta_value(ob, "fstype", m->fstype);
+		outbuf_putc(ob, '\n');
+	}
+}
+
+static void num_field(struct outbuf *ob, char key, int64_t v)
+{
+	char k[2] = { key, '=' };
+
+	outbuf_put(ob, k, 2);
+	outbuf_i64(ob, v);
+	outbuf_put(ob, ";:,", 3);
+}
+
+static void ids_field(struct outbuf *ob, char key, uint32_t pid, uint32_t tid)
+{
+	char k[2] = { key, '=' };
+
+	outbuf_put(ob, k, 2);
+	outbuf_u64(ob, pid);
+	outbuf_putc(ob, ':');
+	outbuf_u64(ob, tid);
+	outbuf_put(ob, ";:,", 3);
+}
+
+static void path_field(struct outbuf *ob, char key, const char *path,
+		       size_t len)
+{
+	char k[2] = { key, '=' };
+
+	outbuf_put(ob, k, 2);
+	outbuf_path(ob, path, len);
+	outbuf_put(ob, ";:,", 3);
+}
+
+void caplog_write_event(struct outbuf *ob, const struct cap_event *ev)
+{
+	const struct sys_info *si = sys_info(ev->sys);
+	unsigned h = ev->have;
+
+	num_field(ob, 't', (int64_t)ev->time_ns);
+	if (h & CAP_DUR)
+		num_field(ob, 'D', (int64_t)ev->dur_ns);
+	ids_field(ob, 'i', ev->pid, ev->tid);
+	outbuf_puts(ob, "o=");
+	outbuf_puts(ob, si->name);
+	outbuf_put(ob, ";:,", 3);
+	if (h & CAP_FD)
+		num_field(ob, 'd', ev->fd);
+	if (h & CAP_FD2)
+		num_field(ob, 'e', ev->fd2);
+	if (h & CAP_PATH)
+		path_field(ob, 'p', ev->path, ev->path_len);
+	if (h & CAP_PATH2)
+		path_field(ob, 'P', ev->path2, ev->path2_len);
+	if (h & CAP_FLAGS)
+		num_field(ob, 'f', ev->flags);
+	if (h & CAP_MODE)
+		num_field(ob, 'm', ev->mode);
+	if (h & CAP_OFFSET)
+		num_field(ob, 'O', ev->offset);
+	if (h & CAP_OFFSET2)
+		num_field(ob, 'Q', ev->offset2);
+	if (h & CAP_WHENCE)
+		num_field(ob, 'W', ev->whence);
+	if (h & CAP_COUNT)
+		num_field(ob, 'c', ev->count);
+	if (h & CAP_CMD)
+		num_field(ob, 'F', ev->cmd);
+	if (h & CAP_ARG)
+		num_field(ob, 'G', ev->arg);
+	if (h & CAP_UID)
+		num_field(ob, 'U', ev->uid);
+	if (h & CAP_SIZE)
+		num_field(ob, 's', ev->size);
+	if (h & CAP_ADDR)
+		num_field(ob, 'a', (int64_t)ev->addr);
+	if (h & CAP_ADDR2)
+		num_field(ob, 'A', (int64_t)ev->addr2);
+	if (h & CAP_CHILD)
+		ids_field(ob, 'k', ev->child_pid, ev->child_tid);
+	if (h & CAP_RET)
+		num_field(ob, 'r', ev->ret);
+	outbuf_putc(ob, '\n');
+}

@@ -1,0 +1,63 @@
+/* escape: %XX decoding and encoding of log fields (see escape.h). */
+#include <errno.h>
+
+#include "ioriot/escape.h"
+
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+long escape_decode(char *s, size_t len)
+{
+	size_t in = 0, out = 0;
+
+	while (in < len) {
+		if (s[in] != '%') {
+			s[out++] = s[in++];
+			continue;
+		}
+		if (len - in < 3)
+			return -EINVAL;
+		int hi = hexval((unsigned char)s[in + 1]);
+		int lo = hexval((unsigned char)s[in + 2]);
+		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+			return -EINVAL;
+		s[out++] = (char)(hi << 4 | lo);
+		in += 3;
+	}
+	s[out] = '\0';
+	return (long)out;
+}
+
+long escape_encode(char *dst, size_t dstlen, const char *src, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t out = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		if (escape_needed(c)) {
+			if (out + 3 >= dstlen)
+				return -ENOSPC;
+			dst[out++] = '%';
+			dst[out++] = hex[c >> 4];
+			dst[out++] = hex[c & 15];
+		} else {
+			if (out + 1 >= dstlen)
+				return -ENOSPC;
+			dst[out++] = (char)c;
+		}
+	}
+	if (out >= dstlen)
+		return -ENOSPC;
+	dst[out] = '\0';
+	return (long)out;
+}
