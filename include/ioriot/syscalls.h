@@ -159,6 +159,12 @@ struct sys_info {
 const struct sys_info *sys_info(enum sys_id id);
 
 /*
+ * The entry replay files name @id by (its replay name's own entry): for
+ * example SYS_FSTATAT -> SYS_NEWFSTATAT.  Thread-safe.
+ */
+enum sys_id sys_canonical(enum sys_id id);
+
+/*
  * Look up a name of @len bytes as written in capture logs, or in replay
  * files when @replay is true.  Returns the id, or -1 if unknown.
  */

@@ -1,4 +1,5 @@
 /* syscalls: the operation table and name look-up (syscalls.h). */
+#include <pthread.h>
 #include <string.h>
 
 #include "ioriot/syscalls.h"
@@ -32,4 +33,22 @@ int sys_lookup(const char *name, size_t len, bool replay)
 			return i;
 	}
 	return -1;
+}
+
+static enum sys_id canonical[SYS_COUNT];
+static pthread_once_t canonical_once = PTHREAD_ONCE_INIT;
+
+static void build_canonical(void)
+{
+	for (int i = 0; i < SYS_COUNT; i++) {
+		const char *rn = table[i].replay_name;
+		int c = sys_lookup(rn, strlen(rn), true);
+		canonical[i] = c < 0 ? (enum sys_id)i : (enum sys_id)c;
+	}
+}
+
+enum sys_id sys_canonical(enum sys_id id)
+{
+	pthread_once(&canonical_once, build_canonical);
+	return canonical[id];
 }

@@ -1,0 +1,58 @@
+/*
+ * cli: the command line.  Parses the original I/O Riot flags and their long
+ * forms, picks the mode, runs it, and turns results into messages and exit
+ * codes.  The only layer that prints usage or decides the exit status.
+ */
+#ifndef IORIOT_CLI_H
+#define IORIOT_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define IORIOT_VERSION "0.1.0"
+
+enum cli_mode {
+	MODE_NONE,
+	MODE_HELP,
+	MODE_VERSION,
+	MODE_CAPTURE,		/* -c FILE */
+	MODE_GENERATE,		/* -c FILE -r FILE */
+	MODE_INIT,		/* -i FILE */
+	MODE_REPLAY,		/* -r FILE */
+	MODE_INIT_REPLAY,	/* -R FILE */
+	MODE_DROP_CACHES,	/* -d */
+	MODE_PURGE,		/* -P */
+	MODE_TRASH,		/* -T */
+};
+
+struct cli_opts {
+	enum cli_mode mode;
+	const char *capture;	/* -c */
+	const char *replay;	/* -r / -R / -i */
+	const char *name;	/* -n */
+	const char *user;	/* -u */
+	const char *wd;		/* -w */
+	const char *stats;	/* -S */
+	const char *module;	/* -m */
+	const char *mounts;	/* --mounts */
+	long workers;		/* -p */
+	long threads;		/* -t */
+	double speed;		/* -s */
+	long pid;		/* -x */
+	bool no_drop_caches;	/* -D */
+	int verbosity;		/* -q / -v */
+};
+
+/*
+ * Parse @argv into @o.  Returns 0, or -EINVAL after printing what is wrong
+ * (and a hint to --help) to stderr.
+ */
+int cli_parse(int argc, char **argv, struct cli_opts *o);
+
+/* Print the usage text to stdout. */
+void cli_usage(void);
+
+/* Parse and run; returns the process exit status. */
+int cli_main(int argc, char **argv);
+
+#endif

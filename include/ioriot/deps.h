@@ -1,0 +1,48 @@
+/*
+ * deps: resource-oriented ordering, as in ROOT (Weiss et al., SOSP 2013).
+ *
+ * Every shared resource (a path's node, an open file description) remembers
+ * the last operation on it and that operation's timeline.  An operation that
+ * touches a resource last used by another timeline depends on that earlier
+ * operation: the replay engine starts it only after the dependency has
+ * completed.  Operations of one timeline are ordered anyway.
+ */
+#ifndef IORIOT_DEPS_H
+#define IORIOT_DEPS_H
+
+#include <stdint.h>
+
+#define DEPS_MAX 6
+
+struct resource {
+	uint64_t last_op;	/* id of the last operation, 0 for none */
+	uint64_t last_tl;	/* its timeline: pid << 32 | tid */
+};
+
+struct deps {
+	uint64_t id[DEPS_MAX];
+	int n;
+};
+
+/*
+ * Operation @op of timeline @tl touches @res: add the dependency this
+ * implies to @d (no duplicates) and make @op the resource's last operation.
+ * Accepts a NULL @res.
+ */
+static inline void deps_touch(struct deps *d, struct resource *res,
+			      uint64_t op, uint64_t tl)
+{
+	if (!res)
+		return;
+	if (res->last_op && res->last_tl != tl && d->n < DEPS_MAX) {
+		int i;
+		for (i = 0; i < d->n && d->id[i] != res->last_op; i++)
+			;
+		if (i == d->n)
+			d->id[d->n++] = res->last_op;
+	}
+	res->last_op = op;
+	res->last_tl = tl;
+}
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * generate: turns a capture log into a replay file in one streaming pass
+ * (docs/architecture.md).  Memory is bounded by live state (processes, open
+ * files, known paths), not by the log's length; the same input always gives
+ * the same output, byte for byte.
+ */
+#ifndef IORIOT_GENERATE_H
+#define IORIOT_GENERATE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ioriot/caplog.h"
+#include "ioriot/syscalls.h"
+
+/* Why an event was not written as an operation. */
+enum gen_filter {
+	GF_UNKNOWN_FD,		/* fd not opened in the capture (socket, pipe, ...) */
+	GF_PSEUDO,		/* pseudo file system (proc, sysfs, ...) */
+	GF_OWN,			/* inside a .ioriot sandbox */
+	GF_NO_MOUNT,		/* no mount holds the path */
+	GF_TOO_LONG,		/* path too long after rewrite */
+	GF_RELATIVE,		/* relative path, directory unknown */
+	GF_NOT_FILE,		/* anonymous mmap, mremap, by-address op not on a file map */
+	GF_FD_TABLE,		/* only changes fd tables or processes (dup, fork, ...) */
+	GF_COUNT
+};
+
+struct gen_options {
+	const char *capture_path;
+	const char *replay_path;
+	const char *name;		/* test name, validated by the caller */
+	const char *user;		/* replay user, stored in the header */
+	const char *local_mounts;	/* mount table for v2/v3 logs (/proc/mounts) */
+	/* Called every 2^20 lines with bytes done and total (may be 0). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+};
+
+struct gen_summary {
+	int capture_version;
+	uint64_t lines;
+	uint64_t events;
+	uint64_t bad[CAPLOG_BAD_COUNT];
+	uint64_t ops;
+	uint64_t ops_per_sys[SYS_COUNT];	/* by replay name's entry */
+	uint64_t filtered[GF_COUNT];
+	uint64_t timelines;
+	uint64_t processes;
+	uint64_t paths;
+	uint64_t init_dirs, init_files, init_bytes, init_absent;
+	uint64_t lost_events;
+	uint64_t duration_ns;
+};
+
+/*
+ * Generate opt->replay_path from opt->capture_path.  The output is written
+ * to a temporary file and renamed at the end: an interrupted or failed run
+ * leaves no file that looks complete.  Returns 0, or -errno with a message
+ * naming the file (and line, for input errors) in @err.
+ */
+int generate_run(const struct gen_options *opt, struct gen_summary *sum,
+		 char *err, size_t errlen);
+
+/* Print the human-readable summary of a run. */
+void generate_print_summary(FILE *out, const struct gen_summary *sum);
+
+/* Short description of a filter reason. */
+const char *gen_filter_name(enum gen_filter why);
+
+#endif

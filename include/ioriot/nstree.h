@@ -1,0 +1,113 @@
+/*
+ * nstree: the generator's model of the captured file system namespace.
+ *
+ * One node per path the capture touched, in a tree keyed by (parent, name).
+ * The model follows renames, unlinks and creations so that it can tell which
+ * files and directories existed before the capture (the INIT section), which
+ * must not exist, and how large each pre-existing file must be.  Each node is
+ * also an ordering resource (see deps.h).
+ *
+ * Memory grows with the number of distinct paths, never with log length.
+ */
+#ifndef IORIOT_NSTREE_H
+#define IORIOT_NSTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ioriot/deps.h"
+
+enum node_type { NT_UNKNOWN, NT_FILE, NT_DIR, NT_SYMLINK };
+enum node_state { NS_UNKNOWN, NS_EXISTS, NS_ABSENT };
+
+struct node {
+	struct node *parent;		/* current parent; NULL: root/detached */
+	struct node *orig_parent;	/* parent when first seen */
+	struct node *hnext;		/* hash chain */
+	struct node *all_next;		/* every node, in creation order */
+	char *name, *orig_name;		/* current and first-seen name */
+	uint32_t name_len, orig_name_len;
+	uint32_t hash;
+	uint8_t type;			/* enum node_type */
+	uint8_t state;			/* enum node_state */
+	bool preexisting;		/* INIT: exists before replay */
+	bool init_absent;		/* INIT: must not exist before replay */
+	bool from_start;		/* content dates from before the capture */
+	bool attached;			/* reachable through the hash */
+	uint64_t init_size;		/* INIT size of a pre-existing file */
+	uint64_t wlo, whi;		/* hull of ranges written in capture */
+	uint64_t cur_size;		/* best estimate of the current size */
+	struct resource res;
+};
+
+struct nstree;
+
+/* An empty tree holding only "/".  Returns NULL on allocation failure. */
+struct nstree *nstree_new(void);
+
+/*
+ * The node of normalised absolute @path (@len bytes), created (with unknown
+ * state) along with missing ancestors.  Returns NULL on allocation failure.
+ */
+struct node *nstree_lookup(struct nstree *t, const char *path, size_t len);
+
+/* The tree's root node ("/"). */
+struct node *nstree_root(struct nstree *t);
+
+/* Write the current path of @n to @out (PATHMAP_MAX).  Returns length or
+ * -ENAMETOOLONG. */
+long nstree_path(const struct node *n, char *out, bool original);
+
+/* An operation succeeded on @n: it exists now (and its ancestors). */
+void nstree_exists(struct node *n, enum node_type type);
+
+/* An operation failed with ENOENT on @n. */
+void nstree_enoent(struct node *n);
+
+/*
+ * @n was created (mkdir, O_CREAT|O_EXCL, link, symlink target...).  @proves
+ * _absence: the call fails if the path exists, so if @n was unknown it must
+ * not exist before replay.
+ */
+void nstree_created(struct node *n, enum node_type type, bool proves_absence);
+
+/*
+ * open(@n, O_CREAT without O_EXCL) succeeded: it may or may not have existed.
+ * It is not put into INIT unless a later read or size shows old data.
+ * @trunc: O_TRUNC was given, so no old data can be read.
+ */
+void nstree_open_creat(struct node *n, bool trunc);
+
+/* @n was removed (unlink, rmdir). */
+void nstree_removed(struct node *n);
+
+/*
+ * rename(@from, @to) succeeded.  @exchange swaps them (RENAME_EXCHANGE).
+ * Returns 0 or -ENOMEM.
+ */
+int nstree_rename(struct nstree *t, struct node *from, struct node *to,
+		  bool exchange);
+
+/* Data [@off, @off + @len) was read from @n. */
+void nstree_read(struct node *n, uint64_t off, uint64_t len);
+
+/* Data [@off, @off + @len) was written to @n. */
+void nstree_write(struct node *n, uint64_t off, uint64_t len);
+
+/* @n was observed to be @size bytes long (stat, seek to end, fd snapshot). */
+void nstree_size_seen(struct node *n, uint64_t size);
+
+/* @n was truncated to @size. */
+void nstree_truncated(struct node *n, uint64_t size);
+
+/* First node in creation order; follow ->all_next. */
+const struct node *nstree_first(const struct nstree *t);
+
+/* Number of nodes. */
+uint64_t nstree_count(const struct nstree *t);
+
+/* Free the tree.  Accepts NULL. */
+void nstree_free(struct nstree *t);
+
+#endif

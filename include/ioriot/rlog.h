@@ -1,0 +1,117 @@
+/*
+ * rlog: the replay file, written by the generator and read by init and the
+ * replay engine.  docs/replay-format.md is the specification.
+ *
+ *   #|replay_version=1|name=NAME|user=USER|...     header lines
+ *   #|sandbox=/mnt/.ioriot/NAME|                   one per sandbox
+ *   #INIT
+ *   d PATH | f SIZE PATH | x PATH                   INIT entries
+ *   #OPS
+ *   ID PID:TID TIME_NS DUR_NS DEPS OP RET key=value ...
+ *   #END|ops=N|
+ */
+#ifndef IORIOT_RLOG_H
+#define IORIOT_RLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ioriot/deps.h"
+#include "ioriot/outbuf.h"
+#include "ioriot/syscalls.h"
+
+#define RLOG_VERSION 1
+
+/* Optional arguments of an operation. */
+enum rlog_have {
+	RL_FD = 1 << 0,		/* fd=VFD */
+	RL_FD2 = 1 << 1,	/* fd2=VFD */
+	RL_VFD = 1 << 2,	/* vfd=VFD: the description an open creates */
+	RL_PATH = 1 << 3,	/* path= */
+	RL_PATH2 = 1 << 4,	/* path2= */
+	RL_FLAGS = 1 << 5,	/* flags=0xHEX */
+	RL_MODE = 1 << 6,	/* mode=0OCT */
+	RL_OFFSET = 1 << 7,	/* off= */
+	RL_OFFSET2 = 1 << 8,	/* off2= */
+	RL_WHENCE = 1 << 9,	/* whence= */
+	RL_COUNT = 1 << 10,	/* count= */
+	RL_CMD = 1 << 11,	/* cmd= */
+	RL_ARG = 1 << 12,	/* arg= */
+	RL_UID = 1 << 13,	/* uid= */
+	RL_GID = 1 << 14,	/* gid= */
+	RL_ADDR = 1 << 15,	/* addr= */
+	RL_TARGET = 1 << 16,	/* target= (symlink content) */
+};
+
+struct rlog_op {
+	uint64_t id;			/* unique, increasing */
+	uint32_t pid, tid;		/* the timeline */
+	uint64_t time_ns;		/* start, ns since the capture's start */
+	uint64_t dur_ns;		/* captured duration */
+	struct deps deps;
+	enum sys_id sys;
+	int64_t ret;			/* captured result or -errno */
+	unsigned have;			/* enum rlog_have */
+	uint64_t fd, fd2, vfd;
+	const char *path, *path2, *target;
+	uint32_t path_len, path2_len, target_len;
+	int64_t flags, mode, offset, offset2, whence, count, cmd, arg;
+	int64_t uid, gid;
+	uint64_t addr;
+};
+
+enum rlog_init_kind { RLOG_INIT_DIR = 'd', RLOG_INIT_FILE = 'f',
+		      RLOG_INIT_ABSENT = 'x' };
+
+/* Write one INIT entry.  Errors are sticky in @ob. */
+void rlog_write_init(struct outbuf *ob, enum rlog_init_kind kind,
+		     uint64_t size, const char *path, size_t len);
+
+/* Write one operation line.  Errors are sticky in @ob. */
+void rlog_write_op(struct outbuf *ob, const struct rlog_op *op);
+
+/* An entry read back from a replay file. */
+struct rlog_entry {
+	enum { RLOG_ENTRY_INIT, RLOG_ENTRY_OP } type;
+	enum rlog_init_kind init_kind;
+	uint64_t init_size;
+	const char *init_path;
+	uint32_t init_path_len;
+	struct rlog_op op;
+	uint64_t lineno;
+};
+
+struct rlog_header {
+	int version;
+	char name[256];
+	char user[256];
+	uint64_t ops;			/* from the #END line, once read */
+	char **sandboxes;		/* absolute sandbox roots */
+	size_t nsandboxes;
+};
+
+struct rlog_reader;
+
+/*
+ * Open a replay file and read its header.  Returns NULL with errno set
+ * (ENODATA empty, EPROTO no header, EPROTONOSUPPORT unknown version, or
+ * open(2)'s error) and a message naming file and line in @err.
+ */
+struct rlog_reader *rlog_open(const char *path, char *err, size_t errlen);
+
+const struct rlog_header *rlog_header(const struct rlog_reader *r);
+
+/*
+ * Read the next INIT entry or operation into @e (strings valid until the next
+ * call).  Returns 1, 0 at the end (after #END), or -errno: -EPROTO for a
+ * malformed line or a file that ends without #END (a truncated file), with
+ * the message in @err.
+ */
+int rlog_next(struct rlog_reader *r, struct rlog_entry *e, char *err,
+	      size_t errlen);
+
+/* Close and free.  Accepts NULL. */
+void rlog_close(struct rlog_reader *r);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * cli: mode dispatch.  Runs the selected mode and maps its result to a
+ * message and an exit status: 0 success, 1 failure, 2 usage error or a mode
+ * this build does not provide yet.
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ioriot/cli.h"
+#include "ioriot/generate.h"
+#include "ioriot/log.h"
+#include "ioriot/pathmap.h"
+
+#define EXIT_USAGE 2
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void progress(void *ctx, uint64_t done, uint64_t total)
+{
+	const char *what = ctx;
+
+	if (total)
+		fprintf(stderr, "ioriot: %s: %.0f%% (%.1f of %.1f MB)\n", what,
+			100.0 * (double)done / (double)total, (double)done / 1e6,
+			(double)total / 1e6);
+	else
+		fprintf(stderr, "ioriot: %s: %.1f MB\n", what, (double)done / 1e6);
+}
+
+/* The user name to store when -u is not given. */
+static const char *default_user(void)
+{
+	const char *sudo = getenv("SUDO_USER");
+	struct passwd *pw;
+
+	if (sudo && *sudo)
+		return sudo;
+	pw = getpwuid(getuid());
+	return pw ? pw->pw_name : "root";
+}
+
+static int run_generate(const struct cli_opts *o)
+{
+	struct gen_summary sum;
+	struct gen_options go = {
+		.capture_path = o->capture,
+		.replay_path = o->replay,
+		.name = o->name,
+		.user = o->user ? o->user : default_user(),
+		.local_mounts = o->mounts,
+		.progress = o->verbosity >= 0 ? progress : NULL,
+		.progress_ctx = "generate",
+	};
+	char err[PATHMAP_MAX + 256];
+
+	if (!o->name) {
+		fprintf(stderr, "ioriot: generate needs a test name: -n NAME\n");
+		return EXIT_USAGE;
+	}
+	if (!test_name_valid(o->name)) {
+		fprintf(stderr, "ioriot: invalid test name '%s': use 1-255 printable "
+			"characters without '/', and not '.' or '..'\n", o->name);
+		return EXIT_USAGE;
+	}
+	if (strcmp(o->capture, o->replay) == 0) {
+		fprintf(stderr, "ioriot: capture and replay file are the same: %s\n",
+			o->capture);
+		return EXIT_USAGE;
+	}
+	uint64_t start = now_ns();
+	int rc = generate_run(&go, &sum, err, sizeof(err));
+	double secs = (double)(now_ns() - start) / 1e9;
+	if (rc) {
+		log_error("%s", err);
+		return 1;
+	}
+	if (o->verbosity >= 0) {
+		generate_print_summary(stdout, &sum);
+		printf("Generate time: %.3fs (%.0f lines/s)\n", secs,
+		       secs > 0 ? (double)sum.lines / secs : 0.0);
+		printf("Replay file: %s\n", o->replay);
+	}
+	return 0;
+}
+
+static int not_built(const char *what, const char *issue)
+{
+	fprintf(stderr, "ioriot: %s is not built yet in this version (%s); "
+		"only generate (-c FILE -r FILE) works\n", what, issue);
+	return EXIT_USAGE;
+}
+
+int cli_main(int argc, char **argv)
+{
+	struct cli_opts o;
+
+	if (cli_parse(argc, argv, &o))
+		return EXIT_USAGE;
+	log_set_level(o.verbosity < 0 ? LOG_ERROR :
+		      o.verbosity > 0 ? LOG_INFO : LOG_WARN);
+	switch (o.mode) {
+	case MODE_HELP:
+		cli_usage();
+		return 0;
+	case MODE_VERSION:
+		printf("ioriot %s\n", IORIOT_VERSION);
+		return 0;
+	case MODE_GENERATE:
+		return run_generate(&o);
+	case MODE_CAPTURE:
+		return not_built("capture", "eBPF and SystemTap capture");
+	case MODE_INIT:
+		return not_built("init", "init and replay engine");
+	case MODE_REPLAY:
+		return not_built("replay", "init and replay engine");
+	case MODE_INIT_REPLAY:
+		return not_built("init and replay", "init and replay engine");
+	case MODE_DROP_CACHES:
+		return not_built("drop caches", "init and replay engine");
+	case MODE_PURGE:
+		return not_built("purge", "init and replay engine");
+	case MODE_TRASH:
+		return not_built("trash", "init and replay engine");
+	case MODE_NONE:
+		break;
+	}
+	return EXIT_USAGE;
+}

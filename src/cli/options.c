@@ -1,0 +1,195 @@
+/*
+ * options: the option table (original I/O Riot short flags plus long
+ * options), its validation and the --help text.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioriot/cli.h"
+
+static const struct option long_options[] = {
+	{ "capture", required_argument, NULL, 'c' },
+	{ "replay", required_argument, NULL, 'r' },
+	{ "init-replay", required_argument, NULL, 'R' },
+	{ "init", required_argument, NULL, 'i' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "user", required_argument, NULL, 'u' },
+	{ "wd", required_argument, NULL, 'w' },
+	{ "workers", required_argument, NULL, 'p' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "speed", required_argument, NULL, 's' },
+	{ "stats", required_argument, NULL, 'S' },
+	{ "no-drop-caches", no_argument, NULL, 'D' },
+	{ "drop-caches", no_argument, NULL, 'd' },
+	{ "purge", no_argument, NULL, 'P' },
+	{ "trash", no_argument, NULL, 'T' },
+	{ "pid", required_argument, NULL, 'x' },
+	{ "module", required_argument, NULL, 'm' },
+	{ "mounts", required_argument, NULL, 'M' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_usage(void)
+{
+	fputs(
+"Usage: ioriot MODE [OPTIONS]\n"
+"Capture the file I/O of a Linux host and replay it elsewhere.\n"
+"\n"
+"Modes:\n"
+"  -c, --capture FILE       capture file I/O into FILE (needs root)\n"
+"  -c FILE -r FILE          generate a replay file from a capture log\n"
+"  -i, --init FILE          create the files the replay file needs\n"
+"  -r, --replay FILE        replay a replay file (after -i)\n"
+"  -R, --init-replay FILE   init, then replay\n"
+"  -d, --drop-caches        drop the page cache and exit\n"
+"  -P, --purge              delete all test data and trash\n"
+"  -T, --trash              move all test data to the trash\n"
+"  -V, --version            print the version\n"
+"  -h, --help               print this help\n"
+"\n"
+"Options:\n"
+"  -n, --name NAME          test name: sandboxes are <mountpoint>/.ioriot/NAME\n"
+"                           (generate: required)\n"
+"  -u, --user USER          user the replay runs as (default: you)\n"
+"  -w, --wd DIR             working directory (default /usr/local/ioriot)\n"
+"  -p, --workers N          replay worker processes\n"
+"  -t, --threads N          threads per worker\n"
+"  -s, --speed FACTOR       0 = as fast as possible (default), 1 = captured\n"
+"                           speed, 2 = twice as fast, 0.5 = half as fast\n"
+"  -S, --stats FILE         write replay statistics to FILE\n"
+"  -D, --no-drop-caches     do not drop caches before replay\n"
+"  -x, --pid PID            capture only PID, its threads and descendants\n"
+"  -m, --module MODULE      capture with a SystemTap module instead of eBPF\n"
+"      --mounts FILE        mount table for logs without one (v2/v3 logs;\n"
+"                           default /proc/mounts)\n"
+"  -q, --quiet              print errors only\n"
+"  -v, --verbose            print more about what happens\n"
+"\n"
+"Examples:\n"
+"  sudo ioriot -c io.capture                           # capture\n"
+"  ioriot -c io.capture -r io.replay -n test -u paul   # generate\n"
+"  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
+"\n"
+"Status: generate is implemented; capture, init, replay, drop caches, purge\n"
+"and trash are not built yet and exit with status 2.\n"
+"See ioriot(8) for details.\n", stdout);
+}
+
+static int parse_long(const char *opt, const char *arg, long min, long max,
+		      long *out)
+{
+	char *end;
+
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		fprintf(stderr, "ioriot: %s expects a number from %ld to %ld, not '%s'\n",
+			opt, min, max, arg);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int set_mode(struct cli_opts *o, enum cli_mode mode, const char *flag)
+{
+	if (o->mode != MODE_NONE && o->mode != mode) {
+		fprintf(stderr, "ioriot: %s cannot be combined with the mode already given\n",
+			flag);
+		return -EINVAL;
+	}
+	o->mode = mode;
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli_opts *o)
+{
+	bool capture = false, replay = false;
+	int c, err = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->wd = "/usr/local/ioriot";
+	o->workers = -1;
+	o->threads = -1;
+	o->pid = -1;
+	optind = 1;
+	opterr = 0;
+	while (!err && (c = getopt_long(argc, argv,
+				       ":c:r:R:i:n:u:w:p:t:s:S:DdPTx:m:qvVh",
+				       long_options, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->capture = optarg; capture = true; break;
+		case 'r': o->replay = optarg; replay = true; break;
+		case 'R': err = set_mode(o, MODE_INIT_REPLAY, "-R"); o->replay = optarg; break;
+		case 'i': err = set_mode(o, MODE_INIT, "-i"); o->replay = optarg; break;
+		case 'n': o->name = optarg; break;
+		case 'u': o->user = optarg; break;
+		case 'w': o->wd = optarg; break;
+		case 'p': err = parse_long("-p", optarg, 1, 4096, &o->workers); break;
+		case 't': err = parse_long("-t", optarg, 1, 65536, &o->threads); break;
+		case 's': {
+			char *end;
+			errno = 0;
+			o->speed = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->speed >= 0) ||
+			    o->speed > 1e9) {
+				fprintf(stderr, "ioriot: -s expects a factor >= 0, not '%s'\n",
+					optarg);
+				err = -EINVAL;
+			}
+			break;
+		}
+		case 'S': o->stats = optarg; break;
+		case 'D': o->no_drop_caches = true; break;
+		case 'd': err = set_mode(o, MODE_DROP_CACHES, "-d"); break;
+		case 'P': err = set_mode(o, MODE_PURGE, "-P"); break;
+		case 'T': err = set_mode(o, MODE_TRASH, "-T"); break;
+		case 'x': err = parse_long("-x", optarg, 1, INT_MAX, &o->pid); break;
+		case 'm': o->module = optarg; break;
+		case 'M': o->mounts = optarg; break;
+		case 'q': o->verbosity--; break;
+		case 'v': o->verbosity++; break;
+		case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;
+		case 'h': err = set_mode(o, MODE_HELP, "-h"); break;
+		case ':':
+			fprintf(stderr, "ioriot: option %s needs an argument\n",
+				argv[optind - 1]);
+			err = -EINVAL;
+			break;
+		default:
+			fprintf(stderr, "ioriot: unknown option %s\n", argv[optind - 1]);
+			err = -EINVAL;
+			break;
+		}
+	}
+	if (!err && optind < argc) {
+		fprintf(stderr, "ioriot: unexpected argument '%s'\n", argv[optind]);
+		err = -EINVAL;
+	}
+	if (!err && (capture || replay)) {
+		if (o->mode == MODE_INIT || o->mode == MODE_INIT_REPLAY) {
+			fprintf(stderr, "ioriot: -i and -R take the replay file themselves; "
+				"generate first with -c FILE -r FILE\n");
+			err = -EINVAL;
+		} else {
+			err = set_mode(o, capture && replay ? MODE_GENERATE :
+				       capture ? MODE_CAPTURE : MODE_REPLAY,
+				       capture ? "-c" : "-r");
+		}
+	}
+	if (!err && o->mode == MODE_NONE) {
+		fprintf(stderr, "ioriot: no mode given\n");
+		err = -EINVAL;
+	}
+	if (err)
+		fprintf(stderr, "Try 'ioriot --help' for more information.\n");
+	return err;
+}

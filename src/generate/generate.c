@@ -1,0 +1,420 @@
+/*
+ * generate: the driver of capture log -> replay file.  Reads the log once,
+ * hands each event to events.c, writes operations to an unnamed temporary
+ * file, then writes header and INIT section to a temporary output, appends
+ * the operations and renames it into place.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gen.h"
+#include "ioriot/log.h"
+
+#define PROGRESS_EVERY (1u << 20)
+
+static const char *const filter_names[GF_COUNT] = {
+	[GF_UNKNOWN_FD] = "fd not opened in capture (socket, pipe, ...)",
+	[GF_PSEUDO] = "pseudo file system (proc, sysfs, ...)",
+	[GF_OWN] = "inside an .ioriot sandbox",
+	[GF_NO_MOUNT] = "no mount holds the path",
+	[GF_TOO_LONG] = "path too long",
+	[GF_RELATIVE] = "relative path, directory unknown",
+	[GF_NOT_FILE] = "not file I/O (anonymous mmap, ...)",
+	[GF_FD_TABLE] = "fd table or process only (dup, fork, ...)",
+};
+
+const char *gen_filter_name(enum gen_filter why)
+{
+	return filter_names[why];
+}
+
+/* Directory part of @path for temporary files ("." if none). */
+static void dir_of(const char *path, char *out, size_t outlen)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(out, outlen, ".");
+	else if (slash == path)
+		snprintf(out, outlen, "/");
+	else
+		snprintf(out, outlen, "%.*s", (int)(slash - path), path);
+}
+
+/* An unnamed temporary file in @dir (deleted when closed).  -errno. */
+static int open_unnamed(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd >= 0 ? fd : -errno;
+	/* File systems without O_TMPFILE: create, then unlink at once. */
+	char tmpl[PATHMAP_MAX + 32];
+	snprintf(tmpl, sizeof(tmpl), "%s/.ioriot-ops-XXXXXX", dir);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (unlink(tmpl) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Append all of @src (from offset 0) to @dst.  Returns 0 or -errno. */
+static int append_file(int dst, int src)
+{
+	char buf[1 << 16];
+	loff_t in_off = 0;
+
+	for (;;) {
+		ssize_t n = copy_file_range(src, &in_off, dst, NULL, 1 << 30, 0);
+		if (n > 0)
+			continue;
+		if (n == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EXDEV && errno != EINVAL && errno != EOPNOTSUPP &&
+		    errno != ENOSYS)
+			return -errno;
+		break;		/* fall back to read/write from in_off */
+	}
+	for (;;) {
+		ssize_t n = pread(src, buf, sizeof(buf), in_off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		in_off += n;
+		for (ssize_t done = 0; done < n;) {
+			ssize_t w = write(dst, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return -errno;
+			done += w;
+		}
+	}
+}
+
+static void meta(struct outbuf *ob, const char *key, const char *value)
+{
+	outbuf_puts(ob, key);
+	outbuf_putc(ob, '=');
+	outbuf_path(ob, value, strlen(value));
+	outbuf_putc(ob, '|');
+}
+
+static void meta_u64(struct outbuf *ob, const char *key, uint64_t value)
+{
+	outbuf_puts(ob, key);
+	outbuf_putc(ob, '=');
+	outbuf_u64(ob, value);
+	outbuf_putc(ob, '|');
+}
+
+/* Write the INIT entries and count them.  Only nodes the capture proved
+ * existed (or not) before it started are listed, under their original
+ * paths; sandbox roots themselves are made by init anyway. */
+static void write_init(struct gen *g, struct outbuf *ob)
+{
+	char orig[PATHMAP_MAX], sandbox[PATHMAP_MAX];
+	struct gen_summary *sum = g->sum;
+	size_t len;
+
+	for (const struct node *n = nstree_first(g->ns); n; n = n->all_next) {
+		if (!n->preexisting && !n->init_absent)
+			continue;
+		long olen = nstree_path(n, orig, true);
+		if (olen <= 1)
+			continue;
+		const struct mount_entry *m;
+		if (pathmap_rewrite(&g->pm, orig, (size_t)olen, sandbox, &len,
+				    &m) != PATHMAP_OK)
+			continue;
+		if ((size_t)olen == m->dir_len)
+			continue;	/* the mountpoint: its sandbox root */
+		if (n->preexisting && n->type == NT_DIR) {
+			rlog_write_init(ob, RLOG_INIT_DIR, 0, sandbox, len);
+			sum->init_dirs++;
+		} else if (n->preexisting) {
+			rlog_write_init(ob, RLOG_INIT_FILE, n->init_size,
+					sandbox, len);
+			sum->init_files++;
+			sum->init_bytes += n->init_size;
+		} else {
+			rlog_write_init(ob, RLOG_INIT_ABSENT, 0, sandbox, len);
+			sum->init_absent++;
+		}
+	}
+}
+
+static void write_header(struct gen *g, struct outbuf *ob,
+			 const struct gen_options *opt,
+			 const struct caplog_header *ch)
+{
+	const struct mounttab *mt = g->pm.mounts;
+	struct gen_summary *sum = g->sum;
+	char sandbox[PATHMAP_MAX];
+	size_t len;
+
+	outbuf_puts(ob, "#|replay_version=1|");
+	meta(ob, "name", opt->name);
+	meta(ob, "user", opt->user);
+	outbuf_puts(ob, "\n#|");
+	meta(ob, "source", opt->capture_path);
+	meta_u64(ob, "capture_version", (uint64_t)ch->version);
+	if (ch->host[0])
+		meta(ob, "host", ch->host);
+	if (ch->kernel[0])
+		meta(ob, "kernel", ch->kernel);
+	outbuf_puts(ob, "\n#|");
+	meta_u64(ob, "ops", sum->ops);
+	meta_u64(ob, "timelines", sum->timelines);
+	meta_u64(ob, "processes", sum->processes);
+	meta_u64(ob, "duration_ns", sum->duration_ns);
+	outbuf_putc(ob, '\n');
+	for (size_t i = 0; i < mt->n; i++) {
+		if (!g->mount_used[i])
+			continue;
+		if (pathmap_rewrite(&g->pm, mt->v[i].dir, mt->v[i].dir_len,
+				    sandbox, &len, NULL) != PATHMAP_OK)
+			continue;
+		outbuf_puts(ob, "#|sandbox=");
+		outbuf_path(ob, sandbox, len);
+		outbuf_puts(ob, "|mount=");
+		outbuf_path(ob, mt->v[i].dir, mt->v[i].dir_len);
+		outbuf_puts(ob, "|");
+		meta(ob, "fstype", mt->v[i].fstype);
+		outbuf_putc(ob, '\n');
+	}
+}
+
+/* Write the final file: header, INIT, the operations from @ops_fd, #END.
+ * Returns 0 or -errno with @err filled in. */
+static int write_output(struct gen *g, const struct gen_options *opt,
+			const struct caplog_header *ch, int ops_fd,
+			char *err, size_t errlen)
+{
+	char tmp[PATHMAP_MAX + 16];
+	struct outbuf *ob = malloc(sizeof(*ob));
+	int fd = -1, rc;
+
+	if (!ob) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", opt->replay_path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+		goto out;
+	}
+	outbuf_init(ob, fd);
+	write_header(g, ob, opt, ch);
+	outbuf_puts(ob, "#INIT\n");
+	write_init(g, ob);
+	outbuf_puts(ob, "#OPS\n");
+	rc = outbuf_flush(ob);
+	if (!rc)
+		rc = append_file(fd, ops_fd);
+	if (!rc) {
+		outbuf_puts(ob, "#END|");
+		meta_u64(ob, "ops", g->sum->ops);
+		outbuf_putc(ob, '\n');
+		rc = outbuf_flush(ob);
+	}
+	if (!rc && fchmod(fd, 0644) < 0)
+		rc = -errno;
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	fd = -1;
+	if (!rc && rename(tmp, opt->replay_path) < 0)
+		rc = -errno;
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", opt->replay_path, strerror(-rc));
+		unlink(tmp);
+	}
+out:
+	free(ob);
+	return rc;
+}
+
+/* The mount table paths are rewritten with: the log's own (v4) or, for
+ * older logs, the local one. */
+static int load_mounts(const struct gen_options *opt,
+		       const struct caplog_header *ch, struct mounttab **out,
+		       char *err, size_t errlen)
+{
+	const char *path = opt->local_mounts ? opt->local_mounts : "/proc/mounts";
+	struct mounttab *mt = mounttab_new();
+	int rc;
+
+	if (!mt)
+		return -ENOMEM;
+	if (ch->mounts && ch->mounts->n) {
+		for (size_t i = 0; i < ch->mounts->n; i++) {
+			const struct mount_entry *e = &ch->mounts->v[i];
+			rc = mounttab_add(mt, e->dir, e->dir_len, e->fstype);
+			if (rc == -ENOMEM)
+				goto err;
+		}
+	} else {
+		rc = mounttab_load(mt, path);
+		if (rc) {
+			snprintf(err, errlen, "%s: cannot read mount table: %s",
+				 path, strerror(-rc));
+			goto err;
+		}
+		log_info("%s has no mount table (version %d): using %s",
+			 opt->capture_path, ch->version, path);
+	}
+	*out = mt;
+	return 0;
+err:
+	mounttab_free(mt);
+	return rc;
+}
+
+int generate_run(const struct gen_options *opt, struct gen_summary *sum,
+		 char *err, size_t errlen)
+{
+	struct caplog_reader *r = NULL;
+	struct mounttab *mounts = NULL;
+	struct outbuf *ops = NULL;
+	struct gen g = { 0 };
+	struct cap_event ev;
+	char dir[PATHMAP_MAX];
+	int ops_fd = -1, rc;
+
+	memset(sum, 0, sizeof(*sum));
+	g.sum = sum;
+	r = caplog_open(opt->capture_path, err, errlen);
+	if (!r)
+		return -errno;
+	const struct caplog_header *ch = caplog_header(r);
+	sum->capture_version = ch->version;
+	rc = load_mounts(opt, ch, &mounts, err, errlen);
+	if (rc)
+		goto out;
+	g.pm.mounts = mounts;
+	g.pm.name = opt->name;
+	g.pm.name_len = strlen(opt->name);
+	g.mount_used = calloc(mounts->n + 1, sizeof(bool));
+	g.ns = nstree_new();
+	ops = malloc(sizeof(*ops));
+	rc = -ENOMEM;
+	if (!g.mount_used || !g.ns || !ops || u64map_init(&g.timelines) ||
+	    procs_init(&g.procs, gen_release, &g)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	dir_of(opt->replay_path, dir, sizeof(dir));
+	ops_fd = open_unnamed(dir);
+	if (ops_fd < 0) {
+		rc = ops_fd;
+		snprintf(err, errlen, "%s: cannot create a temporary file: %s",
+			 dir, strerror(-rc));
+		goto out;
+	}
+	outbuf_init(ops, ops_fd);
+	g.ops = ops;
+
+	uint64_t last_time = 0;
+	while ((rc = caplog_next(r, &ev)) > 0) {
+		if (++sum->events % PROGRESS_EVERY == 0 && opt->progress)
+			opt->progress(opt->progress_ctx, caplog_offset(r),
+				      caplog_size(r));
+		gen_event(&g, &ev);
+		if (ev.time_ns + ev.dur_ns > last_time)
+			last_time = ev.time_ns + ev.dur_ns;
+		if (g.err || ops->err)
+			break;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: read error: %s", opt->capture_path,
+			 strerror(-rc));
+		goto out;
+	}
+	rc = g.err ? g.err : outbuf_flush(ops);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", g.err ? "generate" : "temporary file",
+			 strerror(-rc));
+		goto out;
+	}
+	sum->lines = caplog_lines(r);
+	for (int i = 0; i < CAPLOG_BAD_COUNT; i++)
+		sum->bad[i] = caplog_bad(r, (enum caplog_bad)i);
+	sum->timelines = g.timelines.count;
+	sum->processes = g.procs.created;
+	sum->paths = nstree_count(g.ns);
+	sum->duration_ns = last_time;
+	if (sum->events == 0) {
+		snprintf(err, errlen, "%s: no valid events in %" PRIu64
+			 " lines: nothing to replay", opt->capture_path, sum->lines);
+		rc = -ENODATA;
+		goto out;
+	}
+	rc = write_output(&g, opt, ch, ops_fd, err, errlen);
+out:
+	procs_destroy(&g.procs);
+	u64map_destroy(&g.timelines);
+	nstree_free(g.ns);
+	free(g.mount_used);
+	free(ops);
+	if (ops_fd >= 0)
+		close(ops_fd);
+	mounttab_free(mounts);
+	caplog_close(r);
+	return rc;
+}
+
+void generate_print_summary(FILE *out, const struct gen_summary *s)
+{
+	uint64_t bad = 0, filtered = 0;
+
+	for (int i = 0; i < CAPLOG_BAD_COUNT; i++)
+		bad += s->bad[i];
+	for (int i = 0; i < GF_COUNT; i++)
+		filtered += s->filtered[i];
+	fprintf(out, "Capture version: %d\n", s->capture_version);
+	fprintf(out, "Lines read: %" PRIu64 "\n", s->lines);
+	fprintf(out, "Events: %" PRIu64 "\n", s->events);
+	fprintf(out, "Bad lines: %" PRIu64 "\n", bad);
+	for (int i = 0; i < CAPLOG_BAD_COUNT; i++)
+		if (s->bad[i])
+			fprintf(out, "  %-45s %" PRIu64 "\n",
+				caplog_bad_name((enum caplog_bad)i), s->bad[i]);
+	fprintf(out, "Operations written: %" PRIu64 "\n", s->ops);
+	for (int i = 0; i < SYS_COUNT; i++)
+		if (s->ops_per_sys[i])
+			fprintf(out, "  %-45s %" PRIu64 "\n",
+				sys_info((enum sys_id)i)->replay_name,
+				s->ops_per_sys[i]);
+	fprintf(out, "Events not replayed: %" PRIu64 "\n", filtered);
+	for (int i = 0; i < GF_COUNT; i++)
+		if (s->filtered[i])
+			fprintf(out, "  %-45s %" PRIu64 "\n", filter_names[i],
+				s->filtered[i]);
+	fprintf(out, "Events lost by the probe: %" PRIu64 "\n", s->lost_events);
+	fprintf(out, "Timelines: %" PRIu64 "\n", s->timelines);
+	fprintf(out, "Processes: %" PRIu64 "\n", s->processes);
+	fprintf(out, "Paths: %" PRIu64 "\n", s->paths);
+	fprintf(out, "INIT directories: %" PRIu64 "\n", s->init_dirs);
+	fprintf(out, "INIT files: %" PRIu64 "\n", s->init_files);
+	fprintf(out, "INIT bytes: %" PRIu64 "\n", s->init_bytes);
+	fprintf(out, "INIT absent paths: %" PRIu64 "\n", s->init_absent);
+	fprintf(out, "Captured duration: %.3fs\n", (double)s->duration_ns / 1e9);
+}

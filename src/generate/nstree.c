@@ -1,0 +1,417 @@
+/*
+ * nstree: namespace model of the capture (nstree.h).  Nodes live in one hash
+ * table keyed by (parent pointer, name); a rename re-keys one node and so
+ * moves its whole subtree.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioriot/nstree.h"
+#include "ioriot/pathmap.h"
+
+struct nstree {
+	struct node **buckets;
+	size_t mask;
+	uint64_t count;
+	struct node *root;
+	struct node *first, *last;	/* creation order */
+};
+
+static uint32_t hash_name(const struct node *parent, const char *name,
+			  size_t len)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)parent;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)name[i];
+		h *= 1099511628211ULL;
+	}
+	return (uint32_t)(h ^ h >> 32);
+}
+
+static void hash_insert(struct nstree *t, struct node *n)
+{
+	size_t b = n->hash & t->mask;
+
+	n->hnext = t->buckets[b];
+	t->buckets[b] = n;
+	n->attached = true;
+}
+
+static void hash_remove(struct nstree *t, struct node *n)
+{
+	struct node **pp = &t->buckets[n->hash & t->mask];
+
+	while (*pp && *pp != n)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = n->hnext;
+	n->attached = false;
+}
+
+static int grow(struct nstree *t)
+{
+	size_t cap = (t->mask + 1) * 2;
+	struct node **b = calloc(cap, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (size_t i = 0; i <= t->mask; i++) {
+		struct node *n = t->buckets[i];
+		while (n) {
+			struct node *next = n->hnext;
+			n->hnext = b[n->hash & (cap - 1)];
+			b[n->hash & (cap - 1)] = n;
+			n = next;
+		}
+	}
+	free(t->buckets);
+	t->buckets = b;
+	t->mask = cap - 1;
+	return 0;
+}
+
+static struct node *node_new(struct nstree *t, struct node *parent,
+			     const char *name, size_t len)
+{
+	struct node *n = calloc(1, sizeof(*n) + len + 1);
+
+	if (!n)
+		return NULL;
+	n->name = n->orig_name = (char *)(n + 1);
+	memcpy(n->name, name, len);
+	n->name_len = n->orig_name_len = (uint32_t)len;
+	n->parent = n->orig_parent = parent;
+	n->hash = hash_name(parent, name, len);
+	if (t->last)
+		t->last->all_next = n;
+	else
+		t->first = n;
+	t->last = n;
+	t->count++;
+	return n;
+}
+
+struct nstree *nstree_new(void)
+{
+	struct nstree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->mask = 1023;
+	t->buckets = calloc(t->mask + 1, sizeof(*t->buckets));
+	if (!t->buckets)
+		goto err;
+	t->root = node_new(t, NULL, "", 0);
+	if (!t->root)
+		goto err;
+	t->root->type = NT_DIR;
+	t->root->state = NS_EXISTS;
+	t->root->attached = true;
+	return t;
+err:
+	nstree_free(t);
+	return NULL;
+}
+
+struct node *nstree_root(struct nstree *t)
+{
+	return t->root;
+}
+
+/* The child @name of @parent, created if missing; NULL on ENOMEM. */
+static struct node *child(struct nstree *t, struct node *parent,
+			  const char *name, size_t len)
+{
+	uint32_t h = hash_name(parent, name, len);
+
+	for (struct node *n = t->buckets[h & t->mask]; n; n = n->hnext)
+		if (n->hash == h && n->parent == parent &&
+		    n->name_len == len && memcmp(n->name, name, len) == 0)
+			return n;
+	if (t->count > (t->mask + 1) * 2 && grow(t))
+		return NULL;
+	struct node *n = node_new(t, parent, name, len);
+	if (!n)
+		return NULL;
+	/* Below a directory known to be absent or created in the capture,
+	 * nothing can have existed before it. */
+	if (parent->state == NS_ABSENT || (!parent->preexisting &&
+					   parent != t->root &&
+					   parent->state == NS_EXISTS)) {
+		n->state = NS_ABSENT;
+	}
+	hash_insert(t, n);
+	return n;
+}
+
+struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
+{
+	struct node *n = t->root;
+	size_t i = 0;
+
+	while (i < len && n) {
+		while (i < len && path[i] == '/')
+			i++;
+		size_t start = i;
+		while (i < len && path[i] != '/')
+			i++;
+		if (i > start)
+			n = child(t, n, path + start, i - start);
+	}
+	return n;
+}
+
+long nstree_path(const struct node *n, char *out, bool original)
+{
+	const struct node *chain[PATHMAP_MAX / 2];
+	size_t depth = 0, len = 0;
+
+	for (; n && n->name_len; n = original ? n->orig_parent : n->parent) {
+		if (depth == PATHMAP_MAX / 2)
+			return -ENAMETOOLONG;
+		chain[depth++] = n;
+	}
+	if (depth == 0) {
+		out[0] = '/';
+		out[1] = '\0';
+		return 1;
+	}
+	while (depth--) {
+		const struct node *c = chain[depth];
+		const char *name = original ? c->orig_name : c->name;
+		size_t nl = original ? c->orig_name_len : c->name_len;
+
+		if (len + 1 + nl >= PATHMAP_MAX)
+			return -ENAMETOOLONG;
+		out[len++] = '/';
+		memcpy(out + len, name, nl);
+		len += nl;
+	}
+	out[len] = '\0';
+	return (long)len;
+}
+
+/* Ancestors of an existing node exist; unknown ones existed before. */
+static void ancestors_exist(struct node *n)
+{
+	for (struct node *p = n->parent; p && p->state != NS_EXISTS; p = p->parent) {
+		if (p->state == NS_UNKNOWN) {
+			p->preexisting = true;
+			p->from_start = true;
+		}
+		p->state = NS_EXISTS;
+		p->type = NT_DIR;
+	}
+}
+
+void nstree_exists(struct node *n, enum node_type type)
+{
+	if (n->state == NS_UNKNOWN) {
+		n->preexisting = true;
+		n->from_start = true;
+	}
+	n->state = NS_EXISTS;
+	if (type != NT_UNKNOWN)
+		n->type = type;
+	ancestors_exist(n);
+}
+
+void nstree_enoent(struct node *n)
+{
+	if (n->state == NS_UNKNOWN) {
+		n->state = NS_ABSENT;
+		n->init_absent = true;
+	}
+}
+
+void nstree_created(struct node *n, enum node_type type, bool proves_absence)
+{
+	if (n->state == NS_UNKNOWN && proves_absence)
+		n->init_absent = true;
+	n->state = NS_EXISTS;
+	n->type = (uint8_t)type;
+	n->from_start = false;
+	n->wlo = n->whi = n->cur_size = 0;
+	ancestors_exist(n);
+}
+
+void nstree_open_creat(struct node *n, bool trunc)
+{
+	switch (n->state) {
+	case NS_UNKNOWN:
+		n->state = NS_EXISTS;
+		n->type = NT_FILE;
+		n->from_start = !trunc;
+		ancestors_exist(n);
+		break;
+	case NS_ABSENT:
+		nstree_created(n, NT_FILE, false);
+		break;
+	default:
+		if (trunc)
+			nstree_truncated(n, 0);
+		break;
+	}
+}
+
+void nstree_removed(struct node *n)
+{
+	n->state = NS_ABSENT;
+	n->from_start = false;
+	n->cur_size = 0;
+}
+
+/* Point @n at a new (parent, name) and re-key it. */
+static int move_node(struct nstree *t, struct node *n, struct node *parent,
+		     const char *name, size_t len)
+{
+	if (n->attached)
+		hash_remove(t, n);
+	if (n->name != n->orig_name)
+		free(n->name);
+	if (len == n->orig_name_len && memcmp(name, n->orig_name, len) == 0) {
+		n->name = n->orig_name;
+	} else {
+		n->name = malloc(len + 1);
+		if (!n->name) {
+			n->name = n->orig_name;
+			return -ENOMEM;
+		}
+		memcpy(n->name, name, len);
+		n->name[len] = '\0';
+	}
+	n->name_len = (uint32_t)len;
+	n->parent = parent;
+	n->hash = hash_name(parent, n->name, len);
+	hash_insert(t, n);
+	return 0;
+}
+
+int nstree_rename(struct nstree *t, struct node *from, struct node *to,
+		  bool exchange)
+{
+	struct node *fp = from->parent, *tp = to->parent;
+	char *fname, *tname;
+	size_t flen = from->name_len, tlen = to->name_len;
+	int err = -ENOMEM;
+
+	if (from == to)
+		return 0;
+	nstree_exists(from, NT_UNKNOWN);
+	if (exchange)
+		nstree_exists(to, NT_UNKNOWN);
+	fname = strndup(from->name, flen);
+	tname = strndup(to->name, tlen);
+	if (!fname || !tname)
+		goto out;
+	if (exchange) {
+		hash_remove(t, to);
+		if ((err = move_node(t, from, tp, tname, tlen)) ||
+		    (err = move_node(t, to, fp, fname, flen)))
+			goto out;
+	} else {
+		/* The old target is detached; a placeholder marks the source
+		 * path as absent. */
+		hash_remove(t, to);
+		to->state = NS_ABSENT;
+		to->from_start = false;
+		if ((err = move_node(t, from, tp, tname, tlen)))
+			goto out;
+		struct node *hole = child(t, fp, fname, flen);
+		if (!hole)
+			goto out;
+		hole->state = NS_ABSENT;
+	}
+	err = 0;
+out:
+	free(fname);
+	free(tname);
+	return err;
+}
+
+void nstree_read(struct node *n, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len, need;
+
+	if (!n->from_start || len == 0)
+		return;
+	if (n->whi == n->wlo)		/* nothing written yet */
+		need = end;
+	else if (end > n->whi)
+		need = end;
+	else if (off < n->wlo)
+		need = end < n->wlo ? end : n->wlo;
+	else
+		need = 0;
+	if (need > n->init_size) {
+		n->init_size = need;
+		n->preexisting = true;	/* an O_CREAT open found old data */
+	}
+	if (end > n->cur_size)
+		n->cur_size = end;
+}
+
+void nstree_write(struct node *n, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len;
+
+	if (len == 0)
+		return;
+	if (n->whi == n->wlo) {
+		n->wlo = off;
+		n->whi = end;
+	} else {
+		if (off < n->wlo)
+			n->wlo = off;
+		if (end > n->whi)
+			n->whi = end;
+	}
+	if (end > n->cur_size)
+		n->cur_size = end;
+}
+
+void nstree_size_seen(struct node *n, uint64_t size)
+{
+	if (n->from_start && size > n->whi && size > n->init_size) {
+		n->init_size = size;
+		n->preexisting = true;
+	}
+	n->cur_size = size;
+}
+
+void nstree_truncated(struct node *n, uint64_t size)
+{
+	if (size == 0)
+		n->from_start = false;
+	n->cur_size = size;
+	if (n->whi > size)
+		n->whi = size > n->wlo ? size : n->wlo;
+}
+
+const struct node *nstree_first(const struct nstree *t)
+{
+	return t->first;
+}
+
+uint64_t nstree_count(const struct nstree *t)
+{
+	return t->count;
+}
+
+void nstree_free(struct nstree *t)
+{
+	if (!t)
+		return;
+	struct node *n = t->first;
+	while (n) {
+		struct node *next = n->all_next;
+		if (n->name != n->orig_name)
+			free(n->name);
+		free(n);
+		n = next;
+	}
+	free(t->buckets);
+	free(t);
+}

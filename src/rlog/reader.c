@@ -1,0 +1,915 @@
+/*
+ * rlog reader: parses a replay file (header, INIT entries, operation lines,
+ * #END) back into struct rlog_header and struct rlog_entry.  The line syntax
+ * is the one src/rlog/writer.c produces; rlog.h has the contract.
+ *
+ * Lines are parsed in place in the line reader's buffer: paths are %XX
+ * decoded where they stand, so reading an entry costs no allocation.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioriot/escape.h"
+#include "ioriot/linereader.h"
+#include "ioriot/rlog.h"
+
+#define ERR_TOKEN_MAX 40	/* bytes of an offending field quoted in errors */
+
+enum rlog_state {
+	ST_HEADER,		/* before #INIT */
+	ST_INIT,		/* after #INIT, before #OPS */
+	ST_OPS,			/* after #OPS, before #END */
+	ST_END,			/* after #END: only comments may follow */
+	ST_DONE,		/* end of file reached after #END */
+};
+
+struct rlog_reader {
+	struct linereader *lines;
+	char *path;
+	struct rlog_header hdr;
+	size_t sandboxes_cap;
+	enum rlog_state state;
+	struct line pending;	/* first line after the header, read by open */
+	bool have_pending;
+};
+
+/* How the value of an operation argument is written. */
+enum arg_type {
+	AT_UDEC,		/* unsigned decimal */
+	AT_SDEC,		/* signed decimal */
+	AT_FLAGS,		/* 0x hex, or signed decimal */
+	AT_MODE,		/* 0-prefixed octal */
+	AT_HEX,			/* 0x hex */
+	AT_PATH,		/* %XX escaped bytes */
+};
+
+struct arg_key {
+	const char *name;
+	unsigned char len;
+	unsigned char type;	/* enum arg_type */
+	unsigned bit;		/* enum rlog_have */
+	size_t off;		/* of the value in struct rlog_op */
+	size_t len_off;		/* AT_PATH: of the length */
+};
+
+#define NUM_KEY(k, t, b, field) \
+	{ k, sizeof(k) - 1, t, b, offsetof(struct rlog_op, field), 0 }
+#define PATH_KEY(k, b, field) \
+	{ k, sizeof(k) - 1, AT_PATH, b, offsetof(struct rlog_op, field), \
+	  offsetof(struct rlog_op, field##_len) }
+
+static const struct arg_key arg_keys[] = {
+	NUM_KEY("fd", AT_UDEC, RL_FD, fd),
+	NUM_KEY("fd2", AT_UDEC, RL_FD2, fd2),
+	NUM_KEY("vfd", AT_UDEC, RL_VFD, vfd),
+	PATH_KEY("path", RL_PATH, path),
+	PATH_KEY("path2", RL_PATH2, path2),
+	PATH_KEY("target", RL_TARGET, target),
+	NUM_KEY("flags", AT_FLAGS, RL_FLAGS, flags),
+	NUM_KEY("mode", AT_MODE, RL_MODE, mode),
+	NUM_KEY("off", AT_SDEC, RL_OFFSET, offset),
+	NUM_KEY("off2", AT_SDEC, RL_OFFSET2, offset2),
+	NUM_KEY("whence", AT_SDEC, RL_WHENCE, whence),
+	NUM_KEY("count", AT_SDEC, RL_COUNT, count),
+	NUM_KEY("cmd", AT_SDEC, RL_CMD, cmd),
+	NUM_KEY("arg", AT_SDEC, RL_ARG, arg),
+	NUM_KEY("uid", AT_SDEC, RL_UID, uid),
+	NUM_KEY("gid", AT_SDEC, RL_GID, gid),
+	NUM_KEY("addr", AT_HEX, RL_ADDR, addr),
+};
+
+#define NARG_KEYS (sizeof(arg_keys) / sizeof(arg_keys[0]))
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Format a message into @err, which may be NULL. */
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static void line_err(const struct rlog_reader *r, const struct line *ln,
+		     char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Format "FILE:LINE: message" into @err, which may be NULL. */
+static void line_err(const struct rlog_reader *r, const struct line *ln,
+		     char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return;
+	n = snprintf(err, errlen, "%s:%llu: ", r->path,
+		     (unsigned long long)ln->lineno);
+	if (n < 0 || (size_t)n >= errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+/* Length of a field when quoted in an error message. */
+static int quote_len(size_t len)
+{
+	return len > ERR_TOKEN_MAX ? ERR_TOKEN_MAX : (int)len;
+}
+
+/* Parse unsigned decimal digits.  Returns 0 or -EINVAL. */
+static int parse_udec(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0 || len > 20)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Parse an optionally negative decimal in int64_t range. */
+static int parse_sdec(const char *s, size_t len, int64_t *out)
+{
+	bool neg = len > 0 && s[0] == '-';
+	uint64_t v;
+
+	if (parse_udec(s + neg, len - neg, &v))
+		return -EINVAL;
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return -EINVAL;
+		*out = v ? -(int64_t)(v - 1) - 1 : 0;
+	} else {
+		if (v > INT64_MAX)
+			return -EINVAL;
+		*out = (int64_t)v;
+	}
+	return 0;
+}
+
+/* Parse 0x-prefixed hex of up to 64 bits. */
+static int parse_hex(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len < 3 || len > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return -EINVAL;
+	for (size_t i = 2; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -EINVAL;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Parse 0-prefixed octal ("0" alone is zero) of up to 64 bits. */
+static int parse_oct(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0 || s[0] != '0')
+		return -EINVAL;
+	for (size_t i = 1; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 7 || v >> 61)
+			return -EINVAL;
+		v = v << 3 | d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Parse "PID:TID", both 32-bit unsigned. */
+static int parse_ids(const char *s, size_t len, uint32_t *pid, uint32_t *tid)
+{
+	const char *colon = memchr(s, ':', len);
+	uint64_t p, t;
+	size_t plen;
+
+	if (!colon)
+		return -EINVAL;
+	plen = (size_t)(colon - s);
+	if (parse_udec(s, plen, &p) || parse_udec(colon + 1, len - plen - 1, &t))
+		return -EINVAL;
+	if (p > UINT32_MAX || t > UINT32_MAX)
+		return -EINVAL;
+	*pid = (uint32_t)p;
+	*tid = (uint32_t)t;
+	return 0;
+}
+
+/*
+ * Parse "-" or a comma list of operation ids into @d.  Returns 0, -EINVAL
+ * for a malformed list or -E2BIG for more than DEPS_MAX ids.
+ */
+static int parse_deps(const char *s, size_t len, struct deps *d)
+{
+	size_t start = 0;
+
+	d->n = 0;
+	if (len == 1 && s[0] == '-')
+		return 0;
+	for (;;) {
+		const char *comma = memchr(s + start, ',', len - start);
+		size_t end = comma ? (size_t)(comma - s) : len;
+
+		if (d->n == DEPS_MAX)
+			return -E2BIG;
+		if (parse_udec(s + start, end - start, &d->id[d->n]))
+			return -EINVAL;
+		d->n++;
+		if (!comma)
+			return 0;
+		start = end + 1;
+	}
+}
+
+/*
+ * Cut the next space-separated token from [*pos, end) and NUL-terminate it.
+ * Returns the token, or NULL if none is left.
+ */
+static char *next_token(char **pos, char *end, size_t *len)
+{
+	char *s = *pos, *sp;
+
+	while (s < end && *s == ' ')
+		s++;
+	if (s == end)
+		return NULL;
+	sp = memchr(s, ' ', (size_t)(end - s));
+	if (!sp)
+		sp = end;
+	*sp = '\0';
+	*len = (size_t)(sp - s);
+	*pos = sp < end ? sp + 1 : end;
+	return s;
+}
+
+/* Store one key=value argument into @op.  Returns NULL or what is wrong. */
+static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
+{
+	char *eq = memchr(tok, '=', len);
+	const struct arg_key *k = NULL;
+	size_t klen, vlen;
+	char *val, *base = (char *)op;
+	uint64_t u;
+	int64_t i;
+	int ret;
+
+	if (!eq)
+		return "argument is not key=value";
+	klen = (size_t)(eq - tok);
+	val = eq + 1;
+	vlen = len - klen - 1;
+	for (size_t n = 0; n < NARG_KEYS; n++) {
+		if (arg_keys[n].len == klen &&
+		    memcmp(arg_keys[n].name, tok, klen) == 0) {
+			k = &arg_keys[n];
+			break;
+		}
+	}
+	if (!k)
+		return NULL;	/* unknown keys: from a newer writer, ignored */
+	if (op->have & k->bit)
+		return "argument given twice";
+
+	switch (k->type) {
+	case AT_UDEC:
+		ret = parse_udec(val, vlen, &u);
+		if (!ret)
+			memcpy(base + k->off, &u, sizeof(u));
+		break;
+	case AT_SDEC:
+		ret = parse_sdec(val, vlen, &i);
+		if (!ret)
+			memcpy(base + k->off, &i, sizeof(i));
+		break;
+	case AT_FLAGS:
+		if (vlen > 1 && val[0] == '0' && (val[1] == 'x' || val[1] == 'X')) {
+			ret = parse_hex(val, vlen, &u);
+			i = (int64_t)u;
+		} else {
+			ret = parse_sdec(val, vlen, &i);
+		}
+		if (!ret)
+			memcpy(base + k->off, &i, sizeof(i));
+		break;
+	case AT_MODE:
+		ret = parse_oct(val, vlen, &u);
+		i = (int64_t)u;
+		if (!ret)
+			memcpy(base + k->off, &i, sizeof(i));
+		break;
+	case AT_HEX:
+		ret = parse_hex(val, vlen, &u);
+		if (!ret)
+			memcpy(base + k->off, &u, sizeof(u));
+		break;
+	default: {
+		long n = escape_decode(val, vlen);
+		const char *p = val;
+		uint32_t plen;
+
+		if (n < 0)
+			return "bad %XX escape in argument";
+		plen = (uint32_t)n;
+		memcpy(base + k->off, &p, sizeof(p));
+		memcpy(base + k->len_off, &plen, sizeof(plen));
+		ret = 0;
+		break;
+	}
+	}
+	if (ret)
+		return "malformed number in argument";
+	op->have |= k->bit;
+	return NULL;
+}
+
+/* Parse an operation line into @e.  Returns 0 or -EPROTO. */
+static int parse_op(struct rlog_reader *r, struct line *ln,
+		    struct rlog_entry *e, char *err, size_t errlen)
+{
+	static const char *const names[] = {
+		"ID", "PID:TID", "TIME_NS", "DUR_NS", "DEPS", "OP", "RET",
+	};
+	struct rlog_op *op = &e->op;
+	char *pos = ln->s, *end = ln->s + ln->len;
+	char *tok[7];
+	size_t len[7];
+	int sys, ret = 0, bad = -1;
+
+	for (int n = 0; n < 7; n++) {
+		tok[n] = next_token(&pos, end, &len[n]);
+		if (!tok[n]) {
+			line_err(r, ln, err, errlen,
+				 "operation line has %d fields, needs ID PID:TID TIME_NS DUR_NS DEPS OP RET",
+				 n);
+			return -EPROTO;
+		}
+	}
+
+	memset(op, 0, sizeof(*op));
+	if (parse_udec(tok[0], len[0], &op->id))
+		bad = 0;
+	else if (parse_ids(tok[1], len[1], &op->pid, &op->tid))
+		bad = 1;
+	else if (parse_udec(tok[2], len[2], &op->time_ns))
+		bad = 2;
+	else if (parse_udec(tok[3], len[3], &op->dur_ns))
+		bad = 3;
+	else if ((ret = parse_deps(tok[4], len[4], &op->deps)))
+		bad = 4;
+	else if (parse_sdec(tok[6], len[6], &op->ret))
+		bad = 6;
+	if (bad == 4 && ret == -E2BIG) {
+		line_err(r, ln, err, errlen, "more than %d dependencies in '%.*s'",
+			 DEPS_MAX, quote_len(len[4]), tok[4]);
+		return -EPROTO;
+	}
+	if (bad >= 0) {
+		line_err(r, ln, err, errlen, "malformed %s field '%.*s'",
+			 names[bad], quote_len(len[bad]), tok[bad]);
+		return -EPROTO;
+	}
+	sys = sys_lookup(tok[5], len[5], true);
+	if (sys < 0) {
+		line_err(r, ln, err, errlen, "unknown operation '%.*s'",
+			 quote_len(len[5]), tok[5]);
+		return -EPROTO;
+	}
+	op->sys = (enum sys_id)sys;
+
+	for (;;) {
+		size_t alen;
+		char *arg = next_token(&pos, end, &alen);
+		const char *what;
+
+		if (!arg)
+			break;
+		what = parse_arg(op, arg, alen);
+		if (what) {
+			line_err(r, ln, err, errlen, "%s '%.*s'", what,
+				 quote_len(alen), arg);
+			return -EPROTO;
+		}
+	}
+
+	e->type = RLOG_ENTRY_OP;
+	e->init_kind = 0;
+	e->init_size = 0;
+	e->init_path = NULL;
+	e->init_path_len = 0;
+	e->lineno = ln->lineno;
+	return 0;
+}
+
+/* Parse an INIT entry ("d PATH", "f SIZE PATH", "x PATH") into @e. */
+static int parse_init(struct rlog_reader *r, struct line *ln,
+		      struct rlog_entry *e, char *err, size_t errlen)
+{
+	char *pos = ln->s + 2, *end = ln->s + ln->len;
+	char *path, *size = NULL;
+	size_t plen, slen = 0;
+	uint64_t bytes = 0;
+	long n;
+
+	if (ln->s[0] == RLOG_INIT_FILE) {
+		size = next_token(&pos, end, &slen);
+		if (!size || parse_udec(size, slen, &bytes)) {
+			line_err(r, ln, err, errlen,
+				 "malformed size in INIT entry, expected f SIZE PATH");
+			return -EPROTO;
+		}
+	}
+	path = next_token(&pos, end, &plen);
+	if (!path) {
+		line_err(r, ln, err, errlen, "INIT entry without a path");
+		return -EPROTO;
+	}
+	if (pos < end) {
+		line_err(r, ln, err, errlen, "extra field after the INIT path");
+		return -EPROTO;
+	}
+	n = escape_decode(path, plen);
+	if (n < 0) {
+		line_err(r, ln, err, errlen, "bad %%XX escape in INIT path");
+		return -EPROTO;
+	}
+
+	memset(&e->op, 0, sizeof(e->op));
+	e->type = RLOG_ENTRY_INIT;
+	e->init_kind = (enum rlog_init_kind)ln->s[0];
+	e->init_size = bytes;
+	e->init_path = path;
+	e->init_path_len = (uint32_t)n;
+	e->lineno = ln->lineno;
+	return 0;
+}
+
+static bool is_init_entry(const struct line *ln)
+{
+	char c = ln->s[0];
+
+	return ln->len >= 2 && ln->s[1] == ' ' &&
+	       (c == RLOG_INIT_DIR || c == RLOG_INIT_FILE ||
+		c == RLOG_INIT_ABSENT);
+}
+
+/* Report lines the line reader could not deliver whole, and NUL bytes. */
+static int check_line(struct rlog_reader *r, const struct line *ln, char *err,
+		      size_t errlen)
+{
+	if (ln->flags & LINE_TOO_LONG) {
+		line_err(r, ln, err, errlen, "line longer than %d bytes",
+			 LINE_MAX_LEN);
+		return -EPROTO;
+	}
+	if (ln->flags & LINE_NO_NEWLINE) {
+		line_err(r, ln, err, errlen,
+			 "last line has no newline (truncated file?)");
+		return -EPROTO;
+	}
+	if (strlen(ln->s) != ln->len) {
+		line_err(r, ln, err, errlen, "NUL byte in line");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* One KEY=VALUE item of a '|'-separated line such as the header. */
+struct item {
+	char *key, *val;
+	size_t klen, vlen;
+};
+
+/*
+ * Take the next item of a '|'-separated line from *@pos (just after a '|').
+ * Items without '=' are skipped.  The value may then be decoded in place:
+ * the '|' it may overwrite has already been passed.
+ */
+static bool next_item(char **pos, char *end, struct item *it)
+{
+	while (*pos < end) {
+		char *s = *pos;
+		char *bar = memchr(s, '|', (size_t)(end - s));
+		char *stop = bar ? bar : end;
+		char *eq = memchr(s, '=', (size_t)(stop - s));
+
+		*pos = bar ? bar + 1 : end;
+		if (!eq)
+			continue;
+		it->key = s;
+		it->klen = (size_t)(eq - s);
+		it->val = eq + 1;
+		it->vlen = (size_t)(stop - eq - 1);
+		return true;
+	}
+	return false;
+}
+
+/* Where the items of line @ln start: after its first '|'. */
+static char *items_start(const struct line *ln)
+{
+	char *bar = memchr(ln->s, '|', ln->len);
+
+	return bar ? bar + 1 : ln->s + ln->len;
+}
+
+static bool item_is(const struct item *it, const char *key, size_t klen)
+{
+	return it->klen == klen && memcmp(it->key, key, klen) == 0;
+}
+
+#define ITEM_IS(it, k) item_is(it, k, sizeof(k) - 1)
+
+/* Decode escaped item value into @dst (@size bytes).  0 or -EPROTO. */
+static int item_string(const struct item *it, char *dst, size_t size)
+{
+	long n = escape_decode(it->val, it->vlen);
+
+	if (n < 0 || (size_t)n >= size)
+		return -EPROTO;
+	memcpy(dst, it->val, (size_t)n + 1);
+	return 0;
+}
+
+static int add_sandbox(struct rlog_reader *r, const char *root)
+{
+	struct rlog_header *h = &r->hdr;
+
+	if (h->nsandboxes == r->sandboxes_cap) {
+		size_t cap = r->sandboxes_cap ? 2 * r->sandboxes_cap : 4;
+		char **n = realloc(h->sandboxes, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		h->sandboxes = n;
+		r->sandboxes_cap = cap;
+	}
+	h->sandboxes[h->nsandboxes] = strdup(root);
+	if (!h->sandboxes[h->nsandboxes])
+		return -ENOMEM;
+	h->nsandboxes++;
+	return 0;
+}
+
+/*
+ * Take the items this reader knows from header line @ln: name, user and
+ * sandbox (which may repeat).  Others are ignored.  Returns 0, -EPROTO or
+ * -ENOMEM.
+ */
+static int parse_header_line(struct rlog_reader *r, struct line *ln, char *err,
+			     size_t errlen)
+{
+	char *pos = items_start(ln), *end = ln->s + ln->len;
+	struct item it;
+	int ret;
+
+	while (next_item(&pos, end, &it)) {
+		if (ITEM_IS(&it, "name")) {
+			if (item_string(&it, r->hdr.name, sizeof(r->hdr.name)))
+				goto bad_value;
+		} else if (ITEM_IS(&it, "user")) {
+			if (item_string(&it, r->hdr.user, sizeof(r->hdr.user)))
+				goto bad_value;
+		} else if (ITEM_IS(&it, "sandbox")) {
+			long n = escape_decode(it.val, it.vlen);
+
+			if (n < 0 || it.val[0] != '/') {
+				line_err(r, ln, err, errlen,
+					 "sandbox= is not an absolute path");
+				return -EPROTO;
+			}
+			ret = add_sandbox(r, it.val);
+			if (ret) {
+				line_err(r, ln, err, errlen, "%s",
+					 strerror(-ret));
+				return ret;
+			}
+		}
+	}
+	return 0;
+
+bad_value:
+	line_err(r, ln, err, errlen, "bad %%XX escape or over-long value in %.*s=",
+		 (int)it.klen, it.key);
+	return -EPROTO;
+}
+
+/* Check line 1 and take the version from it.  Returns 0 or -errno. */
+static int parse_first_line(struct rlog_reader *r, struct line *ln, char *err,
+			    size_t errlen)
+{
+	char *pos = ln->s + 2, *end = ln->s + ln->len;
+	uint64_t version;
+	struct item it;
+	bool found = false;
+
+	if (!(ln->flags & LINE_TOO_LONG) && ln->len >= 2 &&
+	    ln->s[0] == '#' && ln->s[1] == '|') {
+		while (!found && next_item(&pos, end, &it))
+			found = ITEM_IS(&it, "replay_version");
+	}
+	if (!found) {
+		line_err(r, ln, err, errlen,
+			 "missing header: a replay file starts with #|replay_version=N|");
+		return -EPROTO;
+	}
+	if (parse_udec(it.val, it.vlen, &version)) {
+		line_err(r, ln, err, errlen, "malformed replay_version '%.*s'",
+			 quote_len(it.vlen), it.val);
+		return -EPROTO;
+	}
+	if (version != RLOG_VERSION) {
+		line_err(r, ln, err, errlen,
+			 "replay file version %llu is not supported; this ioriot reads version %d (regenerate the replay file)",
+			 (unsigned long long)version, RLOG_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	r->hdr.version = (int)version;
+	return check_line(r, ln, err, errlen);
+}
+
+/* Which section marker a '#' line is: 'I', 'O', 'E', or 0 for a comment. */
+static char marker(const struct line *ln)
+{
+	const char *s = ln->s + 1;
+	size_t len = ln->len - 1;
+	const char *bar = memchr(s, '|', len);
+	size_t word = bar ? (size_t)(bar - s) : len;
+
+	if (word == 4 && memcmp(s, "INIT", 4) == 0)
+		return 'I';
+	if (word == 3 && memcmp(s, "OPS", 3) == 0)
+		return 'O';
+	if (word == 3 && memcmp(s, "END", 3) == 0)
+		return 'E';
+	return 0;
+}
+
+static bool is_header_line(const struct line *ln)
+{
+	return ln->len >= 2 && ln->s[0] == '#' && ln->s[1] == '|';
+}
+
+/*
+ * Read the header lines, with the empty lines and comments between them.
+ * The first other line is kept as pending for rlog_next().
+ */
+static int read_header(struct rlog_reader *r, char *err, size_t errlen)
+{
+	struct line ln;
+	int ret;
+
+	ret = linereader_next(r->lines, &ln);
+	if (ret < 0) {
+		set_err(err, errlen, "%s: %s", r->path, strerror(-ret));
+		return ret;
+	}
+	if (ret == 0) {
+		set_err(err, errlen, "%s: empty file, not a replay file",
+			r->path);
+		return -ENODATA;
+	}
+	ret = parse_first_line(r, &ln, err, errlen);
+	if (ret)
+		return ret;
+	ret = parse_header_line(r, &ln, err, errlen);
+	if (ret)
+		return ret;
+
+	for (;;) {
+		ret = linereader_next(r->lines, &ln);
+		if (ret < 0) {
+			set_err(err, errlen, "%s: %s", r->path, strerror(-ret));
+			return ret;
+		}
+		if (ret == 0)
+			return 0;	/* rlog_next() reports the missing #END */
+		ret = check_line(r, &ln, err, errlen);
+		if (ret)
+			return ret;
+		if (ln.len == 0)
+			continue;
+		if (is_header_line(&ln)) {
+			ret = parse_header_line(r, &ln, err, errlen);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (ln.s[0] == '#' && !marker(&ln))
+			continue;	/* a comment */
+		break;
+	}
+	r->pending = ln;
+	r->have_pending = true;
+	return 0;
+}
+
+struct rlog_reader *rlog_open(const char *path, char *err, size_t errlen)
+{
+	struct rlog_reader *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r) {
+		set_err(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->path = strdup(path);
+	if (!r->path) {
+		ret = -ENOMEM;
+		set_err(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		goto fail;
+	}
+	r->lines = linereader_open(path);
+	if (!r->lines) {
+		ret = -errno;
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	r->state = ST_HEADER;
+	ret = read_header(r, err, errlen);
+	if (ret)
+		goto fail;
+	return r;
+
+fail:
+	rlog_close(r);
+	errno = -ret;
+	return NULL;
+}
+
+const struct rlog_header *rlog_header(const struct rlog_reader *r)
+{
+	return &r->hdr;
+}
+
+static const char *const state_names[] = {
+	[ST_HEADER] = "the header",
+	[ST_INIT] = "#INIT",
+	[ST_OPS] = "#OPS",
+	[ST_END] = "#END",
+	[ST_DONE] = "#END",
+};
+
+/* Handle a line starting with '#'.  Returns 0 or -EPROTO. */
+static int parse_hash_line(struct rlog_reader *r, struct line *ln, char *err,
+			   size_t errlen)
+{
+	char m = marker(ln);
+	char *pos, *end = ln->s + ln->len;
+	struct item it;
+	bool found = false;
+
+	if (is_header_line(ln)) {
+		line_err(r, ln, err, errlen,
+			 "header line after %s: header lines come first",
+			 state_names[r->state]);
+		return -EPROTO;
+	}
+	switch (m) {
+	case 'I':
+		if (r->state != ST_HEADER)
+			break;
+		r->state = ST_INIT;
+		return 0;
+	case 'O':
+		if (r->state != ST_HEADER && r->state != ST_INIT)
+			break;
+		r->state = ST_OPS;
+		return 0;
+	case 'E':
+		if (r->state != ST_OPS)
+			break;
+		pos = items_start(ln);
+		while (!found && next_item(&pos, end, &it))
+			found = ITEM_IS(&it, "ops");
+		if (!found || parse_udec(it.val, it.vlen, &r->hdr.ops)) {
+			line_err(r, ln, err, errlen,
+				 "malformed #END line, expected #END|ops=N|");
+			return -EPROTO;
+		}
+		/* The count is not checked: users may delete op lines. */
+		r->state = ST_END;
+		return 0;
+	default:
+		return 0;	/* a comment */
+	}
+	line_err(r, ln, err, errlen, "unexpected #%s after %s",
+		 m == 'I' ? "INIT" : m == 'O' ? "OPS" : "END",
+		 state_names[r->state]);
+	return -EPROTO;
+}
+
+int rlog_next(struct rlog_reader *r, struct rlog_entry *e, char *err,
+	      size_t errlen)
+{
+	struct line ln;
+	int ret;
+
+	for (;;) {
+		if (r->state == ST_DONE)
+			return 0;
+		if (r->have_pending) {
+			ln = r->pending;
+			r->have_pending = false;
+		} else {
+			ret = linereader_next(r->lines, &ln);
+			if (ret < 0) {
+				set_err(err, errlen, "%s: %s", r->path,
+					strerror(-ret));
+				return ret;
+			}
+			if (ret == 0) {
+				if (r->state == ST_END) {
+					r->state = ST_DONE;
+					return 0;
+				}
+				set_err(err, errlen,
+					"%s: truncated replay file: no #END line (interrupted generate?)",
+					r->path);
+				return -EPROTO;
+			}
+		}
+		ret = check_line(r, &ln, err, errlen);
+		if (ret)
+			return ret;
+		if (ln.len == 0)
+			continue;
+		if (ln.s[0] == '#') {
+			ret = parse_hash_line(r, &ln, err, errlen);
+			if (ret)
+				return ret;
+			continue;
+		}
+
+		switch (r->state) {
+		case ST_OPS:
+			if (!is_init_entry(&ln)) {
+				ret = parse_op(r, &ln, e, err, errlen);
+				return ret ? ret : 1;
+			}
+			line_err(r, &ln, err, errlen,
+				 "INIT entry after #OPS");
+			return -EPROTO;
+		case ST_INIT:
+			if (is_init_entry(&ln)) {
+				ret = parse_init(r, &ln, e, err, errlen);
+				return ret ? ret : 1;
+			}
+			line_err(r, &ln, err, errlen,
+				 "not an INIT entry (d PATH, f SIZE PATH or x PATH); operations follow #OPS");
+			return -EPROTO;
+		case ST_HEADER:
+			line_err(r, &ln, err, errlen, "%s before #%s",
+				 is_init_entry(&ln) ? "INIT entry" : "operation",
+				 is_init_entry(&ln) ? "INIT" : "OPS");
+			return -EPROTO;
+		default:
+			line_err(r, &ln, err, errlen, "line after #END");
+			return -EPROTO;
+		}
+	}
+}
+
+void rlog_close(struct rlog_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->hdr.nsandboxes; i++)
+		free(r->hdr.sandboxes[i]);
+	free(r->hdr.sandboxes);
+	linereader_free(r->lines);
+	free(r->path);
+	free(r);
+}
