@@ -4,7 +4,7 @@
 #   make                 build ./ioriot
 #   make check           install missing build packages, build, run all tests
 #   make bench           run the benchmarks and print their figures
-#   make demo            generate a replay file from the built-in sample capture
+#   make demo            generate a replay file from a built-in sample capture
 #   make install         PREFIX=/usr/local DESTDIR= : binary and man page
 #   SANITIZE=1           build with AddressSanitizer + UndefinedBehaviorSanitizer
 #   TSAN=1               build with ThreadSanitizer
@@ -52,6 +52,7 @@ LIB := $(OUTPUT)/libioriot.a
 TEST_SRCS := $(sort $(wildcard tests/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(TEST_SRCS))
 TEST_BIN := $(OUTPUT)/check_ioriot
+SUITE_NAMES := $(patsubst tests/test_%.c,%,$(sort $(wildcard tests/test_*.c)))
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
@@ -86,6 +87,14 @@ $(OUTPUT)/tests/%.o: tests/%.c tests/testutil.h $(wildcard include/ioriot/*.h) |
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
+# The runner's suite list: one NAME_suite per tests/test_NAME.c.
+$(OUTPUT)/suites.h: $(wildcard tests/test_*.c) | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q){ $(foreach s,$(SUITE_NAMES),echo 'Suite *$(s)_suite(void);';) \
+	  echo '#define SUITES $(foreach s,$(SUITE_NAMES),$(s)_suite,)'; } > $@
+
+$(OUTPUT)/tests/check_main.o: $(OUTPUT)/suites.h
+
 $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
@@ -108,8 +117,8 @@ bench: deps
 	$(Q)bench/generate.sh $(BIN) $(OUTPUT)
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory $(BIN)
-	$(Q)scripts/demo.sh $(BIN)
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
+	$(Q)scripts/demo.sh $(BIN) $(OUTPUT)/bench/mkcapture
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8

@@ -7,7 +7,7 @@
 set -eu
 
 packages="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev check
-pkg-config systemtap strace"
+pkg-config systemtap strace time"
 
 missing=""
 for pkg in $packages; do

@@ -57,7 +57,9 @@ struct gen_summary {
  * Generate opt->replay_path from opt->capture_path.  The output is written
  * to a temporary file and renamed at the end: an interrupted or failed run
  * leaves no file that looks complete.  Returns 0, or -errno with a message
- * naming the file (and line, for input errors) in @err.
+ * naming the file (and line, for input errors) in @err.  -ENODATA: the log
+ * was read but no operation is left to replay; @sum is complete then and
+ * tells why, and no file is written.
  */
 int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		 char *err, size_t errlen);

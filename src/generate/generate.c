@@ -361,9 +361,11 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	sum->processes = g.procs.created;
 	sum->paths = nstree_count(g.ns);
 	sum->duration_ns = last_time;
-	if (sum->events == 0) {
-		snprintf(err, errlen, "%s: no valid events in %" PRIu64
-			 " lines: nothing to replay", opt->capture_path, sum->lines);
+	if (sum->ops == 0) {
+		snprintf(err, errlen, "%s: no operation left to replay from %"
+			 PRIu64 " lines (%" PRIu64 " valid events): no replay "
+			 "file written", opt->capture_path, sum->lines,
+			 sum->events);
 		rc = -ENODATA;
 		goto out;
 	}

@@ -35,6 +35,7 @@ struct rlog_reader {
 	enum rlog_state state;
 	struct line pending;	/* first line after the header, read by open */
 	bool have_pending;
+	unsigned char op_cache[256];	/* hash of an op name -> id + 1 */
 };
 
 /* How the value of an operation argument is written. */
@@ -259,25 +260,25 @@ static int parse_deps(const char *s, size_t len, struct deps *d)
  */
 static char *next_token(char **pos, char *end, size_t *len)
 {
-	char *s = *pos, *sp;
+	char *s = *pos, *p;
 
 	while (s < end && *s == ' ')
 		s++;
 	if (s == end)
 		return NULL;
-	sp = memchr(s, ' ', (size_t)(end - s));
-	if (!sp)
-		sp = end;
-	*sp = '\0';
-	*len = (size_t)(sp - s);
-	*pos = sp < end ? sp + 1 : end;
+	/* Tokens are short: a plain loop beats a memchr() call here. */
+	for (p = s; p < end && *p != ' '; p++)
+		;
+	*p = '\0';
+	*len = (size_t)(p - s);
+	*pos = p < end ? p + 1 : end;
 	return s;
 }
 
 /* Store one key=value argument into @op.  Returns NULL or what is wrong. */
 static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 {
-	char *eq = memchr(tok, '=', len);
+	char *eq = tok;
 	const struct arg_key *k = NULL;
 	size_t klen, vlen;
 	char *val, *base = (char *)op;
@@ -285,13 +286,15 @@ static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 	int64_t i;
 	int ret;
 
-	if (!eq)
+	while (*eq && *eq != '=')
+		eq++;
+	if (!*eq)
 		return "argument is not key=value";
 	klen = (size_t)(eq - tok);
 	val = eq + 1;
 	vlen = len - klen - 1;
 	for (size_t n = 0; n < NARG_KEYS; n++) {
-		if (arg_keys[n].len == klen &&
+		if (arg_keys[n].len == klen && arg_keys[n].name[0] == tok[0] &&
 		    memcmp(arg_keys[n].name, tok, klen) == 0) {
 			k = &arg_keys[n];
 			break;
@@ -354,6 +357,27 @@ static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 	return NULL;
 }
 
+_Static_assert(SYS_COUNT < 255, "op_cache holds an id + 1 in a byte");
+
+/* Look up op name @name (@len > 0 bytes) through a small cache. */
+static int lookup_op(struct rlog_reader *r, const char *name, size_t len)
+{
+	unsigned h = ((unsigned)len * 31 + (unsigned char)name[0] * 7 +
+		      (unsigned char)name[len - 1]) & 255;
+	int id = r->op_cache[h] - 1;
+
+	if (id >= 0) {
+		const char *n = sys_info((enum sys_id)id)->replay_name;
+
+		if (strncmp(n, name, len) == 0 && n[len] == '\0')
+			return id;
+	}
+	id = sys_lookup(name, len, true);
+	if (id >= 0)
+		r->op_cache[h] = (unsigned char)(id + 1);
+	return id;
+}
+
 /* Parse an operation line into @e.  Returns 0 or -EPROTO. */
 static int parse_op(struct rlog_reader *r, struct line *ln,
 		    struct rlog_entry *e, char *err, size_t errlen)
@@ -400,7 +424,7 @@ static int parse_op(struct rlog_reader *r, struct line *ln,
 			 names[bad], quote_len(len[bad]), tok[bad]);
 		return -EPROTO;
 	}
-	sys = sys_lookup(tok[5], len[5], true);
+	sys = lookup_op(r, tok[5], len[5]);
 	if (sys < 0) {
 		line_err(r, ln, err, errlen, "unknown operation '%.*s'",
 			 quote_len(len[5]), tok[5]);

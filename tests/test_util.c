@@ -1,0 +1,163 @@
+/* Tests of src/util: escaping, outbuf formatting, u64map, mounts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ioriot/escape.h"
+#include "ioriot/mounts.h"
+#include "ioriot/outbuf.h"
+#include "ioriot/u64map.h"
+#include "testutil.h"
+
+START_TEST(escape_round_trip_every_byte)
+{
+	char src[255], enc[255 * 3 + 1];
+
+	for (int i = 0; i < 255; i++)
+		src[i] = (char)(i + 1);
+	long n = escape_encode(enc, sizeof(enc), src, sizeof(src));
+	ck_assert_int_gt(n, 0);
+	for (long i = 0; i < n; i++)
+		ck_assert_msg(!strchr(" ;:,=|\n", enc[i]) && enc[i] > 0x20 &&
+			      enc[i] < 0x7f, "raw byte 0x%02x in encoding",
+			      (unsigned char)enc[i]);
+	ck_assert_int_eq(escape_decode(enc, (size_t)n), 255);
+	ck_assert_mem_eq(enc, src, 255);
+}
+END_TEST
+
+START_TEST(escape_rejects_bad)
+{
+	static const char *const bad[] = { "%", "%4", "%GG", "a%00b", "%zz" };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char buf[16];
+		strcpy(buf, bad[i]);
+		ck_assert_int_eq(escape_decode(buf, strlen(buf)), -EINVAL);
+	}
+}
+END_TEST
+
+START_TEST(outbuf_formats)
+{
+	char *dir = tu_mkdtemp();
+	char *path;
+	struct outbuf *ob = malloc(sizeof(*ob));
+
+	ck_assert(asprintf(&path, "%s/out", dir) > 0);
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	outbuf_init(ob, fd);
+	outbuf_u64(ob, 0);
+	outbuf_putc(ob, ' ');
+	outbuf_i64(ob, INT64_MIN);
+	outbuf_putc(ob, ' ');
+	outbuf_u64(ob, UINT64_MAX);
+	outbuf_putc(ob, ' ');
+	outbuf_hex(ob, 0x241);
+	outbuf_putc(ob, ' ');
+	outbuf_oct(ob, 0644);
+	outbuf_putc(ob, ' ');
+	outbuf_oct(ob, 0);
+	outbuf_putc(ob, ' ');
+	outbuf_path(ob, "a b%", 4);
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	close(fd);
+	char *text = tu_read(path, NULL);
+	ck_assert_str_eq(text, "0 -9223372036854775808 18446744073709551615 "
+			 "0x241 0644 0 a%20b%25");
+	free(text);
+	free(ob);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(u64map_put_get_del)
+{
+	struct u64map m;
+	static int vals[5000];
+
+	ck_assert_int_eq(u64map_init(&m), 0);
+	for (uint64_t k = 0; k < 5000; k++)
+		ck_assert_int_eq(u64map_put(&m, k * 7919, &vals[k]), 0);
+	ck_assert_uint_eq(m.count, 5000);
+	for (uint64_t k = 0; k < 5000; k += 2)
+		ck_assert_ptr_eq(u64map_del(&m, k * 7919), &vals[k]);
+	for (uint64_t k = 0; k < 5000; k++)
+		ck_assert_ptr_eq(u64map_get(&m, k * 7919), k % 2 ? &vals[k] : NULL);
+	size_t pos = 0, seen = 0;
+	while (u64map_next(&m, &pos))
+		seen++;
+	ck_assert_uint_eq(seen, 2500);
+	u64map_destroy(&m);
+}
+END_TEST
+
+START_TEST(mounts_whole_components)
+{
+	struct mounttab *mt = mounttab_new();
+	static const struct { const char *path, *mount; } cases[] = {
+		{ "/", "/" },
+		{ "/mnt/1", "/mnt/1" },
+		{ "/mnt/1/x", "/mnt/1" },
+		{ "/mnt/10", "/" },
+		{ "/mnt/10/x", "/" },
+		{ "/proc/self/fd", "/proc" },
+		{ "/procfoo", "/" },
+	};
+
+	ck_assert_int_eq(mounttab_add(mt, "/", 1, "ext4"), 0);
+	ck_assert_int_eq(mounttab_add(mt, "/mnt/1/", 7, "xfs"), 0);
+	ck_assert_int_eq(mounttab_add(mt, "/proc", 5, "proc"), 0);
+	ck_assert_int_eq(mounttab_add(mt, "rel", 3, "xfs"), -EINVAL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct mount_entry *e =
+			mounttab_find(mt, cases[i].path, strlen(cases[i].path));
+		ck_assert_ptr_nonnull(e);
+		ck_assert_str_eq(e->dir, cases[i].mount);
+	}
+	ck_assert(mounttab_find(mt, "/proc/1", 7)->pseudo);
+	mounttab_free(mt);
+}
+END_TEST
+
+START_TEST(mounts_load_proc_format)
+{
+	char *dir = tu_mkdtemp();
+	char *path = tu_write_str(dir, "mounts",
+		"/dev/sda1 / ext4 rw 0 0\n"
+		"proc /proc proc rw 0 0\n"
+		"/dev/sdb1 /data\\040dir xfs rw 0 0\n"
+		"garbage\n");
+	struct mounttab *mt = mounttab_new();
+
+	ck_assert_int_eq(mounttab_load(mt, path), 0);
+	ck_assert_uint_eq(mt->n, 3);
+	ck_assert_str_eq(mounttab_find(mt, "/data dir/f", 11)->fstype, "xfs");
+	ck_assert_int_eq(mounttab_load(mt, "/nonexistent/mounts"), -ENOENT);
+	mounttab_free(mt);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+Suite *util_suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, escape_round_trip_every_byte);
+	tcase_add_test(tc, escape_rejects_bad);
+	tcase_add_test(tc, outbuf_formats);
+	tcase_add_test(tc, u64map_put_get_del);
+	tcase_add_test(tc, mounts_whole_components);
+	tcase_add_test(tc, mounts_load_proc_format);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,147 @@
+/* testutil: helpers for the Check suites (testutil.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+char *tu_mkdtemp(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *path;
+
+	if (!base || !*base)
+		base = "/tmp";
+	ck_assert(asprintf(&path, "%s/ioriot-test-XXXXXX", base) > 0);
+	ck_assert_msg(mkdtemp(path), "mkdtemp: %s", strerror(errno));
+	return path;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
+}
+
+void tu_rmtree(const char *dir)
+{
+	if (dir)
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+char *tu_write(const char *dir, const char *name, const void *data, size_t len)
+{
+	char *path;
+	FILE *f;
+
+	ck_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	f = fopen(path, "we");
+	ck_assert_msg(f, "%s: %s", path, strerror(errno));
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+char *tu_write_str(const char *dir, const char *name, const char *text)
+{
+	return tu_write(dir, name, text, strlen(text));
+}
+
+char *tu_read(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap);
+			ck_assert(buf);
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+const char *tu_datadir(void)
+{
+	const char *d = getenv("IORIOT_TESTDATA");
+
+	return d && *d ? d : "tests/data";
+}
+
+const char *tu_bin(void)
+{
+	const char *b = getenv("IORIOT_BIN");
+
+	return b && *b ? b : "./ioriot";
+}
+
+/* Read all of @fd into a malloc'd string. */
+static char *slurp(int fd)
+{
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap);
+			ck_assert(buf);
+		}
+		ssize_t got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+int tu_run(char *const argv[], char **out, char **err)
+{
+	char out_tmpl[] = "/tmp/ioriot-out-XXXXXX";
+	char err_tmpl[] = "/tmp/ioriot-err-XXXXXX";
+	int ofd = mkstemp(out_tmpl), efd = mkstemp(err_tmpl), status;
+
+	ck_assert(ofd >= 0 && efd >= 0);
+	unlink(out_tmpl);
+	unlink(err_tmpl);
+	pid_t pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		dup2(ofd, 1);
+		dup2(efd, 2);
+		execv(tu_bin(), argv);
+		_exit(127);
+	}
+	ck_assert(waitpid(pid, &status, 0) == pid);
+	lseek(ofd, 0, SEEK_SET);
+	lseek(efd, 0, SEEK_SET);
+	if (out)
+		*out = slurp(ofd);
+	if (err)
+		*err = slurp(efd);
+	close(ofd);
+	close(efd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

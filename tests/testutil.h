@@ -1,0 +1,43 @@
+/*
+ * testutil: helpers shared by the Check suites: temporary directories,
+ * whole-file read/write, running the ioriot binary, and the list of suites
+ * Each tests/test_NAME.c defines Suite *NAME_suite(void); the Makefile
+ * collects them into the runner (check_main.c).
+ */
+#ifndef IORIOT_TESTUTIL_H
+#define IORIOT_TESTUTIL_H
+
+#include <check.h>
+#include <stddef.h>
+
+/* A fresh directory under $TMPDIR or /tmp; aborts the test on failure.
+ * Free with tu_rmtree() then free(). */
+char *tu_mkdtemp(void);
+
+/* Remove @dir and everything below it (never follows symlinks). */
+void tu_rmtree(const char *dir);
+
+/* Write @len bytes of @data to @dir/@name; returns the malloc'd path. */
+char *tu_write(const char *dir, const char *name, const void *data, size_t len);
+
+/* Same for a NUL-terminated string. */
+char *tu_write_str(const char *dir, const char *name, const char *text);
+
+/* The whole file, NUL-terminated, length in *@len if not NULL; NULL if it
+ * cannot be read. */
+char *tu_read(const char *path, size_t *len);
+
+/* Directory of the test fixtures (tests/data). */
+const char *tu_datadir(void);
+
+/* Path of the ioriot binary under test. */
+const char *tu_bin(void);
+
+/*
+ * Run the ioriot binary with @argv (NULL-terminated, argv[0] ignored),
+ * stdout and stderr captured into malloc'd strings if the pointers are not
+ * NULL.  Returns the exit status, or -1 if it did not exit normally.
+ */
+int tu_run(char *const argv[], char **out, char **err);
+
+#endif
