@@ -1,0 +1,521 @@
+/*
+ * Tests of the replay file (rlog): writer/reader round trip, header and
+ * section checks, argument parsing and the errors a damaged file gives.
+ */
+#include <check.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ioriot/outbuf.h"
+#include "ioriot/rlog.h"
+#include "testutil.h"
+
+#define HDR "#|replay_version=1|name=t|user=u|\n"
+#define ERRLEN 512
+
+/* Write @len bytes of @text to a new temp file; its name goes to @path. */
+static void rlog_test_file(char *path, size_t size, const char *text,
+			   size_t len)
+{
+	int fd;
+
+	ck_assert_int_lt(snprintf(path, size, "/tmp/ioriot-test-rlog-XXXXXX"),
+			 (int)size);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	while (len) {
+		ssize_t n = write(fd, text, len);
+
+		ck_assert_int_gt(n, 0);
+		text += n;
+		len -= (size_t)n;
+	}
+	ck_assert_int_eq(close(fd), 0);
+}
+
+/* Open @text as a replay file; the file is unlinked at once. */
+static struct rlog_reader *rlog_test_open(const char *text, size_t len,
+					  char *err)
+{
+	char path[64];
+	struct rlog_reader *r;
+	int saved;
+
+	rlog_test_file(path, sizeof(path), text, len);
+	r = rlog_open(path, err, ERRLEN);
+	saved = errno;
+	ck_assert_int_eq(unlink(path), 0);
+	errno = saved;
+	return r;
+}
+
+static struct rlog_reader *open_ok(const char *text, char *err)
+{
+	struct rlog_reader *r = rlog_test_open(text, strlen(text), err);
+
+	ck_assert_msg(r, "rlog_open failed: %s", err);
+	return r;
+}
+
+static void assert_bytes(const char *got, uint32_t got_len, const char *want,
+			 size_t want_len)
+{
+	ck_assert_ptr_nonnull(got);
+	ck_assert_uint_eq(got_len, want_len);
+	ck_assert(memcmp(got, want, want_len) == 0);
+	ck_assert_int_eq(got[got_len], '\0');
+}
+
+static void assert_op_eq(const struct rlog_op *a, const struct rlog_op *b)
+{
+	ck_assert_uint_eq(a->id, b->id);
+	ck_assert_uint_eq(a->pid, b->pid);
+	ck_assert_uint_eq(a->tid, b->tid);
+	ck_assert_uint_eq(a->time_ns, b->time_ns);
+	ck_assert_uint_eq(a->dur_ns, b->dur_ns);
+	ck_assert_int_eq(a->deps.n, b->deps.n);
+	for (int i = 0; i < a->deps.n; i++)
+		ck_assert_uint_eq(a->deps.id[i], b->deps.id[i]);
+	ck_assert_int_eq(a->sys, b->sys);
+	ck_assert_int_eq(a->ret, b->ret);
+	ck_assert_uint_eq(a->have, b->have);
+	if (b->have & RL_FD)
+		ck_assert_uint_eq(a->fd, b->fd);
+	if (b->have & RL_FD2)
+		ck_assert_uint_eq(a->fd2, b->fd2);
+	if (b->have & RL_VFD)
+		ck_assert_uint_eq(a->vfd, b->vfd);
+	if (b->have & RL_PATH)
+		assert_bytes(a->path, a->path_len, b->path, b->path_len);
+	if (b->have & RL_PATH2)
+		assert_bytes(a->path2, a->path2_len, b->path2, b->path2_len);
+	if (b->have & RL_TARGET)
+		assert_bytes(a->target, a->target_len, b->target,
+			     b->target_len);
+	if (b->have & RL_FLAGS)
+		ck_assert_int_eq(a->flags, b->flags);
+	if (b->have & RL_MODE)
+		ck_assert_int_eq(a->mode, b->mode);
+	if (b->have & RL_OFFSET)
+		ck_assert_int_eq(a->offset, b->offset);
+	if (b->have & RL_OFFSET2)
+		ck_assert_int_eq(a->offset2, b->offset2);
+	if (b->have & RL_WHENCE)
+		ck_assert_int_eq(a->whence, b->whence);
+	if (b->have & RL_COUNT)
+		ck_assert_int_eq(a->count, b->count);
+	if (b->have & RL_CMD)
+		ck_assert_int_eq(a->cmd, b->cmd);
+	if (b->have & RL_ARG)
+		ck_assert_int_eq(a->arg, b->arg);
+	if (b->have & RL_UID)
+		ck_assert_int_eq(a->uid, b->uid);
+	if (b->have & RL_GID)
+		ck_assert_int_eq(a->gid, b->gid);
+	if (b->have & RL_ADDR)
+		ck_assert_uint_eq(a->addr, b->addr);
+}
+
+/* A path with a space, '%', a newline and a byte that is not UTF-8. */
+static const char weird[] = "/data/a b%c\nd\xff" "e";
+
+START_TEST(test_round_trip)
+{
+	static const struct {
+		enum rlog_init_kind kind;
+		uint64_t size;
+		const char *path;
+	} inits[] = {
+		{ RLOG_INIT_DIR, 0, "/data" },
+		{ RLOG_INIT_FILE, 4096, weird },
+		{ RLOG_INIT_FILE, 0, "/data/empty" },
+		{ RLOG_INIT_ABSENT, 0, "/data/gone" },
+	};
+	struct rlog_op ops[4];
+	struct outbuf *ob = malloc(sizeof(*ob));
+	char path[64], err[ERRLEN] = "";
+	struct rlog_reader *r;
+	const struct rlog_header *h;
+	struct rlog_entry e;
+	size_t ninit = sizeof(inits) / sizeof(inits[0]);
+	size_t nops = sizeof(ops) / sizeof(ops[0]);
+	int fd;
+
+	ck_assert_ptr_nonnull(ob);
+	memset(ops, 0, sizeof(ops));
+	/* Every argument at once, with extreme values. */
+	ops[0] = (struct rlog_op){
+		.id = 1, .pid = 4242, .tid = 4243, .time_ns = 0,
+		.dur_ns = 1500, .sys = SYS_OPENAT, .ret = 5,
+		.have = RL_FD | RL_FD2 | RL_VFD | RL_PATH | RL_PATH2 |
+			RL_FLAGS | RL_MODE | RL_OFFSET | RL_OFFSET2 |
+			RL_WHENCE | RL_COUNT | RL_CMD | RL_ARG | RL_UID |
+			RL_GID | RL_ADDR | RL_TARGET,
+		.fd = 3, .fd2 = UINT64_MAX, .vfd = 17,
+		.path = weird, .path_len = sizeof(weird) - 1,
+		.path2 = "/x/y", .path2_len = 4,
+		.target = "../t a", .target_len = 6,
+		.flags = 0x80241, .mode = 0644, .offset = INT64_MAX,
+		.offset2 = -1, .whence = 2, .count = 123456789,
+		.cmd = 1030, .arg = INT64_MIN, .uid = 1000, .gid = -1,
+		.addr = 0x7f0012345000ULL,
+	};
+	ops[1] = (struct rlog_op){
+		.id = 2, .pid = 4242, .tid = 4244, .time_ns = 2000,
+		.dur_ns = 10, .deps = { .id = { 1 }, .n = 1 },
+		.sys = SYS_PREAD64, .ret = -11, .have = RL_FD | RL_COUNT |
+		RL_OFFSET, .fd = 17, .count = 4096, .offset = 8192,
+	};
+	ops[2] = (struct rlog_op){
+		.id = 3, .pid = UINT32_MAX, .tid = UINT32_MAX,
+		.time_ns = UINT64_MAX, .dur_ns = UINT64_MAX,
+		.deps = { .id = { 1, 2, 99, UINT64_MAX, 5, 6 },
+			  .n = DEPS_MAX },
+		.sys = SYS_STATX, .ret = INT64_MIN,
+		.have = RL_PATH | RL_FLAGS | RL_MODE,
+		.path = "", .path_len = 0, .flags = -1, .mode = 0,
+	};
+	ops[3] = (struct rlog_op){
+		.id = 4, .pid = 1, .tid = 1, .time_ns = 3000,
+		.sys = SYS_SYNC, .ret = 0,
+	};
+
+	ck_assert_int_lt(snprintf(path, sizeof(path),
+				  "/tmp/ioriot-test-rlog-XXXXXX"),
+			 (int)sizeof(path));
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	outbuf_init(ob, fd);
+	outbuf_puts(ob, "#|replay_version=1|name=");
+	outbuf_path(ob, "my test", 7);
+	outbuf_puts(ob, "|user=");
+	outbuf_path(ob, weird, sizeof(weird) - 1);
+	outbuf_puts(ob, "|future=whatever|\n# a comment\n\n");
+	outbuf_puts(ob, "#|source=/var/log/x.capture|lines=12|\n");
+	outbuf_puts(ob, "#|sandbox=");
+	outbuf_path(ob, "/mnt/.ioriot/my test", 20);
+	outbuf_puts(ob, "|\n#|sandbox=/data/.ioriot/t|sandbox=/b|\n#INIT\n");
+	for (size_t i = 0; i < ninit; i++)
+		rlog_write_init(ob, inits[i].kind, inits[i].size,
+				inits[i].path, strlen(inits[i].path));
+	outbuf_puts(ob, "# between sections\n#OPS\n");
+	for (size_t i = 0; i < nops; i++) {
+		rlog_write_op(ob, &ops[i]);
+		if (i == 1)
+			outbuf_puts(ob, "\n# a comment among ops\n");
+	}
+	outbuf_puts(ob, "#END|ops=4|\n# trailing comment\n\n");
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	ck_assert_int_eq(close(fd), 0);
+	free(ob);
+
+	r = rlog_open(path, err, sizeof(err));
+	ck_assert_int_eq(unlink(path), 0);	/* the reader keeps it open */
+	ck_assert_msg(r, "rlog_open: %s", err);
+	h = rlog_header(r);
+	ck_assert_int_eq(h->version, RLOG_VERSION);
+	ck_assert_str_eq(h->name, "my test");
+	ck_assert_uint_eq(strlen(h->user), sizeof(weird) - 1);
+	ck_assert_str_eq(h->user, weird);
+	ck_assert_uint_eq(h->nsandboxes, 3);
+	ck_assert_str_eq(h->sandboxes[0], "/mnt/.ioriot/my test");
+	ck_assert_str_eq(h->sandboxes[1], "/data/.ioriot/t");
+	ck_assert_str_eq(h->sandboxes[2], "/b");
+	ck_assert_uint_eq(h->ops, 0);
+
+	for (size_t i = 0; i < ninit; i++) {
+		ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+		ck_assert_int_eq(e.type, RLOG_ENTRY_INIT);
+		ck_assert_int_eq(e.init_kind, inits[i].kind);
+		ck_assert_uint_eq(e.init_size, inits[i].size);
+		assert_bytes(e.init_path, e.init_path_len, inits[i].path,
+			     strlen(inits[i].path));
+		ck_assert_uint_eq(e.lineno, 8 + i);
+	}
+	for (size_t i = 0; i < nops; i++) {
+		int ret = rlog_next(r, &e, err, sizeof(err));
+
+		ck_assert_msg(ret == 1, "op %zu: %d %s", i, ret, err);
+		ck_assert_int_eq(e.type, RLOG_ENTRY_OP);
+		assert_op_eq(&e.op, &ops[i]);
+	}
+	ck_assert_uint_eq(e.lineno, 19);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	ck_assert_uint_eq(rlog_header(r)->ops, 4);
+	rlog_close(r);
+}
+END_TEST
+
+START_TEST(test_deps)
+{
+	static const char text[] = HDR
+		"#OPS\n"
+		"5 1:1 100 10 - openat 3 path=/a vfd=1 flags=0x0 mode=0\n"
+		"8 1:2 200 10 3,7 close 0 fd=1\n"
+		"9 1:2 300 10 18446744073709551615 close 0 fd=1\n"
+		"#END|ops=3|\n";
+	char err[ERRLEN] = "";
+	struct rlog_reader *r = open_ok(text, err);
+	struct rlog_entry e;
+
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_uint_eq(e.op.id, 5);
+	ck_assert_int_eq(e.op.deps.n, 0);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_uint_eq(e.op.id, 8);
+	ck_assert_int_eq(e.op.deps.n, 2);
+	ck_assert_uint_eq(e.op.deps.id[0], 3);
+	ck_assert_uint_eq(e.op.deps.id[1], 7);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.op.deps.n, 1);
+	ck_assert_uint_eq(e.op.deps.id[0], UINT64_MAX);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	rlog_close(r);
+}
+END_TEST
+
+/* Accepted spellings the writer does not produce, and ignored keys. */
+START_TEST(test_lenient_values)
+{
+	static const char text[] = HDR
+		"#INIT\n#OPS\n"
+		"1 7:8 1 2 - openat 3 flags=66 mode=0 future=1 path=/a%20b\n"
+		"2 7:8 3 4 - fcntl 0 fd=3 flags=-1 mode=00755 addr=0XFF\n"
+		"#END|ops=99|\n";
+	char err[ERRLEN] = "";
+	struct rlog_reader *r = open_ok(text, err);
+	struct rlog_entry e;
+
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.op.sys, SYS_OPENAT);
+	ck_assert_uint_eq(e.op.pid, 7);
+	ck_assert_uint_eq(e.op.tid, 8);
+	ck_assert_uint_eq(e.op.have, RL_FLAGS | RL_MODE | RL_PATH);
+	ck_assert_int_eq(e.op.flags, 66);
+	ck_assert_int_eq(e.op.mode, 0);
+	assert_bytes(e.op.path, e.op.path_len, "/a b", 4);
+	ck_assert_uint_eq(e.lineno, 4);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.op.flags, -1);
+	ck_assert_int_eq(e.op.mode, 0755);
+	ck_assert_uint_eq(e.op.addr, 255);
+	/* The count in #END is stored, not enforced: ops may be deleted. */
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	ck_assert_uint_eq(rlog_header(r)->ops, 99);
+	rlog_close(r);
+}
+END_TEST
+
+START_TEST(test_no_ops)
+{
+	char err[ERRLEN] = "";
+	struct rlog_reader *r = open_ok(HDR "#INIT\n#OPS\n#END|ops=0|\n", err);
+	struct rlog_entry e;
+
+	ck_assert_uint_eq(rlog_header(r)->nsandboxes, 0);
+	ck_assert_ptr_null(rlog_header(r)->sandboxes);
+	ck_assert_str_eq(rlog_header(r)->name, "t");
+	ck_assert_str_eq(rlog_header(r)->user, "u");
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	rlog_close(r);
+}
+END_TEST
+
+START_TEST(test_open_missing_file)
+{
+	char err[ERRLEN] = "";
+
+	errno = 0;
+	ck_assert_ptr_null(rlog_open("/nonexistent/ioriot.replay", err,
+				     sizeof(err)));
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/ioriot.replay"));
+	rlog_close(NULL);
+}
+END_TEST
+
+#define OP "1 1:1 0 0 - close 0 fd=1\n"
+#define NUL_LINE HDR "#OPS\n1 1:1 0 0 - close 0 fd=1\0x\n#END|ops=1|\n"
+
+static const struct bad_file {
+	const char *text;
+	size_t len;		/* 0: strlen(text) */
+	int open_errno;		/* 0: rlog_open succeeds, rlog_next fails */
+	const char *msg;	/* expected in the message */
+} bad_files[] = {
+	/* rlog_open errors */
+	{ "", 0, ENODATA, ": empty file, not a replay file" },
+	{ OP, 0, EPROTO,
+	  ":1: missing header: a replay file starts with #|replay_version=N|" },
+	{ "\n" HDR, 0, EPROTO, ":1: missing header" },
+	{ "#|name=x|user=y|\n", 0, EPROTO, ":1: missing header" },
+	{ "#replay_version=1|\n", 0, EPROTO, ":1: missing header" },
+	{ "#|replay_version=2|name=t|\n", 0, EPROTONOSUPPORT,
+	  ":1: replay file version 2 is not supported; this ioriot reads version 1" },
+	{ "#|replay_version=0|\n", 0, EPROTONOSUPPORT, "version 0" },
+	{ "#|replay_version=x1|\n", 0, EPROTO, "malformed replay_version" },
+	{ "#|replay_version=1|", 0, EPROTO, ":1: last line has no newline" },
+	{ HDR "#|sandbox=mnt/x|\n", 0, EPROTO,
+	  ":2: sandbox= is not an absolute path" },
+	{ HDR "#|sandbox=|\n", 0, EPROTO, ":2: sandbox=" },
+	{ "#|replay_version=1|name=a%zz|\n", 0, EPROTO, ":1: bad %XX escape" },
+	{ "#|replay_version=1|name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa|\n",
+	  0, EPROTO, "over-long value in name=" },
+
+	/* truncated files */
+	{ HDR, 0, 0, ": truncated replay file: no #END line (interrupted generate?)" },
+	{ HDR "#INIT\n#OPS\n" OP, 0, 0, ": truncated replay file: no #END" },
+	{ HDR "#INIT\n#OPS\n1 1:1 0 0 - clo", 0, 0,
+	  ":4: last line has no newline" },
+	{ HDR "#INIT\n#OPS\n#END|ops=0|", 0, 0, ":4: last line has no newline" },
+
+	/* sections */
+	{ HDR OP, 0, 0, ":2: operation before #OPS" },
+	{ HDR "d /a\n", 0, 0, ":2: INIT entry before #INIT" },
+	{ HDR "#INIT\n" OP, 0, 0, ":3: not an INIT entry" },
+	{ HDR "#INIT\n#OPS\nd /a\n", 0, 0, ":4: INIT entry after #OPS" },
+	{ HDR "#INIT\n#INIT\n", 0, 0, ":3: unexpected #INIT after #INIT" },
+	{ HDR "#OPS\n#INIT\n", 0, 0, ":3: unexpected #INIT after #OPS" },
+	{ HDR "#INIT\n#OPS\n#OPS\n", 0, 0, ":4: unexpected #OPS" },
+	{ HDR "#INIT\n#END|ops=0|\n", 0, 0, ":3: unexpected #END after #INIT" },
+	{ HDR "#INIT\n#|sandbox=/x|\n", 0, 0, ":3: header line after #INIT" },
+	{ HDR "#OPS\n#END\n", 0, 0, ":3: malformed #END line" },
+	{ HDR "#OPS\n#END|ops=-1|\n", 0, 0, ":3: malformed #END line" },
+	{ HDR "#OPS\n#END|ops=1|\n" OP, 0, 0, ":4: line after #END" },
+	{ HDR "#OPS\n#END|ops=1|\n#END|ops=1|\n", 0, 0,
+	  ":4: unexpected #END after #END" },
+
+	/* INIT entries */
+	{ HDR "#INIT\nf abc /x\n", 0, 0, ":3: malformed size in INIT entry" },
+	{ HDR "#INIT\nf 12\n", 0, 0, ":3: INIT entry without a path" },
+	{ HDR "#INIT\nd \n", 0, 0, ":3: INIT entry without a path" },
+	{ HDR "#INIT\nd /a /b\n", 0, 0, ":3: extra field after the INIT path" },
+	{ HDR "#INIT\nx /a%4\n", 0, 0, ":3: bad %XX escape in INIT path" },
+	{ HDR "#INIT\nq /a\n", 0, 0, ":3: not an INIT entry" },
+
+	/* operation lines */
+	{ HDR "#OPS\n1 1:1 0 0 - frobnicate 0\n", 0, 0,
+	  ":3: unknown operation 'frobnicate'" },
+	{ HDR "#OPS\n1 1:1 0 0 - llseek 0\n", 0, 0,
+	  ":3: unknown operation 'llseek'" },
+	{ HDR "#OPS\n1 1:1 0 0 1,2,3,4,5,6,7 close 0\n", 0, 0,
+	  ":3: more than 6 dependencies" },
+	{ HDR "#OPS\n1 1:1 0 0 1,,2 close 0\n", 0, 0,
+	  ":3: malformed DEPS field '1,,2'" },
+	{ HDR "#OPS\n1 1:1 0 0 1, close 0\n", 0, 0, "malformed DEPS" },
+	{ HDR "#OPS\n1 1:1 0 0 x close 0\n", 0, 0, "malformed DEPS" },
+	{ HDR "#OPS\nx1 1:1 0 0 - close 0\n", 0, 0, ":3: malformed ID field 'x1'" },
+	{ HDR "#OPS\n1 1-1 0 0 - close 0\n", 0, 0, "malformed PID:TID field" },
+	{ HDR "#OPS\n1 4294967296:1 0 0 - close 0\n", 0, 0,
+	  "malformed PID:TID field" },
+	{ HDR "#OPS\n1 1:1 -5 0 - close 0\n", 0, 0, "malformed TIME_NS field" },
+	{ HDR "#OPS\n1 1:1 0 0x10 - close 0\n", 0, 0, "malformed DUR_NS field" },
+	{ HDR "#OPS\n1 1:1 0 0 - close 9223372036854775808\n", 0, 0,
+	  "malformed RET field" },
+	{ HDR "#OPS\n1 1:1 0 0 - close --1\n", 0, 0, "malformed RET field" },
+	{ HDR "#OPS\n18446744073709551616 1:1 0 0 - close 0\n", 0, 0,
+	  "malformed ID field" },
+	{ HDR "#OPS\n1 1:1 0 0 - close\n", 0, 0, ":3: operation line has 6 fields" },
+	{ HDR "#OPS\n1 1:1 0 0 - close 0 fd=x\n", 0, 0,
+	  ":3: malformed number in argument 'fd=x'" },
+	{ HDR "#OPS\n1 1:1 0 0 - close 0 fd=-1\n", 0, 0, "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - close 0 fd=\n", 0, 0, "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - chmod 0 mode=644\n", 0, 0,
+	  "malformed number in argument 'mode=644'" },
+	{ HDR "#OPS\n1 1:1 0 0 - chmod 0 mode=0789\n", 0, 0, "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0xZZ\n", 0, 0, "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0x\n", 0, 0, "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0x10000000000000000\n", 0, 0,
+	  "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - munmap 0 addr=4096\n", 0, 0, "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - lseek 0 off=1.5\n", 0, 0, "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - open 0 path=/a%2\n", 0, 0,
+	  ":3: bad %XX escape in argument 'path=/a%2'" },
+	{ HDR "#OPS\n1 1:1 0 0 - open 0 path=/a%00b\n", 0, 0, "bad %XX escape" },
+	{ HDR "#OPS\n1 1:1 0 0 - close 0 fd\n", 0, 0,
+	  ":3: argument is not key=value 'fd'" },
+	{ HDR "#OPS\n1 1:1 0 0 - close 0 fd=1 fd=2\n", 0, 0,
+	  ":3: argument given twice 'fd=2'" },
+	{ NUL_LINE, sizeof(NUL_LINE) - 1, 0, ":3: NUL byte in line" },
+};
+
+START_TEST(test_bad_file)
+{
+	const struct bad_file *b = &bad_files[_i];
+	size_t len = b->len ? b->len : strlen(b->text);
+	char err[ERRLEN] = "";
+	struct rlog_reader *r;
+	struct rlog_entry e;
+	int ret;
+
+	errno = 0;
+	r = rlog_test_open(b->text, len, err);
+	if (b->open_errno) {
+		ck_assert_msg(!r, "case %d: rlog_open succeeded", _i);
+		ck_assert_msg(errno == b->open_errno,
+			      "case %d: errno %d, want %d (%s)", _i, errno,
+			      b->open_errno, err);
+	} else {
+		ck_assert_msg(r, "case %d: rlog_open: %s", _i, err);
+		while ((ret = rlog_next(r, &e, err, sizeof(err))) == 1)
+			;
+		ck_assert_msg(ret == -EPROTO, "case %d: rlog_next %d, want %d",
+			      _i, ret, -EPROTO);
+		rlog_close(r);
+	}
+	ck_assert_msg(strstr(err, b->msg), "case %d: message \"%s\" lacks \"%s\"",
+		      _i, err, b->msg);
+	ck_assert_msg(strncmp(err, "/tmp/ioriot-test-rlog-", 22) == 0,
+		      "case %d: message \"%s\" does not name the file", _i, err);
+}
+END_TEST
+
+/* A line longer than the line reader takes is an error naming its line. */
+START_TEST(test_line_too_long)
+{
+	size_t n = 100 * 1024;
+	char *text = malloc(n);
+	char err[ERRLEN] = "";
+	struct rlog_reader *r;
+	struct rlog_entry e;
+	size_t pos;
+
+	ck_assert_ptr_nonnull(text);
+	pos = (size_t)snprintf(text, n, HDR "#OPS\n1 1:1 0 0 - open 0 path=/");
+	memset(text + pos, 'a', n - pos);
+	text[n - 1] = '\n';
+	r = rlog_test_open(text, n, err);
+	ck_assert_msg(r, "rlog_open: %s", err);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(err, ":3: line longer than"));
+	rlog_close(r);
+	free(text);
+}
+END_TEST
+
+Suite *rlog_suite(void)
+{
+	Suite *s = suite_create("rlog");
+	TCase *tc = tcase_create("rlog");
+
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_deps);
+	tcase_add_test(tc, test_lenient_values);
+	tcase_add_test(tc, test_no_ops);
+	tcase_add_test(tc, test_open_missing_file);
+	tcase_add_loop_test(tc, test_bad_file, 0,
+			    (int)(sizeof(bad_files) / sizeof(bad_files[0])));
+	tcase_add_test(tc, test_line_too_long);
+	suite_add_tcase(s, tc);
+	return s;
+}
