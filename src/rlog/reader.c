@@ -35,7 +35,6 @@ struct rlog_reader {
 	enum rlog_state state;
 	struct line pending;	/* first line after the header, read by open */
 	bool have_pending;
-	unsigned char op_cache[256];	/* hash of an op name -> id + 1 */
 };
 
 /* How the value of an operation argument is written. */
@@ -357,27 +356,6 @@ static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 	return NULL;
 }
 
-_Static_assert(SYS_COUNT < 255, "op_cache holds an id + 1 in a byte");
-
-/* Look up op name @name (@len > 0 bytes) through a small cache. */
-static int lookup_op(struct rlog_reader *r, const char *name, size_t len)
-{
-	unsigned h = ((unsigned)len * 31 + (unsigned char)name[0] * 7 +
-		      (unsigned char)name[len - 1]) & 255;
-	int id = r->op_cache[h] - 1;
-
-	if (id >= 0) {
-		const char *n = sys_info((enum sys_id)id)->replay_name;
-
-		if (strncmp(n, name, len) == 0 && n[len] == '\0')
-			return id;
-	}
-	id = sys_lookup(name, len, true);
-	if (id >= 0)
-		r->op_cache[h] = (unsigned char)(id + 1);
-	return id;
-}
-
 /* Parse an operation line into @e.  Returns 0 or -EPROTO. */
 static int parse_op(struct rlog_reader *r, struct line *ln,
 		    struct rlog_entry *e, char *err, size_t errlen)
@@ -424,7 +402,7 @@ static int parse_op(struct rlog_reader *r, struct line *ln,
 			 names[bad], quote_len(len[bad]), tok[bad]);
 		return -EPROTO;
 	}
-	sys = lookup_op(r, tok[5], len[5]);
+	sys = sys_lookup(tok[5], len[5], true);
 	if (sys < 0) {
 		line_err(r, ln, err, errlen, "unknown operation '%.*s'",
 			 quote_len(len[5]), tok[5]);

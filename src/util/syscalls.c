@@ -17,20 +17,58 @@ const struct sys_info *sys_info(enum sys_id id)
 	return &table[id];
 }
 
-int sys_lookup(const char *name, size_t len, bool replay)
-{
-	/* Linear over ~90 short names, first byte compared first: a few
-	 * dozen byte compares per line, cheaper than hashing here. */
-	for (int i = 0; i < SYS_COUNT; i++) {
-		const char *n = table[i].name;
+/*
+ * Name look-up: one open-addressing table per name set, built once.  Slots
+ * hold id + 1 (0 = empty).  Capture logs are parsed at millions of lines per
+ * second, so this is one hash and usually one compare.
+ */
+#define NAME_SLOTS 256
+static unsigned char log_names[NAME_SLOTS], replay_names[NAME_SLOTS];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
+_Static_assert(SYS_COUNT < 255 && SYS_COUNT * 2 < NAME_SLOTS,
+	       "name tables hold id + 1 in a byte, at most half full");
+
+static unsigned name_hash(const char *name, size_t len)
+{
+	unsigned h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	return h;
+}
+
+static void names_insert(unsigned char *slots, const char *name, int id)
+{
+	unsigned i = name_hash(name, strlen(name)) % NAME_SLOTS;
+
+	while (slots[i])
+		i = (i + 1) % NAME_SLOTS;
+	slots[i] = (unsigned char)(id + 1);
+}
+
+static void build_names(void)
+{
+	for (int i = 0; i < SYS_COUNT; i++) {
+		names_insert(log_names, table[i].name, i);
 		/* Replay files use canonical names only: entries whose log
 		 * name is their replay name. */
-		if (replay && strcmp(n, table[i].replay_name) != 0)
-			continue;
-		if (n[0] == name[0] && strlen(n) == len &&
-		    memcmp(n, name, len) == 0)
-			return i;
+		if (strcmp(table[i].name, table[i].replay_name) == 0)
+			names_insert(replay_names, table[i].name, i);
+	}
+}
+
+int sys_lookup(const char *name, size_t len, bool replay)
+{
+	const unsigned char *slots = replay ? replay_names : log_names;
+
+	pthread_once(&names_once, build_names);
+	for (unsigned i = name_hash(name, len) % NAME_SLOTS; slots[i];
+	     i = (i + 1) % NAME_SLOTS) {
+		const char *n = table[slots[i] - 1].name;
+
+		if (strncmp(n, name, len) == 0 && n[len] == '\0')
+			return slots[i] - 1;
 	}
 	return -1;
 }
