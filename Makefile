@@ -122,7 +122,7 @@ demo: deps
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 0755 ioriot $(DESTDIR)$(PREFIX)/bin/ioriot
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ioriot
 	install -m 0644 docs/ioriot.8 $(DESTDIR)$(PREFIX)/share/man/man8/ioriot.8
 
 uninstall:

@@ -12,16 +12,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* escape_table[c] is 1 for each byte that must be written as %XX. */
+extern const unsigned char escape_table[256];
+
 /* True if byte @c must be written as %XX. */
 static inline bool escape_needed(unsigned char c)
 {
-	if (c <= 0x20 || c >= 0x7f)
-		return true;
-	switch (c) {
-	case '%': case ';': case ':': case ',': case '=': case '|':
-		return true;
-	}
-	return false;
+	return escape_table[c];
 }
 
 /*

@@ -46,6 +46,13 @@ int mounttab_load(struct mounttab *mt, const char *path);
 const struct mount_entry *mounttab_find(const struct mounttab *mt,
 					const char *path, size_t len);
 
+/*
+ * True if some mountpoint lies strictly below normalised absolute @path:
+ * the directory must exist for that mount, so it is never test data.
+ */
+bool mounttab_has_below(const struct mounttab *mt, const char *path,
+			size_t len);
+
 /* True for file system types that are not storage (proc, sysfs, ...). */
 bool fstype_is_pseudo(const char *fstype);
 

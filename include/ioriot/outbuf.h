@@ -9,8 +9,10 @@
 #ifndef IORIOT_OUTBUF_H
 #define IORIOT_OUTBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct outbuf {
 	int fd;
@@ -26,14 +28,50 @@ void outbuf_init(struct outbuf *ob, int fd);
 /* Write out everything buffered.  Returns 0 or the sticky -errno. */
 int outbuf_flush(struct outbuf *ob);
 
+/* Make room for @need (<= sizeof buf) bytes; false if the writer failed. */
+static inline bool outbuf_reserve(struct outbuf *ob, size_t need)
+{
+	if (ob->len + need > sizeof(ob->buf))
+		outbuf_flush(ob);
+	return !ob->err;
+}
+
 /* Append raw bytes. */
-void outbuf_put(struct outbuf *ob, const void *data, size_t len);
+void outbuf_put_slow(struct outbuf *ob, const void *data, size_t len);
+
+static inline void outbuf_put(struct outbuf *ob, const void *data, size_t len)
+{
+	if (len <= 64 && outbuf_reserve(ob, len)) {
+		memcpy(ob->buf + ob->len, data, len);
+		ob->len += len;
+	} else if (len > 64) {
+		outbuf_put_slow(ob, data, len);
+	}
+}
 
 /* Append a NUL-terminated string. */
-void outbuf_puts(struct outbuf *ob, const char *s);
+static inline void outbuf_puts(struct outbuf *ob, const char *s)
+{
+	outbuf_put(ob, s, strlen(s));
+}
 
 /* Append one character. */
-void outbuf_putc(struct outbuf *ob, char c);
+static inline void outbuf_putc(struct outbuf *ob, char c)
+{
+	if (outbuf_reserve(ob, 1))
+		ob->buf[ob->len++] = c;
+}
+
+/*
+ * Raw formatters: write at @p, which must have room (20 bytes for a u64, 21
+ * for an i64, 18 for hex, 23 for octal, 3 * @len for a path), and return the
+ * end of what they wrote.  For writers that reserve a whole line at once.
+ */
+char *fmt_u64(char *p, uint64_t v);
+char *fmt_i64(char *p, int64_t v);
+char *fmt_hex(char *p, uint64_t v);
+char *fmt_oct(char *p, uint64_t v);
+char *fmt_path(char *p, const char *path, size_t len);
 
 /* Append a decimal number. */
 void outbuf_u64(struct outbuf *ob, uint64_t v);
@@ -42,10 +80,10 @@ void outbuf_i64(struct outbuf *ob, int64_t v);
 /* Append a number as 0x-prefixed lower-case hex. */
 void outbuf_hex(struct outbuf *ob, uint64_t v);
 
-/* Append a number as 0-prefixed octal (e.g. 0644). */
+/* Append a number as 0-prefixed octal (e.g. 0644); 0 is written as "0". */
 void outbuf_oct(struct outbuf *ob, uint64_t v);
 
-/* Append @len bytes of @path escaped as docs/capture-format.md defines. */
+/* Append @len bytes of @path escaped as include/ioriot/escape.h defines. */
 void outbuf_path(struct outbuf *ob, const char *path, size_t len);
 
 #endif

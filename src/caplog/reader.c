@@ -77,50 +77,6 @@ const char *caplog_bad_name(enum caplog_bad why)
 	return bad_names[why];
 }
 
-/* Parse a decimal integer, optionally negative.  Returns 0 or -EINVAL. */
-static int parse_i64(const char *s, size_t len, int64_t *out)
-{
-	bool neg = false;
-	uint64_t v = 0;
-	size_t i = 0;
-
-	if (len && s[0] == '-') {
-		neg = true;
-		i = 1;
-	}
-	if (i == len || len - i > 20)
-		return -EINVAL;
-	for (; i < len; i++) {
-		unsigned d = (unsigned char)s[i] - '0';
-		if (d > 9)
-			return -EINVAL;
-		if (v > (UINT64_MAX - d) / 10)
-			return -EINVAL;
-		v = v * 10 + d;
-	}
-	/* Unsigned 64-bit values (addresses) wrap into int64_t on purpose. */
-	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return 0;
-}
-
-/* Parse "PID:TID". */
-static int parse_ids(const char *s, size_t len, uint32_t *pid, uint32_t *tid)
-{
-	const char *colon = memchr(s, ':', len);
-	int64_t p, t;
-
-	if (!colon)
-		return -EINVAL;
-	if (parse_i64(s, (size_t)(colon - s), &p) ||
-	    parse_i64(colon + 1, len - (size_t)(colon - s) - 1, &t))
-		return -EINVAL;
-	if (p < 0 || t < 0 || p > UINT32_MAX || t > UINT32_MAX)
-		return -EINVAL;
-	*pid = (uint32_t)p;
-	*tid = (uint32_t)t;
-	return 0;
-}
-
 static void reject(struct caplog_reader *r, const struct line *ln,
 		   enum caplog_bad why, const char *detail)
 {
@@ -134,60 +90,121 @@ static void reject(struct caplog_reader *r, const struct line *ln,
 			 r->path);
 }
 
+/* Keys whose values are text; every other key holds a decimal number. */
+#define TEXT_KEYS (BIT('o') | BIT('i') | BIT('p') | BIT('P') | BIT('k') | BIT('T'))
+
 /*
- * Split @s into fields.  v4 values hold no raw ';' (it is escaped), so the
- * first ';' ends a value; v2/v3 values are raw and end at ";:,".  A last
- * field without terminator is accepted (v3 readahead lines end that way).
- * Returns NULL or a description of what is wrong.
+ * Parse the decimal number at *@pp, optionally negative, and leave *@pp
+ * after it.  The text must be followed by a non-digit before @end (lines are
+ * NUL-terminated).  Returns false if there is no number or it overflows.
  */
-static const char *split_fields(char *s, size_t len, int version,
-				struct fields *f)
+static bool scan_number(char **pp, const char *end, int64_t *out)
 {
-	size_t pos = 0;
+	char *p = *pp;
+	bool neg = p < end && *p == '-';
+	uint64_t v = 0;
+	unsigned d;
 
-	f->seen = 0;
-	while (pos < len) {
-		if (len - pos < 2 || s[pos + 1] != '=')
-			return "field is not KEY=VALUE";
-		int slot = slot_of((unsigned char)s[pos]);
-		size_t vstart = pos + 2, vend;
-		char *end;
-
-		if (version >= 4) {
-			end = memchr(s + vstart, ';', len - vstart);
-		} else {
-			end = s + vstart;
-			while ((end = memchr(end, ';', len - (size_t)(end - s))) &&
-			       !(end + 2 < s + len && end[1] == ':' && end[2] == ','))
-				end++;
-		}
-		if (end) {
-			if (end + 2 >= s + len || end[1] != ':' || end[2] != ',')
-				return "field not ended by ;:,";
-			vend = (size_t)(end - s);
-			pos = vend + 3;
-		} else {
-			vend = len;
-			pos = len;
-		}
-		uint64_t known = version >= 4 ? KEYS_V4 : KEYS_V3;
-		if (slot < 0 || !(known >> slot & 1)) {
-			if (version >= 4)
-				continue;	/* unknown keys: ignored in v4 */
-			return "unknown key";
-		}
-		s[vend] = '\0';	/* the ';' or the line's own NUL */
-		f->seen |= 1ULL << slot;
-		f->str[slot] = s + vstart;
-		f->len[slot] = (uint32_t)(vend - vstart);
+	p += neg;
+	char *digits = p;
+	while ((d = (unsigned)(*p - '0')) <= 9) {
+		v = v * 10 + d;
+		p++;
 	}
-	return NULL;
+	size_t n = (size_t)(p - digits);
+	if (n == 0 || p > end)
+		return false;
+	if (n > 19) {
+		/* Only 20-digit values can overflow: redo them carefully. */
+		v = 0;
+		for (char *q = digits; q < p; q++)
+			if (__builtin_mul_overflow(v, 10, &v) ||
+			    __builtin_add_overflow(v, (unsigned)(*q - '0'), &v))
+				return false;
+	}
+	/* Unsigned 64-bit values (addresses) wrap into int64_t on purpose. */
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	*pp = p;
+	return true;
 }
 
-/* Numeric value of key slot, or an error if it is not a number. */
-static int field_num(struct fields *f, int slot)
+/* Bytes that end a text value: ';' and the line's NUL. */
+static const unsigned char text_stop[256] = { [0] = 1, [';'] = 1 };
+
+/* Parse "PID:TID" (@len bytes).  Returns 0 or -EINVAL. */
+static int parse_ids(const char *s, size_t len, uint32_t *pid, uint32_t *tid)
 {
-	return parse_i64(f->str[slot], f->len[slot], &f->num[slot]);
+	char *p = (char *)s;
+	const char *end = s + len;
+	int64_t a, b;
+
+	if (!scan_number(&p, end, &a) || p == end || *p++ != ':' ||
+	    !scan_number(&p, end, &b) || p != end)
+		return -EINVAL;
+	if (a < 0 || b < 0 || a > UINT32_MAX || b > UINT32_MAX)
+		return -EINVAL;
+	*pid = (uint32_t)a;
+	*tid = (uint32_t)b;
+	return 0;
+}
+
+/*
+ * Split @s into fields in one pass, parsing numbers on the way.  A field ends
+ * with ";:,"; a last field without it is accepted (v3 readahead lines end
+ * that way).  v4 text values hold no raw ';' (it is escaped), v2/v3 text
+ * values are raw and end only at ";:,".  Returns NULL, or a description of
+ * what is wrong with the reason in @why.
+ */
+static const char *split_fields(char *s, size_t len, int version,
+				struct fields *f, enum caplog_bad *why)
+{
+	const uint64_t known = version >= 4 ? KEYS_V4 : KEYS_V3;
+	char *p = s, *end = s + len;
+
+	f->seen = 0;
+	*why = CAPLOG_BAD_SYNTAX;
+	while (p < end) {
+		if (end - p < 2 || p[1] != '=')
+			return *p ? "field is not KEY=VALUE" : (*why = CAPLOG_BAD_NUL, "");
+		int slot = slot_of((unsigned char)p[0]);
+		bool keep = slot >= 0 && (known >> slot & 1);
+		char *v = p + 2, *q = v;
+
+		if (!keep && version < 4)
+			return "unknown key";
+		if (keep && !(TEXT_KEYS >> slot & 1)) {
+			if (!scan_number(&q, end, &f->num[slot]))
+				return q < end && !*q ? (*why = CAPLOG_BAD_NUL, "")
+						      : "bad number";
+		} else {
+			while (!text_stop[(unsigned char)*q])
+				q++;
+			while (version < 4 && q < end && *q == ';' &&
+			       !(end - q >= 3 && q[1] == ':' && q[2] == ','))
+				while (!text_stop[(unsigned char)*++q])
+					;
+			if (keep) {
+				f->str[slot] = v;
+				f->len[slot] = (uint32_t)(q - v);
+			}
+		}
+		if (q < end) {
+			if (!*q) {
+				*why = CAPLOG_BAD_NUL;
+				return "";
+			}
+			if (end - q < 3 || q[0] != ';' || q[1] != ':' || q[2] != ',')
+				return keep && !(TEXT_KEYS >> slot & 1) ?
+				       "bad number" : "field not ended by ;:,";
+			*q = '\0';
+			p = q + 3;
+		} else {
+			p = end;
+		}
+		if (keep)
+			f->seen |= 1ULL << slot;
+	}
+	return NULL;
 }
 
 /* Decode a path field in place.  Returns false for a bad escape. */
@@ -252,20 +269,13 @@ static const char *build_event(struct caplog_reader *r, struct fields *f,
 		*why = CAPLOG_BAD_UNKNOWN_OP;
 		return f->str[SLOT('o')];
 	}
+	/* Absent fields read as "none": no fd, empty path, zero. */
+	memset(ev, 0, sizeof(*ev));
+	ev->fd = ev->fd2 = -1;
+	ev->path = ev->path2 = "";
 	ev->sys = (enum sys_id)sys;
-	ev->have = 0;
 	if (parse_ids(f->str[SLOT('i')], f->len[SLOT('i')], &ev->pid, &ev->tid))
 		return "bad i=PID:TID";
-
-	/* Every other known key is numeric except o, i, p, P, k, T. */
-	uint64_t numeric = f->seen & ~(BIT('o') | BIT('i') | BIT('p') |
-				       BIT('P') | BIT('k') | BIT('T'));
-	while (numeric) {
-		int slot = __builtin_ctzll(numeric);
-		numeric &= numeric - 1;
-		if (field_num(f, slot))
-			return "bad number";
-	}
 
 	t = NUM(f, 't');
 	if (HAS(f, 'D'))
@@ -516,12 +526,9 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev)
 		}
 		if (ln.len == 0 || ln.s[0] == '#')
 			continue;
-		if (memchr(ln.s, '\0', ln.len)) {
-			reject(r, &ln, CAPLOG_BAD_NUL, NULL);
-			continue;
-		}
-		enum caplog_bad why = CAPLOG_BAD_SYNTAX;
-		const char *msg = split_fields(ln.s, ln.len, r->hdr.version, &f);
+		enum caplog_bad why;
+		const char *msg = split_fields(ln.s, ln.len, r->hdr.version, &f,
+					       &why);
 		if (!msg)
 			msg = build_event(r, &f, ev, &why);
 		if (msg) {

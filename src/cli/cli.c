@@ -81,7 +81,7 @@ static int run_generate(const struct cli_opts *o)
 	uint64_t start = now_ns();
 	int rc = generate_run(&go, &sum, err, sizeof(err));
 	double secs = (double)(now_ns() - start) / 1e9;
-	if (rc == -ENODATA && o->verbosity >= 0)
+	if (rc == -ENODATA && sum.lines && o->verbosity >= 0)
 		generate_print_summary(stdout, &sum);
 	if (rc) {
 		log_error("%s", err);

@@ -206,13 +206,24 @@ static enum pathmap_status resolve(struct gen *g, struct proc *p,
 	return PATHMAP_OK;
 }
 
-/* Resolve the event's first path; counts and returns false if filtered. */
-static bool resolve_path(struct gen *g, struct proc *p, int slot,
-			 const char *path, size_t len)
+/*
+ * Resolve path @slot of the event (0: p, relative to dirfd d; 1: P, relative
+ * to dirfd e).  Counts and returns false if the operation is filtered.
+ */
+static bool resolve_path(struct gen *g, struct proc *p, int slot)
 {
 	const struct cap_event *ev = g->ev;
-	enum pathmap_status st = resolve(g, p, path, len, ev->have & CAP_FD,
-					 ev->fd, slot);
+	bool second = slot == 1;
+
+	if (!(ev->have & (second ? CAP_PATH2 : CAP_PATH))) {
+		filtered(g, GF_INCOMPLETE);
+		return false;
+	}
+	enum pathmap_status st =
+		resolve(g, p, second ? ev->path2 : ev->path,
+			second ? ev->path2_len : ev->path_len,
+			ev->have & (second ? CAP_FD2 : CAP_FD),
+			second ? ev->fd2 : ev->fd, slot);
 
 	if (st != PATHMAP_OK) {
 		filtered(g, filter_of(st));
@@ -227,6 +238,10 @@ static struct ofd *event_ofd(struct gen *g, struct proc *p, int64_t fd)
 {
 	struct ofd *o = proc_fd(p, fd);
 
+	if (!(g->ev->have & CAP_FD)) {
+		filtered(g, GF_INCOMPLETE);
+		return NULL;
+	}
 	if (!o) {
 		filtered(g, GF_UNKNOWN_FD);
 		return NULL;
@@ -295,6 +310,14 @@ static void on_open(struct gen *g, struct proc *p)
 
 	if (ev->sys == SYS_CREAT)
 		flags = O_CREAT | O_WRONLY | O_TRUNC;
+	/* A still-open fd the open reuses was closed unseen: close it first,
+	 * so its close comes before this open. */
+	if (ev->ret >= 0)
+		proc_close(&g->procs, p, ev->ret);
+	if (!(ev->have & CAP_PATH)) {
+		filtered(g, GF_INCOMPLETE);
+		return;
+	}
 	enum pathmap_status st = resolve(g, p, ev->path, ev->path_len,
 					 ev->have & CAP_FD, ev->fd, 0);
 	if (st != PATHMAP_OK) {
@@ -350,8 +373,11 @@ static void on_openfd(struct gen *g, struct proc *p)
 			~(O_CREAT | O_EXCL | O_TRUNC);
 	struct rlog_op op;
 
-	if (!(ev->have & CAP_FD))
+	if (!(ev->have & CAP_FD) || !(ev->have & CAP_PATH)) {
+		filtered(g, GF_INCOMPLETE);
 		return;
+	}
+	proc_close(&g->procs, p, ev->fd);
 	enum pathmap_status st = resolve(g, p, ev->path, ev->path_len, false,
 					 0, 0);
 	if (st != PATHMAP_OK) {
@@ -635,7 +661,7 @@ static void on_pathop(struct gen *g, struct proc *p)
 	const struct cap_event *ev = g->ev;
 	struct rlog_op op;
 
-	if (!resolve_path(g, p, 0, ev->path, ev->path_len))
+	if (!resolve_path(g, p, 0))
 		return;
 	struct node *n = g->path[0].node;
 	if (ev->ret >= 0) {
@@ -684,7 +710,7 @@ static void on_mkdir(struct gen *g, struct proc *p)
 	const struct cap_event *ev = g->ev;
 	struct rlog_op op;
 
-	if (!resolve_path(g, p, 0, ev->path, ev->path_len))
+	if (!resolve_path(g, p, 0))
 		return;
 	struct node *n = g->path[0].node;
 	op_init(g, &op, ev->sys);
@@ -707,7 +733,7 @@ static void on_remove(struct gen *g, struct proc *p)
 	const struct cap_event *ev = g->ev;
 	struct rlog_op op;
 
-	if (!resolve_path(g, p, 0, ev->path, ev->path_len))
+	if (!resolve_path(g, p, 0))
 		return;
 	bool dir = ev->sys == SYS_RMDIR ||
 		   ((ev->have & CAP_FLAGS) && (ev->flags & AT_REMOVEDIR));
@@ -732,8 +758,8 @@ static void on_rename(struct gen *g, struct proc *p)
 	struct rlog_op op;
 	unsigned flags = ev->have & CAP_FLAGS ? (unsigned)ev->flags : 0;
 
-	if (!resolve_path(g, p, 0, ev->path, ev->path_len) ||
-	    !resolve_path(g, p, 1, ev->path2, ev->path2_len))
+	if (!resolve_path(g, p, 0) ||
+	    !resolve_path(g, p, 1))
 		return;
 	struct node *from = g->path[0].node, *to = g->path[1].node;
 	op_init(g, &op, ev->sys);
@@ -760,8 +786,8 @@ static void on_link(struct gen *g, struct proc *p)
 	const struct cap_event *ev = g->ev;
 	struct rlog_op op;
 
-	if (!resolve_path(g, p, 0, ev->path, ev->path_len) ||
-	    !resolve_path(g, p, 1, ev->path2, ev->path2_len))
+	if (!resolve_path(g, p, 0) ||
+	    !resolve_path(g, p, 1))
 		return;
 	struct node *old = g->path[0].node, *new = g->path[1].node;
 	op_init(g, &op, ev->sys);
@@ -787,8 +813,11 @@ static void on_symlink(struct gen *g, struct proc *p)
 	const struct cap_event *ev = g->ev;
 	struct rlog_op op;
 
-	if (!(ev->have & CAP_PATH) ||
-	    !resolve_path(g, p, 1, ev->path2, ev->path2_len))
+	if (!(ev->have & CAP_PATH)) {
+		filtered(g, GF_INCOMPLETE);
+		return;
+	}
+	if (!resolve_path(g, p, 1))
 		return;
 	struct node *n = g->path[1].node;
 	op_init(g, &op, ev->sys);

@@ -26,6 +26,7 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_RELATIVE] = "relative path, directory unknown",
 	[GF_NOT_FILE] = "not file I/O (anonymous mmap, ...)",
 	[GF_FD_TABLE] = "fd table or process only (dup, fork, ...)",
+	[GF_INCOMPLETE] = "lacks a path or fd it needs",
 };
 
 const char *gen_filter_name(enum gen_filter why)
@@ -141,8 +142,9 @@ static void write_init(struct gen *g, struct outbuf *ob)
 		if (pathmap_rewrite(&g->pm, orig, (size_t)olen, sandbox, &len,
 				    &m) != PATHMAP_OK)
 			continue;
-		if ((size_t)olen == m->dir_len)
-			continue;	/* the mountpoint: its sandbox root */
+		if ((size_t)olen == m->dir_len ||
+		    mounttab_has_below(g->pm.mounts, orig, (size_t)olen))
+			continue;	/* a mountpoint or above one */
 		if (n->preexisting && n->type == NT_DIR) {
 			rlog_write_init(ob, RLOG_INIT_DIR, 0, sandbox, len);
 			sum->init_dirs++;
@@ -234,9 +236,9 @@ static int write_output(struct gen *g, const struct gen_options *opt,
 		outbuf_putc(ob, '\n');
 		rc = outbuf_flush(ob);
 	}
+	/* No fsync: a file cut short by a crash lacks #END and is rejected
+	 * by the reader, so the rename alone keeps partial files out. */
 	if (!rc && fchmod(fd, 0644) < 0)
-		rc = -errno;
-	if (!rc && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)
 		rc = -errno;

@@ -1,4 +1,9 @@
-/* rlog writer: INIT entries and operation lines (rlog.h). */
+/*
+ * rlog writer: INIT entries and operation lines (rlog.h).  An operation line
+ * is reserved in the output buffer once and formatted in place.
+ */
+#include <string.h>
+
 #include "ioriot/rlog.h"
 
 void rlog_write_init(struct outbuf *ob, enum rlog_init_kind kind,
@@ -14,106 +19,92 @@ void rlog_write_init(struct outbuf *ob, enum rlog_init_kind kind,
 	outbuf_putc(ob, '\n');
 }
 
-static void key(struct outbuf *ob, const char *k, size_t len)
+/* Bytes a line needs besides its paths: 7 columns, up to DEPS_MAX deps and
+ * 17 keyed numbers, each at most 32 bytes with its key. */
+#define FIXED_MAX (32 * (7 + DEPS_MAX + 17))
+
+static inline char *key(char *p, const char *k, size_t len)
 {
-	outbuf_putc(ob, ' ');
-	outbuf_put(ob, k, len);
+	*p++ = ' ';
+	memcpy(p, k, len);
+	return p + len;
 }
 
-#define KEY(ob, k) key(ob, k, sizeof(k) - 1)
+#define KEY(p, k) key(p, k, sizeof(k) - 1)
 
 void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 {
+	const char *name = sys_info(op->sys)->replay_name;
 	unsigned h = op->have;
+	size_t need = FIXED_MAX;
 
-	outbuf_u64(ob, op->id);
-	outbuf_putc(ob, ' ');
-	outbuf_u64(ob, op->pid);
-	outbuf_putc(ob, ':');
-	outbuf_u64(ob, op->tid);
-	outbuf_putc(ob, ' ');
-	outbuf_u64(ob, op->time_ns);
-	outbuf_putc(ob, ' ');
-	outbuf_u64(ob, op->dur_ns);
-	outbuf_putc(ob, ' ');
+	if (h & RL_PATH)
+		need += 3 * (size_t)op->path_len;
+	if (h & RL_PATH2)
+		need += 3 * (size_t)op->path2_len;
+	if (h & RL_TARGET)
+		need += 3 * (size_t)op->target_len;
+	if (need > sizeof(ob->buf) || !outbuf_reserve(ob, need))
+		return;		/* paths are at most PATH_MAX: cannot happen */
+	char *p = ob->buf + ob->len;
+
+	p = fmt_u64(p, op->id);
+	*p++ = ' ';
+	p = fmt_u64(p, op->pid);
+	*p++ = ':';
+	p = fmt_u64(p, op->tid);
+	*p++ = ' ';
+	p = fmt_u64(p, op->time_ns);
+	*p++ = ' ';
+	p = fmt_u64(p, op->dur_ns);
+	*p++ = ' ';
 	if (op->deps.n == 0)
-		outbuf_putc(ob, '-');
+		*p++ = '-';
 	for (int i = 0; i < op->deps.n; i++) {
 		if (i)
-			outbuf_putc(ob, ',');
-		outbuf_u64(ob, op->deps.id[i]);
+			*p++ = ',';
+		p = fmt_u64(p, op->deps.id[i]);
 	}
-	outbuf_putc(ob, ' ');
-	outbuf_puts(ob, sys_info(op->sys)->replay_name);
-	outbuf_putc(ob, ' ');
-	outbuf_i64(ob, op->ret);
-	if (h & RL_FD) {
-		KEY(ob, "fd=");
-		outbuf_u64(ob, op->fd);
-	}
-	if (h & RL_FD2) {
-		KEY(ob, "fd2=");
-		outbuf_u64(ob, op->fd2);
-	}
-	if (h & RL_VFD) {
-		KEY(ob, "vfd=");
-		outbuf_u64(ob, op->vfd);
-	}
-	if (h & RL_PATH) {
-		KEY(ob, "path=");
-		outbuf_path(ob, op->path, op->path_len);
-	}
-	if (h & RL_PATH2) {
-		KEY(ob, "path2=");
-		outbuf_path(ob, op->path2, op->path2_len);
-	}
-	if (h & RL_TARGET) {
-		KEY(ob, "target=");
-		outbuf_path(ob, op->target, op->target_len);
-	}
-	if (h & RL_FLAGS) {
-		KEY(ob, "flags=");
-		outbuf_hex(ob, (uint64_t)op->flags);
-	}
-	if (h & RL_MODE) {
-		KEY(ob, "mode=");
-		outbuf_oct(ob, (uint64_t)op->mode);
-	}
-	if (h & RL_OFFSET) {
-		KEY(ob, "off=");
-		outbuf_i64(ob, op->offset);
-	}
-	if (h & RL_OFFSET2) {
-		KEY(ob, "off2=");
-		outbuf_i64(ob, op->offset2);
-	}
-	if (h & RL_WHENCE) {
-		KEY(ob, "whence=");
-		outbuf_i64(ob, op->whence);
-	}
-	if (h & RL_COUNT) {
-		KEY(ob, "count=");
-		outbuf_i64(ob, op->count);
-	}
-	if (h & RL_CMD) {
-		KEY(ob, "cmd=");
-		outbuf_i64(ob, op->cmd);
-	}
-	if (h & RL_ARG) {
-		KEY(ob, "arg=");
-		outbuf_i64(ob, op->arg);
-	}
-	if (h & RL_UID) {
-		KEY(ob, "uid=");
-		outbuf_i64(ob, op->uid);
-	}
-	if (h & RL_GID) {
-		KEY(ob, "gid=");
-		outbuf_i64(ob, op->gid);
-	}
-	if (h & RL_ADDR) {
-		KEY(ob, "addr=");
-		outbuf_hex(ob, op->addr);
-	}
-	outbuf_putc(ob, '\n');
+	*p++ = ' ';
+	size_t nlen = strlen(name);
+	memcpy(p, name, nlen);
+	p += nlen;
+	*p++ = ' ';
+	p = fmt_i64(p, op->ret);
+	if (h & RL_FD)
+		p = fmt_u64(KEY(p, "fd="), op->fd);
+	if (h & RL_FD2)
+		p = fmt_u64(KEY(p, "fd2="), op->fd2);
+	if (h & RL_VFD)
+		p = fmt_u64(KEY(p, "vfd="), op->vfd);
+	if (h & RL_PATH)
+		p = fmt_path(KEY(p, "path="), op->path, op->path_len);
+	if (h & RL_PATH2)
+		p = fmt_path(KEY(p, "path2="), op->path2, op->path2_len);
+	if (h & RL_TARGET)
+		p = fmt_path(KEY(p, "target="), op->target, op->target_len);
+	if (h & RL_FLAGS)
+		p = fmt_hex(KEY(p, "flags="), (uint64_t)op->flags);
+	if (h & RL_MODE)
+		p = fmt_oct(KEY(p, "mode="), (uint64_t)op->mode);
+	if (h & RL_OFFSET)
+		p = fmt_i64(KEY(p, "off="), op->offset);
+	if (h & RL_OFFSET2)
+		p = fmt_i64(KEY(p, "off2="), op->offset2);
+	if (h & RL_WHENCE)
+		p = fmt_i64(KEY(p, "whence="), op->whence);
+	if (h & RL_COUNT)
+		p = fmt_i64(KEY(p, "count="), op->count);
+	if (h & RL_CMD)
+		p = fmt_i64(KEY(p, "cmd="), op->cmd);
+	if (h & RL_ARG)
+		p = fmt_i64(KEY(p, "arg="), op->arg);
+	if (h & RL_UID)
+		p = fmt_i64(KEY(p, "uid="), op->uid);
+	if (h & RL_GID)
+		p = fmt_i64(KEY(p, "gid="), op->gid);
+	if (h & RL_ADDR)
+		p = fmt_hex(KEY(p, "addr="), op->addr);
+	*p++ = '\n';
+	ob->len = (size_t)(p - ob->buf);
 }

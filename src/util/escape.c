@@ -3,6 +3,13 @@
 
 #include "ioriot/escape.h"
 
+/* Bytes outside 0x21..0x7e, and % ; : , = | */
+const unsigned char escape_table[256] = {
+	[0 ... 0x20] = 1,
+	['%'] = 1, [';'] = 1, [':'] = 1, [','] = 1, ['='] = 1, ['|'] = 1,
+	[0x7f ... 0xff] = 1,
+};
+
 static int hexval(unsigned char c)
 {
 	if (c >= '0' && c <= '9')

@@ -150,6 +150,21 @@ const struct mount_entry *mounttab_find(const struct mounttab *mt,
 	return best;
 }
 
+bool mounttab_has_below(const struct mounttab *mt, const char *path,
+			size_t len)
+{
+	if (len == 1)		/* "/" */
+		return mt->n > 0;
+	for (size_t i = 0; i < mt->n; i++) {
+		const struct mount_entry *e = &mt->v[i];
+
+		if (e->dir_len > len && e->dir[len] == '/' &&
+		    memcmp(e->dir, path, len) == 0)
+			return true;
+	}
+	return false;
+}
+
 void mounttab_free(struct mounttab *mt)
 {
 	if (!mt)

@@ -34,125 +34,159 @@ int outbuf_flush(struct outbuf *ob)
 	return ob->err;
 }
 
-/* Make room for @need bytes; false if the writer is in error. */
-static inline int reserve(struct outbuf *ob, size_t need)
+void outbuf_put_slow(struct outbuf *ob, const void *data, size_t len)
 {
-	if (ob->len + need > sizeof(ob->buf))
-		outbuf_flush(ob);
-	return !ob->err;
-}
+	const char *p = data;
 
-void outbuf_put(struct outbuf *ob, const void *data, size_t len)
-{
-	if (len > sizeof(ob->buf)) {
-		outbuf_flush(ob);
-		const char *p = data;
-		while (!ob->err && len) {
-			size_t chunk = len < sizeof(ob->buf) ? len : sizeof(ob->buf);
-			memcpy(ob->buf, p, chunk);
-			ob->len = chunk;
+	while (!ob->err && len) {
+		size_t room = sizeof(ob->buf) - ob->len;
+		size_t chunk = len < room ? len : room;
+
+		memcpy(ob->buf + ob->len, p, chunk);
+		ob->len += chunk;
+		p += chunk;
+		len -= chunk;
+		if (ob->len == sizeof(ob->buf))
 			outbuf_flush(ob);
-			p += chunk;
-			len -= chunk;
-		}
-		return;
 	}
-	if (!reserve(ob, len))
-		return;
-	memcpy(ob->buf + ob->len, data, len);
-	ob->len += len;
 }
 
-void outbuf_puts(struct outbuf *ob, const char *s)
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static inline unsigned decimal_digits(uint64_t v)
 {
-	outbuf_put(ob, s, strlen(s));
+	unsigned n = 1;
+
+	while (v >= 100) {
+		v /= 100;
+		n += 2;
+	}
+	return n + (v >= 10);
 }
 
-void outbuf_putc(struct outbuf *ob, char c)
+char *fmt_u64(char *p, uint64_t v)
 {
-	if (!reserve(ob, 1))
-		return;
-	ob->buf[ob->len++] = c;
-}
+	char *end = p + decimal_digits(v), *q = end;
 
-void outbuf_u64(struct outbuf *ob, uint64_t v)
-{
-	char tmp[20];
-	size_t n = 0;
-
-	if (!reserve(ob, sizeof(tmp)))
-		return;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		ob->buf[ob->len++] = tmp[--n];
-}
-
-void outbuf_i64(struct outbuf *ob, int64_t v)
-{
-	if (v < 0) {
-		outbuf_putc(ob, '-');
-		outbuf_u64(ob, (uint64_t)0 - (uint64_t)v);
+	while (v > UINT32_MAX) {
+		unsigned pair = (unsigned)(v % 100) * 2;
+		v /= 100;
+		*--q = digit_pairs[pair + 1];
+		*--q = digit_pairs[pair];
+	}
+	uint32_t w = (uint32_t)v;	/* 32-bit division from here on */
+	while (w >= 100) {
+		unsigned pair = (w % 100) * 2;
+		w /= 100;
+		*--q = digit_pairs[pair + 1];
+		*--q = digit_pairs[pair];
+	}
+	if (w >= 10) {
+		*--q = digit_pairs[w * 2 + 1];
+		*--q = digit_pairs[w * 2];
 	} else {
-		outbuf_u64(ob, (uint64_t)v);
+		*--q = (char)('0' + w);
 	}
+	return end;
 }
 
-void outbuf_hex(struct outbuf *ob, uint64_t v)
+char *fmt_i64(char *p, int64_t v)
+{
+	if (v >= 0)
+		return fmt_u64(p, (uint64_t)v);
+	*p++ = '-';
+	return fmt_u64(p, (uint64_t)0 - (uint64_t)v);
+}
+
+char *fmt_hex(char *p, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";
-	char tmp[16];
-	size_t n = 0;
+	int shift = 60;
 
-	if (!reserve(ob, sizeof(tmp) + 2))
-		return;
-	do {
-		tmp[n++] = hex[v & 15];
-		v >>= 4;
-	} while (v);
-	ob->buf[ob->len++] = '0';
-	ob->buf[ob->len++] = 'x';
-	while (n)
-		ob->buf[ob->len++] = tmp[--n];
+	*p++ = '0';
+	*p++ = 'x';
+	while (shift > 0 && !(v >> shift))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		*p++ = hex[(v >> shift) & 15];
+	return p;
 }
 
-void outbuf_oct(struct outbuf *ob, uint64_t v)
+char *fmt_oct(char *p, uint64_t v)
 {
-	char tmp[23];
-	size_t n = 0;
+	int shift = 63;
 
-	if (v == 0) {
-		outbuf_putc(ob, '0');
-		return;
-	}
-	if (!reserve(ob, sizeof(tmp) + 1))
-		return;
-	do {
-		tmp[n++] = (char)('0' + (v & 7));
-		v >>= 3;
-	} while (v);
-	ob->buf[ob->len++] = '0';
-	while (n)
-		ob->buf[ob->len++] = tmp[--n];
+	*p++ = '0';
+	if (v == 0)
+		return p;
+	while (!(v >> shift))
+		shift -= 3;
+	for (; shift >= 0; shift -= 3)
+		*p++ = (char)('0' + ((v >> shift) & 7));
+	return p;
 }
 
-void outbuf_path(struct outbuf *ob, const char *path, size_t len)
+char *fmt_path(char *p, const char *path, size_t len)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)path[i];
 
-		if (!reserve(ob, 3))
-			return;
 		if (escape_needed(c)) {
-			ob->buf[ob->len++] = '%';
-			ob->buf[ob->len++] = hex[c >> 4];
-			ob->buf[ob->len++] = hex[c & 15];
+			*p++ = '%';
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
 		} else {
-			ob->buf[ob->len++] = (char)c;
+			*p++ = (char)c;
 		}
+	}
+	return p;
+}
+
+/* Run @fmt for a value needing at most @max bytes. */
+#define OUTBUF_FMT(ob, max, call) \
+	do { \
+		if (outbuf_reserve(ob, max)) { \
+			char *p_ = (ob)->buf + (ob)->len; \
+			(ob)->len = (size_t)(call - (ob)->buf); \
+			(void)p_; \
+		} \
+	} while (0)
+
+void outbuf_u64(struct outbuf *ob, uint64_t v)
+{
+	OUTBUF_FMT(ob, 20, fmt_u64(p_, v));
+}
+
+void outbuf_i64(struct outbuf *ob, int64_t v)
+{
+	OUTBUF_FMT(ob, 21, fmt_i64(p_, v));
+}
+
+void outbuf_hex(struct outbuf *ob, uint64_t v)
+{
+	OUTBUF_FMT(ob, 18, fmt_hex(p_, v));
+}
+
+void outbuf_oct(struct outbuf *ob, uint64_t v)
+{
+	OUTBUF_FMT(ob, 23, fmt_oct(p_, v));
+}
+
+void outbuf_path(struct outbuf *ob, const char *path, size_t len)
+{
+	while (len) {
+		/* Up to a buffer's worth at a time, worst case 3 bytes each. */
+		size_t chunk = len < sizeof(ob->buf) / 3 ? len : sizeof(ob->buf) / 3;
+
+		if (!outbuf_reserve(ob, chunk * 3))
+			return;
+		ob->len = (size_t)(fmt_path(ob->buf + ob->len, path, chunk) - ob->buf);
+		path += chunk;
+		len -= chunk;
 	}
 }
