@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #define LINE_MAX_LEN (64 * 1024)	/* longer lines are reported as too long */
+#define LINE_PADDING 16			/* readable bytes after a line's NUL */
 
 enum line_flags {
 	LINE_TOO_LONG = 1 << 0,		/* content dropped, len is 0 */

@@ -95,26 +95,43 @@ static void reject(struct caplog_reader *r, const struct line *ln,
 
 /*
  * Parse the decimal number at *@pp, optionally negative, and leave *@pp
- * after it.  The text must be followed by a non-digit before @end (lines are
- * NUL-terminated).  Returns false if there is no number or it overflows.
+ * after it.  Digits are converted eight at a time (SWAR): this reads up to 8
+ * bytes past the number, which linereader's padding allows.  Returns false
+ * if there is no number, it overflows, or it runs past @end.
  */
 static bool scan_number(char **pp, const char *end, int64_t *out)
 {
+	static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000,
+					   1000000, 10000000, 100000000 };
 	char *p = *pp;
 	bool neg = p < end && *p == '-';
 	uint64_t v = 0;
-	unsigned d;
+	unsigned n;
 
 	p += neg;
 	char *digits = p;
-	while ((d = (unsigned)(*p - '0')) <= 9) {
-		v = v * 10 + d;
-		p++;
-	}
-	size_t n = (size_t)(p - digits);
-	if (n == 0 || p > end)
+	do {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		/* High bit of each byte that is not '0'..'9' (the first one
+		 * from the low end is exact; carries only go upward). */
+		uint64_t bad = ((x + 0x4646464646464646ULL) |
+				(x - 0x3030303030303030ULL) | x) &
+			       0x8080808080808080ULL;
+		n = bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8;
+		if (n) {
+			uint64_t t = x << (64 - 8 * n);	/* n digits, high end */
+			t = (t & 0x0F0F0F0F0F0F0F0FULL) * 2561 >> 8;
+			t = (t & 0x00FF00FF00FF00FFULL) * 6553601 >> 16;
+			t = (t & 0x0000FFFF0000FFFFULL) * 42949672960001ULL >> 32;
+			v = v * pow10[n] + t;
+			p += n;
+		}
+	} while (n == 8);
+	size_t ndigits = (size_t)(p - digits);
+	if (ndigits == 0 || p > end)
 		return false;
-	if (n > 19) {
+	if (ndigits > 19) {
 		/* Only 20-digit values can overflow: redo them carefully. */
 		v = 0;
 		for (char *q = digits; q < p; q++)

@@ -18,12 +18,15 @@ struct linereader {
 	uint64_t size;
 	size_t start, end;	/* unconsumed bytes are buf[start, end) */
 	char empty[1];		/* the text of a line reported as too long */
-	char buf[BUF_SIZE + 1];
+	/* Room for the NUL after a full buffer, plus LINE_PADDING bytes that
+	 * parsers may read past a line's end (word-at-a-time scans). */
+	char buf[BUF_SIZE + 1 + LINE_PADDING];
 };
 
 struct linereader *linereader_open(const char *path)
 {
-	struct linereader *lr = malloc(sizeof(*lr));
+	/* calloc: the padding is read (never used) and must be defined. */
+	struct linereader *lr = calloc(1, sizeof(*lr));
 	struct stat st;
 
 	if (!lr)
