@@ -14,6 +14,7 @@
 
 #define MAX_WARNINGS 10
 #define NS_PER_MS 1000000ULL
+/* v2/v3 durations at or above this are artefacts (exit_group logs D = t). */
 #define MAX_SANE_DURATION_NS (3600ULL * 1000000000ULL)
 
 struct caplog_reader {
@@ -129,7 +130,7 @@ static bool scan_number(char **pp, const char *end, int64_t *out)
 		}
 	} while (n == 8);
 	size_t ndigits = (size_t)(p - digits);
-	if (ndigits == 0 || p > end)
+	if (ndigits == 0 || p > end || (neg && v > (uint64_t)INT64_MAX + 1))
 		return false;
 	if (ndigits > 19) {
 		/* Only 20-digit values can overflow: redo them carefully. */
@@ -172,6 +173,21 @@ static int parse_ids(const char *s, size_t len, uint32_t *pid, uint32_t *tid)
  * values are raw and end only at ";:,".  Returns NULL, or a description of
  * what is wrong with the reason in @why.
  */
+/*
+ * A syntax error at @p: the rest of the line, from @p on, is still as read,
+ * so a NUL byte there is the better explanation.  Returns the message.
+ */
+static const char *bad_syntax(const char *p, const char *end, const char *msg,
+			      enum caplog_bad *why)
+{
+	if (memchr(p, '\0', (size_t)(end - p))) {
+		*why = CAPLOG_BAD_NUL;
+		return "";
+	}
+	*why = CAPLOG_BAD_SYNTAX;
+	return msg;
+}
+
 static const char *split_fields(char *s, size_t len, int version,
 				struct fields *f, enum caplog_bad *why)
 {
@@ -182,17 +198,16 @@ static const char *split_fields(char *s, size_t len, int version,
 	*why = CAPLOG_BAD_SYNTAX;
 	while (p < end) {
 		if (end - p < 2 || p[1] != '=')
-			return *p ? "field is not KEY=VALUE" : (*why = CAPLOG_BAD_NUL, "");
+			return bad_syntax(p, end, "field is not KEY=VALUE", why);
 		int slot = slot_of((unsigned char)p[0]);
 		bool keep = slot >= 0 && (known >> slot & 1);
 		char *v = p + 2, *q = v;
 
 		if (!keep && version < 4)
-			return "unknown key";
+			return bad_syntax(p, end, "unknown key", why);
 		if (keep && !(TEXT_KEYS >> slot & 1)) {
 			if (!scan_number(&q, end, &f->num[slot]))
-				return q < end && !*q ? (*why = CAPLOG_BAD_NUL, "")
-						      : "bad number";
+				return bad_syntax(q, end, "bad number", why);
 		} else {
 			while (!text_stop[(unsigned char)*q])
 				q++;
@@ -206,13 +221,10 @@ static const char *split_fields(char *s, size_t len, int version,
 			}
 		}
 		if (q < end) {
-			if (!*q) {
-				*why = CAPLOG_BAD_NUL;
-				return "";
-			}
 			if (end - q < 3 || q[0] != ';' || q[1] != ':' || q[2] != ',')
-				return keep && !(TEXT_KEYS >> slot & 1) ?
-				       "bad number" : "field not ended by ;:,";
+				return bad_syntax(q, end, keep && !(TEXT_KEYS >> slot & 1) ?
+						  "bad number" : "field not ended by ;:,",
+						  why);
 			*q = '\0';
 			p = q + 3;
 		} else {
@@ -375,7 +387,7 @@ static const char *build_event(struct caplog_reader *r, struct fields *f,
 			dur = 0;
 	}
 #undef TAKE
-	if (dur < 0 || (uint64_t)dur >= MAX_SANE_DURATION_NS)
+	if (dur < 0)
 		dur = 0;
 	if (dur)
 		ev->have |= CAP_DUR;
@@ -451,9 +463,11 @@ static int read_version(struct caplog_reader *r, char *err, size_t errlen)
 			 r->path);
 		return -EPROTO;
 	}
-	char *end;
-	long version = strtol(v + strlen("|capture_version="), &end, 10);
-	if (end == v + strlen("|capture_version=") || *end != '|') {
+	const char *digits = v + strlen("|capture_version="), *end = digits;
+	long version = 0;
+	while (*end >= '0' && *end <= '9' && end - digits < 6)
+		version = version * 10 + (*end++ - '0');
+	if (end == digits || *end != '|') {
 		snprintf(err, errlen, "%s:1: malformed capture_version in header",
 			 r->path);
 		return -EPROTO;
@@ -541,6 +555,8 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev)
 			reject(r, &ln, CAPLOG_BAD_TRUNCATED, NULL);
 			continue;
 		}
+		if (ln.len && ln.s[ln.len - 1] == '\r')	/* CRLF logs */
+			ln.s[--ln.len] = '\0';
 		if (ln.len == 0 || ln.s[0] == '#')
 			continue;
 		enum caplog_bad why;

@@ -56,15 +56,22 @@ static const char digit_pairs[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+static const uint64_t pow10_table[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+	10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+	100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL,
+	10000000000000000000ULL,
+};
+
+/* Number of decimal digits of @v (1 for 0), from its bit length. */
 static inline unsigned decimal_digits(uint64_t v)
 {
-	unsigned n = 1;
+	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
+	unsigned t = bits * 1233 >> 12;		/* ~ floor(log10(2^bits)) */
 
-	while (v >= 100) {
-		v /= 100;
-		n += 2;
-	}
-	return n + (v >= 10);
+	return t + (v >= pow10_table[t]) + (t == 0 && v == 0);
 }
 
 char *fmt_u64(char *p, uint64_t v)
