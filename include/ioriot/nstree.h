@@ -35,6 +35,7 @@ struct node {
 	bool init_absent;		/* INIT: must not exist before replay */
 	bool from_start;		/* content dates from before the capture */
 	bool attached;			/* reachable through the hash */
+	bool init_keep;			/* scratch for INIT output (generate.c) */
 	uint64_t init_size;		/* INIT size of a pre-existing file */
 	uint64_t wlo, whi;		/* hull of ranges written in capture */
 	uint64_t cur_size;		/* best estimate of the current size */

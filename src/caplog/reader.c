@@ -100,7 +100,8 @@ static void reject(struct caplog_reader *r, const struct line *ln,
  * bytes past the number, which linereader's padding allows.  Returns false
  * if there is no number, it overflows, or it runs past @end.
  */
-static bool scan_number(char **pp, const char *end, int64_t *out)
+static inline __attribute__((always_inline)) bool
+scan_number(char **pp, const char *end, int64_t *out)
 {
 	static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000,
 					   1000000, 10000000, 100000000 };

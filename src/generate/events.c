@@ -167,26 +167,32 @@ static enum node_type type_of_mode(int64_t mode)
 }
 
 /*
- * Resolve one path of the event into g->path[@slot]: normalise it (relative
- * paths against @dirfd's directory or the process's cwd), rewrite it into its
- * sandbox and look up its node.  Returns the pathmap status.
+ * The directory a relative path of the event starts from: @dirfd's, if
+ * given and not AT_FDCWD, else the process's working directory.  NULL if
+ * unknown.  @buf has PATHMAP_MAX bytes.
  */
-static enum pathmap_status resolve(struct gen *g, struct proc *p,
-				   const char *path, size_t len, bool have_dirfd,
-				   int64_t dirfd, int slot)
+static const char *base_dir(struct proc *p, bool have_dirfd, int64_t dirfd,
+			    char *buf)
+{
+	if (have_dirfd && dirfd != AT_FDCWD) {
+		struct ofd *dir = proc_fd(p, dirfd);
+		return dir && dir->node && nstree_path(dir->node, buf, false) > 0 ?
+		       buf : NULL;
+	}
+	return p ? p->cwd : NULL;
+}
+
+/*
+ * Resolve a path into g->path[@slot]: normalise it (relative paths against
+ * @base), rewrite it into its sandbox and look up its node.  Returns the
+ * pathmap status.
+ */
+static enum pathmap_status resolve(struct gen *g, const char *base,
+				   const char *path, size_t len, int slot)
 {
 	struct resolved *r = &g->path[slot];
-	char base[PATHMAP_MAX];
-	const char *cwd = p ? p->cwd : NULL;
-	long n;
+	long n = path_normalize(path, len, base, r->norm);
 
-	if ((len == 0 || path[0] != '/') && have_dirfd && dirfd != AT_FDCWD) {
-		struct ofd *dir = proc_fd(p, dirfd);
-		cwd = NULL;
-		if (dir && dir->node && nstree_path(dir->node, base, false) > 0)
-			cwd = base;
-	}
-	n = path_normalize(path, len, cwd, r->norm);
 	if (n == -ENAMETOOLONG)
 		return PATHMAP_TOO_LONG;
 	if (n < 0)
@@ -207,23 +213,25 @@ static enum pathmap_status resolve(struct gen *g, struct proc *p,
 }
 
 /*
- * Resolve path @slot of the event (0: p, relative to dirfd d; 1: P, relative
- * to dirfd e).  Counts and returns false if the operation is filtered.
+ * Resolve path @slot of the event: 0 is p, relative to dirfd d; 1 is P,
+ * relative to dirfd e, or to d when the event has no e (symlinkat has one
+ * dirfd, for P).  Counts and returns false if the operation is filtered.
  */
 static bool resolve_path(struct gen *g, struct proc *p, int slot)
 {
 	const struct cap_event *ev = g->ev;
-	bool second = slot == 1;
+	bool second = slot == 1, use_e = second && (ev->have & CAP_FD2);
+	char buf[PATHMAP_MAX];
 
 	if (!(ev->have & (second ? CAP_PATH2 : CAP_PATH))) {
 		filtered(g, GF_INCOMPLETE);
 		return false;
 	}
+	const char *base = base_dir(p, ev->have & (use_e ? CAP_FD2 : CAP_FD),
+				    use_e ? ev->fd2 : ev->fd, buf);
 	enum pathmap_status st =
-		resolve(g, p, second ? ev->path2 : ev->path,
-			second ? ev->path2_len : ev->path_len,
-			ev->have & (second ? CAP_FD2 : CAP_FD),
-			second ? ev->fd2 : ev->fd, slot);
+		resolve(g, base, second ? ev->path2 : ev->path,
+			second ? ev->path2_len : ev->path_len, slot);
 
 	if (st != PATHMAP_OK) {
 		filtered(g, filter_of(st));
@@ -318,8 +326,10 @@ static void on_open(struct gen *g, struct proc *p)
 		filtered(g, GF_INCOMPLETE);
 		return;
 	}
-	enum pathmap_status st = resolve(g, p, ev->path, ev->path_len,
-					 ev->have & CAP_FD, ev->fd, 0);
+	char buf[PATHMAP_MAX];
+	enum pathmap_status st =
+		resolve(g, base_dir(p, ev->have & CAP_FD, ev->fd, buf),
+			ev->path, ev->path_len, 0);
 	if (st != PATHMAP_OK) {
 		filtered(g, filter_of(st));
 		if (ev->ret >= 0)
@@ -362,6 +372,10 @@ static void on_open(struct gen *g, struct proc *p)
 			nstree_enoent(n);
 		else if (n->parent)
 			nstree_enoent(n->parent);
+	} else if (ev->ret == -EEXIST) {
+		nstree_exists(n, NT_UNKNOWN);	/* O_CREAT | O_EXCL */
+		if (n->type == NT_UNKNOWN)
+			n->type = NT_FILE;
 	}
 	op_emit(g, &op);
 }
@@ -378,8 +392,7 @@ static void on_openfd(struct gen *g, struct proc *p)
 		return;
 	}
 	proc_close(&g->procs, p, ev->fd);
-	enum pathmap_status st = resolve(g, p, ev->path, ev->path_len, false,
-					 0, 0);
+	enum pathmap_status st = resolve(g, p->cwd, ev->path, ev->path_len, 0);
 	if (st != PATHMAP_OK) {
 		filtered(g, filter_of(st));
 		install_skipped(g, p, ev->fd, filter_of(st));
@@ -777,6 +790,8 @@ static void on_rename(struct gen *g, struct proc *p)
 			oom(g);
 	} else if (ev->ret == -ENOENT) {
 		nstree_enoent(from);
+	} else if (ev->ret == -EEXIST && (flags & RENAME_NOREPLACE)) {
+		nstree_exists(to, NT_UNKNOWN);
 	}
 	op_emit(g, &op);
 }
@@ -802,16 +817,22 @@ static void on_link(struct gen *g, struct proc *p)
 		nstree_created(new, NT_FILE, true);
 	} else if (ev->ret == -ENOENT) {
 		nstree_enoent(old);
+	} else if (ev->ret == -EEXIST) {
+		nstree_exists(new, NT_UNKNOWN);
 	}
 	op_emit(g, &op);
 }
 
-/* symlink(target, linkpath): the target is a string, rewritten into the
- * sandbox only when it is an absolute path there. */
+/*
+ * symlink(target p, linkpath P).  The target is where the link pointed on
+ * the capture host: made absolute from the link's directory and rewritten
+ * into the sandbox, so that no replayed link can point out of it.
+ */
 static void on_symlink(struct gen *g, struct proc *p)
 {
 	const struct cap_event *ev = g->ev;
 	struct rlog_op op;
+	char dir[PATHMAP_MAX];
 
 	if (!(ev->have & CAP_PATH)) {
 		filtered(g, GF_INCOMPLETE);
@@ -819,22 +840,30 @@ static void on_symlink(struct gen *g, struct proc *p)
 	}
 	if (!resolve_path(g, p, 1))
 		return;
-	struct node *n = g->path[1].node;
+	const struct resolved *link = &g->path[1];
+	size_t dlen = link->norm_len;
+	while (dlen > 1 && link->norm[dlen - 1] != '/')
+		dlen--;
+	memcpy(dir, link->norm, dlen);
+	dir[dlen > 1 ? dlen - 1 : 1] = '\0';
+	enum pathmap_status st = resolve(g, dir, ev->path, ev->path_len, 0);
+	if (st != PATHMAP_OK) {
+		filtered(g, filter_of(st));
+		return;
+	}
+	struct node *n = link->node;
 	op_init(g, &op, ev->sys);
 	op_args(&op, ev);
-	op_path(&op, &g->path[1], false);
-	op.target = ev->path;
-	op.target_len = ev->path_len;
-	if (ev->path_len && ev->path[0] == '/' &&
-	    resolve(g, NULL, ev->path, ev->path_len, false, 0, 0) == PATHMAP_OK) {
-		op.target = g->path[0].sandbox;
-		op.target_len = (uint32_t)g->path[0].sandbox_len;
-	}
+	op_path(&op, link, false);
+	op.target = g->path[0].sandbox;
+	op.target_len = (uint32_t)g->path[0].sandbox_len;
 	op.have |= RL_TARGET;
 	op_touch(g, &op, &n->res);
 	op_touch(g, &op, parent_res(n));
 	if (ev->ret == 0)
 		nstree_created(n, NT_SYMLINK, true);
+	else if (ev->ret == -EEXIST)
+		nstree_exists(n, NT_UNKNOWN);
 	op_emit(g, &op);
 }
 

@@ -123,28 +123,66 @@ static void meta_u64(struct outbuf *ob, const char *key, uint64_t value)
 	outbuf_putc(ob, '|');
 }
 
-/* Write the INIT entries and count them.  Only nodes the capture proved
- * existed (or not) before it started are listed, under their original
- * paths; sandbox roots themselves are made by init anyway. */
+/*
+ * The node's original path and sandbox path, if it belongs in INIT at all:
+ * on a replayed mount and not the mountpoint itself (its sandbox root).
+ */
+static bool init_paths(struct gen *g, const struct node *n, char *orig,
+		       size_t *olen, char *sandbox, size_t *slen,
+		       const struct mount_entry **m)
+{
+	long len = nstree_path(n, orig, true);
+
+	if (len <= 1 || pathmap_rewrite(&g->pm, orig, (size_t)len, sandbox,
+					slen, m) != PATHMAP_OK)
+		return false;
+	*olen = (size_t)len;
+	return *olen != (*m)->dir_len;
+}
+
+/*
+ * Mark which nodes INIT lists: each node the capture proved existed (or not)
+ * before it started, with its ancestors on the same mount.  A directory
+ * above a mountpoint is listed only when something on its own mount lies
+ * below it: otherwise it exists on the test host for that mount anyway.
+ */
+static void mark_init(struct gen *g)
+{
+	char orig[PATHMAP_MAX], sandbox[PATHMAP_MAX];
+	const struct mount_entry *m;
+	size_t olen, slen;
+
+	for (struct node *n = (struct node *)nstree_first(g->ns); n;
+	     n = n->all_next) {
+		if ((!n->preexisting && !n->init_absent) || n->init_keep ||
+		    !init_paths(g, n, orig, &olen, sandbox, &slen, &m) ||
+		    mounttab_has_below(g->pm.mounts, orig, olen))
+			continue;
+		n->init_keep = true;
+		for (struct node *a = n->orig_parent; a && !a->init_keep;
+		     a = a->orig_parent) {
+			while (olen > 0 && orig[--olen] != '/')
+				;
+			if (olen <= m->dir_len)
+				break;
+			a->init_keep = true;
+		}
+	}
+}
+
+/* Write the INIT entries under their original paths, and count them. */
 static void write_init(struct gen *g, struct outbuf *ob)
 {
 	char orig[PATHMAP_MAX], sandbox[PATHMAP_MAX];
 	struct gen_summary *sum = g->sum;
-	size_t len;
+	const struct mount_entry *m;
+	size_t olen, len;
 
+	mark_init(g);
 	for (const struct node *n = nstree_first(g->ns); n; n = n->all_next) {
-		if (!n->preexisting && !n->init_absent)
+		if (!n->init_keep || (!n->preexisting && !n->init_absent) ||
+		    !init_paths(g, n, orig, &olen, sandbox, &len, &m))
 			continue;
-		long olen = nstree_path(n, orig, true);
-		if (olen <= 1)
-			continue;
-		const struct mount_entry *m;
-		if (pathmap_rewrite(&g->pm, orig, (size_t)olen, sandbox, &len,
-				    &m) != PATHMAP_OK)
-			continue;
-		if ((size_t)olen == m->dir_len ||
-		    mounttab_has_below(g->pm.mounts, orig, (size_t)olen))
-			continue;	/* a mountpoint or above one */
 		if (n->preexisting && n->type == NT_DIR) {
 			rlog_write_init(ob, RLOG_INIT_DIR, 0, sandbox, len);
 			sum->init_dirs++;

@@ -18,14 +18,25 @@ struct nstree {
 	struct node *first, *last;	/* creation order */
 };
 
+/* Hash of (parent, name), eight name bytes at a time. */
 static uint32_t hash_name(const struct node *parent, const char *name,
 			  size_t len)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)parent;
+	const uint64_t mul = 0xff51afd7ed558ccdULL;
+	uint64_t h = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ULL ^ len;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)name[i];
-		h *= 1099511628211ULL;
+	for (; len >= 8; name += 8, len -= 8) {
+		uint64_t w;
+		memcpy(&w, name, 8);
+		h = (h ^ w) * mul;
+		h ^= h >> 29;
+	}
+	if (len) {
+		uint64_t w = 0;
+		for (size_t i = 0; i < len; i++)
+			w |= (uint64_t)(unsigned char)name[i] << (8 * i);
+		h = (h ^ w) * mul;
+		h ^= h >> 29;
 	}
 	return (uint32_t)(h ^ h >> 32);
 }
@@ -130,7 +141,9 @@ static struct node *child(struct nstree *t, struct node *parent,
 		if (n->hash == h && n->parent == parent &&
 		    n->name_len == len && memcmp(n->name, name, len) == 0)
 			return n;
-	if (t->count > (t->mask + 1) * 2 && grow(t))
+	/* Load factor at most 1/2: chains stay at about one node, which
+	 * matters more than memory once the tree outgrows the caches. */
+	if (t->count * 2 > t->mask + 1 && grow(t))
 		return NULL;
 	struct node *n = node_new(t, parent, name, len);
 	if (!n)
@@ -196,7 +209,8 @@ long nstree_path(const struct node *n, char *out, bool original)
 /* Ancestors of an existing node exist; unknown ones existed before. */
 static void ancestors_exist(struct node *n)
 {
-	for (struct node *p = n->parent; p && p->state != NS_EXISTS; p = p->parent) {
+	for (struct node *p = n->parent;
+	     p && !(p->state == NS_EXISTS && p->type == NT_DIR); p = p->parent) {
 		if (p->state == NS_UNKNOWN) {
 			p->preexisting = true;
 			p->from_start = true;

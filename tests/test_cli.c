@@ -1,0 +1,444 @@
+/*
+ * Tests of the command line: the real ioriot binary is run with tu_run()
+ * and judged by its exit status (0 success, 1 failure, 2 usage error or a
+ * mode not built yet), its messages and the files it leaves.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define MAX_ARGS 16
+
+/* The tcase's directory; its unchecked teardown removes it, so a failing
+ * test (which exits its forked process) leaves nothing behind. */
+static char *root;
+
+static void root_setup(void)
+{
+	root = tu_mkdtemp();
+}
+
+static void root_teardown(void)
+{
+	tu_rmtree(root);
+	free(root);
+	root = NULL;
+}
+
+/* A fresh directory below root. */
+static char *scratch(void)
+{
+	char *dir;
+
+	ck_assert(asprintf(&dir, "%s/t-XXXXXX", root) > 0);
+	ck_assert_msg(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	return dir;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	char *path;
+
+	ck_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	return path;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Run ioriot with the NULL-terminated @args (without argv[0]). */
+static int run(const char *const *args, char **out, char **err)
+{
+	char *argv[MAX_ARGS + 2] = { "ioriot" };
+	int n = 0;
+
+	while (args[n]) {
+		ck_assert_int_lt(n, MAX_ARGS);
+		argv[n + 1] = (char *)args[n];
+		n++;
+	}
+	argv[n + 1] = NULL;
+	return tu_run(argv, out, err);
+}
+
+/* True if @text mentions option -@flag as a word: " -X," or " -X ". */
+static bool mentions_flag(const char *text, char flag)
+{
+	char pat[4] = { ' ', '-', flag, '\0' };
+
+	for (const char *p = strstr(text, pat); p; p = strstr(p + 1, pat))
+		if (p[3] == ',' || p[3] == ' ')
+			return true;
+	return false;
+}
+
+static const char help_flags[] = "crRinuwptsSDdPTxmVh";
+
+START_TEST(test_help)
+{
+	static const char *const forms[] = { "--help", "-h" };
+	const char *args[] = { forms[_i], NULL };
+	char *out, *err;
+
+	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_str_eq(err, "");
+	ck_assert_msg(strstr(out, "Usage: ioriot"), "no usage line:\n%s", out);
+	for (const char *f = help_flags; *f; f++)
+		ck_assert_msg(mentions_flag(out, *f),
+			      "--help does not mention -%c", *f);
+	free(out);
+	free(err);
+}
+END_TEST
+
+START_TEST(test_version)
+{
+	static const char *const forms[] = { "-V", "--version" };
+	const char *args[] = { forms[_i], NULL };
+	char *out, *err;
+
+	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_msg(!strncmp(out, "ioriot ", 7) && out[7] >= '0' &&
+		      out[7] <= '9', "version output: %s", out);
+	ck_assert_ptr_nonnull(strchr(out, '\n'));
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* Invocations that must exit 2 with @msg on stderr and nothing on stdout. */
+static const struct {
+	const char *args[8];
+	const char *msg;
+} usage_errors[] = {
+	{ { NULL }, "no mode" },
+	{ { "-Z", NULL }, "-Z" },
+	{ { "--bogus", NULL }, "--bogus" },
+	{ { "-c", NULL }, "argument" },
+	{ { "-r", "x.replay", "-n", NULL }, "argument" },
+	{ { "-r", "x.replay", "-p", "0", NULL }, "-p" },
+	{ { "-r", "x.replay", "-p", "4097", NULL }, "-p" },
+	{ { "-r", "x.replay", "-t", "0", NULL }, "-t" },
+	{ { "-r", "x.replay", "-s", "-1", NULL }, "-s" },
+	{ { "-r", "x.replay", "-s", "abc", NULL }, "abc" },
+	{ { "-r", "x.replay", "-s", "", NULL }, "-s" },
+	{ { "-c", "x.capture", "-x", "0", NULL }, "-x" },
+	{ { "-c", "a.capture", "-r", "b.replay", NULL }, "-n" },
+	{ { "-c", "a.capture", "-r", "b.replay", "-n", "..", NULL }, ".." },
+	{ { "-c", "a.capture", "-r", "b.replay", "-n", ".", NULL }, "name" },
+	{ { "-c", "a.capture", "-r", "b.replay", "-n", "a/b", NULL }, "a/b" },
+	{ { "-c", "a.capture", "-r", "b.replay", "-n", "", NULL }, "name" },
+	{ { "-c", "same", "-r", "same", "-n", "t", NULL }, "same" },
+	{ { "-i", "x.replay", "-P", NULL }, "-P" },
+	{ { "-i", "x.replay", "-c", "y.capture", NULL }, "-i" },
+	{ { "-P", "stray", NULL }, "stray" },
+};
+
+START_TEST(test_usage_error)
+{
+	char *out, *err;
+	int rc = run(usage_errors[_i].args, &out, &err);
+
+	ck_assert_msg(rc == 2, "case %d: exit %d, expected 2; stderr: %s", _i,
+		      rc, err);
+	ck_assert_msg(strstr(err, usage_errors[_i].msg),
+		      "case %d: stderr lacks '%s': %s", _i,
+		      usage_errors[_i].msg, err);
+	ck_assert_msg(!strncmp(err, "ioriot: ", 8), "case %d: %s", _i, err);
+	ck_assert_str_eq(out, "");
+	free(out);
+	free(err);
+}
+END_TEST
+
+/*
+ * Modes of later issues: exit 2 and say so.  Remove a case when its mode
+ * is built: run as root, it would then really capture, purge, ...
+ */
+static const struct {
+	const char *flag;
+	const char *file;	/* argument, created nowhere; NULL: none */
+} not_built[] = {
+	{ "-c", "x.capture" },
+	{ "-i", "x.replay" },
+	{ "-r", "x.replay" },
+	{ "-R", "x.replay" },
+	{ "-P", NULL },
+	{ "-T", NULL },
+	{ "-d", NULL },
+};
+
+START_TEST(test_not_built)
+{
+	char *dir = scratch();
+	char *file = join(dir, not_built[_i].file ? not_built[_i].file : "");
+	const char *args[] = { not_built[_i].flag,
+			       not_built[_i].file ? file : NULL, NULL };
+	char *out, *err;
+	int rc = run(args, &out, &err);
+
+	ck_assert_msg(rc == 2, "%s: exit %d", not_built[_i].flag, rc);
+	ck_assert_msg(strstr(err, "not built yet"), "%s: stderr: %s",
+		      not_built[_i].flag, err);
+	if (not_built[_i].file)
+		ck_assert_msg(!exists(file), "%s created %s",
+			      not_built[_i].flag, file);
+	free(out);
+	free(err);
+	free(file);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_missing_capture)
+{
+	char *dir = scratch();
+	char *capture = join(dir, "missing.capture");
+	char *replay = join(dir, "out.replay");
+	const char *args[] = { "-c", capture, "-r", replay, "-n", "test", NULL };
+	char *out, *err;
+
+	ck_assert_int_eq(run(args, &out, &err), 1);
+	ck_assert_msg(strstr(err, capture), "stderr lacks the file: %s", err);
+	ck_assert(!exists(replay));
+	free(out);
+	free(err);
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+#define HEADER "#|capture_version=4|\n#|mount=/|fstype=ext4|\n"
+#define EVENT "t=0;:,D=5;:,i=7:7;:,o=stat;:,p=/data/a;:,r=0;:,\n"
+
+START_TEST(test_generate_ok)
+{
+	char *dir = scratch();
+	char *capture = tu_write_str(dir, "in.capture", HEADER EVENT
+		"t=10;:,D=5;:,i=7:7;:,o=openat;:,d=-100;:,p=/data/a;:,f=0;:,r=3;:,\n"
+		"t=20;:,D=5;:,i=7:7;:,o=read;:,d=3;:,c=100;:,r=100;:,\n"
+		"t=30;:,D=5;:,i=7:7;:,o=close;:,d=3;:,r=0;:,\n");
+	char *replay = join(dir, "out.replay");
+	const char *args[] = { "-c", capture, "-r", replay, "-n", "test",
+			       "-u", "tester", NULL };
+	char *out, *err, *text;
+
+	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_msg(strstr(out, "Operations written: 4\n"), "stdout: %s",
+		      out);
+	ck_assert_msg(strstr(out, "Events: 4\n"), "stdout: %s", out);
+	ck_assert_msg(strstr(out, "Bad lines: 0\n"), "stdout: %s", out);
+	ck_assert_msg(strstr(out, "INIT files: 1\n"), "stdout: %s", out);
+	ck_assert_msg(strstr(out, "Replay file: "), "stdout: %s", out);
+	ck_assert_str_eq(err, "");
+	text = tu_read(replay, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(!strncmp(text, "#|replay_version=1|name=test|user=tester|\n",
+			       41), "replay file starts: %.60s", text);
+	ck_assert_ptr_nonnull(strstr(text, "\nf 100 /.ioriot/test/data/a\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\n#END|ops=4|\n"));
+	free(text);
+	free(out);
+	free(err);
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_generate_quiet)
+{
+	char *dir = scratch();
+	char *capture = tu_write_str(dir, "in.capture", HEADER EVENT);
+	char *replay = join(dir, "out.replay");
+	const char *args[] = { "-q", "-c", capture, "-r", replay, "-n", "test",
+			       NULL };
+	char *out, *err;
+
+	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_str_eq(out, "");
+	ck_assert_str_eq(err, "");
+	ck_assert(exists(replay));
+	free(out);
+	free(err);
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+/* A v3 log takes its mount table from --mounts. */
+START_TEST(test_generate_v3_mounts)
+{
+	char *dir = scratch();
+	char *capture, *mounts, *text;
+	char *replay = join(dir, "out.replay");
+	char *out, *err;
+
+	ck_assert(asprintf(&capture, "%s/generate/v3basic.capture",
+			   tu_datadir()) > 0);
+	ck_assert(asprintf(&mounts, "%s/generate/v3basic.mounts",
+			   tu_datadir()) > 0);
+	const char *args[] = { "-c", capture, "-r", replay, "-n", "test",
+			       "--mounts", mounts, NULL };
+	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_msg(strstr(out, "Capture version: 3\n"), "stdout: %s", out);
+	text = tu_read(replay, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text,
+		"\n#|sandbox=/data2/.ioriot/test|mount=/data2|fstype=xfs|\n"));
+	free(text);
+	free(out);
+	free(err);
+	free(mounts);
+	free(capture);
+	free(replay);
+	free(dir);
+}
+END_TEST
+
+/*
+ * Damaged inputs.  @where (with the file's path in front, e.g. "x:4:") and
+ * @what must appear on stderr; exit 1 means no output file, exit 0 a file
+ * from the valid events and one bad line counted.
+ */
+enum content { C_TEXT, C_GARBAGE, C_LONG };
+
+static const struct {
+	const char *file;
+	enum content kind;
+	const char *text;
+	size_t len;		/* of text; 0: strlen */
+	int rc;
+	const char *where;
+	const char *what;
+	const char *ops;	/* rc 0: "Operations written: N" line */
+} bad_inputs[] = {
+	{ "empty.capture", C_TEXT, "", 0, 1, ":", "empty", NULL },
+	{ "nohdr.capture", C_TEXT, EVENT, 0, 1, ":1:", "header", NULL },
+	{ "v9.capture", C_TEXT, "#|capture_version=9|\n" EVENT, 0, 1, ":1:",
+	  "version 9", NULL },
+	{ "garbage.capture", C_GARBAGE, NULL, 0, 1, ":1:", "header", NULL },
+	{ "bad.capture", C_TEXT, HEADER "garbage\nt=1;:,o=close;:,\n", 0, 1,
+	  ":", "4 lines", NULL },
+	{ "nul.capture", C_TEXT,
+	  HEADER EVENT "t=1;:,i=7:7;:,o=st\0at;:,p=/b;:,r=0;:,\n" EVENT,
+	  sizeof(HEADER EVENT "t=1;:,i=7:7;:,o=st\0at;:,p=/b;:,r=0;:,\n" EVENT) - 1,
+	  0, ":4:", "NUL", "Operations written: 2\n" },
+	{ "trunc.capture", C_TEXT, HEADER EVENT "t=1;:,i=7:7;:,o=stat;:,p=/b",
+	  0, 0, ":4:", "truncated", "Operations written: 1\n" },
+	{ "long.capture", C_LONG, NULL, 0, 0, ":4:", "too long",
+	  "Operations written: 2\n" },
+};
+
+/* Write bad_inputs[@i] into @dir; returns its path. */
+static char *write_bad_input(const char *dir, int i)
+{
+	size_t len = 1 << 20;
+	char *buf, *path;
+
+	switch (bad_inputs[i].kind) {
+	case C_TEXT:
+		len = bad_inputs[i].len ? bad_inputs[i].len :
+		      strlen(bad_inputs[i].text);
+		return tu_write(dir, bad_inputs[i].file, bad_inputs[i].text,
+				len);
+	case C_GARBAGE:
+		buf = malloc(4096);
+		ck_assert_ptr_nonnull(buf);
+		for (size_t j = 0; j < 4096; j++)
+			buf[j] = (char)(j * 37 + 11);
+		path = tu_write(dir, bad_inputs[i].file, buf, 4096);
+		free(buf);
+		return path;
+	case C_LONG:
+		/* a valid event, a 1 MB line, a valid event */
+		buf = malloc(len + 512);
+		ck_assert_ptr_nonnull(buf);
+		size_t n = (size_t)sprintf(buf, "%s%s%s", HEADER, EVENT,
+					   "t=1;:,i=7:7;:,o=stat;:,p=/");
+		memset(buf + n, 'a', len);
+		n += len;
+		n += (size_t)sprintf(buf + n, ";:,r=0;:,\n%s", EVENT);
+		path = tu_write(dir, bad_inputs[i].file, buf, n);
+		free(buf);
+		return path;
+	}
+	return NULL;
+}
+
+START_TEST(test_bad_input)
+{
+	char *dir = scratch();
+	char *capture = write_bad_input(dir, _i);
+	char *replay = join(dir, "out.replay");
+	const char *args[] = { "-c", capture, "-r", replay, "-n", "test", NULL };
+	char *out, *err, *where;
+	int rc = run(args, &out, &err);
+
+	ck_assert(asprintf(&where, "%s%s", capture, bad_inputs[_i].where) > 0);
+	ck_assert_msg(rc == bad_inputs[_i].rc, "%s: exit %d, expected %d: %s",
+		      bad_inputs[_i].file, rc, bad_inputs[_i].rc, err);
+	ck_assert_msg(strstr(err, where), "%s: stderr lacks '%s': %s",
+		      bad_inputs[_i].file, where, err);
+	ck_assert_msg(strstr(err, bad_inputs[_i].what), "%s: stderr lacks '%s': %s",
+		      bad_inputs[_i].file, bad_inputs[_i].what, err);
+	if (rc == 0) {
+		ck_assert_msg(strstr(err, "warning"), "%s: %s",
+			      bad_inputs[_i].file, err);
+		ck_assert_msg(strstr(out, "Bad lines: 1\n"), "%s: %s",
+			      bad_inputs[_i].file, out);
+		ck_assert_msg(strstr(out, bad_inputs[_i].ops), "%s: %s",
+			      bad_inputs[_i].file, out);
+		ck_assert(exists(replay));
+	} else {
+		ck_assert_msg(strstr(err, "error"), "%s: %s",
+			      bad_inputs[_i].file, err);
+		ck_assert_msg(!exists(replay), "%s: output written",
+			      bad_inputs[_i].file);
+	}
+	free(where);
+	free(out);
+	free(err);
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("options");
+
+	tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+	tcase_add_loop_test(tc, test_help, 0, 2);
+	tcase_add_loop_test(tc, test_version, 0, 2);
+	tcase_add_loop_test(tc, test_usage_error, 0,
+			    sizeof(usage_errors) / sizeof(usage_errors[0]));
+	tcase_add_loop_test(tc, test_not_built, 0,
+			    sizeof(not_built) / sizeof(not_built[0]));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("generate");
+	tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+	tcase_add_test(tc, test_missing_capture);
+	tcase_add_test(tc, test_generate_ok);
+	tcase_add_test(tc, test_generate_quiet);
+	tcase_add_test(tc, test_generate_v3_mounts);
+	tcase_add_loop_test(tc, test_bad_input, 0,
+			    sizeof(bad_inputs) / sizeof(bad_inputs[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,700 @@
+/*
+ * Tests of the generator (generate_run): golden replay files for small
+ * hand-written captures in tests/data/generate/, the well-formedness of
+ * what it writes, determinism, the summary counters, and the failure cases
+ * (an error, no output file and no temporary file left behind).
+ *
+ * Each NAME.capture has a NAME.replay next to it that was checked by hand,
+ * line by line; NAME.mounts, if present, is the local mount table used for
+ * v3 captures.  The "#|source=" header item holds the capture's path, so
+ * only that item is left out of the comparison.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ioriot/generate.h"
+#include "ioriot/log.h"
+#include "ioriot/rlog.h"
+#include "testutil.h"
+
+#define ERRLEN 8192
+#define SOURCE_ITEM "#|source="
+
+static const char *const goldens[] = {
+	"fdops",	/* every fd-based operation kind */
+	"pathops",	/* every path-based operation kind, creat, chdir */
+	"v3basic",	/* an I/O Riot v3 log with a local mount table */
+	"fork",		/* inherited fd; close on the last reference */
+	"dupexec",	/* dup2 onto an open fd, exec and O_CLOEXEC, exit */
+	"openfd",	/* fds open before the capture started */
+	"rename",	/* renamed files and directories, over a target */
+	"paths",	/* "..", pseudo file systems, sandboxes, mountpoints */
+	"mntonly",	/* only a non-root mount used */
+	"initsize",	/* INIT file sizes */
+	"order",	/* dependencies between timelines */
+	"eexist",	/* failures that prove a path exists or not */
+	"dirfds",	/* relative paths under a dirfd, second paths too */
+	"symlinks",	/* symlink targets: rewritten only into a sandbox */
+};
+
+#define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))
+
+/* Every tcase works below one directory that its unchecked teardown
+ * removes, so a failing test (which exits its forked process) leaves
+ * nothing behind. */
+static char *root;
+
+static void root_setup(void)
+{
+	root = tu_mkdtemp();
+}
+
+static void root_teardown(void)
+{
+	tu_rmtree(root);
+	free(root);
+	root = NULL;
+}
+
+static void quiet(void)
+{
+	log_set_level(LOG_ERROR);
+}
+
+/* A fresh directory below root. */
+static char *scratch(void)
+{
+	char *dir;
+
+	ck_assert(asprintf(&dir, "%s/t-XXXXXX", root) > 0);
+	ck_assert_msg(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	return dir;
+}
+
+/* tests/data/generate/NAME.EXT, malloc'd. */
+static char *fixture(const char *name, const char *ext)
+{
+	char *path;
+
+	ck_assert(asprintf(&path, "%s/generate/%s.%s", tu_datadir(), name,
+			   ext) > 0);
+	return path;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	char *path;
+
+	ck_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	return path;
+}
+
+/* Run the generator with test name "test" and user "tester". */
+static int run(const char *capture, const char *replay, const char *mounts,
+	       struct gen_summary *sum, char *err)
+{
+	struct gen_options opt = {
+		.capture_path = capture,
+		.replay_path = replay,
+		.name = "test",
+		.user = "tester",
+		.local_mounts = mounts,
+	};
+
+	err[0] = '\0';
+	return generate_run(&opt, sum, err, ERRLEN);
+}
+
+/* Generate fixture @name into @dir/@out; returns the replay path.  A v4
+ * capture carries its own mount table; NAME.mounts serves v3 ones. */
+static char *gen_fixture(const char *name, const char *dir, const char *out,
+			 struct gen_summary *sum)
+{
+	char *capture = fixture(name, "capture");
+	char *mounts = fixture(name, "mounts");
+	char *replay = join(dir, out);
+	char err[ERRLEN];
+	int rc = run(capture, replay, mounts, sum, err);
+
+	ck_assert_msg(rc == 0, "%s: generate failed (%d): %s", name, rc, err);
+	free(capture);
+	free(mounts);
+	return replay;
+}
+
+/* Number of entries in @dir; the name of the first other than @except goes
+ * to @other (if any, else ""). */
+static int count_entries(const char *dir, const char *except, char *other,
+			 size_t otherlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_msg(d, "%s: %s", dir, strerror(errno));
+	other[0] = '\0';
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		if ((!except || strcmp(de->d_name, except)) && !other[0])
+			snprintf(other, otherlen, "%s", de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Next line of *@pos (without newline) in @line; false at the end. */
+static bool next_line(const char **pos, char *line, size_t size)
+{
+	const char *s = *pos, *nl;
+	size_t len;
+
+	if (!*s)
+		return false;
+	nl = strchr(s, '\n');
+	len = nl ? (size_t)(nl - s) : strlen(s);
+	snprintf(line, size, "%.*s", (int)len, s);
+	*pos = nl ? nl + 1 : s + len;
+	return true;
+}
+
+/* A "#|source=PATH|rest" line without its PATH item. */
+static const char *without_source(const char *line)
+{
+	if (strncmp(line, SOURCE_ITEM, strlen(SOURCE_ITEM)) != 0)
+		return line;
+	const char *bar = strchr(line + strlen(SOURCE_ITEM), '|');
+	return bar ? bar : "";
+}
+
+/*
+ * Compare replay file @got with golden file @want line by line, ignoring
+ * the path in the source item; fail naming the first differing line.
+ */
+static void compare_golden(const char *got_path, const char *want_path)
+{
+	char *got = tu_read(got_path, NULL), *want = tu_read(want_path, NULL);
+	char gl[1024], wl[1024];
+	const char *gp, *wp;
+	int lineno = 0;
+
+	ck_assert_msg(got, "%s: cannot read", got_path);
+	ck_assert_msg(want, "%s: cannot read", want_path);
+	ck_assert_msg(got[0] && got[strlen(got) - 1] == '\n',
+		      "%s: does not end with a newline", got_path);
+	gp = got;
+	wp = want;
+	for (;;) {
+		bool hg = next_line(&gp, gl, sizeof(gl));
+		bool hw = next_line(&wp, wl, sizeof(wl));
+
+		lineno++;
+		if (!hg && !hw)
+			break;
+		ck_assert_msg(hg && hw && !strcmp(without_source(gl),
+						  without_source(wl)),
+			      "%s:%d differs from the generated file\n"
+			      "  expected: %s\n  got:      %s", want_path,
+			      lineno, hw ? wl : "(end of file)",
+			      hg ? gl : "(end of file)");
+	}
+	free(got);
+	free(want);
+}
+
+/*
+ * Read @path back with the replay file reader: every entry must parse, op
+ * ids must increase, dependencies must name earlier ops of other
+ * timelines, and #END must count the ops.
+ */
+static void check_wellformed(const char *path)
+{
+	char err[ERRLEN];
+	struct rlog_reader *r = rlog_open(path, err, sizeof(err));
+	struct rlog_entry e;
+	uint64_t ops = 0, last_id = 0, *tl = NULL;	/* timeline by id */
+	int rc;
+
+	ck_assert_msg(r, "%s", err);
+	ck_assert_str_eq(rlog_header(r)->name, "test");
+	ck_assert_str_eq(rlog_header(r)->user, "tester");
+	while ((rc = rlog_next(r, &e, err, sizeof(err))) > 0) {
+		const struct rlog_op *op = &e.op;
+		unsigned long long ln = (unsigned long long)e.lineno;
+
+		if (e.type != RLOG_ENTRY_OP)
+			continue;
+		ops++;
+		ck_assert_msg(op->id > last_id && op->id < 1000000,
+			      "%s:%llu: op id %llu does not follow id %llu",
+			      path, ln, (unsigned long long)op->id,
+			      (unsigned long long)last_id);
+		tl = realloc(tl, (op->id + 1) * sizeof(*tl));
+		ck_assert_ptr_nonnull(tl);
+		memset(tl + last_id + 1, 0, (op->id - last_id) * sizeof(*tl));
+		tl[op->id] = (uint64_t)op->pid << 32 | op->tid;
+		last_id = op->id;
+		for (int i = 0; i < op->deps.n; i++) {
+			uint64_t dep = op->deps.id[i];
+
+			ck_assert_msg(dep < op->id && tl[dep],
+				      "%s:%llu: dependency %llu is no earlier op",
+				      path, ln, (unsigned long long)dep);
+			ck_assert_msg(tl[dep] != tl[op->id],
+				      "%s:%llu: dependency %llu on its own timeline",
+				      path, ln, (unsigned long long)dep);
+		}
+	}
+	ck_assert_msg(rc == 0, "%s", err);
+	ck_assert_uint_eq(rlog_header(r)->ops, ops);
+	free(tl);
+	rlog_close(r);
+}
+
+/* True if @path (@len bytes) is absolute and has no "", "." or ".."
+ * component. */
+static bool normalised(const char *path, size_t len)
+{
+	size_t i = 0;
+
+	if (len == 0 || path[0] != '/')
+		return false;
+	while (i < len) {
+		size_t start = ++i;
+
+		while (i < len && path[i] != '/')
+			i++;
+		if (i == start || (i - start == 1 && path[start] == '.') ||
+		    (i - start == 2 && !memcmp(path + start, "..", 2)))
+			return false;
+	}
+	return true;
+}
+
+/* True if normalised @path lies in (or is) a sandbox of @hdr. */
+static bool in_sandbox(const struct rlog_header *hdr, const char *path,
+		       size_t len)
+{
+	if (!normalised(path, len))
+		return false;
+	for (size_t i = 0; i < hdr->nsandboxes; i++) {
+		size_t sl = strlen(hdr->sandboxes[i]);
+
+		if (len >= sl && !memcmp(path, hdr->sandboxes[i], sl) &&
+		    (len == sl || path[sl] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every path a replay file names must lie inside a sandbox its header
+ * declares: INIT paths, path= and path2=.  Symlink content (target=) is
+ * data, kept as captured unless it maps into a sandbox (replay-format.md
+ * section 6); the symlinks golden file pins that down.
+ */
+static void check_confined(const char *path)
+{
+	char err[ERRLEN];
+	struct rlog_reader *r = rlog_open(path, err, sizeof(err));
+	const struct rlog_header *hdr;
+	struct rlog_entry e;
+	int rc;
+
+	ck_assert_msg(r, "%s", err);
+	hdr = rlog_header(r);
+	ck_assert_uint_gt(hdr->nsandboxes, 0);
+	while ((rc = rlog_next(r, &e, err, sizeof(err))) > 0) {
+		const struct rlog_op *op = &e.op;
+		unsigned long long ln = (unsigned long long)e.lineno;
+
+		if (e.type == RLOG_ENTRY_INIT) {
+			ck_assert_msg(in_sandbox(hdr, e.init_path,
+						 e.init_path_len),
+				      "%s:%llu: INIT path %s outside the sandboxes",
+				      path, ln, e.init_path);
+			continue;
+		}
+		if (op->have & RL_PATH2)
+			ck_assert_msg(in_sandbox(hdr, op->path2,
+						 op->path2_len),
+				      "%s:%llu: path2 %s outside the sandboxes",
+				      path, ln, op->path2);
+		if (!(op->have & RL_PATH))
+			continue;
+		ck_assert_msg(in_sandbox(hdr, op->path, op->path_len),
+			      "%s:%llu: path %s outside the sandboxes",
+			      path, ln, op->path);
+	}
+	ck_assert_msg(rc == 0, "%s", err);
+	rlog_close(r);
+}
+
+START_TEST(test_golden)
+{
+	const char *name = goldens[_i];
+	struct gen_summary sum;
+	char *dir = scratch();
+	char *replay = gen_fixture(name, dir, "test.replay", &sum);
+	char *want = fixture(name, "replay");
+	char other[256];
+
+	compare_golden(replay, want);
+	ck_assert_msg(count_entries(dir, "test.replay", other,
+				    sizeof(other)) == 1,
+		      "%s: left %s in the output directory", name, other);
+	free(want);
+	free(replay);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_wellformed)
+{
+	const char *name = goldens[_i];
+	struct gen_summary sum;
+	char *dir = scratch();
+	char *want = fixture(name, "replay");
+	char *replay;
+
+	check_wellformed(want);		/* the hand-written file */
+	replay = gen_fixture(name, dir, "test.replay", &sum);
+	check_wellformed(replay);
+	free(want);
+	free(replay);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_confined)
+{
+	struct gen_summary sum;
+	char *dir = scratch();
+	char *want = fixture(goldens[_i], "replay");
+	char *replay;
+
+	check_confined(want);		/* the hand-written file */
+	replay = gen_fixture(goldens[_i], dir, "test.replay", &sum);
+	check_confined(replay);
+	free(want);
+	free(replay);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_deterministic)
+{
+	struct gen_summary s1, s2;
+	char *dir = scratch();
+	char *a = gen_fixture("fdops", dir, "a.replay", &s1);
+	char *b = gen_fixture("fdops", dir, "b.replay", &s2);
+	size_t alen, blen;
+	char *ta = tu_read(a, &alen), *tb = tu_read(b, &blen);
+
+	ck_assert_ptr_nonnull(ta);
+	ck_assert_ptr_nonnull(tb);
+	ck_assert_uint_gt(alen, 1000);
+	ck_assert_uint_eq(alen, blen);
+	ck_assert_msg(memcmp(ta, tb, alen) == 0, "two runs differ");
+	ck_assert_uint_eq(s1.ops, s2.ops);
+	ck_assert_uint_eq(s1.init_bytes, s2.init_bytes);
+	free(ta);
+	free(tb);
+	free(a);
+	free(b);
+	free(dir);
+}
+END_TEST
+
+/* Expected operation counts of fdops, by replay name. */
+static const struct {
+	enum sys_id sys;
+	uint64_t n;
+} fdops_ops[] = {
+	{ SYS_OPENAT, 8 }, { SYS_CLOSE, 7 }, { SYS_READ, 2 },
+	{ SYS_PREAD64, 1 }, { SYS_READV, 1 }, { SYS_PREADV2, 1 },
+	{ SYS_WRITE, 3 }, { SYS_PWRITE64, 1 }, { SYS_WRITEV, 1 },
+	{ SYS_LSEEK, 2 }, { SYS_SENDFILE, 1 }, { SYS_COPY_FILE_RANGE, 1 },
+	{ SYS_FSYNC, 1 }, { SYS_FDATASYNC, 1 }, { SYS_SYNC, 1 },
+	{ SYS_SYNCFS, 1 }, { SYS_SYNC_FILE_RANGE, 1 }, { SYS_FALLOCATE, 1 },
+	{ SYS_FTRUNCATE, 1 }, { SYS_FADVISE64, 1 }, { SYS_READAHEAD, 1 },
+	{ SYS_FSTAT, 1 }, { SYS_NEWFSTATAT, 1 }, { SYS_STATX, 1 },
+	{ SYS_FSTATFS, 1 }, { SYS_GETDENTS64, 2 }, { SYS_FCHMOD, 1 },
+	{ SYS_FCHOWN, 1 }, { SYS_UTIMENSAT, 1 }, { SYS_FCNTL, 2 },
+	{ SYS_MMAP, 1 }, { SYS_MUNMAP, 1 },
+};
+
+START_TEST(test_summary_fdops)
+{
+	struct gen_summary s;
+	char *dir = scratch();
+	char *replay = gen_fixture("fdops", dir, "test.replay", &s);
+	uint64_t listed = 0;
+
+	ck_assert_int_eq(s.capture_version, 4);
+	ck_assert_uint_eq(s.lines, 65);		/* 4 header + 61 events */
+	ck_assert_uint_eq(s.events, 61);
+	for (int i = 0; i < CAPLOG_BAD_COUNT; i++)
+		ck_assert_uint_eq(s.bad[i], 0);
+	ck_assert_uint_eq(s.ops, 51);
+	for (size_t i = 0; i < sizeof(fdops_ops) / sizeof(fdops_ops[0]); i++) {
+		uint64_t got = s.ops_per_sys[fdops_ops[i].sys];
+
+		ck_assert_msg(got == fdops_ops[i].n, "%s: %llu ops, expected %llu",
+			      sys_info(fdops_ops[i].sys)->replay_name,
+			      (unsigned long long)got,
+			      (unsigned long long)fdops_ops[i].n);
+		listed += fdops_ops[i].n;
+	}
+	ck_assert_uint_eq(listed, s.ops);	/* and no op of another kind */
+	ck_assert_uint_eq(s.filtered[GF_NOT_FILE], 2);
+	ck_assert_uint_eq(s.filtered[GF_FD_TABLE], 10);
+	ck_assert_uint_eq(s.filtered[GF_UNKNOWN_FD], 0);
+	ck_assert_uint_eq(s.filtered[GF_PSEUDO], 0);
+	ck_assert_uint_eq(s.timelines, 1);
+	ck_assert_uint_eq(s.processes, 1);
+	/* /, data, a, out, rel.txt, sub, x */
+	ck_assert_uint_eq(s.paths, 7);
+	ck_assert_uint_eq(s.init_dirs, 1);
+	ck_assert_uint_eq(s.init_files, 2);
+	ck_assert_uint_eq(s.init_bytes, 20050);
+	ck_assert_uint_eq(s.init_absent, 1);
+	ck_assert_uint_eq(s.lost_events, 0);
+	ck_assert_uint_eq(s.duration_ns, 60000);
+	free(replay);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_summary_paths)
+{
+	struct gen_summary s;
+	char *dir = scratch();
+	char *replay = gen_fixture("paths", dir, "test.replay", &s);
+
+	ck_assert_uint_eq(s.events, 19);
+	ck_assert_uint_eq(s.ops, 11);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_STAT], 10);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_OPENAT], 1);
+	ck_assert_uint_eq(s.filtered[GF_PSEUDO], 4);
+	ck_assert_uint_eq(s.filtered[GF_OWN], 2);
+	ck_assert_uint_eq(s.filtered[GF_RELATIVE], 1);
+	ck_assert_uint_eq(s.filtered[GF_UNKNOWN_FD], 0);
+	ck_assert_uint_eq(s.filtered[GF_NO_MOUNT], 0);
+	ck_assert_uint_eq(s.lost_events, 42);
+	ck_assert_uint_eq(s.timelines, 1);	/* the lost record has none */
+	free(replay);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_summary_processes)
+{
+	struct gen_summary s;
+	char *dir = scratch();
+	char *replay = gen_fixture("order", dir, "test.replay", &s);
+
+	ck_assert_uint_eq(s.timelines, 3);
+	ck_assert_uint_eq(s.processes, 2);
+	/* the fork record of the thread */
+	ck_assert_uint_eq(s.filtered[GF_FD_TABLE], 1);
+	free(replay);
+	free(dir);
+}
+END_TEST
+
+/* A generate that must fail: @rc expected, no file at @replay and nothing
+ * but @keep (may be NULL) left in @dir. */
+static void expect_failure(const char *capture, const char *replay,
+			   const char *dir, const char *keep, int want_rc,
+			   const char *in_msg)
+{
+	struct gen_summary sum;
+	char err[ERRLEN], other[256];
+	struct stat st;
+	int rc = run(capture, replay, NULL, &sum, err);
+
+	ck_assert_msg(rc == want_rc, "generate returned %d (%s), expected %d",
+		      rc, err, want_rc);
+	ck_assert_msg(err[0], "no error message");
+	ck_assert_msg(strstr(err, in_msg), "message '%s' does not name '%s'",
+		      err, in_msg);
+	if (!keep)
+		ck_assert_msg(stat(replay, &st) < 0 && errno == ENOENT,
+			      "%s exists after a failure", replay);
+	ck_assert_msg(count_entries(dir, keep, other, sizeof(other)) ==
+		      (keep ? 1 : 0), "left %s in %s", other, dir);
+}
+
+START_TEST(test_fail_no_output_dir)
+{
+	char *dir = scratch();
+	char *capture = fixture("fork", "capture");
+	char *replay = join(dir, "nodir/out.replay");
+
+	expect_failure(capture, replay, dir, NULL, -ENOENT, "nodir");
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_fail_output_dir_is_file)
+{
+	char *dir = scratch();
+	char *capture = fixture("fork", "capture");
+	char *file = tu_write_str(dir, "file", "not a directory\n");
+	char *replay = join(dir, "file/out.replay");
+
+	expect_failure(capture, replay, dir, "file", -ENOTDIR, "file");
+	free(file);
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_fail_output_dir_read_only)
+{
+	char *dir = scratch();
+	char *capture = fixture("fork", "capture");
+	char *ro = join(dir, "ro");
+	char *replay = join(ro, "out.replay");
+
+	ck_assert_int_eq(mkdir(ro, 0555), 0);
+	if (access(ro, W_OK) == 0) {
+		/* root ignores the mode: nothing to test here */
+		rmdir(ro);
+	} else {
+		expect_failure(capture, replay, ro, NULL, -EACCES, "ro");
+	}
+	free(replay);
+	free(ro);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+/* The final rename fails: the temporary output must be removed. */
+START_TEST(test_fail_output_is_dir)
+{
+	char *dir = scratch();
+	char *capture = fixture("fork", "capture");
+	char *replay = join(dir, "out.replay");
+	struct stat st;
+
+	ck_assert_int_eq(mkdir(replay, 0755), 0);
+	expect_failure(capture, replay, dir, "out.replay", -EISDIR,
+		       "out.replay");
+	ck_assert_int_eq(stat(replay, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_fail_only_bad_lines)
+{
+	char *dir = scratch();
+	char *capture = tu_write_str(dir, "bad.capture",
+		"#|capture_version=4|\n"
+		"#|mount=/|fstype=ext4|\n"
+		"this is not a capture line\n"
+		"t=1;:,i=1:1;:,o=no_such_op;:,r=0;:,\n"
+		"t=x;:,i=1:1;:,o=close;:,d=3;:,r=0;:,\n"
+		"i=1:1;:,o=close;:,d=3;:,r=0;:,\n");
+	char *replay = join(dir, "out.replay");
+	struct gen_summary sum;
+	char err[ERRLEN], other[256];
+
+	ck_assert_int_eq(run(capture, replay, NULL, &sum, err), -ENODATA);
+	ck_assert_msg(strstr(err, capture), "message '%s' lacks the file", err);
+	ck_assert_uint_eq(sum.events, 0);
+	ck_assert_uint_eq(sum.bad[CAPLOG_BAD_SYNTAX], 2);
+	ck_assert_uint_eq(sum.bad[CAPLOG_BAD_UNKNOWN_OP], 1);
+	ck_assert_uint_eq(sum.bad[CAPLOG_BAD_MISSING], 1);
+	ck_assert_msg(access(replay, F_OK) < 0, "output written");
+	ck_assert_msg(count_entries(dir, "bad.capture", other,
+				    sizeof(other)) == 1, "left %s", other);
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_fail_missing_capture)
+{
+	char *dir = scratch();
+	char *capture = join(dir, "missing.capture");
+	char *replay = join(dir, "out.replay");
+
+	expect_failure(capture, replay, dir, NULL, -ENOENT, "missing.capture");
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+/* v3 logs without a readable local mount table cannot be rewritten. */
+START_TEST(test_fail_v3_no_mount_table)
+{
+	char *dir = scratch();
+	char *capture = fixture("v3basic", "capture");
+	char *mounts = join(dir, "no-such-mounts");
+	char *replay = join(dir, "out.replay");
+	struct gen_summary sum;
+	char err[ERRLEN], other[256];
+
+	ck_assert_int_eq(run(capture, replay, mounts, &sum, err), -ENOENT);
+	ck_assert_msg(strstr(err, "no-such-mounts"), "message: %s", err);
+	ck_assert_msg(count_entries(dir, NULL, other, sizeof(other)) == 0,
+		      "left %s", other);
+	free(replay);
+	free(mounts);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+Suite *generate_suite(void)
+{
+	Suite *s = suite_create("generate");
+	TCase *tc = tcase_create("golden");
+
+	tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+	tcase_add_checked_fixture(tc, quiet, NULL);
+	tcase_add_loop_test(tc, test_golden, 0, NGOLDENS);
+	tcase_add_loop_test(tc, test_wellformed, 0, NGOLDENS);
+	tcase_add_loop_test(tc, test_confined, 0, NGOLDENS);
+	tcase_add_test(tc, test_deterministic);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("summary");
+	tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+	tcase_add_checked_fixture(tc, quiet, NULL);
+	tcase_add_test(tc, test_summary_fdops);
+	tcase_add_test(tc, test_summary_paths);
+	tcase_add_test(tc, test_summary_processes);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("failure");
+	tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+	tcase_add_checked_fixture(tc, quiet, NULL);
+	tcase_add_test(tc, test_fail_no_output_dir);
+	tcase_add_test(tc, test_fail_output_dir_is_file);
+	tcase_add_test(tc, test_fail_output_dir_read_only);
+	tcase_add_test(tc, test_fail_output_is_dir);
+	tcase_add_test(tc, test_fail_only_bad_lines);
+	tcase_add_test(tc, test_fail_missing_capture);
+	tcase_add_test(tc, test_fail_v3_no_mount_table);
+	suite_add_tcase(s, tc);
+	return s;
+}
