@@ -36,6 +36,9 @@ struct node {
 	bool from_start;		/* content dates from before the capture */
 	bool attached;			/* reachable through the hash */
 	bool init_keep;			/* scratch for INIT output (generate.c) */
+	bool has_children;
+	char *full;			/* path cache: the path it was found by */
+	uint32_t full_len, full_gen;
 	uint64_t init_size;		/* INIT size of a pre-existing file */
 	uint64_t wlo, whi;		/* hull of ranges written in capture */
 	uint64_t cur_size;		/* best estimate of the current size */

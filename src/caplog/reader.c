@@ -91,8 +91,10 @@ static void reject(struct caplog_reader *r, const struct line *ln,
 			 r->path);
 }
 
-/* Keys whose values are text; every other key holds a decimal number. */
-#define TEXT_KEYS (BIT('o') | BIT('i') | BIT('p') | BIT('P') | BIT('k') | BIT('T'))
+/* Keys whose values are text, and keys holding PID:TID; every other key
+ * holds a decimal number. */
+#define TEXT_KEYS (BIT('o') | BIT('p') | BIT('P') | BIT('T'))
+#define ID_KEYS (BIT('i') | BIT('k'))
 
 /*
  * Parse the decimal number at *@pp, optionally negative, and leave *@pp
@@ -147,33 +149,40 @@ scan_number(char **pp, const char *end, int64_t *out)
 	return true;
 }
 
-/* Bytes that end a text value: ';' and the line's NUL. */
-static const unsigned char text_stop[256] = { [0] = 1, [';'] = 1 };
-
-/* Parse "PID:TID" (@len bytes).  Returns 0 or -EINVAL. */
-static int parse_ids(const char *s, size_t len, uint32_t *pid, uint32_t *tid)
+/*
+ * The first ';' or NUL at or after @q, eight bytes at a time (lines end with
+ * a NUL and are padded, so the reads stay inside the buffer).  In the zero
+ * byte test only bytes above the first match can be false positives.
+ */
+static inline char *find_stop(char *q)
 {
-	char *p = (char *)s;
-	const char *end = s + len;
-	int64_t a, b;
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
 
-	if (!scan_number(&p, end, &a) || p == end || *p++ != ':' ||
-	    !scan_number(&p, end, &b) || p != end)
-		return -EINVAL;
-	if (a < 0 || b < 0 || a > UINT32_MAX || b > UINT32_MAX)
-		return -EINVAL;
-	*pid = (uint32_t)a;
-	*tid = (uint32_t)b;
-	return 0;
+	for (;; q += 8) {
+		uint64_t x, semi;
+		memcpy(&x, q, 8);
+		semi = x ^ (ones * ';');
+		uint64_t hit = (((x - ones) & ~x) | ((semi - ones) & ~semi)) & highs;
+		if (hit)
+			return q + (__builtin_ctzll(hit) >> 3);
+	}
 }
 
-/*
- * Split @s into fields in one pass, parsing numbers on the way.  A field ends
- * with ";:,"; a last field without it is accepted (v3 readahead lines end
- * that way).  v4 text values hold no raw ';' (it is escaped), v2/v3 text
- * values are raw and end only at ";:,".  Returns NULL, or a description of
- * what is wrong with the reason in @why.
- */
+/* Parse "PID:TID" at *@pp into pid << 32 | tid.  False if malformed. */
+static inline bool scan_ids(char **pp, const char *end, int64_t *out)
+{
+	int64_t pid, tid;
+
+	if (!scan_number(pp, end, &pid) || *pp >= end || **pp != ':')
+		return false;
+	(*pp)++;
+	if (!scan_number(pp, end, &tid) || pid < 0 || tid < 0 ||
+	    pid > UINT32_MAX || tid > UINT32_MAX)
+		return false;
+	*out = (int64_t)((uint64_t)pid << 32 | (uint64_t)tid);
+	return true;
+}
+
 /*
  * A syntax error at @p: the rest of the line, from @p on, is still as read,
  * so a NUL byte there is the better explanation.  Returns the message.
@@ -206,16 +215,17 @@ static const char *split_fields(char *s, size_t len, int version,
 
 		if (!keep && version < 4)
 			return bad_syntax(p, end, "unknown key", why);
-		if (keep && !(TEXT_KEYS >> slot & 1)) {
+		if (keep && (ID_KEYS >> slot & 1)) {
+			if (!scan_ids(&q, end, &f->num[slot]))
+				return bad_syntax(q, end, "bad PID:TID", why);
+		} else if (keep && !(TEXT_KEYS >> slot & 1)) {
 			if (!scan_number(&q, end, &f->num[slot]))
 				return bad_syntax(q, end, "bad number", why);
 		} else {
-			while (!text_stop[(unsigned char)*q])
-				q++;
+			q = find_stop(q);
 			while (version < 4 && q < end && *q == ';' &&
 			       !(end - q >= 3 && q[1] == ':' && q[2] == ','))
-				while (!text_stop[(unsigned char)*++q])
-					;
+				q = find_stop(q + 1);
 			if (keep) {
 				f->str[slot] = v;
 				f->len[slot] = (uint32_t)(q - v);
@@ -223,9 +233,10 @@ static const char *split_fields(char *s, size_t len, int version,
 		}
 		if (q < end) {
 			if (end - q < 3 || q[0] != ';' || q[1] != ':' || q[2] != ',')
-				return bad_syntax(q, end, keep && !(TEXT_KEYS >> slot & 1) ?
-						  "bad number" : "field not ended by ;:,",
-						  why);
+				return bad_syntax(q, end, !keep || (TEXT_KEYS >> slot & 1) ?
+						  "field not ended by ;:," :
+						  (ID_KEYS >> slot & 1) ? "bad PID:TID" :
+						  "bad number", why);
 			*q = '\0';
 			p = q + 3;
 		} else {
@@ -304,8 +315,8 @@ static const char *build_event(struct caplog_reader *r, struct fields *f,
 	ev->fd = ev->fd2 = -1;
 	ev->path = ev->path2 = "";
 	ev->sys = (enum sys_id)sys;
-	if (parse_ids(f->str[SLOT('i')], f->len[SLOT('i')], &ev->pid, &ev->tid))
-		return "bad i=PID:TID";
+	ev->pid = (uint32_t)((uint64_t)NUM(f, 'i') >> 32);
+	ev->tid = (uint32_t)NUM(f, 'i');
 
 	t = NUM(f, 't');
 	if (HAS(f, 'D'))
@@ -346,9 +357,8 @@ static const char *build_event(struct caplog_reader *r, struct fields *f,
 			ev->have |= CAP_ADDR2;
 		}
 		if (HAS(f, 'k')) {
-			if (parse_ids(f->str[SLOT('k')], f->len[SLOT('k')],
-				      &ev->child_pid, &ev->child_tid))
-				return "bad k=PID:TID";
+			ev->child_pid = (uint32_t)((uint64_t)NUM(f, 'k') >> 32);
+			ev->child_tid = (uint32_t)NUM(f, 'k');
 			ev->have |= CAP_CHILD;
 		}
 		if (t < 0)

@@ -10,12 +10,20 @@
 #include "ioriot/nstree.h"
 #include "ioriot/pathmap.h"
 
+/* A direct-mapped cache of whole paths, checked against the tree. */
+struct path_slot {
+	uint64_t hash;
+	struct node *node;
+};
+
 struct nstree {
 	struct node **buckets;
 	size_t mask;
 	uint64_t count;
 	struct node *root;
 	struct node *first, *last;	/* creation order */
+	struct path_slot *paths;	/* mask + 1 slots, like buckets */
+	uint32_t gen;			/* bumped when cached paths go stale */
 };
 
 /* Hash of (parent, name), eight name bytes at a time. */
@@ -65,9 +73,15 @@ static int grow(struct nstree *t)
 {
 	size_t cap = (t->mask + 1) * 2;
 	struct node **b = calloc(cap, sizeof(*b));
+	struct path_slot *paths = calloc(cap, sizeof(*paths));
 
-	if (!b)
+	if (!b || !paths) {
+		free(b);
+		free(paths);
 		return -ENOMEM;
+	}
+	free(t->paths);
+	t->paths = paths;
 	for (size_t i = 0; i <= t->mask; i++) {
 		struct node *n = t->buckets[i];
 		while (n) {
@@ -112,7 +126,8 @@ struct nstree *nstree_new(void)
 		return NULL;
 	t->mask = 1023;
 	t->buckets = calloc(t->mask + 1, sizeof(*t->buckets));
-	if (!t->buckets)
+	t->paths = calloc(t->mask + 1, sizeof(*t->paths));
+	if (!t->buckets || !t->paths)
 		goto err;
 	t->root = node_new(t, NULL, "", 0);
 	if (!t->root)
@@ -120,6 +135,7 @@ struct nstree *nstree_new(void)
 	t->root->type = NT_DIR;
 	t->root->state = NS_EXISTS;
 	t->root->attached = true;
+	t->gen = 1;
 	return t;
 err:
 	nstree_free(t);
@@ -148,6 +164,7 @@ static struct node *child(struct nstree *t, struct node *parent,
 	struct node *n = node_new(t, parent, name, len);
 	if (!n)
 		return NULL;
+	parent->has_children = true;
 	/* Below a directory known to be absent or created in the capture,
 	 * nothing can have existed before it. */
 	if (parent->state == NS_ABSENT || (!parent->preexisting &&
@@ -159,8 +176,53 @@ static struct node *child(struct nstree *t, struct node *parent,
 	return n;
 }
 
+static uint64_t hash_path(const char *path, size_t len)
+{
+	const uint64_t mul = 0xff51afd7ed558ccdULL;
+	uint64_t h = len;
+
+	for (; len >= 8; path += 8, len -= 8) {
+		uint64_t w;
+		memcpy(&w, path, 8);
+		h = (h ^ w) * mul;
+		h ^= h >> 29;
+	}
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)path[i]) * mul;
+	return h ^ h >> 32;
+}
+
+/* Store @path as @n's cached path.  False (and nothing cached) on ENOMEM. */
+static bool remember_path(struct node *n, const char *path, size_t len,
+			  uint32_t gen)
+{
+	if (n->full_len != len) {
+		char *full = realloc(n->full, len);
+		if (!full) {
+			n->full_gen = 0;
+			return false;
+		}
+		n->full = full;
+		n->full_len = (uint32_t)len;
+	}
+	memcpy(n->full, path, len);
+	n->full_gen = gen;
+	return true;
+}
+
 struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
 {
+	uint64_t h = hash_path(path, len);
+	struct path_slot *slot = &t->paths[h & t->mask];
+
+	/* Paths repeat: most look-ups end here, without a walk.  A node's
+	 * cached path is valid while it is attached and no directory with
+	 * children has moved (t->gen); a moved file drops its own. */
+	struct node *hit = slot->node;
+	if (hit && slot->hash == h && hit->attached && hit->full_gen == t->gen &&
+	    hit->full_len == len && memcmp(hit->full, path, len) == 0)
+		return hit;
+
 	struct node *n = t->root;
 	size_t i = 0;
 
@@ -172,6 +234,12 @@ struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
 			i++;
 		if (i > start)
 			n = child(t, n, path + start, i - start);
+	}
+	if (n && remember_path(n, path, len, t->gen)) {
+		/* child() may have grown the tables: index afresh. */
+		slot = &t->paths[h & t->mask];
+		slot->hash = h;
+		slot->node = n;
 	}
 	return n;
 }
@@ -281,6 +349,7 @@ void nstree_removed(struct node *n)
 static int move_node(struct nstree *t, struct node *n, struct node *parent,
 		     const char *name, size_t len)
 {
+	n->full_gen = 0;
 	if (n->attached)
 		hash_remove(t, n);
 	if (n->name != n->orig_name)
@@ -313,6 +382,10 @@ int nstree_rename(struct nstree *t, struct node *from, struct node *to,
 
 	if (from == to)
 		return 0;
+	/* Cached paths below a moved directory are stale; a moved file's
+	 * own is dropped by move_node(). */
+	if (from->has_children || (exchange && to->has_children))
+		t->gen++;
 	nstree_exists(from, NT_UNKNOWN);
 	if (exchange)
 		nstree_exists(to, NT_UNKNOWN);
@@ -423,9 +496,11 @@ void nstree_free(struct nstree *t)
 		struct node *next = n->all_next;
 		if (n->name != n->orig_name)
 			free(n->name);
+		free(n->full);
 		free(n);
 		n = next;
 	}
 	free(t->buckets);
+	free(t->paths);
 	free(t);
 }
