@@ -114,11 +114,11 @@ check: deps
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
-	$(Q)bench/generate.sh $(BIN) $(OUTPUT)
+	$(Q)bench/generate.sh $(CURDIR)/$(BIN) $(OUTPUT)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
-	$(Q)scripts/demo.sh $(BIN) $(OUTPUT)/bench/mkcapture
+	$(Q)scripts/demo.sh $(CURDIR)/$(BIN) $(CURDIR)/$(OUTPUT)/bench/mkcapture
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8

@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 
 echo "== 1. capture (sample): a mail archive workload, 50000 events, 40 threads"
 "$mkcapture" -l 50000 -f 2000 -t 40 -p 8 "$work/io.capture"
-head -n 4 "$work/io.capture" | cut -c 1-160
+grep -v '^#' "$work/io.capture" | head -n 6 | cut -c 1-160
 echo "   ..."
 echo
 echo "== 2. generate: ioriot -c io.capture -r io.replay -n demo -u nobody"
