@@ -15,40 +15,6 @@
 
 #define MAX_ARGS 16
 
-/* The tcase's directory; its unchecked teardown removes it, so a failing
- * test (which exits its forked process) leaves nothing behind. */
-static char *root;
-
-static void root_setup(void)
-{
-	root = tu_mkdtemp();
-}
-
-static void root_teardown(void)
-{
-	tu_rmtree(root);
-	free(root);
-	root = NULL;
-}
-
-/* A fresh directory below root. */
-static char *scratch(void)
-{
-	char *dir;
-
-	ck_assert(asprintf(&dir, "%s/t-XXXXXX", root) > 0);
-	ck_assert_msg(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-	return dir;
-}
-
-static char *join(const char *dir, const char *name)
-{
-	char *path;
-
-	ck_assert(asprintf(&path, "%s/%s", dir, name) > 0);
-	return path;
-}
-
 static bool exists(const char *path)
 {
 	struct stat st;
@@ -180,8 +146,8 @@ static const struct {
 
 START_TEST(test_not_built)
 {
-	char *dir = scratch();
-	char *file = join(dir, not_built[_i].file ? not_built[_i].file : "");
+	char *dir = tu_scratch();
+	char *file = tu_join(dir, not_built[_i].file ? not_built[_i].file : "");
 	const char *args[] = { not_built[_i].flag,
 			       not_built[_i].file ? file : NULL, NULL };
 	char *out, *err;
@@ -202,9 +168,9 @@ END_TEST
 
 START_TEST(test_missing_capture)
 {
-	char *dir = scratch();
-	char *capture = join(dir, "missing.capture");
-	char *replay = join(dir, "out.replay");
+	char *dir = tu_scratch();
+	char *capture = tu_join(dir, "missing.capture");
+	char *replay = tu_join(dir, "out.replay");
 	const char *args[] = { "-c", capture, "-r", replay, "-n", "test", NULL };
 	char *out, *err;
 
@@ -224,12 +190,12 @@ END_TEST
 
 START_TEST(test_generate_ok)
 {
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *capture = tu_write_str(dir, "in.capture", HEADER EVENT
 		"t=10;:,D=5;:,i=7:7;:,o=openat;:,d=-100;:,p=/data/a;:,f=0;:,r=3;:,\n"
 		"t=20;:,D=5;:,i=7:7;:,o=read;:,d=3;:,c=100;:,r=100;:,\n"
 		"t=30;:,D=5;:,i=7:7;:,o=close;:,d=3;:,r=0;:,\n");
-	char *replay = join(dir, "out.replay");
+	char *replay = tu_join(dir, "out.replay");
 	const char *args[] = { "-c", capture, "-r", replay, "-n", "test",
 			       "-u", "tester", NULL };
 	char *out, *err, *text;
@@ -259,9 +225,9 @@ END_TEST
 
 START_TEST(test_generate_quiet)
 {
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *capture = tu_write_str(dir, "in.capture", HEADER EVENT);
-	char *replay = join(dir, "out.replay");
+	char *replay = tu_join(dir, "out.replay");
 	const char *args[] = { "-q", "-c", capture, "-r", replay, "-n", "test",
 			       NULL };
 	char *out, *err;
@@ -281,9 +247,9 @@ END_TEST
 /* A v3 log takes its mount table from --mounts. */
 START_TEST(test_generate_v3_mounts)
 {
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *capture, *mounts, *text;
-	char *replay = join(dir, "out.replay");
+	char *replay = tu_join(dir, "out.replay");
 	char *out, *err;
 
 	ck_assert(asprintf(&capture, "%s/generate/v3basic.capture",
@@ -380,9 +346,9 @@ static char *write_bad_input(const char *dir, int i)
 
 START_TEST(test_bad_input)
 {
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *capture = write_bad_input(dir, _i);
-	char *replay = join(dir, "out.replay");
+	char *replay = tu_join(dir, "out.replay");
 	const char *args[] = { "-c", capture, "-r", replay, "-n", "test", NULL };
 	char *out, *err, *where;
 	int rc = run(args, &out, &err);
@@ -422,7 +388,7 @@ Suite *cli_suite(void)
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("options");
 
-	tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_loop_test(tc, test_help, 0, 2);
 	tcase_add_loop_test(tc, test_version, 0, 2);
 	tcase_add_loop_test(tc, test_usage_error, 0,
@@ -432,7 +398,7 @@ Suite *cli_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("generate");
-	tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_missing_capture);
 	tcase_add_test(tc, test_generate_ok);
 	tcase_add_test(tc, test_generate_quiet);

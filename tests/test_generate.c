@@ -45,36 +45,9 @@ static const char *const goldens[] = {
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))
 
-/* Every tcase works below one directory that its unchecked teardown
- * removes, so a failing test (which exits its forked process) leaves
- * nothing behind. */
-static char *root;
-
-static void root_setup(void)
-{
-	root = tu_mkdtemp();
-}
-
-static void root_teardown(void)
-{
-	tu_rmtree(root);
-	free(root);
-	root = NULL;
-}
-
 static void quiet(void)
 {
 	log_set_level(LOG_ERROR);
-}
-
-/* A fresh directory below root. */
-static char *scratch(void)
-{
-	char *dir;
-
-	ck_assert(asprintf(&dir, "%s/t-XXXXXX", root) > 0);
-	ck_assert_msg(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-	return dir;
 }
 
 /* tests/data/generate/NAME.EXT, malloc'd. */
@@ -84,14 +57,6 @@ static char *fixture(const char *name, const char *ext)
 
 	ck_assert(asprintf(&path, "%s/generate/%s.%s", tu_datadir(), name,
 			   ext) > 0);
-	return path;
-}
-
-static char *join(const char *dir, const char *name)
-{
-	char *path;
-
-	ck_assert(asprintf(&path, "%s/%s", dir, name) > 0);
 	return path;
 }
 
@@ -118,7 +83,7 @@ static char *gen_fixture(const char *name, const char *dir, const char *out,
 {
 	char *capture = fixture(name, "capture");
 	char *mounts = fixture(name, "mounts");
-	char *replay = join(dir, out);
+	char *replay = tu_join(dir, out);
 	char err[ERRLEN];
 	int rc = run(capture, replay, mounts, sum, err);
 
@@ -341,7 +306,7 @@ START_TEST(test_golden)
 {
 	const char *name = goldens[_i];
 	struct gen_summary sum;
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *replay = gen_fixture(name, dir, "test.replay", &sum);
 	char *want = fixture(name, "replay");
 	char other[256];
@@ -360,7 +325,7 @@ START_TEST(test_wellformed)
 {
 	const char *name = goldens[_i];
 	struct gen_summary sum;
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *want = fixture(name, "replay");
 	char *replay;
 
@@ -376,7 +341,7 @@ END_TEST
 START_TEST(test_confined)
 {
 	struct gen_summary sum;
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *want = fixture(goldens[_i], "replay");
 	char *replay;
 
@@ -392,7 +357,7 @@ END_TEST
 START_TEST(test_deterministic)
 {
 	struct gen_summary s1, s2;
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *a = gen_fixture("fdops", dir, "a.replay", &s1);
 	char *b = gen_fixture("fdops", dir, "b.replay", &s2);
 	size_t alen, blen;
@@ -434,7 +399,7 @@ static const struct {
 START_TEST(test_summary_fdops)
 {
 	struct gen_summary s;
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *replay = gen_fixture("fdops", dir, "test.replay", &s);
 	uint64_t listed = 0;
 
@@ -476,7 +441,7 @@ END_TEST
 START_TEST(test_summary_paths)
 {
 	struct gen_summary s;
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *replay = gen_fixture("paths", dir, "test.replay", &s);
 
 	ck_assert_uint_eq(s.events, 19);
@@ -498,7 +463,7 @@ END_TEST
 START_TEST(test_summary_processes)
 {
 	struct gen_summary s;
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *replay = gen_fixture("order", dir, "test.replay", &s);
 
 	ck_assert_uint_eq(s.timelines, 3);
@@ -535,9 +500,9 @@ static void expect_failure(const char *capture, const char *replay,
 
 START_TEST(test_fail_no_output_dir)
 {
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *capture = fixture("fork", "capture");
-	char *replay = join(dir, "nodir/out.replay");
+	char *replay = tu_join(dir, "nodir/out.replay");
 
 	expect_failure(capture, replay, dir, NULL, -ENOENT, "nodir");
 	free(replay);
@@ -548,10 +513,10 @@ END_TEST
 
 START_TEST(test_fail_output_dir_is_file)
 {
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *capture = fixture("fork", "capture");
 	char *file = tu_write_str(dir, "file", "not a directory\n");
-	char *replay = join(dir, "file/out.replay");
+	char *replay = tu_join(dir, "file/out.replay");
 
 	expect_failure(capture, replay, dir, "file", -ENOTDIR, "file");
 	free(file);
@@ -563,10 +528,10 @@ END_TEST
 
 START_TEST(test_fail_output_dir_read_only)
 {
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *capture = fixture("fork", "capture");
-	char *ro = join(dir, "ro");
-	char *replay = join(ro, "out.replay");
+	char *ro = tu_join(dir, "ro");
+	char *replay = tu_join(ro, "out.replay");
 
 	ck_assert_int_eq(mkdir(ro, 0555), 0);
 	if (access(ro, W_OK) == 0) {
@@ -585,9 +550,9 @@ END_TEST
 /* The final rename fails: the temporary output must be removed. */
 START_TEST(test_fail_output_is_dir)
 {
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *capture = fixture("fork", "capture");
-	char *replay = join(dir, "out.replay");
+	char *replay = tu_join(dir, "out.replay");
 	struct stat st;
 
 	ck_assert_int_eq(mkdir(replay, 0755), 0);
@@ -603,7 +568,7 @@ END_TEST
 
 START_TEST(test_fail_only_bad_lines)
 {
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *capture = tu_write_str(dir, "bad.capture",
 		"#|capture_version=4|\n"
 		"#|mount=/|fstype=ext4|\n"
@@ -611,7 +576,7 @@ START_TEST(test_fail_only_bad_lines)
 		"t=1;:,i=1:1;:,o=no_such_op;:,r=0;:,\n"
 		"t=x;:,i=1:1;:,o=close;:,d=3;:,r=0;:,\n"
 		"i=1:1;:,o=close;:,d=3;:,r=0;:,\n");
-	char *replay = join(dir, "out.replay");
+	char *replay = tu_join(dir, "out.replay");
 	struct gen_summary sum;
 	char err[ERRLEN], other[256];
 
@@ -632,9 +597,9 @@ END_TEST
 
 START_TEST(test_fail_missing_capture)
 {
-	char *dir = scratch();
-	char *capture = join(dir, "missing.capture");
-	char *replay = join(dir, "out.replay");
+	char *dir = tu_scratch();
+	char *capture = tu_join(dir, "missing.capture");
+	char *replay = tu_join(dir, "out.replay");
 
 	expect_failure(capture, replay, dir, NULL, -ENOENT, "missing.capture");
 	free(replay);
@@ -646,10 +611,10 @@ END_TEST
 /* v3 logs without a readable local mount table cannot be rewritten. */
 START_TEST(test_fail_v3_no_mount_table)
 {
-	char *dir = scratch();
+	char *dir = tu_scratch();
 	char *capture = fixture("v3basic", "capture");
-	char *mounts = join(dir, "no-such-mounts");
-	char *replay = join(dir, "out.replay");
+	char *mounts = tu_join(dir, "no-such-mounts");
+	char *replay = tu_join(dir, "out.replay");
 	struct gen_summary sum;
 	char err[ERRLEN], other[256];
 
@@ -669,7 +634,7 @@ Suite *generate_suite(void)
 	Suite *s = suite_create("generate");
 	TCase *tc = tcase_create("golden");
 
-	tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_checked_fixture(tc, quiet, NULL);
 	tcase_add_loop_test(tc, test_golden, 0, NGOLDENS);
 	tcase_add_loop_test(tc, test_wellformed, 0, NGOLDENS);
@@ -678,7 +643,7 @@ Suite *generate_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("summary");
-	tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_checked_fixture(tc, quiet, NULL);
 	tcase_add_test(tc, test_summary_fdops);
 	tcase_add_test(tc, test_summary_paths);
@@ -686,7 +651,7 @@ Suite *generate_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("failure");
-	tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_checked_fixture(tc, quiet, NULL);
 	tcase_add_test(tc, test_fail_no_output_dir);
 	tcase_add_test(tc, test_fail_output_dir_is_file);

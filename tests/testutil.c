@@ -22,6 +22,37 @@ char *tu_mkdtemp(void)
 	return path;
 }
 
+static char *root;
+
+void tu_root_setup(void)
+{
+	root = tu_mkdtemp();
+}
+
+void tu_root_teardown(void)
+{
+	tu_rmtree(root);
+	free(root);
+	root = NULL;
+}
+
+char *tu_scratch(void)
+{
+	char *dir;
+
+	ck_assert(asprintf(&dir, "%s/t-XXXXXX", root) > 0);
+	ck_assert_msg(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	return dir;
+}
+
+char *tu_join(const char *dir, const char *name)
+{
+	char *path;
+
+	ck_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	return path;
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag,
 		  struct FTW *ftw)
 {
@@ -38,10 +69,9 @@ void tu_rmtree(const char *dir)
 
 char *tu_write(const char *dir, const char *name, const void *data, size_t len)
 {
-	char *path;
+	char *path = tu_join(dir, name);
 	FILE *f;
 
-	ck_assert(asprintf(&path, "%s/%s", dir, name) > 0);
 	f = fopen(path, "we");
 	ck_assert_msg(f, "%s: %s", path, strerror(errno));
 	ck_assert_uint_eq(fwrite(data, 1, len, f), len);

@@ -14,6 +14,19 @@
  * Free with tu_rmtree() then free(). */
 char *tu_mkdtemp(void);
 
+/*
+ * A per-tcase root directory: add tu_root_setup/tu_root_teardown as an
+ * unchecked fixture, so that a failing test (which exits its forked process)
+ * still leaves nothing behind; tu_scratch() gives a fresh directory below it
+ * (free() it; the teardown removes it).
+ */
+void tu_root_setup(void);
+void tu_root_teardown(void);
+char *tu_scratch(void);
+
+/* "@dir/@name", malloc'd. */
+char *tu_join(const char *dir, const char *name);
+
 /* Remove @dir and everything below it (never follows symlinks). */
 void tu_rmtree(const char *dir);
 

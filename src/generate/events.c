@@ -88,39 +88,20 @@ static void op_args(struct rlog_op *op, const struct cap_event *ev)
 {
 	unsigned h = ev->have;
 
-	if (h & CAP_FLAGS) {
-		op->flags = ev->flags;
-		op->have |= RL_FLAGS;
-	}
-	if ((h & CAP_MODE) && !is_stat(ev->sys)) {
-		op->mode = ev->mode;
-		op->have |= RL_MODE;
-	}
-	if (h & CAP_OFFSET) {
-		op->offset = ev->offset;
-		op->have |= RL_OFFSET;
-	}
-	if (h & CAP_OFFSET2) {
-		op->offset2 = ev->offset2;
-		op->have |= RL_OFFSET2;
-	}
-	if (h & CAP_WHENCE) {
-		op->whence = ev->whence;
-		op->have |= RL_WHENCE;
-	}
-	if (h & CAP_COUNT) {
-		op->count = ev->count;
-		op->have |= RL_COUNT;
-	}
-	if (h & CAP_CMD) {
-		op->cmd = ev->cmd;
-		op->have |= RL_CMD;
-	}
-	if (h & CAP_UID) {
-		op->uid = ev->uid;
-		op->have |= RL_UID;
-	}
-	if (h & CAP_ARG) {
+#define COPY(cap, field, rl) \
+	do { if (h & (cap)) { op->field = ev->field; op->have |= (rl); } } while (0)
+	COPY(CAP_FLAGS, flags, RL_FLAGS);
+	if (!is_stat(ev->sys))		/* for stat calls m is a result */
+		COPY(CAP_MODE, mode, RL_MODE);
+	COPY(CAP_OFFSET, offset, RL_OFFSET);
+	COPY(CAP_OFFSET2, offset2, RL_OFFSET2);
+	COPY(CAP_WHENCE, whence, RL_WHENCE);
+	COPY(CAP_COUNT, count, RL_COUNT);
+	COPY(CAP_CMD, cmd, RL_CMD);
+	COPY(CAP_UID, uid, RL_UID);
+	COPY(CAP_ADDR, addr, RL_ADDR);
+#undef COPY
+	if (h & CAP_ARG) {		/* G: a gid for chown calls */
 		if (is_chown(ev->sys)) {
 			op->gid = ev->arg;
 			op->have |= RL_GID;
@@ -128,10 +109,6 @@ static void op_args(struct rlog_op *op, const struct cap_event *ev)
 			op->arg = ev->arg;
 			op->have |= RL_ARG;
 		}
-	}
-	if (h & CAP_ADDR) {
-		op->addr = ev->addr;
-		op->have |= RL_ADDR;
 	}
 }
 
