@@ -261,9 +261,8 @@ static bool in_sandbox(const struct rlog_header *hdr, const char *path,
 
 /*
  * Every path a replay file names must lie inside a sandbox its header
- * declares: INIT paths, path= and path2=.  Symlink content (target=) is
- * data, kept as captured unless it maps into a sandbox (replay-format.md
- * section 6); the symlinks golden file pins that down.
+ * declares: INIT paths, path=, path2= and symlink targets (target=), which
+ * the generator makes absolute and rewrites (replay-format.md section 6).
  */
 static void check_confined(const char *path)
 {
@@ -292,6 +291,11 @@ static void check_confined(const char *path)
 						 op->path2_len),
 				      "%s:%llu: path2 %s outside the sandboxes",
 				      path, ln, op->path2);
+		if (op->have & RL_TARGET)
+			ck_assert_msg(in_sandbox(hdr, op->target,
+						 op->target_len),
+				      "%s:%llu: target %s outside the sandboxes",
+				      path, ln, op->target);
 		if (!(op->have & RL_PATH))
 			continue;
 		ck_assert_msg(in_sandbox(hdr, op->path, op->path_len),

@@ -70,9 +70,9 @@ void nstree_exists(struct node *n, enum node_type type);
 void nstree_enoent(struct node *n);
 
 /*
- * @n was created (mkdir, O_CREAT|O_EXCL, link, symlink target...).  @proves
- * _absence: the call fails if the path exists, so if @n was unknown it must
- * not exist before replay.
+ * @n was created (mkdir, O_CREAT|O_EXCL, the new name of link, the link of
+ * symlink).  @proves_absence: the call fails if the path exists, so if @n
+ * was unknown it must not exist before replay.
  */
 void nstree_created(struct node *n, enum node_type type, bool proves_absence);
 

@@ -417,6 +417,10 @@ static void on_close(struct gen *g, struct proc *p)
 	const struct cap_event *ev = g->ev;
 	struct ofd *o = proc_fd(p, ev->fd);
 
+	if (!(ev->have & CAP_FD)) {
+		filtered(g, GF_INCOMPLETE);
+		return;
+	}
 	if (!o) {
 		filtered(g, GF_UNKNOWN_FD);
 		return;
@@ -684,10 +688,8 @@ static void on_statat(struct gen *g, struct proc *p)
 
 	if ((ev->have & CAP_PATH) && ev->path_len > 0)
 		on_pathop(g, p);
-	else if (ev->have & CAP_FD)
-		on_fdop(g, p);
 	else
-		filtered(g, GF_RELATIVE);
+		on_fdop(g, p);		/* counts a missing fd as incomplete */
 }
 
 static struct resource *parent_res(struct node *n)
@@ -853,6 +855,10 @@ static void on_transfer(struct gen *g, struct proc *p)
 	struct ofd *out = proc_fd(p, sendfile ? ev->fd : ev->fd2);
 	struct rlog_op op;
 
+	if (!(ev->have & CAP_FD) || !(ev->have & CAP_FD2)) {
+		filtered(g, GF_INCOMPLETE);
+		return;
+	}
 	if (in && !in->vfd)
 		in = NULL;
 	if (out && !out->vfd)
