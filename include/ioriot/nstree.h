@@ -83,12 +83,17 @@ void nstree_created(struct node *n, enum node_type type, bool proves_absence);
  */
 void nstree_open_creat(struct node *n, bool trunc);
 
-/* @n was removed (unlink, rmdir). */
-void nstree_removed(struct node *n);
+/*
+ * @n was removed (unlink, rmdir).  It leaves the namespace but keeps its
+ * INIT facts, so fds still open on it count; an absent placeholder takes
+ * its name.  Returns 0 or -ENOMEM.
+ */
+int nstree_removed(struct nstree *t, struct node *n);
 
 /*
  * rename(@from, @to) succeeded.  @exchange swaps them (RENAME_EXCHANGE).
- * Returns 0 or -ENOMEM.
+ * Returns 0, -ENOMEM, or -EINVAL (nothing changed) for a rename the kernel
+ * cannot have done: of "/", or of a directory into itself.
  */
 int nstree_rename(struct nstree *t, struct node *from, struct node *to,
 		  bool exchange);

@@ -737,7 +737,8 @@ static void on_remove(struct gen *g, struct proc *p)
 	op_touch(g, &op, parent_res(n));
 	if (ev->ret == 0) {
 		nstree_exists(n, dir ? NT_DIR : (n->type == NT_UNKNOWN ? NT_FILE : n->type));
-		nstree_removed(n);
+		if (nstree_removed(g->ns, n))
+			oom(g);
 	} else if (ev->ret == -ENOENT) {
 		nstree_enoent(n);
 	}
@@ -765,7 +766,8 @@ static void on_rename(struct gen *g, struct proc *p)
 	if (ev->ret == 0) {
 		if ((flags & RENAME_NOREPLACE) && to->state == NS_UNKNOWN)
 			nstree_enoent(to);
-		if (nstree_rename(g->ns, from, to, flags & RENAME_EXCHANGE))
+		if (nstree_rename(g->ns, from, to, flags & RENAME_EXCHANGE) ==
+		    -ENOMEM)
 			oom(g);
 	} else if (ev->ret == -ENOENT) {
 		nstree_enoent(from);

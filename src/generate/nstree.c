@@ -338,11 +338,35 @@ void nstree_open_creat(struct node *n, bool trunc)
 	}
 }
 
-void nstree_removed(struct node *n)
+/*
+ * Leave an absent placeholder at (@parent, @name), where @gone was: it is the
+ * same path, so it carries on @gone's ordering resource.  0 or -ENOMEM.
+ */
+static int leave_hole(struct nstree *t, struct node *parent, const char *name,
+		      size_t len, const struct node *gone)
 {
+	struct node *hole = child(t, parent, name, len);
+
+	if (!hole)
+		return -ENOMEM;
+	hole->state = NS_ABSENT;
+	hole->res = gone->res;
+	return 0;
+}
+
+int nstree_removed(struct nstree *t, struct node *n)
+{
+	struct node *parent = n->parent;
+
+	if (!parent || !n->attached)
+		return 0;		/* "/" or already gone */
+	/* Like a replaced rename target: out of the namespace, facts kept
+	 * for fds still open on it, an absent placeholder under its name. */
+	if (n->has_children)
+		t->gen++;
+	hash_remove(t, n);
 	n->state = NS_ABSENT;
-	n->from_start = false;
-	n->cur_size = 0;
+	return leave_hole(t, parent, n->name, n->name_len, n);
 }
 
 /* Point @n at a new (parent, name) and re-key it. */
@@ -372,50 +396,50 @@ static int move_node(struct nstree *t, struct node *n, struct node *parent,
 	return 0;
 }
 
+/* True if @a is @n or one of its ancestors. */
+static bool is_ancestor(const struct node *a, const struct node *n)
+{
+	for (; n; n = n->parent)
+		if (n == a)
+			return true;
+	return false;
+}
+
 int nstree_rename(struct nstree *t, struct node *from, struct node *to,
 		  bool exchange)
 {
 	struct node *fp = from->parent, *tp = to->parent;
-	char *fname, *tname;
+	char fname[PATHMAP_MAX], tname[PATHMAP_MAX];
 	size_t flen = from->name_len, tlen = to->name_len;
-	int err = -ENOMEM;
+	int err;
 
 	if (from == to)
 		return 0;
-	/* Cached paths below a moved directory are stale; a moved file's
-	 * own is dropped by move_node(). */
-	if (from->has_children || (exchange && to->has_children))
+	/* The kernel refuses to move "/" or a directory into itself. */
+	if (!fp || !tp || is_ancestor(from, to) ||
+	    (exchange && is_ancestor(to, from)))
+		return -EINVAL;
+	/* Cached paths below a moved or replaced directory are stale; a
+	 * moved file's own is dropped by move_node(). */
+	if (from->has_children || to->has_children)
 		t->gen++;
 	nstree_exists(from, NT_UNKNOWN);
 	if (exchange)
 		nstree_exists(to, NT_UNKNOWN);
-	fname = strndup(from->name, flen);
-	tname = strndup(to->name, tlen);
-	if (!fname || !tname)
-		goto out;
+	memcpy(fname, from->name, flen);
+	memcpy(tname, to->name, tlen);
+	hash_remove(t, to);
 	if (exchange) {
-		hash_remove(t, to);
-		if ((err = move_node(t, from, tp, tname, tlen)) ||
-		    (err = move_node(t, to, fp, fname, flen)))
-			goto out;
-	} else {
-		/* The old target is detached; a placeholder marks the source
-		 * path as absent. */
-		hash_remove(t, to);
-		to->state = NS_ABSENT;
-		to->from_start = false;
 		if ((err = move_node(t, from, tp, tname, tlen)))
-			goto out;
-		struct node *hole = child(t, fp, fname, flen);
-		if (!hole)
-			goto out;
-		hole->state = NS_ABSENT;
+			return err;
+		return move_node(t, to, fp, fname, flen);
 	}
-	err = 0;
-out:
-	free(fname);
-	free(tname);
-	return err;
+	/* The replaced target leaves the namespace but keeps what INIT
+	 * needs (open fds may still read it); the source name is absent. */
+	to->state = NS_ABSENT;
+	if ((err = move_node(t, from, tp, tname, tlen)))
+		return err;
+	return leave_hole(t, fp, fname, flen, from);
 }
 
 void nstree_read(struct node *n, uint64_t off, uint64_t len)
