@@ -98,6 +98,9 @@ int nstree_removed(struct nstree *t, struct node *n);
 int nstree_rename(struct nstree *t, struct node *from, struct node *to,
 		  bool exchange);
 
+/* The model calls below ignore offsets and sizes beyond INT64_MAX, which
+ * no file can have (negative values from a log arrive as such). */
+
 /* Data [@off, @off + @len) was read from @n. */
 void nstree_read(struct node *n, uint64_t off, uint64_t len);
 

@@ -17,7 +17,9 @@
 #include "ioriot/nstree.h"
 #include "ioriot/u64map.h"
 
-#define PROCS_MAX_FD (1 << 20)	/* larger fd numbers are treated as unknown */
+/* fds below this live in a dense array, higher ones in a sparse map, so a
+ * process with one fd at 1000000 costs one entry, also when it forks. */
+#define PROCS_DENSE_FDS 1024
 
 struct ofd {
 	uint64_t vfd;		/* replay file id; 0 if not replayed */
@@ -37,8 +39,9 @@ struct fdslot {
 
 struct proc {
 	uint32_t pid;
-	uint32_t nslots;
+	uint32_t nslots;	/* dense slots allocated, <= PROCS_DENSE_FDS */
 	struct fdslot *slots;
+	struct u64map sparse;	/* fd >= PROCS_DENSE_FDS -> struct fdslot * */
 	char *cwd;		/* normalised absolute, or NULL if unknown */
 	struct u64map maps;	/* captured mmap address -> ofd (file maps) */
 };
@@ -59,9 +62,6 @@ int procs_init(struct procs *ps, ofd_release_fn release, void *ctx);
 /* The process @pid, created empty if unknown.  NULL on ENOMEM. */
 struct proc *procs_get(struct procs *ps, uint32_t pid);
 
-/* The process @pid or NULL if unknown. */
-struct proc *procs_find(struct procs *ps, uint32_t pid);
-
 /* The description behind @fd of @p, or NULL. */
 struct ofd *proc_fd(const struct proc *p, int64_t fd);
 
@@ -70,23 +70,29 @@ struct ofd *ofd_new(void);
 
 /*
  * Put @ofd into slot @fd of @p (taking a reference), dropping what was there.
- * Returns 0, -EBADF for an fd out of range, or -ENOMEM.
+ * Returns 0, -EBADF for a negative or above-2^32 fd, or -ENOMEM.
  */
 int proc_install(struct procs *ps, struct proc *p, int64_t fd,
 		 struct ofd *ofd, bool cloexec);
 
-/* Drop slot @fd.  Returns true if it was in use. */
-bool proc_close(struct procs *ps, struct proc *p, int64_t fd);
+/* Drop slot @fd.  Returns 0, or -EBADF if it was free. */
+int proc_close(struct procs *ps, struct proc *p, int64_t fd);
 
-/* Set or clear close-on-exec of slot @fd; false if the slot is free. */
-bool proc_set_cloexec(struct proc *p, int64_t fd, bool cloexec);
+/* close_range(@first, @last): drop those slots, or with @cloexec only mark
+ * them close-on-exec.  Returns 0 or -ENOMEM. */
+int proc_close_range(struct procs *ps, struct proc *p, uint64_t first,
+		     uint64_t last, bool cloexec);
+
+/* Set or clear close-on-exec of slot @fd.  Returns 0, or -EBADF if free. */
+int proc_set_cloexec(struct proc *p, int64_t fd, bool cloexec);
 
 /* @parent forked @child_pid: the child gets a copy of the table and cwd.
  * Returns 0 or -ENOMEM. */
 int procs_fork(struct procs *ps, struct proc *parent, uint32_t child_pid);
 
-/* exec in @p: drop every close-on-exec slot. */
-void proc_exec(struct procs *ps, struct proc *p);
+/* exec in @p: drop every close-on-exec slot and every mapping.
+ * Returns 0 or -ENOMEM. */
+int proc_exec(struct procs *ps, struct proc *p);
 
 /* @pid exited: drop all its slots and forget it. */
 void procs_exit(struct procs *ps, uint32_t pid);

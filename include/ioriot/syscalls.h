@@ -40,6 +40,8 @@ enum sys_kind {
 	SK_FCHDIR,
 	SK_MMAP,
 	SK_ADDR,	/* munmap, msync, mremap: by address */
+	/* Kinds from here on are not syscalls with a result (events.c relies
+	 * on this order). */
 	SK_EXIT_GROUP,
 	SK_FORK,	/* v4 record: new process or thread */
 	SK_EXEC,	/* v4 record: exec, closes O_CLOEXEC fds */

@@ -295,6 +295,10 @@ static void on_open(struct gen *g, struct proc *p)
 
 	if (ev->sys == SYS_CREAT)
 		flags = O_CREAT | O_WRONLY | O_TRUNC;
+	if (ev->ret > UINT32_MAX) {		/* not an fd the kernel gives */
+		filtered(g, GF_INCOMPLETE);
+		return;
+	}
 	/* A still-open fd the open reuses was closed unseen: close it first,
 	 * so its close comes before this open. */
 	if (ev->ret >= 0)
@@ -437,21 +441,14 @@ static void on_close(struct gen *g, struct proc *p)
 static void on_close_range(struct gen *g, struct proc *p)
 {
 	const struct cap_event *ev = g->ev;
-	int64_t first = ev->have & CAP_FD ? ev->fd : 0;
-	int64_t last = ev->have & CAP_FD2 ? ev->fd2 : INT32_MAX;
+	/* The kernel takes unsigned ints: a logged -1 means ~0U. */
+	uint64_t first = ev->have & CAP_FD ? (uint32_t)ev->fd : 0;
+	uint64_t last = ev->have & CAP_FD2 ? (uint32_t)ev->fd2 : UINT32_MAX;
 	bool cloexec = (ev->have & CAP_FLAGS) && (ev->flags & CLOSE_RANGE_CLOEXEC);
 
 	filtered(g, GF_FD_TABLE);
-	if (ev->ret != 0 || first < 0)
-		return;
-	if (last >= p->nslots)
-		last = (int64_t)p->nslots - 1;
-	for (int64_t fd = first; fd <= last; fd++) {
-		if (cloexec)
-			proc_set_cloexec(p, fd, true);
-		else
-			proc_close(&g->procs, p, fd);
-	}
+	if (ev->ret == 0 && proc_close_range(&g->procs, p, first, last, cloexec))
+		oom(g);
 }
 
 /* dup, dup2, dup3 and fcntl(F_DUPFD*): @newfd shares @oldfd's description. */
@@ -599,8 +596,10 @@ static void on_seek(struct gen *g, struct proc *p)
 	} else if (ev->ret >= 0) {
 		o->pos = (uint64_t)ev->ret;
 		o->pos_known = true;
-		if (whence == SEEK_END && ev->ret >= offset)
-			nstree_size_seen(o->node, (uint64_t)(ev->ret - offset));
+		int64_t size;
+		if (whence == SEEK_END &&
+		    !__builtin_sub_overflow(ev->ret, offset, &size) && size >= 0)
+			nstree_size_seen(o->node, (uint64_t)size);
 	}
 	op_init(g, &op, ev->sys);
 	op_args(&op, ev);
@@ -998,6 +997,11 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		g->sum->lost_events += ev->have & CAP_COUNT ? (uint64_t)ev->count : 0;
 		return;
 	}
+	/* A syscall's result decides what it did; without it, skip it. */
+	if (!(ev->have & CAP_RET) && si->kind < SK_EXIT_GROUP) {
+		filtered(g, GF_INCOMPLETE);
+		return;
+	}
 	p = procs_get(&g->procs, ev->pid);
 	if (!p) {
 		oom(g);
@@ -1049,8 +1053,9 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		break;
 	case SK_EXEC:
 		filtered(g, GF_FD_TABLE);
-		if (ev->ret >= 0 || !(ev->have & CAP_RET))
-			proc_exec(&g->procs, p);
+		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
+		    proc_exec(&g->procs, p))
+			oom(g);
 		break;
 	case SK_EXIT: case SK_EXIT_GROUP:
 		filtered(g, GF_FD_TABLE);

@@ -442,11 +442,17 @@ int nstree_rename(struct nstree *t, struct node *from, struct node *to,
 	return leave_hole(t, fp, fname, flen, from);
 }
 
+/* True if [@off, @off + @len) is a possible byte range of a file. */
+static bool range_ok(uint64_t off, uint64_t len)
+{
+	return off <= INT64_MAX && len <= INT64_MAX - off;
+}
+
 void nstree_read(struct node *n, uint64_t off, uint64_t len)
 {
 	uint64_t end = off + len, need;
 
-	if (!n->from_start || len == 0)
+	if (!n->from_start || len == 0 || !range_ok(off, len))
 		return;
 	if (n->whi == n->wlo)		/* nothing written yet */
 		need = end;
@@ -468,7 +474,7 @@ void nstree_write(struct node *n, uint64_t off, uint64_t len)
 {
 	uint64_t end = off + len;
 
-	if (len == 0)
+	if (len == 0 || !range_ok(off, len))
 		return;
 	if (n->whi == n->wlo) {
 		n->wlo = off;
@@ -485,6 +491,8 @@ void nstree_write(struct node *n, uint64_t off, uint64_t len)
 
 void nstree_size_seen(struct node *n, uint64_t size)
 {
+	if (!range_ok(size, 0))
+		return;
 	if (n->from_start && size > n->whi && size > n->init_size) {
 		n->init_size = size;
 		n->preexisting = true;
@@ -494,6 +502,8 @@ void nstree_size_seen(struct node *n, uint64_t size)
 
 void nstree_truncated(struct node *n, uint64_t size)
 {
+	if (!range_ok(size, 0))
+		return;
 	if (size == 0)
 		n->from_start = false;
 	n->cur_size = size;

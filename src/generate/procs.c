@@ -1,4 +1,8 @@
-/* procs: fd tables of captured processes, shared descriptions (procs.h). */
+/*
+ * procs: fd tables of captured processes, shared descriptions (procs.h).
+ * Low fds sit in a dense array, high ones in a sparse map, so memory follows
+ * the fds in use, not the largest fd number.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +15,6 @@ int procs_init(struct procs *ps, ofd_release_fn release, void *ctx)
 	ps->release = release;
 	ps->ctx = ctx;
 	return u64map_init(&ps->by_pid);
-}
-
-struct proc *procs_find(struct procs *ps, uint32_t pid)
-{
-	return u64map_get(&ps->by_pid, pid);
 }
 
 struct proc *procs_get(struct procs *ps, uint32_t pid)
@@ -36,11 +35,23 @@ struct proc *procs_get(struct procs *ps, uint32_t pid)
 	return p;
 }
 
+/* The slot of @fd, or NULL if it was never used. */
+static struct fdslot *slot_of(const struct proc *p, int64_t fd)
+{
+	if (fd < 0)
+		return NULL;
+	if (fd < p->nslots)
+		return &p->slots[fd];
+	if (fd < PROCS_DENSE_FDS || !p->sparse.slots)
+		return NULL;
+	return u64map_get(&p->sparse, (uint64_t)fd);
+}
+
 struct ofd *proc_fd(const struct proc *p, int64_t fd)
 {
-	if (!p || fd < 0 || fd >= p->nslots)
-		return NULL;
-	return p->slots[fd].ofd;
+	struct fdslot *s = p ? slot_of(p, fd) : NULL;
+
+	return s ? s->ofd : NULL;
 }
 
 struct ofd *ofd_new(void)
@@ -57,109 +68,201 @@ void ofd_put(struct procs *ps, struct ofd *ofd)
 	free(ofd);
 }
 
-static int grow_slots(struct proc *p, int64_t fd)
+/* The slot of @fd, created free if needed.  NULL on ENOMEM. */
+static struct fdslot *slot_make(struct proc *p, int64_t fd)
 {
-	uint32_t n = p->nslots ? p->nslots : 16;
-
-	while (n <= fd)
-		n *= 2;
-	struct fdslot *s = realloc(p->slots, n * sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	memset(s + p->nslots, 0, (n - p->nslots) * sizeof(*s));
-	p->slots = s;
-	p->nslots = n;
-	return 0;
+	if (fd < PROCS_DENSE_FDS) {
+		if (fd >= p->nslots) {
+			uint32_t n = p->nslots ? p->nslots : 16;
+			while (n <= fd)
+				n *= 2;
+			struct fdslot *v = realloc(p->slots, n * sizeof(*v));
+			if (!v)
+				return NULL;
+			memset(v + p->nslots, 0, (n - p->nslots) * sizeof(*v));
+			p->slots = v;
+			p->nslots = n;
+		}
+		return &p->slots[fd];
+	}
+	struct fdslot *s = slot_of(p, fd);
+	if (s)
+		return s;
+	if (!p->sparse.slots && u64map_init(&p->sparse))
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s || u64map_put(&p->sparse, (uint64_t)fd, s)) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }
 
 int proc_install(struct procs *ps, struct proc *p, int64_t fd,
 		 struct ofd *ofd, bool cloexec)
 {
-	if (fd < 0 || fd >= PROCS_MAX_FD)
+	if (fd < 0 || fd > UINT32_MAX)
 		return -EBADF;
-	if (fd >= p->nslots) {
-		int err = grow_slots(p, fd);
-		if (err)
-			return err;
-	}
+	struct fdslot *s = slot_make(p, fd);
+	if (!s)
+		return -ENOMEM;
 	ofd->refs++;
-	struct ofd *old = p->slots[fd].ofd;
-	p->slots[fd].ofd = ofd;
-	p->slots[fd].cloexec = cloexec;
+	struct ofd *old = s->ofd;
+	s->ofd = ofd;
+	s->cloexec = cloexec;
 	ofd_put(ps, old);
 	return 0;
 }
 
-bool proc_close(struct procs *ps, struct proc *p, int64_t fd)
+/* Empty slot @s, releasing its description. */
+static void slot_drop(struct procs *ps, struct fdslot *s)
 {
-	struct ofd *o = proc_fd(p, fd);
+	struct ofd *o = s->ofd;
 
-	if (!o)
-		return false;
-	p->slots[fd].ofd = NULL;
+	s->ofd = NULL;
 	ofd_put(ps, o);
-	return true;
 }
 
-bool proc_set_cloexec(struct proc *p, int64_t fd, bool cloexec)
+int proc_close(struct procs *ps, struct proc *p, int64_t fd)
 {
-	if (!proc_fd(p, fd))
-		return false;
-	p->slots[fd].cloexec = cloexec;
-	return true;
+	struct fdslot *s = slot_of(p, fd);
+
+	if (!s || !s->ofd)
+		return -EBADF;
+	slot_drop(ps, s);
+	return 0;
+}
+
+int proc_set_cloexec(struct proc *p, int64_t fd, bool cloexec)
+{
+	struct fdslot *s = slot_of(p, fd);
+
+	if (!s || !s->ofd)
+		return -EBADF;
+	s->cloexec = cloexec;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Apply @fn to every used slot with fd in [@first, @last], dense ones in fd
+ * order, then sparse ones in fd order (so closes come out deterministic).
+ * Returns 0 or -ENOMEM.
+ */
+static int each_slot(struct procs *ps, struct proc *p, uint64_t first,
+		     uint64_t last, void (*fn)(struct procs *, struct fdslot *))
+{
+	for (uint64_t fd = first; fd < p->nslots && fd <= last; fd++)
+		if (p->slots[fd].ofd)
+			fn(ps, &p->slots[fd]);
+	if (!p->sparse.slots || !p->sparse.count)
+		return 0;
+	uint64_t *fds = malloc(p->sparse.count * sizeof(*fds));
+	size_t n = 0, pos = 0;
+	struct u64map_slot *e;
+
+	if (!fds)
+		return -ENOMEM;
+	while ((e = u64map_next(&p->sparse, &pos)))
+		if (e->key >= first && e->key <= last)
+			fds[n++] = e->key;
+	qsort(fds, n, sizeof(*fds), cmp_u64);
+	for (size_t i = 0; i < n; i++) {
+		struct fdslot *s = u64map_get(&p->sparse, fds[i]);
+		if (s->ofd)
+			fn(ps, s);
+	}
+	free(fds);
+	return 0;
+}
+
+static void set_cloexec(struct procs *ps, struct fdslot *s)
+{
+	(void)ps;
+	s->cloexec = true;
+}
+
+static void drop_cloexec(struct procs *ps, struct fdslot *s)
+{
+	if (s->cloexec)
+		slot_drop(ps, s);
+}
+
+int proc_close_range(struct procs *ps, struct proc *p, uint64_t first,
+		     uint64_t last, bool cloexec)
+{
+	return each_slot(ps, p, first, last, cloexec ? set_cloexec : slot_drop);
 }
 
 int procs_fork(struct procs *ps, struct proc *parent, uint32_t child_pid)
 {
 	procs_exit(ps, child_pid);	/* a reused pid starts afresh */
 	struct proc *c = procs_get(ps, child_pid);
+	size_t pos = 0;
+	struct u64map_slot *e;
 
 	if (!c)
 		return -ENOMEM;
 	if (parent->cwd && !(c->cwd = strdup(parent->cwd)))
 		return -ENOMEM;
-	if (parent->nslots) {
-		c->slots = calloc(parent->nslots, sizeof(*c->slots));
-		if (!c->slots)
+	for (uint32_t fd = 0; fd < parent->nslots; fd++)
+		if (parent->slots[fd].ofd &&
+		    proc_install(ps, c, fd, parent->slots[fd].ofd,
+				 parent->slots[fd].cloexec))
 			return -ENOMEM;
-		c->nslots = parent->nslots;
-		for (uint32_t i = 0; i < parent->nslots; i++) {
-			c->slots[i] = parent->slots[i];
-			if (c->slots[i].ofd)
-				c->slots[i].ofd->refs++;
-		}
+	while (parent->sparse.slots && (e = u64map_next(&parent->sparse, &pos))) {
+		struct fdslot *s = e->value;
+		if (s->ofd && proc_install(ps, c, (int64_t)e->key, s->ofd,
+					   s->cloexec))
+			return -ENOMEM;
 	}
 	return 0;
 }
 
-void proc_exec(struct procs *ps, struct proc *p)
+/* Drop every file mapping of @p. */
+static void drop_maps(struct procs *ps, struct proc *p)
 {
-	for (uint32_t i = 0; i < p->nslots; i++)
-		if (p->slots[i].ofd && p->slots[i].cloexec)
-			proc_close(ps, p, i);
 	size_t pos = 0;
-	struct u64map_slot *s;
-	while (p->maps.slots && (s = u64map_next(&p->maps, &pos)))
-		ofd_put(ps, s->value);
+	struct u64map_slot *e;
+
+	while (p->maps.slots && (e = u64map_next(&p->maps, &pos)))
+		ofd_put(ps, e->value);
 	u64map_destroy(&p->maps);
 }
 
-/* Drop all slots and mappings of @p and free it (not from the map). */
+int proc_exec(struct procs *ps, struct proc *p)
+{
+	drop_maps(ps, p);
+	return each_slot(ps, p, 0, UINT64_MAX, drop_cloexec);
+}
+
+/* Drop all slots and mappings of @p and free it (not from the map).
+ * Without @release, descriptions are freed without their callback. */
 static void proc_free(struct procs *ps, struct proc *p, bool release)
 {
 	ofd_release_fn saved = ps->release;
+	size_t pos = 0;
+	struct u64map_slot *e;
 
 	if (!release)
 		ps->release = NULL;
-	for (uint32_t i = 0; i < p->nslots; i++)
-		if (p->slots[i].ofd)
-			proc_close(ps, p, i);
-	size_t pos = 0;
-	struct u64map_slot *s;
-	while (p->maps.slots && (s = u64map_next(&p->maps, &pos)))
-		ofd_put(ps, s->value);
-	u64map_destroy(&p->maps);
+	/* Freeing: no memory for sorting, so take the sparse fds as they
+	 * come when each_slot() cannot allocate. */
+	if (each_slot(ps, p, 0, UINT64_MAX, slot_drop))
+		while (p->sparse.slots && (e = u64map_next(&p->sparse, &pos)))
+			slot_drop(ps, e->value);
+	drop_maps(ps, p);
 	ps->release = saved;
+	pos = 0;
+	while (p->sparse.slots && (e = u64map_next(&p->sparse, &pos)))
+		free(e->value);
+	u64map_destroy(&p->sparse);
 	free(p->slots);
 	free(p->cwd);
 	free(p);
@@ -176,9 +279,9 @@ void procs_exit(struct procs *ps, uint32_t pid)
 void procs_destroy(struct procs *ps)
 {
 	size_t pos = 0;
-	struct u64map_slot *s;
+	struct u64map_slot *e;
 
-	while (ps->by_pid.slots && (s = u64map_next(&ps->by_pid, &pos)))
-		proc_free(ps, s->value, false);
+	while (ps->by_pid.slots && (e = u64map_next(&ps->by_pid, &pos)))
+		proc_free(ps, e->value, false);
 	u64map_destroy(&ps->by_pid);
 }
