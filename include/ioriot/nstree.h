@@ -37,6 +37,7 @@ struct node {
 	bool attached;			/* reachable through the hash */
 	bool init_keep;			/* scratch for INIT output (generate.c) */
 	bool has_children;
+	struct node *data;		/* hard link: the node with the content */
 	char *full;			/* path cache: the path it was found by */
 	uint32_t full_len, full_gen;
 	uint64_t init_size;		/* INIT size of a pre-existing file */
@@ -56,8 +57,17 @@ struct nstree *nstree_new(void);
  */
 struct node *nstree_lookup(struct nstree *t, const char *path, size_t len);
 
-/* The tree's root node ("/"). */
-struct node *nstree_root(struct nstree *t);
+/*
+ * A node outside the namespace for an unnamed file (O_TMPFILE).  Returns
+ * NULL on allocation failure.
+ */
+struct node *nstree_anon(struct nstree *t);
+
+/* The node holding @n's content: itself, or the file it is a hard link of. */
+static inline struct node *node_data(struct node *n)
+{
+	return n->data ? n->data : n;
+}
 
 /* Write the current path of @n to @out (PATHMAP_MAX).  Returns length or
  * -ENAMETOOLONG. */

@@ -338,10 +338,16 @@ static void on_open(struct gen *g, struct proc *p)
 		}
 		if (n->type == NT_UNKNOWN)
 			n->type = NT_FILE;
-		struct ofd *o = install_new(g, p, ev->ret, flags & O_CLOEXEC);
+		/* O_TMPFILE names a directory; the file itself has no name. */
+		struct node *file = (flags & O_TMPFILE) == O_TMPFILE ?
+				    nstree_anon(g->ns) : node_data(n);
+		struct ofd *o = file ? install_new(g, p, ev->ret, flags & O_CLOEXEC)
+				     : NULL;
+		if (!file)
+			oom(g);
 		if (o) {
 			o->vfd = ++g->next_vfd;
-			o->node = n;
+			o->node = file;
 			o->append = flags & O_APPEND;
 			o->pos_known = true;
 			op.vfd = o->vfd;
@@ -389,7 +395,7 @@ static void on_openfd(struct gen *g, struct proc *p)
 	if (!o)
 		return;
 	o->vfd = ++g->next_vfd;
-	o->node = n;
+	o->node = node_data(n);
 	o->append = flags & O_APPEND;
 	o->pos_known = ev->have & CAP_OFFSET;
 	o->pos = ev->have & CAP_OFFSET ? (uint64_t)ev->offset : 0;
@@ -776,26 +782,48 @@ static void on_rename(struct gen *g, struct proc *p)
 	op_emit(g, &op);
 }
 
+/*
+ * link, linkat: the new name shows the old file's content.  linkat(fd, "",
+ * ..., AT_EMPTY_PATH) links the file open on fd (O_TMPFILE files get their
+ * name this way).
+ */
 static void on_link(struct gen *g, struct proc *p)
 {
 	const struct cap_event *ev = g->ev;
+	bool by_fd = !ev->path_len && (ev->have & CAP_FLAGS) &&
+		     (ev->flags & AT_EMPTY_PATH);
+	struct ofd *o = NULL;
+	struct node *old;
 	struct rlog_op op;
 
-	if (!resolve_path(g, p, 0) ||
-	    !resolve_path(g, p, 1))
+	if (by_fd) {
+		if (!(o = event_ofd(g, p, ev->fd)))
+			return;
+		old = o->node;
+	} else {
+		if (!resolve_path(g, p, 0))
+			return;
+		old = g->path[0].node;
+	}
+	if (!resolve_path(g, p, 1))
 		return;
-	struct node *old = g->path[0].node, *new = g->path[1].node;
+	struct node *new = g->path[1].node;
 	op_init(g, &op, ev->sys);
 	op_args(&op, ev);
-	op_path(&op, &g->path[0], false);
+	if (o)
+		op_fd(&op, o);
+	else
+		op_path(&op, &g->path[0], false);
 	op_path(&op, &g->path[1], true);
 	op_touch(g, &op, &old->res);
 	op_touch(g, &op, &new->res);
 	op_touch(g, &op, parent_res(new));
 	if (ev->ret == 0) {
-		nstree_exists(old, NT_FILE);
+		if (!o)
+			nstree_exists(old, NT_FILE);
 		nstree_created(new, NT_FILE, true);
-	} else if (ev->ret == -ENOENT) {
+		new->data = node_data(old);
+	} else if (ev->ret == -ENOENT && !o) {
 		nstree_enoent(old);
 	} else if (ev->ret == -EEXIST) {
 		nstree_exists(new, NT_UNKNOWN);

@@ -142,9 +142,15 @@ err:
 	return NULL;
 }
 
-struct node *nstree_root(struct nstree *t)
+struct node *nstree_anon(struct nstree *t)
 {
-	return t->root;
+	struct node *n = node_new(t, NULL, "", 0);
+
+	if (n) {
+		n->state = NS_EXISTS;
+		n->type = NT_FILE;
+	}
+	return n;
 }
 
 /* The child @name of @parent, created if missing; NULL on ENOMEM. */
@@ -315,6 +321,7 @@ void nstree_created(struct node *n, enum node_type type, bool proves_absence)
 	n->state = NS_EXISTS;
 	n->type = (uint8_t)type;
 	n->from_start = false;
+	n->data = NULL;
 	n->wlo = n->whi = n->cur_size = 0;
 	ancestors_exist(n);
 }
