@@ -14,7 +14,7 @@
 #include "ioriot/rlog.h"
 #include "testutil.h"
 
-#define HDR "#|replay_version=1|name=t|user=u|\n"
+#define HDR "#|replay_version=1|name=t|user=u|sandbox=/.ioriot/t|\n"
 #define ERRLEN 512
 
 /* Write @len bytes of @text to a new temp file; its name goes to @path. */
@@ -121,7 +121,7 @@ static void assert_op_eq(const struct rlog_op *a, const struct rlog_op *b)
 }
 
 /* A path with a space, '%', a newline and a byte that is not UTF-8. */
-static const char weird[] = "/data/a b%c\nd\xff" "e";
+static const char weird[] = "/data/.ioriot/my%test/a b%c\nd\xff" "e";
 
 START_TEST(test_round_trip)
 {
@@ -130,10 +130,10 @@ START_TEST(test_round_trip)
 		uint64_t size;
 		const char *path;
 	} inits[] = {
-		{ RLOG_INIT_DIR, 0, "/data" },
+		{ RLOG_INIT_DIR, 0, "/data/.ioriot/my%test/d" },
 		{ RLOG_INIT_FILE, 4096, weird },
-		{ RLOG_INIT_FILE, 0, "/data/empty" },
-		{ RLOG_INIT_ABSENT, 0, "/data/gone" },
+		{ RLOG_INIT_FILE, 0, "/data/.ioriot/my%test/empty" },
+		{ RLOG_INIT_ABSENT, 0, "/data/.ioriot/my%test/gone" },
 	};
 	struct rlog_op ops[4];
 	struct outbuf *ob = malloc(sizeof(*ob));
@@ -157,8 +157,8 @@ START_TEST(test_round_trip)
 			RL_GID | RL_ADDR | RL_TARGET,
 		.fd = 3, .fd2 = UINT64_MAX, .vfd = 17,
 		.path = weird, .path_len = sizeof(weird) - 1,
-		.path2 = "/x/y", .path2_len = 4,
-		.target = "../t a", .target_len = 6,
+		.path2 = "/.ioriot/my%test/x/y", .path2_len = 20,
+		.target = "/mnt/.ioriot/my%test/t a", .target_len = 24,
 		.flags = 0x80241, .mode = 0644, .offset = INT64_MAX,
 		.offset2 = -1, .whence = 2, .count = 123456789,
 		.cmd = 1030, .arg = INT64_MIN, .uid = 1000, .gid = -1,
@@ -173,11 +173,11 @@ START_TEST(test_round_trip)
 	ops[2] = (struct rlog_op){
 		.id = 3, .pid = UINT32_MAX, .tid = UINT32_MAX,
 		.time_ns = UINT64_MAX, .dur_ns = UINT64_MAX,
-		.deps = { .id = { 1, 2, 99, UINT64_MAX, 5, 6 },
-			  .n = DEPS_MAX },
+		.deps = { .id = { 1, 2 }, .n = 2 },
 		.sys = SYS_STATX, .ret = INT64_MIN,
 		.have = RL_PATH | RL_FLAGS | RL_MODE,
-		.path = "", .path_len = 0, .flags = -1, .mode = 0,
+		.path = "/mnt/.ioriot/my%test", .path_len = 20, .flags = -1,
+		.mode = 0,
 	};
 	ops[3] = (struct rlog_op){
 		.id = 4, .pid = 1, .tid = 1, .time_ns = 3000,
@@ -191,14 +191,14 @@ START_TEST(test_round_trip)
 	ck_assert_int_ge(fd, 0);
 	outbuf_init(ob, fd);
 	outbuf_puts(ob, "#|replay_version=1|name=");
-	outbuf_path(ob, "my test", 7);
+	outbuf_path(ob, "my%test", 7);
 	outbuf_puts(ob, "|user=");
 	outbuf_path(ob, weird, sizeof(weird) - 1);
 	outbuf_puts(ob, "|future=whatever|\n# a comment\n\n");
 	outbuf_puts(ob, "#|source=/var/log/x.capture|lines=12|\n");
 	outbuf_puts(ob, "#|sandbox=");
-	outbuf_path(ob, "/mnt/.ioriot/my test", 20);
-	outbuf_puts(ob, "|\n#|sandbox=/data/.ioriot/t|sandbox=/b|\n#INIT\n");
+	outbuf_path(ob, "/mnt/.ioriot/my%test", 20);
+	outbuf_puts(ob, "|\n#|sandbox=/data/.ioriot/my%25test|sandbox=/.ioriot/my%25test|\n#INIT\n");
 	for (size_t i = 0; i < ninit; i++)
 		rlog_write_init(ob, inits[i].kind, inits[i].size,
 				inits[i].path, strlen(inits[i].path));
@@ -218,13 +218,13 @@ START_TEST(test_round_trip)
 	ck_assert_msg(r, "rlog_open: %s", err);
 	h = rlog_header(r);
 	ck_assert_int_eq(h->version, RLOG_VERSION);
-	ck_assert_str_eq(h->name, "my test");
+	ck_assert_str_eq(h->name, "my%test");
 	ck_assert_uint_eq(strlen(h->user), sizeof(weird) - 1);
 	ck_assert_str_eq(h->user, weird);
 	ck_assert_uint_eq(h->nsandboxes, 3);
-	ck_assert_str_eq(h->sandboxes[0], "/mnt/.ioriot/my test");
-	ck_assert_str_eq(h->sandboxes[1], "/data/.ioriot/t");
-	ck_assert_str_eq(h->sandboxes[2], "/b");
+	ck_assert_str_eq(h->sandboxes[0], "/mnt/.ioriot/my%test");
+	ck_assert_str_eq(h->sandboxes[1], "/data/.ioriot/my%test");
+	ck_assert_str_eq(h->sandboxes[2], "/.ioriot/my%test");
 	ck_assert_uint_eq(h->ops, 0);
 
 	for (size_t i = 0; i < ninit; i++) {
@@ -255,9 +255,9 @@ START_TEST(test_deps)
 {
 	static const char text[] = HDR
 		"#OPS\n"
-		"5 1:1 100 10 - openat 3 path=/a vfd=1 flags=0x0 mode=0\n"
+		"5 1:1 100 10 - openat 3 path=/.ioriot/t/a vfd=1 flags=0x0 mode=0\n"
 		"8 1:2 200 10 3,7 close 0 fd=1\n"
-		"9 1:2 300 10 18446744073709551615 close 0 fd=1\n"
+		"18446744073709551615 1:2 300 10 18446744073709551614 close 0 fd=1\n"
 		"#END|ops=3|\n";
 	char err[ERRLEN] = "";
 	struct rlog_reader *r = open_ok(text, err);
@@ -273,7 +273,7 @@ START_TEST(test_deps)
 	ck_assert_uint_eq(e.op.deps.id[1], 7);
 	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
 	ck_assert_int_eq(e.op.deps.n, 1);
-	ck_assert_uint_eq(e.op.deps.id[0], UINT64_MAX);
+	ck_assert_uint_eq(e.op.deps.id[0], UINT64_MAX - 1);
 	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
 	rlog_close(r);
 }
@@ -284,7 +284,7 @@ START_TEST(test_lenient_values)
 {
 	static const char text[] = HDR
 		"#INIT\n#OPS\n"
-		"1 7:8 1 2 - openat 3 flags=66 mode=0 future=1 path=/a%20b\n"
+		"1 7:8 1 2 - openat 3 flags=66 mode=0 future=1 path=/.ioriot/t/a%20b\n"
 		"2 7:8 3 4 - fcntl 0 fd=3 flags=-1 mode=00755 addr=0XFF\n"
 		"#END|ops=99|\n";
 	char err[ERRLEN] = "";
@@ -298,7 +298,7 @@ START_TEST(test_lenient_values)
 	ck_assert_uint_eq(e.op.have, RL_FLAGS | RL_MODE | RL_PATH);
 	ck_assert_int_eq(e.op.flags, 66);
 	ck_assert_int_eq(e.op.mode, 0);
-	assert_bytes(e.op.path, e.op.path_len, "/a b", 4);
+	assert_bytes(e.op.path, e.op.path_len, "/.ioriot/t/a b", 14);
 	ck_assert_uint_eq(e.lineno, 4);
 	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
 	ck_assert_int_eq(e.op.flags, -1);
@@ -317,8 +317,8 @@ START_TEST(test_no_ops)
 	struct rlog_reader *r = open_ok(HDR "#INIT\n#OPS\n#END|ops=0|\n", err);
 	struct rlog_entry e;
 
-	ck_assert_uint_eq(rlog_header(r)->nsandboxes, 0);
-	ck_assert_ptr_null(rlog_header(r)->sandboxes);
+	ck_assert_uint_eq(rlog_header(r)->nsandboxes, 1);
+	ck_assert_str_eq(rlog_header(r)->sandboxes[0], "/.ioriot/t");
 	ck_assert_str_eq(rlog_header(r)->name, "t");
 	ck_assert_str_eq(rlog_header(r)->user, "u");
 	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
@@ -399,8 +399,8 @@ static const struct bad_file {
 	{ HDR "#INIT\nf abc /x\n", 0, 0, ":3: malformed size in INIT entry" },
 	{ HDR "#INIT\nf 12\n", 0, 0, ":3: INIT entry without a path" },
 	{ HDR "#INIT\nd \n", 0, 0, ":3: INIT entry without a path" },
-	{ HDR "#INIT\nd /a /b\n", 0, 0, ":3: extra field after the INIT path" },
-	{ HDR "#INIT\nx /a%4\n", 0, 0, ":3: bad %XX escape in INIT path" },
+	{ HDR "#INIT\nd /.ioriot/t/a /b\n", 0, 0, ":3: extra field after the INIT path" },
+	{ HDR "#INIT\nx /.ioriot/t/a%4\n", 0, 0, ":3: bad %XX escape in INIT path" },
 	{ HDR "#INIT\nq /a\n", 0, 0, ":3: not an INIT entry" },
 
 	/* operation lines */
@@ -408,8 +408,39 @@ static const struct bad_file {
 	  ":3: unknown operation 'frobnicate'" },
 	{ HDR "#OPS\n1 1:1 0 0 - llseek 0\n", 0, 0,
 	  ":3: unknown operation 'llseek'" },
-	{ HDR "#OPS\n1 1:1 0 0 1,2,3,4,5,6,7 close 0\n", 0, 0,
-	  ":3: more than 6 dependencies" },
+	{ HDR "#OPS\n99 1:1 0 0 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17 close 0\n", 0, 0,
+	  ":3: more than 16 dependencies" },
+	/* Hand-edited files must not reach outside the sandboxes. */
+	{ "#|replay_version=1|name=t|user=u|sandbox=/etc|\n#OPS\n", 0, EPROTO,
+	  "sandbox /etc is not <mountpoint>/.ioriot/t" },
+	{ "#|replay_version=1|name=t|user=u|sandbox=/.ioriot/other|\n#OPS\n", 0, EPROTO,
+	  "sandbox /.ioriot/other is not" },
+	{ "#|replay_version=1|name=t|user=u|sandbox=/x/../.ioriot/t|\n#OPS\n", 0, EPROTO,
+	  "is not <mountpoint>/.ioriot/t" },
+	{ "#|replay_version=1|name=..|user=u|\n#OPS\n", 0, EPROTO,
+	  "header has no valid name=" },
+	{ "#|replay_version=1|user=u|\n#OPS\n", 0, EPROTO,
+	  "header has no valid name=" },
+	{ HDR "#INIT\nf 5 /etc/passwd\n", 0, 0,
+	  ":3: INIT path is not a normalised path inside a sandbox" },
+	{ HDR "#INIT\nx /.ioriot/t/../../etc\n", 0, 0,
+	  ":3: INIT path is not a normalised path inside a sandbox" },
+	{ HDR "#INIT\nd /.ioriot/tt\n", 0, 0,
+	  ":3: INIT path is not a normalised path inside a sandbox" },
+	{ HDR "#INIT\nf 9223372036854775808 /.ioriot/t/a\n", 0, 0,
+	  ":3: INIT size beyond what a file can have" },
+	{ HDR "#OPS\n1 1:1 0 0 - openat 3 vfd=1 path=/.ioriot/t/../../etc/shadow\n",
+	  0, 0, ":3: path is not a normalised path inside a sandbox" },
+	{ HDR "#OPS\n1 1:1 0 0 - openat 3 vfd=1 path=relative\n", 0, 0,
+	  ":3: path is not a normalised path inside a sandbox" },
+	{ HDR "#OPS\n1 1:1 0 0 - rename 0 path=/.ioriot/t/a path2=/tmp/b\n", 0, 0,
+	  ":3: path2 is not a normalised path inside a sandbox" },
+	{ HDR "#OPS\n1 1:1 0 0 - symlink 0 path=/.ioriot/t/l target=/etc/passwd\n",
+	  0, 0, ":3: target is not a normalised path inside a sandbox" },
+	{ HDR "#OPS\n5 1:1 0 0 - sync 0\n3 1:1 0 0 - sync 0\n", 0, 0,
+	  ":4: operation id 3 does not follow 5" },
+	{ HDR "#OPS\n3 1:1 0 0 3 sync 0\n", 0, 0,
+	  ":3: dependency 3 is not an earlier operation" },
 	{ HDR "#OPS\n1 1:1 0 0 1,,2 close 0\n", 0, 0,
 	  ":3: malformed DEPS field '1,,2'" },
 	{ HDR "#OPS\n1 1:1 0 0 1, close 0\n", 0, 0, "malformed DEPS" },
@@ -439,9 +470,9 @@ static const struct bad_file {
 	  "malformed number" },
 	{ HDR "#OPS\n1 1:1 0 0 - munmap 0 addr=4096\n", 0, 0, "malformed number" },
 	{ HDR "#OPS\n1 1:1 0 0 - lseek 0 off=1.5\n", 0, 0, "malformed number" },
-	{ HDR "#OPS\n1 1:1 0 0 - open 0 path=/a%2\n", 0, 0,
-	  ":3: bad %XX escape in argument 'path=/a%2'" },
-	{ HDR "#OPS\n1 1:1 0 0 - open 0 path=/a%00b\n", 0, 0, "bad %XX escape" },
+	{ HDR "#OPS\n1 1:1 0 0 - open 0 path=/.ioriot/t/a%2\n", 0, 0,
+	  ":3: bad %XX escape in argument 'path=/.ioriot/t/a%2'" },
+	{ HDR "#OPS\n1 1:1 0 0 - open 0 path=/.ioriot/t/a%00b\n", 0, 0, "bad %XX escape" },
 	{ HDR "#OPS\n1 1:1 0 0 - close 0 fd\n", 0, 0,
 	  ":3: argument is not key=value 'fd'" },
 	{ HDR "#OPS\n1 1:1 0 0 - close 0 fd=1 fd=2\n", 0, 0,
@@ -491,7 +522,7 @@ START_TEST(test_line_too_long)
 	size_t pos;
 
 	ck_assert_ptr_nonnull(text);
-	pos = (size_t)snprintf(text, n, HDR "#OPS\n1 1:1 0 0 - open 0 path=/");
+	pos = (size_t)snprintf(text, n, HDR "#OPS\n1 1:1 0 0 - open 0 path=/.ioriot/t/");
 	memset(text + pos, 'a', n - pos);
 	text[n - 1] = '\n';
 	r = rlog_test_open(text, n, err);

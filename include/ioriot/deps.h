@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#define DEPS_MAX 6
+#define DEPS_MAX 16
 
 struct resource {
 	uint64_t last_op;	/* id of the last operation, 0 for none */
@@ -43,6 +43,22 @@ static inline void deps_touch(struct deps *d, struct resource *res,
 	}
 	res->last_op = op;
 	res->last_tl = tl;
+}
+
+/*
+ * Like deps_touch(), but @res is only read: the operation must wait for the
+ * resource's last operation without becoming it (a path walk through a
+ * directory does not change the directory).
+ */
+static inline void deps_need(struct deps *d, const struct resource *res,
+			     uint64_t tl)
+{
+	if (!res->last_op || res->last_tl == tl || d->n == DEPS_MAX)
+		return;
+	for (int i = 0; i < d->n; i++)
+		if (d->id[i] == res->last_op)
+			return;
+	d->id[d->n++] = res->last_op;
 }
 
 #endif

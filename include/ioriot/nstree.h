@@ -43,7 +43,9 @@ struct node {
 	uint64_t init_size;		/* INIT size of a pre-existing file */
 	uint64_t wlo, whi;		/* hull of ranges written in capture */
 	uint64_t cur_size;		/* best estimate of the current size */
-	struct resource res;
+	struct resource res;		/* any operation on this path */
+	struct resource ns_res;		/* renames, mkdir, rmdir of it: every
+					 * path below it depends on these */
 };
 
 struct nstree;

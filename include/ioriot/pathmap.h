@@ -1,10 +1,8 @@
 /*
- * pathmap: lexical path normalisation and the rewrite of captured paths into
- * per-mountpoint sandboxes: <mountpoint>/.ioriot/NAME/<path below it>.
- *
- * Normalisation removes empty and "." components and resolves ".." against
- * the path itself, never above "/", so no rewritten path can leave its
- * sandbox.  Mountpoints match on whole components (see mounts.h).
+ * pathmap: the rewrite of captured paths into per-mountpoint sandboxes:
+ * <mountpoint>/.ioriot/NAME/<path below it>.  Paths are normalised first
+ * (paths.h), so no rewritten path can leave its sandbox.  Mountpoints match
+ * on whole components (see mounts.h).
  */
 #ifndef IORIOT_PATHMAP_H
 #define IORIOT_PATHMAP_H
@@ -13,9 +11,7 @@
 #include <stddef.h>
 
 #include "ioriot/mounts.h"
-
-#define PATHMAP_MAX 4096	/* PATH_MAX: longer paths are rejected */
-#define SANDBOX_DIR ".ioriot"	/* <mountpoint>/.ioriot/NAME */
+#include "ioriot/paths.h"
 
 enum pathmap_status {
 	PATHMAP_OK,
@@ -26,21 +22,6 @@ enum pathmap_status {
 	PATHMAP_RELATIVE,	/* not absolute and no directory to resolve it */
 	PATHMAP_STATUS_COUNT
 };
-
-/*
- * Normalise @path (@len bytes) into @out (PATHMAP_MAX bytes).  A relative
- * path is resolved against @cwd (absolute, normalised) if @cwd is not NULL.
- * Returns the length of the result, or -ENAMETOOLONG, or -EINVAL for a
- * relative path without @cwd.
- */
-long path_normalize(const char *path, size_t len, const char *cwd,
-		    char *out);
-
-/*
- * True if @name is a valid test name: non-empty, at most 255 bytes, no '/',
- * not "." or "..", no byte below 0x21.
- */
-bool test_name_valid(const char *name);
 
 struct pathmap {
 	const struct mounttab *mounts;

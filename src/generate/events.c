@@ -118,8 +118,15 @@ static void op_fd(struct rlog_op *op, const struct ofd *ofd)
 	op->have |= RL_FD;
 }
 
-static void op_path(struct rlog_op *op, const struct resolved *r, bool second)
+/*
+ * Name path @r in @op (as path2 if @second).  Resolving it walks through its
+ * ancestors: the operation depends on their last rename, mkdir or rmdir.
+ */
+static void op_path(struct gen *g, struct rlog_op *op, const struct resolved *r,
+		    bool second)
 {
+	for (const struct node *a = r->node->parent; a; a = a->parent)
+		deps_need(&op->deps, &a->ns_res, timeline(g->ev));
 	if (second) {
 		op->path2 = r->sandbox;
 		op->path2_len = (uint32_t)r->sandbox_len;
@@ -321,7 +328,7 @@ static void on_open(struct gen *g, struct proc *p)
 
 	op_init(g, &op, ev->sys);
 	op_args(&op, ev);
-	op_path(&op, &g->path[0], false);
+	op_path(g, &op, &g->path[0], false);
 	op_touch(g, &op, &n->res);
 	if (flags & O_CREAT)
 		op_touch(g, &op, n->parent ? &n->parent->res : NULL);
@@ -406,7 +413,7 @@ static void on_openfd(struct gen *g, struct proc *p)
 	op.flags = flags;
 	op.vfd = o->vfd;
 	op.have |= RL_FLAGS | RL_VFD;
-	op_path(&op, &g->path[0], false);
+	op_path(g, &op, &g->path[0], false);
 	op_touch(g, &op, &n->res);
 	op_touch(g, &op, &o->res);
 	op_emit(g, &op);
@@ -680,7 +687,7 @@ static void on_pathop(struct gen *g, struct proc *p)
 	}
 	op_init(g, &op, ev->sys);
 	op_args(&op, ev);
-	op_path(&op, &g->path[0], false);
+	op_path(g, &op, &g->path[0], false);
 	op_touch(g, &op, &n->res);
 	op_emit(g, &op);
 }
@@ -712,8 +719,9 @@ static void on_mkdir(struct gen *g, struct proc *p)
 	struct node *n = g->path[0].node;
 	op_init(g, &op, ev->sys);
 	op_args(&op, ev);
-	op_path(&op, &g->path[0], false);
+	op_path(g, &op, &g->path[0], false);
 	op_touch(g, &op, &n->res);
+	op_touch(g, &op, &n->ns_res);
 	op_touch(g, &op, parent_res(n));
 	if (ev->ret == 0)
 		nstree_created(n, NT_DIR, true);
@@ -737,8 +745,10 @@ static void on_remove(struct gen *g, struct proc *p)
 	struct node *n = g->path[0].node;
 	op_init(g, &op, ev->sys);
 	op_args(&op, ev);
-	op_path(&op, &g->path[0], false);
+	op_path(g, &op, &g->path[0], false);
 	op_touch(g, &op, &n->res);
+	if (dir)
+		op_touch(g, &op, &n->ns_res);
 	op_touch(g, &op, parent_res(n));
 	if (ev->ret == 0) {
 		nstree_exists(n, dir ? NT_DIR : (n->type == NT_UNKNOWN ? NT_FILE : n->type));
@@ -762,10 +772,12 @@ static void on_rename(struct gen *g, struct proc *p)
 	struct node *from = g->path[0].node, *to = g->path[1].node;
 	op_init(g, &op, ev->sys);
 	op_args(&op, ev);
-	op_path(&op, &g->path[0], false);
-	op_path(&op, &g->path[1], true);
+	op_path(g, &op, &g->path[0], false);
+	op_path(g, &op, &g->path[1], true);
 	op_touch(g, &op, &from->res);
 	op_touch(g, &op, &to->res);
+	op_touch(g, &op, &from->ns_res);
+	op_touch(g, &op, &to->ns_res);
 	op_touch(g, &op, parent_res(from));
 	op_touch(g, &op, parent_res(to));
 	if (ev->ret == 0) {
@@ -813,8 +825,8 @@ static void on_link(struct gen *g, struct proc *p)
 	if (o)
 		op_fd(&op, o);
 	else
-		op_path(&op, &g->path[0], false);
-	op_path(&op, &g->path[1], true);
+		op_path(g, &op, &g->path[0], false);
+	op_path(g, &op, &g->path[1], true);
 	op_touch(g, &op, &old->res);
 	op_touch(g, &op, &new->res);
 	op_touch(g, &op, parent_res(new));
@@ -862,7 +874,7 @@ static void on_symlink(struct gen *g, struct proc *p)
 	struct node *n = link->node;
 	op_init(g, &op, ev->sys);
 	op_args(&op, ev);
-	op_path(&op, link, false);
+	op_path(g, &op, link, false);
 	op.target = g->path[0].sandbox;
 	op.target_len = (uint32_t)g->path[0].sandbox_len;
 	op.have |= RL_TARGET;

@@ -302,14 +302,22 @@ static int load_mounts(const struct gen_options *opt,
 	struct mounttab *mt = mounttab_new();
 	int rc;
 
-	if (!mt)
+	if (!mt) {
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
 	if (ch->mounts && ch->mounts->n) {
 		for (size_t i = 0; i < ch->mounts->n; i++) {
 			const struct mount_entry *e = &ch->mounts->v[i];
+			/* A mount inside a sandbox would put sandboxes into
+			 * sandboxes: its paths count as ioriot's own. */
+			if (path_has_component(e->dir, e->dir_len, SANDBOX_DIR))
+				continue;
 			rc = mounttab_add(mt, e->dir, e->dir_len, e->fstype);
-			if (rc == -ENOMEM)
+			if (rc == -ENOMEM) {
+				snprintf(err, errlen, "out of memory");
 				goto err;
+			}
 		}
 	} else {
 		rc = mounttab_load(mt, path);

@@ -1,66 +1,8 @@
-/* pathmap: normalisation and sandbox rewrite of captured paths (pathmap.h). */
+/* pathmap: sandbox rewrite of captured paths (pathmap.h). */
 #include <errno.h>
 #include <string.h>
 
 #include "ioriot/pathmap.h"
-
-long path_normalize(const char *path, size_t len, const char *cwd, char *out)
-{
-	size_t n = 0;		/* out[0, n) is the normalised prefix */
-	size_t i = 0;
-
-	if (len == 0 || path[0] != '/') {
-		if (!cwd)
-			return -EINVAL;
-		n = strlen(cwd);
-		if (n >= PATHMAP_MAX)
-			return -ENAMETOOLONG;
-		memcpy(out, cwd, n);
-		if (n == 1)
-			n = 0;		/* cwd "/": components append to "" */
-	}
-	while (i < len) {
-		while (i < len && path[i] == '/')
-			i++;
-		size_t start = i;
-		while (i < len && path[i] != '/')
-			i++;
-		size_t clen = i - start;
-
-		if (clen == 0 || (clen == 1 && path[start] == '.'))
-			continue;
-		if (clen == 2 && path[start] == '.' && path[start + 1] == '.') {
-			while (n > 0 && out[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--;	/* drop the '/' too; at root n stays 0 */
-			continue;
-		}
-		if (n + 1 + clen >= PATHMAP_MAX)
-			return -ENAMETOOLONG;
-		out[n++] = '/';
-		memcpy(out + n, path + start, clen);
-		n += clen;
-	}
-	if (n == 0)
-		out[n++] = '/';
-	out[n] = '\0';
-	return (long)n;
-}
-
-bool test_name_valid(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (len == 0 || len > 255 || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)name[i] <= 0x20 || name[i] == '/' ||
-		    name[i] == 0x7f)
-			return false;
-	return true;
-}
 
 /* True if the part of @path below the mount starts with "/.ioriot". */
 static bool is_own(const char *rest, size_t rest_len)

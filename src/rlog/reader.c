@@ -15,6 +15,7 @@
 
 #include "ioriot/escape.h"
 #include "ioriot/linereader.h"
+#include "ioriot/paths.h"
 #include "ioriot/rlog.h"
 
 #define ERR_TOKEN_MAX 40	/* bytes of an offending field quoted in errors */
@@ -35,6 +36,7 @@ struct rlog_reader {
 	enum rlog_state state;
 	struct line pending;	/* first line after the header, read by open */
 	bool have_pending;
+	uint64_t last_id;	/* ids must increase */
 };
 
 /* How the value of an operation argument is written. */
@@ -356,6 +358,65 @@ static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 	return NULL;
 }
 
+/*
+ * True if decoded @path is normalised and inside a sandbox the header
+ * declares: the replay engine runs as root on what this reader accepts.
+ */
+static bool confined(const struct rlog_reader *r, const char *path, size_t len)
+{
+	if (!path_is_normal(path, len))
+		return false;
+	for (size_t i = 0; i < r->hdr.nsandboxes; i++) {
+		const char *sb = r->hdr.sandboxes[i];
+		if (path_is_below(path, len, sb, strlen(sb)))
+			return true;
+	}
+	return false;
+}
+
+/* Check what makes an operation safe and replayable: increasing ids,
+ * dependencies on earlier ids only, confined paths.  0 or -EPROTO. */
+static int check_op(struct rlog_reader *r, const struct line *ln,
+		    const struct rlog_op *op, char *err, size_t errlen)
+{
+	static const struct { unsigned bit; const char *name; } paths[] = {
+		{ RL_PATH, "path" }, { RL_PATH2, "path2" },
+		{ RL_TARGET, "target" },
+	};
+
+	if (op->id <= r->last_id) {
+		line_err(r, ln, err, errlen,
+			 "operation id %llu does not follow %llu: ids must increase",
+			 (unsigned long long)op->id,
+			 (unsigned long long)r->last_id);
+		return -EPROTO;
+	}
+	for (int i = 0; i < op->deps.n; i++) {
+		if (op->deps.id[i] >= op->id) {
+			line_err(r, ln, err, errlen,
+				 "dependency %llu is not an earlier operation",
+				 (unsigned long long)op->deps.id[i]);
+			return -EPROTO;
+		}
+	}
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		const char *p = paths[i].bit == RL_PATH ? op->path :
+				paths[i].bit == RL_PATH2 ? op->path2 : op->target;
+		uint32_t len = paths[i].bit == RL_PATH ? op->path_len :
+			       paths[i].bit == RL_PATH2 ? op->path2_len :
+			       op->target_len;
+
+		if ((op->have & paths[i].bit) && !confined(r, p, len)) {
+			line_err(r, ln, err, errlen,
+				 "%s is not a normalised path inside a sandbox",
+				 paths[i].name);
+			return -EPROTO;
+		}
+	}
+	r->last_id = op->id;
+	return 0;
+}
+
 /* Parse an operation line into @e.  Returns 0 or -EPROTO. */
 static int parse_op(struct rlog_reader *r, struct line *ln,
 		    struct rlog_entry *e, char *err, size_t errlen)
@@ -425,6 +486,9 @@ static int parse_op(struct rlog_reader *r, struct line *ln,
 		}
 	}
 
+	ret = check_op(r, ln, op, err, errlen);
+	if (ret)
+		return ret;
 	e->type = RLOG_ENTRY_OP;
 	e->init_kind = 0;
 	e->init_size = 0;
@@ -464,6 +528,15 @@ static int parse_init(struct rlog_reader *r, struct line *ln,
 	n = escape_decode(path, plen);
 	if (n < 0) {
 		line_err(r, ln, err, errlen, "bad %%XX escape in INIT path");
+		return -EPROTO;
+	}
+	if (!confined(r, path, (size_t)n)) {
+		line_err(r, ln, err, errlen,
+			 "INIT path is not a normalised path inside a sandbox");
+		return -EPROTO;
+	}
+	if (bytes > INT64_MAX) {
+		line_err(r, ln, err, errlen, "INIT size beyond what a file can have");
 		return -EPROTO;
 	}
 
@@ -687,6 +760,38 @@ static bool is_header_line(const struct line *ln)
  * Read the header lines, with the empty lines and comments between them.
  * The first other line is kept as pending for rlog_next().
  */
+/*
+ * Every sandbox must be <mountpoint>/.ioriot/NAME for the header's test
+ * name: a hand-edited sandbox=/etc must not open the door to /etc.  Returns
+ * 0 or -EPROTO.
+ */
+static int check_sandboxes(struct rlog_reader *r, char *err, size_t errlen)
+{
+	const char *name = r->hdr.name;
+	size_t nlen = strlen(name), dlen = strlen(SANDBOX_DIR);
+
+	if (!test_name_valid(name)) {
+		set_err(err, errlen, "%s: header has no valid name=", r->path);
+		return -EPROTO;
+	}
+	for (size_t i = 0; i < r->hdr.nsandboxes; i++) {
+		const char *sb = r->hdr.sandboxes[i];
+		size_t len = strlen(sb);
+		const char *tail = sb + len - nlen;
+
+		if (!path_is_normal(sb, len) || len < nlen + dlen + 2 ||
+		    memcmp(tail, name, nlen) != 0 || tail[-1] != '/' ||
+		    memcmp(tail - 1 - dlen, SANDBOX_DIR, dlen) != 0 ||
+		    tail[-2 - (long)dlen] != '/') {
+			set_err(err, errlen,
+				"%s: sandbox %s is not <mountpoint>/%s/%s",
+				r->path, sb, SANDBOX_DIR, name);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
 static int read_header(struct rlog_reader *r, char *err, size_t errlen)
 {
 	struct line ln;
@@ -715,8 +820,8 @@ static int read_header(struct rlog_reader *r, char *err, size_t errlen)
 			set_err(err, errlen, "%s: %s", r->path, strerror(-ret));
 			return ret;
 		}
-		if (ret == 0)
-			return 0;	/* rlog_next() reports the missing #END */
+		if (ret == 0)	/* rlog_next() reports the missing #END */
+			return check_sandboxes(r, err, errlen);
 		ret = check_line(r, &ln, err, errlen);
 		if (ret)
 			return ret;
@@ -734,7 +839,7 @@ static int read_header(struct rlog_reader *r, char *err, size_t errlen)
 	}
 	r->pending = ln;
 	r->have_pending = true;
-	return 0;
+	return check_sandboxes(r, err, errlen);
 }
 
 struct rlog_reader *rlog_open(const char *path, char *err, size_t errlen)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ioriot/mounts.h"
+#include "ioriot/paths.h"
 
 static const char *const pseudo_types[] = {
 	"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "tracefs",
@@ -32,10 +33,15 @@ int mounttab_add(struct mounttab *mt, const char *dir, size_t dir_len,
 {
 	struct mount_entry *e = NULL;
 
-	if (dir_len == 0 || dir[0] != '/')
+	char norm[PATHMAP_MAX];
+	long n;
+
+	/* Normalised, so that look-ups of normalised paths match. */
+	if (dir_len == 0 || dir[0] != '/' ||
+	    (n = path_normalize(dir, dir_len, NULL, norm)) < 0)
 		return -EINVAL;
-	while (dir_len > 1 && dir[dir_len - 1] == '/')
-		dir_len--;
+	dir = norm;
+	dir_len = (size_t)n;
 	for (size_t i = 0; i < mt->n; i++) {
 		if (mt->v[i].dir_len == dir_len &&
 		    memcmp(mt->v[i].dir, dir, dir_len) == 0) {
@@ -136,15 +142,8 @@ const struct mount_entry *mounttab_find(const struct mounttab *mt,
 	for (size_t i = 0; i < mt->n; i++) {
 		const struct mount_entry *e = &mt->v[i];
 
-		if (best && e->dir_len <= best->dir_len)
-			continue;
-		if (e->dir_len == 1) {		/* "/" holds every path */
-			best = e;
-			continue;
-		}
-		if (e->dir_len > len || memcmp(e->dir, path, e->dir_len) != 0)
-			continue;
-		if (e->dir_len == len || path[e->dir_len] == '/')
+		if ((!best || e->dir_len > best->dir_len) &&
+		    path_is_below(path, len, e->dir, e->dir_len))
 			best = e;
 	}
 	return best;
@@ -153,13 +152,10 @@ const struct mount_entry *mounttab_find(const struct mounttab *mt,
 bool mounttab_has_below(const struct mounttab *mt, const char *path,
 			size_t len)
 {
-	if (len == 1)		/* "/" */
-		return mt->n > 0;
 	for (size_t i = 0; i < mt->n; i++) {
 		const struct mount_entry *e = &mt->v[i];
 
-		if (e->dir_len > len && e->dir[len] == '/' &&
-		    memcmp(e->dir, path, len) == 0)
+		if (e->dir_len > len && path_is_below(e->dir, e->dir_len, path, len))
 			return true;
 	}
 	return false;

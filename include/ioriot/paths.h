@@ -1,0 +1,41 @@
+/*
+ * paths: lexical path handling shared by every module: normalisation, the
+ * checks a replay file's paths must pass, and test names.  Nothing here
+ * touches the file system.
+ */
+#ifndef IORIOT_PATHS_H
+#define IORIOT_PATHS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PATHMAP_MAX 4096	/* PATH_MAX: longer paths are rejected */
+#define SANDBOX_DIR ".ioriot"	/* <mountpoint>/.ioriot/NAME */
+
+/*
+ * Normalise @path (@len bytes) into @out (PATHMAP_MAX bytes): drop empty and
+ * "." components, resolve ".." against the path itself, never above "/".  A
+ * relative path is resolved against @cwd (absolute, normalised) if @cwd is
+ * not NULL.  Returns the length of the result, or -ENAMETOOLONG, or -EINVAL
+ * for a relative path without @cwd.
+ */
+long path_normalize(const char *path, size_t len, const char *cwd,
+		    char *out);
+
+/* True if @path (@len bytes) is absolute and already normalised. */
+bool path_is_normal(const char *path, size_t len);
+
+/* True if @path is @root or lies below it (whole components). */
+bool path_is_below(const char *path, size_t len, const char *root,
+		   size_t root_len);
+
+/* True if one component of @path is exactly @name. */
+bool path_has_component(const char *path, size_t len, const char *name);
+
+/*
+ * True if @name is a valid test name: non-empty, at most 255 bytes, no '/',
+ * not "." or "..", no byte below 0x21 or 0x7f.
+ */
+bool test_name_valid(const char *name);
+
+#endif

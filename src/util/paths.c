@@ -1,0 +1,96 @@
+/* paths: lexical normalisation and checks of paths (paths.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "ioriot/paths.h"
+
+long path_normalize(const char *path, size_t len, const char *cwd, char *out)
+{
+	size_t n = 0;		/* out[0, n) is the normalised prefix */
+	size_t i = 0;
+
+	if (len == 0 || path[0] != '/') {
+		if (!cwd)
+			return -EINVAL;
+		n = strlen(cwd);
+		if (n >= PATHMAP_MAX)
+			return -ENAMETOOLONG;
+		memcpy(out, cwd, n);
+		if (n == 1)
+			n = 0;		/* cwd "/": components append to "" */
+	}
+	while (i < len) {
+		while (i < len && path[i] == '/')
+			i++;
+		size_t start = i;
+		while (i < len && path[i] != '/')
+			i++;
+		size_t clen = i - start;
+
+		if (clen == 0 || (clen == 1 && path[start] == '.'))
+			continue;
+		if (clen == 2 && path[start] == '.' && path[start + 1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;	/* drop the '/' too; at root n stays 0 */
+			continue;
+		}
+		if (n + 1 + clen >= PATHMAP_MAX)
+			return -ENAMETOOLONG;
+		out[n++] = '/';
+		memcpy(out + n, path + start, clen);
+		n += clen;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return (long)n;
+}
+
+bool test_name_valid(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > 255 || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)name[i] <= 0x20 || name[i] == '/' ||
+		    name[i] == 0x7f)
+			return false;
+	return true;
+}
+
+bool path_is_normal(const char *path, size_t len)
+{
+	char buf[PATHMAP_MAX];
+	long n = path_normalize(path, len, NULL, buf);
+
+	return n == (long)len && memcmp(buf, path, len) == 0;
+}
+
+bool path_is_below(const char *path, size_t len, const char *root,
+		   size_t root_len)
+{
+	if (root_len == 1 && root[0] == '/')
+		return len > 0 && path[0] == '/';
+	return len >= root_len && memcmp(path, root, root_len) == 0 &&
+	       (len == root_len || path[root_len] == '/');
+}
+
+bool path_has_component(const char *path, size_t len, const char *name)
+{
+	size_t nlen = strlen(name), i = 0;
+
+	while (i < len) {
+		while (i < len && path[i] == '/')
+			i++;
+		size_t start = i;
+		while (i < len && path[i] != '/')
+			i++;
+		if (i - start == nlen && memcmp(path + start, name, nlen) == 0)
+			return true;
+	}
+	return false;
+}
