@@ -28,10 +28,4 @@ static inline bool escape_needed(unsigned char c)
  */
 long escape_decode(char *s, size_t len);
 
-/*
- * Encode @len bytes of @src into @dst (room for @dstlen bytes, NUL included).
- * Returns the encoded length, or -ENOSPC if it does not fit.
- */
-long escape_encode(char *dst, size_t dstlen, const char *src, size_t len);
-
 #endif

@@ -18,7 +18,6 @@ struct outbuf {
 	int fd;
 	int err;		/* first -errno seen, 0 if none */
 	size_t len;
-	uint64_t written;	/* bytes handed to write(2) so far */
 	char buf[1 << 16];
 };
 
@@ -85,5 +84,12 @@ void outbuf_oct(struct outbuf *ob, uint64_t v);
 
 /* Append @len bytes of @path escaped as include/ioriot/escape.h defines. */
 void outbuf_path(struct outbuf *ob, const char *path, size_t len);
+
+/*
+ * Append a header item "KEY=VALUE|" as both log formats write them after
+ * "#|"; the string value is escaped.
+ */
+void outbuf_meta(struct outbuf *ob, const char *key, const char *value);
+void outbuf_meta_u64(struct outbuf *ob, const char *key, uint64_t value);
 
 #endif

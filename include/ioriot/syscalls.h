@@ -166,6 +166,12 @@ const struct sys_info *sys_info(enum sys_id id);
  */
 enum sys_id sys_canonical(enum sys_id id);
 
+/* True for the chown family, whose G key is a gid. */
+bool sys_is_chown(enum sys_id id);
+
+/* True for the stat family, whose m and s keys are results. */
+bool sys_is_stat(enum sys_id id);
+
 /*
  * Look up a name of @len bytes as written in capture logs, or in replay
  * files when @replay is true.  Returns the id, or -1 if unknown.

@@ -270,13 +270,6 @@ static bool field_path(struct fields *f, int slot, int version,
 	return true;
 }
 
-static bool is_chown(enum sys_id sys)
-{
-	return sys == SYS_CHOWN || sys == SYS_CHOWN16 || sys == SYS_LCHOWN ||
-	       sys == SYS_LCHOWN16 || sys == SYS_FCHOWN || sys == SYS_FCHOWN16 ||
-	       sys == SYS_FCHOWNAT;
-}
-
 /* v2/v3: d is a dirfd (ignored: paths are absolute) for these kinds. */
 static bool v3_d_is_dirfd(enum sys_kind kind)
 {
@@ -375,7 +368,7 @@ static const char *build_event(struct caplog_reader *r, struct fields *f,
 			TAKE('d', fd, CAP_FD);
 		if (HAS(f, 'b') && rk != 'b')
 			TAKE('b', count, CAP_COUNT);
-		if (is_chown(ev->sys))
+		if (sys_is_chown(ev->sys))
 			TAKE('O', uid, CAP_UID);
 		else
 			TAKE('O', offset, CAP_OFFSET);
@@ -411,8 +404,8 @@ static const char *build_event(struct caplog_reader *r, struct fields *f,
 	return NULL;
 }
 
-/* Parse a "#|key=value|key=value|" line into the header. */
-static void parse_meta(struct caplog_reader *r, char *s, size_t len)
+/* Parse a "#|key=value|key=value|" line into the header.  0 or -ENOMEM. */
+static int parse_meta(struct caplog_reader *r, char *s, size_t len)
 {
 	char *mount = NULL, *fstype = NULL;
 	size_t mount_len = 0;
@@ -447,8 +440,9 @@ static void parse_meta(struct caplog_reader *r, char *s, size_t len)
 			r->hdr.mounts = mounttab_new();
 		if (!r->hdr.mounts ||
 		    mounttab_add(r->hdr.mounts, mount, mount_len, fstype) == -ENOMEM)
-			log_warn("%s: out of memory reading the mount table", r->path);
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 /* Read the version line; 0 or -errno with @err filled in. */
@@ -490,7 +484,10 @@ static int read_version(struct caplog_reader *r, char *err, size_t errlen)
 		return -EPROTONOSUPPORT;
 	}
 	r->hdr.version = (int)version;
-	parse_meta(r, ln.s, ln.len);
+	if (parse_meta(r, ln.s, ln.len)) {
+		snprintf(err, errlen, "%s: out of memory", r->path);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -524,7 +521,11 @@ struct caplog_reader *caplog_open(const char *path, char *err, size_t errlen)
 			break;
 		r->nlines++;
 		if (r->pending.len >= 2 && memcmp(r->pending.s, "#|", 2) == 0) {
-			parse_meta(r, r->pending.s, r->pending.len);
+			rc = parse_meta(r, r->pending.s, r->pending.len);
+			if (rc) {
+				snprintf(err, errlen, "%s: out of memory", path);
+				goto err_free;
+			}
 			continue;
 		}
 		r->have_pending = true;

@@ -6,20 +6,12 @@
 
 #include "ioriot/caplog.h"
 
-static void meta_value(struct outbuf *ob, const char *key, const char *value)
-{
-	outbuf_puts(ob, key);
-	outbuf_putc(ob, '=');
-	outbuf_path(ob, value, strlen(value));
-	outbuf_putc(ob, '|');
-}
-
 void caplog_write_header(struct outbuf *ob, const struct caplog_header *hdr)
 {
 	outbuf_puts(ob, "#|capture_version=4|\n#|");
-	meta_value(ob, "host", hdr->host);
-	meta_value(ob, "kernel", hdr->kernel);
-	meta_value(ob, "backend", hdr->backend);
+	outbuf_meta(ob, "host", hdr->host);
+	outbuf_meta(ob, "kernel", hdr->kernel);
+	outbuf_meta(ob, "backend", hdr->backend);
 	outbuf_puts(ob, "start_epoch_ns=");
 	outbuf_u64(ob, hdr->start_epoch_ns);
 	outbuf_puts(ob, "|\n");
@@ -29,7 +21,7 @@ void caplog_write_header(struct outbuf *ob, const struct caplog_header *hdr)
 		outbuf_puts(ob, "#|mount=");
 		outbuf_path(ob, m->dir, m->dir_len);
 		outbuf_puts(ob, "|");
-		meta_value(ob, "fstype", m->fstype);
+		outbuf_meta(ob, "fstype", m->fstype);
 		outbuf_putc(ob, '\n');
 	}
 }

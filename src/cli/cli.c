@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,7 +74,10 @@ static int run_generate(const struct cli_opts *o)
 			"characters without '/', and not '.' or '..'\n", o->name);
 		return EXIT_USAGE;
 	}
-	if (strcmp(o->capture, o->replay) == 0) {
+	struct stat cs, rs;
+	if (strcmp(o->capture, o->replay) == 0 ||
+	    (stat(o->capture, &cs) == 0 && stat(o->replay, &rs) == 0 &&
+	     cs.st_dev == rs.st_dev && cs.st_ino == rs.st_ino)) {
 		fprintf(stderr, "ioriot: capture and replay file are the same: %s\n",
 			o->capture);
 		return EXIT_USAGE;

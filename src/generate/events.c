@@ -70,19 +70,6 @@ static void op_emit(struct gen *g, struct rlog_op *op)
 	g->sum->ops_per_sys[op->sys]++;
 }
 
-static bool is_stat(enum sys_id sys)
-{
-	return sys == SYS_STAT || sys == SYS_LSTAT || sys == SYS_FSTAT ||
-	       sys == SYS_NEWFSTATAT || sys == SYS_FSTATAT || sys == SYS_STATX;
-}
-
-static bool is_chown(enum sys_id sys)
-{
-	return sys == SYS_CHOWN || sys == SYS_CHOWN16 || sys == SYS_LCHOWN ||
-	       sys == SYS_LCHOWN16 || sys == SYS_FCHOWN || sys == SYS_FCHOWN16 ||
-	       sys == SYS_FCHOWNAT;
-}
-
 /* Copy the event's plain arguments into @op. */
 static void op_args(struct rlog_op *op, const struct cap_event *ev)
 {
@@ -91,7 +78,7 @@ static void op_args(struct rlog_op *op, const struct cap_event *ev)
 #define COPY(cap, field, rl) \
 	do { if (h & (cap)) { op->field = ev->field; op->have |= (rl); } } while (0)
 	COPY(CAP_FLAGS, flags, RL_FLAGS);
-	if (!is_stat(ev->sys))		/* for stat calls m is a result */
+	if (!sys_is_stat(ev->sys))		/* for stat calls m is a result */
 		COPY(CAP_MODE, mode, RL_MODE);
 	COPY(CAP_OFFSET, offset, RL_OFFSET);
 	COPY(CAP_OFFSET2, offset2, RL_OFFSET2);
@@ -102,7 +89,7 @@ static void op_args(struct rlog_op *op, const struct cap_event *ev)
 	COPY(CAP_ADDR, addr, RL_ADDR);
 #undef COPY
 	if (h & CAP_ARG) {		/* G: a gid for chown calls */
-		if (is_chown(ev->sys)) {
+		if (sys_is_chown(ev->sys)) {
 			op->gid = ev->arg;
 			op->have |= RL_GID;
 		} else {
@@ -636,7 +623,7 @@ static void on_fdop(struct gen *g, struct proc *p)
 	if (ev->ret == 0) {
 		if (ev->sys == SYS_FTRUNCATE && (ev->have & CAP_COUNT))
 			nstree_truncated(n, (uint64_t)ev->count);
-		else if (is_stat(ev->sys) && (ev->have & CAP_SIZE) &&
+		else if (sys_is_stat(ev->sys) && (ev->have & CAP_SIZE) &&
 			 (!(ev->have & CAP_MODE) || S_ISREG(ev->mode)))
 			nstree_size_seen(n, (uint64_t)ev->size);
 		else if (ev->sys == SYS_FALLOCATE && (ev->have & CAP_OFFSET) &&
@@ -674,10 +661,10 @@ static void on_pathop(struct gen *g, struct proc *p)
 		enum node_type type = NT_UNKNOWN;
 		if (ev->sys == SYS_READLINK || ev->sys == SYS_READLINKAT)
 			type = NT_SYMLINK;
-		else if (is_stat(ev->sys) && (ev->have & CAP_MODE))
+		else if (sys_is_stat(ev->sys) && (ev->have & CAP_MODE))
 			type = type_of_mode(ev->mode);
 		nstree_exists(n, type);
-		if (is_stat(ev->sys) && (ev->have & CAP_SIZE) &&
+		if (sys_is_stat(ev->sys) && (ev->have & CAP_SIZE) &&
 		    (type == NT_FILE || type == NT_UNKNOWN))
 			nstree_size_seen(n, (uint64_t)ev->size);
 		if (ev->sys == SYS_TRUNCATE && (ev->have & CAP_COUNT))
@@ -950,6 +937,15 @@ static void on_sync(struct gen *g)
 	op_emit(g, &op);
 }
 
+/* Make @cwd (normalised, or NULL for unknown) the working directory of @p. */
+static void set_cwd(struct gen *g, struct proc *p, const char *cwd)
+{
+	free(p->cwd);
+	p->cwd = NULL;
+	if (cwd && !(p->cwd = strdup(cwd)))
+		oom(g);
+}
+
 static void on_chdir(struct gen *g, struct proc *p, bool by_fd)
 {
 	const struct cap_event *ev = g->ev;
@@ -965,8 +961,7 @@ static void on_chdir(struct gen *g, struct proc *p, bool by_fd)
 	} else {
 		n = path_normalize(ev->path, ev->path_len, p->cwd, buf);
 	}
-	free(p->cwd);
-	p->cwd = n > 0 ? strdup(buf) : NULL;
+	set_cwd(g, p, n > 0 ? buf : NULL);
 }
 
 static void on_mmap(struct gen *g, struct proc *p)
@@ -1081,8 +1076,7 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		if (ev->have & CAP_PATH) {
 			char buf[PATHMAP_MAX];
 			long n = path_normalize(ev->path, ev->path_len, NULL, buf);
-			free(p->cwd);
-			p->cwd = n > 0 ? strdup(buf) : NULL;
+			set_cwd(g, p, n > 0 ? buf : NULL);
 		}
 		break;
 	case SK_FORK:
@@ -1102,7 +1096,7 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		procs_exit(&g->procs, ev->pid);
 		break;
 	case SK_LOST:
-		break;
+		break;		/* counted above */
 	}
 	g->ev = NULL;
 }

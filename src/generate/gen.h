@@ -37,7 +37,6 @@ struct gen {
 	int err;			/* first -errno (ENOMEM) seen */
 	const struct cap_event *ev;	/* the event being handled */
 	struct resolved path[2];
-	char target[PATHMAP_MAX];
 };
 
 /* Handle one event: update the model and write its operations. */

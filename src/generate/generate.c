@@ -107,22 +107,6 @@ static int append_file(int dst, int src)
 	}
 }
 
-static void meta(struct outbuf *ob, const char *key, const char *value)
-{
-	outbuf_puts(ob, key);
-	outbuf_putc(ob, '=');
-	outbuf_path(ob, value, strlen(value));
-	outbuf_putc(ob, '|');
-}
-
-static void meta_u64(struct outbuf *ob, const char *key, uint64_t value)
-{
-	outbuf_puts(ob, key);
-	outbuf_putc(ob, '=');
-	outbuf_u64(ob, value);
-	outbuf_putc(ob, '|');
-}
-
 /*
  * The node's original path and sandbox path, if it belongs in INIT at all:
  * on a replayed mount and not the mountpoint itself (its sandbox root).
@@ -208,20 +192,20 @@ static void write_header(struct gen *g, struct outbuf *ob,
 	size_t len;
 
 	outbuf_puts(ob, "#|replay_version=1|");
-	meta(ob, "name", opt->name);
-	meta(ob, "user", opt->user);
+	outbuf_meta(ob, "name", opt->name);
+	outbuf_meta(ob, "user", opt->user);
 	outbuf_puts(ob, "\n#|");
-	meta(ob, "source", opt->capture_path);
-	meta_u64(ob, "capture_version", (uint64_t)ch->version);
+	outbuf_meta(ob, "source", opt->capture_path);
+	outbuf_meta_u64(ob, "capture_version", (uint64_t)ch->version);
 	if (ch->host[0])
-		meta(ob, "host", ch->host);
+		outbuf_meta(ob, "host", ch->host);
 	if (ch->kernel[0])
-		meta(ob, "kernel", ch->kernel);
+		outbuf_meta(ob, "kernel", ch->kernel);
 	outbuf_puts(ob, "\n#|");
-	meta_u64(ob, "ops", sum->ops);
-	meta_u64(ob, "timelines", sum->timelines);
-	meta_u64(ob, "processes", sum->processes);
-	meta_u64(ob, "duration_ns", sum->duration_ns);
+	outbuf_meta_u64(ob, "ops", sum->ops);
+	outbuf_meta_u64(ob, "timelines", sum->timelines);
+	outbuf_meta_u64(ob, "processes", sum->processes);
+	outbuf_meta_u64(ob, "duration_ns", sum->duration_ns);
 	outbuf_putc(ob, '\n');
 	for (size_t i = 0; i < mt->n; i++) {
 		if (!g->mount_used[i])
@@ -234,7 +218,7 @@ static void write_header(struct gen *g, struct outbuf *ob,
 		outbuf_puts(ob, "|mount=");
 		outbuf_path(ob, mt->v[i].dir, mt->v[i].dir_len);
 		outbuf_puts(ob, "|");
-		meta(ob, "fstype", mt->v[i].fstype);
+		outbuf_meta(ob, "fstype", mt->v[i].fstype);
 		outbuf_putc(ob, '\n');
 	}
 }
@@ -270,13 +254,15 @@ static int write_output(struct gen *g, const struct gen_options *opt,
 		rc = append_file(fd, ops_fd);
 	if (!rc) {
 		outbuf_puts(ob, "#END|");
-		meta_u64(ob, "ops", g->sum->ops);
+		outbuf_meta_u64(ob, "ops", g->sum->ops);
 		outbuf_putc(ob, '\n');
 		rc = outbuf_flush(ob);
 	}
 	/* No fsync: a file cut short by a crash lacks #END and is rejected
 	 * by the reader, so the rename alone keeps partial files out. */
-	if (!rc && fchmod(fd, 0644) < 0)
+	mode_t mask = umask(0);		/* single-threaded: read and restore */
+	umask(mask);
+	if (!rc && fchmod(fd, 0666 & ~mask) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
@@ -349,6 +335,10 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 
 	memset(sum, 0, sizeof(*sum));
 	g.sum = sum;
+	if (!test_name_valid(opt->name)) {
+		snprintf(err, errlen, "invalid test name '%s'", opt->name);
+		return -EINVAL;
+	}
 	r = caplog_open(opt->capture_path, err, errlen);
 	if (!r)
 		return -errno;

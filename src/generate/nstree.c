@@ -26,27 +26,33 @@ struct nstree {
 	uint32_t gen;			/* bumped when cached paths go stale */
 };
 
-/* Hash of (parent, name), eight name bytes at a time. */
-static uint32_t hash_name(const struct node *parent, const char *name,
-			  size_t len)
+/* Mix @len bytes of @data into @h, eight at a time. */
+static uint64_t mix_bytes(uint64_t h, const char *data, size_t len)
 {
 	const uint64_t mul = 0xff51afd7ed558ccdULL;
-	uint64_t h = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ULL ^ len;
 
-	for (; len >= 8; name += 8, len -= 8) {
+	for (; len >= 8; data += 8, len -= 8) {
 		uint64_t w;
-		memcpy(&w, name, 8);
+		memcpy(&w, data, 8);
 		h = (h ^ w) * mul;
 		h ^= h >> 29;
 	}
 	if (len) {
 		uint64_t w = 0;
 		for (size_t i = 0; i < len; i++)
-			w |= (uint64_t)(unsigned char)name[i] << (8 * i);
+			w |= (uint64_t)(unsigned char)data[i] << (8 * i);
 		h = (h ^ w) * mul;
 		h ^= h >> 29;
 	}
-	return (uint32_t)(h ^ h >> 32);
+	return h ^ h >> 32;
+}
+
+/* Hash of a (parent, name) key of the tree. */
+static uint32_t hash_name(const struct node *parent, const char *name,
+			  size_t len)
+{
+	return (uint32_t)mix_bytes((uint64_t)(uintptr_t)parent *
+				   0x9e3779b97f4a7c15ULL ^ len, name, len);
 }
 
 static void hash_insert(struct nstree *t, struct node *n)
@@ -182,22 +188,6 @@ static struct node *child(struct nstree *t, struct node *parent,
 	return n;
 }
 
-static uint64_t hash_path(const char *path, size_t len)
-{
-	const uint64_t mul = 0xff51afd7ed558ccdULL;
-	uint64_t h = len;
-
-	for (; len >= 8; path += 8, len -= 8) {
-		uint64_t w;
-		memcpy(&w, path, 8);
-		h = (h ^ w) * mul;
-		h ^= h >> 29;
-	}
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)path[i]) * mul;
-	return h ^ h >> 32;
-}
-
 /* Store @path as @n's cached path.  False (and nothing cached) on ENOMEM. */
 static bool remember_path(struct node *n, const char *path, size_t len,
 			  uint32_t gen)
@@ -218,7 +208,7 @@ static bool remember_path(struct node *n, const char *path, size_t len,
 
 struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
 {
-	uint64_t h = hash_path(path, len);
+	uint64_t h = mix_bytes(len, path, len);
 	struct path_slot *slot = &t->paths[h & t->mask];
 
 	/* Paths repeat: most look-ups end here, without a walk.  A node's

@@ -42,29 +42,3 @@ long escape_decode(char *s, size_t len)
 	s[out] = '\0';
 	return (long)out;
 }
-
-long escape_encode(char *dst, size_t dstlen, const char *src, size_t len)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t out = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)src[i];
-
-		if (escape_needed(c)) {
-			if (out + 3 >= dstlen)
-				return -ENOSPC;
-			dst[out++] = '%';
-			dst[out++] = hex[c >> 4];
-			dst[out++] = hex[c & 15];
-		} else {
-			if (out + 1 >= dstlen)
-				return -ENOSPC;
-			dst[out++] = (char)c;
-		}
-	}
-	if (out >= dstlen)
-		return -ENOSPC;
-	dst[out] = '\0';
-	return (long)out;
-}

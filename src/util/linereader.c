@@ -28,34 +28,28 @@ struct linereader *linereader_open(const char *path)
 	/* calloc: the padding is read (never used) and must be defined. */
 	struct linereader *lr = calloc(1, sizeof(*lr));
 	struct stat st;
+	int saved;
 
 	if (!lr)
 		return NULL;
 	lr->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (lr->fd < 0)
-		goto err_free;
-	if (fstat(lr->fd, &st) < 0)
-		goto err_close;
+	if (lr->fd < 0 || fstat(lr->fd, &st) < 0)
+		goto err;
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
-		goto err_close;
+		goto err;
 	}
-	posix_fadvise(lr->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	/* Only a hint: a failure changes nothing. */
+	(void)posix_fadvise(lr->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	lr->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	lr->eof = 0;
-	lr->lineno = 0;
-	lr->consumed = 0;
-	lr->start = lr->end = 0;
 	return lr;
 
-err_close:
-	{
-		int saved = errno;
+err:
+	saved = errno;
+	if (lr->fd >= 0)
 		close(lr->fd);
-		errno = saved;
-	}
-err_free:
 	free(lr);
+	errno = saved;
 	return NULL;
 }
 

@@ -11,7 +11,6 @@ void outbuf_init(struct outbuf *ob, int fd)
 	ob->fd = fd;
 	ob->err = 0;
 	ob->len = 0;
-	ob->written = 0;
 }
 
 int outbuf_flush(struct outbuf *ob)
@@ -28,7 +27,6 @@ int outbuf_flush(struct outbuf *ob)
 			break;
 		}
 		done += (size_t)n;
-		ob->written += (uint64_t)n;
 	}
 	ob->len = 0;
 	return ob->err;
@@ -154,34 +152,48 @@ char *fmt_path(char *p, const char *path, size_t len)
 	return p;
 }
 
-/* Run @fmt for a value needing at most @max bytes. */
-#define OUTBUF_FMT(ob, max, call) \
-	do { \
-		if (outbuf_reserve(ob, max)) { \
-			char *p_ = (ob)->buf + (ob)->len; \
-			(ob)->len = (size_t)(call - (ob)->buf); \
-			(void)p_; \
-		} \
-	} while (0)
+/* The free end of the buffer, with room for @max bytes; NULL on error. */
+static char *room(struct outbuf *ob, size_t max)
+{
+	return outbuf_reserve(ob, max) ? ob->buf + ob->len : NULL;
+}
+
+/* Account the bytes written up to @end. */
+static void commit(struct outbuf *ob, const char *end)
+{
+	ob->len = (size_t)(end - ob->buf);
+}
 
 void outbuf_u64(struct outbuf *ob, uint64_t v)
 {
-	OUTBUF_FMT(ob, 20, fmt_u64(p_, v));
+	char *p = room(ob, 20);
+
+	if (p)
+		commit(ob, fmt_u64(p, v));
 }
 
 void outbuf_i64(struct outbuf *ob, int64_t v)
 {
-	OUTBUF_FMT(ob, 21, fmt_i64(p_, v));
+	char *p = room(ob, 21);
+
+	if (p)
+		commit(ob, fmt_i64(p, v));
 }
 
 void outbuf_hex(struct outbuf *ob, uint64_t v)
 {
-	OUTBUF_FMT(ob, 18, fmt_hex(p_, v));
+	char *p = room(ob, 18);
+
+	if (p)
+		commit(ob, fmt_hex(p, v));
 }
 
 void outbuf_oct(struct outbuf *ob, uint64_t v)
 {
-	OUTBUF_FMT(ob, 23, fmt_oct(p_, v));
+	char *p = room(ob, 23);
+
+	if (p)
+		commit(ob, fmt_oct(p, v));
 }
 
 void outbuf_path(struct outbuf *ob, const char *path, size_t len)
@@ -196,4 +208,20 @@ void outbuf_path(struct outbuf *ob, const char *path, size_t len)
 		path += chunk;
 		len -= chunk;
 	}
+}
+
+void outbuf_meta(struct outbuf *ob, const char *key, const char *value)
+{
+	outbuf_puts(ob, key);
+	outbuf_putc(ob, '=');
+	outbuf_path(ob, value, strlen(value));
+	outbuf_putc(ob, '|');
+}
+
+void outbuf_meta_u64(struct outbuf *ob, const char *key, uint64_t value)
+{
+	outbuf_puts(ob, key);
+	outbuf_putc(ob, '=');
+	outbuf_u64(ob, value);
+	outbuf_putc(ob, '|');
 }

@@ -67,7 +67,7 @@ int sys_lookup(const char *name, size_t len, bool replay)
 	     i = (i + 1) % NAME_SLOTS) {
 		const char *n = table[slots[i] - 1].name;
 
-		if (strncmp(n, name, len) == 0 && n[len] == '\0')
+		if (strlen(n) == len && memcmp(n, name, len) == 0)
 			return slots[i] - 1;
 	}
 	return -1;
@@ -89,4 +89,26 @@ enum sys_id sys_canonical(enum sys_id id)
 {
 	pthread_once(&canonical_once, build_canonical);
 	return canonical[id];
+}
+
+bool sys_is_chown(enum sys_id id)
+{
+	switch (id) {
+	case SYS_CHOWN: case SYS_CHOWN16: case SYS_LCHOWN: case SYS_LCHOWN16:
+	case SYS_FCHOWN: case SYS_FCHOWN16: case SYS_FCHOWNAT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool sys_is_stat(enum sys_id id)
+{
+	switch (id) {
+	case SYS_STAT: case SYS_LSTAT: case SYS_FSTAT: case SYS_NEWFSTATAT:
+	case SYS_FSTATAT: case SYS_STATX:
+		return true;
+	default:
+		return false;
+	}
 }
