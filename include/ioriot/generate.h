@@ -23,7 +23,7 @@ enum gen_filter {
 	GF_RELATIVE,		/* relative path, directory unknown */
 	GF_NOT_FILE,		/* anonymous mmap, mremap, by-address op not on a file map */
 	GF_FD_TABLE,		/* only changes fd tables or processes (dup, fork, ...) */
-	GF_INCOMPLETE,		/* lacks a path or fd the operation needs */
+	GF_INCOMPLETE,		/* lacks a path, fd or result the operation needs */
 	GF_COUNT
 };
 

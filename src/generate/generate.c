@@ -26,7 +26,7 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_RELATIVE] = "relative path, directory unknown",
 	[GF_NOT_FILE] = "not file I/O (anonymous mmap, ...)",
 	[GF_FD_TABLE] = "fd table or process only (dup, fork, ...)",
-	[GF_INCOMPLETE] = "lacks a path or fd it needs",
+	[GF_INCOMPLETE] = "lacks a path, fd or result it needs",
 };
 
 const char *gen_filter_name(enum gen_filter why)
