@@ -153,6 +153,7 @@ enum sys_id {
 struct sys_info {
 	const char *name;		/* as written in capture logs */
 	const char *replay_name;	/* as written in replay files */
+	unsigned char name_len, replay_name_len;
 	enum sys_kind kind;
 	char v3_ret_key;		/* key of the return value in v1-v3 */
 };

@@ -159,6 +159,15 @@ struct node *nstree_anon(struct nstree *t)
 	return n;
 }
 
+/* Compare short names inline: a memcmp call costs more than the bytes. */
+static inline bool names_equal(const char *a, const char *b, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /* The child @name of @parent, created if missing; NULL on ENOMEM. */
 static struct node *child(struct nstree *t, struct node *parent,
 			  const char *name, size_t len)
@@ -167,7 +176,7 @@ static struct node *child(struct nstree *t, struct node *parent,
 
 	for (struct node *n = t->buckets[h & t->mask]; n; n = n->hnext)
 		if (n->hash == h && n->parent == parent &&
-		    n->name_len == len && memcmp(n->name, name, len) == 0)
+		    n->name_len == len && names_equal(n->name, name, len))
 			return n;
 	/* Load factor at most 1/2: chains stay at about one node, which
 	 * matters more than memory once the tree outgrows the caches. */

@@ -34,7 +34,7 @@ static inline char *key(char *p, const char *k, size_t len)
 
 void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 {
-	const char *name = sys_info(op->sys)->replay_name;
+	const struct sys_info *si = sys_info(op->sys);
 	unsigned h = op->have;
 	size_t need = FIXED_MAX;
 
@@ -66,9 +66,8 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		p = fmt_u64(p, op->deps.id[i]);
 	}
 	*p++ = ' ';
-	size_t nlen = strlen(name);
-	memcpy(p, name, nlen);
-	p += nlen;
+	memcpy(p, si->replay_name, si->replay_name_len);
+	p += si->replay_name_len;
 	*p++ = ' ';
 	p = fmt_i64(p, op->ret);
 	if (h & RL_FD)

@@ -7,7 +7,8 @@
 static const struct sys_info table[SYS_COUNT] = {
 #define SYS_ENTRY(id, nm, knd, v3, rname) \
 	[SYS_##id] = { .name = nm, .replay_name = rname, .kind = knd, \
-		       .v3_ret_key = v3 },
+		       .v3_ret_key = v3, .name_len = sizeof(nm) - 1, \
+		       .replay_name_len = sizeof(rname) - 1 },
 	SYSCALL_TABLE(SYS_ENTRY)
 #undef SYS_ENTRY
 };
@@ -65,9 +66,9 @@ int sys_lookup(const char *name, size_t len, bool replay)
 	pthread_once(&names_once, build_names);
 	for (unsigned i = name_hash(name, len) % NAME_SLOTS; slots[i];
 	     i = (i + 1) % NAME_SLOTS) {
-		const char *n = table[slots[i] - 1].name;
+		const struct sys_info *si = &table[slots[i] - 1];
 
-		if (strlen(n) == len && memcmp(n, name, len) == 0)
+		if (si->name_len == len && memcmp(si->name, name, len) == 0)
 			return slots[i] - 1;
 	}
 	return -1;
