@@ -22,7 +22,27 @@ struct resource {
 struct deps {
 	uint64_t id[DEPS_MAX];
 	int n;
+	int dropped;		/* dependencies beyond DEPS_MAX, not kept */
 };
+
+/*
+ * An operation of timeline @tl needs @res but only reads it: it waits for
+ * the resource's last operation without becoming it (a path walk through a
+ * directory does not change the directory).
+ */
+static inline void deps_need(struct deps *d, const struct resource *res,
+			     uint64_t tl)
+{
+	if (!res->last_op || res->last_tl == tl)
+		return;
+	for (int i = 0; i < d->n; i++)
+		if (d->id[i] == res->last_op)
+			return;
+	if (d->n == DEPS_MAX)
+		d->dropped++;
+	else
+		d->id[d->n++] = res->last_op;
+}
 
 /*
  * Operation @op of timeline @tl touches @res: add the dependency this
@@ -34,31 +54,9 @@ static inline void deps_touch(struct deps *d, struct resource *res,
 {
 	if (!res)
 		return;
-	if (res->last_op && res->last_tl != tl && d->n < DEPS_MAX) {
-		int i;
-		for (i = 0; i < d->n && d->id[i] != res->last_op; i++)
-			;
-		if (i == d->n)
-			d->id[d->n++] = res->last_op;
-	}
+	deps_need(d, res, tl);
 	res->last_op = op;
 	res->last_tl = tl;
-}
-
-/*
- * Like deps_touch(), but @res is only read: the operation must wait for the
- * resource's last operation without becoming it (a path walk through a
- * directory does not change the directory).
- */
-static inline void deps_need(struct deps *d, const struct resource *res,
-			     uint64_t tl)
-{
-	if (!res->last_op || res->last_tl == tl || d->n == DEPS_MAX)
-		return;
-	for (int i = 0; i < d->n; i++)
-		if (d->id[i] == res->last_op)
-			return;
-	d->id[d->n++] = res->last_op;
 }
 
 #endif

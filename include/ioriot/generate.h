@@ -51,6 +51,7 @@ struct gen_summary {
 	uint64_t paths;
 	uint64_t init_dirs, init_files, init_bytes, init_absent;
 	uint64_t lost_events;
+	uint64_t deps_dropped;		/* beyond DEPS_MAX per operation */
 	uint64_t duration_ns;
 };
 

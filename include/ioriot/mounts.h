@@ -26,8 +26,9 @@ struct mounttab *mounttab_new(void);
 
 /*
  * Add a mount; @dir is normalised.  A later entry for the same directory
- * replaces the earlier one (as an over-mount hides what is below).  Returns
- * 0, -ENOMEM, or -EINVAL (directory not absolute or too long).
+ * replaces the earlier one (as an over-mount hides what is below).  Mounts
+ * with a .ioriot component are left out (sandboxes never nest).  Returns 0,
+ * -ENOMEM, or -EINVAL (directory not absolute or too long).
  */
 int mounttab_add(struct mounttab *mt, const char *dir, size_t dir_len,
 		 const char *fstype);

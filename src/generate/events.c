@@ -67,6 +67,7 @@ static void op_emit(struct gen *g, struct rlog_op *op)
 {
 	rlog_write_op(g->ops, op);
 	g->sum->ops++;
+	g->sum->deps_dropped += (uint64_t)op->deps.dropped;
 	g->sum->ops_per_sys[op->sys]++;
 }
 
@@ -328,7 +329,7 @@ static void on_open(struct gen *g, struct proc *p)
 		else {
 			nstree_exists(n, flags & O_DIRECTORY ? NT_DIR : NT_UNKNOWN);
 			if (trunc)
-				nstree_truncated(n, 0);
+				nstree_truncated(node_data(n), 0);
 		}
 		if (n->type == NT_UNKNOWN)
 			n->type = NT_FILE;
@@ -666,9 +667,9 @@ static void on_pathop(struct gen *g, struct proc *p)
 		nstree_exists(n, type);
 		if (sys_is_stat(ev->sys) && (ev->have & CAP_SIZE) &&
 		    (type == NT_FILE || type == NT_UNKNOWN))
-			nstree_size_seen(n, (uint64_t)ev->size);
+			nstree_size_seen(node_data(n), (uint64_t)ev->size);
 		if (ev->sys == SYS_TRUNCATE && (ev->have & CAP_COUNT))
-			nstree_truncated(n, (uint64_t)ev->count);
+			nstree_truncated(node_data(n), (uint64_t)ev->count);
 	} else if (ev->ret == -ENOENT) {
 		nstree_enoent(n);
 	}

@@ -295,10 +295,6 @@ static int load_mounts(const struct gen_options *opt,
 	if (ch->mounts && ch->mounts->n) {
 		for (size_t i = 0; i < ch->mounts->n; i++) {
 			const struct mount_entry *e = &ch->mounts->v[i];
-			/* A mount inside a sandbox would put sandboxes into
-			 * sandboxes: its paths count as ioriot's own. */
-			if (path_has_component(e->dir, e->dir_len, SANDBOX_DIR))
-				continue;
 			rc = mounttab_add(mt, e->dir, e->dir_len, e->fstype);
 			if (rc == -ENOMEM) {
 				snprintf(err, errlen, "out of memory");
@@ -449,6 +445,9 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 			fprintf(out, "  %-45s %" PRIu64 "\n", filter_names[i],
 				s->filtered[i]);
 	fprintf(out, "Events lost by the probe: %" PRIu64 "\n", s->lost_events);
+	if (s->deps_dropped)
+		fprintf(out, "Dependencies dropped (over %d per operation): %"
+			PRIu64 "\n", DEPS_MAX, s->deps_dropped);
 	fprintf(out, "Timelines: %" PRIu64 "\n", s->timelines);
 	fprintf(out, "Processes: %" PRIu64 "\n", s->processes);
 	fprintf(out, "Paths: %" PRIu64 "\n", s->paths);

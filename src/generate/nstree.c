@@ -339,14 +339,14 @@ void nstree_open_creat(struct node *n, bool trunc)
 		break;
 	default:
 		if (trunc)
-			nstree_truncated(n, 0);
+			nstree_truncated(node_data(n), 0);
 		break;
 	}
 }
 
 /*
  * Leave an absent placeholder at (@parent, @name), where @gone was: it is the
- * same path, so it carries on @gone's ordering resource.  0 or -ENOMEM.
+ * same path, so it carries on @gone's ordering resources.  0 or -ENOMEM.
  */
 static int leave_hole(struct nstree *t, struct node *parent, const char *name,
 		      size_t len, const struct node *gone)
@@ -357,6 +357,7 @@ static int leave_hole(struct nstree *t, struct node *parent, const char *name,
 		return -ENOMEM;
 	hole->state = NS_ABSENT;
 	hole->res = gone->res;
+	hole->ns_res = gone->ns_res;
 	return 0;
 }
 

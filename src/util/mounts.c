@@ -42,6 +42,10 @@ int mounttab_add(struct mounttab *mt, const char *dir, size_t dir_len,
 		return -EINVAL;
 	dir = norm;
 	dir_len = (size_t)n;
+	/* A mount inside a sandbox would put sandboxes into sandboxes: it is
+	 * left out, so its paths count as ioriot's own. */
+	if (path_has_component(dir, dir_len, SANDBOX_DIR))
+		return 0;
 	for (size_t i = 0; i < mt->n; i++) {
 		if (mt->v[i].dir_len == dir_len &&
 		    memcmp(mt->v[i].dir, dir, dir_len) == 0) {
