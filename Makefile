@@ -45,7 +45,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-LIB_SRCS := $(sort $(wildcard src/*/*.c))
+LIB_SRCS := $(sort $(filter-out %.bpf.c,$(wildcard src/*/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 LIB := $(OUTPUT)/libioriot.a
 
@@ -58,8 +58,21 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 BENCH_BINS := $(OUTPUT)/bench/mkcapture
 
-# BPF capture objects and their skeletons (capture issue) get their rules
-# here: vmlinux.h from BTF, clang -target bpf, bpftool gen skeleton.
+# The BPF capture probe: vmlinux.h from the kernel's BTF (or VMLINUX_H=FILE
+# for hosts without /sys/kernel/btf/vmlinux), compiled with clang for the BPF
+# target, embedded into ioriot as a bpftool skeleton.  libbpf is linked
+# statically so the binary runs on other kernels with BTF.
+CLANG ?= clang
+LLVM_STRIP ?= llvm-strip
+BPFTOOL ?= bpftool
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+VMLINUX_H ?= $(OUTPUT)/vmlinux.h
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+	      -I$(dir $(VMLINUX_H)) -Iinclude -Wall -Werror
+LIBBPF_LIBS := -Wl,-Bstatic -lbpf -Wl,-Bdynamic -lelf -lz
+LDLIBS += $(LIBBPF_LIBS)
+SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check bench demo install uninstall clean
@@ -106,6 +119,22 @@ $(OUTPUT)/bench/%: bench/%.c $(LIB) | $(OUTPUT)
 
 $(OUTPUT):
 	$(Q)mkdir -p $@
+
+$(OUTPUT)/vmlinux.h: | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+
+$(OUTPUT)/capture.bpf.o: src/capture/capture.bpf.c include/ioriot/event.h \
+			 include/ioriot/syscall_table.h $(VMLINUX_H) | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(SKELETON): $(OUTPUT)/capture.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name capture_bpf > $@
+
+$(OUTPUT)/src/capture/loader.o: $(SKELETON)
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(TEST_BIN)

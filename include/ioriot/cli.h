@@ -39,6 +39,9 @@ struct cli_opts {
 	long threads;		/* -t */
 	double speed;		/* -s */
 	long pid;		/* -x */
+	double duration;	/* --duration seconds, 0: default */
+	const char *comm;	/* --comm */
+	long ring_mb;		/* --ring-mb */
 	bool no_drop_caches;	/* -D */
 	int verbosity;		/* -q / -v */
 };

@@ -9,6 +9,7 @@ enum log_level { LOG_QUIET, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 /* Set the most verbose level printed (default LOG_WARN). */
 void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
 
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -18,6 +18,7 @@ struct outbuf {
 	int fd;
 	int err;		/* first -errno seen, 0 if none */
 	size_t len;
+	uint64_t written;	/* bytes handed to write(2) so far */
 	char buf[1 << 16];
 };
 

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ioriot/capture.h"
 #include "ioriot/cli.h"
 #include "ioriot/generate.h"
 #include "ioriot/log.h"
@@ -107,6 +108,61 @@ static int not_built(const char *what, const char *issue)
 	return EXIT_USAGE;
 }
 
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int run_capture(const struct cli_opts *o)
+{
+	struct capture_summary sum;
+	struct capture_options co = {
+		.output = o->capture,
+		.pid = o->pid > 0 ? (uint32_t)o->pid : 0,
+		.comm = o->comm,
+		.duration_ns = (uint64_t)(o->duration * 1e9),
+		.ring_bytes = (uint64_t)o->ring_mb << 20,
+		.status = o->verbosity >= 0,
+		.stop = &stop_requested,
+	};
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	char err[PATHMAP_MAX + 256];
+
+	if (o->module)
+		return not_built("capture with a SystemTap module (-m)",
+				 "eBPF and SystemTap capture");
+	if (o->ring_mb && (o->ring_mb & (o->ring_mb - 1))) {
+		fprintf(stderr, "ioriot: --ring-mb must be a power of 2\n");
+		return EXIT_USAGE;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (o->verbosity >= 0)
+		fprintf(stderr, "ioriot: capturing to %s (Ctrl-C stops)\n", o->capture);
+	int rc = capture_run(&co, &sum, err, sizeof(err));
+	if (rc) {
+		log_error("%s", err);
+		return 1;
+	}
+	if (o->verbosity >= 0) {
+		printf("Events: %llu\n", (unsigned long long)sum.events);
+		printf("Events lost: %llu%s\n", (unsigned long long)sum.lost,
+		       sum.lost ? " (raise --ring-mb)" : "");
+		printf("Files open at start: %llu\n",
+		       (unsigned long long)sum.snapshot_fds);
+		printf("Tracepoints missing on this kernel: %d\n", sum.detached);
+		printf("Log size: %.1f MB\n", (double)sum.bytes / 1e6);
+		printf("Duration: %.1fs\n", (double)sum.duration_ns / 1e9);
+		printf("Capture log: %s\n", o->capture);
+	}
+	return 0;
+}
+
+
 int cli_main(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -125,7 +181,7 @@ int cli_main(int argc, char **argv)
 	case MODE_GENERATE:
 		return run_generate(&o);
 	case MODE_CAPTURE:
-		return not_built("capture", "eBPF and SystemTap capture");
+		return run_capture(&o);
 	case MODE_INIT:
 		return not_built("init", "init and replay engine");
 	case MODE_REPLAY:

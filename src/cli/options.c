@@ -30,6 +30,9 @@ static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'x' },
 	{ "module", required_argument, NULL, 'm' },
 	{ "mounts", required_argument, NULL, 'M' },
+	{ "duration", required_argument, NULL, 'L' },
+	{ "comm", required_argument, NULL, 'C' },
+	{ "ring-mb", required_argument, NULL, 'B' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
@@ -68,6 +71,9 @@ void cli_usage(void)
 "  -S, --stats FILE         write replay statistics to FILE\n"
 "  -D, --no-drop-caches     do not drop caches before replay\n"
 "  -x, --pid PID            capture only PID, its threads and descendants\n"
+"      --comm NAME          capture only processes named NAME (e.g. java)\n"
+"      --duration SECONDS   stop capturing after SECONDS (default 3600)\n"
+"      --ring-mb MB         BPF ring buffer size, a power of 2 (default 64)\n"
 "  -m, --module MODULE      capture with a SystemTap module instead of eBPF\n"
 "      --mounts FILE        mount table for logs without one (v2/v3 logs, v4\n"
 "                           logs without mount lines; default /proc/mounts)\n"
@@ -79,8 +85,9 @@ void cli_usage(void)
 "  ioriot -c io.capture -r io.replay -n test -u paul   # generate\n"
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
 "\n"
-"Status: generate is implemented; capture, init, replay, drop caches, purge\n"
-"and trash are not built yet and exit with status 2.\n"
+"Status: capture (eBPF) and generate are implemented; capture with -m,\n"
+"init, replay, drop caches, purge and trash are not built yet and exit with\n"
+"status 2.\n"
 "See ioriot(8) for details.\n", stdout);
 }
 
@@ -156,6 +163,26 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 		case 'x': err = parse_long("-x", optarg, 1, INT_MAX, &o->pid); break;
 		case 'm': o->module = optarg; break;
 		case 'M': o->mounts = optarg; break;
+		case 'L': {
+			char *end;
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->duration > 0) ||
+			    o->duration > 365 * 86400.0) {
+				fprintf(stderr, "ioriot: --duration expects seconds > 0, not '%s'\n",
+					optarg);
+				err = -EINVAL;
+			}
+			break;
+		}
+		case 'C':
+			o->comm = optarg;
+			if (!*optarg || strlen(optarg) > 15) {
+				fprintf(stderr, "ioriot: --comm expects a process name of 1 to 15 characters\n");
+				err = -EINVAL;
+			}
+			break;
+		case 'B': err = parse_long("--ring-mb", optarg, 1, 4096, &o->ring_mb); break;
 		case 'q': o->verbosity--; break;
 		case 'v': o->verbosity++; break;
 		case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;

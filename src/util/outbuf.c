@@ -11,6 +11,7 @@ void outbuf_init(struct outbuf *ob, int fd)
 	ob->fd = fd;
 	ob->err = 0;
 	ob->len = 0;
+	ob->written = 0;
 }
 
 int outbuf_flush(struct outbuf *ob)
@@ -27,6 +28,7 @@ int outbuf_flush(struct outbuf *ob)
 			break;
 		}
 		done += (size_t)n;
+		ob->written += (uint64_t)n;
 	}
 	ob->len = 0;
 	return ob->err;

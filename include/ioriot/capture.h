@@ -1,0 +1,58 @@
+/*
+ * capture: records the file I/O syscalls of a running host into a capture
+ * log (v4) with the eBPF probe (src/capture/capture.bpf.c), until told to
+ * stop or the duration runs out.
+ */
+#ifndef IORIOT_CAPTURE_H
+#define IORIOT_CAPTURE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ioriot/caplog.h"
+#include "ioriot/event.h"
+
+#define CAPTURE_DEFAULT_DURATION_NS (3600ULL * 1000000000ULL)
+#define CAPTURE_DEFAULT_RING_BYTES (64ULL << 20)
+
+struct capture_options {
+	const char *output;		/* capture log to write */
+	uint32_t pid;			/* -x: this process and descendants; 0: all */
+	const char *comm;		/* only tasks with this name, or NULL */
+	uint64_t duration_ns;		/* 0: CAPTURE_DEFAULT_DURATION_NS */
+	uint64_t ring_bytes;		/* 0: CAPTURE_DEFAULT_RING_BYTES */
+	bool status;			/* a status line on stderr every 2 s */
+	const volatile sig_atomic_t *stop;	/* set by a signal handler */
+	/* Called once the probe is attached (tests start workloads then). */
+	void (*ready)(void *ctx);
+	void *ready_ctx;
+};
+
+struct capture_summary {
+	uint64_t events;		/* records written */
+	uint64_t lost;			/* events the ring buffer dropped */
+	uint64_t bytes;			/* log size */
+	uint64_t duration_ns;
+	uint64_t snapshot_fds;		/* fds open at start, written as openfd */
+	int detached;			/* tracepoints missing on this kernel */
+};
+
+/*
+ * Capture into opt->output until *opt->stop or the duration ends, then write
+ * out everything and close a valid log.  Returns 0, or -errno with a message
+ * in @err: -EPERM not root / no CAP_BPF, -ENOENT no BTF, -EACCES output not
+ * writable, or what loading the probe failed with.
+ */
+int capture_run(const struct capture_options *opt, struct capture_summary *sum,
+		char *err, size_t errlen);
+
+/*
+ * Turn probe record @e (with its paths @p1, @p2 of e->path_len bytes) into
+ * @ce as the log writes it: arguments put under their keys for e->sys.
+ * Paths are not resolved here.  Returns 0, or -EINVAL for an unknown sys.
+ */
+int capture_event_fields(const struct ioriot_event *e, const char *p1,
+			 const char *p2, struct cap_event *ce);
+
+#endif

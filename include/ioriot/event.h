@@ -1,0 +1,42 @@
+/*
+ * event: the record the BPF capture probe sends to user space through the
+ * ring buffer, the only ABI shared between src/capture/capture.bpf.c and
+ * the loader.  Fixed-width fields only.
+ *
+ * A record is struct ioriot_event followed by path_len[0] bytes of the first
+ * path and path_len[1] bytes of the second (no NULs); it is padded to 8
+ * bytes.  @sys holds an enum sys_id (syscalls.h).
+ */
+#ifndef IORIOT_EVENT_H
+#define IORIOT_EVENT_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define IORIOT_EV_PATH_MAX 4096		/* PATH_MAX, with its NUL */
+
+/* Bits of ioriot_event.flags. */
+#define IORIOT_EV_STAT		(1u << 0)	/* extra[0] st_size, extra[1] st_mode */
+#define IORIOT_EV_OFFSET	(1u << 1)	/* extra[0] *offset at entry (sendfile,
+						 * copy_file_range in) */
+#define IORIOT_EV_OFFSET2	(1u << 2)	/* extra[1] *offset at entry (out) */
+#define IORIOT_EV_PATH_CUT	(1u << 3)	/* a path did not fit: dropped */
+#define IORIOT_EV_CHILD		(1u << 4)	/* extra[0] child tgid, extra[1] tid */
+#define IORIOT_EV_HOW		(1u << 5)	/* openat2: extra[0] flags, [1] mode */
+#define IORIOT_EV_NO_RET	(1u << 6)	/* no return (exit_group) */
+
+struct ioriot_event {
+	__u64 time_ns;		/* syscall entry, CLOCK_MONOTONIC */
+	__u64 dur_ns;
+	__u32 pid, tid;		/* tgid and pid of the task */
+	__u32 sys;		/* enum sys_id */
+	__u32 flags;		/* IORIOT_EV_* */
+	__s64 ret;
+	__u64 args[6];		/* the raw syscall arguments */
+	__u64 extra[2];		/* see the flags */
+	__u16 path_len[2];	/* bytes of each path that follows, 0: none */
+	__u32 pad;
+};
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * resolve: makes the paths of captured events absolute, as the capture log
+ * requires.  It follows each process's working directory and the paths of
+ * its open fds (from the capture itself and from /proc), so that relative
+ * and dirfd-relative paths can be completed.
+ */
+#ifndef IORIOT_RESOLVE_H
+#define IORIOT_RESOLVE_H
+
+#include "ioriot/caplog.h"
+#include "ioriot/paths.h"
+#include "ioriot/u64map.h"
+
+struct resolver {
+	struct u64map procs;	/* tgid -> struct rproc */
+	const char *proc_root;	/* "/proc", for live look-ups */
+};
+
+/* Set up an empty resolver.  Returns 0 or -ENOMEM. */
+int resolver_init(struct resolver *r, const char *proc_root);
+
+/* Record that @pid has @path (absolute) open as @fd, or its cwd if @fd < 0.
+ * Returns 0 or -ENOMEM. */
+int resolver_note(struct resolver *r, uint32_t pid, int64_t fd,
+		  const char *path);
+
+/*
+ * Make @ce's paths absolute (normalised into @buf1 / @buf2, PATHMAP_MAX
+ * bytes each), then update the state the event changes (opens, closes,
+ * dups, chdir, fork, exit).  A path that cannot be completed is left as it
+ * is.  Returns 0 or -ENOMEM.
+ */
+int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
+		   char *buf2);
+
+/* Free everything.  Accepts a zeroed resolver. */
+void resolver_destroy(struct resolver *r);
+
+#endif

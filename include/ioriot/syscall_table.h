@@ -1,0 +1,146 @@
+/*
+ * syscall_table: the operation table itself, with no includes, so that the
+ * BPF program (src/capture/capture.bpf.c) shares the enum sys_id numbering
+ * with user space.  See syscalls.h for what the columns mean.
+ */
+#ifndef IORIOT_SYSCALL_TABLE_H
+#define IORIOT_SYSCALL_TABLE_H
+
+enum sys_kind {
+	SK_OPEN,	/* path -> new fd */
+	SK_CLOSE,	/* fd */
+	SK_CLOSE_RANGE,	/* fd range */
+	SK_DUP,		/* fd -> new fd sharing the open file */
+	SK_READ,	/* data from fd (plain or at an offset) */
+	SK_WRITE,	/* data to fd (plain or at an offset) */
+	SK_SEEK,	/* move fd position */
+	SK_READDIR,	/* directory entries from fd */
+	SK_FDOP,	/* any other operation on an fd */
+	SK_FCNTL,	/* fcntl: dup commands change the fd table */
+	SK_PATHOP,	/* operation on an existing path */
+	SK_STATAT,	/* path op, or fd op with an empty path (AT_EMPTY_PATH) */
+	SK_TRUNCATE,	/* truncate(path, length) */
+	SK_MKDIR,
+	SK_RMDIR,
+	SK_UNLINK,	/* unlinkat with AT_REMOVEDIR acts as rmdir */
+	SK_RENAME,
+	SK_LINK,
+	SK_SYMLINK,	/* p = target (a string), P = new link path */
+	SK_SENDFILE,	/* d = out fd, e = in fd */
+	SK_COPY_RANGE,	/* d = in fd, e = out fd */
+	SK_SYNC,	/* whole system */
+	SK_CHDIR,
+	SK_FCHDIR,
+	SK_MMAP,
+	SK_ADDR,	/* munmap, msync, mremap: by address */
+	/* Kinds from here on are not syscalls with a result (events.c relies
+	 * on this order). */
+	SK_EXIT_GROUP,
+	SK_FORK,	/* v4 record: new process or thread */
+	SK_EXEC,	/* v4 record: exec, closes O_CLOEXEC fds */
+	SK_EXIT,	/* v4 record: process exit */
+	SK_OPENFD,	/* v4 record: fd open before capture started */
+	SK_CWD,		/* v4 record: working directory at capture start */
+	SK_LOST,	/* v4 record: events the probe lost */
+};
+
+/* X(id, name, kind, v3 return key, replay name) */
+#define SYSCALL_TABLE(X) \
+	X(OPEN, "open", SK_OPEN, 'd', "open") \
+	X(OPENAT, "openat", SK_OPEN, 'd', "openat") \
+	X(OPENAT2, "openat2", SK_OPEN, 'd', "openat2") \
+	X(CREAT, "creat", SK_OPEN, 'd', "creat") \
+	X(CLOSE, "close", SK_CLOSE, 's', "close") \
+	X(CLOSE_RANGE, "close_range", SK_CLOSE_RANGE, 's', "close_range") \
+	X(READ, "read", SK_READ, 'b', "read") \
+	X(PREAD64, "pread64", SK_READ, 'b', "pread64") \
+	X(READV, "readv", SK_READ, 'b', "readv") \
+	X(PREADV, "preadv", SK_READ, 'b', "preadv") \
+	X(PREADV2, "preadv2", SK_READ, 'b', "preadv2") \
+	X(WRITE, "write", SK_WRITE, 'b', "write") \
+	X(PWRITE64, "pwrite64", SK_WRITE, 'b', "pwrite64") \
+	X(WRITEV, "writev", SK_WRITE, 'b', "writev") \
+	X(PWRITEV, "pwritev", SK_WRITE, 'b', "pwritev") \
+	X(PWRITEV2, "pwritev2", SK_WRITE, 'b', "pwritev2") \
+	X(LSEEK, "lseek", SK_SEEK, 'b', "lseek") \
+	X(LLSEEK, "llseek", SK_SEEK, 'b', "lseek") \
+	X(SENDFILE, "sendfile", SK_SENDFILE, 'b', "sendfile") \
+	X(COPY_FILE_RANGE, "copy_file_range", SK_COPY_RANGE, 'b', "copy_file_range") \
+	X(FSYNC, "fsync", SK_FDOP, 's', "fsync") \
+	X(FDATASYNC, "fdatasync", SK_FDOP, 's', "fdatasync") \
+	X(SYNC, "sync", SK_SYNC, 's', "sync") \
+	X(SYNCFS, "syncfs", SK_FDOP, 's', "syncfs") \
+	X(SYNC_FILE_RANGE, "sync_file_range", SK_FDOP, 's', "sync_file_range") \
+	X(FALLOCATE, "fallocate", SK_FDOP, 's', "fallocate") \
+	X(FTRUNCATE, "ftruncate", SK_FDOP, 's', "ftruncate") \
+	X(TRUNCATE, "truncate", SK_TRUNCATE, 's', "truncate") \
+	X(FADVISE64, "fadvise64", SK_FDOP, 's', "fadvise64") \
+	X(READAHEAD, "readahead", SK_FDOP, 'b', "readahead") \
+	X(STAT, "stat", SK_PATHOP, 's', "stat") \
+	X(LSTAT, "lstat", SK_PATHOP, 's', "lstat") \
+	X(FSTAT, "fstat", SK_FDOP, 's', "fstat") \
+	X(NEWFSTATAT, "newfstatat", SK_STATAT, 's', "newfstatat") \
+	X(FSTATAT, "fstatat", SK_STATAT, 's', "newfstatat") \
+	X(STATX, "statx", SK_STATAT, 's', "statx") \
+	X(STATFS, "statfs", SK_PATHOP, 's', "statfs") \
+	X(STATFS64, "statfs64", SK_PATHOP, 's', "statfs") \
+	X(FSTATFS, "fstatfs", SK_FDOP, 's', "fstatfs") \
+	X(FSTATFS64, "fstatfs64", SK_FDOP, 's', "fstatfs") \
+	X(ACCESS, "access", SK_PATHOP, 's', "access") \
+	X(FACCESSAT, "faccessat", SK_PATHOP, 's', "faccessat") \
+	X(FACCESSAT2, "faccessat2", SK_STATAT, 's', "faccessat2") \
+	X(GETDENTS, "getdents", SK_READDIR, 'b', "getdents64") \
+	X(GETDENTS64, "getdents64", SK_READDIR, 'b', "getdents64") \
+	X(READDIR, "readdir", SK_READDIR, 's', "getdents64") \
+	X(MKDIR, "mkdir", SK_MKDIR, 's', "mkdir") \
+	X(MKDIRAT, "mkdirat", SK_MKDIR, 's', "mkdirat") \
+	X(RMDIR, "rmdir", SK_RMDIR, 's', "rmdir") \
+	X(UNLINK, "unlink", SK_UNLINK, 's', "unlink") \
+	X(UNLINKAT, "unlinkat", SK_UNLINK, 's', "unlinkat") \
+	X(RENAME, "rename", SK_RENAME, 's', "rename") \
+	X(RENAMEAT, "renameat", SK_RENAME, 's', "renameat") \
+	X(RENAMEAT2, "renameat2", SK_RENAME, 's', "renameat2") \
+	X(LINK, "link", SK_LINK, 's', "link") \
+	X(LINKAT, "linkat", SK_LINK, 's', "linkat") \
+	X(SYMLINK, "symlink", SK_SYMLINK, 's', "symlink") \
+	X(SYMLINKAT, "symlinkat", SK_SYMLINK, 's', "symlinkat") \
+	X(READLINK, "readlink", SK_PATHOP, 's', "readlink") \
+	X(READLINKAT, "readlinkat", SK_PATHOP, 's', "readlinkat") \
+	X(CHMOD, "chmod", SK_PATHOP, 's', "chmod") \
+	X(FCHMOD, "fchmod", SK_FDOP, 's', "fchmod") \
+	X(FCHMODAT, "fchmodat", SK_PATHOP, 's', "fchmodat") \
+	X(CHOWN, "chown", SK_PATHOP, 's', "chown") \
+	X(CHOWN16, "chown16", SK_PATHOP, 's', "chown") \
+	X(FCHOWN, "fchown", SK_FDOP, 's', "fchown") \
+	X(FCHOWN16, "fchown16", SK_FDOP, 's', "fchown") \
+	X(LCHOWN, "lchown", SK_PATHOP, 's', "lchown") \
+	X(LCHOWN16, "lchown16", SK_PATHOP, 's', "lchown") \
+	X(FCHOWNAT, "fchownat", SK_PATHOP, 's', "fchownat") \
+	X(UTIMENSAT, "utimensat", SK_STATAT, 's', "utimensat") \
+	X(FCNTL, "fcntl", SK_FCNTL, 's', "fcntl") \
+	X(DUP, "dup", SK_DUP, 's', "dup") \
+	X(DUP2, "dup2", SK_DUP, 's', "dup2") \
+	X(DUP3, "dup3", SK_DUP, 's', "dup3") \
+	X(CHDIR, "chdir", SK_CHDIR, 's', "chdir") \
+	X(FCHDIR, "fchdir", SK_FCHDIR, 's', "fchdir") \
+	X(MMAP, "mmap", SK_MMAP, 'A', "mmap") \
+	X(MMAP2, "mmap2", SK_MMAP, 'A', "mmap") \
+	X(MUNMAP, "munmap", SK_ADDR, 's', "munmap") \
+	X(MSYNC, "msync", SK_ADDR, 's', "msync") \
+	X(MREMAP, "mremap", SK_ADDR, 's', "mremap") \
+	X(EXIT_GROUP, "exit_group", SK_EXIT_GROUP, 0, "exit_group") \
+	X(FORK, "fork", SK_FORK, 0, "fork") \
+	X(EXEC, "exec", SK_EXEC, 0, "exec") \
+	X(EXIT, "exit", SK_EXIT, 0, "exit") \
+	X(OPENFD, "openfd", SK_OPENFD, 0, "openfd") \
+	X(CWD, "cwd", SK_CWD, 0, "cwd") \
+	X(LOST, "lost", SK_LOST, 0, "lost")
+
+enum sys_id {
+#define SYS_ENUM(id, name, kind, v3ret, rname) SYS_##id,
+	SYSCALL_TABLE(SYS_ENUM)
+#undef SYS_ENUM
+	SYS_COUNT
+};
+
+#endif

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * capture.bpf.c: the kernel side of the eBPF capture.  One tracepoint pair
+ * (syscalls:sys_enter_X / sys_exit_X) per traced syscall, so syscalls that
+ * are not traced cost nothing; BTF tracepoints for fork, exec and exit.
+ * Entry stores the arguments per thread, exit sends one struct ioriot_event
+ * (include/ioriot/event.h) with duration, result and paths through a ring
+ * buffer.  Events the ring buffer cannot take are counted, never dropped
+ * silently.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "ioriot/event.h"
+#include "ioriot/syscall_table.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Filters, set by the loader before load. */
+const volatile __u32 own_tgid = 0;	/* ioriot itself: never captured */
+const volatile bool filter_tgid = false;	/* only tgids in `tracked` */
+const volatile bool filter_comm = false;	/* only tasks named targ_comm */
+const volatile char targ_comm[16] = {};
+
+/* Events the ring buffer had no room for. */
+__u64 lost_events = 0;
+
+/* Set by the loader when the capture ends: detaching hundreds of
+ * tracepoints takes seconds, recording stops at once. */
+volatile bool stopped = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20);		/* the loader may resize */
+} events SEC(".maps");
+
+/* Arguments of the syscall each thread is in. */
+struct inflight {
+	__u64 time_ns;
+	__u64 args[6];
+	__u64 extra[2];
+	__u32 flags;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+/* -x PID: the process and its descendants. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} tracked SEC(".maps");
+
+/* An event with room for two paths, built per CPU before sending. */
+struct scratch {
+	struct ioriot_event ev;
+	char paths[2 * IORIOT_EV_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* What an exit handler reads beyond the arguments. */
+enum extra_kind {
+	EX_NONE,
+	EX_STAT1,	/* struct stat at argument 1 */
+	EX_STAT2,	/* struct stat at argument 2 */
+	EX_STATX,	/* struct statx at argument 4 */
+	EX_SENDFILE,	/* loff_t *offset at argument 2, read at entry */
+	EX_COPY,	/* loff_t * at arguments 1 and 3, read at entry */
+	EX_OPENAT2,	/* struct open_how at argument 2, read at entry */
+};
+
+static __always_inline bool wanted(__u32 tgid)
+{
+	if (stopped || tgid == own_tgid)
+		return false;
+	if (filter_tgid && !bpf_map_lookup_elem(&tracked, &tgid))
+		return false;
+	if (filter_comm) {
+		char comm[16];
+		bpf_get_current_comm(comm, sizeof(comm));
+		for (int i = 0; i < 16; i++) {
+			if (comm[i] != targ_comm[i])
+				return false;
+			if (!comm[i])
+				break;
+		}
+	}
+	return true;
+}
+
+static __always_inline __u64 read_user_u64(__u64 uptr)
+{
+	__u64 v = 0;
+
+	if (uptr)
+		bpf_probe_read_user(&v, sizeof(v), (const void *)uptr);
+	return v;
+}
+
+static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
+				    int nargs, enum extra_kind kind)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct inflight in = {};
+
+	if (!wanted(id >> 32))
+		return 0;
+	in.time_ns = bpf_ktime_get_ns();
+	/* Only the syscall's own arguments: the kernel refuses to attach a
+	 * program that reads past the tracepoint's record.  Spelled out: the
+	 * verifier refuses a loop's moving ctx pointer. */
+	if (nargs > 0)
+		in.args[0] = ctx->args[0];
+	if (nargs > 1)
+		in.args[1] = ctx->args[1];
+	if (nargs > 2)
+		in.args[2] = ctx->args[2];
+	if (nargs > 3)
+		in.args[3] = ctx->args[3];
+	if (nargs > 4)
+		in.args[4] = ctx->args[4];
+	if (nargs > 5)
+		in.args[5] = ctx->args[5];
+	/* In-out arguments must be read before the kernel changes them. */
+	if (kind == EX_SENDFILE && in.args[2]) {
+		in.extra[0] = read_user_u64(in.args[2]);
+		in.flags |= IORIOT_EV_OFFSET;
+	} else if (kind == EX_COPY) {
+		if (in.args[1]) {
+			in.extra[0] = read_user_u64(in.args[1]);
+			in.flags |= IORIOT_EV_OFFSET;
+		}
+		if (in.args[3]) {
+			in.extra[1] = read_user_u64(in.args[3]);
+			in.flags |= IORIOT_EV_OFFSET2;
+		}
+	} else if (kind == EX_OPENAT2 && in.args[2]) {
+		in.extra[0] = read_user_u64(in.args[2]);	/* how->flags */
+		in.extra[1] = read_user_u64(in.args[2] + 8);	/* how->mode */
+		in.flags |= IORIOT_EV_HOW;
+	}
+	bpf_map_update_elem(&inflight, &tid, &in, BPF_ANY);
+	return 0;
+}
+
+/* Read user string @uptr into @dst; returns its length without the NUL, or
+ * 0 with IORIOT_EV_PATH_CUT set if it did not fit or could not be read. */
+static __always_inline __u16 read_path(char *dst, __u64 uptr, __u32 *flags)
+{
+	long n;
+
+	if (!uptr)
+		return 0;
+	n = bpf_probe_read_user_str(dst, IORIOT_EV_PATH_MAX, (const void *)uptr);
+	if (n <= 0 || n >= IORIOT_EV_PATH_MAX) {
+		if (n != 1)
+			*flags |= IORIOT_EV_PATH_CUT;
+		return 0;
+	}
+	return (__u16)(n - 1);
+}
+
+/* st_size and st_mode of the struct stat/statx at user @buf. */
+static __always_inline void read_stat(struct ioriot_event *ev, __u64 buf,
+				      bool statx)
+{
+	__u64 size = 0;
+	__u32 mode = 0;
+	__u16 xmode = 0;
+
+	if (!buf)
+		return;
+	if (statx) {
+		bpf_probe_read_user(&size, sizeof(size),
+				    (void *)(buf + offsetof(struct statx, stx_size)));
+		bpf_probe_read_user(&xmode, sizeof(xmode),
+				    (void *)(buf + offsetof(struct statx, stx_mode)));
+		mode = xmode;
+	} else {
+		bpf_probe_read_user(&size, sizeof(size),
+				    (void *)(buf + offsetof(struct stat, st_size)));
+		bpf_probe_read_user(&mode, sizeof(mode),
+				    (void *)(buf + offsetof(struct stat, st_mode)));
+	}
+	ev->extra[0] = size;
+	ev->extra[1] = mode;
+	ev->flags |= IORIOT_EV_STAT;
+}
+
+/* Send the scratch event with @len0 + @len1 bytes of paths. */
+static __always_inline void send(struct scratch *s, __u32 len0, __u32 len1)
+{
+	__u64 size = sizeof(s->ev) + len0 + len1;
+
+	s->ev.path_len[0] = (__u16)len0;
+	s->ev.path_len[1] = (__u16)len1;
+	size = (size + 7) & ~7ULL;
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	if (bpf_ringbuf_output(&events, s, size, 0))
+		__sync_fetch_and_add(&lost_events, 1);
+}
+
+static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
+				   __u32 sys, int p1, int p2,
+				   enum extra_kind kind)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, zero = 0;
+	struct inflight *in = bpf_map_lookup_elem(&inflight, &tid);
+	struct scratch *s;
+	__u32 len0 = 0, len1 = 0;
+
+	if (!in)
+		return 0;
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		goto out;
+	s->ev.time_ns = in->time_ns;
+	s->ev.dur_ns = bpf_ktime_get_ns() - in->time_ns;
+	s->ev.pid = id >> 32;
+	s->ev.tid = tid;
+	s->ev.sys = sys;
+	s->ev.flags = in->flags;
+	s->ev.ret = ctx->ret;
+	for (int i = 0; i < 6; i++)
+		s->ev.args[i] = in->args[i];
+	s->ev.extra[0] = in->extra[0];
+	s->ev.extra[1] = in->extra[1];
+	s->ev.pad = 0;
+	if (p1 >= 0)
+		len0 = read_path(s->paths, in->args[p1 & 7], &s->ev.flags);
+	if (p2 >= 0)
+		len1 = read_path(s->paths + (len0 & (IORIOT_EV_PATH_MAX - 1)),
+				 in->args[p2 & 7], &s->ev.flags);
+	if (ctx->ret == 0) {
+		if (kind == EX_STAT1)
+			read_stat(&s->ev, in->args[1], false);
+		else if (kind == EX_STAT2)
+			read_stat(&s->ev, in->args[2], false);
+		else if (kind == EX_STATX)
+			read_stat(&s->ev, in->args[4], true);
+	}
+	send(s, len0 & (IORIOT_EV_PATH_MAX - 1), len1 & (IORIOT_EV_PATH_MAX - 1));
+out:
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+/* One entry and one exit program per syscall: name, number of arguments,
+ * id, path arguments (-1: none), what else the exit reads. */
+#define TRACE(name, nargs, sys, p1, p2, kind)					\
+SEC("tracepoint/syscalls/sys_enter_" #name)					\
+int enter_##name(struct trace_event_raw_sys_enter *ctx)				\
+{										\
+	return on_enter(ctx, nargs, kind);					\
+}										\
+SEC("tracepoint/syscalls/sys_exit_" #name)					\
+int exit_##name(struct trace_event_raw_sys_exit *ctx)				\
+{										\
+	return on_exit(ctx, sys, p1, p2, kind);					\
+}
+
+TRACE(open, 3, SYS_OPEN, 0, -1, EX_NONE)
+TRACE(openat, 4, SYS_OPENAT, 1, -1, EX_NONE)
+TRACE(openat2, 4, SYS_OPENAT2, 1, -1, EX_OPENAT2)
+TRACE(creat, 2, SYS_CREAT, 0, -1, EX_NONE)
+TRACE(close, 1, SYS_CLOSE, -1, -1, EX_NONE)
+TRACE(close_range, 3, SYS_CLOSE_RANGE, -1, -1, EX_NONE)
+TRACE(read, 3, SYS_READ, -1, -1, EX_NONE)
+TRACE(pread64, 4, SYS_PREAD64, -1, -1, EX_NONE)
+TRACE(readv, 3, SYS_READV, -1, -1, EX_NONE)
+TRACE(preadv, 5, SYS_PREADV, -1, -1, EX_NONE)
+TRACE(preadv2, 6, SYS_PREADV2, -1, -1, EX_NONE)
+TRACE(write, 3, SYS_WRITE, -1, -1, EX_NONE)
+TRACE(pwrite64, 4, SYS_PWRITE64, -1, -1, EX_NONE)
+TRACE(writev, 3, SYS_WRITEV, -1, -1, EX_NONE)
+TRACE(pwritev, 5, SYS_PWRITEV, -1, -1, EX_NONE)
+TRACE(pwritev2, 6, SYS_PWRITEV2, -1, -1, EX_NONE)
+TRACE(lseek, 3, SYS_LSEEK, -1, -1, EX_NONE)
+TRACE(sendfile64, 4, SYS_SENDFILE, -1, -1, EX_SENDFILE)
+TRACE(copy_file_range, 6, SYS_COPY_FILE_RANGE, -1, -1, EX_COPY)
+TRACE(fsync, 1, SYS_FSYNC, -1, -1, EX_NONE)
+TRACE(fdatasync, 1, SYS_FDATASYNC, -1, -1, EX_NONE)
+TRACE(sync, 0, SYS_SYNC, -1, -1, EX_NONE)
+TRACE(syncfs, 1, SYS_SYNCFS, -1, -1, EX_NONE)
+TRACE(sync_file_range, 4, SYS_SYNC_FILE_RANGE, -1, -1, EX_NONE)
+TRACE(fallocate, 4, SYS_FALLOCATE, -1, -1, EX_NONE)
+TRACE(ftruncate, 2, SYS_FTRUNCATE, -1, -1, EX_NONE)
+TRACE(truncate, 2, SYS_TRUNCATE, 0, -1, EX_NONE)
+TRACE(fadvise64, 4, SYS_FADVISE64, -1, -1, EX_NONE)
+TRACE(readahead, 3, SYS_READAHEAD, -1, -1, EX_NONE)
+TRACE(newstat, 2, SYS_STAT, 0, -1, EX_STAT1)
+TRACE(newlstat, 2, SYS_LSTAT, 0, -1, EX_STAT1)
+TRACE(newfstat, 2, SYS_FSTAT, -1, -1, EX_STAT1)
+TRACE(newfstatat, 4, SYS_NEWFSTATAT, 1, -1, EX_STAT2)
+TRACE(statx, 5, SYS_STATX, 1, -1, EX_STATX)
+TRACE(statfs, 2, SYS_STATFS, 0, -1, EX_NONE)
+TRACE(fstatfs, 2, SYS_FSTATFS, -1, -1, EX_NONE)
+TRACE(access, 2, SYS_ACCESS, 0, -1, EX_NONE)
+TRACE(faccessat, 3, SYS_FACCESSAT, 1, -1, EX_NONE)
+TRACE(faccessat2, 4, SYS_FACCESSAT2, 1, -1, EX_NONE)
+TRACE(getdents, 3, SYS_GETDENTS, -1, -1, EX_NONE)
+TRACE(getdents64, 3, SYS_GETDENTS64, -1, -1, EX_NONE)
+TRACE(mkdir, 2, SYS_MKDIR, 0, -1, EX_NONE)
+TRACE(mkdirat, 3, SYS_MKDIRAT, 1, -1, EX_NONE)
+TRACE(rmdir, 1, SYS_RMDIR, 0, -1, EX_NONE)
+TRACE(unlink, 1, SYS_UNLINK, 0, -1, EX_NONE)
+TRACE(unlinkat, 3, SYS_UNLINKAT, 1, -1, EX_NONE)
+TRACE(rename, 2, SYS_RENAME, 0, 1, EX_NONE)
+TRACE(renameat, 4, SYS_RENAMEAT, 1, 3, EX_NONE)
+TRACE(renameat2, 5, SYS_RENAMEAT2, 1, 3, EX_NONE)
+TRACE(link, 2, SYS_LINK, 0, 1, EX_NONE)
+TRACE(linkat, 5, SYS_LINKAT, 1, 3, EX_NONE)
+TRACE(symlink, 2, SYS_SYMLINK, 0, 1, EX_NONE)
+TRACE(symlinkat, 3, SYS_SYMLINKAT, 0, 2, EX_NONE)
+TRACE(readlink, 3, SYS_READLINK, 0, -1, EX_NONE)
+TRACE(readlinkat, 4, SYS_READLINKAT, 1, -1, EX_NONE)
+TRACE(chmod, 2, SYS_CHMOD, 0, -1, EX_NONE)
+TRACE(fchmod, 2, SYS_FCHMOD, -1, -1, EX_NONE)
+TRACE(fchmodat, 3, SYS_FCHMODAT, 1, -1, EX_NONE)
+TRACE(chown, 3, SYS_CHOWN, 0, -1, EX_NONE)
+TRACE(fchown, 3, SYS_FCHOWN, -1, -1, EX_NONE)
+TRACE(lchown, 3, SYS_LCHOWN, 0, -1, EX_NONE)
+TRACE(fchownat, 5, SYS_FCHOWNAT, 1, -1, EX_NONE)
+TRACE(utimensat, 4, SYS_UTIMENSAT, 1, -1, EX_NONE)
+TRACE(fcntl, 3, SYS_FCNTL, -1, -1, EX_NONE)
+TRACE(dup, 1, SYS_DUP, -1, -1, EX_NONE)
+TRACE(dup2, 2, SYS_DUP2, -1, -1, EX_NONE)
+TRACE(dup3, 3, SYS_DUP3, -1, -1, EX_NONE)
+TRACE(chdir, 1, SYS_CHDIR, 0, -1, EX_NONE)
+TRACE(fchdir, 1, SYS_FCHDIR, -1, -1, EX_NONE)
+TRACE(mmap, 6, SYS_MMAP, -1, -1, EX_NONE)
+TRACE(munmap, 2, SYS_MUNMAP, -1, -1, EX_NONE)
+TRACE(msync, 3, SYS_MSYNC, -1, -1, EX_NONE)
+TRACE(mremap, 5, SYS_MREMAP, -1, -1, EX_NONE)
+
+/* exit_group does not return: sent at entry. */
+SEC("tracepoint/syscalls/sys_enter_exit_group")
+int enter_exit_group(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 zero = 0;
+	struct scratch *s;
+
+	if (!wanted(id >> 32) || !(s = bpf_map_lookup_elem(&scratch, &zero)))
+		return 0;
+	__builtin_memset(&s->ev, 0, sizeof(s->ev));
+	s->ev.time_ns = bpf_ktime_get_ns();
+	s->ev.pid = id >> 32;
+	s->ev.tid = (__u32)id;
+	s->ev.sys = SYS_EXIT_GROUP;
+	s->ev.flags = IORIOT_EV_NO_RET;
+	s->ev.args[0] = ctx->args[0];
+	send(s, 0, 0);
+	return 0;
+}
+
+/* A record sent from a BTF tracepoint: process events. */
+static __always_inline struct scratch *process_event(__u32 sys, __u32 tgid,
+						     __u32 tid)
+{
+	__u32 zero = 0;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!s)
+		return NULL;
+	__builtin_memset(&s->ev, 0, sizeof(s->ev));
+	s->ev.time_ns = bpf_ktime_get_ns();
+	s->ev.pid = tgid;
+	s->ev.tid = tid;
+	s->ev.sys = sys;
+	s->ev.flags = IORIOT_EV_NO_RET;
+	return s;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	struct scratch *s;
+	__u8 yes = 1;
+
+	/* Descendants of a traced process are traced too. */
+	if (filter_tgid && ctgid != ptgid &&
+	    bpf_map_lookup_elem(&tracked, &ptgid))
+		bpf_map_update_elem(&tracked, &ctgid, &yes, BPF_ANY);
+	if (!wanted(ptgid))
+		return 0;
+	s = process_event(SYS_FORK, ptgid, BPF_CORE_READ(parent, pid));
+	if (!s)
+		return 0;
+	s->ev.extra[0] = ctgid;
+	s->ev.extra[1] = BPF_CORE_READ(child, pid);
+	s->ev.flags |= IORIOT_EV_CHILD;
+	send(s, 0, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct scratch *s;
+	long n;
+
+	if (!wanted(tgid) || !(s = process_event(SYS_EXEC, tgid,
+						   BPF_CORE_READ(p, pid))))
+		return 0;
+	s->ev.flags &= ~IORIOT_EV_NO_RET;
+	s->ev.ret = 0;
+	n = bpf_probe_read_kernel_str(s->paths, IORIOT_EV_PATH_MAX,
+				      BPF_CORE_READ(bprm, filename));
+	send(s, n > 1 ? (__u32)(n - 1) & (IORIOT_EV_PATH_MAX - 1) : 0, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_task, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
+	struct scratch *s;
+
+	/* The process ends with its leader; threads exiting alone do not
+	 * change fd tables. */
+	if (pid != tgid)
+		return 0;
+	bool want = wanted(tgid);
+	if (filter_tgid)
+		bpf_map_delete_elem(&tracked, &tgid);
+	if (!want)
+		return 0;
+	s = process_event(SYS_EXIT, tgid, pid);
+	if (s)
+		send(s, 0, 0);
+	return 0;
+}

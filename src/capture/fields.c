@@ -1,0 +1,133 @@
+/*
+ * fields: puts the raw arguments of a probe record under the capture log's
+ * keys, per syscall (x86_64 signatures).  Pure, so it is unit-tested.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ioriot/capture.h"
+
+/*
+ * Argument layouts: one character per syscall argument, in order.
+ *   d e  fd (int)       p P  path (the string comes with the record)
+ *   f    flags (int)    m    mode / prot (int)
+ *   O    offset (64)    c    count / length (64)
+ *   W    whence (int)   F    fcntl command (int)   G  arg or gid
+ *   U    uid (int)      a    address (64)          _  not logged
+ */
+static const char *const layouts[SYS_COUNT] = {
+	[SYS_OPEN] = "pfm", [SYS_OPENAT] = "dpfm", [SYS_OPENAT2] = "dp",
+	[SYS_CREAT] = "pm", [SYS_CLOSE] = "d", [SYS_CLOSE_RANGE] = "def",
+	[SYS_READ] = "d_c", [SYS_PREAD64] = "d_cO", [SYS_READV] = "d",
+	[SYS_PREADV] = "d__O", [SYS_PREADV2] = "d__O_f",
+	[SYS_WRITE] = "d_c", [SYS_PWRITE64] = "d_cO", [SYS_WRITEV] = "d",
+	[SYS_PWRITEV] = "d__O", [SYS_PWRITEV2] = "d__O_f",
+	[SYS_LSEEK] = "dOW", [SYS_SENDFILE] = "de_c",
+	[SYS_COPY_FILE_RANGE] = "d_e_cf", [SYS_FSYNC] = "d",
+	[SYS_FDATASYNC] = "d", [SYS_SYNC] = "", [SYS_SYNCFS] = "d",
+	[SYS_SYNC_FILE_RANGE] = "dOcf", [SYS_FALLOCATE] = "dmOc",
+	[SYS_FTRUNCATE] = "dc", [SYS_TRUNCATE] = "pc",
+	[SYS_FADVISE64] = "dOcf", [SYS_READAHEAD] = "dOc",
+	[SYS_STAT] = "p", [SYS_LSTAT] = "p", [SYS_FSTAT] = "d",
+	[SYS_NEWFSTATAT] = "dp_f", [SYS_STATX] = "dpf", [SYS_STATFS] = "p",
+	[SYS_FSTATFS] = "d", [SYS_ACCESS] = "pm", [SYS_FACCESSAT] = "dpm",
+	[SYS_FACCESSAT2] = "dpmf", [SYS_GETDENTS] = "d_c",
+	[SYS_GETDENTS64] = "d_c", [SYS_MKDIR] = "pm", [SYS_MKDIRAT] = "dpm",
+	[SYS_RMDIR] = "p", [SYS_UNLINK] = "p", [SYS_UNLINKAT] = "dpf",
+	[SYS_RENAME] = "pP", [SYS_RENAMEAT] = "dpeP",
+	[SYS_RENAMEAT2] = "dpePf", [SYS_LINK] = "pP", [SYS_LINKAT] = "dpePf",
+	[SYS_SYMLINK] = "pP", [SYS_SYMLINKAT] = "pdP",
+	[SYS_READLINK] = "p_c", [SYS_READLINKAT] = "dp_c",
+	[SYS_CHMOD] = "pm", [SYS_FCHMOD] = "dm", [SYS_FCHMODAT] = "dpm",
+	[SYS_CHOWN] = "pUG", [SYS_FCHOWN] = "dUG", [SYS_LCHOWN] = "pUG",
+	[SYS_FCHOWNAT] = "dpUGf", [SYS_UTIMENSAT] = "dp_f",
+	[SYS_FCNTL] = "dFG", [SYS_DUP] = "d", [SYS_DUP2] = "de",
+	[SYS_DUP3] = "def", [SYS_CHDIR] = "p", [SYS_FCHDIR] = "d",
+	[SYS_MMAP] = "acmfdO", [SYS_MUNMAP] = "ac", [SYS_MSYNC] = "acf",
+	[SYS_MREMAP] = "ac_f", [SYS_EXIT_GROUP] = "", [SYS_FORK] = "",
+	[SYS_EXEC] = "", [SYS_EXIT] = "",
+};
+
+int capture_event_fields(const struct ioriot_event *e, const char *p1,
+			 const char *p2, struct cap_event *ce)
+{
+	const char *layout;
+
+	if (e->sys >= SYS_COUNT || !(layout = layouts[e->sys]))
+		return -EINVAL;
+	memset(ce, 0, sizeof(*ce));
+	ce->fd = ce->fd2 = -1;
+	ce->path = ce->path2 = "";
+	ce->sys = (enum sys_id)e->sys;
+	ce->pid = e->pid;
+	ce->tid = e->tid;
+	ce->time_ns = e->time_ns;
+	ce->dur_ns = e->dur_ns;
+	ce->have = CAP_DUR;
+	if (!(e->flags & IORIOT_EV_NO_RET)) {
+		ce->ret = e->ret;
+		ce->have |= CAP_RET;
+	}
+	for (int i = 0; layout[i] && i < 6; i++) {
+		uint64_t raw = e->args[i];
+		int32_t i32 = (int32_t)raw;	/* int arguments: low half */
+
+		switch (layout[i]) {
+		case 'd': ce->fd = i32; ce->have |= CAP_FD; break;
+		case 'e': ce->fd2 = i32; ce->have |= CAP_FD2; break;
+		case 'f': ce->flags = i32; ce->have |= CAP_FLAGS; break;
+		case 'm': ce->mode = i32; ce->have |= CAP_MODE; break;
+		case 'O': ce->offset = (int64_t)raw; ce->have |= CAP_OFFSET; break;
+		case 'c': ce->count = (int64_t)raw; ce->have |= CAP_COUNT; break;
+		case 'W': ce->whence = i32; ce->have |= CAP_WHENCE; break;
+		case 'F': ce->cmd = i32; ce->have |= CAP_CMD; break;
+		case 'G': ce->arg = e->sys == SYS_FCNTL ? (int64_t)raw : i32;
+			  ce->have |= CAP_ARG; break;
+		case 'U': ce->uid = i32; ce->have |= CAP_UID; break;
+		case 'a': ce->addr = raw; ce->have |= CAP_ADDR; break;
+		case 'p':
+			ce->path = p1;
+			ce->path_len = e->path_len[0];
+			ce->have |= CAP_PATH;
+			break;
+		case 'P':
+			ce->path2 = p2;
+			ce->path2_len = e->path_len[1];
+			ce->have |= CAP_PATH2;
+			break;
+		}
+	}
+	/* An absent path (utimensat(fd, NULL)) or empty one (AT_EMPTY_PATH)
+	 * is logged as no path. */
+	if ((ce->have & CAP_PATH) && !ce->path_len)
+		ce->have &= ~CAP_PATH;
+	if (e->flags & IORIOT_EV_STAT) {
+		ce->size = (int64_t)e->extra[0];
+		ce->mode = (int64_t)e->extra[1];
+		ce->have |= CAP_SIZE | CAP_MODE;
+	}
+	if (e->flags & IORIOT_EV_OFFSET) {
+		ce->offset = (int64_t)e->extra[0];
+		ce->have |= CAP_OFFSET;
+	}
+	if (e->flags & IORIOT_EV_OFFSET2) {
+		ce->offset2 = (int64_t)e->extra[1];
+		ce->have |= CAP_OFFSET2;
+	}
+	if (e->flags & IORIOT_EV_HOW) {
+		ce->flags = (int64_t)e->extra[0];
+		ce->mode = (int64_t)e->extra[1];
+		ce->have |= CAP_FLAGS | CAP_MODE;
+	}
+	if (e->flags & IORIOT_EV_CHILD) {
+		ce->child_pid = (uint32_t)e->extra[0];
+		ce->child_tid = (uint32_t)e->extra[1];
+		ce->have |= CAP_CHILD;
+	}
+	if (e->sys == SYS_EXEC && e->path_len[0]) {
+		ce->path = p1;
+		ce->path_len = e->path_len[0];
+		ce->have |= CAP_PATH;
+	}
+	return 0;
+}

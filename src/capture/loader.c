@@ -1,0 +1,365 @@
+/*
+ * loader: the user-space side of the eBPF capture.  Loads the probe with
+ * the filters, attaches the tracepoints this kernel has, writes the log
+ * header and the snapshot of open files, then turns ring buffer records
+ * into capture log lines until told to stop (capture.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "capture.skel.h"
+#include "ioriot/capture.h"
+#include "ioriot/log.h"
+#include "ioriot/resolve.h"
+#include "ioriot/snapshot.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+#define STATUS_EVERY_NS (2ULL * 1000000000ULL)
+
+struct loader {
+	const struct capture_options *opt;
+	struct capture_summary *sum;
+	struct outbuf *ob;
+	struct resolver res;
+	int err;			/* first -errno while handling events */
+	char p1[IORIOT_EV_PATH_MAX], p2[IORIOT_EV_PATH_MAX];
+	char abs1[PATHMAP_MAX], abs2[PATHMAP_MAX];
+};
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* One ring buffer record: a log line.  Returns 0 (libbpf goes on). */
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct loader *ld = ctx;
+	const struct ioriot_event *e = data;
+	struct cap_event ce;
+
+	if (size < sizeof(*e) ||
+	    size < sizeof(*e) + e->path_len[0] + e->path_len[1] ||
+	    e->path_len[0] >= IORIOT_EV_PATH_MAX ||
+	    e->path_len[1] >= IORIOT_EV_PATH_MAX)
+		return 0;
+	memcpy(ld->p1, e + 1, e->path_len[0]);
+	ld->p1[e->path_len[0]] = '\0';
+	memcpy(ld->p2, (const char *)(e + 1) + e->path_len[0], e->path_len[1]);
+	ld->p2[e->path_len[1]] = '\0';
+	if (capture_event_fields(e, ld->p1, ld->p2, &ce))
+		return 0;
+	int err = resolver_apply(&ld->res, &ce, ld->abs1, ld->abs2);
+	if (err && !ld->err)
+		ld->err = err;
+	caplog_write_event(ld->ob, &ce);
+	ld->sum->events++;
+	return 0;
+}
+
+/* Per-syscall tracepoints need tracefs; mount it if nobody has. */
+static int ensure_tracefs(char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(TRACEFS "/events/syscalls", &st) == 0)
+		return 0;
+	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL) < 0 ||
+	    stat(TRACEFS "/events/syscalls", &st) < 0) {
+		snprintf(err, errlen, "%s: no syscall tracepoints (tracefs: %s)",
+			 TRACEFS, strerror(errno));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Switch off programs whose tracepoint this kernel lacks. */
+static int disable_missing(struct capture_bpf *skel)
+{
+	struct bpf_program *prog;
+	int missing = 0;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *sec = bpf_program__section_name(prog);
+		char path[256];
+		struct stat st;
+
+		if (strncmp(sec, "tracepoint/", 11) != 0)
+			continue;
+		snprintf(path, sizeof(path), TRACEFS "/events/%s/id", sec + 11);
+		if (stat(path, &st) < 0) {
+			bpf_program__set_autoload(prog, false);
+			missing++;
+		}
+	}
+	return missing;
+}
+
+static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_WARN && log_get_level() >= LOG_INFO)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+/* The log header: host, kernel, clock start and the mount table. */
+static void write_header(struct outbuf *ob)
+{
+	struct caplog_header hdr = { .version = CAPLOG_VERSION };
+	struct utsname uts;
+
+	if (uname(&uts) == 0) {
+		snprintf(hdr.host, sizeof(hdr.host), "%s", uts.nodename);
+		snprintf(hdr.kernel, sizeof(hdr.kernel), "%s", uts.release);
+	}
+	snprintf(hdr.backend, sizeof(hdr.backend), "bpf");
+	hdr.start_epoch_ns = clock_ns(CLOCK_REALTIME);
+	hdr.mounts = mounttab_new();
+	if (hdr.mounts && mounttab_load(hdr.mounts, "/proc/self/mounts"))
+		log_warn("cannot read /proc/self/mounts: the log has no mount table");
+	caplog_write_header(ob, &hdr);
+	mounttab_free(hdr.mounts);
+}
+
+/* Write a record for events the ring buffer dropped since the last one. */
+static void note_lost(struct loader *ld, struct capture_bpf *skel)
+{
+	uint64_t lost = __atomic_load_n(&skel->bss->lost_events, __ATOMIC_RELAXED);
+	struct cap_event ev;
+
+	if (lost <= ld->sum->lost)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.sys = SYS_LOST;
+	ev.time_ns = clock_ns(CLOCK_MONOTONIC);
+	ev.count = (int64_t)(lost - ld->sum->lost);
+	ev.have = CAP_COUNT;
+	caplog_write_event(ld->ob, &ev);
+	ld->sum->lost = lost;
+}
+
+static void status(const struct loader *ld, uint64_t elapsed, uint64_t last_events,
+		   uint64_t interval)
+{
+	bool tty = isatty(2);
+
+	fprintf(stderr, "%sioriot: capture %4.0fs  %llu events (%.0f/s)  %.1f MB  %llu lost%s",
+		tty ? "\r" : "", (double)elapsed / 1e9,
+		(unsigned long long)ld->sum->events,
+		interval ? (double)(ld->sum->events - last_events) * 1e9 / (double)interval : 0.0,
+		(double)(ld->ob->written + ld->ob->len) / 1e6,
+		(unsigned long long)ld->sum->lost, tty ? "  " : "\n");
+}
+
+/*
+ * Free the probe.  Each tracepoint detach waits for RCU grace periods under
+ * a kernel mutex, so freeing ~150 of them takes seconds; the log is complete
+ * already, so a child holding copies of the fds does it while we return.
+ */
+static void release_probe(struct capture_bpf *skel)
+{
+	pid_t child = skel ? fork() : -1;
+
+	if (child == 0) {
+		/* Let pipes and terminals see our end of output at once. */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		for (int fd = 0; null >= 0 && fd <= 2; fd++)
+			dup2(null, fd);
+		capture_bpf__destroy(skel);
+		_exit(0);
+	}
+	/* With the child's copies open, our closes are quick; without a
+	 * child this is the slow path. */
+	capture_bpf__destroy(skel);
+}
+
+/* Mark -x PID and its descendants as traced. */
+static int track(struct capture_bpf *skel, uint32_t pid, char *err,
+		 size_t errlen)
+{
+	uint32_t *pids = NULL;
+	size_t n = 0;
+	uint8_t yes = 1;
+	int rc = snapshot_descendants("/proc", pid, &pids, &n);
+
+	if (rc) {
+		snprintf(err, errlen, "/proc: %s", strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		if (bpf_map__update_elem(skel->maps.tracked, &pids[i],
+					 sizeof(pids[i]), &yes, sizeof(yes), BPF_ANY))
+			rc = -errno;
+	free(pids);
+	if (rc)
+		snprintf(err, errlen, "tracking pid %u: %s", pid, strerror(-rc));
+	return rc;
+}
+
+int capture_run(const struct capture_options *opt, struct capture_summary *sum,
+		char *err, size_t errlen)
+{
+	uint64_t duration = opt->duration_ns ? opt->duration_ns :
+			    CAPTURE_DEFAULT_DURATION_NS;
+	uint64_t ring = opt->ring_bytes ? opt->ring_bytes :
+			CAPTURE_DEFAULT_RING_BYTES;
+	struct loader *ld = calloc(1, sizeof(*ld));
+	struct capture_bpf *skel = NULL;
+	struct ring_buffer *rb = NULL;
+	struct stat st;
+	int fd = -1, rc;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!ld || !(ld->ob = malloc(sizeof(*ld->ob))) ||
+	    resolver_init(&ld->res, "/proc")) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	ld->opt = opt;
+	ld->sum = sum;
+	if (geteuid() != 0) {
+		snprintf(err, errlen, "capture needs root (CAP_BPF, CAP_PERFMON): "
+			 "run it with sudo");
+		rc = -EPERM;
+		goto out;
+	}
+	if (stat("/sys/kernel/btf/vmlinux", &st) < 0) {
+		snprintf(err, errlen, "this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+			 "use the SystemTap backend (-m MODULE)");
+		rc = -ENOENT;
+		goto out;
+	}
+	if ((rc = ensure_tracefs(err, errlen)))
+		goto out;
+	fd = open(opt->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", opt->output, strerror(errno));
+		goto out;
+	}
+	outbuf_init(ld->ob, fd);
+
+	libbpf_set_print(quiet_libbpf);
+	skel = capture_bpf__open();
+	if (!skel) {
+		rc = -errno;
+		snprintf(err, errlen, "opening the BPF probe: %s", strerror(errno));
+		goto out;
+	}
+	skel->rodata->own_tgid = (uint32_t)getpid();
+	skel->rodata->filter_tgid = opt->pid != 0;
+	if (opt->comm) {
+		skel->rodata->filter_comm = true;
+		strncpy((char *)skel->rodata->targ_comm, opt->comm,
+			sizeof(skel->rodata->targ_comm) - 1);
+	}
+	if ((rc = bpf_map__set_max_entries(skel->maps.events, (uint32_t)ring))) {
+		snprintf(err, errlen, "ring buffer size %llu: %s",
+			 (unsigned long long)ring, strerror(-rc));
+		goto out;
+	}
+	sum->detached = disable_missing(skel);
+	if ((rc = capture_bpf__load(skel))) {
+		snprintf(err, errlen, "loading the BPF probe: %s%s", strerror(-rc),
+			 rc == -EPERM ? " (BPF not permitted: root with "
+			 "CAP_BPF, or kernel.unprivileged_bpf_disabled?)" : "");
+		goto out;
+	}
+	if (opt->pid && (rc = track(skel, opt->pid, err, errlen)))
+		goto out;
+	if ((rc = capture_bpf__attach(skel))) {
+		snprintf(err, errlen, "attaching the BPF probe: %s", strerror(-rc));
+		goto out;
+	}
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, ld,
+			      NULL);
+	if (!rb) {
+		rc = -errno;
+		snprintf(err, errlen, "ring buffer: %s", strerror(errno));
+		goto out;
+	}
+
+	/* Attached first, so nothing opened during the snapshot is missed. */
+	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+	write_header(ld->ob);
+	struct snapshot_options so = {
+		.proc_root = "/proc", .own_pid = (uint32_t)getpid(),
+		.comm = opt->comm, .time_ns = start,
+	};
+	uint32_t *pids = NULL;
+	size_t npids = 0;
+	if (opt->pid && !(rc = snapshot_descendants("/proc", opt->pid, &pids,
+						    &npids))) {
+		so.pids = pids;
+		so.npids = npids;
+	}
+	if (!rc)
+		rc = snapshot_write(&so, ld->ob, &ld->res, &sum->snapshot_fds);
+	free(pids);
+	if (rc) {
+		snprintf(err, errlen, "snapshot of /proc: %s", strerror(-rc));
+		goto out;
+	}
+	if (opt->ready)
+		opt->ready(opt->ready_ctx);
+
+	uint64_t now = start, last_status = start, last_events = 0;
+	while (!(opt->stop && *opt->stop) && now - start < duration) {
+		rc = ring_buffer__poll(rb, 100);
+		if (rc < 0 && rc != -EINTR) {
+			snprintf(err, errlen, "ring buffer: %s", strerror(-rc));
+			goto out;
+		}
+		note_lost(ld, skel);
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (opt->status && now - last_status >= STATUS_EVERY_NS) {
+			status(ld, now - start, last_events, now - last_status);
+			last_status = now;
+			last_events = sum->events;
+		}
+		if (ld->err || ld->ob->err)
+			break;
+	}
+	/* Stop recording, then take what is still in the ring. */
+	skel->bss->stopped = true;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	ring_buffer__consume(rb);
+	note_lost(ld, skel);
+	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
+	if (opt->status && isatty(2))
+		fputc('\n', stderr);
+	rc = ld->err ? ld->err : outbuf_flush(ld->ob);
+	if (rc)
+		snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
+out:
+	if (fd >= 0) {
+		sum->bytes = ld->ob->written;
+		if (close(fd) < 0 && !rc) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: %s", opt->output, strerror(errno));
+		}
+	}
+	ring_buffer__free(rb);
+	release_probe(skel);
+	if (ld) {
+		resolver_destroy(&ld->res);
+		free(ld->ob);
+		free(ld);
+	}
+	return rc;
+}

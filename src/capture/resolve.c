@@ -1,0 +1,243 @@
+/*
+ * resolve: completes relative and dirfd-relative paths of captured events
+ * from each process's cwd and fd paths (resolve.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ioriot/resolve.h"
+
+struct rproc {
+	char *cwd;		/* NULL: not known yet */
+	struct u64map fds;	/* fd -> malloc'd absolute path */
+};
+
+int resolver_init(struct resolver *r, const char *proc_root)
+{
+	r->proc_root = proc_root;
+	return u64map_init(&r->procs);
+}
+
+static void rproc_free(struct rproc *p)
+{
+	size_t pos = 0;
+	struct u64map_slot *s;
+
+	if (!p)
+		return;
+	while (p->fds.slots && (s = u64map_next(&p->fds, &pos)))
+		free(s->value);
+	u64map_destroy(&p->fds);
+	free(p->cwd);
+	free(p);
+}
+
+static struct rproc *rproc_get(struct resolver *r, uint32_t pid)
+{
+	struct rproc *p = u64map_get(&r->procs, pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	if (u64map_init(&p->fds) || u64map_put(&r->procs, pid, p)) {
+		rproc_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Set fd @fd of @p to a copy of @path (NULL: forget it).  0 or -ENOMEM. */
+static int set_fd(struct rproc *p, int64_t fd, const char *path)
+{
+	char *copy = NULL;
+
+	if (fd < 0)
+		return 0;
+	if (path && !(copy = strdup(path)))
+		return -ENOMEM;
+	free(u64map_del(&p->fds, (uint64_t)fd));
+	if (copy && u64map_put(&p->fds, (uint64_t)fd, copy)) {
+		free(copy);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int set_cwd(struct rproc *p, const char *cwd)
+{
+	char *copy = cwd ? strdup(cwd) : NULL;
+
+	if (cwd && !copy)
+		return -ENOMEM;
+	free(p->cwd);
+	p->cwd = copy;
+	return 0;
+}
+
+int resolver_note(struct resolver *r, uint32_t pid, int64_t fd,
+		  const char *path)
+{
+	struct rproc *p = rproc_get(r, pid);
+
+	if (!p)
+		return -ENOMEM;
+	return fd < 0 ? set_cwd(p, path) : set_fd(p, fd, path);
+}
+
+/* The live value of /proc/PID/@what (a link), into @buf; NULL if gone. */
+static const char *live_link(const struct resolver *r, uint32_t pid,
+			     const char *what, char *buf)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "%s/%u/%s", r->proc_root, pid, what);
+	n = readlink(link, buf, PATHMAP_MAX - 1);
+	if (n <= 0 || buf[0] != '/')
+		return NULL;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The directory relative paths of @ce start from (dirfd or cwd). */
+static const char *base_of(struct resolver *r, struct rproc *p,
+			   const struct cap_event *ce, bool use_e, char *buf)
+{
+	bool have = ce->have & (use_e ? CAP_FD2 : CAP_FD);
+	int64_t dirfd = use_e ? ce->fd2 : ce->fd;
+
+	if (have && dirfd != AT_FDCWD) {
+		const char *path = u64map_get(&p->fds, (uint64_t)dirfd);
+		char what[32];
+
+		if (path)
+			return path;
+		snprintf(what, sizeof(what), "fd/%lld", (long long)dirfd);
+		return live_link(r, ce->pid, what, buf);
+	}
+	if (!p->cwd && live_link(r, ce->pid, "cwd", buf) && set_cwd(p, buf))
+		return NULL;
+	return p->cwd;
+}
+
+/* True if d (and e) of @ce are dirfds for its paths. */
+static bool uses_dirfd(enum sys_id sys)
+{
+	switch (sys) {
+	case SYS_OPENAT: case SYS_OPENAT2: case SYS_NEWFSTATAT: case SYS_STATX:
+	case SYS_FACCESSAT: case SYS_FACCESSAT2: case SYS_MKDIRAT:
+	case SYS_UNLINKAT: case SYS_RENAMEAT: case SYS_RENAMEAT2:
+	case SYS_LINKAT: case SYS_SYMLINKAT: case SYS_READLINKAT:
+	case SYS_FCHMODAT: case SYS_FCHOWNAT: case SYS_UTIMENSAT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Normalise one path into @out, relative ones against @base (NULL: leave
+ * a relative path as it is). */
+static void complete(const char **path, uint32_t *len, const char *base,
+		     char *out)
+{
+	long n;
+
+	if (!base)
+		return;
+	n = path_normalize(*path, *len, base, out);
+	if (n > 0) {
+		*path = out;
+		*len = (uint32_t)n;
+	}
+}
+
+/* Update the fd and cwd state for what @ce did.  0 or -ENOMEM. */
+static int follow(struct resolver *r, struct rproc *p, const struct cap_event *ce)
+{
+	const struct sys_info *si = sys_info(ce->sys);
+	const char *path;
+
+	if ((ce->have & CAP_RET) && ce->ret < 0)
+		return 0;
+	switch (si->kind) {
+	case SK_OPEN:
+		return set_fd(p, ce->ret, (ce->have & CAP_PATH) &&
+			      ce->path[0] == '/' ? ce->path : NULL);
+	case SK_CLOSE:
+		return set_fd(p, ce->fd, NULL);
+	case SK_DUP:
+		path = u64map_get(&p->fds, (uint64_t)ce->fd);
+		return set_fd(p, ce->ret, path);
+	case SK_FCNTL:
+		if (ce->cmd != F_DUPFD && ce->cmd != F_DUPFD_CLOEXEC)
+			return 0;
+		path = u64map_get(&p->fds, (uint64_t)ce->fd);
+		return set_fd(p, ce->ret, path);
+	case SK_CHDIR:
+		return set_cwd(p, ce->path[0] == '/' ? ce->path : NULL);
+	case SK_FCHDIR:
+		return set_cwd(p, u64map_get(&p->fds, (uint64_t)ce->fd));
+	case SK_FORK: {
+		if (!(ce->have & CAP_CHILD) || ce->child_pid == ce->pid)
+			return 0;
+		rproc_free(u64map_del(&r->procs, ce->child_pid));
+		struct rproc *c = rproc_get(r, ce->child_pid);
+		size_t pos = 0;
+		struct u64map_slot *s;
+		if (!c || set_cwd(c, p->cwd))
+			return -ENOMEM;
+		while ((s = u64map_next(&p->fds, &pos)))
+			if (set_fd(c, (int64_t)s->key, s->value))
+				return -ENOMEM;
+		return 0;
+	}
+	case SK_EXIT: case SK_EXIT_GROUP:
+		rproc_free(u64map_del(&r->procs, ce->pid));
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
+		   char *buf2)
+{
+	struct rproc *p = rproc_get(r, ce->pid);
+	char base[PATHMAP_MAX];
+	bool at = uses_dirfd(ce->sys);
+
+	if (!p)
+		return -ENOMEM;
+	/* symlink's first path is the link's content, not a path to look up;
+	 * its link path P is relative to d.  P of renameat and linkat is
+	 * relative to e.  Paths of calls without dirfd start from the cwd. */
+	if ((ce->have & CAP_PATH) && ce->sys != SYS_SYMLINK &&
+	    ce->sys != SYS_SYMLINKAT) {
+		const char *b = ce->path[0] == '/' ? "/" :
+				base_of(r, p, ce, false, base);
+		complete(&ce->path, &ce->path_len, b, buf1);
+	}
+	if (ce->have & CAP_PATH2) {
+		bool use_e = ce->sys != SYS_SYMLINKAT && at;
+		const char *b = ce->path2[0] == '/' ? "/" :
+				base_of(r, p, ce, use_e, base);
+		complete(&ce->path2, &ce->path2_len, b, buf2);
+	}
+	return follow(r, p, ce);
+}
+
+void resolver_destroy(struct resolver *r)
+{
+	size_t pos = 0;
+	struct u64map_slot *s;
+
+	while (r->procs.slots && (s = u64map_next(&r->procs, &pos)))
+		rproc_free(s->value);
+	u64map_destroy(&r->procs);
+}
