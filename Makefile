@@ -56,7 +56,11 @@ SUITE_NAMES := $(patsubst tests/test_%.c,%,$(sort $(wildcard tests/test_*.c)))
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-BENCH_BINS := $(OUTPUT)/bench/mkcapture
+BENCH_BINS := $(OUTPUT)/bench/mkcapture $(OUTPUT)/bench/syscall-loop
+
+# Small programs with known syscall sequences, captured by the tests.
+WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,\
+		   $(wildcard tests/workloads/*.c))
 
 # The BPF capture probe: vmlinux.h from the kernel's BTF (or VMLINUX_H=FILE
 # for hosts without /sys/kernel/btf/vmlinux), compiled with clang for the BPF
@@ -117,6 +121,11 @@ $(OUTPUT)/bench/%: bench/%.c $(LIB) | $(OUTPUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+$(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -pthread
+
 $(OUTPUT):
 	$(Q)mkdir -p $@
 
@@ -137,9 +146,9 @@ $(SKELETON): $(OUTPUT)/capture.bpf.o
 $(OUTPUT)/src/capture/loader.o: $(SKELETON)
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory $(BIN) $(TEST_BIN)
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(TEST_BIN) $(WORKLOAD_BINS)
 	$(Q)IORIOT_BIN=$(CURDIR)/$(BIN) IORIOT_TESTDATA=$(CURDIR)/tests/data \
-		$(TEST_BIN)
+		IORIOT_WORKLOADS=$(CURDIR)/$(OUTPUT)/workloads $(TEST_BIN)
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)

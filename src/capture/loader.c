@@ -320,7 +320,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 
 	uint64_t now = start, last_status = start, last_events = 0;
 	while (!(opt->stop && *opt->stop) && now - start < duration) {
-		rc = ring_buffer__poll(rb, 100);
+		rc = ring_buffer__poll(rb, 20);
 		if (rc < 0 && rc != -EINTR) {
 			snprintf(err, errlen, "ring buffer: %s", strerror(-rc));
 			goto out;
