@@ -153,6 +153,7 @@ check: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
 	$(Q)bench/generate.sh $(CURDIR)/$(BIN) $(OUTPUT)
+	$(Q)bench/capture.sh $(CURDIR)/$(BIN) $(OUTPUT)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
