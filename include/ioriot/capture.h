@@ -12,6 +12,7 @@
 
 #include "ioriot/caplog.h"
 #include "ioriot/event.h"
+#include "ioriot/paths.h"
 
 #define CAPTURE_DEFAULT_DURATION_NS (3600ULL * 1000000000ULL)
 #define CAPTURE_DEFAULT_RING_BYTES (64ULL << 20)
@@ -23,6 +24,8 @@ struct capture_options {
 	uint64_t duration_ns;		/* 0: CAPTURE_DEFAULT_DURATION_NS */
 	uint64_t ring_bytes;		/* 0: CAPTURE_DEFAULT_RING_BYTES */
 	bool status;			/* a status line on stderr every 2 s */
+	/* fd operations count with the path of their fd. */
+	struct path_filter filter;
 	const volatile sig_atomic_t *stop;	/* set by a signal handler */
 	/* Called once the probe is attached (tests start workloads then). */
 	void (*ready)(void *ctx);
@@ -35,6 +38,7 @@ struct capture_summary {
 	uint64_t bytes;			/* log size */
 	uint64_t duration_ns;
 	uint64_t snapshot_fds;		/* fds open at start, written as openfd */
+	uint64_t excluded;		/* events dropped by path filters */
 	int detached;			/* tracepoints missing on this kernel */
 };
 

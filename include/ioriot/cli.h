@@ -7,9 +7,11 @@
 #define IORIOT_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define IORIOT_VERSION "0.1.0"
+#define CLI_MAX_PREFIXES 32
 
 enum cli_mode {
 	MODE_NONE,
@@ -42,6 +44,10 @@ struct cli_opts {
 	double duration;	/* --duration seconds, 0: default */
 	const char *comm;	/* --comm */
 	long ring_mb;		/* --ring-mb */
+	const char *include[CLI_MAX_PREFIXES];	/* --include */
+	size_t ninclude;
+	const char *exclude[CLI_MAX_PREFIXES];	/* --exclude */
+	size_t nexclude;
 	bool no_drop_caches;	/* -D */
 	int verbosity;		/* -q / -v */
 };

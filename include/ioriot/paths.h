@@ -33,6 +33,22 @@ bool path_is_below(const char *path, size_t len, const char *root,
 bool path_has_component(const char *path, size_t len, const char *name);
 
 /*
+ * Path prefixes (whole components) that select paths: with includes, only
+ * paths below one of them; never paths below an exclude.
+ */
+struct path_filter {
+	const char *const *include;
+	size_t ninclude;
+	const char *const *exclude;
+	size_t nexclude;
+};
+
+/* True if @f selects @path (@len bytes).  A NULL or empty filter selects
+ * everything. */
+bool path_filter_keeps(const struct path_filter *f, const char *path,
+		       size_t len);
+
+/*
  * True if @name is a valid test name: non-empty, at most 255 bytes, no '/',
  * not "." or "..", no byte below 0x21 or 0x7f.
  */

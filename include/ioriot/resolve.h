@@ -33,6 +33,10 @@ int resolver_note(struct resolver *r, uint32_t pid, int64_t fd,
 int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 		   char *buf2);
 
+/* The absolute path @pid has open as @fd, or NULL if not known. */
+const char *resolver_fd_path(const struct resolver *r, uint32_t pid,
+			     int64_t fd);
+
 /* Free everything.  Accepts a zeroed resolver. */
 void resolver_destroy(struct resolver *r);
 

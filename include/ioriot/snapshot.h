@@ -18,6 +18,7 @@ struct snapshot_options {
 	const uint32_t *pids;		/* only these, if not NULL */
 	size_t npids;
 	const char *comm;		/* only processes with this name */
+	const struct path_filter *filter;	/* open files it selects */
 	uint64_t time_ns;		/* timestamp of the records */
 };
 

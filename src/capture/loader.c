@@ -44,6 +44,36 @@ static uint64_t clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The path filters: the event's paths, or for an fd operation the path of
+ * its fd (before the event changes it).  An event is kept if the filter
+ * selects one of its paths.  An event with no path and no known fd path
+ * (sockets, pipes, ...) is kept unless the filter has includes.
+ */
+static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
+{
+	const struct path_filter *f = &ld->opt->filter;
+	const char *fdpath;
+	bool any = false, kept = false;
+
+	if (!f->ninclude && !f->nexclude)
+		return false;
+	if (ce->have & CAP_PATH) {
+		any = true;
+		kept = path_filter_keeps(f, ce->path, ce->path_len);
+	}
+	if (ce->have & CAP_PATH2) {
+		kept = kept || path_filter_keeps(f, ce->path2, ce->path2_len);
+		any = true;
+	}
+	if (!any && (ce->have & CAP_FD) &&
+	    (fdpath = resolver_fd_path(&ld->res, ce->pid, ce->fd))) {
+		any = true;
+		kept = path_filter_keeps(f, fdpath, strlen(fdpath));
+	}
+	return any ? !kept : f->ninclude > 0;
+}
+
 /* One ring buffer record: a log line.  Returns 0 (libbpf goes on). */
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -62,9 +92,17 @@ static int handle_event(void *ctx, void *data, size_t size)
 	ld->p2[e->path_len[1]] = '\0';
 	if (capture_event_fields(e, ld->p1, ld->p2, &ce))
 		return 0;
+	/* Filter before the resolver forgets a closed fd's path. */
+	bool drop = false;
+	if (!(ce.have & (CAP_PATH | CAP_PATH2)))
+		drop = filtered_out(ld, &ce);
 	int err = resolver_apply(&ld->res, &ce, ld->abs1, ld->abs2);
 	if (err && !ld->err)
 		ld->err = err;
+	if (drop || filtered_out(ld, &ce)) {
+		ld->sum->excluded++;
+		return 0;
+	}
 	caplog_write_event(ld->ob, &ce);
 	ld->sum->events++;
 	return 0;
@@ -299,7 +337,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	write_header(ld->ob);
 	struct snapshot_options so = {
 		.proc_root = "/proc", .own_pid = (uint32_t)getpid(),
-		.comm = opt->comm, .time_ns = start,
+		.comm = opt->comm, .time_ns = start, .filter = &opt->filter,
 	};
 	uint32_t *pids = NULL;
 	size_t npids = 0;

@@ -232,6 +232,14 @@ int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 	return follow(r, p, ce);
 }
 
+const char *resolver_fd_path(const struct resolver *r, uint32_t pid,
+			     int64_t fd)
+{
+	struct rproc *p = u64map_get(&r->procs, pid);
+
+	return p && fd >= 0 ? u64map_get(&p->fds, (uint64_t)fd) : NULL;
+}
+
 void resolver_destroy(struct resolver *r)
 {
 	size_t pos = 0;

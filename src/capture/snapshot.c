@@ -141,9 +141,13 @@ static int snapshot_process(const struct snapshot_options *o, uint32_t pid,
 		ev.mode = st.st_mode;
 		ev.have = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_OFFSET |
 			  CAP_SIZE | CAP_MODE;
+		/* Filtered fds are still noted: their operations are matched
+		 * against the filter by their path. */
+		err = resolver_note(r, pid, ev.fd, target);
+		if (!path_filter_keeps(o->filter, target, (size_t)n))
+			continue;
 		caplog_write_event(ob, &ev);
 		(*nfds)++;
-		err = resolver_note(r, pid, ev.fd, target);
 	}
 	closedir(d);
 	return err;

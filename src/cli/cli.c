@@ -127,6 +127,8 @@ static int run_capture(const struct cli_opts *o)
 		.ring_bytes = (uint64_t)o->ring_mb << 20,
 		.status = o->verbosity >= 0,
 		.stop = &stop_requested,
+		.filter = { .include = o->include, .ninclude = o->ninclude,
+			    .exclude = o->exclude, .nexclude = o->nexclude },
 	};
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	char err[PATHMAP_MAX + 256];
@@ -150,6 +152,9 @@ static int run_capture(const struct cli_opts *o)
 	}
 	if (o->verbosity >= 0) {
 		printf("Events: %llu\n", (unsigned long long)sum.events);
+		if (o->ninclude || o->nexclude)
+			printf("Events filtered out by path: %llu\n",
+			       (unsigned long long)sum.excluded);
 		printf("Events lost: %llu%s\n", (unsigned long long)sum.lost,
 		       sum.lost ? " (raise --ring-mb)" : "");
 		printf("Files open at start: %llu\n",

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ioriot/cli.h"
+#include "ioriot/paths.h"
 
 static const struct option long_options[] = {
 	{ "capture", required_argument, NULL, 'c' },
@@ -33,6 +34,8 @@ static const struct option long_options[] = {
 	{ "duration", required_argument, NULL, 'L' },
 	{ "comm", required_argument, NULL, 'C' },
 	{ "ring-mb", required_argument, NULL, 'B' },
+	{ "include", required_argument, NULL, 'I' },
+	{ "exclude", required_argument, NULL, 'E' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
@@ -74,6 +77,8 @@ void cli_usage(void)
 "      --comm NAME          capture only processes named NAME (e.g. java)\n"
 "      --duration SECONDS   stop capturing after SECONDS (default 3600)\n"
 "      --ring-mb MB         BPF ring buffer size, a power of 2 (default 64)\n"
+"      --include DIR        capture only I/O below DIR (repeatable)\n"
+"      --exclude DIR        do not capture I/O below DIR (repeatable)\n"
 "  -m, --module MODULE      capture with a SystemTap module instead of eBPF\n"
 "      --mounts FILE        mount table for logs without one (v2/v3 logs, v4\n"
 "                           logs without mount lines; default /proc/mounts)\n"
@@ -104,6 +109,26 @@ static int parse_long(const char *opt, const char *arg, long min, long max,
 		return -EINVAL;
 	}
 	*out = v;
+	return 0;
+}
+
+/* Add an absolute path prefix to @list.  0 or -EINVAL. */
+static int add_prefix(const char *opt, const char *arg, const char **list,
+		      size_t *n)
+{
+	size_t len = strlen(arg);
+
+	if (!path_is_normal(arg, len)) {
+		fprintf(stderr, "ioriot: %s expects an absolute path without '..', "
+			"'.', '//' or a trailing '/', not '%s'\n", opt, arg);
+		return -EINVAL;
+	}
+	if (*n == CLI_MAX_PREFIXES) {
+		fprintf(stderr, "ioriot: at most %d %s options\n",
+			CLI_MAX_PREFIXES, opt);
+		return -EINVAL;
+	}
+	list[(*n)++] = arg;
 	return 0;
 }
 
@@ -183,6 +208,12 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			}
 			break;
 		case 'B': err = parse_long("--ring-mb", optarg, 1, 4096, &o->ring_mb); break;
+		case 'I':
+			err = add_prefix("--include", optarg, o->include, &o->ninclude);
+			break;
+		case 'E':
+			err = add_prefix("--exclude", optarg, o->exclude, &o->nexclude);
+			break;
 		case 'q': o->verbosity--; break;
 		case 'v': o->verbosity++; break;
 		case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;

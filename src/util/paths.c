@@ -94,3 +94,23 @@ bool path_has_component(const char *path, size_t len, const char *name)
 	}
 	return false;
 }
+
+/* True if @path is below one of the @n prefixes. */
+static bool below_any(const char *path, size_t len, const char *const *prefixes,
+		      size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (path_is_below(path, len, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+bool path_filter_keeps(const struct path_filter *f, const char *path,
+		       size_t len)
+{
+	if (!f)
+		return true;
+	if (below_any(path, len, f->exclude, f->nexclude))
+		return false;
+	return !f->ninclude || below_any(path, len, f->include, f->ninclude);
+}
