@@ -92,14 +92,16 @@ static int handle_event(void *ctx, void *data, size_t size)
 	ld->p2[e->path_len[1]] = '\0';
 	if (capture_event_fields(e, ld->p1, ld->p2, &ce))
 		return 0;
-	/* Filter before the resolver forgets a closed fd's path. */
-	bool drop = false;
-	if (!(ce.have & (CAP_PATH | CAP_PATH2)))
-		drop = filtered_out(ld, &ce);
+	/* fd operations are filtered before the resolver forgets a closed
+	 * fd's path, path operations after it made their paths absolute. */
+	bool by_path = ce.have & (CAP_PATH | CAP_PATH2);
+	bool drop = !by_path && filtered_out(ld, &ce);
 	int err = resolver_apply(&ld->res, &ce, ld->abs1, ld->abs2);
 	if (err && !ld->err)
 		ld->err = err;
-	if (drop || filtered_out(ld, &ce)) {
+	if (by_path)
+		drop = filtered_out(ld, &ce);
+	if (drop) {
 		ld->sum->excluded++;
 		return 0;
 	}
