@@ -121,6 +121,9 @@ void caplog_close(struct caplog_reader *r);
  */
 void caplog_write_header(struct outbuf *ob, const struct caplog_header *hdr);
 
+/* Write the mount table as v4 header lines.  Errors are sticky in @ob. */
+void caplog_write_mounts(struct outbuf *ob, const struct mounttab *mt);
+
 /*
  * Write @ev as one v4 line.  time_ns is written as is (the reader makes
  * times relative to the first event).  Errors are sticky in @ob.

@@ -52,6 +52,15 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		char *err, size_t errlen);
 
 /*
+ * Capture like capture_run(), but with the SystemTap module @module (built
+ * from systemtap/ioriot.stp): runs staprun without a shell and writes what
+ * the module prints, adding the mount table and the snapshot of open files.
+ * Returns 0, or -errno with a message in @err (-ECHILD: staprun failed).
+ */
+int capture_stap_run(const struct capture_options *opt, const char *module,
+		     struct capture_summary *sum, char *err, size_t errlen);
+
+/*
  * Turn probe record @e (with its paths @p1, @p2 of e->path_len bytes) into
  * @ce as the log writes it: arguments put under their keys for e->sys.
  * Paths are not resolved here.  Returns 0, or -EINVAL for an unknown sys.

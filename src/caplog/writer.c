@@ -15,8 +15,14 @@ void caplog_write_header(struct outbuf *ob, const struct caplog_header *hdr)
 	outbuf_puts(ob, "start_epoch_ns=");
 	outbuf_u64(ob, hdr->start_epoch_ns);
 	outbuf_puts(ob, "|\n");
-	for (size_t i = 0; hdr->mounts && i < hdr->mounts->n; i++) {
-		const struct mount_entry *m = &hdr->mounts->v[i];
+	if (hdr->mounts)
+		caplog_write_mounts(ob, hdr->mounts);
+}
+
+void caplog_write_mounts(struct outbuf *ob, const struct mounttab *mt)
+{
+	for (size_t i = 0; i < mt->n; i++) {
+		const struct mount_entry *m = &mt->v[i];
 
 		outbuf_puts(ob, "#|mount=");
 		outbuf_path(ob, m->dir, m->dir_len);

@@ -133,9 +133,6 @@ static int run_capture(const struct cli_opts *o)
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	char err[PATHMAP_MAX + 256];
 
-	if (o->module)
-		return not_built("capture with a SystemTap module (-m)",
-				 "eBPF and SystemTap capture");
 	if (o->ring_mb && (o->ring_mb & (o->ring_mb - 1))) {
 		fprintf(stderr, "ioriot: --ring-mb must be a power of 2\n");
 		return EXIT_USAGE;
@@ -145,7 +142,8 @@ static int run_capture(const struct cli_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	if (o->verbosity >= 0)
 		fprintf(stderr, "ioriot: capturing to %s (Ctrl-C stops)\n", o->capture);
-	int rc = capture_run(&co, &sum, err, sizeof(err));
+	int rc = o->module ? capture_stap_run(&co, o->module, &sum, err, sizeof(err))
+			   : capture_run(&co, &sum, err, sizeof(err));
 	if (rc) {
 		log_error("%s", err);
 		return 1;

@@ -90,9 +90,8 @@ void cli_usage(void)
 "  ioriot -c io.capture -r io.replay -n test -u paul   # generate\n"
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
 "\n"
-"Status: capture (eBPF) and generate are implemented; capture with -m,\n"
-"init, replay, drop caches, purge and trash are not built yet and exit with\n"
-"status 2.\n"
+"Status: capture and generate are implemented; init, replay, drop caches,\n"
+"purge and trash are not built yet and exit with status 2.\n"
 "See ioriot(8) for details.\n", stdout);
 }
 
