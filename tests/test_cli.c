@@ -194,6 +194,24 @@ START_TEST(test_stap_module)
 }
 END_TEST
 
+/* Capture without root says what it needs; run as nobody when root. */
+START_TEST(test_capture_needs_root)
+{
+	const char *args[] = { "-c", "/tmp/ioriot-never-written.capture", NULL };
+	char *out, *err;
+
+	/* This forked test process may drop root for good. */
+	if (geteuid() == 0)
+		ck_assert(setgid(65534) == 0 && setuid(65534) == 0);
+	int rc = run(args, &out, &err);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, "capture needs root"), "stderr: %s", err);
+	ck_assert_int_ne(access("/tmp/ioriot-never-written.capture", F_OK), 0);
+	free(out);
+	free(err);
+}
+END_TEST
+
 START_TEST(test_not_built)
 {
 	char *dir = tu_scratch();
@@ -444,6 +462,7 @@ Suite *cli_suite(void)
 	tcase_add_loop_test(tc, test_usage_error, 0,
 			    sizeof(usage_errors) / sizeof(usage_errors[0]));
 	tcase_add_test(tc, test_stap_module);
+	tcase_add_test(tc, test_capture_needs_root);
 	tcase_add_loop_test(tc, test_not_built, 0,
 			    sizeof(not_built) / sizeof(not_built[0]));
 	suite_add_tcase(s, tc);
