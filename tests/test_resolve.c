@@ -1,0 +1,255 @@
+/*
+ * Tests of the capture's user-space pieces that need no kernel: probe record
+ * to log fields (src/capture/fields.c) and path completion (resolve.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioriot/capture.h"
+#include "ioriot/resolve.h"
+#include "testutil.h"
+
+/* A probe record of @sys with @args (int arguments as the registers hold
+ * them: the low 32 bits, upper bits zero). */
+static struct ioriot_event record(enum sys_id sys, long long ret,
+				  const uint64_t args[6])
+{
+	struct ioriot_event e = { .time_ns = 1000, .dur_ns = 50, .pid = 7,
+				  .tid = 8, .sys = sys, .ret = ret };
+
+	memcpy(e.args, args, sizeof(e.args));
+	return e;
+}
+
+START_TEST(fields_openat)
+{
+	uint64_t args[6] = { 0xffffff9cULL, 0x7fff0000, O_CREAT | O_WRONLY, 0644 };
+	struct ioriot_event e = record(SYS_OPENAT, 3, args);
+	struct cap_event ce;
+
+	e.path_len[0] = 6;
+	ck_assert_int_eq(capture_event_fields(&e, "/a/b c", "", &ce), 0);
+	ck_assert_int_eq(ce.sys, SYS_OPENAT);
+	ck_assert_int_eq(ce.fd, AT_FDCWD);	/* sign-extended from 32 bits */
+	ck_assert_int_eq(ce.flags, O_CREAT | O_WRONLY);
+	ck_assert_int_eq(ce.mode, 0644);
+	ck_assert_int_eq(ce.ret, 3);
+	ck_assert_str_eq(ce.path, "/a/b c");
+	ck_assert_uint_eq(ce.path_len, 6);
+	ck_assert_uint_eq(ce.have, CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE |
+				   CAP_RET | CAP_DUR);
+	ck_assert_uint_eq(ce.pid, 7);
+	ck_assert_uint_eq(ce.tid, 8);
+}
+END_TEST
+
+START_TEST(fields_layouts)
+{
+	static const struct {
+		enum sys_id sys;
+		uint64_t args[6];
+		unsigned flags;
+		uint64_t extra[2];
+		unsigned have;
+		int64_t fd, fd2, offset, offset2, count, size, mode;
+	} cases[] = {
+		{ SYS_PREAD64, { 4, 0x1000, 4096, 5ULL << 30 }, 0, { 0 },
+		  CAP_FD | CAP_COUNT | CAP_OFFSET, 4, -1, 5LL << 30, 0, 4096, 0, 0 },
+		{ SYS_SENDFILE, { 5, 6, 0x7000, 100 }, IORIOT_EV_OFFSET, { 77 },
+		  CAP_FD | CAP_FD2 | CAP_COUNT | CAP_OFFSET, 5, 6, 77, 0, 100, 0, 0 },
+		{ SYS_COPY_FILE_RANGE, { 3, 0x1, 4, 0x2, 10, 0 },
+		  IORIOT_EV_OFFSET | IORIOT_EV_OFFSET2, { 11, 22 },
+		  CAP_FD | CAP_FD2 | CAP_COUNT | CAP_FLAGS | CAP_OFFSET | CAP_OFFSET2,
+		  3, 4, 11, 22, 10, 0, 0 },
+		{ SYS_NEWFSTATAT, { 9, 0, 0x7000, 0x1000 }, IORIOT_EV_STAT,
+		  { 123, 0100644 }, CAP_FD | CAP_FLAGS | CAP_SIZE | CAP_MODE,
+		  9, -1, 0, 0, 0, 123, 0100644 },
+		{ SYS_MMAP, { 0, 8192, 1, 2, 0xffffffffULL, 4096 }, 0, { 0 },
+		  CAP_ADDR | CAP_COUNT | CAP_MODE | CAP_FLAGS | CAP_FD | CAP_OFFSET,
+		  -1, -1, 4096, 0, 8192, 0, 1 },
+		{ SYS_CLOSE_RANGE, { 3, 0xffffffffULL, 4 }, 0, { 0 },
+		  CAP_FD | CAP_FD2 | CAP_FLAGS, 3, -1, 0, 0, 0, 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ioriot_event e = record(cases[i].sys, 0, cases[i].args);
+		struct cap_event ce;
+
+		e.flags = cases[i].flags;
+		e.extra[0] = cases[i].extra[0];
+		e.extra[1] = cases[i].extra[1];
+		ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+		ck_assert_msg(ce.have == (cases[i].have | CAP_RET | CAP_DUR),
+			      "case %zu: have %#x", i, ce.have);
+		ck_assert_int_eq(ce.fd, cases[i].fd);
+		ck_assert_int_eq(ce.fd2, cases[i].fd2);
+		ck_assert_int_eq(ce.offset, cases[i].offset);
+		ck_assert_int_eq(ce.offset2, cases[i].offset2);
+		ck_assert_int_eq(ce.count, cases[i].count);
+		ck_assert_int_eq(ce.size, cases[i].size);
+		ck_assert_int_eq(ce.mode, cases[i].mode);
+	}
+}
+END_TEST
+
+START_TEST(fields_records)
+{
+	uint64_t none[6] = { 0 };
+	struct ioriot_event e = record(SYS_FORK, 0, none);
+	struct cap_event ce;
+
+	e.flags = IORIOT_EV_NO_RET | IORIOT_EV_CHILD;
+	e.extra[0] = 40;
+	e.extra[1] = 41;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert_uint_eq(ce.have, CAP_CHILD | CAP_DUR);
+	ck_assert_uint_eq(ce.child_pid, 40);
+	ck_assert_uint_eq(ce.child_tid, 41);
+
+	e = record(SYS_EXIT_GROUP, 0, none);
+	e.flags = IORIOT_EV_NO_RET;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert(!(ce.have & CAP_RET));
+
+	e = record(SYS_LOST, 0, none);	/* not a probe record */
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), -EINVAL);
+	e.sys = SYS_COUNT + 5;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), -EINVAL);
+}
+END_TEST
+
+/* A cap_event for the resolver tests. */
+static struct cap_event ev(enum sys_id sys, uint32_t pid, int64_t ret)
+{
+	struct cap_event ce = { .sys = sys, .pid = pid, .tid = pid, .ret = ret,
+				.fd = -1, .fd2 = -1, .path = "", .path2 = "",
+				.have = CAP_RET };
+	return ce;
+}
+
+static void with_path(struct cap_event *ce, const char *p)
+{
+	ce->path = p;
+	ce->path_len = (uint32_t)strlen(p);
+	ce->have |= CAP_PATH;
+}
+
+START_TEST(resolve_paths)
+{
+	struct resolver r;
+	char b1[PATHMAP_MAX], b2[PATHMAP_MAX];
+	struct cap_event ce;
+
+	/* A proc root without processes: nothing is looked up live. */
+	ck_assert_int_eq(resolver_init(&r, "/nonexistent-proc"), 0);
+	ck_assert_int_eq(resolver_note(&r, 10, -1, "/home/u"), 0);
+
+	ce = ev(SYS_OPEN, 10, 3);
+	with_path(&ce, "docs/../a.txt");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "/home/u/a.txt");
+
+	ce = ev(SYS_OPENAT, 10, 4);	/* a directory fd */
+	ce.fd = AT_FDCWD;
+	ce.have |= CAP_FD;
+	with_path(&ce, "/srv/data/");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "/srv/data");
+
+	ce = ev(SYS_NEWFSTATAT, 10, 0);	/* relative to dirfd 4 */
+	ce.fd = 4;
+	ce.have |= CAP_FD;
+	with_path(&ce, "x/y");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "/srv/data/x/y");
+
+	ce = ev(SYS_DUP2, 10, 9);	/* fd 9 now names /srv/data too */
+	ce.fd = 4;
+	ce.fd2 = 9;
+	ce.have |= CAP_FD | CAP_FD2;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(resolver_fd_path(&r, 10, 9), "/srv/data");
+
+	ce = ev(SYS_FORK, 10, 0);	/* the child inherits cwd and fds */
+	ce.child_pid = ce.child_tid = 11;
+	ce.have = CAP_CHILD;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(resolver_fd_path(&r, 11, 4), "/srv/data");
+
+	ce = ev(SYS_FCHDIR, 11, 0);	/* the child moves into /srv/data */
+	ce.fd = 4;
+	ce.have |= CAP_FD;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ce = ev(SYS_RENAMEAT, 11, 0);	/* p from d, P from e */
+	ce.fd = AT_FDCWD;
+	ce.fd2 = 9;
+	ce.have |= CAP_FD | CAP_FD2;
+	with_path(&ce, "old");
+	ce.path2 = "new";
+	ce.path2_len = 3;
+	ce.have |= CAP_PATH2;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "/srv/data/old");
+	ck_assert_str_eq(ce.path2, "/srv/data/new");
+
+	ce = ev(SYS_SYMLINK, 11, 0);	/* the target string stays as it is */
+	with_path(&ce, "../t");
+	ce.path2 = "ln";
+	ce.path2_len = 2;
+	ce.have |= CAP_PATH2;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "../t");
+	ck_assert_str_eq(ce.path2, "/srv/data/ln");
+
+	ce = ev(SYS_CLOSE, 10, 0);
+	ce.fd = 4;
+	ce.have |= CAP_FD;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_ptr_null(resolver_fd_path(&r, 10, 4));
+	ck_assert_str_eq(resolver_fd_path(&r, 11, 4), "/srv/data");
+
+	ce = ev(SYS_OPEN, 12, 3);	/* unknown process, no /proc: relative */
+	with_path(&ce, "rel");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "rel");
+	resolver_destroy(&r);
+}
+END_TEST
+
+START_TEST(path_filters)
+{
+	static const char *const inc[] = { "/data", "/srv/mail" };
+	static const char *const exc[] = { "/data/tmp" };
+	struct path_filter f = { inc, 2, exc, 1 };
+	static const struct { const char *path; bool kept; } cases[] = {
+		{ "/data", true }, { "/data/x", true }, { "/datax", false },
+		{ "/data/tmp/y", false }, { "/data/tmpz", true },
+		{ "/srv/mail/a", true }, { "/srv", false }, { "/etc", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(path_filter_keeps(&f, cases[i].path,
+						strlen(cases[i].path)) == cases[i].kept,
+			      "%s", cases[i].path);
+	ck_assert(path_filter_keeps(NULL, "/x", 2));
+	f.ninclude = 0;
+	ck_assert(path_filter_keeps(&f, "/etc", 4));
+	ck_assert(!path_filter_keeps(&f, "/data/tmp", 9));
+}
+END_TEST
+
+Suite *resolve_suite(void)
+{
+	Suite *s = suite_create("resolve");
+	TCase *tc = tcase_create("capture");
+
+	tcase_add_test(tc, fields_openat);
+	tcase_add_test(tc, fields_layouts);
+	tcase_add_test(tc, fields_records);
+	tcase_add_test(tc, resolve_paths);
+	tcase_add_test(tc, path_filters);
+	suite_add_tcase(s, tc);
+	return s;
+}
