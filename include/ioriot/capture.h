@@ -39,6 +39,8 @@ struct capture_summary {
 	uint64_t duration_ns;
 	uint64_t snapshot_fds;		/* fds open at start, written as openfd */
 	uint64_t excluded;		/* events dropped by path filters */
+	uint64_t paths_cut;		/* events whose path could not be read
+					 * whole: logged without it */
 	int detached;			/* tracepoints missing on this kernel */
 };
 

@@ -58,6 +58,9 @@ static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 
 	if (!f->ninclude && !f->nexclude)
 		return false;
+	/* Process records keep the model of processes whole. */
+	if (sys_info(ce->sys)->kind >= SK_EXIT_GROUP)
+		return false;
 	if (ce->have & CAP_PATH) {
 		any = true;
 		kept = path_filter_keeps(f, ce->path, ce->path_len);
@@ -92,6 +95,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 	ld->p2[e->path_len[1]] = '\0';
 	if (capture_event_fields(e, ld->p1, ld->p2, &ce))
 		return 0;
+	if (e->flags & IORIOT_EV_PATH_CUT)
+		ld->sum->paths_cut++;
 	/* fd operations are filtered before the resolver forgets a closed
 	 * fd's path, path operations after it made their paths absolute. */
 	bool by_path = ce.have & (CAP_PATH | CAP_PATH2);
@@ -360,7 +365,11 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 
 	uint64_t now = start, last_status = start, last_events = 0;
 	while (!(opt->stop && *opt->stop) && now - start < duration) {
+		/* The probe wakes us only when the ring fills: poll is the
+		 * 20 ms tick, consume takes what came meanwhile. */
 		rc = ring_buffer__poll(rb, 20);
+		if (rc >= 0 || rc == -EINTR)
+			rc = ring_buffer__consume(rb);
 		if (rc < 0 && rc != -EINTR) {
 			snprintf(err, errlen, "ring buffer: %s", strerror(-rc));
 			goto out;

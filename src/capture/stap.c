@@ -191,6 +191,11 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		if (have == LINE_BUF)
 			have = 0;	/* a line longer than the buffer: dropped */
 	}
+	/* A module that printed no event still gets its preamble. */
+	if (!preamble && (rc = write_preamble(opt, ob, &res, sum))) {
+		snprintf(err, errlen, "snapshot: %s", strerror(-rc));
+		goto out;
+	}
 	if (waitpid(child, &status, 0) == child) {
 		child = -1;
 		if (!sum->events && (!WIFEXITED(status) || WEXITSTATUS(status))) {

@@ -153,6 +153,10 @@ static int run_capture(const struct cli_opts *o)
 		if (o->ninclude || o->nexclude)
 			printf("Events filtered out by path: %llu\n",
 			       (unsigned long long)sum.excluded);
+		if (sum.paths_cut)
+			printf("Events logged without a path (unreadable or "
+			       "longer than PATH_MAX): %llu\n",
+			       (unsigned long long)sum.paths_cut);
 		printf("Events lost: %llu%s\n", (unsigned long long)sum.lost,
 		       sum.lost ? " (raise --ring-mb)" : "");
 		printf("Files open at start: %llu\n",
