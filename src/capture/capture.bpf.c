@@ -450,9 +450,9 @@ int BPF_PROG(on_exit_task, struct task_struct *p)
 	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
 	struct scratch *s;
 
-	/* The process ends with its leader; threads exiting alone do not
-	 * change fd tables. */
-	if (pid != tgid)
+	/* The process ends with its last task (signal->live reached 0 before
+	 * this tracepoint); a leader leaving early ends nothing. */
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
 	bool want = wanted(tgid);
 	if (filter_tgid)

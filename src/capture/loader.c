@@ -217,19 +217,32 @@ static void status(const struct loader *ld, uint64_t elapsed, uint64_t last_even
  */
 static void release_probe(struct capture_bpf *skel)
 {
-	pid_t child = skel ? fork() : -1;
+	int gate[2] = { -1, -1 };
+	pid_t child = -1;
 
+	if (skel && pipe2(gate, O_CLOEXEC) == 0)
+		child = fork();
 	if (child == 0) {
 		/* Let pipes and terminals see our end of output at once. */
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		char c;
 		for (int fd = 0; null >= 0 && fd <= 2; fd++)
 			dup2(null, fd);
+		/* Wait until the parent has closed its copies, so that the
+		 * last close, the slow one, is ours. */
+		close(gate[1]);
+		while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+			;
 		capture_bpf__destroy(skel);
 		_exit(0);
 	}
 	/* With the child's copies open, our closes are quick; without a
 	 * child this is the slow path. */
 	capture_bpf__destroy(skel);
+	if (gate[0] >= 0) {
+		close(gate[0]);
+		close(gate[1]);		/* EOF: the child goes on */
+	}
 }
 
 /* Mark -x PID and its descendants as traced. */
@@ -331,6 +344,9 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		snprintf(err, errlen, "attaching the BPF probe: %s", strerror(-rc));
 		goto out;
 	}
+	/* Children forked before the fork tracepoint was attached. */
+	if (opt->pid && (rc = track(skel, opt->pid, err, errlen)))
+		goto out;
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, ld,
 			      NULL);
 	if (!rb) {

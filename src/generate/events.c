@@ -1033,6 +1033,14 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		g->sum->lost_events += ev->have & CAP_COUNT ? (uint64_t)ev->count : 0;
 		return;
 	}
+	if (si->kind == SK_EXIT || si->kind == SK_EXIT_GROUP) {
+		/* No process to create: exit_group and the exit record both
+		 * end one. */
+		filtered(g, GF_FD_TABLE);
+		procs_exit(&g->procs, ev->pid);
+		g->ev = NULL;
+		return;
+	}
 	/* A syscall's result decides what it did; without it, skip it. */
 	if (!(ev->have & CAP_RET) && si->kind < SK_EXIT_GROUP) {
 		filtered(g, GF_INCOMPLETE);
@@ -1093,9 +1101,7 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 			oom(g);
 		break;
 	case SK_EXIT: case SK_EXIT_GROUP:
-		filtered(g, GF_FD_TABLE);
-		procs_exit(&g->procs, ev->pid);
-		break;
+		break;		/* handled above */
 	case SK_LOST:
 		break;		/* counted above */
 	}

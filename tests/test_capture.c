@@ -1,0 +1,1243 @@
+/*
+ * Tests of the eBPF capture (capture_run): each workload in tests/workloads/
+ * performs a known sequence of syscalls while it is captured (with -x, with
+ * --comm, or the whole host); the test then reads the capture log back and
+ * checks that the workload's events hold the expected ones, in order, with
+ * their arguments, results and absolute paths; that ioriot itself never
+ * shows up, and with -x and --comm no other process either (a noise process
+ * does file I/O beside the workload); and that the generator turns the log
+ * into a replay file with the workload's files in the sandbox.
+ *
+ * A workload blocks on reading a byte from stdin, which the capture's ready
+ * callback writes once the probe is attached.  A watcher thread reaps it and
+ * stops the capture shortly after.  Needs root and a kernel with BTF; the
+ * tests pass with a note on stdout without them.  IORIOT_WORKLOADS names the
+ * directory of the built workloads (the Makefile sets it).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ioriot/caplog.h"
+#include "ioriot/capture.h"
+#include "ioriot/generate.h"
+#include "ioriot/log.h"
+#include "ioriot/mounts.h"
+#include "testutil.h"
+
+#define ERRLEN 4096
+#define NVARS 16
+#define V_WPID 1		/* variable that holds the workload's pid */
+#define GIB (1024LL * 1024 * 1024)
+#define CAPTURE_CAP_NS (10ULL * 1000000000ULL)	/* safety net */
+#define STOP_DELAY_US 100000	/* capture on after the workload exited */
+
+/*
+ * One expected event.  Fields in @have are compared (and must be present),
+ * fields in @lacks must be absent.  Paths: "" or "." is the workload's
+ * directory, "@bin" the workload binary, "=TEXT" TEXT as it is, anything
+ * else is relative to the workload's directory.
+ *
+ * Variables 1..NVARS-1 stand for values only known at run time (fds, pids,
+ * tids); V_WPID holds the workload's pid.  The first event that matches
+ * binds an unbound variable; a bound one must be equal.  The event must
+ * belong to process v_pid (0: the workload) and thread v_tid (0: the main
+ * thread, tid == pid; any thread with any_tid).
+ */
+struct exp {
+	enum sys_id sys;
+	unsigned have, lacks;
+	const char *path, *path2;
+	int64_t fd, fd2, flags, mode, offset, count, whence, cmd, arg, size,
+		ret;
+	int64_t flags_mask;	/* non-zero: compare flags & flags_mask */
+	bool ret_positive;
+	bool any_tid;		/* any thread of the process */
+	int v_ret, v_fd, v_fd2, v_child, v_ctid, v_pid, v_tid;
+};
+
+#define E(name) .sys = SYS_##name
+#define END { .sys = SYS_COUNT }
+
+/*
+ * A workload: chains of expected events (each chain is matched on its own,
+ * as a subsequence of the log in file order, after the ones before it), and
+ * replay file lines.  A replay line spec is a list of tokens that must all
+ * be fields of one line; "%S" stands for the sandbox path of the workload's
+ * directory, "%vN" for variable N, and "$X" (X a capital letter) for a
+ * replay variable: unbound, it matches anything and binds; bound, it is its
+ * value.
+ */
+struct workload {
+	const char *name;
+	const struct exp *const *chains;
+	const char *const *replay;
+	const char *counts;	/* in the replay header */
+};
+
+/* ---- fileio ------------------------------------------------------------ */
+
+/* 2: pre's fd, 3: data's fd, 4: the dup, 5: made's fd */
+static const struct exp fileio_main[] = {
+	{ E(OPENFD), .have = CAP_PATH | CAP_FLAGS | CAP_OFFSET | CAP_SIZE |
+	  CAP_MODE, .path = "pre", .flags = O_RDWR, .flags_mask = O_ACCMODE,
+	  .offset = 100, .size = 1000, .mode = S_IFREG | 0644, .v_fd = 2 },
+	{ E(READ), .have = CAP_COUNT | CAP_RET, .count = 50, .ret = 50,
+	  .v_fd = 2 },
+	{ E(OPEN), .have = CAP_PATH | CAP_FLAGS | CAP_MODE, .path = "data",
+	  .flags = O_CREAT | O_RDWR | O_TRUNC, .mode = 0644, .v_ret = 3 },
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 100, .ret = 100,
+	  .v_fd = 3 },
+	{ E(WRITEV), .have = CAP_RET, .ret = 60, .v_fd = 3 },
+	{ E(PWRITE64), .have = CAP_OFFSET | CAP_COUNT | CAP_RET,
+	  .offset = 5 * GIB, .count = 4096, .ret = 4096, .v_fd = 3 },
+	{ E(PREAD64), .have = CAP_OFFSET | CAP_COUNT | CAP_RET,
+	  .offset = 5 * GIB, .count = 4096, .ret = 4096, .v_fd = 3 },
+	{ E(LSEEK), .have = CAP_OFFSET | CAP_WHENCE | CAP_RET, .offset = 0,
+	  .whence = SEEK_END, .ret = 5 * GIB + 4096, .v_fd = 3 },
+	{ E(LSEEK), .have = CAP_OFFSET | CAP_WHENCE | CAP_RET, .offset = 0,
+	  .whence = SEEK_SET, .ret = 0, .v_fd = 3 },
+	{ E(READV), .have = CAP_RET, .ret = 100, .v_fd = 3 },
+	{ E(FSYNC), .have = CAP_RET, .ret = 0, .v_fd = 3 },
+	{ E(FDATASYNC), .have = CAP_RET, .ret = 0, .v_fd = 3 },
+	{ E(FTRUNCATE), .have = CAP_COUNT | CAP_RET, .count = 6 * GIB,
+	  .ret = 0, .v_fd = 3 },
+	/* glibc's fstat */
+	{ E(NEWFSTATAT), .have = CAP_FLAGS | CAP_SIZE | CAP_MODE | CAP_RET,
+	  .lacks = CAP_PATH, .flags = AT_EMPTY_PATH, .size = 6 * GIB,
+	  .mode = S_IFREG | 0644, .ret = 0, .v_fd = 3 },
+	{ E(FSTAT), .have = CAP_SIZE | CAP_MODE | CAP_RET, .size = 6 * GIB,
+	  .mode = S_IFREG | 0644, .ret = 0, .v_fd = 3 },
+	/* glibc's stat */
+	{ E(NEWFSTATAT), .have = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_SIZE |
+	  CAP_MODE | CAP_RET, .fd = AT_FDCWD, .path = "data", .flags = 0,
+	  .size = 6 * GIB, .mode = S_IFREG | 0644, .ret = 0 },
+	{ E(STATX), .have = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_SIZE |
+	  CAP_MODE | CAP_RET, .fd = AT_FDCWD, .path = "data", .flags = 0,
+	  .size = 6 * GIB, .mode = S_IFREG | 0644, .ret = 0 },
+	{ E(FCNTL), .have = CAP_CMD, .cmd = F_GETFL, .ret_positive = true,
+	  .v_fd = 3 },
+	{ E(FCNTL), .have = CAP_CMD | CAP_ARG | CAP_RET, .cmd = F_SETFL,
+	  .arg = O_APPEND, .ret = 0, .v_fd = 3 },
+	{ E(DUP), .v_fd = 3, .v_ret = 4 },
+	{ E(DUP2), .have = CAP_FD2 | CAP_RET, .fd2 = 1, .ret = 1, .v_fd = 3 },
+	{ E(WRITE), .have = CAP_FD | CAP_COUNT | CAP_RET, .fd = 1, .count = 7,
+	  .ret = 7 },
+	{ E(CLOSE), .have = CAP_FD | CAP_RET, .fd = 1, .ret = 0 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 4 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 3 },
+	{ E(CREAT), .have = CAP_PATH | CAP_MODE, .path = "made", .mode = 0600,
+	  .v_ret = 5 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 5 },
+	{ E(LSEEK), .have = CAP_OFFSET | CAP_WHENCE | CAP_RET, .offset = 0,
+	  .whence = SEEK_CUR, .ret = 150, .v_fd = 2 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 2 },
+	{ E(EXIT_GROUP) },
+	{ E(EXIT) },
+	END
+};
+
+static const struct exp *const fileio_chains[] = { fileio_main, NULL };
+
+static const char *const fileio_replay[] = {
+	"f 1000 %S/pre",
+	"openat path=%S/pre vfd=$P",
+	"lseek fd=$P off=100",
+	"read 50 fd=$P count=50",
+	"open path=%S/data vfd=$D flags=0x242 mode=0644",
+	"write 100 fd=$D count=100",
+	"writev 60 fd=$D",
+	"pwrite64 4096 fd=$D count=4096 off=5368709120",
+	"pread64 4096 fd=$D count=4096 off=5368709120",
+	"lseek 5368713216 fd=$D off=0 whence=2",
+	"readv 100 fd=$D",
+	"fsync fd=$D",
+	"fdatasync fd=$D",
+	"ftruncate fd=$D count=6442450944",
+	"fstat fd=$D",
+	"newfstatat path=%S/data",
+	"statx path=%S/data",
+	"fcntl fd=$D cmd=4 arg=1024",
+	"write 7 fd=$D count=7",		/* through fd 1, after dup2 */
+	"creat path=%S/made vfd=$M mode=0600",
+	"close fd=$M",
+	"lseek 150 fd=$P whence=1",
+	"close fd=$P",
+	NULL
+};
+
+/* ---- paths ------------------------------------------------------------- */
+
+/* 2: the dirfd, 3: sub/f1, 4: d2/f3, 5: d2/f4, 6: opendir's fd,
+ * 7: the dirfd opened before the capture, 8: d0/pre, 9: sub as a dirfd */
+static const struct exp paths_main[] = {
+	/* the working directory and a dirfd from before the capture */
+	{ E(CWD), .have = CAP_PATH, .path = "." },
+	{ E(OPENFD), .have = CAP_PATH | CAP_MODE | CAP_FLAGS, .path = ".",
+	  .mode = S_IFDIR | 0755, .flags = O_DIRECTORY,
+	  .flags_mask = O_DIRECTORY, .v_fd = 7 },
+	{ E(MKDIR), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "d0",
+	  .mode = 0755, .ret = 0 },
+	{ E(OPENAT), .have = CAP_PATH | CAP_FLAGS | CAP_MODE, .path = "d0/pre",
+	  .flags = O_CREAT | O_WRONLY, .mode = 0644, .v_fd = 7, .v_ret = 8 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 8 },
+	{ E(UNLINKAT), .have = CAP_PATH | CAP_FLAGS | CAP_RET,
+	  .path = "d0/pre", .flags = 0, .ret = 0, .v_fd = 7 },
+	{ E(RMDIR), .have = CAP_PATH | CAP_RET, .path = "d0", .ret = 0 },
+	{ E(OPENAT), .have = CAP_FD | CAP_PATH | CAP_FLAGS, .fd = AT_FDCWD,
+	  .path = ".", .flags = O_RDONLY | O_DIRECTORY, .v_ret = 2 },
+	{ E(MKDIRAT), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "sub",
+	  .mode = 0755, .ret = 0, .v_fd = 2 },
+	{ E(OPENAT), .have = CAP_PATH | CAP_FLAGS | CAP_MODE, .path = "sub/f1",
+	  .flags = O_CREAT | O_EXCL | O_WRONLY, .mode = 0600, .v_fd = 2,
+	  .v_ret = 3 },
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 5, .ret = 5,
+	  .v_fd = 3 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 3 },
+	{ E(NEWFSTATAT), .have = CAP_PATH | CAP_FLAGS | CAP_SIZE | CAP_MODE |
+	  CAP_RET, .path = "sub/f1", .flags = 0, .size = 5,
+	  .mode = S_IFREG | 0600, .ret = 0, .v_fd = 2 },
+	{ E(STATX), .have = CAP_PATH | CAP_FLAGS | CAP_SIZE | CAP_MODE |
+	  CAP_RET, .path = "sub/f1", .flags = AT_SYMLINK_NOFOLLOW, .size = 5,
+	  .mode = S_IFREG | 0600, .ret = 0, .v_fd = 2 },
+	{ E(RENAMEAT2), .have = CAP_PATH | CAP_PATH2 | CAP_FLAGS | CAP_RET,
+	  .path = "sub/f1", .path2 = "sub/f2", .flags = RENAME_NOREPLACE,
+	  .ret = 0, .v_fd = 2, .v_fd2 = 2 },
+	/* the link path is relative to the dirfd, the target is raw */
+	{ E(SYMLINKAT), .have = CAP_PATH | CAP_PATH2 | CAP_RET, .path = "=f2",
+	  .path2 = "sub/sl", .ret = 0, .v_fd = 2 },
+	{ E(READLINKAT), .have = CAP_PATH | CAP_COUNT | CAP_RET,
+	  .path = "sub/sl", .count = 64, .ret = 2, .v_fd = 2 },
+	{ E(LINKAT), .have = CAP_PATH | CAP_PATH2 | CAP_FLAGS | CAP_RET,
+	  .path = "sub/f2", .path2 = "sub/l2", .flags = 0, .ret = 0,
+	  .v_fd = 2, .v_fd2 = 2 },
+	{ E(FCHMODAT), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "sub/l2",
+	  .mode = 0600, .ret = 0, .v_fd = 2 },
+	{ E(UNLINKAT), .have = CAP_PATH | CAP_FLAGS | CAP_RET, .path = "sub/sl",
+	  .flags = 0, .ret = 0, .v_fd = 2 },
+	{ E(UNLINKAT), .have = CAP_PATH | CAP_FLAGS | CAP_RET, .path = "sub/l2",
+	  .flags = 0, .ret = 0, .v_fd = 2 },
+	{ E(CHDIR), .have = CAP_PATH | CAP_RET, .path = ".", .ret = 0 },
+	{ E(MKDIR), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "d2",
+	  .mode = 0700, .ret = 0 },
+	{ E(CHDIR), .have = CAP_PATH | CAP_RET, .path = "d2", .ret = 0 },
+	{ E(OPEN), .have = CAP_PATH | CAP_FLAGS | CAP_MODE, .path = "d2/f3",
+	  .flags = O_CREAT | O_RDWR, .mode = 0644, .v_ret = 4 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 4 },
+	{ E(CREAT), .have = CAP_PATH | CAP_MODE, .path = "d2/f4", .mode = 0640,
+	  .v_ret = 5 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 5 },
+	{ E(RENAME), .have = CAP_PATH | CAP_PATH2 | CAP_RET, .path = "d2/f4",
+	  .path2 = "d2/f5", .ret = 0 },
+	{ E(LINK), .have = CAP_PATH | CAP_PATH2 | CAP_RET, .path = "sub/f2",
+	  .path2 = "d2/hard", .ret = 0 },
+	/* the target is the link's content: never resolved */
+	{ E(SYMLINK), .have = CAP_PATH | CAP_PATH2 | CAP_RET,
+	  .path = "=../sub/f2", .path2 = "d2/sym", .ret = 0 },
+	{ E(READLINK), .have = CAP_PATH | CAP_COUNT | CAP_RET, .path = "d2/sym",
+	  .count = 64, .ret = 9 },
+	{ E(LSTAT), .have = CAP_PATH | CAP_SIZE | CAP_MODE | CAP_RET,
+	  .path = "d2/sym", .size = 9, .mode = S_IFLNK | 0777, .ret = 0 },
+	{ E(STAT), .have = CAP_PATH | CAP_SIZE | CAP_MODE | CAP_RET,
+	  .path = "d2/sym", .size = 5, .mode = S_IFREG | 0600, .ret = 0 },
+	{ E(CHMOD), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "d2/f3",
+	  .mode = 0600, .ret = 0 },
+	{ E(ACCESS), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "d2/f3",
+	  .mode = R_OK, .ret = 0 },
+	{ E(ACCESS), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "d2/nope",
+	  .mode = F_OK, .ret = -ENOENT },
+	/* opendir(".") and readdir */
+	{ E(OPENAT), .have = CAP_FD | CAP_PATH | CAP_FLAGS, .fd = AT_FDCWD,
+	  .path = "d2", .flags = O_DIRECTORY, .flags_mask = O_DIRECTORY,
+	  .v_ret = 6 },
+	{ E(GETDENTS64), .ret_positive = true, .v_fd = 6 },
+	{ E(GETDENTS64), .have = CAP_RET, .ret = 0, .v_fd = 6 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 6 },
+	{ E(OPENAT), .have = CAP_PATH | CAP_FLAGS, .path = "sub",
+	  .flags = O_DIRECTORY, .v_fd = 2, .v_ret = 9 },
+	{ E(FCHDIR), .have = CAP_RET, .ret = 0, .v_fd = 9 },
+	{ E(STAT), .have = CAP_PATH | CAP_SIZE | CAP_MODE | CAP_RET,
+	  .path = "sub/f2", .size = 5, .mode = S_IFREG | 0600, .ret = 0 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 9 },
+	{ E(CHDIR), .have = CAP_PATH | CAP_RET, .path = ".", .ret = 0 },
+	{ E(UNLINKAT), .have = CAP_PATH | CAP_FLAGS | CAP_RET,
+	  .path = "d2/hard", .flags = 0, .ret = 0, .v_fd = 2 },
+	{ E(UNLINK), .have = CAP_PATH | CAP_RET, .path = "d2/sym", .ret = 0 },
+	{ E(UNLINKAT), .have = CAP_PATH | CAP_FLAGS | CAP_RET, .path = "sub",
+	  .flags = AT_REMOVEDIR, .ret = -ENOTEMPTY, .v_fd = 2 },
+	{ E(UNLINK), .have = CAP_PATH | CAP_RET, .path = "sub/f2", .ret = 0 },
+	{ E(UNLINKAT), .have = CAP_PATH | CAP_FLAGS | CAP_RET, .path = "sub",
+	  .flags = AT_REMOVEDIR, .ret = 0, .v_fd = 2 },
+	{ E(RMDIR), .have = CAP_PATH | CAP_RET, .path = "d2",
+	  .ret = -ENOTEMPTY },
+	{ E(UNLINK), .have = CAP_PATH | CAP_RET, .path = "d2/f3", .ret = 0 },
+	{ E(UNLINK), .have = CAP_PATH | CAP_RET, .path = "d2/f5", .ret = 0 },
+	{ E(RMDIR), .have = CAP_PATH | CAP_RET, .path = "d2", .ret = 0 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 2 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 7 },
+	{ E(EXIT_GROUP) },
+	{ E(EXIT) },
+	END
+};
+
+static const struct exp *const paths_chains[] = { paths_main, NULL };
+
+static const char *const paths_replay[] = {
+	"d %S",
+	"x %S/d0",
+	"openat path=%S vfd=$P",		/* the openfd */
+	"mkdir 0 path=%S/d0 mode=0755",
+	"openat path=%S/d0/pre vfd=$Q flags=0x41 mode=0644",
+	"close 0 fd=$Q",
+	"unlinkat 0 path=%S/d0/pre",
+	"rmdir 0 path=%S/d0",
+	"openat path=%S vfd=$A flags=0x10000",
+	"mkdirat 0 path=%S/sub mode=0755",
+	"openat path=%S/sub/f1 vfd=$B",
+	"write 5 fd=$B count=5",
+	"newfstatat 0 path=%S/sub/f1",
+	"statx 0 path=%S/sub/f1",
+	"renameat2 0 path=%S/sub/f1 path2=%S/sub/f2 flags=0x1",
+	"symlinkat 0 path=%S/sub/sl target=%S/sub/f2",
+	"readlinkat 2 path=%S/sub/sl",
+	"linkat 0 path=%S/sub/f2 path2=%S/sub/l2",
+	"fchmodat 0 path=%S/sub/l2 mode=0600",
+	"unlinkat 0 path=%S/sub/sl",
+	"unlinkat 0 path=%S/sub/l2",
+	"mkdir 0 path=%S/d2 mode=0700",
+	"open path=%S/d2/f3",
+	"creat path=%S/d2/f4 mode=0640",
+	"rename 0 path=%S/d2/f4 path2=%S/d2/f5",
+	"link 0 path=%S/sub/f2 path2=%S/d2/hard",
+	"symlink 0 path=%S/d2/sym target=%S/sub/f2",
+	"readlink 9 path=%S/d2/sym",
+	"lstat 0 path=%S/d2/sym",
+	"stat 0 path=%S/d2/sym",
+	"chmod 0 path=%S/d2/f3 mode=0600",
+	"access 0 path=%S/d2/f3",
+	"access -2 path=%S/d2/nope",
+	"openat path=%S/d2 vfd=$C",
+	"getdents64 fd=$C",
+	"stat 0 path=%S/sub/f2",
+	"unlinkat 0 path=%S/d2/hard",
+	"unlink 0 path=%S/d2/sym",
+	"unlinkat -39 path=%S/sub",
+	"unlink 0 path=%S/sub/f2",
+	"unlinkat 0 path=%S/sub",
+	"rmdir -39 path=%S/d2",
+	"rmdir 0 path=%S/d2",
+	"close fd=$A",
+	"close fd=$P",
+	NULL
+};
+
+/* ---- threads ----------------------------------------------------------- */
+
+/* 2, 3, 4: the threads' tids; 5, 6, 7: their fds */
+static const struct exp threads_main[] = {
+	{ E(FORK), .have = CAP_CHILD, .v_child = V_WPID, .v_ctid = 2 },
+	{ E(FORK), .have = CAP_CHILD, .v_child = V_WPID, .v_ctid = 3 },
+	{ E(FORK), .have = CAP_CHILD, .v_child = V_WPID, .v_ctid = 4 },
+	{ E(NEWFSTATAT), .have = CAP_FD | CAP_PATH | CAP_SIZE | CAP_MODE |
+	  CAP_RET, .fd = AT_FDCWD, .path = "t0", .size = 1000,
+	  .mode = S_IFREG | 0644, .ret = 0 },
+	{ E(NEWFSTATAT), .have = CAP_FD | CAP_PATH | CAP_SIZE | CAP_MODE |
+	  CAP_RET, .fd = AT_FDCWD, .path = "t1", .size = 2000,
+	  .mode = S_IFREG | 0644, .ret = 0 },
+	{ E(NEWFSTATAT), .have = CAP_FD | CAP_PATH | CAP_SIZE | CAP_MODE |
+	  CAP_RET, .fd = AT_FDCWD, .path = "t2", .size = 3000,
+	  .mode = S_IFREG | 0644, .ret = 0 },
+	{ E(EXIT_GROUP) },
+	{ E(EXIT) },
+	END
+};
+
+#define THREAD_CHAIN(i, file, len)					\
+	{ E(OPENAT), .have = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE,	\
+	  .fd = AT_FDCWD, .path = file,					\
+	  .flags = O_CREAT | O_WRONLY | O_TRUNC, .mode = 0644,		\
+	  .v_tid = 2 + (i), .v_ret = 5 + (i) },				\
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = len, .ret = len, \
+	  .v_tid = 2 + (i), .v_fd = 5 + (i) },				\
+	{ E(FSYNC), .have = CAP_RET, .ret = 0, .v_tid = 2 + (i),	\
+	  .v_fd = 5 + (i) },						\
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_tid = 2 + (i),	\
+	  .v_fd = 5 + (i) },						\
+	END
+
+static const struct exp threads_t0[] = { THREAD_CHAIN(0, "t0", 1000) };
+static const struct exp threads_t1[] = { THREAD_CHAIN(1, "t1", 2000) };
+static const struct exp threads_t2[] = { THREAD_CHAIN(2, "t2", 3000) };
+
+static const struct exp *const threads_chains[] = {
+	threads_main, threads_t0, threads_t1, threads_t2, NULL
+};
+
+static const char *const threads_replay[] = {
+	"%v1:%v2 openat path=%S/t0 vfd=$A",
+	"%v1:%v2 write 1000 fd=$A count=1000",
+	"%v1:%v2 fsync fd=$A",
+	"%v1:%v2 close fd=$A",
+	"%v1:%v3 openat path=%S/t1 vfd=$B",
+	"%v1:%v3 write 2000 fd=$B count=2000",
+	"%v1:%v4 openat path=%S/t2 vfd=$C",
+	"%v1:%v4 write 3000 fd=$C count=3000",
+	"%v1:%v1 newfstatat 0 path=%S/t0",
+	"%v1:%v1 newfstatat 0 path=%S/t1",
+	"%v1:%v1 newfstatat 0 path=%S/t2",
+	NULL
+};
+
+/* ---- forkexec ---------------------------------------------------------- */
+
+/* 2: forked's fd, 3: the child's pid, 4: cloexec's fd, 5: inherited's fd */
+static const struct exp forkexec_main[] = {
+	{ E(OPENAT), .have = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE,
+	  .fd = AT_FDCWD, .path = "forked",
+	  .flags = O_CREAT | O_WRONLY | O_TRUNC, .mode = 0644, .v_ret = 2 },
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 5, .ret = 5,
+	  .v_fd = 2 },
+	{ E(FORK), .have = CAP_CHILD, .v_child = 3, .v_ctid = 3 },
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 10, .ret = 10,
+	  .v_fd = 2, .v_pid = 3 },
+	{ E(EXIT_GROUP), .v_pid = 3 },
+	{ E(EXIT), .v_pid = 3 },
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 20, .ret = 20,
+	  .v_fd = 2 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 2 },
+	{ E(OPENAT), .have = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE,
+	  .fd = AT_FDCWD, .path = "cloexec",
+	  .flags = O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, .mode = 0644,
+	  .v_ret = 4 },
+	{ E(OPENAT), .have = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE,
+	  .fd = AT_FDCWD, .path = "inherited",
+	  .flags = O_CREAT | O_WRONLY | O_TRUNC, .mode = 0644, .v_ret = 5 },
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 3, .ret = 3,
+	  .v_fd = 4 },
+	{ E(EXEC), .have = CAP_PATH | CAP_RET, .path = "@bin", .ret = 0 },
+	{ E(FCNTL), .have = CAP_CMD | CAP_RET, .cmd = F_GETFD, .ret = -EBADF,
+	  .v_fd = 4 },
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 6, .ret = 6,
+	  .v_fd = 5 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 5 },
+	{ E(EXIT_GROUP) },
+	{ E(EXIT) },
+	END
+};
+
+static const struct exp *const forkexec_chains[] = { forkexec_main, NULL };
+
+static const char *const forkexec_replay[] = {
+	"%v1:%v1 openat path=%S/forked vfd=$F",
+	"%v1:%v1 write 5 fd=$F count=5",
+	"%v3:%v3 write 10 fd=$F count=10",	/* the child, inherited fd */
+	"%v1:%v1 write 20 fd=$F count=20",
+	"%v1:%v1 close 0 fd=$F",
+	"%v1:%v1 openat path=%S/cloexec vfd=$C",
+	"%v1:%v1 openat path=%S/inherited vfd=$N",
+	"%v1:%v1 write 3 fd=$C count=3",
+	"%v1:%v1 close 0 fd=$C",		/* by the exec */
+	"%v1:%v1 write 6 fd=$N count=6",	/* after the exec */
+	"%v1:%v1 close 0 fd=$N",
+	NULL
+};
+
+/* ---- leaderexit -------------------------------------------------------- */
+
+/* 2: shared's fd, 3: the thread's tid, 4: after's fd */
+static const struct exp leaderexit_main[] = {
+	{ E(OPENAT), .have = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE,
+	  .fd = AT_FDCWD, .path = "shared",
+	  .flags = O_CREAT | O_WRONLY | O_TRUNC, .mode = 0644, .v_ret = 2 },
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 4, .ret = 4,
+	  .v_fd = 2 },
+	{ E(FORK), .have = CAP_CHILD, .v_child = V_WPID, .v_ctid = 3 },
+	/* the main thread is gone, the process is not */
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 6, .ret = 6,
+	  .v_fd = 2, .v_tid = 3 },
+	{ E(OPENAT), .have = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE,
+	  .fd = AT_FDCWD, .path = "after",
+	  .flags = O_CREAT | O_WRONLY | O_TRUNC, .mode = 0644, .v_ret = 4,
+	  .v_tid = 3 },
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 5, .ret = 5,
+	  .v_fd = 4, .v_tid = 3 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 4, .v_tid = 3 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 2, .v_tid = 3 },
+	{ E(EXIT_GROUP), .v_tid = 3 },
+	{ E(EXIT), .any_tid = true },
+	END
+};
+
+static const struct exp *const leaderexit_chains[] = {
+	leaderexit_main, NULL
+};
+
+static const char *const leaderexit_replay[] = {
+	"%v1:%v1 openat path=%S/shared vfd=$S",
+	"%v1:%v1 write 4 fd=$S count=4",
+	"%v1:%v3 write 6 fd=$S count=6",
+	"%v1:%v3 openat path=%S/after vfd=$A",
+	"%v1:%v3 write 5 fd=$A count=5",
+	"%v1:%v3 close 0 fd=$A",
+	"%v1:%v3 close 0 fd=$S",
+	NULL
+};
+
+static const struct workload workloads[] = {
+	{ "fileio", fileio_chains, fileio_replay, "|timelines=1|processes=1|" },
+	{ "paths", paths_chains, paths_replay, "|timelines=1|processes=1|" },
+	{ "threads", threads_chains, threads_replay,
+	  "|timelines=4|processes=1|" },
+	{ "forkexec", forkexec_chains, forkexec_replay,
+	  "|timelines=2|processes=2|" },
+	{ "leaderexit", leaderexit_chains, leaderexit_replay,
+	  "|timelines=2|processes=1|" },
+};
+
+/* How a case selects what to capture. */
+enum mode {
+	BY_PID,		/* -x: the workload and its descendants */
+	BY_COMM,	/* --comm: tasks named like the workload */
+	EVERYTHING,	/* the whole host */
+};
+
+static const struct {
+	const struct workload *w;
+	enum mode mode;
+} cases[] = {
+	{ &workloads[0], BY_PID },
+	{ &workloads[1], BY_PID },
+	{ &workloads[2], BY_PID },
+	{ &workloads[3], BY_PID },
+	{ &workloads[4], BY_PID },
+	{ &workloads[3], BY_COMM },
+	{ &workloads[0], EVERYTHING },
+	{ &workloads[4], EVERYTHING },
+};
+
+#define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
+
+/* ---- running a workload under capture ---------------------------------- */
+
+struct run {
+	const struct workload *w;
+	enum mode mode;
+	char label[64];		/* workload and mode, for messages */
+	pid_t noise;		/* a process doing I/O beside the workload */
+	char *noise_path;	/* the file it writes */
+	uint32_t family[64];	/* the workload's pid and its children's */
+	size_t nfamily;
+	char *dir;		/* scratch directory (real path) */
+	char *wdir;		/* dir/w: the workload's directory */
+	char *sandbox;		/* wdir rewritten into the sandbox of "test" */
+	char *bin;		/* the workload binary (real path) */
+	char *log, *replay, *errfile;
+	pid_t pid;
+	struct cap_event *ev;	/* the log's events, paths copied */
+	size_t nev;
+	int64_t vars[NVARS];
+	bool bound[NVARS];
+	char rvars[26][64];	/* replay variables $A..$Z, "" unbound */
+};
+
+/* Shared by the test and the watcher thread. */
+struct watch {
+	pid_t pid;
+	int status;
+	volatile sig_atomic_t stop;
+};
+
+struct go {
+	int fd;
+	bool sent;
+};
+
+/* Why captures cannot run here, or NULL. */
+static const char *cannot_capture(void)
+{
+	if (geteuid() != 0)
+		return "not root";
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		return "no /sys/kernel/btf/vmlinux (kernel without BTF)";
+	return NULL;
+}
+
+/* The ready callback: the probe is attached, let the workload go. */
+static void send_go(void *ctx)
+{
+	struct go *g = ctx;
+
+	g->sent = write(g->fd, "g", 1) == 1;
+}
+
+/* Reap the workload, then stop the capture a little later. */
+static void *watcher(void *arg)
+{
+	struct watch *w = arg;
+
+	while (waitpid(w->pid, &w->status, 0) < 0 && errno == EINTR)
+		;
+	usleep(STOP_DELAY_US);
+	__atomic_store_n(&w->stop, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* Fork and exec the workload with stdin from a pipe whose write end goes
+ * to *@go_fd; stdout to /dev/null, stderr to r->errfile, no other fds. */
+static pid_t start_workload(const struct run *r, int *go_fd)
+{
+	int p[2];
+	pid_t pid;
+
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		int err = open(r->errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (null < 0 || err < 0 || dup2(p[0], 0) < 0 ||
+		    dup2(null, 1) < 0 || dup2(err, 2) < 0)
+			_exit(126);
+		closefrom(3);
+		execl(r->bin, r->bin, r->wdir, (char *)NULL);
+		dprintf(2, "exec %s: %s\n", r->bin, strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*go_fd = p[1];
+	return pid;
+}
+
+/* Wait until @pid blocks in read(0, ...): its setup is done.  Gives up
+ * (and lets the test fail) if it exits or takes more than 5 s. */
+static void wait_blocked(const struct run *r, pid_t pid)
+{
+	char path[64], want[32], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	snprintf(want, sizeof(want), "%d 0x0 ", SYS_read);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "re");
+		bool blocked = f && fgets(buf, sizeof(buf), f) &&
+			       strncmp(buf, want, strlen(want)) == 0;
+		int status;
+
+		if (f)
+			fclose(f);
+		if (blocked)
+			return;
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			char *text = tu_read(r->errfile, NULL);
+
+			ck_abort_msg("workload %s ended before the capture "
+				     "(status 0x%x): %s", r->label, status,
+				     text ? text : "");
+		}
+		usleep(1000);
+	}
+	ck_abort_msg("workload %s did not block on stdin", r->label);
+}
+
+/* A process that writes r->noise_path in a loop until it is killed, or
+ * its parent (the test) goes away. */
+static void start_noise(struct run *r)
+{
+	pid_t parent = getpid();
+
+	r->noise = fork();
+	ck_assert_msg(r->noise >= 0, "fork: %s", strerror(errno));
+	if (r->noise == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (getppid() == parent) {
+			int fd = open(r->noise_path, O_WRONLY | O_CREAT |
+				      O_TRUNC | O_CLOEXEC, 0644);
+
+			if (fd < 0 || write(fd, "noise", 5) != 5)
+				_exit(1);
+			close(fd);
+			usleep(2000);
+		}
+		_exit(0);
+	}
+}
+
+static void stop_noise(struct run *r)
+{
+	int status;
+
+	kill(r->noise, SIGKILL);
+	waitpid(r->noise, &status, 0);
+}
+
+/* The sandbox path of @path for test "test", as the generator makes it. */
+static char *sandbox_of(const char *path)
+{
+	struct mounttab *mt = mounttab_new();
+	const struct mount_entry *m;
+	bool root;
+	char *s;
+
+	ck_assert(mt && mounttab_load(mt, "/proc/self/mounts") == 0);
+	m = mounttab_find(mt, path, strlen(path));
+	ck_assert_msg(m, "%s: no mount", path);
+	root = strcmp(m->dir, "/") == 0;
+	ck_assert(asprintf(&s, "%s/.ioriot/test%s", root ? "" : m->dir,
+			   path + (root ? 0 : m->dir_len)) > 0);
+	mounttab_free(mt);
+	return s;
+}
+
+static void run_init(struct run *r, const struct workload *w, enum mode mode)
+{
+	const char *dir = getenv("IORIOT_WORKLOADS");
+	char *scratch, *bin;
+
+	memset(r, 0, sizeof(*r));
+	r->w = w;
+	r->mode = mode;
+	snprintf(r->label, sizeof(r->label), "%s (%s)", w->name,
+		 mode == BY_PID ? "-x" : mode == BY_COMM ? "--comm" :
+		 "everything");
+	ck_assert_msg(dir && *dir, "IORIOT_WORKLOADS is not set (make check "
+		      "sets it to the directory of the built workloads)");
+	bin = tu_join(dir, w->name);
+	r->bin = realpath(bin, NULL);
+	ck_assert_msg(r->bin, "%s: %s (build it with make %s)", bin,
+		      strerror(errno), "$(OUTPUT)/workloads/NAME");
+	free(bin);
+	scratch = tu_scratch();
+	r->dir = realpath(scratch, NULL);
+	ck_assert(r->dir);
+	free(scratch);
+	r->wdir = tu_join(r->dir, "w");
+	ck_assert_int_eq(mkdir(r->wdir, 0755), 0);
+	ck_assert_int_eq(chmod(r->wdir, 0755), 0);	/* whatever the umask */
+	r->sandbox = sandbox_of(r->wdir);
+	r->log = tu_join(r->dir, "capture.log");
+	r->replay = tu_join(r->dir, "test.replay");
+	r->errfile = tu_join(r->dir, "stderr.txt");
+	r->noise_path = tu_join(r->dir, "noise");
+}
+
+static void run_free(struct run *r)
+{
+	for (size_t i = 0; i < r->nev; i++) {
+		free((char *)r->ev[i].path);
+		free((char *)r->ev[i].path2);
+	}
+	free(r->ev);
+	free(r->dir);
+	free(r->wdir);
+	free(r->sandbox);
+	free(r->bin);
+	free(r->log);
+	free(r->replay);
+	free(r->errfile);
+	free(r->noise_path);
+}
+
+/* Capture the workload from start to exit into r->log. */
+static void capture_workload(struct run *r)
+{
+	struct watch wt = { 0 };
+	struct go go = { -1, false };
+	struct capture_summary sum;
+	struct capture_options opt = {
+		.output = r->log,
+		.duration_ns = CAPTURE_CAP_NS,
+		.stop = &wt.stop,
+		.ready = send_go,
+		.ready_ctx = &go,
+	};
+	char err[ERRLEN] = "";
+	struct timespec deadline;
+	pthread_t th;
+	int rc;
+
+	/* The noise first: it must not hold the go pipe. */
+	start_noise(r);
+	r->pid = wt.pid = start_workload(r, &go.fd);
+	r->vars[V_WPID] = r->pid;
+	r->bound[V_WPID] = true;
+	wait_blocked(r, r->pid);
+	if (r->mode == BY_PID)
+		opt.pid = (uint32_t)r->pid;
+	else if (r->mode == BY_COMM)
+		opt.comm = r->w->name;
+	ck_assert_int_eq(pthread_create(&th, NULL, watcher, &wt), 0);
+	rc = capture_run(&opt, &sum, err, sizeof(err));
+	/* Without the go byte the workload reads EOF and fails. */
+	close(go.fd);
+	stop_noise(r);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 5;
+	if (pthread_timedjoin_np(th, NULL, &deadline) != 0) {
+		kill(r->pid, SIGKILL);
+		pthread_join(th, NULL);
+	}
+	ck_assert_msg(rc == 0, "capture_run: %s (%d)", err, rc);
+	ck_assert_msg(go.sent, "the ready callback did not run");
+
+	char *text = tu_read(r->errfile, NULL);
+	ck_assert_msg(WIFEXITED(wt.status) && WEXITSTATUS(wt.status) == 0,
+		      "workload %s failed (status 0x%x): %s", r->label,
+		      wt.status, text ? text : "");
+	free(text);
+	ck_assert_uint_eq(sum.lost, 0);
+	ck_assert_uint_gt(sum.events, 0);
+	ck_assert_uint_gt(sum.bytes, 0);
+}
+
+/* Read every event of r->log into r->ev; the log must be clean. */
+static void read_log(struct run *r)
+{
+	char err[ERRLEN];
+	struct caplog_reader *rd = caplog_open(r->log, err, sizeof(err));
+	struct cap_event ev;
+	size_t cap = 0;
+	int rc;
+
+	ck_assert_msg(rd, "%s", err);
+	ck_assert_int_eq(caplog_header(rd)->version, 4);
+	ck_assert_str_eq(caplog_header(rd)->backend, "bpf");
+	while ((rc = caplog_next(rd, &ev)) == 1) {
+		if (r->nev == cap) {
+			cap = cap ? 2 * cap : 256;
+			r->ev = realloc(r->ev, cap * sizeof(*r->ev));
+			ck_assert(r->ev);
+		}
+		ev.path = strdup(ev.path ? ev.path : "");
+		ev.path2 = strdup(ev.path2 ? ev.path2 : "");
+		ck_assert(ev.path && ev.path2);
+		r->ev[r->nev++] = ev;
+	}
+	ck_assert_int_eq(rc, 0);
+	for (int why = 0; why < CAPLOG_BAD_COUNT; why++)
+		ck_assert_msg(caplog_bad(rd, why) == 0, "%s: %llu lines: %s",
+			      r->log, (unsigned long long)caplog_bad(rd, why),
+			      caplog_bad_name(why));
+	caplog_close(rd);
+}
+
+/* Print the log's event lines to stderr, to see why a match failed (only
+ * the workload's, when everything was captured). */
+static void dump_log(const struct run *r)
+{
+	char *text = tu_read(r->log, NULL);
+	unsigned line = 0;
+	char mine[32];
+
+	snprintf(mine, sizeof(mine), "i=%d:", r->pid);
+	fprintf(stderr, "---- %s (workload %s, pid %d, dir %s)\n", r->log,
+		r->label, r->pid, r->wdir);
+	for (char *s = text, *nl; s && *s; s = nl + 1) {
+		nl = strchr(s, '\n');
+		if (!nl)
+			nl = s + strlen(s) - 1;
+		line++;
+		if (*s != '#' && (r->mode != EVERYTHING ||
+				  memmem(s, (size_t)(nl - s), mine, strlen(mine))))
+			fprintf(stderr, "%4u %.*s\n", line, (int)(nl - s), s);
+	}
+	fprintf(stderr, "----\n");
+	free(text);
+}
+
+/*
+ * ioriot's own events never appear.  Capturing by pid or name, only the
+ * workload and the processes it forked do; capturing everything, the noise
+ * process does too.
+ */
+static void check_pids(struct run *r)
+{
+	uint32_t *pids = r->family;
+	size_t n = 0;
+	bool noise = false;
+
+	pids[n++] = (uint32_t)r->pid;
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct cap_event *e = &r->ev[i];
+		bool known = false;
+
+		ck_assert_msg(e->pid != (uint32_t)getpid(),
+			      "line %llu: an event of ioriot itself (pid %u)",
+			      (unsigned long long)e->lineno, e->pid);
+		noise |= e->pid == (uint32_t)r->noise &&
+			 strcmp(e->path, r->noise_path) == 0;
+		for (size_t j = 0; j < n; j++)
+			known |= pids[j] == e->pid;
+		if (!known && r->mode == EVERYTHING)
+			continue;
+		if (!known)
+			dump_log(r);
+		ck_assert_msg(known, "line %llu: pid %u is neither workload "
+			      "pid %d nor a process it forked",
+			      (unsigned long long)e->lineno, e->pid, r->pid);
+		if (e->sys == SYS_FORK && (e->have & CAP_CHILD) &&
+		    e->child_pid != e->pid) {
+			ck_assert(n < sizeof(r->family) / sizeof(r->family[0]));
+			pids[n++] = e->child_pid;
+		}
+	}
+	r->nfamily = n;
+	if (r->mode == EVERYTHING)
+		ck_assert_msg(noise, "no event of the noise process (pid %d) "
+			      "in a capture of everything", r->noise);
+}
+
+/* True if @pid is the workload or a process it forked (check_pids). */
+static bool in_family(const struct run *r, uint32_t pid)
+{
+	for (size_t i = 0; i < r->nfamily; i++)
+		if (r->family[i] == pid)
+			return true;
+	return false;
+}
+
+/* Per thread of the workload, entry times never go back in file order
+ * (records are sent when a syscall returns); every duration is short. */
+static void check_times(const struct run *r)
+{
+	uint32_t tids[64];
+	uint64_t last[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct cap_event *e = &r->ev[i];
+		size_t t;
+
+		if (!in_family(r, e->pid))
+			continue;
+		for (t = 0; t < n && tids[t] != e->tid; t++)
+			;
+		if (t == n) {
+			ck_assert(n < sizeof(tids) / sizeof(tids[0]));
+			tids[n] = e->tid;
+			last[n++] = 0;
+		}
+		ck_assert_msg(e->time_ns >= last[t], "line %llu: time %llu is "
+			      "before the thread's last event (%llu)",
+			      (unsigned long long)e->lineno,
+			      (unsigned long long)e->time_ns,
+			      (unsigned long long)last[t]);
+		last[t] = e->time_ns;
+		ck_assert_msg(e->dur_ns < 1000000000ULL, "line %llu: D=%llu",
+			      (unsigned long long)e->lineno,
+			      (unsigned long long)e->dur_ns);
+	}
+}
+
+/* The absolute path an expected path stands for, into @buf. */
+static const char *expected_path(const struct run *r, const char *p,
+				 char *buf, size_t len)
+{
+	if (p[0] == '=')
+		return p + 1;
+	if (strcmp(p, "@bin") == 0)
+		return r->bin;
+	if (!p[0] || strcmp(p, ".") == 0)
+		return r->wdir;
+	if (p[0] == '/')
+		return p;
+	snprintf(buf, len, "%s/%s", r->wdir, p);
+	return buf;
+}
+
+/* Compare @v with variable @var (0: none), binding it if unbound. */
+static bool var_match(int64_t *vars, bool *bound, int var, int64_t v)
+{
+	if (!var)
+		return true;
+	if (!bound[var]) {
+		vars[var] = v;
+		bound[var] = true;
+		return true;
+	}
+	return vars[var] == v;
+}
+
+/* The numeric fields compared through @have. */
+static const struct {
+	unsigned bit;
+	size_t ev, exp;
+} numbers[] = {
+	{ CAP_FD, offsetof(struct cap_event, fd), offsetof(struct exp, fd) },
+	{ CAP_FD2, offsetof(struct cap_event, fd2), offsetof(struct exp, fd2) },
+	{ CAP_MODE, offsetof(struct cap_event, mode), offsetof(struct exp, mode) },
+	{ CAP_OFFSET, offsetof(struct cap_event, offset),
+	  offsetof(struct exp, offset) },
+	{ CAP_COUNT, offsetof(struct cap_event, count),
+	  offsetof(struct exp, count) },
+	{ CAP_WHENCE, offsetof(struct cap_event, whence),
+	  offsetof(struct exp, whence) },
+	{ CAP_CMD, offsetof(struct cap_event, cmd), offsetof(struct exp, cmd) },
+	{ CAP_ARG, offsetof(struct cap_event, arg), offsetof(struct exp, arg) },
+	{ CAP_SIZE, offsetof(struct cap_event, size), offsetof(struct exp, size) },
+	{ CAP_RET, offsetof(struct cap_event, ret), offsetof(struct exp, ret) },
+};
+
+static int64_t field(const void *base, size_t off)
+{
+	int64_t v;
+
+	memcpy(&v, (const char *)base + off, sizeof(v));
+	return v;
+}
+
+/* True if @e is what @x expects; binds variables in @vars / @bound. */
+static bool matches(const struct run *r, const struct exp *x,
+		    const struct cap_event *e, int64_t *vars, bool *bound)
+{
+	int pid_var = x->v_pid ? x->v_pid : V_WPID;
+	char buf[8192];
+
+	if (e->sys != x->sys || !bound[pid_var] || e->pid != vars[pid_var])
+		return false;
+	if (x->v_tid ? !bound[x->v_tid] || e->tid != vars[x->v_tid] :
+	    !x->any_tid && e->tid != e->pid)
+		return false;
+	if ((e->have & x->have) != x->have || (e->have & x->lacks))
+		return false;
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++)
+		if ((x->have & numbers[i].bit) &&
+		    field(e, numbers[i].ev) != field(x, numbers[i].exp))
+			return false;
+	if ((x->have & CAP_FLAGS) &&
+	    (x->flags_mask ? e->flags & x->flags_mask : e->flags) != x->flags)
+		return false;
+	if ((x->have & CAP_PATH) &&
+	    strcmp(e->path, expected_path(r, x->path, buf, sizeof(buf))))
+		return false;
+	if ((x->have & CAP_PATH2) &&
+	    strcmp(e->path2, expected_path(r, x->path2, buf, sizeof(buf))))
+		return false;
+	if (x->ret_positive && (!(e->have & CAP_RET) || e->ret <= 0))
+		return false;
+	if ((x->v_ret && !(e->have & CAP_RET)) ||
+	    (x->v_fd && !(e->have & CAP_FD)) ||
+	    (x->v_fd2 && !(e->have & CAP_FD2)) ||
+	    ((x->v_child || x->v_ctid) && !(e->have & CAP_CHILD)))
+		return false;
+	return var_match(vars, bound, x->v_ret, e->ret) &&
+	       var_match(vars, bound, x->v_fd, e->fd) &&
+	       var_match(vars, bound, x->v_fd2, e->fd2) &&
+	       var_match(vars, bound, x->v_child, e->child_pid) &&
+	       var_match(vars, bound, x->v_ctid, e->child_tid);
+}
+
+/* Find @chain as a subsequence of the log's events, in order. */
+static void match_chain(struct run *r, const struct exp *chain, int ci)
+{
+	size_t from = 0;
+
+	for (int i = 0; chain[i].sys != SYS_COUNT; i++) {
+		const struct exp *x = &chain[i];
+		bool found = false;
+		char buf[8192];
+
+		for (size_t j = from; j < r->nev && !found; j++) {
+			int64_t vars[NVARS];
+			bool bound[NVARS];
+
+			memcpy(vars, r->vars, sizeof(vars));
+			memcpy(bound, r->bound, sizeof(bound));
+			if (matches(r, x, &r->ev[j], vars, bound)) {
+				memcpy(r->vars, vars, sizeof(vars));
+				memcpy(r->bound, bound, sizeof(bound));
+				from = j + 1;
+				found = true;
+			}
+		}
+		if (!found)
+			dump_log(r);
+		ck_assert_msg(found, "%s: chain %d, event %d (o=%s%s%s) not "
+			      "found after line %llu", r->label, ci, i,
+			      sys_info(x->sys)->name, x->path ? " p=" : "",
+			      x->path ? expected_path(r, x->path, buf,
+						      sizeof(buf)) : "",
+			      from ? (unsigned long long)r->ev[from - 1].lineno
+				   : 0ULL);
+	}
+}
+
+/* @spec with %S, %vN and bound $X replaced, into @out. */
+static void expand(const struct run *r, const char *spec, char *out,
+		   size_t len)
+{
+	size_t n = 0;
+
+	for (const char *s = spec; *s; s++) {
+		const char *add = NULL;
+		char num[32];
+
+		if (s[0] == '%' && s[1] == 'S') {
+			add = r->sandbox;
+			s++;
+		} else if (s[0] == '%' && s[1] == 'v') {
+			char *end;
+			long v = strtol(s + 2, &end, 10);
+
+			ck_assert(v > 0 && v < NVARS && r->bound[v]);
+			snprintf(num, sizeof(num), "%lld", (long long)r->vars[v]);
+			add = num;
+			s = end - 1;
+		} else if (s[0] == '$' && s[1] >= 'A' && s[1] <= 'Z' &&
+			   r->rvars[s[1] - 'A'][0]) {
+			add = r->rvars[s[1] - 'A'];
+			s++;
+		}
+		if (add) {
+			ck_assert(n + strlen(add) < len);
+			memcpy(out + n, add, strlen(add));
+			n += strlen(add);
+		} else {
+			ck_assert(n + 1 < len);
+			out[n++] = *s;
+		}
+	}
+	out[n] = '\0';
+}
+
+/* True if the space-separated fields of @line hold @tok; an unbound "$X"
+ * at the end of @tok matches any rest and binds it into @bind. */
+static bool has_token(const char *line, size_t len, const char *tok,
+		      size_t toklen, char *bind)
+{
+	const char *dollar = memchr(tok, '$', toklen);
+	size_t fixed = dollar ? (size_t)(dollar - tok) : toklen;
+
+	for (size_t i = 0; i < len;) {
+		size_t end = i;
+
+		while (end < len && line[end] != ' ')
+			end++;
+		if (dollar ? end - i > fixed && !memcmp(line + i, tok, fixed)
+			   : end - i == toklen && !memcmp(line + i, tok, toklen)) {
+			if (dollar)
+				snprintf(bind, 64, "%.*s", (int)(end - i - fixed),
+					 line + i + fixed);
+			return true;
+		}
+		i = end + 1;
+	}
+	return false;
+}
+
+/* True if @line (@len bytes) holds every token of @spec; binds $X. */
+static bool line_matches(struct run *r, const char *line, size_t len,
+			 const char *spec)
+{
+	char binds[26][64];
+	bool bound_here[26] = { false };
+
+	for (const char *t = spec; *t;) {
+		size_t tl = strcspn(t, " ");
+		const char *dollar = memchr(t, '$', tl);
+		int v = dollar ? dollar[1] - 'A' : -1;
+
+		if (!has_token(line, len, t, tl, v >= 0 ? binds[v] : NULL))
+			return false;
+		if (v >= 0)
+			bound_here[v] = true;
+		t += tl;
+		while (*t == ' ')
+			t++;
+	}
+	for (int v = 0; v < 26; v++)
+		if (bound_here[v])
+			memcpy(r->rvars[v], binds[v], sizeof(binds[v]));
+	return true;
+}
+
+/* Generate a replay file from r->log and look for the workload's lines. */
+static void check_replay(struct run *r)
+{
+	struct gen_options go = {
+		.capture_path = r->log,
+		.replay_path = r->replay,
+		.name = "test",
+		.user = "u",
+	};
+	struct gen_summary sum;
+	char err[ERRLEN] = "", spec[8192];
+	char *text;
+	int rc;
+
+	log_set_level(LOG_ERROR);
+	rc = generate_run(&go, &sum, err, sizeof(err));
+	ck_assert_msg(rc == 0, "generate: %s (%d)", err, rc);
+	ck_assert_int_eq(sum.capture_version, 4);
+	ck_assert_uint_gt(sum.ops, 0);
+	ck_assert_uint_eq(sum.lost_events, 0);
+	for (int why = 0; why < CAPLOG_BAD_COUNT; why++)
+		ck_assert_uint_eq(sum.bad[why], 0);
+	text = tu_read(r->replay, NULL);
+	ck_assert_msg(text, "%s: %s", r->replay, strerror(errno));
+	ck_assert_msg(strncmp(text, "#|replay_version=1|name=test|user=u|",
+			      36) == 0, "replay header: %.60s", text);
+	for (const char *const *s = r->w->replay; *s; s++) {
+		bool found = false;
+
+		expand(r, *s, spec, sizeof(spec));
+		for (const char *l = text, *nl; *l && !found; l = nl + 1) {
+			nl = strchr(l, '\n');
+			if (!nl)
+				nl = l + strlen(l) - 1;
+			found = line_matches(r, l, (size_t)(nl - l), spec);
+		}
+		if (!found)
+			fprintf(stderr, "---- %s\n%s----\n", r->replay, text);
+		ck_assert_msg(found, "%s: no replay line with: %s", r->label,
+			      spec);
+	}
+	/* Last, so that everything else has been checked when it fails. */
+	ck_assert_msg(r->mode == EVERYTHING || strstr(text, r->w->counts),
+		      "%s: the replay header lacks %s:\n%.300s", r->label,
+		      r->w->counts, text);
+	free(text);
+}
+
+START_TEST(test_workload)
+{
+	const char *why = cannot_capture();
+	struct run r;
+
+	if (why) {
+		printf("capture: test %s skipped: %s\n", cases[_i].w->name, why);
+		return;
+	}
+	run_init(&r, cases[_i].w, cases[_i].mode);
+	capture_workload(&r);
+	read_log(&r);
+	check_pids(&r);
+	check_times(&r);
+	for (int c = 0; r.w->chains[c]; c++)
+		match_chain(&r, r.w->chains[c], c);
+	check_replay(&r);
+	run_free(&r);
+}
+END_TEST
+
+Suite *capture_suite(void)
+{
+	Suite *s = suite_create("capture");
+	TCase *tc = tcase_create("workloads");
+
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_workload, 0, NCASES);
+	suite_add_tcase(s, tc);
+	return s;
+}
