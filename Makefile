@@ -121,10 +121,14 @@ $(OUTPUT)/bench/%: bench/%.c $(LIB) | $(OUTPUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+# Workloads are what the tests capture, not project code: built without
+# sanitizers, whose runtimes add processes and syscalls of their own.
+WORKLOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE
+
 $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -pthread
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -pthread
 
 $(OUTPUT):
 	$(Q)mkdir -p $@
