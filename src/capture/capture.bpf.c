@@ -116,50 +116,43 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 				    int nargs, enum extra_kind kind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct inflight *inp;
+	struct inflight *in;
 
 	if (!wanted(id >> 32))
 		return 0;
-	inp = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), NULL,
-				   BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!inp)
+	in = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), NULL,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!in)
 		return 0;
-	struct inflight in = {};
-	in.time_ns = bpf_ktime_get_ns();
+	in->time_ns = bpf_ktime_get_ns();
+	in->flags = 0;
 	/* Only the syscall's own arguments: the kernel refuses to attach a
 	 * program that reads past the tracepoint's record.  Spelled out: the
 	 * verifier refuses a loop's moving ctx pointer. */
-	if (nargs > 0)
-		in.args[0] = ctx->args[0];
-	if (nargs > 1)
-		in.args[1] = ctx->args[1];
-	if (nargs > 2)
-		in.args[2] = ctx->args[2];
-	if (nargs > 3)
-		in.args[3] = ctx->args[3];
-	if (nargs > 4)
-		in.args[4] = ctx->args[4];
-	if (nargs > 5)
-		in.args[5] = ctx->args[5];
+	in->args[0] = nargs > 0 ? ctx->args[0] : 0;
+	in->args[1] = nargs > 1 ? ctx->args[1] : 0;
+	in->args[2] = nargs > 2 ? ctx->args[2] : 0;
+	in->args[3] = nargs > 3 ? ctx->args[3] : 0;
+	in->args[4] = nargs > 4 ? ctx->args[4] : 0;
+	in->args[5] = nargs > 5 ? ctx->args[5] : 0;
 	/* In-out arguments must be read before the kernel changes them. */
-	if (kind == EX_SENDFILE && in.args[2]) {
-		in.extra[0] = read_user_u64(in.args[2]);
-		in.flags |= IORIOT_EV_OFFSET;
+	if (kind == EX_SENDFILE && in->args[2]) {
+		in->extra[0] = read_user_u64(in->args[2]);
+		in->flags |= IORIOT_EV_OFFSET;
 	} else if (kind == EX_COPY) {
-		if (in.args[1]) {
-			in.extra[0] = read_user_u64(in.args[1]);
-			in.flags |= IORIOT_EV_OFFSET;
+		if (in->args[1]) {
+			in->extra[0] = read_user_u64(in->args[1]);
+			in->flags |= IORIOT_EV_OFFSET;
 		}
-		if (in.args[3]) {
-			in.extra[1] = read_user_u64(in.args[3]);
-			in.flags |= IORIOT_EV_OFFSET2;
+		if (in->args[3]) {
+			in->extra[1] = read_user_u64(in->args[3]);
+			in->flags |= IORIOT_EV_OFFSET2;
 		}
-	} else if (kind == EX_OPENAT2 && in.args[2]) {
-		in.extra[0] = read_user_u64(in.args[2]);	/* how->flags */
-		in.extra[1] = read_user_u64(in.args[2] + 8);	/* how->mode */
-		in.flags |= IORIOT_EV_HOW;
+	} else if (kind == EX_OPENAT2 && in->args[2]) {
+		in->extra[0] = read_user_u64(in->args[2]);	/* how->flags */
+		in->extra[1] = read_user_u64(in->args[2] + 8);	/* how->mode */
+		in->flags |= IORIOT_EV_HOW;
 	}
-	*inp = in;
 	return 0;
 }
 
@@ -207,6 +200,15 @@ static __always_inline void read_stat(struct ioriot_event *ev, __u64 buf,
 	ev->flags |= IORIOT_EV_STAT;
 }
 
+/* How the reader is to be told about a new record: only when the ring is
+ * a quarter full, since waking it per record costs more than the record. */
+static __always_inline __u64 wake_flag(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+	       bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4 ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 /* Send the scratch event with @len0 + @len1 bytes of paths. */
 static __always_inline void send(struct scratch *s, __u32 len0, __u32 len1)
 {
@@ -217,13 +219,27 @@ static __always_inline void send(struct scratch *s, __u32 len0, __u32 len1)
 	size = (size + 7) & ~7ULL;
 	if (size > sizeof(*s))
 		size = sizeof(*s);
-	/* Waking the reader per event costs more than the event: the reader
-	 * polls, and is woken only when the ring fills up. */
-	__u64 wake = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
-		     bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4 ?
-		     BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&events, s, size, wake))
+	if (bpf_ringbuf_output(&events, s, size, wake_flag()))
 		__sync_fetch_and_add(&lost_events, 1);
+}
+
+/* Fill the fixed part of an event from the exit context and @in. */
+static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
+				 const struct inflight *in, long ret)
+{
+	ev->time_ns = in->time_ns;
+	ev->dur_ns = bpf_ktime_get_ns() - in->time_ns;
+	ev->pid = id >> 32;
+	ev->tid = (__u32)id;
+	ev->sys = sys;
+	ev->flags = in->flags;
+	ev->ret = ret;
+	for (int i = 0; i < 6; i++)
+		ev->args[i] = in->args[i];
+	ev->extra[0] = in->extra[0];
+	ev->extra[1] = in->extra[1];
+	ev->path_len[0] = ev->path_len[1] = 0;
+	ev->pad = 0;
 }
 
 static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
@@ -231,7 +247,7 @@ static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
 				   enum extra_kind kind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, zero = 0;
+	__u32 zero = 0;
 	struct inflight *in = bpf_task_storage_get(&inflight,
 						   bpf_get_current_task_btf(),
 						   NULL, 0);
@@ -240,21 +256,25 @@ static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
 
 	if (!in || !in->time_ns)
 		return 0;
+	/* Without paths the event has a fixed size: built in the ring. */
+	if (p1 < 0 && p2 < 0) {
+		struct ioriot_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+		if (!ev) {
+			__sync_fetch_and_add(&lost_events, 1);
+			goto out;
+		}
+		fill(ev, id, sys, in, ctx->ret);
+		if (ctx->ret == 0) {
+			if (kind == EX_STAT1)
+				read_stat(ev, in->args[1], false);
+		}
+		bpf_ringbuf_submit(ev, wake_flag());
+		goto out;
+	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		goto out;
-	s->ev.time_ns = in->time_ns;
-	s->ev.dur_ns = bpf_ktime_get_ns() - in->time_ns;
-	s->ev.pid = id >> 32;
-	s->ev.tid = tid;
-	s->ev.sys = sys;
-	s->ev.flags = in->flags;
-	s->ev.ret = ctx->ret;
-	for (int i = 0; i < 6; i++)
-		s->ev.args[i] = in->args[i];
-	s->ev.extra[0] = in->extra[0];
-	s->ev.extra[1] = in->extra[1];
-	s->ev.pad = 0;
+	fill(&s->ev, id, sys, in, ctx->ret);
 	if (p1 >= 0)
 		len0 = read_path(s->paths, in->args[p1 & 7], &s->ev.flags);
 	if (p2 >= 0)

@@ -382,8 +382,8 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	uint64_t now = start, last_status = start, last_events = 0;
 	while (!(opt->stop && *opt->stop) && now - start < duration) {
 		/* The probe wakes us only when the ring fills: poll is the
-		 * 20 ms tick, consume takes what came meanwhile. */
-		rc = ring_buffer__poll(rb, 20);
+		 * 100 ms tick, consume takes what came meanwhile. */
+		rc = ring_buffer__poll(rb, 100);
 		if (rc >= 0 || rc == -EINTR)
 			rc = ring_buffer__consume(rb);
 		if (rc < 0 && rc != -EINTR) {
