@@ -212,6 +212,26 @@ START_TEST(test_capture_needs_root)
 }
 END_TEST
 
+/* As root, an unwritable capture log is reported with its path. */
+START_TEST(test_capture_output_unwritable)
+{
+	const char *args[] = { "-c", "/nonexistent-ioriot-dir/x.capture",
+			       "--duration", "1", NULL };
+	char *out, *err;
+
+	if (geteuid() != 0) {
+		printf("test_capture_output_unwritable skipped: needs root\n");
+		return;
+	}
+	int rc = run(args, &out, &err);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, "/nonexistent-ioriot-dir/x.capture: No such file"),
+		      "stderr: %s", err);
+	free(out);
+	free(err);
+}
+END_TEST
+
 START_TEST(test_not_built)
 {
 	char *dir = tu_scratch();
@@ -463,6 +483,7 @@ Suite *cli_suite(void)
 			    sizeof(usage_errors) / sizeof(usage_errors[0]));
 	tcase_add_test(tc, test_stap_module);
 	tcase_add_test(tc, test_capture_needs_root);
+	tcase_add_test(tc, test_capture_output_unwritable);
 	tcase_add_loop_test(tc, test_not_built, 0,
 			    sizeof(not_built) / sizeof(not_built[0]));
 	suite_add_tcase(s, tc);
