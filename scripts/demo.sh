@@ -1,8 +1,11 @@
 #!/bin/sh
-# The demo behind `sudo make demo`: makes a sample capture of a small mail
-# archive workload (bench/mkcapture), generates the replay file from it and
-# shows the summary and the start of each section.  Capture and replay join
-# the demo when they are built.
+# The demo behind `sudo make demo`.  As root it captures a small mail archive
+# workload (hashed directories, new messages written as .tmp and renamed,
+# messages read back, some deleted) with the eBPF probe, then generates the
+# replay file from the capture and shows its summary and the start of each
+# section.  Without root, or where the probe cannot load, it generates from
+# a synthetic capture instead (bench/mkcapture).  Init and replay join the
+# demo when they are built.
 #   usage: scripts/demo.sh IORIOT_BIN MKCAPTURE_BIN
 set -eu
 
@@ -10,10 +13,40 @@ bin=$1
 mkcapture=$2
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioriot-demo.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
+mail=$work/mail
 
-echo "== 1. capture (sample): a mail archive workload, 50000 events, 40 threads"
-"$mkcapture" -l 50000 -f 2000 -t 40 -p 8 "$work/io.capture"
-grep -v '^#' "$work/io.capture" | head -n 6 | cut -c 1-160
+# The workload: 16 hashed directories, 8 messages each.
+workload() {
+	sleep 2		# the probe is attached by then
+	for h in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do
+		mkdir -p "$mail/$h$h"
+		for n in 1 2 3 4 5 6 7 8; do
+			head -c $((n * 1024)) /dev/urandom > "$mail/$h$h/$n.tmp"
+			mv "$mail/$h$h/$n.tmp" "$mail/$h$h/$n.eml"
+		done
+	done
+	for f in "$mail"/*/*.eml; do
+		cat "$f" > /dev/null
+	done
+	rm -f "$mail"/*/8.eml
+	sync
+}
+
+mkdir -p "$mail"
+captured=no
+if [ "$(id -u)" -eq 0 ]; then
+	echo "== 1. capture: ioriot -c io.capture --include $mail (a mail archive workload)"
+	workload &
+	if "$bin" -c "$work/io.capture" --include "$mail" --duration 6; then
+		captured=yes
+	fi
+	wait
+fi
+if [ $captured = no ]; then
+	echo "== 1. capture (synthetic, no root or no BPF): a mail archive workload, 50000 events"
+	"$mkcapture" -l 50000 -f 2000 -t 40 -p 8 "$work/io.capture"
+fi
+grep -v '^#' "$work/io.capture" | grep -v 'o=cwd' | head -n 6 | cut -c 1-160
 echo "   ..."
 echo
 echo "== 2. generate: ioriot -c io.capture -r io.replay -n demo -u nobody"
