@@ -4,7 +4,7 @@
 #   make                 build ./ioriot
 #   make check           install missing build packages, build, run all tests
 #   make bench           run the benchmarks and print their figures
-#   make demo            generate a replay file from a built-in sample capture
+#   make demo            capture a small workload and generate its replay file
 #   make install         PREFIX=/usr/local DESTDIR= : binary and man page
 #   SANITIZE=1           build with AddressSanitizer + UndefinedBehaviorSanitizer
 #   TSAN=1               build with ThreadSanitizer
