@@ -210,6 +210,25 @@ START_TEST(resolve_paths)
 	ck_assert_ptr_null(resolver_fd_path(&r, 10, 4));
 	ck_assert_str_eq(resolver_fd_path(&r, 11, 4), "/srv/data");
 
+	ce = ev(SYS_OPEN, 11, 20);	/* close-on-exec: gone after exec */
+	with_path(&ce, "/srv/c");
+	ce.flags = O_CLOEXEC;
+	ce.have |= CAP_FLAGS;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(resolver_fd_path(&r, 11, 20), "/srv/c");
+	ce = ev(SYS_EXEC, 11, 0);
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_ptr_null(resolver_fd_path(&r, 11, 20));
+	ck_assert_str_eq(resolver_fd_path(&r, 11, 4), "/srv/data");
+
+	ce = ev(SYS_CLOSE_RANGE, 11, 0);	/* 3..~0U: logged as -1 */
+	ce.fd = 3;
+	ce.fd2 = -1;
+	ce.have |= CAP_FD | CAP_FD2;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_ptr_null(resolver_fd_path(&r, 11, 4));
+	ck_assert_ptr_null(resolver_fd_path(&r, 11, 9));
+
 	ce = ev(SYS_OPEN, 12, 3);	/* unknown process, no /proc: relative */
 	with_path(&ce, "rel");
 	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);

@@ -38,7 +38,8 @@ struct {
 
 /* Arguments of the syscall each thread is in. */
 struct inflight {
-	__u64 time_ns;
+	__u64 time_ns;		/* 0: none in flight */
+	__u32 sys;		/* whose entry this is */
 	__u64 args[6];
 	__u64 extra[2];
 	__u32 flags;
@@ -91,8 +92,11 @@ static __always_inline bool wanted(__u32 tgid)
 	if (filter_tgid && !bpf_map_lookup_elem(&tracked, &tgid))
 		return false;
 	if (filter_comm) {
+		/* The process's name (its leader's): threads often rename
+		 * themselves (java's workers do). */
+		struct task_struct *task = bpf_get_current_task_btf();
 		char comm[16];
-		bpf_get_current_comm(comm, sizeof(comm));
+		BPF_CORE_READ_STR_INTO(&comm, task, group_leader, comm);
 		for (int i = 0; i < 16; i++) {
 			if (comm[i] != targ_comm[i])
 				return false;
@@ -113,7 +117,7 @@ static __always_inline __u64 read_user_u64(__u64 uptr)
 }
 
 static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
-				    int nargs, enum extra_kind kind)
+				    __u32 sys, int nargs, enum extra_kind kind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in;
@@ -122,9 +126,12 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 		return 0;
 	in = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!in)
+	if (!in) {
+		__sync_fetch_and_add(&lost_events, 1);
 		return 0;
+	}
 	in->time_ns = bpf_ktime_get_ns();
+	in->sys = sys;
 	in->flags = 0;
 	/* Only the syscall's own arguments: the kernel refuses to attach a
 	 * program that reads past the tracepoint's record.  Spelled out: the
@@ -165,6 +172,14 @@ static __always_inline __u16 read_path(char *dst, __u64 uptr, __u32 *flags)
 	if (!uptr)
 		return 0;
 	n = bpf_probe_read_user_str(dst, IORIOT_EV_PATH_MAX, (const void *)uptr);
+	if (n == IORIOT_EV_PATH_MAX) {
+		/* Full buffer: a path of exactly PATH_MAX - 1 bytes fits only
+		 * if its NUL is where the read put one. */
+		char next = 1;
+		bpf_probe_read_user(&next, 1, (const void *)(uptr + n - 1));
+		if (next == 0)
+			return (__u16)(n - 1);
+	}
 	if (n <= 0 || n >= IORIOT_EV_PATH_MAX) {
 		if (n != 1)
 			*flags |= IORIOT_EV_PATH_CUT;
@@ -254,7 +269,9 @@ static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
 	struct scratch *s;
 	__u32 len0 = 0, len1 = 0;
 
-	if (!in || !in->time_ns)
+	/* An exit pairs with its own entry only (attaching takes a while:
+	 * a syscall may have entered before its entry was attached). */
+	if (!in || !in->time_ns || in->sys != sys)
 		return 0;
 	/* Without paths the event has a fixed size: built in the ring. */
 	if (p1 < 0 && p2 < 0) {
@@ -272,8 +289,10 @@ static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
 		goto out;
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s)
+	if (!s) {
+		__sync_fetch_and_add(&lost_events, 1);
 		goto out;
+	}
 	fill(&s->ev, id, sys, in, ctx->ret);
 	if (p1 >= 0)
 		len0 = read_path(s->paths, in->args[p1 & 7], &s->ev.flags);
@@ -300,7 +319,7 @@ out:
 SEC("tracepoint/syscalls/sys_enter_" #name)					\
 int enter_##name(struct trace_event_raw_sys_enter *ctx)				\
 {										\
-	return on_enter(ctx, nargs, kind);					\
+	return on_enter(ctx, sys, nargs, kind);					\
 }										\
 SEC("tracepoint/syscalls/sys_exit_" #name)					\
 int exit_##name(struct trace_event_raw_sys_exit *ctx)				\

@@ -44,7 +44,7 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_FCNTL] = "dFG", [SYS_DUP] = "d", [SYS_DUP2] = "de",
 	[SYS_DUP3] = "def", [SYS_CHDIR] = "p", [SYS_FCHDIR] = "d",
 	[SYS_MMAP] = "acmfdO", [SYS_MUNMAP] = "ac", [SYS_MSYNC] = "acf",
-	[SYS_MREMAP] = "ac_f", [SYS_EXIT_GROUP] = "", [SYS_FORK] = "",
+	[SYS_MREMAP] = "a_cf",	/* c: the new size */ [SYS_EXIT_GROUP] = "", [SYS_FORK] = "",
 	[SYS_EXEC] = "", [SYS_EXIT] = "",
 };
 

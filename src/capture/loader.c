@@ -12,6 +12,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 
 #include "capture.skel.h"
 #include "ioriot/capture.h"
+#include "ioriot/clock.h"
 #include "ioriot/log.h"
 #include "ioriot/resolve.h"
 #include "ioriot/snapshot.h"
@@ -32,49 +34,52 @@ struct loader {
 	struct outbuf *ob;
 	struct resolver res;
 	int err;			/* first -errno while handling events */
+	bool draining;			/* the final consume: take everything */
 	char p1[IORIOT_EV_PATH_MAX], p2[IORIOT_EV_PATH_MAX];
 	char abs1[PATHMAP_MAX], abs2[PATHMAP_MAX];
 };
 
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /*
- * The path filters: the event's paths, or for an fd operation the path of
- * its fd (before the event changes it).  An event is kept if the filter
- * selects one of its paths.  An event with no path and no known fd path
- * (sockets, pipes, ...) is kept unless the filter has includes.
+ * The path filters: the event's paths, or for an fd operation the paths of
+ * its fds (before the event changes them; both of sendfile and
+ * copy_file_range).  An event is kept if the filter selects one of them.
+ * An event with none (sockets, pipes, ...) is kept unless the filter has
+ * includes.  Process records and by-address operations are always kept.
  */
 static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 {
 	const struct path_filter *f = &ld->opt->filter;
-	const char *fdpath;
-	bool any = false, kept = false;
+	enum sys_kind kind = sys_info(ce->sys)->kind;
+	const char *paths[2];
+	size_t lens[2];
+	int n = 0;
 
-	if (!f->ninclude && !f->nexclude)
-		return false;
-	/* Process records keep the model of processes whole. */
-	if (sys_info(ce->sys)->kind >= SK_EXIT_GROUP)
+	if ((!f->ninclude && !f->nexclude) || kind >= SK_EXIT_GROUP ||
+	    kind == SK_ADDR)
 		return false;
 	if (ce->have & CAP_PATH) {
-		any = true;
-		kept = path_filter_keeps(f, ce->path, ce->path_len);
+		paths[n] = ce->path;
+		lens[n++] = ce->path_len;
 	}
 	if (ce->have & CAP_PATH2) {
-		kept = kept || path_filter_keeps(f, ce->path2, ce->path2_len);
-		any = true;
+		paths[n] = ce->path2;
+		lens[n++] = ce->path2_len;
 	}
-	if (!any && (ce->have & CAP_FD) &&
-	    (fdpath = resolver_fd_path(&ld->res, ce->pid, ce->fd))) {
-		any = true;
-		kept = path_filter_keeps(f, fdpath, strlen(fdpath));
+	for (int i = 0; !(ce->have & (CAP_PATH | CAP_PATH2)) && i < 2; i++) {
+		const char *p = NULL;
+		if (ce->have & (i ? CAP_FD2 : CAP_FD))
+			p = resolver_fd_path(&ld->res, ce->pid, i ? ce->fd2 : ce->fd);
+		if (p) {
+			paths[n] = p;
+			lens[n++] = strlen(p);
+		}
 	}
-	return any ? !kept : f->ninclude > 0;
+	if (n == 0)
+		return f->ninclude > 0;
+	for (int i = 0; i < n; i++)
+		if (path_filter_keeps(f, paths[i], lens[i]))
+			return false;
+	return true;
 }
 
 /* One ring buffer record: a log line.  Returns 0 (libbpf goes on). */
@@ -112,6 +117,10 @@ static int handle_event(void *ctx, void *data, size_t size)
 	}
 	caplog_write_event(ld->ob, &ce);
 	ld->sum->events++;
+	/* Under sustained load consume never runs dry: let the loop see a
+	 * stop request (this record is written; the rest stays queued). */
+	if (!ld->draining && ld->opt->stop && *ld->opt->stop)
+		return -EINTR;
 	return 0;
 }
 
@@ -222,6 +231,8 @@ static void release_probe(struct capture_bpf *skel)
 
 	if (skel && pipe2(gate, O_CLOEXEC) == 0)
 		child = fork();
+	if (child == 0 && fork() != 0)
+		_exit(0);	/* the grandchild works on, nobody's zombie */
 	if (child == 0) {
 		/* Let pipes and terminals see our end of output at once. */
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -239,33 +250,24 @@ static void release_probe(struct capture_bpf *skel)
 	/* With the child's copies open, our closes are quick; without a
 	 * child this is the slow path. */
 	capture_bpf__destroy(skel);
+	if (child > 0)
+		waitpid(child, NULL, 0);
 	if (gate[0] >= 0) {
 		close(gate[0]);
-		close(gate[1]);		/* EOF: the child goes on */
+		close(gate[1]);		/* EOF: the grandchild goes on */
 	}
 }
 
-/* Mark -x PID and its descendants as traced. */
-static int track(struct capture_bpf *skel, uint32_t pid, char *err,
-		 size_t errlen)
+/* Mark @pids (-x PID and its descendants) as traced.  0 or -errno. */
+static int track(struct capture_bpf *skel, const uint32_t *pids, size_t n)
 {
-	uint32_t *pids = NULL;
-	size_t n = 0;
 	uint8_t yes = 1;
-	int rc = snapshot_descendants("/proc", pid, &pids, &n);
 
-	if (rc) {
-		snprintf(err, errlen, "/proc: %s", strerror(-rc));
-		return rc;
-	}
-	for (size_t i = 0; i < n && !rc; i++)
+	for (size_t i = 0; i < n; i++)
 		if (bpf_map__update_elem(skel->maps.tracked, &pids[i],
 					 sizeof(pids[i]), &yes, sizeof(yes), BPF_ANY))
-			rc = -errno;
-	free(pids);
-	if (rc)
-		snprintf(err, errlen, "tracking pid %u: %s", pid, strerror(-rc));
-	return rc;
+			return -errno;
+	return 0;
 }
 
 int capture_run(const struct capture_options *opt, struct capture_summary *sum,
@@ -278,6 +280,8 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	struct loader *ld = calloc(1, sizeof(*ld));
 	struct capture_bpf *skel = NULL;
 	struct ring_buffer *rb = NULL;
+	uint32_t *pids = NULL;
+	size_t npids = 0;
 	struct stat st;
 	int fd = -1, rc;
 
@@ -304,7 +308,10 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	}
 	if ((rc = ensure_tracefs(err, errlen)))
 		goto out;
-	fd = open(opt->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Paths of every user: readable by root only; never through a
+	 * planted symlink. */
+	fd = open(opt->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+		  O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", opt->output, strerror(errno));
@@ -335,18 +342,24 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	if ((rc = capture_bpf__load(skel))) {
 		snprintf(err, errlen, "loading the BPF probe: %s%s", strerror(-rc),
 			 rc == -EPERM ? " (BPF not permitted: root with "
-			 "CAP_BPF, or kernel.unprivileged_bpf_disabled?)" : "");
+			 "CAP_BPF, or kernel.unprivileged_bpf_disabled?)" :
+			 rc == -EINVAL ? " (the kernel may be too old for this "
+			 "probe: it needs BPF task storage for tracing, Linux "
+			 "5.12 or so; use the SystemTap backend, -m)" : "");
 		goto out;
 	}
-	if (opt->pid && (rc = track(skel, opt->pid, err, errlen)))
-		goto out;
 	if ((rc = capture_bpf__attach(skel))) {
 		snprintf(err, errlen, "attaching the BPF probe: %s", strerror(-rc));
 		goto out;
 	}
-	/* Children forked before the fork tracepoint was attached. */
-	if (opt->pid && (rc = track(skel, opt->pid, err, errlen)))
+	/* -x: the process and its descendants, found after attaching, so
+	 * that the probe's fork handler tracks every later child. */
+	if (opt->pid &&
+	    ((rc = snapshot_descendants("/proc", opt->pid, &pids, &npids)) ||
+	     (rc = track(skel, pids, npids)))) {
+		snprintf(err, errlen, "tracking pid %u: %s", opt->pid, strerror(-rc));
 		goto out;
+	}
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, ld,
 			      NULL);
 	if (!rb) {
@@ -362,16 +375,11 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		.proc_root = "/proc", .own_pid = (uint32_t)getpid(),
 		.comm = opt->comm, .time_ns = start, .filter = &opt->filter,
 	};
-	uint32_t *pids = NULL;
-	size_t npids = 0;
-	if (opt->pid && !(rc = snapshot_descendants("/proc", opt->pid, &pids,
-						    &npids))) {
+	if (opt->pid) {
 		so.pids = pids;
 		so.npids = npids;
 	}
-	if (!rc)
-		rc = snapshot_write(&so, ld->ob, &ld->res, &sum->snapshot_fds);
-	free(pids);
+	rc = snapshot_write(&so, ld->ob, &ld->res, &sum->snapshot_fds);
 	if (rc) {
 		snprintf(err, errlen, "snapshot of /proc: %s", strerror(-rc));
 		goto out;
@@ -403,6 +411,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	/* Stop recording, then take what is still in the ring. */
 	skel->bss->stopped = true;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	ld->draining = true;
 	ring_buffer__consume(rb);
 	note_lost(ld, skel);
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
@@ -421,6 +430,7 @@ out:
 	}
 	ring_buffer__free(rb);
 	release_probe(skel);
+	free(pids);
 	if (ld) {
 		resolver_destroy(&ld->res);
 		free(ld->ob);

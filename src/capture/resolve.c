@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,15 @@
 
 #include "ioriot/resolve.h"
 
+/* What resolve knows of one fd. */
+struct rfd {
+	bool cloexec;
+	char path[];		/* absolute */
+};
+
 struct rproc {
 	char *cwd;		/* NULL: not known yet */
-	struct u64map fds;	/* fd -> malloc'd absolute path */
+	struct u64map fds;	/* fd -> malloc'd struct rfd */
 };
 
 int resolver_init(struct resolver *r, const char *proc_root)
@@ -52,20 +59,69 @@ static struct rproc *rproc_get(struct resolver *r, uint32_t pid)
 	return p;
 }
 
-/* Set fd @fd of @p to a copy of @path (NULL: forget it).  0 or -ENOMEM. */
-static int set_fd(struct rproc *p, int64_t fd, const char *path)
+/* The path of fd @fd of @p, or NULL. */
+static const char *fd_path(const struct rproc *p, int64_t fd)
 {
-	char *copy = NULL;
+	const struct rfd *f = fd >= 0 ? u64map_get(&p->fds, (uint64_t)fd) : NULL;
+
+	return f ? f->path : NULL;
+}
+
+/* Set fd @fd of @p to @path (NULL: forget it).  0 or -ENOMEM. */
+static int set_fd(struct rproc *p, int64_t fd, const char *path, bool cloexec)
+{
+	struct rfd *f = NULL;
 
 	if (fd < 0)
 		return 0;
-	if (path && !(copy = strdup(path)))
-		return -ENOMEM;
+	if (path) {
+		size_t len = strlen(path);
+		if (!(f = malloc(sizeof(*f) + len + 1)))
+			return -ENOMEM;
+		f->cloexec = cloexec;
+		memcpy(f->path, path, len + 1);
+	}
 	free(u64map_del(&p->fds, (uint64_t)fd));
-	if (copy && u64map_put(&p->fds, (uint64_t)fd, copy)) {
-		free(copy);
+	if (f && u64map_put(&p->fds, (uint64_t)fd, f)) {
+		free(f);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* True if close_range event @ce only marks fds close-on-exec. */
+static bool cloexec_range(const struct cap_event *ce)
+{
+	return (ce->have & CAP_FLAGS) && (ce->flags & CLOSE_RANGE_CLOEXEC);
+}
+
+/*
+ * Drop fds in [@first, @last] (with @only_cloexec, the close-on-exec ones
+ * among them), or with @mark only mark them close-on-exec.  Keys are
+ * collected first: deleting while iterating would shift entries.  Returns 0
+ * or -ENOMEM.
+ */
+static int drop_fds(struct rproc *p, uint64_t first, uint64_t last,
+		    bool only_cloexec, bool mark)
+{
+	uint64_t *doomed = malloc((p->fds.count + 1) * sizeof(*doomed));
+	size_t pos = 0, n = 0;
+	struct u64map_slot *s;
+
+	if (!doomed)
+		return -ENOMEM;
+	while ((s = u64map_next(&p->fds, &pos))) {
+		struct rfd *f = s->value;
+		if (s->key < first || s->key > last)
+			continue;
+		if (mark)
+			f->cloexec = true;
+		else if (!only_cloexec || f->cloexec)
+			doomed[n++] = s->key;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(u64map_del(&p->fds, doomed[i]));
+	free(doomed);
 	return 0;
 }
 
@@ -87,7 +143,7 @@ int resolver_note(struct resolver *r, uint32_t pid, int64_t fd,
 
 	if (!p)
 		return -ENOMEM;
-	return fd < 0 ? set_cwd(p, path) : set_fd(p, fd, path);
+	return fd < 0 ? set_cwd(p, path) : set_fd(p, fd, path, false);
 }
 
 /* The live value of /proc/PID/@what (a link), into @buf; NULL if gone. */
@@ -113,7 +169,7 @@ static const char *base_of(struct resolver *r, struct rproc *p,
 	int64_t dirfd = use_e ? ce->fd2 : ce->fd;
 
 	if (have && dirfd != AT_FDCWD) {
-		const char *path = u64map_get(&p->fds, (uint64_t)dirfd);
+		const char *path = fd_path(p, dirfd);
 		char what[32];
 
 		if (path)
@@ -161,28 +217,42 @@ static void complete(const char **path, uint32_t *len, const char *base,
 static int follow(struct resolver *r, struct rproc *p, const struct cap_event *ce)
 {
 	const struct sys_info *si = sys_info(ce->sys);
-	const char *path;
+	bool cloexec = (ce->have & CAP_FLAGS) && (ce->flags & O_CLOEXEC);
 
 	if ((ce->have & CAP_RET) && ce->ret < 0)
 		return 0;
 	switch (si->kind) {
 	case SK_OPEN:
 		return set_fd(p, ce->ret, (ce->have & CAP_PATH) &&
-			      ce->path[0] == '/' ? ce->path : NULL);
+			      ce->path[0] == '/' ? ce->path : NULL, cloexec);
 	case SK_CLOSE:
-		return set_fd(p, ce->fd, NULL);
+		return set_fd(p, ce->fd, NULL, false);
+	case SK_CLOSE_RANGE: {
+		/* Unsigned ints in the kernel: a logged -1 is ~0U. */
+		uint64_t first = (uint32_t)ce->fd;
+		uint64_t last = ce->have & CAP_FD2 ? (uint32_t)ce->fd2 : UINT32_MAX;
+		return drop_fds(p, first, last, false, cloexec_range(ce));
+	}
 	case SK_DUP:
-		path = u64map_get(&p->fds, (uint64_t)ce->fd);
-		return set_fd(p, ce->ret, path);
+		return set_fd(p, ce->ret, fd_path(p, ce->fd),
+			      ce->sys == SYS_DUP3 && cloexec);
 	case SK_FCNTL:
+		if (ce->cmd == F_SETFD && (ce->have & CAP_ARG)) {
+			struct rfd *f = u64map_get(&p->fds, (uint64_t)ce->fd);
+			if (f)
+				f->cloexec = ce->arg & FD_CLOEXEC;
+			return 0;
+		}
 		if (ce->cmd != F_DUPFD && ce->cmd != F_DUPFD_CLOEXEC)
 			return 0;
-		path = u64map_get(&p->fds, (uint64_t)ce->fd);
-		return set_fd(p, ce->ret, path);
+		return set_fd(p, ce->ret, fd_path(p, ce->fd),
+			      ce->cmd == F_DUPFD_CLOEXEC);
 	case SK_CHDIR:
 		return set_cwd(p, ce->path[0] == '/' ? ce->path : NULL);
 	case SK_FCHDIR:
-		return set_cwd(p, u64map_get(&p->fds, (uint64_t)ce->fd));
+		return set_cwd(p, fd_path(p, ce->fd));
+	case SK_EXEC:
+		return drop_fds(p, 0, UINT64_MAX, true, false);
 	case SK_FORK: {
 		if (!(ce->have & CAP_CHILD) || ce->child_pid == ce->pid)
 			return 0;
@@ -192,9 +262,11 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 		struct u64map_slot *s;
 		if (!c || set_cwd(c, p->cwd))
 			return -ENOMEM;
-		while ((s = u64map_next(&p->fds, &pos)))
-			if (set_fd(c, (int64_t)s->key, s->value))
+		while ((s = u64map_next(&p->fds, &pos))) {
+			const struct rfd *f = s->value;
+			if (set_fd(c, (int64_t)s->key, f->path, f->cloexec))
 				return -ENOMEM;
+		}
 		return 0;
 	}
 	case SK_EXIT: case SK_EXIT_GROUP:
@@ -237,7 +309,7 @@ const char *resolver_fd_path(const struct resolver *r, uint32_t pid,
 {
 	struct rproc *p = u64map_get(&r->procs, pid);
 
-	return p && fd >= 0 ? u64map_get(&p->fds, (uint64_t)fd) : NULL;
+	return p ? fd_path(p, fd) : NULL;
 }
 
 void resolver_destroy(struct resolver *r)

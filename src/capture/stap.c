@@ -17,17 +17,10 @@
 #include <unistd.h>
 
 #include "ioriot/capture.h"
+#include "ioriot/clock.h"
 #include "ioriot/snapshot.h"
 
 #define LINE_BUF (1 << 20)
-
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* Start staprun with stdout into a pipe; returns its pid or -errno. */
 static pid_t spawn_staprun(const struct capture_options *opt, const char *module,
@@ -118,7 +111,7 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 	char *buf = malloc(LINE_BUF);
 	struct resolver res = { 0 };
 	size_t have = 0;
-	bool preamble = false, interrupted = false;
+	bool preamble = false, interrupted = false, skipping = false;
 	int in = -1, fd = -1, rc, status;
 	pid_t child = -1;
 
@@ -128,7 +121,8 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		rc = -ENOMEM;
 		goto out;
 	}
-	fd = open(opt->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(opt->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+		  O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", opt->output, strerror(errno));
@@ -174,6 +168,11 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		char *line = buf, *nl;
 		while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
 			size_t len = (size_t)(nl - line) + 1;
+			if (skipping) {		/* the tail of an over-long line */
+				skipping = false;
+				line = nl + 1;
+				continue;
+			}
 			if (!preamble && !(len > 2 && line[0] == '#' && line[1] == '|')) {
 				if ((rc = write_preamble(opt, ob, &res, sum))) {
 					snprintf(err, errlen, "snapshot: %s", strerror(-rc));
@@ -188,8 +187,13 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		}
 		have -= (size_t)(line - buf);
 		memmove(buf, line, have);
-		if (have == LINE_BUF)
-			have = 0;	/* a line longer than the buffer: dropped */
+		if (have == LINE_BUF) {
+			/* A line longer than the buffer: dropped up to its
+			 * newline, and counted like a lost event. */
+			have = 0;
+			skipping = true;
+			sum->lost++;
+		}
 	}
 	/* A module that printed no event still gets its preamble. */
 	if (!preamble && (rc = write_preamble(opt, ob, &res, sum))) {

@@ -14,19 +14,12 @@
 
 #include "ioriot/capture.h"
 #include "ioriot/cli.h"
+#include "ioriot/clock.h"
 #include "ioriot/generate.h"
 #include "ioriot/log.h"
 #include "ioriot/pathmap.h"
 
 #define EXIT_USAGE 2
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void progress(void *ctx, uint64_t done, uint64_t total)
 {
@@ -83,9 +76,9 @@ static int run_generate(const struct cli_opts *o)
 			o->capture);
 		return EXIT_USAGE;
 	}
-	uint64_t start = now_ns();
+	uint64_t start = clock_ns(CLOCK_MONOTONIC);
 	int rc = generate_run(&go, &sum, err, sizeof(err));
-	double secs = (double)(now_ns() - start) / 1e9;
+	double secs = (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
 	if (rc == -ENODATA && sum.lines && o->verbosity >= 0)
 		generate_print_summary(stdout, &sum);
 	if (rc) {
@@ -137,9 +130,22 @@ static int run_capture(const struct cli_opts *o)
 		fprintf(stderr, "ioriot: --ring-mb must be a power of 2\n");
 		return EXIT_USAGE;
 	}
+	char proc[32];
+	snprintf(proc, sizeof(proc), "/proc/%ld", o->pid);
+	if (o->pid > 0 && access(proc, F_OK) < 0) {
+		fprintf(stderr, "ioriot: -x %ld: no such process\n", o->pid);
+		return 1;
+	}
+	if (o->module && (o->module[0] == '-' ||
+			  (o->comm && strpbrk(o->comm, " \t=")))) {
+		fprintf(stderr, "ioriot: -m: the module name must not start with '-', "
+			"and --comm must not hold blanks or '=' for SystemTap\n");
+		return EXIT_USAGE;
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);	/* a closed terminal: finish the log */
 	if (o->verbosity >= 0)
 		fprintf(stderr, "ioriot: capturing to %s (Ctrl-C stops)\n", o->capture);
 	int rc = o->module ? capture_stap_run(&co, o->module, &sum, err, sizeof(err))

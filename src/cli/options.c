@@ -206,7 +206,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 				err = -EINVAL;
 			}
 			break;
-		case 'B': err = parse_long("--ring-mb", optarg, 1, 4096, &o->ring_mb); break;
+		case 'B': err = parse_long("--ring-mb", optarg, 1, 2048, &o->ring_mb); break;
 		case 'I':
 			err = add_prefix("--include", optarg, o->include, &o->ninclude);
 			break;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <linux/fs.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -12,9 +13,6 @@
 
 #include "gen.h"
 
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
 
 static inline uint64_t timeline(const struct cap_event *ev)
 {
