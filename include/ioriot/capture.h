@@ -63,6 +63,13 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		     struct capture_summary *sum, char *err, size_t errlen);
 
 /*
+ * Create or truncate the capture log @path for writing: mode 0600 (it names
+ * every user's files) and never through a symlink.  Returns the fd, or
+ * -errno with a message in @err.
+ */
+int capture_open_log(const char *path, char *err, size_t errlen);
+
+/*
  * Turn probe record @e (with its paths @p1, @p2 of e->path_len bytes) into
  * @ce as the log writes it: arguments put under their keys for e->sys.
  * Paths are not resolved here.  Returns 0, or -EINVAL for an unknown sys.

@@ -22,6 +22,24 @@
 long path_normalize(const char *path, size_t len, const char *cwd,
 		    char *out);
 
+/*
+ * The next component of @path (@len bytes) from *@pos on, skipping '/':
+ * sets *@start and returns its length, 0 at the end; *@pos moves past it.
+ */
+static inline size_t path_next_component(const char *path, size_t len,
+					 size_t *pos, size_t *start)
+{
+	size_t i = *pos;
+
+	while (i < len && path[i] == '/')
+		i++;
+	*start = i;
+	while (i < len && path[i] != '/')
+		i++;
+	*pos = i;
+	return i - *start;
+}
+
 /* True if @path (@len bytes) is absolute and already normalised. */
 bool path_is_normal(const char *path, size_t len);
 

@@ -270,6 +270,18 @@ static int track(struct capture_bpf *skel, const uint32_t *pids, size_t n)
 	return 0;
 }
 
+int capture_open_log(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+		      O_NOFOLLOW, 0600);
+
+	if (fd < 0) {
+		fd = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	}
+	return fd;
+}
+
 int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		char *err, size_t errlen)
 {
@@ -308,13 +320,8 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	}
 	if ((rc = ensure_tracefs(err, errlen)))
 		goto out;
-	/* Paths of every user: readable by root only; never through a
-	 * planted symlink. */
-	fd = open(opt->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-		  O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", opt->output, strerror(errno));
+	if ((fd = capture_open_log(opt->output, err, errlen)) < 0) {
+		rc = fd;
 		goto out;
 	}
 	outbuf_init(ld->ob, fd);

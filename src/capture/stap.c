@@ -121,11 +121,8 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		rc = -ENOMEM;
 		goto out;
 	}
-	fd = open(opt->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-		  O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", opt->output, strerror(errno));
+	if ((fd = capture_open_log(opt->output, err, errlen)) < 0) {
+		rc = fd;
 		goto out;
 	}
 	outbuf_init(ob, fd);

@@ -232,13 +232,9 @@ struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
 	size_t i = 0;
 
 	while (i < len && n) {
-		while (i < len && path[i] == '/')
-			i++;
-		size_t start = i;
-		while (i < len && path[i] != '/')
-			i++;
-		if (i > start)
-			n = child(t, n, path + start, i - start);
+		size_t start, clen = path_next_component(path, len, &i, &start);
+		if (clen)
+			n = child(t, n, path + start, clen);
 	}
 	if (n && remember_path(n, path, len, t->gen)) {
 		/* child() may have grown the tables: index afresh. */

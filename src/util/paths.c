@@ -20,12 +20,7 @@ long path_normalize(const char *path, size_t len, const char *cwd, char *out)
 			n = 0;		/* cwd "/": components append to "" */
 	}
 	while (i < len) {
-		while (i < len && path[i] == '/')
-			i++;
-		size_t start = i;
-		while (i < len && path[i] != '/')
-			i++;
-		size_t clen = i - start;
+		size_t start, clen = path_next_component(path, len, &i, &start);
 
 		if (clen == 0 || (clen == 1 && path[start] == '.'))
 			continue;
@@ -81,15 +76,11 @@ bool path_is_below(const char *path, size_t len, const char *root,
 
 bool path_has_component(const char *path, size_t len, const char *name)
 {
-	size_t nlen = strlen(name), i = 0;
+	size_t nlen = strlen(name), i = 0, start;
 
 	while (i < len) {
-		while (i < len && path[i] == '/')
-			i++;
-		size_t start = i;
-		while (i < len && path[i] != '/')
-			i++;
-		if (i - start == nlen && memcmp(path + start, name, nlen) == 0)
+		if (path_next_component(path, len, &i, &start) == nlen &&
+		    memcmp(path + start, name, nlen) == 0)
 			return true;
 	}
 	return false;
