@@ -35,6 +35,8 @@ struct loader {
 	struct resolver res;
 	int err;			/* first -errno while handling events */
 	bool draining;			/* the final consume: take everything */
+	uint64_t handled;		/* records seen, to pace clock reads */
+	uint64_t deadline;		/* CLOCK_MONOTONIC end of the capture */
 	char p1[IORIOT_EV_PATH_MAX], p2[IORIOT_EV_PATH_MAX];
 	char abs1[PATHMAP_MAX], abs2[PATHMAP_MAX];
 };
@@ -118,8 +120,12 @@ static int handle_event(void *ctx, void *data, size_t size)
 	caplog_write_event(ld->ob, &ce);
 	ld->sum->events++;
 	/* Under sustained load consume never runs dry: let the loop see a
-	 * stop request (this record is written; the rest stays queued). */
-	if (!ld->draining && ld->opt->stop && *ld->opt->stop)
+	 * stop request or the end of the duration (this record is written;
+	 * the rest stays queued). */
+	if (!ld->draining &&
+	    ((ld->opt->stop && *ld->opt->stop) ||
+	     ((++ld->handled & 4095) == 0 &&
+	      clock_ns(CLOCK_MONOTONIC) >= ld->deadline)))
 		return -EINTR;
 	return 0;
 }
@@ -377,6 +383,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 
 	/* Attached first, so nothing opened during the snapshot is missed. */
 	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+	ld->deadline = start + duration;
 	write_header(ld->ob);
 	struct snapshot_options so = {
 		.proc_root = "/proc", .own_pid = (uint32_t)getpid(),
