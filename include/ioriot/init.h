@@ -1,0 +1,38 @@
+/*
+ * init: prepares the sandboxes a replay file needs (`ioriot -i`, the first
+ * half of `-R`).  Each sandbox <mountpoint>/.ioriot/NAME is moved to the
+ * trash if it exists, created afresh owned by the test user, and filled
+ * with the replay file's INIT section: directories, files of their exact
+ * size written with real data (not sparse, so reads hit the disk), and the
+ * paths that must not exist removed.  Mountpoints are done in parallel.
+ */
+#ifndef IORIOT_INIT_H
+#define IORIOT_INIT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct init_options {
+	const char *replay_path;
+	uid_t uid;			/* owner of what init creates */
+	gid_t gid;
+	/* Called about every 100 ms with bytes written and bytes to write. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+};
+
+struct init_summary {
+	uint64_t sandboxes;
+	uint64_t dirs, files, bytes, absent;
+	uint64_t duration_ns;
+};
+
+/*
+ * Initialise the sandboxes of opt->replay_path.  Returns 0, or -errno with a
+ * message naming the file (and line, for replay file errors) in @err; the
+ * replay reader's checks (rlog.h) apply, so every path is inside a sandbox.
+ */
+int init_run(const struct init_options *opt, struct init_summary *sum,
+	     char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * sandbox: the per-mountpoint test directories <mountpoint>/.ioriot/NAME,
+ * their trash <mountpoint>/.ioriot/.trash, and safe walking below them.
+ *
+ * Everything here works from directory fds: each path below a sandbox is
+ * opened relative to the sandbox's fd with openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS) (or, on kernels without
+ * openat2, component by component with O_NOFOLLOW), removal never follows a
+ * symlink and never crosses into another mount.  No path given to these
+ * functions can make them touch anything outside <mountpoint>/.ioriot.
+ */
+#ifndef IORIOT_SANDBOX_H
+#define IORIOT_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Split sandbox root @root ("<mountpoint>/.ioriot/NAME", as a replay file
+ * header declares it) into its mountpoint (into @mnt, PATHMAP_MAX bytes) and
+ * NAME (pointer into @root).  Returns 0 or -EINVAL if @root is not of that
+ * form (normalised, valid test name).
+ */
+int sandbox_split(const char *root, char *mnt, const char **name);
+
+/*
+ * Open (creating as needed, mode 0755) <@mnt>/.ioriot/@name and return a
+ * directory fd (O_PATH is not used: the fd can be used for *at calls).
+ * <@mnt>/.ioriot and NAME are created owned by @uid:@gid unless they are
+ * (uid_t)-1.  Refuses (-ELOOP) if .ioriot or NAME exists as a symlink,
+ * -EXDEV if either is on another mount than @mnt.  Returns the fd or -errno
+ * with a message in @err.
+ */
+int sandbox_open(const char *mnt, const char *name, uid_t uid, gid_t gid,
+		 char *err, size_t errlen);
+
+/*
+ * Move <@mnt>/.ioriot/@name, if it exists, to a new unique directory in
+ * <@mnt>/.ioriot/.trash (never collides, even twice in a second).  Returns 0
+ * (also when there was nothing to move) or -errno with a message.
+ */
+int sandbox_trash(const char *mnt, const char *name, char *err, size_t errlen);
+
+/*
+ * -T: move every test directory of <@mnt>/.ioriot (all but .trash) to the
+ * trash.  *@moved counts them.  Returns 0 or -errno with a message.
+ */
+int sandbox_trash_all(const char *mnt, size_t *moved, char *err,
+		      size_t errlen);
+
+/*
+ * -P: remove <@mnt>/.ioriot and everything below it: tests and trash.
+ * Symlinks are removed, never followed; a directory on another mount is
+ * left alone (and reported in @err, with -EXDEV, after removing the rest).
+ * *@removed counts removed entries.  Returns 0 or -errno with a message.
+ */
+int sandbox_purge(const char *mnt, size_t *removed, char *err, size_t errlen);
+
+/*
+ * Open @rel (relative, normalised, below the sandbox whose fd is @dirfd)
+ * with @flags and @mode, never leaving @dirfd's tree and never following a
+ * symlink.  Returns the fd or -errno (-EXDEV / -ELOOP for escape attempts).
+ */
+int sandbox_openat(int dirfd, const char *rel, int flags, mode_t mode);
+
+#endif
