@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -138,8 +139,6 @@ static const struct {
 	{ "-i", "x.replay" },
 	{ "-r", "x.replay" },
 	{ "-R", "x.replay" },
-	{ "-P", NULL },
-	{ "-T", NULL },
 	{ "-d", NULL },
 };
 
@@ -229,6 +228,53 @@ START_TEST(test_capture_output_unwritable)
 		      "stderr: %s", err);
 	free(out);
 	free(err);
+}
+END_TEST
+
+/* -T and -P on a tmpfs named by --mounts: never the host's mounts. */
+START_TEST(test_trash_and_purge)
+{
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "mnt"), *table, *path;
+	const char *trash[] = { "-T", "--mounts", NULL, NULL };
+	const char *purge[] = { "-P", "--mounts", NULL, NULL };
+	char *out, *err;
+
+	if (geteuid() != 0) {
+		printf("test_trash_and_purge skipped: needs root to mount a tmpfs\n");
+		return;
+	}
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=8m"), 0);
+	ck_assert(asprintf(&table, "tmpfs %s tmpfs rw 0 0\n", mnt) > 0);
+	trash[2] = purge[2] = tu_write_str(dir, "mounts", table);
+	ck_assert(asprintf(&path, "%s/.ioriot", mnt) > 0);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	free(path);
+	ck_assert(asprintf(&path, "%s/.ioriot/t", mnt) > 0);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	free(path);
+
+	int rc = run(trash, &out, &err);
+	ck_assert_msg(rc == 0, "-T: %d %s", rc, err);
+	ck_assert_msg(strstr(out, "Moved to the trash: 1"), "%s", out);
+	free(out);
+	free(err);
+	ck_assert(asprintf(&path, "%s/.ioriot/t", mnt) > 0);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	free(path);
+
+	rc = run(purge, &out, &err);
+	ck_assert_msg(rc == 0, "-P: %d %s", rc, err);
+	ck_assert(asprintf(&path, "%s/.ioriot", mnt) > 0);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	free(path);
+	free(out);
+	free(err);
+	ck_assert_int_eq(umount(mnt), 0);
+	free((char *)trash[2]);
+	free(table);
+	free(mnt);
+	free(dir);
 }
 END_TEST
 
@@ -484,6 +530,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_stap_module);
 	tcase_add_test(tc, test_capture_needs_root);
 	tcase_add_test(tc, test_capture_output_unwritable);
+	tcase_add_test(tc, test_trash_and_purge);
 	tcase_add_loop_test(tc, test_not_built, 0,
 			    sizeof(not_built) / sizeof(not_built[0]));
 	suite_add_tcase(s, tc);

@@ -18,6 +18,7 @@
 #include "ioriot/generate.h"
 #include "ioriot/log.h"
 #include "ioriot/pathmap.h"
+#include "ioriot/sandbox.h"
 
 #define EXIT_USAGE 2
 
@@ -99,6 +100,44 @@ static int not_built(const char *what, const char *issue)
 	fprintf(stderr, "ioriot: %s is not built yet in this version (%s); "
 		"only generate (-c FILE -r FILE) works\n", what, issue);
 	return EXIT_USAGE;
+}
+
+/*
+ * -T and -P act on every mount that can hold a sandbox: the local mount
+ * table without pseudo file systems.  @purge: remove all, else trash tests.
+ */
+static int run_cleanup(const struct cli_opts *o, bool purge)
+{
+	struct mounttab *mt = mounttab_new();
+	char err[PATHMAP_MAX + 256];
+	size_t total = 0;
+	int failed = 0, rc;
+
+	if (!mt || (rc = mounttab_load(mt, o->mounts ? o->mounts : "/proc/self/mounts"))) {
+		log_error("cannot read the mount table");
+		mounttab_free(mt);
+		return 1;
+	}
+	for (size_t i = 0; i < mt->n; i++) {
+		size_t n = 0;
+
+		if (mt->v[i].pseudo)
+			continue;
+		rc = purge ? sandbox_purge(mt->v[i].dir, &n, err, sizeof(err)) :
+			     sandbox_trash_all(mt->v[i].dir, &n, err, sizeof(err));
+		if (rc) {
+			log_error("%s", err);
+			failed = 1;
+		}
+		total += n;
+		if (n && o->verbosity >= 0)
+			printf("%s: %zu %s\n", mt->v[i].dir, n,
+			       purge ? "entries removed" : "tests moved to the trash");
+	}
+	if (o->verbosity >= 0)
+		printf("%s: %zu\n", purge ? "Removed" : "Moved to the trash", total);
+	mounttab_free(mt);
+	return failed;
 }
 
 static volatile sig_atomic_t stop_requested;
@@ -204,9 +243,9 @@ int cli_main(int argc, char **argv)
 	case MODE_DROP_CACHES:
 		return not_built("drop caches", "init and replay engine");
 	case MODE_PURGE:
-		return not_built("purge", "init and replay engine");
+		return run_cleanup(&o, true);
 	case MODE_TRASH:
-		return not_built("trash", "init and replay engine");
+		return run_cleanup(&o, false);
 	case MODE_NONE:
 		break;
 	}
