@@ -139,7 +139,6 @@ static const struct {
 	{ "-i", "x.replay" },
 	{ "-r", "x.replay" },
 	{ "-R", "x.replay" },
-	{ "-d", NULL },
 };
 
 /*

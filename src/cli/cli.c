@@ -4,6 +4,7 @@
  * this build does not provide yet.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,26 @@ static int run_cleanup(const struct cli_opts *o, bool purge)
 	return failed;
 }
 
+/* -d: write dirty data out, then drop the page cache, dentries and inodes. */
+static int run_drop_caches(const struct cli_opts *o)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "3\n", 2) != 2) {
+		log_error("/proc/sys/vm/drop_caches: %s%s", strerror(errno),
+			  errno == EACCES || errno == EPERM ? " (needs root)" : "");
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	close(fd);
+	if (o->verbosity >= 0)
+		printf("Caches dropped\n");
+	return 0;
+}
+
 static volatile sig_atomic_t stop_requested;
 
 static void on_stop_signal(int sig)
@@ -241,7 +262,7 @@ int cli_main(int argc, char **argv)
 	case MODE_INIT_REPLAY:
 		return not_built("init and replay", "init and replay engine");
 	case MODE_DROP_CACHES:
-		return not_built("drop caches", "init and replay engine");
+		return run_drop_caches(&o);
 	case MODE_PURGE:
 		return run_cleanup(&o, true);
 	case MODE_TRASH:

@@ -92,8 +92,8 @@ void cli_usage(void)
 "  ioriot -c io.capture -r io.replay -n test -u paul   # generate\n"
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
 "\n"
-"Status: capture, generate, purge and trash are implemented; init, replay\n"
-"and drop caches are not built yet and exit with status 2.\n"
+"Status: capture, generate, drop caches, purge and trash are implemented;\n"
+"init and replay are not built yet and exit with status 2.\n"
 "See ioriot(8) for details.\n", stdout);
 }
 
