@@ -39,6 +39,62 @@ struct gen {
 	struct resolved path[2];
 };
 
+static inline uint64_t timeline(const struct cap_event *ev)
+{
+	return (uint64_t)ev->pid << 32 | ev->tid;
+}
+
+/* ops.c: counting, building and writing operations; paths and fds of the
+ * current event (g->ev). */
+void gen_filtered(struct gen *g, enum gen_filter why);
+enum gen_filter gen_filter_of(enum pathmap_status st);
+void gen_oom(struct gen *g);
+void gen_op_init(struct gen *g, struct rlog_op *op, enum sys_id sys);
+void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res);
+void gen_op_emit(struct gen *g, struct rlog_op *op);
+void gen_op_args(struct rlog_op *op, const struct cap_event *ev);
+void gen_op_fd(struct rlog_op *op, const struct ofd *ofd);
+void gen_op_path(struct gen *g, struct rlog_op *op, const struct resolved *r,
+		    bool second);
+enum node_type gen_type_of_mode(int64_t mode);
+const char *gen_base_dir(struct proc *p, bool have_dirfd, int64_t dirfd,
+			    char *buf);
+enum pathmap_status gen_resolve(struct gen *g, const char *base,
+				   const char *path, size_t len, int slot);
+bool gen_resolve_path(struct gen *g, struct proc *p, int slot);
+struct ofd *gen_event_ofd(struct gen *g, struct proc *p, int64_t fd);
+void gen_release(void *ctx, struct ofd *ofd);
+struct ofd *gen_install_new(struct gen *g, struct proc *p, int64_t fd,
+			       bool cloexec);
+void gen_install_skipped(struct gen *g, struct proc *p, int64_t fd,
+			    enum gen_filter why);
+struct resource *gen_parent_res(struct node *n);
+void gen_set_cwd(struct gen *g, struct proc *p, const char *cwd);
+
+/* events_fd.c and events_path.c: one handler per kind of event. */
+void gen_on_open(struct gen *g, struct proc *p);
+void gen_on_openfd(struct gen *g, struct proc *p);
+void gen_on_close(struct gen *g, struct proc *p);
+void gen_on_close_range(struct gen *g, struct proc *p);
+void gen_on_dup(struct gen *g, struct proc *p);
+void gen_on_fcntl(struct gen *g, struct proc *p);
+void gen_on_data(struct gen *g, struct proc *p, bool write);
+void gen_on_seek(struct gen *g, struct proc *p);
+void gen_on_fdop(struct gen *g, struct proc *p);
+void gen_on_readdir(struct gen *g, struct proc *p);
+void gen_on_transfer(struct gen *g, struct proc *p);
+void gen_on_sync(struct gen *g);
+void gen_on_chdir(struct gen *g, struct proc *p, bool by_fd);
+void gen_on_mmap(struct gen *g, struct proc *p);
+void gen_on_addr(struct gen *g, struct proc *p);
+void gen_on_pathop(struct gen *g, struct proc *p);
+void gen_on_statat(struct gen *g, struct proc *p);
+void gen_on_mkdir(struct gen *g, struct proc *p);
+void gen_on_remove(struct gen *g, struct proc *p);
+void gen_on_rename(struct gen *g, struct proc *p);
+void gen_on_link(struct gen *g, struct proc *p);
+void gen_on_symlink(struct gen *g, struct proc *p);
+
 /* Handle one event: update the model and write its operations. */
 void gen_event(struct gen *g, const struct cap_event *ev);
 

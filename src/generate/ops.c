@@ -1,0 +1,289 @@
+/*
+ * ops: the generator's building blocks for an event: counting filters,
+ * starting, ordering and writing an operation, and resolving the event's
+ * paths and fds against the process's state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+void gen_filtered(struct gen *g, enum gen_filter why)
+{
+	g->sum->filtered[why]++;
+}
+
+enum gen_filter gen_filter_of(enum pathmap_status st)
+{
+	switch (st) {
+	case PATHMAP_PSEUDO: return GF_PSEUDO;
+	case PATHMAP_OWN: return GF_OWN;
+	case PATHMAP_NO_MOUNT: return GF_NO_MOUNT;
+	case PATHMAP_TOO_LONG: return GF_TOO_LONG;
+	default: return GF_RELATIVE;
+	}
+}
+
+void gen_oom(struct gen *g)
+{
+	if (!g->err)
+		g->err = -ENOMEM;
+}
+
+/* Start an operation for the current event. */
+void gen_op_init(struct gen *g, struct rlog_op *op, enum sys_id sys)
+{
+	const struct cap_event *ev = g->ev;
+
+	memset(op, 0, sizeof(*op));
+	op->id = ++g->next_id;
+	op->pid = ev->pid;
+	op->tid = ev->tid;
+	op->time_ns = ev->time_ns;
+	op->dur_ns = ev->dur_ns;
+	op->sys = sys_canonical(sys);
+	op->ret = ev->ret;
+}
+
+void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res)
+{
+	deps_touch(&op->deps, res, op->id, timeline(g->ev));
+}
+
+void gen_op_emit(struct gen *g, struct rlog_op *op)
+{
+	rlog_write_op(g->ops, op);
+	g->sum->ops++;
+	g->sum->deps_dropped += (uint64_t)op->deps.dropped;
+	g->sum->ops_per_sys[op->sys]++;
+}
+
+/* Copy the event's plain arguments into @op. */
+void gen_op_args(struct rlog_op *op, const struct cap_event *ev)
+{
+	unsigned h = ev->have;
+
+#define COPY(cap, field, rl) \
+	do { if (h & (cap)) { op->field = ev->field; op->have |= (rl); } } while (0)
+	COPY(CAP_FLAGS, flags, RL_FLAGS);
+	if (!sys_is_stat(ev->sys))		/* for stat calls m is a result */
+		COPY(CAP_MODE, mode, RL_MODE);
+	COPY(CAP_OFFSET, offset, RL_OFFSET);
+	COPY(CAP_OFFSET2, offset2, RL_OFFSET2);
+	COPY(CAP_WHENCE, whence, RL_WHENCE);
+	COPY(CAP_COUNT, count, RL_COUNT);
+	COPY(CAP_CMD, cmd, RL_CMD);
+	COPY(CAP_UID, uid, RL_UID);
+	COPY(CAP_ADDR, addr, RL_ADDR);
+#undef COPY
+	if (h & CAP_ARG) {		/* G: a gid for chown calls */
+		if (sys_is_chown(ev->sys)) {
+			op->gid = ev->arg;
+			op->have |= RL_GID;
+		} else {
+			op->arg = ev->arg;
+			op->have |= RL_ARG;
+		}
+	}
+}
+
+void gen_op_fd(struct rlog_op *op, const struct ofd *ofd)
+{
+	op->fd = ofd->vfd;
+	op->have |= RL_FD;
+}
+
+/*
+ * Name path @r in @op (as path2 if @second).  Resolving it walks through its
+ * ancestors: the operation depends on their last rename, mkdir or rmdir.
+ */
+void gen_op_path(struct gen *g, struct rlog_op *op, const struct resolved *r,
+		    bool second)
+{
+	for (const struct node *a = r->node->parent; a; a = a->parent)
+		deps_need(&op->deps, &a->ns_res, timeline(g->ev));
+	if (second) {
+		op->path2 = r->sandbox;
+		op->path2_len = (uint32_t)r->sandbox_len;
+		op->have |= RL_PATH2;
+	} else {
+		op->path = r->sandbox;
+		op->path_len = (uint32_t)r->sandbox_len;
+		op->have |= RL_PATH;
+	}
+}
+
+/* Node type from a v4 stat result mode. */
+enum node_type gen_type_of_mode(int64_t mode)
+{
+	if (S_ISDIR(mode))
+		return NT_DIR;
+	if (S_ISLNK(mode))
+		return NT_SYMLINK;
+	if (S_ISREG(mode))
+		return NT_FILE;
+	return NT_UNKNOWN;
+}
+
+/*
+ * The directory a relative path of the event starts from: @dirfd's, if
+ * given and not AT_FDCWD, else the process's working directory.  NULL if
+ * unknown.  @buf has PATHMAP_MAX bytes.
+ */
+const char *gen_base_dir(struct proc *p, bool have_dirfd, int64_t dirfd,
+			    char *buf)
+{
+	if (have_dirfd && dirfd != AT_FDCWD) {
+		struct ofd *dir = proc_fd(p, dirfd);
+		return dir && dir->node && nstree_path(dir->node, buf, false) > 0 ?
+		       buf : NULL;
+	}
+	return p ? p->cwd : NULL;
+}
+
+/*
+ * Resolve a path into g->path[@slot]: normalise it (relative paths against
+ * @base), rewrite it into its sandbox and look up its node.  Returns the
+ * pathmap status.
+ */
+enum pathmap_status gen_resolve(struct gen *g, const char *base,
+				   const char *path, size_t len, int slot)
+{
+	struct resolved *r = &g->path[slot];
+	long n = path_normalize(path, len, base, r->norm);
+
+	if (n == -ENAMETOOLONG)
+		return PATHMAP_TOO_LONG;
+	if (n < 0)
+		return PATHMAP_RELATIVE;
+	r->norm_len = (size_t)n;
+	enum pathmap_status st = pathmap_rewrite(&g->pm, r->norm, r->norm_len,
+						 r->sandbox, &r->sandbox_len,
+						 &r->mount);
+	if (st != PATHMAP_OK)
+		return st;
+	r->node = nstree_lookup(g->ns, r->norm, r->norm_len);
+	if (!r->node) {
+		gen_oom(g);
+		return PATHMAP_TOO_LONG;
+	}
+	g->mount_used[r->mount - g->pm.mounts->v] = true;
+	return PATHMAP_OK;
+}
+
+/*
+ * Resolve path @slot of the event: 0 is p, relative to dirfd d; 1 is P,
+ * relative to dirfd e, or to d when the event has no e (symlinkat has one
+ * dirfd, for P).  Counts and returns false if the operation is filtered.
+ */
+bool gen_resolve_path(struct gen *g, struct proc *p, int slot)
+{
+	const struct cap_event *ev = g->ev;
+	bool second = slot == 1, use_e = second && (ev->have & CAP_FD2);
+	char buf[PATHMAP_MAX];
+
+	if (!(ev->have & (second ? CAP_PATH2 : CAP_PATH))) {
+		gen_filtered(g, GF_INCOMPLETE);
+		return false;
+	}
+	const char *base = gen_base_dir(p, ev->have & (use_e ? CAP_FD2 : CAP_FD),
+				    use_e ? ev->fd2 : ev->fd, buf);
+	enum pathmap_status st =
+		gen_resolve(g, base, second ? ev->path2 : ev->path,
+			second ? ev->path2_len : ev->path_len, slot);
+
+	if (st != PATHMAP_OK) {
+		gen_filtered(g, gen_filter_of(st));
+		return false;
+	}
+	return true;
+}
+
+/* The description behind the event's fd; counts and returns NULL if the
+ * operation is filtered. */
+struct ofd *gen_event_ofd(struct gen *g, struct proc *p, int64_t fd)
+{
+	struct ofd *o = proc_fd(p, fd);
+
+	if (!(g->ev->have & CAP_FD)) {
+		gen_filtered(g, GF_INCOMPLETE);
+		return NULL;
+	}
+	if (!o) {
+		gen_filtered(g, GF_UNKNOWN_FD);
+		return NULL;
+	}
+	if (!o->vfd) {
+		gen_filtered(g, (enum gen_filter)o->skip_reason);
+		return NULL;
+	}
+	return o;
+}
+
+void gen_release(void *ctx, struct ofd *ofd)
+{
+	struct gen *g = ctx;
+	struct rlog_op op;
+
+	if (!ofd->vfd || !g->ev)
+		return;
+	/* Closes implied by exit, exec, dup2 or close_range take their
+	 * event's time; an explicit close keeps its own result. */
+	gen_op_init(g, &op, SYS_CLOSE);
+	if (g->ev->sys != SYS_CLOSE) {
+		op.ret = 0;
+		op.dur_ns = 0;
+	}
+	gen_op_fd(&op, ofd);
+	gen_op_touch(g, &op, &ofd->res);
+	gen_op_emit(g, &op);
+}
+
+/* Install a new description for @fd of @p. */
+struct ofd *gen_install_new(struct gen *g, struct proc *p, int64_t fd,
+			       bool cloexec)
+{
+	struct ofd *o = ofd_new();
+
+	if (!o) {
+		gen_oom(g);
+		return NULL;
+	}
+	int err = proc_install(&g->procs, p, fd, o, cloexec);
+	if (err) {
+		free(o);
+		if (err == -ENOMEM)
+			gen_oom(g);
+		return NULL;
+	}
+	return o;
+}
+
+/* An fd to something ioriot does not replay: remember why. */
+void gen_install_skipped(struct gen *g, struct proc *p, int64_t fd,
+			    enum gen_filter why)
+{
+	struct ofd *o = gen_install_new(g, p, fd, false);
+
+	if (o)
+		o->skip_reason = (uint8_t)why;
+}
+
+struct resource *gen_parent_res(struct node *n)
+{
+	return n->parent ? &n->parent->res : NULL;
+}
+
+/* Make @cwd (normalised, or NULL for unknown) the working directory of @p. */
+void gen_set_cwd(struct gen *g, struct proc *p, const char *cwd)
+{
+	free(p->cwd);
+	p->cwd = NULL;
+	if (cwd && !(p->cwd = strdup(cwd)))
+		gen_oom(g);
+}
