@@ -68,7 +68,8 @@ bool path_filter_keeps(const struct path_filter *f, const char *path,
 
 /*
  * True if @name is a valid test name: non-empty, at most 255 bytes, no '/',
- * not "." or "..", no byte below 0x21 or 0x7f.
+ * not starting with '.' (".", "..", ".trash" are reserved), no byte below
+ * 0x21 or 0x7f.
  */
 bool test_name_valid(const char *name);
 

@@ -22,6 +22,46 @@
 
 #define TRASH_DIR ".trash"
 
+/*
+ * The mount id of @fd: statx's (Linux 5.8) or /proc/self/fdinfo's.  Two
+ * directories on one file system can be different mounts (bind mounts), so
+ * st_dev alone does not tell.  Returns 0 or -errno.
+ */
+static int mount_id(int fd, uint64_t *id)
+{
+	struct statx stx;
+	char path[64], line[128];
+	FILE *f;
+	int rc = -ENOENT;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & STATX_MNT_ID)) {
+		*id = stx.stx_mnt_id;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		if (sscanf(line, "mnt_id: %llu", &v) == 1) {
+			*id = v;
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* True if @fd is on the same mount as @ref. */
+static bool same_mount(int fd, int ref)
+{
+	uint64_t a, b;
+
+	return mount_id(fd, &a) == 0 && mount_id(ref, &b) == 0 && a == b;
+}
+
 int sandbox_split(const char *root, char *mnt, const char **name)
 {
 	size_t len = strlen(root), dlen = strlen(SANDBOX_DIR);
@@ -47,9 +87,12 @@ int sandbox_split(const char *root, char *mnt, const char **name)
 /* openat2 with RESOLVE_BENEATH: -ENOSYS on kernels before 5.6. */
 static int openat2_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 {
+	/* openat2 refuses a mode when not creating (O_TMPFILE includes
+	 * O_DIRECTORY, so test it whole) and mode bits beyond 07777. */
+	bool creating = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 	struct open_how how = {
 		.flags = (uint64_t)flags,
-		.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+		.mode = creating ? (mode & 07777) : 0,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
 			   RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV,
 	};
@@ -63,11 +106,8 @@ static int openat2_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 static int openat_walk(int dirfd, const char *rel, int flags, mode_t mode)
 {
 	size_t len = strlen(rel), pos = 0, start, clen;
-	struct stat root;
 	int cur = dirfd, err;
 
-	if (fstat(dirfd, &root) < 0)
-		return -errno;
 	while ((clen = path_next_component(rel, len, &pos, &start))) {
 		char comp[256];
 		bool last = pos >= len;
@@ -80,16 +120,35 @@ static int openat_walk(int dirfd, const char *rel, int flags, mode_t mode)
 		}
 		memcpy(comp, rel + start, clen);
 		comp[clen] = '\0';
+		/* Look before touching: an existing last component is checked
+		 * for its mount before it is opened with O_TRUNC and such. */
+		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next >= 0) {
+			bool ok = same_mount(next, dirfd);
+			close(next);
+			if (!ok) {
+				err = -EXDEV;
+				goto fail;
+			}
+		} else if (!last || errno != ENOENT) {
+			err = -errno;
+			goto fail;
+		}
 		next = openat(cur, comp, last ? flags | O_NOFOLLOW :
 			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
 			      mode);
 		if (next < 0) {
+			struct stat st;
 			err = -errno;
+			/* A symlink on the way reads as ENOTDIR: say ELOOP. */
+			if (err == -ENOTDIR && !last &&
+			    fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
+				err = -ELOOP;
 			goto fail;
 		}
-		struct stat st;
-		if (fstat(next, &st) < 0 || st.st_dev != root.st_dev) {
-			err = errno ? -errno : -EXDEV;
+		if (!same_mount(next, dirfd)) {
+			err = -EXDEV;
 			close(next);
 			goto fail;
 		}
@@ -124,11 +183,8 @@ int sandbox_openat(int dirfd, const char *rel, int flags, mode_t mode)
  */
 static int open_dir(int dirfd, const char *name, uid_t uid, gid_t gid)
 {
-	struct stat parent, st;
 	int fd;
 
-	if (fstat(dirfd, &parent) < 0)
-		return -errno;
 	if (mkdirat(dirfd, name, 0755) == 0) {
 		if (uid != (uid_t)-1 &&
 		    fchownat(dirfd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
@@ -139,10 +195,9 @@ static int open_dir(int dirfd, const char *name, uid_t uid, gid_t gid)
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOTDIR ? -ELOOP : -errno;
-	if (fstat(fd, &st) < 0 || st.st_dev != parent.st_dev) {
-		int err = errno ? -errno : -EXDEV;
+	if (!same_mount(fd, dirfd)) {
 		close(fd);
-		return err;
+		return -EXDEV;
 	}
 	return fd;
 }
@@ -152,6 +207,10 @@ int sandbox_open(const char *mnt, const char *name, uid_t uid, gid_t gid,
 {
 	int mfd, top = -1, fd = -1;
 
+	if (!test_name_valid(name)) {
+		snprintf(err, errlen, "invalid test name '%s'", name);
+		return -EINVAL;
+	}
 	mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (mfd < 0) {
 		fd = -errno;
@@ -180,7 +239,6 @@ out:
 static int open_top(const char *mnt, char *err, size_t errlen)
 {
 	int mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
-	struct stat pst, st;
 
 	if (mfd < 0) {
 		fd = -errno;
@@ -194,8 +252,7 @@ static int open_top(const char *mnt, char *err, size_t errlen)
 		if (fd != -ENOENT)
 			snprintf(err, errlen, "%s/%s: %s", mnt, SANDBOX_DIR,
 				 strerror(-fd));
-	} else if (fstat(mfd, &pst) < 0 || fstat(fd, &st) < 0 ||
-		   st.st_dev != pst.st_dev) {
+	} else if (!same_mount(fd, mfd)) {
 		close(fd);
 		fd = -EXDEV;
 		snprintf(err, errlen, "%s/%s: on another mount", mnt, SANDBOX_DIR);
@@ -239,7 +296,13 @@ out:
 
 int sandbox_trash(const char *mnt, const char *name, char *err, size_t errlen)
 {
-	int top = open_top(mnt, err, errlen), rc;
+	int top, rc;
+
+	if (!test_name_valid(name)) {
+		snprintf(err, errlen, "invalid test name '%s'", name);
+		return -EINVAL;
+	}
+	top = open_top(mnt, err, errlen);
 
 	if (top == -ENOENT)
 		return 0;
@@ -250,32 +313,29 @@ int sandbox_trash(const char *mnt, const char *name, char *err, size_t errlen)
 	return rc;
 }
 
-int sandbox_trash_all(const char *mnt, size_t *moved, char *err,
-		      size_t errlen)
+/*
+ * The names in directory @fd, except "." and ".." (and @skip if not NULL),
+ * as a malloc'd array of malloc'd strings.  Reading all names first keeps
+ * one fd per level of a walk and is safe while entries move.  Returns 0 or
+ * -errno.
+ */
+static int dir_names(int fd, const char *skip, char ***out, size_t *count)
 {
-	int top = open_top(mnt, err, errlen), rc = 0, dfd;
-	DIR *d;
-	struct dirent *de;
-
-	*moved = 0;
-	if (top == -ENOENT)
-		return 0;
-	if (top < 0)
-		return top;
-	if ((dfd = dup(top)) < 0 || !(d = fdopendir(dfd))) {
-		rc = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		snprintf(err, errlen, "%s/%s: %s", mnt, SANDBOX_DIR, strerror(-rc));
-		close(top);
-		return rc;
-	}
-	/* Names first: renaming while reading the directory may skip some. */
+	int dfd = dup(fd), rc = 0;
 	char **names = NULL;
 	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (dfd < 0)
+		return -errno;
+	if (!(d = fdopendir(dfd))) {
+		close(dfd);
+		return -errno;
+	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    !strcmp(de->d_name, TRASH_DIR))
+		    (skip && !strcmp(de->d_name, skip)))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -293,97 +353,130 @@ int sandbox_trash_all(const char *mnt, size_t *moved, char *err,
 		n++;
 	}
 	closedir(d);
-	for (size_t i = 0; i < n; i++) {
-		if (!rc && !(rc = trash_one(top, mnt, names[i], err, errlen)))
-			(*moved)++;
-		free(names[i]);
+	if (rc) {
+		while (n)
+			free(names[--n]);
+		free(names);
+		return rc;
 	}
+	*out = names;
+	*count = n;
+	return 0;
+}
+
+static void free_names(char **names, size_t n)
+{
+	while (n)
+		free(names[--n]);
 	free(names);
-	if (rc == -ENOMEM)
-		snprintf(err, errlen, "out of memory");
+}
+
+int sandbox_trash_all(const char *mnt, size_t *moved, char *err,
+		      size_t errlen)
+{
+	int top = open_top(mnt, err, errlen), rc;
+	char **names;
+	size_t n;
+
+	*moved = 0;
+	if (top == -ENOENT)
+		return 0;
+	if (top < 0)
+		return top;
+	rc = dir_names(top, TRASH_DIR, &names, &n);
+	if (rc) {
+		snprintf(err, errlen, "%s/%s: %s", mnt, SANDBOX_DIR, strerror(-rc));
+		close(top);
+		return rc;
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!(rc = trash_one(top, mnt, names[i], err, errlen)))
+			(*moved)++;
+	free_names(names, n);
 	close(top);
 	return rc;
 }
 
 /*
- * Remove everything in directory @fd (on device @dev) and count it.  Never
- * follows symlinks (they are unlinked), never enters another mount.
- * Returns 0, or the first -errno (-EXDEV for a mount below).
+ * Remove everything in directory @rel (@len bytes, "" for @top itself)
+ * below @top and count it.  Never follows symlinks (they are unlinked),
+ * never enters another mount.  Directories are reopened from @top by their
+ * relative path (sandbox_openat), so only two fds are open at any depth.
+ * @rel is a PATHMAP_MAX buffer the walk extends.  Returns 0, or the first
+ * -errno (-EXDEV for a mount below, left alone).
  */
-static int remove_below(int fd, dev_t dev, size_t *removed)
+static int remove_below(int top, char *rel, size_t len, size_t *removed)
 {
-	int dfd = dup(fd), rc = 0;
-	DIR *d;
-	struct dirent *de;
+	char **names;
+	size_t n;
+	int fd = len ? sandbox_openat(top, rel, O_RDONLY | O_DIRECTORY, 0)
+		     : dup(top);
+	int rc;
 
-	if (dfd < 0)
-		return -errno;
-	if (!(d = fdopendir(dfd))) {
-		close(dfd);
-		return -errno;
+	if (fd < 0)
+		return len ? fd : -errno;
+	rc = dir_names(fd, NULL, &names, &n);
+	if (rc) {
+		close(fd);
+		return rc;
 	}
-	while ((de = readdir(d))) {
+	for (size_t i = 0; i < n; i++) {
+		const char *name = names[i];
+		size_t nlen = strlen(name);
 		struct stat st;
+		int r = 0;
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (!rc && errno != ENOENT)
-				rc = -errno;
-			continue;
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = errno == ENOENT ? 0 : -errno;
+		} else if (S_ISDIR(st.st_mode)) {
+			if (len + 1 + nlen >= PATHMAP_MAX) {
+				r = -ENAMETOOLONG;
+			} else {
+				/* Descend by path with this level's fd closed. */
+				size_t sub = len ? len + 1 + nlen : nlen;
+				if (len)
+					rel[len] = '/';
+				memcpy(rel + (len ? len + 1 : 0), name, nlen);
+				rel[sub] = '\0';
+				close(fd);
+				r = remove_below(top, rel, sub, removed);
+				rel[len] = '\0';
+				fd = len ? sandbox_openat(top, rel, O_RDONLY |
+							  O_DIRECTORY, 0) : dup(top);
+				if (fd < 0) {	/* the directory went away */
+					rc = len ? fd : -errno;
+					break;
+				}
+				if (!r && unlinkat(fd, name, AT_REMOVEDIR) < 0)
+					r = -errno;
+				if (!r)
+					(*removed)++;
+			}
+		} else if (unlinkat(fd, name, 0) < 0) {
+			r = -errno;
+		} else {
+			(*removed)++;
 		}
-		if (S_ISDIR(st.st_mode)) {
-			if (st.st_dev != dev) {
-				if (!rc)
-					rc = -EXDEV;	/* a mount: left alone */
-				continue;
-			}
-			int sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY |
-					 O_NOFOLLOW | O_CLOEXEC);
-			if (sub < 0) {
-				if (!rc)
-					rc = -errno;
-				continue;
-			}
-			int r = remove_below(sub, dev, removed);
-			close(sub);
-			if (r && !rc)
-				rc = r;
-			if (r)
-				continue;
-			if (unlinkat(fd, de->d_name, AT_REMOVEDIR) < 0) {
-				if (!rc)
-					rc = -errno;
-				continue;
-			}
-		} else if (unlinkat(fd, de->d_name, 0) < 0) {
-			if (!rc)
-				rc = -errno;
-			continue;
-		}
-		(*removed)++;
+		if (r && !rc)
+			rc = r;		/* the first error; the rest goes on */
 	}
-	closedir(d);
+	if (fd >= 0)
+		close(fd);
+	free_names(names, n);
 	return rc;
 }
 
 int sandbox_purge(const char *mnt, size_t *removed, char *err, size_t errlen)
 {
 	int top = open_top(mnt, err, errlen), rc;
-	struct stat st;
 
 	*removed = 0;
 	if (top == -ENOENT)
 		return 0;
 	if (top < 0)
 		return top;
-	if (fstat(top, &st) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s/%s: %s", mnt, SANDBOX_DIR, strerror(errno));
-		close(top);
-		return rc;
-	}
-	rc = remove_below(top, st.st_dev, removed);
+	char rel[PATHMAP_MAX] = "";
+	rc = remove_below(top, rel, 0, removed);
 	close(top);
 	if (!rc) {
 		int mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

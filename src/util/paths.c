@@ -47,8 +47,8 @@ bool test_name_valid(const char *name)
 {
 	size_t len = strlen(name);
 
-	if (len == 0 || len > 255 || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0)
+	/* A leading '.' is reserved (., .., the .trash of the sandboxes). */
+	if (len == 0 || len > 255 || name[0] == '.')
 		return false;
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)name[i] <= 0x20 || name[i] == '/' ||
