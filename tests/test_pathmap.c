@@ -157,7 +157,7 @@ START_TEST(test_names)
 		{ "...", false },
 		{ ".trash", false },
 		{ "a.b", true },
-		{ ".x", true },
+		{ ".x", false },	/* a leading dot is reserved */
 		{ "a-b_c.1", true },
 		{ "with space", false },
 		{ "tab\there", false },
