@@ -67,7 +67,7 @@ static int run_generate(const struct cli_opts *o)
 	}
 	if (!test_name_valid(o->name)) {
 		fprintf(stderr, "ioriot: invalid test name '%s': use 1-255 printable "
-			"characters without '/', and not '.' or '..'\n", o->name);
+			"characters without '/', not starting with '.'\n", o->name);
 		return EXIT_USAGE;
 	}
 	struct stat cs, rs;
