@@ -136,7 +136,6 @@ static const struct {
 	const char *flag;
 	const char *file;	/* argument, created nowhere; NULL: none */
 } not_built[] = {
-	{ "-i", "x.replay" },
 	{ "-r", "x.replay" },
 	{ "-R", "x.replay" },
 };

@@ -44,6 +44,12 @@ struct capture_summary {
 	int detached;			/* tracepoints missing on this kernel */
 };
 
+/* True once *opt->stop is set (by a signal handler or another thread). */
+static inline bool stop_requested(const struct capture_options *opt)
+{
+	return opt->stop && __atomic_load_n(opt->stop, __ATOMIC_RELAXED);
+}
+
 /*
  * Capture into opt->output until *opt->stop or the duration ends, then write
  * out everything and close a valid log.  Returns 0, or -errno with a message

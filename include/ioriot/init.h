@@ -16,7 +16,8 @@ struct init_options {
 	const char *replay_path;
 	uid_t uid;			/* owner of what init creates */
 	gid_t gid;
-	/* Called about every 100 ms with bytes written and bytes to write. */
+	/* Called from the calling thread with bytes written and bytes to
+	 * write: once at the start, about every 100 ms, once at the end. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 };
@@ -28,9 +29,13 @@ struct init_summary {
 };
 
 /*
- * Initialise the sandboxes of opt->replay_path.  Returns 0, or -errno with a
- * message naming the file (and line, for replay file errors) in @err; the
- * replay reader's checks (rlog.h) apply, so every path is inside a sandbox.
+ * Initialise the sandboxes of opt->replay_path.  The whole INIT section is
+ * read first, so a damaged file leaves old sandboxes in place.  An x entry
+ * removes a file or an empty directory (a non-empty one is an error); each
+ * sandbox's file system is synced at the end.  Returns 0, or -errno with a
+ * message naming the file (and line, for replay file errors) in @err; @sum
+ * is filled in either case.  The replay reader's checks (rlog.h) apply, so
+ * every path is inside a sandbox.
  */
 int init_run(const struct init_options *opt, struct init_summary *sum,
 	     char *err, size_t errlen);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -123,7 +124,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	 * stop request or the end of the duration (this record is written;
 	 * the rest stays queued). */
 	if (!ld->draining &&
-	    ((ld->opt->stop && *ld->opt->stop) ||
+	    (stop_requested(ld->opt) ||
 	     ((++ld->handled & 4095) == 0 &&
 	      clock_ns(CLOCK_MONOTONIC) >= ld->deadline)))
 		return -EINTR;
@@ -237,8 +238,12 @@ static void release_probe(struct capture_bpf *skel)
 
 	if (skel && pipe2(gate, O_CLOEXEC) == 0)
 		child = fork();
-	if (child == 0 && fork() != 0)
-		_exit(0);	/* the grandchild works on, nobody's zombie */
+	/* The children leave by the raw syscall: no exit handlers (ours, a
+	 * sanitizer's) may run in a copy of a possibly threaded process. */
+	if (child == 0 && fork() != 0) {
+		syscall(SYS_exit_group, 0);	/* the grandchild works on */
+		__builtin_unreachable();
+	}
 	if (child == 0) {
 		/* Let pipes and terminals see our end of output at once. */
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -251,7 +256,8 @@ static void release_probe(struct capture_bpf *skel)
 		while (read(gate[0], &c, 1) < 0 && errno == EINTR)
 			;
 		capture_bpf__destroy(skel);
-		_exit(0);
+		syscall(SYS_exit_group, 0);
+		__builtin_unreachable();
 	}
 	/* With the child's copies open, our closes are quick; without a
 	 * child this is the slow path. */
@@ -402,7 +408,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		opt->ready(opt->ready_ctx);
 
 	uint64_t now = start, last_status = start, last_events = 0;
-	while (!(opt->stop && *opt->stop) && now - start < duration) {
+	while (!stop_requested(opt) && now - start < duration) {
 		/* The probe wakes us only when the ring fills: poll is the
 		 * 100 ms tick, consume takes what came meanwhile. */
 		rc = ring_buffer__poll(rb, 100);
@@ -423,8 +429,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 			break;
 	}
 	/* Stop recording, then take what is still in the ring. */
-	skel->bss->stopped = true;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&skel->bss->stopped, true, __ATOMIC_SEQ_CST);
 	ld->draining = true;
 	ring_buffer__consume(rb);
 	note_lost(ld, skel);

@@ -139,7 +139,7 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 	for (;;) {
 		struct pollfd p = { .fd = in, .events = POLLIN };
 
-		if (!interrupted && ((opt->stop && *opt->stop) ||
+		if (!interrupted && (stop_requested(opt) ||
 				     clock_ns(CLOCK_MONOTONIC) - start >= duration)) {
 			kill(child, SIGINT);	/* staprun ends the session */
 			interrupted = true;

@@ -17,6 +17,8 @@
 #include "ioriot/cli.h"
 #include "ioriot/clock.h"
 #include "ioriot/generate.h"
+#include "ioriot/init.h"
+#include "ioriot/rlog.h"
 #include "ioriot/log.h"
 #include "ioriot/pathmap.h"
 #include "ioriot/sandbox.h"
@@ -161,12 +163,95 @@ static int run_drop_caches(const struct cli_opts *o)
 	return 0;
 }
 
-static volatile sig_atomic_t stop_requested;
+/* Init progress: a bar on a terminal, a line every 5 s otherwise. */
+static void init_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	static uint64_t last_line;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	int pct = total ? (int)(done * 100 / total) : 100;
+
+	(void)ctx;
+	if (isatty(2)) {
+		char bar[41];
+		memset(bar, '#', (size_t)(pct * 40 / 100));
+		memset(bar + pct * 40 / 100, ' ', (size_t)(40 - pct * 40 / 100));
+		bar[40] = '\0';
+		fprintf(stderr, "\rioriot: init [%s] %3d%% %.1f of %.1f MB", bar, pct,
+			(double)done / 1e6, (double)total / 1e6);
+		if (done == total)
+			fputc('\n', stderr);
+	} else if (now - last_line >= 5000000000ULL || done == total) {
+		last_line = now;
+		fprintf(stderr, "ioriot: init %d%% (%.1f of %.1f MB)\n", pct,
+			(double)done / 1e6, (double)total / 1e6);
+	}
+}
+
+/* uid and gid of @user; false if there is no such user. */
+static bool user_ids(const char *user, uid_t *uid, gid_t *gid)
+{
+	struct passwd *pw = getpwnam(user);
+
+	if (!pw)
+		return false;
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	return true;
+}
+
+static int run_init(const struct cli_opts *o)
+{
+	struct init_summary sum;
+	struct init_options io = {
+		.replay_path = o->replay,
+		.progress = o->verbosity >= 0 ? init_progress : NULL,
+	};
+	char err[PATHMAP_MAX + 256];
+	const char *user = o->user;
+
+	/* The test user: -u, else the one the replay file names. */
+	if (!user) {
+		struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
+		if (!r) {
+			log_error("%s", err);
+			return 1;
+		}
+		static char header_user[256];
+		snprintf(header_user, sizeof(header_user), "%s",
+			 rlog_header(r)->user);
+		rlog_close(r);
+		user = header_user;
+	}
+	if (!user_ids(user, &io.uid, &io.gid)) {
+		log_error("unknown user '%s' (-u USER, or user= in %s)", user,
+			  o->replay);
+		return 1;
+	}
+	if (geteuid() != 0 && io.uid != geteuid()) {
+		log_error("init creates files owned by %s: run it as root", user);
+		return 1;
+	}
+	if (init_run(&io, &sum, err, sizeof(err))) {
+		log_error("%s", err);
+		return 1;
+	}
+	if (o->verbosity >= 0) {
+		printf("Sandboxes: %llu\n", (unsigned long long)sum.sandboxes);
+		printf("Directories: %llu\n", (unsigned long long)sum.dirs);
+		printf("Files: %llu\n", (unsigned long long)sum.files);
+		printf("Bytes written: %llu\n", (unsigned long long)sum.bytes);
+		printf("Paths removed: %llu\n", (unsigned long long)sum.absent);
+		printf("Init time: %.3fs\n", (double)sum.duration_ns / 1e9);
+	}
+	return 0;
+}
+
+static volatile sig_atomic_t stop_signalled;
 
 static void on_stop_signal(int sig)
 {
 	(void)sig;
-	stop_requested = 1;
+	stop_signalled = 1;
 }
 
 static int run_capture(const struct cli_opts *o)
@@ -179,7 +264,7 @@ static int run_capture(const struct cli_opts *o)
 		.duration_ns = (uint64_t)(o->duration * 1e9),
 		.ring_bytes = (uint64_t)o->ring_mb << 20,
 		.status = o->verbosity >= 0,
-		.stop = &stop_requested,
+		.stop = &stop_signalled,
 		.filter = { .include = o->include, .ninclude = o->ninclude,
 			    .exclude = o->exclude, .nexclude = o->nexclude },
 	};
@@ -256,7 +341,7 @@ int cli_main(int argc, char **argv)
 	case MODE_CAPTURE:
 		return run_capture(&o);
 	case MODE_INIT:
-		return not_built("init", "init and replay engine");
+		return run_init(&o);
 	case MODE_REPLAY:
 		return not_built("replay", "init and replay engine");
 	case MODE_INIT_REPLAY:

@@ -172,7 +172,8 @@ int sandbox_openat(int dirfd, const char *rel, int flags, mode_t mode)
 	if (!*rel || rel[0] == '/')
 		return -EXDEV;
 	fd = openat2_beneath(dirfd, rel, flags | O_CLOEXEC, mode);
-	if (fd == -ENOSYS)
+	/* Kernels before 5.6, and container filters that answer EPERM. */
+	if (fd == -ENOSYS || fd == -EPERM)
 		fd = openat_walk(dirfd, rel, flags | O_CLOEXEC, mode);
 	return fd;
 }
@@ -265,10 +266,14 @@ static int open_top(const char *mnt, char *err, size_t errlen)
 static int trash_one(int top, const char *mnt, const char *name, char *err,
 		     size_t errlen)
 {
-	static unsigned long counter;
+	static unsigned long counter;	/* shared: updated atomically */
 	char unique[512];
-	int trash = open_dir(top, TRASH_DIR, (uid_t)-1, (gid_t)-1), rc = 0;
+	struct stat st;
+	int trash, rc = 0;
 
+	if (fstatat(top, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;	/* nothing to move */
+	trash = open_dir(top, TRASH_DIR, (uid_t)-1, (gid_t)-1);
 	if (trash < 0) {
 		snprintf(err, errlen, "%s/%s/%s: %s", mnt, SANDBOX_DIR, TRASH_DIR,
 			 strerror(-trash));
@@ -279,7 +284,8 @@ static int trash_one(int top, const char *mnt, const char *name, char *err,
 	for (int tries = 0; tries < 100; tries++) {
 		snprintf(unique, sizeof(unique), "%s.%llu.%d.%lu", name,
 			 (unsigned long long)clock_ns(CLOCK_REALTIME),
-			 (int)getpid(), ++counter);
+			 (int)getpid(), __atomic_add_fetch(&counter, 1,
+							   __ATOMIC_RELAXED));
 		if (renameat2(top, name, trash, unique, RENAME_NOREPLACE) == 0)
 			goto out;
 		if (errno != EEXIST)

@@ -1,0 +1,666 @@
+/*
+ * init: builds the INIT section of a replay file in fresh sandboxes
+ * (init.h).  The calling thread reads the replay file, moves old sandboxes
+ * to the trash, opens new ones, then starts one worker thread per sandbox
+ * and reports progress while they run.  Workers touch the file system only
+ * through directory fds and sandbox_openat(), one component at a time, so a
+ * symlink or mount planted below a sandbox cannot lead them out of it.
+ *
+ * opt->progress is always called from the calling thread: once at the
+ * start, about every 100 ms while the workers run, and once at the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ioriot/clock.h"
+#include "ioriot/init.h"
+#include "ioriot/paths.h"
+#include "ioriot/rlog.h"
+#include "ioriot/sandbox.h"
+
+#define CHUNK (1u << 20)		/* bytes per write */
+#define BLOCK 4096			/* each gets a unique stamp */
+#define NS 1000000000ULL
+#define TICK_NS (NS / 10)		/* progress interval */
+#define ERRMAX 1024
+
+/* One INIT entry, its path relative to the sandbox root ("" for the root). */
+struct item {
+	char kind;			/* enum rlog_init_kind */
+	uint64_t size;
+	size_t rel;			/* offset into the sandbox's names */
+	uint64_t lineno;
+};
+
+/* State every worker shares with the calling thread. */
+struct shared {
+	const char *replay;
+	uid_t uid;
+	gid_t gid;
+	_Atomic uint64_t done;		/* bytes written so far */
+	atomic_bool failed;		/* stop early: someone failed */
+	pthread_mutex_t lock;		/* guards the rest */
+	pthread_cond_t cond;
+	size_t running;			/* workers not yet finished */
+	int rc;				/* first error wins */
+	char err[ERRMAX];
+};
+
+/* One sandbox and its worker. */
+struct job {
+	const char *root;		/* from the replay header */
+	size_t root_len;
+	int index;
+	int fd;				/* the sandbox directory */
+	struct item *items;
+	size_t n, cap;
+	char *names;			/* NUL-terminated relative paths */
+	size_t names_len, names_cap;
+	uint64_t bytes;			/* what its files need */
+	uint64_t dirs, files, absent;	/* entries done */
+	/* Cache of the last parent directory opened. */
+	char *parent;
+	size_t parent_cap;
+	int parent_fd;
+	unsigned char *buf;		/* CHUNK bytes of data */
+	uint64_t stamp;			/* counts blocks written */
+	struct shared *sh;
+	pthread_t thread;
+	bool started;
+};
+
+/* Record the first error; later ones are dropped. */
+static void fail(struct shared *sh, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&sh->lock);
+	if (!sh->rc) {
+		sh->rc = rc;
+		va_start(ap, fmt);
+		vsnprintf(sh->err, sizeof(sh->err), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&sh->lock);
+	atomic_store(&sh->failed, true);
+}
+
+/* Report @rc for @it of @j: "FILE:LINE: ROOT/REL: what: strerror". */
+static int item_fail(struct job *j, const struct item *it, const char *what,
+		     int rc)
+{
+	const char *rel = j->names + it->rel;
+
+	fail(j->sh, rc, "%s:%llu: %s%s%s: %s: %s", j->sh->replay,
+	     (unsigned long long)it->lineno, j->root, *rel ? "/" : "", rel,
+	     what, strerror(-rc));
+	return rc;
+}
+
+static int job_add(struct job *j, char kind, uint64_t size, const char *rel,
+		   size_t len, uint64_t lineno)
+{
+	if (j->n == j->cap) {
+		size_t cap = j->cap ? 2 * j->cap : 64;
+		struct item *v = realloc(j->items, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		j->items = v;
+		j->cap = cap;
+	}
+	if (j->names_len + len + 1 > j->names_cap) {
+		size_t cap = j->names_cap ? 2 * j->names_cap : 4096;
+		char *v;
+
+		while (cap < j->names_len + len + 1)
+			cap *= 2;
+		v = realloc(j->names, cap);
+		if (!v)
+			return -ENOMEM;
+		j->names = v;
+		j->names_cap = cap;
+	}
+	memcpy(j->names + j->names_len, rel, len);
+	j->names[j->names_len + len] = '\0';
+	j->items[j->n++] = (struct item){ .kind = kind, .size = size,
+					  .rel = j->names_len,
+					  .lineno = lineno };
+	j->names_len += len + 1;
+	return 0;
+}
+
+/*
+ * Open (or create, owned by the test user) directory @name in @dirfd.
+ * Returns the fd or -errno.
+ */
+static int open_subdir(struct job *j, int dirfd, const char *name)
+{
+	bool made = false;
+	int fd = sandbox_openat(dirfd, name, O_RDONLY | O_DIRECTORY, 0);
+
+	if (fd == -ENOENT) {
+		if (mkdirat(dirfd, name, 0755) == 0)
+			made = true;
+		else if (errno != EEXIST)
+			return -errno;
+		fd = sandbox_openat(dirfd, name, O_RDONLY | O_DIRECTORY, 0);
+	}
+	if (fd >= 0 && made && fchown(fd, j->sh->uid, j->sh->gid) < 0) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/*
+ * Open the directory made of the first @len bytes of @rel below the
+ * sandbox, creating what is missing.  Returns an fd the caller must not
+ * close (the sandbox fd or the cached parent), or -errno.
+ */
+static int open_dirs(struct job *j, const char *rel, size_t len)
+{
+	size_t pos = 0, start, clen;
+	int cur = j->fd;
+
+	if (len == 0)
+		return j->fd;
+	if (j->parent_fd >= 0 && strlen(j->parent) == len &&
+	    memcmp(j->parent, rel, len) == 0)
+		return j->parent_fd;
+	while ((clen = path_next_component(rel, len, &pos, &start))) {
+		char comp[256];
+		int next;
+
+		if (clen >= sizeof(comp)) {
+			next = -ENAMETOOLONG;
+		} else {
+			memcpy(comp, rel + start, clen);
+			comp[clen] = '\0';
+			next = open_subdir(j, cur, comp);
+		}
+		if (cur != j->fd)
+			close(cur);
+		if (next < 0)
+			return next;
+		cur = next;
+	}
+	if (j->parent_fd >= 0)
+		close(j->parent_fd);
+	if (len + 1 > j->parent_cap) {
+		char *p = realloc(j->parent, len + 1);
+
+		if (!p) {
+			close(cur);
+			j->parent_fd = -1;
+			return -ENOMEM;
+		}
+		j->parent = p;
+		j->parent_cap = len + 1;
+	}
+	memcpy(j->parent, rel, len);
+	j->parent[len] = '\0';
+	j->parent_fd = cur;
+	return cur;
+}
+
+static void forget_parent(struct job *j)
+{
+	if (j->parent_fd >= 0)
+		close(j->parent_fd);
+	j->parent_fd = -1;
+}
+
+/* Split @rel into the length of its parent and its last component. */
+static size_t parent_len(const char *rel, const char **last)
+{
+	const char *slash = strrchr(rel, '/');
+
+	*last = slash ? slash + 1 : rel;
+	return slash ? (size_t)(slash - rel) : 0;
+}
+
+/* splitmix64: a stamp that differs in every block and looks random. */
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Fill the first @len bytes of the buffer with fresh stamps per block, so
+ * that no two blocks of a run are equal (no dedup shortcut). */
+static void restamp(struct job *j, size_t len)
+{
+	for (size_t off = 0; off < len; off += BLOCK) {
+		uint64_t s = mix(((uint64_t)j->index << 48) ^ j->stamp++);
+		size_t n = len - off < sizeof(s) ? len - off : sizeof(s);
+
+		memcpy(j->buf + off, &s, n);
+	}
+}
+
+static int write_data(struct job *j, int fd, uint64_t size)
+{
+	while (size) {
+		size_t len = size < CHUNK ? (size_t)size : CHUNK, off = 0;
+
+		if (atomic_load_explicit(&j->sh->failed, memory_order_relaxed))
+			return -ECANCELED;
+		restamp(j, len);
+		while (off < len) {
+			ssize_t n = write(fd, j->buf + off, len - off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return -errno;
+			if (n == 0)
+				return -EIO;
+			off += (size_t)n;
+			atomic_fetch_add_explicit(&j->sh->done, (uint64_t)n,
+						  memory_order_relaxed);
+		}
+		size -= len;
+	}
+	return 0;
+}
+
+static int do_dir(struct job *j, const struct item *it)
+{
+	const char *rel = j->names + it->rel;
+	int fd = open_dirs(j, rel, strlen(rel));
+
+	if (fd < 0)
+		return item_fail(j, it, "cannot create directory", fd);
+	j->dirs++;
+	return 0;
+}
+
+/*
+ * Give open file @fd exactly @size bytes of data, owned by the test user.
+ * On failure sets *@what to what went wrong.
+ */
+static int fill_file(struct job *j, int fd, uint64_t size, const char **what)
+{
+	struct stat st;
+	int rc;
+
+	*what = "cannot write file";
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode)) {
+		*what = "exists, but not as a regular file";
+		return -EINVAL;
+	}
+	if (st.st_nlink != 1) {
+		*what = "has other hard links, left alone";
+		return -EMLINK;
+	}
+	if (ftruncate(fd, 0) < 0 || fchown(fd, j->sh->uid, j->sh->gid) < 0)
+		return -errno;
+	rc = write_data(j, fd, size);
+	if (rc)
+		return rc;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size != size) {
+		*what = "has the wrong size after writing";
+		return -EIO;
+	}
+	return 0;
+}
+
+static int do_file(struct job *j, const struct item *it)
+{
+	const char *rel = j->names + it->rel, *last, *what;
+	size_t plen = parent_len(rel, &last);
+	int dfd, fd, rc;
+
+	if (!*rel)
+		return item_fail(j, it, "cannot create file", -EISDIR);
+	dfd = open_dirs(j, rel, plen);
+	if (dfd < 0)
+		return item_fail(j, it, "cannot create parent directory", dfd);
+	/* No O_TRUNC: a file with another link (a hard link planted by the
+	 * sandbox's owner) is refused before it is changed.  O_NONBLOCK
+	 * keeps a planted FIFO from blocking the open. */
+	fd = sandbox_openat(dfd, last, O_WRONLY | O_CREAT | O_NONBLOCK, 0644);
+	if (fd < 0)
+		return item_fail(j, it, "cannot create file", fd);
+	rc = fill_file(j, fd, it->size, &what);
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (rc == -ECANCELED)
+		return rc;		/* another worker failed first */
+	if (rc)
+		return item_fail(j, it, what, rc);
+	j->files++;
+	return 0;
+}
+
+static int do_absent(struct job *j, const struct item *it)
+{
+	const char *rel = j->names + it->rel, *last;
+	size_t plen = parent_len(rel, &last);
+	char *parent;
+	int dfd, rc = 0;
+
+	if (!*rel)
+		return item_fail(j, it, "cannot remove the sandbox root",
+				 -EBUSY);
+	parent = strndup(rel, plen);
+	if (!parent)
+		return item_fail(j, it, "cannot remove", -ENOMEM);
+	dfd = plen ? sandbox_openat(j->fd, parent, O_RDONLY | O_DIRECTORY, 0) :
+		     j->fd;
+	free(parent);
+	/* No parent directory: then the path cannot exist either. */
+	if (dfd == -ENOENT || dfd == -ENOTDIR) {
+		j->absent++;
+		return 0;
+	}
+	if (dfd < 0)
+		return item_fail(j, it, "cannot open parent directory", dfd);
+	if (unlinkat(dfd, last, 0) < 0) {
+		if (errno == EISDIR && unlinkat(dfd, last, AT_REMOVEDIR) == 0)
+			forget_parent(j);	/* it may be the cached one */
+		else if (errno != ENOENT)
+			rc = -errno;
+	}
+	if (dfd != j->fd)
+		close(dfd);
+	if (rc)
+		return item_fail(j, it, rc == -ENOTEMPTY ?
+				 "must not exist, but is a directory that is not empty" :
+				 "must not exist, but cannot be removed", rc);
+	j->absent++;
+	return 0;
+}
+
+/* A pseudo-random pattern (xorshift64), different per sandbox. */
+static void fill_pattern(unsigned char *buf, int index)
+{
+	uint64_t x = mix((uint64_t)index) | 1;	/* xorshift needs x != 0 */
+
+	for (size_t i = 0; i < CHUNK; i += sizeof(x)) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + i, &x, sizeof(x));
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	struct shared *sh = j->sh;
+	int rc = 0;
+
+	if (j->bytes) {
+		j->buf = malloc(CHUNK);
+		if (!j->buf) {
+			fail(sh, -ENOMEM, "%s: out of memory", j->root);
+			rc = -ENOMEM;
+		} else {
+			fill_pattern(j->buf, j->index);
+		}
+	}
+	for (size_t i = 0; !rc && i < j->n; i++) {
+		const struct item *it = &j->items[i];
+
+		if (atomic_load_explicit(&sh->failed, memory_order_relaxed))
+			break;
+		switch (it->kind) {
+		case RLOG_INIT_DIR:
+			rc = do_dir(j, it);
+			break;
+		case RLOG_INIT_FILE:
+			rc = do_file(j, it);
+			break;
+		default:
+			rc = do_absent(j, it);
+			break;
+		}
+	}
+	forget_parent(j);
+	/* Leave no dirty data behind to be written back during the replay. */
+	if (!rc && j->bytes && !atomic_load(&sh->failed) && syncfs(j->fd) < 0)
+		fail(sh, -errno, "%s: syncfs: %s", j->root, strerror(errno));
+	pthread_mutex_lock(&sh->lock);
+	sh->running--;
+	pthread_cond_signal(&sh->cond);
+	pthread_mutex_unlock(&sh->lock);
+	return NULL;
+}
+
+/* The job whose root is the longest prefix of @path, or NULL. */
+static struct job *job_for(struct job *jobs, size_t n, const char *path,
+			   size_t len)
+{
+	struct job *best = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (path_is_below(path, len, jobs[i].root, jobs[i].root_len) &&
+		    (!best || jobs[i].root_len > best->root_len))
+			best = &jobs[i];
+	}
+	return best;
+}
+
+/*
+ * Read the INIT section into the jobs.  Stops at the first operation.
+ * Returns 0 or -errno with the message in @err.
+ */
+static int read_init(struct rlog_reader *r, const char *replay,
+		     struct job *jobs, size_t n, uint64_t *total, char *err,
+		     size_t errlen)
+{
+	struct rlog_entry e;
+	int rc;
+
+	while ((rc = rlog_next(r, &e, err, errlen)) == 1) {
+		if (e.type != RLOG_ENTRY_INIT)
+			break;
+
+		const char *p = e.init_path;
+		size_t len = e.init_path_len;
+		struct job *j = job_for(jobs, n, p, len);
+
+		if (!j) {	/* the reader makes sure there is one */
+			snprintf(err, errlen,
+				 "%s:%llu: INIT path is in no sandbox", replay,
+				 (unsigned long long)e.lineno);
+			return -EPROTO;
+		}
+		p += j->root_len;
+		len -= j->root_len;
+		if (len) {
+			p++;		/* the '/' after the root */
+			len--;
+		}
+		if (job_add(j, (char)e.init_kind, e.init_size, p, len,
+			    e.lineno) < 0) {
+			snprintf(err, errlen, "%s: out of memory", replay);
+			return -ENOMEM;
+		}
+		if (e.init_kind == RLOG_INIT_FILE) {
+			if (*total + e.init_size < *total) {
+				snprintf(err, errlen,
+					 "%s:%llu: INIT sizes add up to more than 2^64 bytes",
+					 replay, (unsigned long long)e.lineno);
+				return -EFBIG;
+			}
+			j->bytes += e.init_size;
+			*total += e.init_size;
+		}
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* Move each old sandbox to the trash and open a fresh one. */
+static int open_sandboxes(struct job *jobs, size_t n,
+			  const struct init_options *opt, char *err,
+			  size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		char mnt[PATHMAP_MAX];
+		const char *name;
+		int rc = sandbox_split(jobs[i].root, mnt, &name);
+
+		if (rc) {
+			snprintf(err, errlen,
+				 "%s: sandbox %s is not <mountpoint>/%s/NAME",
+				 opt->replay_path, jobs[i].root, SANDBOX_DIR);
+			return rc;
+		}
+		rc = sandbox_trash(mnt, name, err, errlen);
+		if (rc)
+			return rc;
+		rc = sandbox_open(mnt, name, opt->uid, opt->gid, err, errlen);
+		if (rc < 0)
+			return rc;
+		jobs[i].fd = rc;
+	}
+	return 0;
+}
+
+static void report(const struct init_options *opt, struct shared *sh,
+		   uint64_t total)
+{
+	if (opt->progress)
+		opt->progress(opt->progress_ctx, atomic_load(&sh->done), total);
+}
+
+/* Run the workers; the calling thread reports progress until all end. */
+static int run_jobs(struct job *jobs, size_t n, const struct init_options *opt,
+		    struct shared *sh, uint64_t total)
+{
+	pthread_condattr_t ca;
+	uint64_t next;
+	int rc;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	rc = pthread_cond_init(&sh->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc) {
+		fail(sh, -rc, "%s: cannot set up the workers: %s",
+		     opt->replay_path, strerror(rc));
+		return -rc;
+	}
+	report(opt, sh, total);
+	pthread_mutex_lock(&sh->lock);
+	for (size_t i = 0; i < n; i++) {
+		rc = pthread_create(&jobs[i].thread, NULL, worker, &jobs[i]);
+		if (rc) {
+			pthread_mutex_unlock(&sh->lock);
+			fail(sh, -rc, "%s: cannot start a thread: %s",
+			     opt->replay_path, strerror(rc));
+			pthread_mutex_lock(&sh->lock);
+			break;
+		}
+		jobs[i].started = true;
+		sh->running++;
+	}
+	next = clock_ns(CLOCK_MONOTONIC) + TICK_NS;
+	while (sh->running) {
+		struct timespec ts = { .tv_sec = (time_t)(next / NS),
+				       .tv_nsec = (long)(next % NS) };
+
+		if (pthread_cond_timedwait(&sh->cond, &sh->lock, &ts) !=
+		    ETIMEDOUT)
+			continue;
+		pthread_mutex_unlock(&sh->lock);
+		report(opt, sh, total);
+		next = clock_ns(CLOCK_MONOTONIC) + TICK_NS;
+		pthread_mutex_lock(&sh->lock);
+	}
+	pthread_mutex_unlock(&sh->lock);
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].started)
+			pthread_join(jobs[i].thread, NULL);
+	}
+	pthread_cond_destroy(&sh->cond);
+	report(opt, sh, total);
+	return sh->rc;
+}
+
+int init_run(const struct init_options *opt, struct init_summary *sum,
+	     char *err, size_t errlen)
+{
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), total = 0;
+	struct shared sh = { .replay = opt->replay_path, .uid = opt->uid,
+			     .gid = opt->gid,
+			     .lock = PTHREAD_MUTEX_INITIALIZER };
+	const struct rlog_header *h;
+	struct rlog_reader *r;
+	struct job *jobs = NULL;
+	size_t n = 0;
+	int rc;
+
+	memset(sum, 0, sizeof(*sum));
+	r = rlog_open(opt->replay_path, err, errlen);
+	if (!r)
+		return -errno;
+	h = rlog_header(r);
+	jobs = calloc(h->nsandboxes ? h->nsandboxes : 1, sizeof(*jobs));
+	if (!jobs) {
+		snprintf(err, errlen, "%s: out of memory", opt->replay_path);
+		rlog_close(r);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < h->nsandboxes; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = !strcmp(jobs[k].root, h->sandboxes[i]);
+		if (seen)
+			continue;	/* listed twice: one worker */
+		jobs[n] = (struct job){ .root = h->sandboxes[i],
+					.root_len = strlen(h->sandboxes[i]),
+					.index = (int)n, .fd = -1,
+					.parent_fd = -1, .sh = &sh };
+		n++;
+	}
+	/* The whole INIT section is read before anything is moved, so that a
+	 * damaged file leaves the old sandboxes alone. */
+	rc = read_init(r, opt->replay_path, jobs, n, &total, err, errlen);
+	if (!rc)
+		rc = open_sandboxes(jobs, n, opt, err, errlen);
+	if (!rc) {
+		rc = run_jobs(jobs, n, opt, &sh, total);
+		if (rc)
+			snprintf(err, errlen, "%s", sh.err);
+	}
+	sum->sandboxes = n;
+	for (size_t i = 0; i < n; i++) {
+		sum->dirs += jobs[i].dirs;
+		sum->files += jobs[i].files;
+		sum->absent += jobs[i].absent;
+		if (jobs[i].fd >= 0)
+			close(jobs[i].fd);
+		free(jobs[i].items);
+		free(jobs[i].names);
+		free(jobs[i].parent);
+		free(jobs[i].buf);
+	}
+	sum->bytes = atomic_load(&sh.done);
+	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
+	free(jobs);
+	rlog_close(r);
+	return rc;
+}
