@@ -101,7 +101,7 @@ static int run_generate(const struct cli_opts *o)
 static int not_built(const char *what, const char *issue)
 {
 	fprintf(stderr, "ioriot: %s is not built yet in this version (%s); "
-		"only generate (-c FILE -r FILE) works\n", what, issue);
+		"capture, generate, init, -d, -P and -T work\n", what, issue);
 	return EXIT_USAGE;
 }
 
