@@ -25,6 +25,7 @@
 #define IORIOT_EV_CHILD		(1u << 4)	/* extra[0] child tgid, extra[1] tid */
 #define IORIOT_EV_HOW		(1u << 5)	/* openat2: extra[0] flags, [1] mode */
 #define IORIOT_EV_NO_RET	(1u << 6)	/* no return (exit_group) */
+#define IORIOT_EV_IOV		(1u << 7)	/* extra[0] the iovecs' total length */
 
 struct ioriot_event {
 	__u64 time_ns;		/* syscall entry, CLOCK_MONOTONIC */

@@ -83,7 +83,10 @@ enum extra_kind {
 	EX_SENDFILE,	/* loff_t *offset at argument 2, read at entry */
 	EX_COPY,	/* loff_t * at arguments 1 and 3, read at entry */
 	EX_OPENAT2,	/* struct open_how at argument 2, read at entry */
+	EX_IOV,		/* iovec array at argument 1, count at 2: summed */
 };
+
+#define IOV_MAX_SUMMED 8	/* more iovecs: the record has no total */
 
 static __always_inline bool wanted(__u32 tgid)
 {
@@ -155,6 +158,16 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 			in->extra[1] = read_user_u64(in->args[3]);
 			in->flags |= IORIOT_EV_OFFSET2;
 		}
+	} else if (kind == EX_IOV && in->args[2] <= IOV_MAX_SUMMED) {
+		/* The bytes asked for, as read and write have them in count. */
+		__u64 total = 0;
+		for (int i = 0; i < IOV_MAX_SUMMED; i++) {
+			if (i >= in->args[2])
+				break;
+			total += read_user_u64(in->args[1] + i * 16 + 8);
+		}
+		in->extra[0] = total;
+		in->flags |= IORIOT_EV_IOV;
 	} else if (kind == EX_OPENAT2 && in->args[2]) {
 		in->extra[0] = read_user_u64(in->args[2]);	/* how->flags */
 		in->extra[1] = read_user_u64(in->args[2] + 8);	/* how->mode */
@@ -335,14 +348,14 @@ TRACE(close, 1, SYS_CLOSE, -1, -1, EX_NONE)
 TRACE(close_range, 3, SYS_CLOSE_RANGE, -1, -1, EX_NONE)
 TRACE(read, 3, SYS_READ, -1, -1, EX_NONE)
 TRACE(pread64, 4, SYS_PREAD64, -1, -1, EX_NONE)
-TRACE(readv, 3, SYS_READV, -1, -1, EX_NONE)
-TRACE(preadv, 5, SYS_PREADV, -1, -1, EX_NONE)
-TRACE(preadv2, 6, SYS_PREADV2, -1, -1, EX_NONE)
+TRACE(readv, 3, SYS_READV, -1, -1, EX_IOV)
+TRACE(preadv, 5, SYS_PREADV, -1, -1, EX_IOV)
+TRACE(preadv2, 6, SYS_PREADV2, -1, -1, EX_IOV)
 TRACE(write, 3, SYS_WRITE, -1, -1, EX_NONE)
 TRACE(pwrite64, 4, SYS_PWRITE64, -1, -1, EX_NONE)
-TRACE(writev, 3, SYS_WRITEV, -1, -1, EX_NONE)
-TRACE(pwritev, 5, SYS_PWRITEV, -1, -1, EX_NONE)
-TRACE(pwritev2, 6, SYS_PWRITEV2, -1, -1, EX_NONE)
+TRACE(writev, 3, SYS_WRITEV, -1, -1, EX_IOV)
+TRACE(pwritev, 5, SYS_PWRITEV, -1, -1, EX_IOV)
+TRACE(pwritev2, 6, SYS_PWRITEV2, -1, -1, EX_IOV)
 TRACE(lseek, 3, SYS_LSEEK, -1, -1, EX_NONE)
 TRACE(sendfile64, 4, SYS_SENDFILE, -1, -1, EX_SENDFILE)
 TRACE(copy_file_range, 6, SYS_COPY_FILE_RANGE, -1, -1, EX_COPY)

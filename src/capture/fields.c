@@ -114,6 +114,10 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 		ce->offset2 = (int64_t)e->extra[1];
 		ce->have |= CAP_OFFSET2;
 	}
+	if (e->flags & IORIOT_EV_IOV) {
+		ce->count = (int64_t)e->extra[0];
+		ce->have |= CAP_COUNT;
+	}
 	if (e->flags & IORIOT_EV_HOW) {
 		ce->flags = (int64_t)e->extra[0];
 		ce->mode = (int64_t)e->extra[1];
