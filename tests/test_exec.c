@@ -1,0 +1,515 @@
+/*
+ * Tests of the single-operation executor (src/replay/exec.c): every kind of
+ * operation against a sandbox in a scratch directory ("<scratch>/m" plays
+ * the mountpoint), the vfd lifecycle, paths that try to leave the sandbox
+ * (a sentinel file next to the mountpoint must stay untouched), and several
+ * threads replaying at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ioriot/exec.h"
+#include "testutil.h"
+
+#define ANY_OK INT64_MIN	/* expected: any result >= 0 */
+#define MAPADDR 0x7f0000001000ll
+#define SENTINEL "keep me"
+
+static char *scratch, *sandbox, *sentinel;
+static struct exec_ctx X;
+
+static void setup(void)
+{
+	char *dir = tu_scratch(), *m, *dot;
+
+	scratch = realpath(dir, NULL);
+	free(dir);
+	ck_assert_ptr_nonnull(scratch);
+	m = tu_join(scratch, "m");
+	dot = tu_join(m, ".ioriot");
+	sandbox = tu_join(dot, "t");
+	ck_assert_int_eq(mkdir(m, 0755), 0);
+	ck_assert_int_eq(mkdir(dot, 0755), 0);
+	ck_assert_int_eq(mkdir(sandbox, 0755), 0);
+	sentinel = tu_write_str(scratch, "sentinel", SENTINEL);
+	free(m);
+	free(dot);
+
+	char err[256] = "";
+	ck_assert_msg(exec_init(&X, &sandbox, 1, err, sizeof(err)) == 0,
+		      "%s", err);
+}
+
+static void teardown(void)
+{
+	exec_destroy(&X);
+	free(scratch);
+	free(sandbox);
+	free(sentinel);
+}
+
+static void check_sentinel(void)
+{
+	char *text = tu_read(sentinel, NULL);
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, SENTINEL);
+	free(text);
+}
+
+/* "@sandbox/@rel" ("" is the root, "/..." stays as it is), in one of a
+ * few rotating buffers. */
+static const char *sbpath(const char *rel)
+{
+	static char buf[4][PATH_MAX];
+	static int i;
+	char *b = buf[i++ % 4];
+
+	if (rel[0] == '/')
+		snprintf(b, PATH_MAX, "%s", rel);
+	else if (!rel[0])
+		snprintf(b, PATH_MAX, "%s", sandbox);
+	else
+		snprintf(b, PATH_MAX, "%s/%s", sandbox, rel);
+	return b;
+}
+
+/* One row of an operation script. */
+struct step {
+	enum sys_id sys;
+	int64_t ret;			/* captured */
+	const char *path, *path2, *target;
+	uint64_t fd, fd2, vfd;
+	unsigned have;			/* bits beyond path/fd/fd2/vfd/target */
+	int64_t flags, mode, off, off2, whence, count, cmd, arg, uid, gid;
+	uint64_t addr;
+	int64_t want;
+};
+
+static void run_step(const struct step *s, size_t i)
+{
+	struct rlog_op op = {
+		.id = i + 1, .sys = s->sys, .ret = s->ret, .have = s->have,
+		.fd = s->fd, .fd2 = s->fd2, .vfd = s->vfd, .flags = s->flags,
+		.mode = s->mode, .offset = s->off, .offset2 = s->off2,
+		.whence = s->whence, .count = s->count, .cmd = s->cmd,
+		.arg = s->arg, .uid = s->uid, .gid = s->gid, .addr = s->addr,
+	};
+	int64_t res = 12345;
+
+	if (s->path) {
+		op.path = sbpath(s->path);
+		op.path_len = (uint32_t)strlen(op.path);
+		op.have |= RL_PATH;
+	}
+	if (s->path2) {
+		op.path2 = sbpath(s->path2);
+		op.path2_len = (uint32_t)strlen(op.path2);
+		op.have |= RL_PATH2;
+	}
+	if (s->target) {
+		op.target = sbpath(s->target);
+		op.target_len = (uint32_t)strlen(op.target);
+		op.have |= RL_TARGET;
+	}
+	op.have |= (s->fd ? RL_FD : 0) | (s->fd2 ? RL_FD2 : 0) |
+		   (s->vfd ? RL_VFD : 0);
+	ck_assert_int_eq(exec_op(&X, &op, &res), 0);
+	if (s->want == ANY_OK)
+		ck_assert_msg(res >= 0, "step %zu (%s): got %lld", i,
+			      sys_info(s->sys)->name, (long long)res);
+	else
+		ck_assert_msg(res == s->want, "step %zu (%s): got %lld, want %lld",
+			      i, sys_info(s->sys)->name, (long long)res,
+			      (long long)s->want);
+}
+
+#define F RL_FLAGS
+#define M RL_MODE
+#define C RL_COUNT
+#define O RL_OFFSET
+
+/* fd operations and the vfd lifecycle. */
+static const struct step fd_steps[] = {
+	{ SYS_OPENAT, 3, "f", .vfd = 1, .have = F | M,
+	  .flags = O_CREAT | O_RDWR, .mode = 0644, .want = 3 },
+	{ SYS_WRITE, 100, .fd = 1, .have = C, .count = 100, .want = 100 },
+	{ SYS_PWRITE64, 50, .fd = 1, .have = C | O, .count = 50, .off = 200,
+	  .want = 50 },
+	{ SYS_FSTAT, 0, .fd = 1, .want = 0 },
+	{ SYS_LSEEK, 0, .fd = 1, .have = O | RL_WHENCE, .whence = SEEK_SET,
+	  .want = 0 },
+	{ SYS_READ, 250, .fd = 1, .have = C, .count = 4096, .want = 250 },
+	{ SYS_PREAD64, 5, .fd = 1, .have = C | O, .count = 10, .off = 245,
+	  .want = 5 },
+	{ SYS_READV, 0, .fd = 1, .have = C, .count = 10, .want = 0 },
+	{ SYS_WRITEV, 10, .fd = 1, .have = C, .count = 10, .want = 10 },
+	{ SYS_PREADV, 10, .fd = 1, .have = C | O, .count = 10, .want = 10 },
+	{ SYS_PWRITEV, 10, .fd = 1, .have = C | O, .count = 10, .off = 300,
+	  .want = 10 },
+	{ SYS_PREADV2, 5, .fd = 1, .have = C | O, .count = 5, .want = 5 },
+	{ SYS_PWRITEV2, 5, .fd = 1, .have = C | O, .count = 5, .want = 5 },
+	{ SYS_LSEEK, 310, .fd = 1, .have = O | RL_WHENCE, .whence = SEEK_END,
+	  .want = 310 },
+	{ SYS_FSYNC, 0, .fd = 1, .want = 0 },
+	{ SYS_FDATASYNC, 0, .fd = 1, .want = 0 },
+	{ SYS_SYNCFS, 0, .fd = 1, .want = 0 },
+	{ SYS_SYNC_FILE_RANGE, 0, .fd = 1, .have = O | C | F, .want = 0 },
+	{ SYS_FALLOCATE, 0, .fd = 1, .have = M | O | C, .count = 8192,
+	  .want = 0 },
+	{ SYS_FTRUNCATE, 0, .fd = 1, .have = C, .count = 2000, .want = 0 },
+	{ SYS_FADVISE64, 0, .fd = 1, .have = O | C | F,
+	  .flags = POSIX_FADV_SEQUENTIAL, .want = 0 },
+	{ SYS_FADVISE64, -EINVAL, .fd = 1, .have = F, .flags = 99,
+	  .want = -EINVAL },
+	{ SYS_READAHEAD, 0, .fd = 1, .have = O | C, .count = 4096, .want = 0 },
+	{ SYS_FSTATFS, 0, .fd = 1, .want = 0 },
+	{ SYS_FCHMOD, 0, .fd = 1, .have = M, .mode = 0600, .want = 0 },
+	{ SYS_FCHOWN, 0, .fd = 1, .have = RL_UID | RL_GID, .uid = -1,
+	  .gid = -1, .want = 0 },
+	{ SYS_FCNTL, 0x8002, .fd = 1, .have = RL_CMD, .cmd = F_GETFL,
+	  .want = ANY_OK },
+	{ SYS_FCNTL, 0, .fd = 1, .have = RL_CMD | RL_ARG, .cmd = F_SETFL,
+	  .arg = O_NONBLOCK, .want = 0 },
+	{ SYS_FCNTL, 0, .fd = 1, .have = RL_CMD, .cmd = F_SETLKW, .want = 0 },
+	{ SYS_FCNTL, 0, .fd = 1, .have = RL_CMD, .cmd = F_NOTIFY,
+	  .want = -EINVAL },
+	{ SYS_NEWFSTATAT, 0, .fd = 1, .want = 0 },
+	{ SYS_STATX, 0, .fd = 1, .want = 0 },
+	{ SYS_UTIMENSAT, 0, .fd = 1, .want = 0 },
+	{ SYS_FACCESSAT2, 0, .fd = 1, .have = M, .mode = R_OK, .want = 0 },
+	/* mmap: the captured address stands for the mapping. */
+	{ SYS_MMAP, MAPADDR, .fd = 1, .have = C | M | F | O, .count = 4096,
+	  .mode = PROT_READ | PROT_WRITE, .flags = MAP_SHARED | MAP_FIXED,
+	  .want = MAPADDR },
+	{ SYS_MSYNC, 0, .fd = 1, .have = RL_ADDR | C | F, .addr = MAPADDR,
+	  .count = 4096, .flags = MS_SYNC, .want = 0 },
+	{ SYS_MUNMAP, 0, .fd = 1, .have = RL_ADDR | C, .addr = MAPADDR,
+	  .count = 4096, .want = 0 },
+	{ SYS_MUNMAP, 0, .fd = 1, .have = RL_ADDR | C, .addr = MAPADDR,
+	  .count = 4096, .want = -EINVAL },
+	{ SYS_MMAP, -ENODEV, .fd = 1, .have = C, .count = 0, .want = -EINVAL },
+	/* transfers */
+	{ SYS_OPEN, 4, "g", .vfd = 2, .have = F | M,
+	  .flags = O_CREAT | O_WRONLY, .mode = 0644, .want = 4 },
+	{ SYS_COPY_FILE_RANGE, 100, .fd = 1, .fd2 = 2,
+	  .have = C | O | RL_OFFSET2, .count = 100, .want = 100 },
+	{ SYS_SENDFILE, 10, .fd = 1, .fd2 = 2, .have = C | O, .count = 10,
+	  .want = 10 },
+	{ SYS_SENDFILE, 10, .fd = 1, .have = C | O, .count = 10, .want = 10 },
+	{ SYS_COPY_FILE_RANGE, 100, .fd = 1, .have = C, .count = 100,
+	  .want = -EBADF },
+	{ SYS_CLOSE, 0, .fd = 2, .want = 0 },
+	{ SYS_SENDFILE, 10, .fd = 1, .fd2 = 2, .have = C, .count = 10,
+	  .want = -EBADF },
+	{ SYS_CLOSE, 0, .fd = 1, .want = 0 },
+	{ SYS_READ, 10, .fd = 1, .have = C, .count = 10, .want = -EBADF },
+	{ SYS_FSTAT, 0, .fd = 1, .want = -EBADF },
+	{ SYS_CLOSE, 0, .fd = 1, .want = -EBADF },
+	{ SYS_WRITE, 10, .fd = 9, .have = C, .count = 10, .want = -EBADF },
+	/* reopening a vfd number replaces the old fd */
+	{ SYS_OPEN, 3, "f", .vfd = 5, .want = 3 },
+	{ SYS_OPEN, 4, "g", .vfd = 5, .want = 4 },
+	{ SYS_READ, 100, .fd = 5, .have = C, .count = 1000, .want = 100 },
+	{ SYS_CREAT, 6, "g", .vfd = 6, .have = M, .mode = 0600, .want = 6 },
+	{ SYS_READ, -EBADF, .fd = 6, .have = C, .count = 10, .want = -EBADF },
+	{ SYS_FSTAT, 0, .fd = 6, .want = 0 },
+	/* a large write takes several chunks */
+	{ SYS_PWRITE64, 3 << 20, .fd = 6, .have = C | O, .count = 3 << 20,
+	  .want = 3 << 20 },
+	{ SYS_OPEN, -ENOENT, "missing", .want = -ENOENT },
+	{ SYS_OPEN, -EEXIST, "f", .have = F, .flags = O_CREAT | O_EXCL,
+	  .want = -EEXIST },
+	{ SYS_OPEN, 7, "", .vfd = 7, .have = F,
+	  .flags = O_RDONLY | O_DIRECTORY, .want = 7 },
+	{ SYS_GETDENTS64, 120, .fd = 7, .have = C, .count = 4096,
+	  .want = ANY_OK },
+	{ SYS_SYNC, 0, .want = 0 },
+	{ SYS_DUP, 8, .fd = 7, .want = -ENOSYS },
+	{ SYS_CHDIR, 0, "", .want = -ENOSYS },
+	{ SYS_EXIT, 0, .want = -ENOSYS },
+};
+
+/* path operations */
+static const struct step path_steps[] = {
+	{ SYS_STAT, -ENOENT, "f", .want = -ENOENT },
+	{ SYS_CREAT, 3, "f", .vfd = 1, .have = M, .mode = 0644, .want = 3 },
+	{ SYS_CLOSE, 0, .fd = 1, .want = 0 },
+	{ SYS_STAT, 0, "f", .want = 0 },
+	{ SYS_LSTAT, 0, "f", .want = 0 },
+	{ SYS_NEWFSTATAT, 0, "f", .want = 0 },
+	{ SYS_NEWFSTATAT, 0, "f", .have = F, .flags = AT_SYMLINK_NOFOLLOW,
+	  .want = 0 },
+	{ SYS_STATX, 0, "f", .want = 0 },
+	{ SYS_STATX, 0, "f", .have = F, .flags = AT_SYMLINK_NOFOLLOW,
+	  .want = 0 },
+	{ SYS_STATFS, 0, "f", .want = 0 },
+	{ SYS_ACCESS, 0, "f", .have = M, .mode = R_OK, .want = 0 },
+	{ SYS_FACCESSAT, -ENOENT, "nope", .want = -ENOENT },
+	{ SYS_FACCESSAT2, 0, "f", .have = F, .flags = AT_SYMLINK_NOFOLLOW,
+	  .want = 0 },
+	{ SYS_STAT, 0, "", .want = 0 },
+	{ SYS_LSTAT, 0, "", .want = 0 },
+	{ SYS_STATX, 0, "", .have = F, .flags = AT_SYMLINK_NOFOLLOW,
+	  .want = 0 },
+	{ SYS_STATFS, 0, "", .want = 0 },
+	{ SYS_MKDIR, 0, "d", .have = M, .mode = 0755, .want = 0 },
+	{ SYS_MKDIR, -EEXIST, "d", .want = -EEXIST },
+	{ SYS_MKDIRAT, 0, "d/e", .want = 0 },
+	{ SYS_MKDIR, -ENOENT, "x/y", .want = -ENOENT },
+	{ SYS_MKDIR, -EEXIST, "", .want = -EEXIST },
+	{ SYS_RMDIR, -ENOTEMPTY, "d", .want = -ENOTEMPTY },
+	{ SYS_UNLINKAT, 0, "d/e", .have = F, .flags = AT_REMOVEDIR,
+	  .want = 0 },
+	{ SYS_RMDIR, 0, "d", .want = 0 },
+	{ SYS_RMDIR, -ENOENT, "d", .want = -ENOENT },
+	{ SYS_CHMOD, 0, "f", .have = M, .mode = 0640, .want = 0 },
+	{ SYS_FCHMODAT, 0, "f", .have = M, .mode = 0600, .want = 0 },
+	{ SYS_CHMOD, 0, "", .have = M, .mode = 0755, .want = 0 },
+	{ SYS_CHOWN, 0, "f", .have = RL_UID | RL_GID, .uid = -1, .gid = -1,
+	  .want = 0 },
+	{ SYS_LCHOWN, 0, "f", .want = 0 },
+	{ SYS_FCHOWNAT, 0, "f", .have = F, .flags = AT_SYMLINK_NOFOLLOW,
+	  .want = 0 },
+	{ SYS_UTIMENSAT, 0, "f", .want = 0 },
+	{ SYS_UTIMENSAT, 0, "f", .have = F, .flags = AT_SYMLINK_NOFOLLOW,
+	  .want = 0 },
+	{ SYS_TRUNCATE, 0, "f", .have = C, .count = 777, .want = 0 },
+	{ SYS_TRUNCATE, -ENOENT, "nope", .have = C, .want = -ENOENT },
+	{ SYS_SYMLINK, 0, "l", .target = "f", .want = 0 },
+	{ SYS_SYMLINK, -EEXIST, "l", .target = "f", .want = -EEXIST },
+	{ SYS_READLINK, 42, "l", .have = C, .count = 4096, .want = 42 },
+	{ SYS_READLINKAT, -EINVAL, "f", .have = C, .count = 4096,
+	  .want = -EINVAL },
+	{ SYS_LSTAT, 0, "l", .want = 0 },
+	{ SYS_STAT, 0, "l", .want = -ELOOP },
+	{ SYS_LINK, 0, "f", "h", .want = 0 },
+	{ SYS_LINKAT, -EEXIST, "f", "h", .want = -EEXIST },
+	{ SYS_RENAME, 0, "h", "i", .want = 0 },
+	{ SYS_RENAMEAT2, -EEXIST, "i", "f", .have = F,
+	  .flags = RENAME_NOREPLACE, .want = -EEXIST },
+	{ SYS_RENAMEAT, 0, "i", "j", .want = 0 },
+	{ SYS_UNLINK, 0, "j", .want = 0 },
+	{ SYS_UNLINK, -ENOENT, "j", .want = -ENOENT },
+	{ SYS_UNLINK, 0, "l", .want = 0 },
+	/* O_TMPFILE in the root, then linked in by its vfd */
+	{ SYS_OPENAT, 5, "", .vfd = 2, .have = F | M,
+	  .flags = O_TMPFILE | O_RDWR, .mode = 0600, .want = 5 },
+	{ SYS_WRITE, 5, .fd = 2, .have = C, .count = 5, .want = 5 },
+	{ SYS_LINKAT, 0, .path2 = "t", .fd = 2, .have = F,
+	  .flags = AT_EMPTY_PATH, .want = 0 },
+	{ SYS_CLOSE, 0, .fd = 2, .want = 0 },
+	{ SYS_STAT, 0, "t", .want = 0 },
+};
+
+static void run_steps(const struct step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		run_step(&steps[i], i);
+}
+
+START_TEST(test_fd_ops)
+{
+	struct stat st;
+	char *f = tu_join(sandbox, "f"), *g = tu_join(sandbox, "g");
+
+	run_steps(fd_steps, sizeof(fd_steps) / sizeof(fd_steps[0]));
+	ck_assert_int_eq(stat(g, &st), 0);
+	ck_assert_int_eq(st.st_size, 3 << 20);
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_int_eq(st.st_size, 2000);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	free(f);
+	free(g);
+	check_sentinel();
+}
+END_TEST
+
+START_TEST(test_path_ops)
+{
+	struct stat st;
+	char *f = tu_join(sandbox, "f"), *t = tu_join(sandbox, "t");
+	char *text;
+	size_t len;
+
+	run_steps(path_steps, sizeof(path_steps) / sizeof(path_steps[0]));
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_int_eq(st.st_size, 777);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	ck_assert_ptr_nonnull(text = tu_read(t, &len));
+	ck_assert_uint_eq(len, 5);
+	for (size_t i = 0; i < len; i++)
+		ck_assert_int_ne(text[i], 0);	/* generated, non-zero */
+	free(text);
+	free(f);
+	free(t);
+	check_sentinel();
+}
+END_TEST
+
+/* Escape attempts: each must fail without touching anything outside. */
+START_TEST(test_hostile)
+{
+	char *evil = tu_join(sandbox, "evil"), *evdir = tu_join(sandbox, "evdir");
+	char outside[PATH_MAX], dotdot[PATH_MAX], prefix[PATH_MAX];
+	struct stat st;
+
+	ck_assert_int_eq(symlink(sentinel, evil), 0);
+	ck_assert_int_eq(symlink(scratch, evdir), 0);
+	snprintf(outside, sizeof(outside), "%s", sentinel);
+	snprintf(dotdot, sizeof(dotdot), "%s/../../../sentinel", sandbox);
+	snprintf(prefix, sizeof(prefix), "%sx/f", sandbox);
+
+	const struct step steps[] = {
+		{ SYS_OPEN, 3, outside, .vfd = 1, .have = F,
+		  .flags = O_WRONLY | O_TRUNC, .want = -EPERM },
+		{ SYS_OPEN, 3, dotdot, .vfd = 1, .have = F,
+		  .flags = O_WRONLY | O_TRUNC, .want = -EPERM },
+		{ SYS_OPEN, 3, prefix, .vfd = 1, .have = F,
+		  .flags = O_WRONLY | O_CREAT, .want = -EPERM },
+		{ SYS_UNLINK, 0, outside, .want = -EPERM },
+		{ SYS_TRUNCATE, 0, outside, .have = C, .want = -EPERM },
+		{ SYS_OPEN, 3, "evil", .vfd = 1, .have = F,
+		  .flags = O_WRONLY | O_TRUNC, .want = -ELOOP },
+		{ SYS_OPEN, 3, "evdir/sentinel", .vfd = 1, .have = F,
+		  .flags = O_WRONLY | O_TRUNC, .want = -ELOOP },
+		{ SYS_TRUNCATE, 0, "evil", .have = C, .want = -ELOOP },
+		{ SYS_CHMOD, 0, "evil", .have = M, .mode = 0, .want = -ELOOP },
+		{ SYS_CHOWN, 0, "evil", .want = -ELOOP },
+		{ SYS_STAT, 0, "evil", .want = -ELOOP },
+		{ SYS_UTIMENSAT, 0, "evil", .want = -ELOOP },
+		{ SYS_UNLINK, 0, "evdir/sentinel", .want = -ELOOP },
+		{ SYS_RENAME, 0, "evdir/sentinel", "z", .want = -ELOOP },
+		{ SYS_RENAME, 0, "z", "evdir/sentinel", .want = -ELOOP },
+		{ SYS_LINK, 0, "evdir/sentinel", "z", .want = -ELOOP },
+		{ SYS_MKDIR, 0, "evdir/x", .want = -ELOOP },
+		{ SYS_SYMLINK, 0, "l", .target = outside, .want = -EPERM },
+		{ SYS_RMDIR, 0, "", .want = -EPERM },
+		{ SYS_UNLINKAT, 0, "", .have = F, .flags = AT_REMOVEDIR,
+		  .want = -EPERM },
+		{ SYS_RENAME, 0, "", "z", .want = -EPERM },
+		{ SYS_MKDIR, 0, "d", .want = 0 },
+		{ SYS_RENAME, 0, "d", "", .want = -EPERM },
+		{ SYS_LINK, 0, "", "z", .want = -EPERM },
+		{ SYS_OPEN, 3, "", .vfd = 1, .have = F,
+		  .flags = O_WRONLY | O_CREAT | O_TRUNC, .want = -EPERM },
+	};
+	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
+	check_sentinel();
+	ck_assert_int_eq(lstat(evil, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(stat(sandbox, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	char *x = tu_join(scratch, "x");
+	ck_assert_int_ne(stat(x, &st), 0);
+	free(x);
+	free(evil);
+	free(evdir);
+}
+END_TEST
+
+#define NTHREADS 8
+#define NFILES 50
+
+static void *worker(void *arg)
+{
+	uintptr_t t = (uintptr_t)arg;
+	char path[PATH_MAX];
+	int fails = 0;
+
+	for (int k = 0; k < NFILES; k++) {
+		uint64_t vfd = t * 1000 + (uint64_t)k + 1;
+		snprintf(path, sizeof(path), "%s/t%lu-%d", sandbox,
+			 (unsigned long)t, k);
+		struct rlog_op ops[3] = {
+			{ .sys = SYS_OPENAT, .ret = 3, .path = path,
+			  .path_len = (uint32_t)strlen(path), .vfd = vfd,
+			  .flags = O_CREAT | O_WRONLY, .mode = 0644,
+			  .have = RL_PATH | RL_VFD | RL_FLAGS | RL_MODE },
+			{ .sys = SYS_WRITE, .ret = 4096, .fd = vfd,
+			  .count = 4096, .have = RL_FD | RL_COUNT },
+			{ .sys = SYS_CLOSE, .ret = 0, .fd = vfd, .have = RL_FD },
+		};
+		for (int i = 0; i < 3; i++) {
+			int64_t res;
+			if (exec_op(&X, &ops[i], &res) || res != ops[i].ret)
+				fails++;
+		}
+	}
+	return (void *)(uintptr_t)fails;
+}
+
+START_TEST(test_threads)
+{
+	pthread_t th[NTHREADS];
+	struct stat st;
+	char path[PATH_MAX];
+
+	for (uintptr_t t = 0; t < NTHREADS; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, worker,
+						(void *)t), 0);
+	for (int t = 0; t < NTHREADS; t++) {
+		void *fails;
+		ck_assert_int_eq(pthread_join(th[t], &fails), 0);
+		ck_assert_uint_eq((uintptr_t)fails, 0);
+	}
+	for (int t = 0; t < NTHREADS; t++) {
+		for (int k = 0; k < NFILES; k++) {
+			snprintf(path, sizeof(path), "%s/t%d-%d", sandbox, t, k);
+			ck_assert_int_eq(stat(path, &st), 0);
+			ck_assert_int_eq(st.st_size, 4096);
+		}
+	}
+	ck_assert_uint_eq(X.vfds.count, 0);
+}
+END_TEST
+
+START_TEST(test_init_errors)
+{
+	struct exec_ctx x;
+	char err[256] = "";
+	char *missing = tu_join(sandbox, "missing");
+	char *bad = "relative/.ioriot/t";
+
+	ck_assert_int_eq(exec_init(&x, &missing, 1, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, missing));
+	ck_assert_int_eq(exec_init(&x, &bad, 1, err, sizeof(err)), -EINVAL);
+	memset(&x, 0, sizeof(x));
+	exec_destroy(&x);
+	/* A vfd left open and a mapping left mapped are released. */
+	const struct step steps[] = {
+		{ SYS_OPEN, 3, "f", .vfd = 1, .have = F | M,
+		  .flags = O_CREAT | O_RDWR, .mode = 0644, .want = 3 },
+		{ SYS_FTRUNCATE, 0, .fd = 1, .have = C, .count = 4096,
+		  .want = 0 },
+		{ SYS_MMAP, MAPADDR, .fd = 1, .have = C | M | F, .count = 4096,
+		  .mode = PROT_READ, .flags = MAP_PRIVATE, .want = MAPADDR },
+	};
+	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
+	free(missing);
+}
+END_TEST
+
+Suite *exec_suite(void)
+{
+	Suite *s = suite_create("exec");
+	TCase *tc = tcase_create("ops");
+
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_fd_ops);
+	tcase_add_test(tc, test_path_ops);
+	tcase_add_test(tc, test_hostile);
+	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_init_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
