@@ -1,0 +1,61 @@
+/*
+ * replay: the replay engine (`ioriot -r`, the second half of `-R`).  One
+ * thread per captured thread (timeline); within a timeline operations run
+ * in file order, across timelines an operation waits only for the
+ * dependencies the generator recorded; with a speed factor, operations
+ * start at their captured time scaled by it, and lateness is carried
+ * forward, never accumulated.  Operations are carried out by exec.h.
+ */
+#ifndef IORIOT_REPLAY_H
+#define IORIOT_REPLAY_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "ioriot/syscalls.h"
+
+#define REPLAY_LATENCY_BUCKETS 64	/* log2 buckets of ns */
+
+struct replay_options {
+	const char *replay_path;
+	double speed;			/* 0: as fast as possible; 1: captured */
+	const volatile sig_atomic_t *stop;	/* set by a signal handler */
+	/* Called about every 2 s from the calling thread. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total,
+			 int64_t ahead_ns);
+	void *progress_ctx;
+};
+
+/* Per syscall: counts, bytes and latency histograms of the run. */
+struct replay_sys_stats {
+	uint64_t ops, bytes;
+	uint64_t differ;		/* result class differs from the capture */
+	uint64_t lat[REPLAY_LATENCY_BUCKETS];	/* replayed durations */
+	uint64_t cap_lat[REPLAY_LATENCY_BUCKETS];	/* captured durations */
+	uint64_t lat_max, cap_lat_max;
+};
+
+struct replay_summary {
+	uint64_t ops;			/* performed */
+	uint64_t timelines;
+	uint64_t duration_ns;		/* wall time of the replay */
+	uint64_t captured_ns;		/* captured duration (last op end) */
+	int64_t ahead_ns;		/* speed > 0: the last op's lead (<0: late) */
+	uint64_t lateness_p50_ns, lateness_p99_ns;	/* speed > 0 */
+	struct replay_sys_stats sys[SYS_COUNT];
+};
+
+/*
+ * Replay opt->replay_path into its sandboxes (created by init).  Returns 0,
+ * or -errno with a message naming the file (and line) in @err.  Failed
+ * operations are counted (sum->sys[].differ), never fatal.
+ */
+int replay_run(const struct replay_options *opt, struct replay_summary *sum,
+	       char *err, size_t errlen);
+
+/* The ns value below which @pct percent of histogram @h lies (upper bucket
+ * bound), 0 for an empty histogram. */
+uint64_t replay_percentile(const uint64_t h[REPLAY_LATENCY_BUCKETS],
+			   double pct);
+
+#endif

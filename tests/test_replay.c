@@ -1,0 +1,263 @@
+/*
+ * Tests of the replay engine (replay.h): timelines in parallel ordered by
+ * their dependencies, dependencies on operations the file lacks, pacing
+ * at a speed factor, stopping, statistics, percentiles and bad files.
+ * Replay files are written here into a scratch directory whose
+ * "mnt/.ioriot/t" is the sandbox.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ioriot/replay.h"
+#include "testutil.h"
+
+static char *scratch, *sandbox, *replay_path;
+
+static void setup(void)
+{
+	char *mnt, *dot;
+
+	scratch = tu_scratch();
+	mnt = tu_join(scratch, "mnt");
+	dot = tu_join(mnt, ".ioriot");
+	sandbox = tu_join(dot, "t");
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(mkdir(dot, 0755), 0);
+	ck_assert_int_eq(mkdir(sandbox, 0755), 0);
+	replay_path = tu_join(scratch, "t.replay");
+	free(mnt);
+	free(dot);
+}
+
+static void teardown(void)
+{
+	free(scratch);
+	free(sandbox);
+	free(replay_path);
+}
+
+/* Open the replay file and write its header. */
+static FILE *replay_begin(void)
+{
+	FILE *f = fopen(replay_path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#|replay_version=1|name=t|user=nobody|\n");
+	fprintf(f, "#|sandbox=%s|\n#INIT\n#OPS\n", sandbox);
+	return f;
+}
+
+static void replay_end(FILE *f, unsigned ops)
+{
+	fprintf(f, "#END|ops=%u|\n", ops);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static int run(double speed, const volatile sig_atomic_t *stop,
+	       struct replay_summary *sum)
+{
+	struct replay_options opt = {
+		.replay_path = replay_path, .speed = speed, .stop = stop,
+	};
+	char err[512];
+	int ret = replay_run(&opt, sum, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "replay_run: %s\n", err);
+	return ret;
+}
+
+/* Whether @name exists in the sandbox (without following a symlink). */
+static bool in_sandbox(const char *name)
+{
+	char *p = tu_join(sandbox, name);
+	struct stat st;
+	bool found = lstat(p, &st) == 0;
+
+	free(p);
+	return found;
+}
+
+static uint64_t total_differ(const struct replay_summary *sum)
+{
+	uint64_t n = 0;
+
+	for (int s = 0; s < SYS_COUNT; s++)
+		n += sum->sys[s].differ;
+	return n;
+}
+
+/*
+ * Timeline 1:1 is busy with mkdir/rmdir pairs before it creates and writes
+ * a file; timeline 1:2 reads the file, depending on the close.  Without
+ * the dependency the reader would run first and fail with ENOENT.
+ */
+START_TEST(test_dependencies)
+{
+	struct replay_summary sum;
+	struct stat st;
+	FILE *f = replay_begin();
+	unsigned id = 0;
+	char *file = tu_join(sandbox, "f");
+
+	for (int i = 0; i < 300; i++) {
+		fprintf(f, "%u 1:1 0 10 - mkdirat 0 path=%s/d%d mode=0755\n",
+			++id, sandbox, i);
+		fprintf(f, "%u 1:1 0 10 - unlinkat 0 path=%s/d%d flags=0x200\n",
+			++id, sandbox, i);
+	}
+	fprintf(f, "%u 1:1 0 10 - openat 3 vfd=1 path=%s flags=0x41 "
+		"mode=0644\n", ++id, file);
+	fprintf(f, "%u 1:1 0 10 - write 100 fd=1 count=100\n", ++id);
+	fprintf(f, "%u 1:1 0 10 - close 0 fd=1\n", ++id);
+	fprintf(f, "%u 1:2 0 10 %u openat 3 vfd=2 path=%s flags=0x0\n",
+		id + 1, id, file);
+	id++;
+	fprintf(f, "%u 1:2 0 10 - read 100 fd=2 count=100\n", ++id);
+	fprintf(f, "%u 1:2 0 10 - close 0 fd=2\n", ++id);
+	replay_end(f, id);
+
+	ck_assert_int_eq(run(0, NULL, &sum), 0);
+	ck_assert_uint_eq(sum.ops, id);
+	ck_assert_uint_eq(sum.timelines, 2);
+	ck_assert_uint_eq(total_differ(&sum), 0);
+	ck_assert_uint_eq(sum.sys[SYS_WRITE].bytes, 100);
+	ck_assert_uint_eq(sum.sys[SYS_READ].bytes, 100);
+	ck_assert_uint_eq(sum.sys[SYS_READ].ops, 1);
+	ck_assert_uint_eq(sum.sys[SYS_MKDIRAT].ops, 300);
+	ck_assert_int_eq(stat(file, &st), 0);
+	ck_assert_int_eq(st.st_size, 100);
+	free(file);
+}
+END_TEST
+
+/* A result that differs from the capture is counted, not fatal; a
+ * dependency on an id the file does not have is satisfied. */
+START_TEST(test_differ_and_missing_dep)
+{
+	struct replay_summary sum;
+	FILE *f = replay_begin();
+
+	fprintf(f, "1 1:1 0 10 - mkdirat 0 path=%s/a mode=0755\n", sandbox);
+	fprintf(f, "5 1:2 0 10 3 mkdirat 0 path=%s/a mode=0755\n", sandbox);
+	fprintf(f, "9 1:2 0 10 1,7 unlinkat -2 path=%s/nothing flags=0x0\n",
+		sandbox);
+	replay_end(f, 3);
+
+	ck_assert_int_eq(run(0, NULL, &sum), 0);
+	ck_assert_uint_eq(sum.ops, 3);
+	/* Whichever mkdirat runs second gets EEXIST; the unlink's ENOENT is
+	 * what was captured. */
+	ck_assert_uint_eq(sum.sys[SYS_MKDIRAT].differ, 1);
+	ck_assert_uint_eq(sum.sys[SYS_UNLINKAT].differ, 0);
+}
+END_TEST
+
+/* At speed 1 the last operation starts no earlier than its captured time;
+ * at speed 2 no earlier than half of it; at 0 the times are ignored. */
+START_TEST(test_speed)
+{
+	struct replay_summary sum;
+	FILE *f = replay_begin();
+
+	fprintf(f, "1 1:1 0 10 - mkdirat 0 path=%s/a mode=0755\n", sandbox);
+	fprintf(f, "2 1:1 80000000 10 - unlinkat 0 path=%s/a flags=0x200\n",
+		sandbox);
+	fprintf(f, "3 1:2 20000000000 10 - mkdirat 0 path=%s/b mode=0755\n",
+		sandbox);
+	replay_end(f, 3);
+
+	ck_assert_int_eq(run(0, NULL, &sum), 0);
+	ck_assert_uint_eq(sum.ops, 3);
+	ck_assert_uint_lt(sum.duration_ns, 10000000000ULL);
+	ck_assert_uint_eq(sum.captured_ns, 20000000010ULL);
+
+	f = replay_begin();
+	fprintf(f, "1 1:1 0 10 - mkdirat 0 path=%s/c mode=0755\n", sandbox);
+	fprintf(f, "2 1:1 80000000 10 - unlinkat 0 path=%s/c flags=0x200\n",
+		sandbox);
+	replay_end(f, 2);
+	ck_assert_int_eq(run(1, NULL, &sum), 0);
+	ck_assert_uint_ge(sum.duration_ns, 80000000ULL);
+	ck_assert_uint_eq(total_differ(&sum), 0);
+	ck_assert_uint_ge(sum.lateness_p99_ns, sum.lateness_p50_ns);
+	ck_assert_int_eq(run(2, NULL, &sum), 0);
+	ck_assert_uint_ge(sum.duration_ns, 40000000ULL);
+}
+END_TEST
+
+/* A stop request ends the replay early without an error. */
+START_TEST(test_stop)
+{
+	static volatile sig_atomic_t stop = 1;
+	struct replay_summary sum;
+	struct stat st;
+	FILE *f = replay_begin();
+
+	fprintf(f, "1 1:1 0 10 - mkdirat 0 path=%s/a mode=0755\n", sandbox);
+	replay_end(f, 1);
+	ck_assert_int_eq(run(0, &stop, &sum), 0);
+	ck_assert_uint_eq(sum.ops, 0);
+	ck_assert_int_eq(stat(sandbox, &st), 0);
+	ck_assert(!in_sandbox("a"));
+}
+END_TEST
+
+/* A missing file and a truncated file are errors naming the file. */
+START_TEST(test_bad_files)
+{
+	struct replay_options opt = { .replay_path = replay_path };
+	struct replay_summary sum;
+	char err[512] = "";
+	FILE *f;
+
+	ck_assert_int_eq(replay_run(&opt, &sum, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, replay_path));
+
+	f = replay_begin();
+	fprintf(f, "1 1:1 0 10 - mkdirat 0 path=%s/a mode=0755\n", sandbox);
+	ck_assert_int_eq(fclose(f), 0);
+	err[0] = '\0';
+	ck_assert_int_eq(replay_run(&opt, &sum, err, sizeof(err)), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(err, replay_path));
+	ck_assert(!in_sandbox("a"));
+}
+END_TEST
+
+START_TEST(test_percentile)
+{
+	uint64_t h[REPLAY_LATENCY_BUCKETS] = { 0 };
+
+	ck_assert_uint_eq(replay_percentile(h, 50), 0);
+	h[10] = 90;			/* 512..1023 ns */
+	h[20] = 10;
+	ck_assert_uint_eq(replay_percentile(h, 50), 1024);
+	ck_assert_uint_eq(replay_percentile(h, 90), 1024);
+	ck_assert_uint_eq(replay_percentile(h, 91), 1 << 20);
+	ck_assert_uint_eq(replay_percentile(h, 100), 1 << 20);
+}
+END_TEST
+
+Suite *replay_suite(void)
+{
+	Suite *s = suite_create("replay");
+	TCase *tc = tcase_create("engine");
+
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_dependencies);
+	tcase_add_test(tc, test_differ_and_missing_dep);
+	tcase_add_test(tc, test_speed);
+	tcase_add_test(tc, test_stop);
+	tcase_add_test(tc, test_bad_files);
+	tcase_add_test(tc, test_percentile);
+	suite_add_tcase(s, tc);
+	return s;
+}
