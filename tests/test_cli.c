@@ -1,7 +1,7 @@
 /*
  * Tests of the command line: the real ioriot binary is run with tu_run()
- * and judged by its exit status (0 success, 1 failure, 2 usage error or a
- * mode not built yet), its messages and the files it leaves.
+ * and judged by its exit status (0 success, 1 failure, 2 usage error), its
+ * messages and the files it leaves.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -128,17 +128,6 @@ START_TEST(test_usage_error)
 }
 END_TEST
 
-/*
- * Modes of later issues: exit 2 and say so.  Remove a case when its mode
- * is built: run as root, it would then really capture, purge, ...
- */
-static const struct {
-	const char *flag;
-	const char *file;	/* argument, created nowhere; NULL: none */
-} not_built[] = {
-	{ "-r", "x.replay" },
-	{ "-R", "x.replay" },
-};
 
 /*
  * -m MODULE runs staprun itself, without a shell, and writes what it prints
@@ -276,24 +265,118 @@ START_TEST(test_trash_and_purge)
 }
 END_TEST
 
-START_TEST(test_not_built)
+/* A replay file for test "t" whose sandbox is @mnt/.ioriot/t: a file is
+ * created, written and renamed, and a directory made. */
+static char *replay_file(const char *dir, const char *mnt)
+{
+	char *text, *path;
+
+	ck_assert(asprintf(&text,
+		"#|replay_version=1|name=t|user=root|\n"
+		"#|sandbox=%1$s/.ioriot/t|\n#INIT\nd %1$s/.ioriot/t/d\n"
+		"x %1$s/.ioriot/t/d/f\n#OPS\n"
+		"1 7:7 0 1000 - openat 3 vfd=1 path=%1$s/.ioriot/t/d/f "
+		"flags=0x41 mode=0644\n"
+		"2 7:7 2000 1000 - write 4096 fd=1 count=4096\n"
+		"3 7:7 4000 1000 - close 0 fd=1\n"
+		"4 7:8 6000 1000 3 renameat 0 path=%1$s/.ioriot/t/d/f "
+		"path2=%1$s/.ioriot/t/d/g\n"
+		"5 7:8 8000 1000 - mkdirat 0 path=%1$s/.ioriot/t/e mode=0755\n"
+		"#END|ops=5|\n", mnt) > 0);
+	path = tu_write_str(dir, "t.replay", text);
+	free(text);
+	return path;
+}
+
+/* -r replays into an existing sandbox, prints the original's summary lines
+ * and the per-syscall rows, and writes the same to -S FILE. */
+START_TEST(test_replay)
 {
 	char *dir = tu_scratch();
-	char *file = tu_join(dir, not_built[_i].file ? not_built[_i].file : "");
-	const char *args[] = { not_built[_i].flag,
-			       not_built[_i].file ? file : NULL, NULL };
-	char *out, *err;
-	int rc = run(args, &out, &err);
+	char *mnt = tu_join(dir, "mnt");
+	char *sb, *replay, *stats, *g, *out, *err, *text;
+	int rc;
 
-	ck_assert_msg(rc == 2, "%s: exit %d", not_built[_i].flag, rc);
-	ck_assert_msg(strstr(err, "not built yet"), "%s: stderr: %s",
-		      not_built[_i].flag, err);
-	if (not_built[_i].file)
-		ck_assert_msg(!exists(file), "%s created %s",
-			      not_built[_i].flag, file);
+	ck_assert(asprintf(&sb, "%s/.ioriot/t/d", mnt) > 0);
+	ck_assert(asprintf(&g, "%s/g", sb) > 0);
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	*strrchr(sb, '/') = '\0';
+	*strrchr(sb, '/') = '\0';
+	ck_assert_int_eq(mkdir(sb, 0755), 0);	/* .ioriot */
+	strcat(sb, "/t");
+	ck_assert_int_eq(mkdir(sb, 0755), 0);
+	strcat(sb, "/d");
+	ck_assert_int_eq(mkdir(sb, 0755), 0);
+	replay = replay_file(dir, mnt);
+	stats = tu_join(dir, "stats.txt");
+	const char *args[] = { "-r", replay, "-D", "-u", "root", "-S", stats,
+			       NULL };
+	rc = run(args, &out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "\tPerformed ioops: 5\n") &&
+		      strstr(out, "\tThreads total: 2\n") &&
+		      strstr(out, "\tNum workers: 1\n") &&
+		      strstr(out, "\tTotal time: ") && strstr(out, "renameat"),
+		      "stdout: %s", out);
+	text = tu_read(stats, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "Stats of test 't':\n") &&
+		      strstr(text, "\tPerformed ioops: 5\n"), "%s", text);
+	ck_assert(exists(g));
+	free(text);
 	free(out);
 	free(err);
-	free(file);
+
+	/* A file that does not exist: exit 1, naming it. */
+	char *none = tu_join(dir, "none.replay");
+	const char *missing[] = { "-r", none, "-D", NULL };
+	rc = run(missing, &out, &err);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, "none.replay"), "stderr: %s", err);
+	free(out);
+	free(err);
+	free(none);
+	free(g);
+	free(sb);
+	free(replay);
+	free(stats);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
+/* -R (as root, on a tmpfs mounted for the test): init creates the
+ * sandbox and the INIT tree, then the replay runs, dropping caches first. */
+START_TEST(test_init_and_replay)
+{
+	char *dir = tu_scratch();
+	char *mnt = tu_join(dir, "mnt");
+	char *replay, *g, *out, *err;
+	int rc;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_init_and_replay: skipped, needs root to "
+			"mount a tmpfs\n");
+		free(mnt);
+		free(dir);
+		return;
+	}
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=8m"), 0);
+	replay = replay_file(dir, mnt);
+	ck_assert(asprintf(&g, "%s/.ioriot/t/d/g", mnt) > 0);
+	const char *args[] = { "-R", replay, "-u", "root", NULL };
+	rc = run(args, &out, &err);
+	ck_assert_msg(exists(g), "no %s", g);
+	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "Caches dropped") &&
+		      strstr(out, "\tPerformed ioops: 5\n"), "stdout: %s", out);
+	free(out);
+	free(err);
+	free(g);
+	free(replay);
+	free(mnt);
 	free(dir);
 }
 END_TEST
@@ -529,8 +612,8 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_capture_needs_root);
 	tcase_add_test(tc, test_capture_output_unwritable);
 	tcase_add_test(tc, test_trash_and_purge);
-	tcase_add_loop_test(tc, test_not_built, 0,
-			    sizeof(not_built) / sizeof(not_built[0]));
+	tcase_add_test(tc, test_replay);
+	tcase_add_test(tc, test_init_and_replay);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("generate");

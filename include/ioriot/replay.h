@@ -10,6 +10,7 @@
 #define IORIOT_REPLAY_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ioriot/syscalls.h"
@@ -24,6 +25,11 @@ struct replay_options {
 	void (*progress)(void *ctx, uint64_t done, uint64_t total,
 			 int64_t ahead_ns);
 	void *progress_ctx;
+	/* Called once the file is loaded and the sandboxes are open, before
+	 * the first operation (to drop privileges); a non-zero return (-errno,
+	 * with a message in @err) ends the run. */
+	int (*ready)(void *ctx, char *err, size_t errlen);
+	void *ready_ctx;
 };
 
 /* Per syscall: counts, bytes and latency histograms of the run. */
@@ -38,6 +44,7 @@ struct replay_sys_stats {
 struct replay_summary {
 	uint64_t ops;			/* performed */
 	uint64_t timelines;
+	uint64_t processes;		/* distinct captured pids */
 	uint64_t duration_ns;		/* wall time of the replay */
 	uint64_t captured_ns;		/* captured duration (last op end) */
 	int64_t ahead_ns;		/* speed > 0: the last op's lead (<0: late) */

@@ -1,14 +1,17 @@
 /*
  * cli: mode dispatch.  Runs the selected mode and maps its result to a
- * message and an exit status: 0 success, 1 failure, 2 usage error or a mode
- * this build does not provide yet.
+ * message and an exit status: 0 success, 1 failure, 2 usage error.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +24,8 @@
 #include "ioriot/rlog.h"
 #include "ioriot/log.h"
 #include "ioriot/pathmap.h"
+#include "ioriot/replay.h"
+#include "ioriot/report.h"
 #include "ioriot/sandbox.h"
 
 #define EXIT_USAGE 2
@@ -96,13 +101,6 @@ static int run_generate(const struct cli_opts *o)
 		printf("Replay file: %s\n", o->replay);
 	}
 	return 0;
-}
-
-static int not_built(const char *what, const char *issue)
-{
-	fprintf(stderr, "ioriot: %s is not built yet in this version (%s); "
-		"capture, generate, init, -d, -P and -T work\n", what, issue);
-	return EXIT_USAGE;
 }
 
 /*
@@ -186,6 +184,16 @@ static void init_progress(void *ctx, uint64_t done, uint64_t total)
 			(double)done / 1e6, (double)total / 1e6);
 	}
 }
+
+/* State of `-r` shared with the engine's callbacks. */
+struct replay_cli {
+	const char *user;
+	uid_t uid;
+	gid_t gid;
+	bool verbose;
+	uint64_t last_ns, last_done;
+	struct report_info info;
+};
 
 /* uid and gid of @user; false if there is no such user. */
 static bool user_ids(const char *user, uid_t *uid, gid_t *gid)
@@ -320,6 +328,146 @@ static int run_capture(const struct cli_opts *o)
 	return 0;
 }
 
+/* Replay progress on stderr; tracks the highest load average. */
+static void replay_progress(void *ctx, uint64_t done, uint64_t total,
+			    int64_t ahead_ns)
+{
+	struct replay_cli *rc = ctx;
+	double load = 0;
+
+	if (getloadavg(&load, 1) == 1 && load > rc->info.loadavg_max)
+		rc->info.loadavg_max = load;
+	if (!rc->verbose)
+		return;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	double rate = now > rc->last_ns ? (double)(done - rc->last_done) * 1e9 /
+					  (double)(now - rc->last_ns) : 0;
+	fprintf(stderr, "ioriot: replay %.1f%% (%llu of %llu ops), %.0f ops/s, "
+		"%s %.3fs, loadavg %.2f\n",
+		total ? 100.0 * (double)done / (double)total : 100.0,
+		(unsigned long long)done, (unsigned long long)total, rate,
+		ahead_ns >= 0 ? "ahead" : "behind",
+		(double)(ahead_ns >= 0 ? ahead_ns : -ahead_ns) / 1e9, load);
+	rc->last_ns = now;
+	rc->last_done = done;
+}
+
+/* After the sandboxes are open: become the test user when run as root. */
+static int replay_ready(void *ctx, char *err, size_t errlen)
+{
+	struct replay_cli *rc = ctx;
+
+	if (geteuid() != 0 || rc->uid == 0)
+		return 0;
+	if (initgroups(rc->user, rc->gid) || setgid(rc->gid) ||
+	    setuid(rc->uid)) {
+		int e = errno;
+		snprintf(err, errlen, "cannot become user %s: %s", rc->user,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* Open as many files as the hard limit allows. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			log_warn("cannot raise the open file limit: %s",
+				 strerror(errno));
+	}
+}
+
+/* Write the report to stdout and -S FILE. */
+static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
+			 const struct replay_summary *sum)
+{
+	FILE *f;
+	int ret;
+
+	if (o->verbosity >= 0)
+		report_write(stdout, &rc->info, sum);
+	if (!o->stats)
+		return 0;
+	f = fopen(o->stats, "w");
+	if (!f) {
+		log_error("%s: %s", o->stats, strerror(errno));
+		return 1;
+	}
+	ret = report_write(f, &rc->info, sum);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret) {
+		log_error("%s: %s", o->stats, strerror(-ret));
+		return 1;
+	}
+	if (o->verbosity >= 0)
+		printf("Stats written to %s\n", o->stats);
+	return 0;
+}
+
+static int run_replay(const struct cli_opts *o)
+{
+	static char user[256], name[256];
+	struct replay_cli rc = { .verbose = o->verbosity >= 0 };
+	struct replay_options ro = {
+		.replay_path = o->replay, .speed = o->speed,
+		.stop = &stop_signalled, .progress = replay_progress,
+		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
+	};
+	struct replay_summary *sum = NULL;
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	char err[PATHMAP_MAX + 256];
+	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
+	int ret = 1;
+
+	if (!r) {
+		log_error("%s", err);
+		return 1;
+	}
+	snprintf(user, sizeof(user), "%s", o->user ? o->user : rlog_header(r)->user);
+	snprintf(name, sizeof(name), "%s", rlog_header(r)->name);
+	rlog_close(r);
+	rc.user = user;
+	rc.info.name = name;
+	if (!user_ids(user, &rc.uid, &rc.gid)) {
+		log_error("unknown user '%s' (-u USER, or user= in %s)", user,
+			  o->replay);
+		return 1;
+	}
+	if (!o->no_drop_caches && run_drop_caches(o)) {
+		log_error("replay needs root to drop caches first, or -D");
+		return 1;
+	}
+	raise_nofile();
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sum = malloc(sizeof(*sum));
+	if (!sum) {
+		log_error("out of memory");
+		return 1;
+	}
+	rc.last_ns = clock_ns(CLOCK_MONOTONIC);
+	getloadavg(&rc.info.loadavg_max, 1);
+	if (replay_run(&ro, sum, err, sizeof(err))) {
+		log_error("%s", err);
+		goto out;
+	}
+	double load;
+	if (getloadavg(&load, 1) == 1 && load > rc.info.loadavg_max)
+		rc.info.loadavg_max = load;
+	if (stop_signalled)
+		log_warn("replay stopped early by a signal");
+	ret = write_reports(o, &rc, sum);
+out:
+	free(sum);
+	return ret;
+}
 
 int cli_main(int argc, char **argv)
 {
@@ -343,9 +491,9 @@ int cli_main(int argc, char **argv)
 	case MODE_INIT:
 		return run_init(&o);
 	case MODE_REPLAY:
-		return not_built("replay", "init and replay engine");
+		return run_replay(&o);
 	case MODE_INIT_REPLAY:
-		return not_built("init and replay", "init and replay engine");
+		return run_init(&o) ? 1 : run_replay(&o);
 	case MODE_DROP_CACHES:
 		return run_drop_caches(&o);
 	case MODE_PURGE:

@@ -93,9 +93,6 @@ void cli_usage(void)
 "  ioriot -c io.capture -r io.replay -n test -u paul   # generate\n"
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
 "\n"
-"Status: capture, generate, init, drop caches, purge and trash are\n"
-"implemented; replay (-r FILE, -R FILE) is not built yet and exits with\n"
-"status 2.\n"
 "See ioriot(8) for details.\n", stdout);
 }
 

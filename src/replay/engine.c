@@ -9,7 +9,9 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,7 @@ struct timeline {
 	uint64_t *late;			/* speed > 0: lateness per op */
 	size_t nlate;
 	int64_t last_ahead;
+	uint64_t end_ns;		/* when its last operation completed */
 	int error;			/* -errno that stopped the timeline */
 };
 
@@ -56,7 +59,10 @@ struct engine {
 	const volatile sig_atomic_t *stop;
 	atomic_int failed;		/* a timeline hit a fatal error */
 	atomic_ullong completed;
+	atomic_llong ahead;		/* speed > 0: the latest op's lead */
 	atomic_int waiters;
+	bool go;			/* under lock: start_ns is set */
+	size_t running;			/* under lock: timelines not done */
 	pthread_mutex_t lock;		/* with cond: waiting for completions */
 	pthread_cond_t cond;
 };
@@ -310,9 +316,12 @@ static void account(struct timeline *tl, const struct rlog_op *op,
 		s->cap_lat_max = op->dur_ns;
 }
 
-/* Sleep until @t (CLOCK_MONOTONIC ns) unless the replay stops. */
+/* Sleep until @t (CLOCK_MONOTONIC ns) unless the replay stops; the last
+ * stretch is spun, as a timed sleep may overshoot by the timer slack. */
 static void sleep_until(struct engine *e, uint64_t t)
 {
+	const uint64_t spin_ns = 100 * 1000;
+
 	while (!should_stop(e)) {
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		uint64_t left;
@@ -321,6 +330,11 @@ static void sleep_until(struct engine *e, uint64_t t)
 		if (now >= t)
 			return;
 		left = t - now;
+		if (left <= spin_ns) {
+			sched_yield();
+			continue;
+		}
+		left -= spin_ns;
 		if (left > 100 * 1000 * 1000ULL)
 			left = 100 * 1000 * 1000ULL;
 		ts.tv_sec = (time_t)(left / 1000000000ULL);
@@ -335,6 +349,10 @@ static void *timeline_main(void *arg)
 	struct engine *e = tl->eng;
 	uint64_t shift = 0;		/* lateness carried forward */
 
+	pthread_mutex_lock(&e->lock);
+	while (!e->go)
+		pthread_cond_wait(&e->cond, &e->lock);
+	pthread_mutex_unlock(&e->lock);
 	for (size_t i = 0; i < tl->n && !should_stop(e); i++) {
 		size_t idx = tl->ops[i];
 		const struct rlog_op *op = &e->ops[idx];
@@ -364,6 +382,8 @@ static void *timeline_main(void *arg)
 				tl->last_ahead = -(int64_t)(now - due);
 				tl->late[tl->nlate++] = now - due;
 			}
+			atomic_store_explicit(&e->ahead, tl->last_ahead,
+					      memory_order_relaxed);
 		}
 		t0 = clock_ns(CLOCK_MONOTONIC);
 		tl->error = exec_op(&e->x, op, &result);
@@ -375,6 +395,11 @@ static void *timeline_main(void *arg)
 		account(tl, op, result, t1 - t0);
 		mark_done(e, idx);
 	}
+	tl->end_ns = clock_ns(CLOCK_MONOTONIC);
+	pthread_mutex_lock(&e->lock);
+	e->running--;
+	pthread_cond_broadcast(&e->cond);
+	pthread_mutex_unlock(&e->lock);
 	return NULL;
 }
 
@@ -434,7 +459,7 @@ static int run_timelines(struct engine *e, const struct replay_options *opt,
 	size_t started = 0;
 	int ret = 0;
 
-	e->start_ns = clock_ns(CLOCK_MONOTONIC);
+	e->running = e->ntls;
 	for (; started < e->ntls; started++) {
 		struct timeline *tl = &e->tls[started];
 
@@ -447,20 +472,30 @@ static int run_timelines(struct engine *e, const struct replay_options *opt,
 			break;
 		}
 	}
-	while (!ret && atomic_load(&e->completed) < e->nops &&
-	       !should_stop(e)) {
-		uint64_t next = clock_ns(CLOCK_MONOTONIC) + 2000000000ULL;
+	/* The clock starts once every timeline exists. */
+	pthread_mutex_lock(&e->lock);
+	e->running -= e->ntls - started;
+	e->start_ns = clock_ns(CLOCK_MONOTONIC);
+	e->go = true;
+	pthread_cond_broadcast(&e->cond);
+	while (e->running) {
+		struct timespec deadline;
 
-		while (clock_ns(CLOCK_MONOTONIC) < next && !should_stop(e) &&
-		       atomic_load(&e->completed) < e->nops) {
-			struct timespec ts = { 0, 50 * 1000 * 1000 };
-
-			nanosleep(&ts, NULL);
-		}
-		if (opt->progress && atomic_load(&e->completed) < e->nops)
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		deadline.tv_sec += 2;
+		while (e->running &&
+		       pthread_cond_timedwait(&e->cond, &e->lock, &deadline) !=
+		       ETIMEDOUT)
+			;
+		if (e->running && opt->progress) {
+			pthread_mutex_unlock(&e->lock);
 			opt->progress(opt->progress_ctx,
-				      atomic_load(&e->completed), e->nops, 0);
+				      atomic_load(&e->completed), e->nops,
+				      atomic_load(&e->ahead));
+			pthread_mutex_lock(&e->lock);
+		}
 	}
+	pthread_mutex_unlock(&e->lock);
 	for (size_t t = 0; t < started; t++) {
 		pthread_join(e->tls[t].thread, NULL);
 		if (!ret && e->tls[t].error) {
@@ -470,6 +505,22 @@ static int run_timelines(struct engine *e, const struct replay_options *opt,
 		}
 	}
 	return ret;
+}
+
+/* Distinct pids among the timelines. */
+static uint64_t count_processes(const struct engine *e)
+{
+	uint64_t n = 0;
+
+	for (size_t t = 0; t < e->ntls; t++) {
+		uint32_t pid = e->ops[e->tls[t].ops[0]].pid;
+		bool seen = false;
+
+		for (size_t u = 0; u < t && !seen; u++)
+			seen = e->ops[e->tls[u].ops[0]].pid == pid;
+		n += !seen;
+	}
+	return n;
 }
 
 static void engine_free(struct engine *e)
@@ -514,9 +565,14 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		if (!tl->sys || !tl->late)
 			goto out;
 	}
+	if (opt->ready && (ret = opt->ready(opt->ready_ctx, err, errlen)))
+		goto out;
 	ret = run_timelines(&e, opt, err, errlen);
-	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - e.start_ns;
+	for (size_t t = 0; t < e.ntls; t++)
+		if (e.tls[t].end_ns > e.start_ns + sum->duration_ns)
+			sum->duration_ns = e.tls[t].end_ns - e.start_ns;
 	sum->timelines = e.ntls;
+	sum->processes = count_processes(&e);
 	if (e.nops)
 		sum->captured_ns = e.ops[e.nops - 1].time_ns +
 				   e.ops[e.nops - 1].dur_ns;

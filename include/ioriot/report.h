@@ -1,0 +1,22 @@
+/*
+ * report: the statistics of a replay as text, for stdout and `-S FILE`.
+ * The first lines are those of the original I/O Riot, so that scripts
+ * which read them keep working; per-syscall tables follow.
+ */
+#ifndef IORIOT_REPORT_H
+#define IORIOT_REPORT_H
+
+#include <stdio.h>
+
+#include "ioriot/replay.h"
+
+struct report_info {
+	const char *name;		/* test name from the replay file */
+	double loadavg_max;		/* highest 1-minute load average seen */
+};
+
+/* Write the report of @sum to @f.  Returns 0 or -errno (a write error). */
+int report_write(FILE *f, const struct report_info *info,
+		 const struct replay_summary *sum);
+
+#endif
