@@ -4,16 +4,22 @@
 # messages read back, some deleted) with the eBPF probe, then generates the
 # replay file from the capture and shows its summary and the start of each
 # section.  Without root, or where the probe cannot load, it generates from
-# a synthetic capture instead (bench/mkcapture).  Init and replay join the
-# demo when they are built.
+# a synthetic capture instead (bench/mkcapture).  As root the workload runs
+# on a tmpfs mounted for the demo, so the replay's sandbox is on that tmpfs
+# too: init and replay (-R) then run there, never on the host's own mounts.
 #   usage: scripts/demo.sh IORIOT_BIN MKCAPTURE_BIN
 set -eu
 
 bin=$1
 mkcapture=$2
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioriot-demo.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
-mail=$work/mail
+mnt=$work/mnt
+mail=$mnt/mail
+cleanup() {
+	mountpoint -q "$mnt" && umount "$mnt"
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
 
 # The workload: 16 hashed directories, 8 messages each.
 workload() {
@@ -32,9 +38,10 @@ workload() {
 	sync
 }
 
-mkdir -p "$mail"
+mkdir -p "$mnt"
 captured=no
-if [ "$(id -u)" -eq 0 ]; then
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64m,mode=0755 ioriot-demo "$mnt"; then
+	mkdir -p "$mail"
 	echo "== 1. capture: ioriot -c io.capture --include $mail (a mail archive workload)"
 	workload &
 	if "$bin" -c "$work/io.capture" --include "$mail" --duration 6; then
@@ -60,4 +67,14 @@ sed -n '/^#OPS$/,$p' "$work/io.replay" | sed -n '2,9p' | cut -c 1-160
 echo "   ..."
 tail -n 1 "$work/io.replay"
 echo
-echo "Init and replay of this file come with the replay engine; see README.md."
+if [ $captured = no ]; then
+	echo "Init and replay need root and a capture on the demo tmpfs; see README.md."
+	exit 0
+fi
+rm -rf "$mail"		# the test host starts without the workload's files
+echo "== 3. init + replay: ioriot -R io.replay -S stats.txt (sandbox on the demo tmpfs)"
+"$bin" -R "$work/io.replay" -S "$work/stats.txt"
+echo
+echo "== the sandbox after the replay"
+find "$mnt/.ioriot/demo" | head -n 8
+echo "   ... $(find "$mnt/.ioriot/demo" -type f | wc -l) files"

@@ -346,7 +346,9 @@ START_TEST(test_replay)
 END_TEST
 
 /* -R (as root, on a tmpfs mounted for the test): init creates the
- * sandbox and the INIT tree, then the replay runs, dropping caches first. */
+ * sandbox and the INIT tree, then the replay runs as nobody, dropping
+ * caches first; the -S file in the root-only scratch directory is opened
+ * before the privileges are dropped. */
 START_TEST(test_init_and_replay)
 {
 	char *dir = tu_scratch();
@@ -365,9 +367,15 @@ START_TEST(test_init_and_replay)
 	ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=8m"), 0);
 	replay = replay_file(dir, mnt);
 	ck_assert(asprintf(&g, "%s/.ioriot/t/d/g", mnt) > 0);
-	const char *args[] = { "-R", replay, "-u", "root", NULL };
+	char *stats = tu_join(dir, "stats.txt");
+	const char *args[] = { "-R", replay, "-u", "nobody", "-S", stats, NULL };
+	struct stat st;
 	rc = run(args, &out, &err);
 	ck_assert_msg(exists(g), "no %s", g);
+	ck_assert_int_eq(stat(g, &st), 0);
+	ck_assert_msg(st.st_uid != 0, "%s created by root", g);
+	ck_assert_msg(exists(stats), "no %s", stats);
+	free(stats);
 	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_msg(strstr(out, "Caches dropped") &&

@@ -382,24 +382,19 @@ static void raise_nofile(void)
 	}
 }
 
-/* Write the report to stdout and -S FILE. */
+/* Write the report to stdout and to @stats (-S FILE, opened before the
+ * replay dropped privileges), which it closes. */
 static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
-			 const struct replay_summary *sum)
+			 const struct replay_summary *sum, FILE *stats)
 {
-	FILE *f;
 	int ret;
 
 	if (o->verbosity >= 0)
 		report_write(stdout, &rc->info, sum);
-	if (!o->stats)
+	if (!stats)
 		return 0;
-	f = fopen(o->stats, "w");
-	if (!f) {
-		log_error("%s: %s", o->stats, strerror(errno));
-		return 1;
-	}
-	ret = report_write(f, &rc->info, sum);
-	if (fclose(f) && !ret)
+	ret = report_write(stats, &rc->info, sum);
+	if (fclose(stats) && !ret)
 		ret = -errno;
 	if (ret) {
 		log_error("%s: %s", o->stats, strerror(-ret));
@@ -420,6 +415,7 @@ static int run_replay(const struct cli_opts *o)
 		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
 	};
 	struct replay_summary *sum = NULL;
+	FILE *stats = NULL;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	char err[PATHMAP_MAX + 256];
 	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
@@ -443,6 +439,10 @@ static int run_replay(const struct cli_opts *o)
 		log_error("replay needs root to drop caches first, or -D");
 		return 1;
 	}
+	if (o->stats && !(stats = fopen(o->stats, "w"))) {
+		log_error("%s: %s", o->stats, strerror(errno));
+		return 1;
+	}
 	raise_nofile();
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -450,7 +450,7 @@ static int run_replay(const struct cli_opts *o)
 	sum = malloc(sizeof(*sum));
 	if (!sum) {
 		log_error("out of memory");
-		return 1;
+		goto out;
 	}
 	rc.last_ns = clock_ns(CLOCK_MONOTONIC);
 	getloadavg(&rc.info.loadavg_max, 1);
@@ -463,8 +463,11 @@ static int run_replay(const struct cli_opts *o)
 		rc.info.loadavg_max = load;
 	if (stop_signalled)
 		log_warn("replay stopped early by a signal");
-	ret = write_reports(o, &rc, sum);
+	ret = write_reports(o, &rc, sum, stats);
+	stats = NULL;
 out:
+	if (stats)
+		fclose(stats);
 	free(sum);
 	return ret;
 }

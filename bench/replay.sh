@@ -1,0 +1,208 @@
+#!/bin/bash
+# replay.sh: the replay engine benchmarks.  Replay files written by mkreplay
+# (openat + pread64 + close of a file per timeline) are initialised and
+# replayed in a tmpfs mounted for the run:
+#   1. engine overhead: one timeline as fast as possible (-s 0) against
+#      syscall-loop doing the same syscalls, both pinned to one CPU;
+#   2. scaling: the same number of operations on 1, 2 and 4 timelines, -s 0;
+#   3. timing accuracy: 10k operations/s for 3 s at captured speed (-s 1)
+#      on 1 and 4 timelines: start lateness and duration error.
+# Figures are medians of runs interleaved with each other.  Needs root;
+# prints figures and targets, exits 0 on a missed target and non-zero only
+# if something fails to run.
+#
+#   bench/replay.sh BIN OUTPUT_DIR
+#
+# BIN is the ioriot binary; OUTPUT_DIR holds bench/mkreplay and
+# bench/syscall-loop.
+set -eu
+set -o pipefail
+
+RUNS=5
+OVERHEAD_OPS=300000		# one timeline
+LOOP_SECS=0.5			# syscall-loop run per overhead run
+SCALE_OPS=600000		# in all, split over the timelines
+PACE_RATE=10000			# ops/s in all
+PACE_OPS=30000			# 3 s at PACE_RATE
+TARGET_RATIO=0.8
+TARGET_P99_US=100
+TARGET_ERR_PCT=1
+
+[ $# -eq 2 ] || { echo "usage: $0 BIN OUTPUT_DIR" >&2; exit 2; }
+bin=$1
+# A bare name would be looked up in PATH: it means the file here.
+case $bin in
+*/*) ;;
+*) bin=./$bin ;;
+esac
+[ -x "$bin" ] || { echo "$0: $bin: not an executable" >&2; exit 1; }
+mkreplay=$2/bench/mkreplay
+loop=$2/bench/syscall-loop
+for b in "$mkreplay" "$loop"; do
+	[ -x "$b" ] || { echo "$0: $b missing: run make bench" >&2; exit 1; }
+done
+if [ "$(id -u)" -ne 0 ]; then
+	echo "replay benchmark skipped: it needs root (sudo make bench)"
+	exit 0
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioriot-bench-replay.XXXXXX")
+cleanup() {
+	umount "$work/mnt" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+mkdir "$work/mnt"
+mount -t tmpfs -o size=64m tmpfs "$work/mnt"
+pin=""
+pinned="not pinned"
+if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
+	pin="taskset -c 0"
+	pinned="pinned to CPU 0"
+fi
+
+# Write replay file NAME (sandbox $work/mnt/.ioriot/NAME) with TIMELINES,
+# OPS_PER_TIMELINE and RATE, and init its sandbox.  Each test has a name
+# of its own and only reads, so one init serves all of its runs.
+prepare() {
+	local name=$1 file=$work/$1.replay
+
+	"$mkreplay" "$work/mnt/.ioriot/$name" "$2" "$3" "$4" > "$file" || {
+		echo "$0: mkreplay failed" >&2
+		exit 1
+	}
+	"$bin" -q -i "$file" > "$work/init.out" 2>&1 || {
+		cat "$work/init.out" >&2
+		echo "$0: init of $file failed" >&2
+		exit 1
+	}
+}
+
+# Replay NAME at speed SPEED (after PIN, a command prefix or "") into
+# $work/NAME.stats.  Every operation must have run and none may have
+# failed, or the figures would measure something else.
+replay() {
+	local name=$1 speed=$2 stats=$work/$1.stats want ops differ
+
+	rm -f "$stats"
+	$3 "$bin" -q -r "$work/$name.replay" -D -u root -s "$speed" \
+		-S "$stats" > "$work/replay.out" 2>&1 || {
+		cat "$work/replay.out" >&2
+		echo "$0: replay of $work/$name.replay failed" >&2
+		exit 1
+	}
+	want=$(awk '/^#END/ { split($0, a, /[=|]/); print a[3] }' "$work/$name.replay")
+	ops=$(stat_of "Performed ioops" "$stats")
+	differ=$(awk 'seen && NF >= 4 { n += $4 } /^syscall / { seen = 1 }
+		      END { print n + 0 }' "$stats")
+	if [ "$ops" != "$want" ] || [ "$differ" -ne 0 ]; then
+		cat "$stats" >&2
+		echo "$0: replay of $name: $ops of $want operations performed, $differ results differ from the file" >&2
+		exit 1
+	fi
+}
+
+# The value of stats line "\tKEY: VALUE" (VALUE up to a space or "s").
+stat_of() {
+	awk -v k="$1" 'index($0, "\t" k ": ") == 1 {
+		v = substr($0, length(k) + 4); sub(/[ s].*$/, "", v); print v }' "$2"
+}
+
+# Operations per second of the last replay of NAME.
+rate_of() {
+	stat_of "Average ioops/s" "$work/$1.stats"
+}
+
+median() {
+	tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+echo "ioriot replay benchmark: $(nproc) CPUs, $RUNS runs of each test"
+
+echo "== engine overhead: 1 timeline, $OVERHEAD_OPS ops, -s 0, $pinned"
+prepare ovh 1 "$OVERHEAD_OPS" 0
+file=$work/mnt/.ioriot/ovh/t0/file
+loop_rates=
+ovh_rates=
+for i in $(seq 1 "$RUNS"); do
+	out=$($pin "$loop" io "$file" "$LOOP_SECS") || {
+		echo "$0: syscall-loop failed" >&2
+		exit 1
+	}
+	loop_rates="$loop_rates $(echo "$out" | awk '{ print $6 }')"
+	replay ovh 0 "$pin"
+	ovh_rates="$ovh_rates $(rate_of ovh)"
+done
+loop_rate=$(echo "$loop_rates" | median)
+ovh_rate=$(echo "$ovh_rates" | median)
+
+echo "== scaling: $SCALE_OPS ops on 1, 2 and 4 timelines, -s 0"
+for n in 1 2 4; do
+	prepare "scale$n" "$n" $((SCALE_OPS / n)) 0
+done
+s1= s2= s4=
+for i in $(seq 1 "$RUNS"); do
+	for n in 1 2 4; do
+		replay "scale$n" 0 ""
+		eval "s$n=\"\$s$n \$(rate_of scale$n)\""
+	done
+done
+scale1=$(echo "$s1" | median)
+scale2=$(echo "$s2" | median)
+scale4=$(echo "$s4" | median)
+
+echo "== timing: $PACE_RATE ops/s for $((PACE_OPS / PACE_RATE)) s on 1 and 4 timelines, -s 1"
+for n in 1 4; do
+	prepare "pace$n" "$n" $((PACE_OPS / n)) "$PACE_RATE"
+done
+p50_1= p99_1= err_1= p50_4= p99_4= err_4=
+for i in $(seq 1 "$RUNS"); do
+	for n in 1 4; do
+		replay "pace$n" 1 ""
+		stats=$work/pace$n.stats
+		late=$(awk -F': ' '/^\tStart lateness p50\/p99: / { sub(/ us$/, "", $2); print $2 }' "$stats")
+		[ -n "$late" ] || late=0/0	# not printed when both are 0
+		# The replay's duration from ops / (ops/s): more digits than
+		# "Total time"; the captured one from the file's last op.
+		err=$(awk -v ops="$(stat_of "Performed ioops" "$stats")" \
+			  -v r="$(rate_of "pace$n")" \
+			  '!/^#/ && NF >= 7 { cap = $3 + $4 }
+			   END { d = ops / r - cap / 1e9; if (d < 0) d = -d
+				 printf "%.4f", d * 100 / (cap / 1e9) }' "$work/pace$n.replay")
+		eval "p50_$n=\"\$p50_$n ${late%/*}\""
+		eval "p99_$n=\"\$p99_$n ${late#*/}\""
+		eval "err_$n=\"\$err_$n $err\""
+	done
+done
+for v in p50_1 p99_1 err_1 p50_4 p99_4 err_4; do
+	eval "$v=\$(echo \"\$$v\" | median)"
+done
+
+awk -v lr="$loop_rate" -v orate="$ovh_rate" -v s1="$scale1" -v s2="$scale2" \
+    -v s4="$scale4" -v a50="$p50_1" -v a99="$p99_1" -v ae="$err_1" \
+    -v b50="$p50_4" -v b99="$p99_4" -v be="$err_4" -v tr="$TARGET_RATIO" \
+    -v tp="$TARGET_P99_US" -v te="$TARGET_ERR_PCT" 'BEGIN {
+	ratio = orate / lr
+	printf "\n%-44s %12s\n", "", "ops/s"
+	printf "%-44s %12.0f\n", "syscall-loop (openat+pread64+close)", lr
+	printf "%-44s %12.0f  (%.2fx the loop)\n", "replay, 1 timeline", orate, ratio
+	printf "%-44s %12.0f  (1.00x)\n", "scaling, 1 timeline", s1
+	printf "%-44s %12.0f  (%.2fx)\n", "scaling, 2 timelines", s2, s2 / s1
+	printf "%-44s %12.0f  (%.2fx)\n", "scaling, 4 timelines", s4, s4 / s1
+	printf "\n%-44s %8s %8s %10s\n", "-s 1", "p50 us", "p99 us", "dur. err."
+	printf "%-44s %8.1f %8.1f %9.3f%%\n", "start lateness, 1 timeline", a50, a99, ae
+	printf "%-44s %8.1f %8.1f %9.3f%%\n", "start lateness, 4 timelines", b50, b99, be
+	printf "\n%-36s %-16s %s\n", "target", "measured", "result"
+	printf "%-36s %-16s %s\n", sprintf(">= %.1fx the syscall loop", tr),
+	       sprintf("%.2fx", ratio), (ratio >= tr ? "PASS" : "MISS")
+	printf "%-36s %-16s %s\n", sprintf("p99 lateness <= %g us, 1 timeline", tp),
+	       sprintf("%.1f us", a99), (a99 <= tp ? "PASS" : "MISS")
+	printf "%-36s %-16s %s\n", sprintf("p99 lateness <= %g us, 4 timelines", tp),
+	       sprintf("%.1f us", b99), (b99 <= tp ? "PASS" : "MISS")
+	printf "%-36s %-16s %s\n", sprintf("duration error < %g%%, 1 timeline", te),
+	       sprintf("%.3f%%", ae), (ae < te ? "PASS" : "MISS")
+	printf "%-36s %-16s %s\n", sprintf("duration error < %g%%, 4 timelines", te),
+	       sprintf("%.3f%%", be), (be < te ? "PASS" : "MISS")
+}'
