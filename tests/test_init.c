@@ -36,53 +36,15 @@ static char fs_mnt[MAXFS][PATH_MAX + 16];
 static size_t fs_n;
 static bool fs_ok;
 
-/* Run @argv with stdout (and, if @quiet, stderr) sent to /dev/null. */
-static int run(const char *const argv[], bool quiet)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		if (null >= 0) {
-			dup2(null, 1);
-			if (quiet)
-				dup2(null, 2);
-		}
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-/* Make an image of @mb MB formatted by @mkfs and loop-mount it at
- * fs_root/@name.  Returns true if it is mounted. */
+/* Loop-mount an image formatted by @mkfs at fs_root/@name. */
 static bool mount_image(const char *name, const char *mkfs,
 			const char *force, unsigned mb)
 {
-	char img[PATH_MAX + 16], *dir = fs_mnt[fs_n];
-	int fd;
+	char *dir = fs_mnt[fs_n];
 
-	snprintf(img, sizeof(img), "%s/%s.img", fs_root, name);
 	snprintf(dir, sizeof(fs_mnt[0]), "%s/%s", fs_root, name);
-	fd = open(img, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	if (fd < 0 || ftruncate(fd, (off_t)mb << 20) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return false;
-	}
-	close(fd);
-	const char *mk[] = { mkfs, "-q", force, img, NULL };
-	const char *mnt[] = { "mount", "-o", "loop", img, dir, NULL };
-	if (mkdir(dir, 0755) < 0 || run(mk, false) != 0 ||
-	    run(mnt, false) != 0) {
-		printf("init: cannot make and mount the %s image, left out\n",
-		       name);
+	if (!tu_mount_image(dir, mkfs, force, mb)) {
+		printf("init: the %s image is left out\n", name);
 		return false;
 	}
 	fs_n++;
@@ -107,7 +69,7 @@ static void fs_setup(void)
 		return;
 	}
 	/* xfsprogs refuses file systems below 300 MB; the image is sparse. */
-	if (run(which, true) != 0)
+	if (tu_exec(which, true) != 0)
 		printf("init: xfs left out: mkfs.xfs is not installed\n");
 	else
 		mount_image("xfs", "mkfs.xfs", "-f", 320);

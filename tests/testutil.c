@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,4 +175,53 @@ int tu_run(char *const argv[], char **out, char **err)
 	close(ofd);
 	close(efd);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int tu_exec(const char *const argv[], bool quiet)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0) {
+			dup2(null, 1);
+			if (quiet)
+				dup2(null, 2);
+		}
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+bool tu_mount_image(const char *dir, const char *mkfs, const char *force,
+		    unsigned mb)
+{
+	char *img;
+	int fd;
+
+	ck_assert(asprintf(&img, "%s.img", dir) > 0);
+	fd = open(img, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)mb << 20) < 0) {
+		printf("cannot make the image %s: %s\n", img, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(img);
+		return false;
+	}
+	close(fd);
+	const char *mk[] = { mkfs, "-q", force, img, NULL };
+	const char *mnt[] = { "mount", "-o", "loop", img, dir, NULL };
+	bool ok = mkdir(dir, 0755) == 0 && tu_exec(mk, false) == 0 &&
+		  tu_exec(mnt, false) == 0;
+	if (!ok)
+		printf("cannot format and mount %s with %s\n", img, mkfs);
+	free(img);
+	return ok;
 }

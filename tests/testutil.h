@@ -8,6 +8,7 @@
 #define IORIOT_TESTUTIL_H
 
 #include <check.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A fresh directory under $TMPDIR or /tmp; aborts the test on failure.
@@ -52,5 +53,20 @@ const char *tu_bin(void);
  * NULL.  Returns the exit status, or -1 if it did not exit normally.
  */
 int tu_run(char *const argv[], char **out, char **err);
+
+/*
+ * Run the program @argv (searched in PATH) with stdout, and if @quiet also
+ * stderr, sent to /dev/null.  Returns its exit status, or -1.
+ */
+int tu_exec(const char *const argv[], bool quiet);
+
+/*
+ * Make a sparse image "@dir.img" of @mb MB, format it with @mkfs (@force is
+ * its overwrite flag: "-F" for ext4, "-f" for xfs) and loop-mount it at the
+ * new directory @dir.  Needs root.  Returns false, saying why on stdout,
+ * if any step fails.
+ */
+bool tu_mount_image(const char *dir, const char *mkfs, const char *force,
+		    unsigned mb);
 
 #endif
