@@ -209,6 +209,63 @@ START_TEST(test_stop)
 }
 END_TEST
 
+/*
+ * Symlinks planted in the sandbox after init, pointing out of it: a file
+ * link and a directory link.  Opening, truncating, writing, creating below,
+ * renaming over and unlinking through them leave the outside untouched.
+ */
+START_TEST(test_hostile_symlinks)
+{
+	struct replay_summary sum;
+	char *outside = tu_join(scratch, "outside");
+	char *sentinel, *flink, *dlink, *text;
+	FILE *f;
+
+	ck_assert_int_eq(mkdir(outside, 0755), 0);
+	sentinel = tu_write_str(outside, "sentinel", "keep me");
+	flink = tu_join(sandbox, "flink");
+	dlink = tu_join(sandbox, "dlink");
+	ck_assert_int_eq(symlink(sentinel, flink), 0);
+	ck_assert_int_eq(symlink(outside, dlink), 0);
+
+	f = replay_begin();
+	fprintf(f, "1 1:1 0 10 - openat 3 vfd=1 path=%s flags=0x241 mode=0644\n",
+		flink);
+	fprintf(f, "2 1:1 0 10 - write 7 fd=1 count=7\n");
+	fprintf(f, "3 1:1 0 10 - truncate 0 path=%s off=0\n", flink);
+	fprintf(f, "4 1:1 0 10 - openat 3 vfd=2 path=%s/new flags=0x41 "
+		"mode=0644\n", dlink);
+	fprintf(f, "5 1:1 0 10 - mkdirat 0 path=%s/dir mode=0755\n", dlink);
+	fprintf(f, "6 1:1 0 10 - unlinkat 0 path=%s/sentinel flags=0x0\n",
+		dlink);
+	fprintf(f, "7 1:2 0 10 - renameat 0 path=%s/sentinel path2=%s/x\n",
+		dlink, sandbox);
+	fprintf(f, "8 1:2 0 10 - chmod 0 path=%s mode=0777\n", flink);
+	replay_end(f, 8);
+	ck_assert_int_eq(run(0, NULL, &sum), 0);
+	ck_assert_uint_eq(sum.ops, 8);
+	ck_assert_uint_eq(total_differ(&sum), 8);
+
+	text = tu_read(sentinel, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, "keep me");
+	struct stat st;
+	ck_assert_int_eq(stat(sentinel, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0644);
+	char *entry = tu_join(outside, "new");
+	ck_assert_int_lt(lstat(entry, &st), 0);
+	free(entry);
+	entry = tu_join(outside, "dir");
+	ck_assert_int_lt(lstat(entry, &st), 0);
+	free(entry);
+	free(text);
+	free(flink);
+	free(dlink);
+	free(sentinel);
+	free(outside);
+}
+END_TEST
+
 /* A missing file and a truncated file are errors naming the file. */
 START_TEST(test_bad_files)
 {
@@ -256,6 +313,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_differ_and_missing_dep);
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_stop);
+	tcase_add_test(tc, test_hostile_symlinks);
 	tcase_add_test(tc, test_bad_files);
 	tcase_add_test(tc, test_percentile);
 	suite_add_tcase(s, tc);
