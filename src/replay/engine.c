@@ -263,7 +263,9 @@ static bool wait_done(struct engine *e, size_t idx)
 
 static void mark_done(struct engine *e, size_t idx)
 {
-	atomic_store_explicit(&e->done[idx], 1, memory_order_release);
+	/* Sequentially consistent, paired with the waiter's increment of
+	 * waiters before it checks done: one of the two sees the other. */
+	atomic_store(&e->done[idx], 1);
 	atomic_fetch_add_explicit(&e->completed, 1, memory_order_relaxed);
 	if (atomic_load(&e->waiters)) {
 		pthread_mutex_lock(&e->lock);
@@ -561,8 +563,9 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		struct timeline *tl = &e.tls[t];
 
 		tl->sys = calloc(SYS_COUNT, sizeof(*tl->sys));
-		tl->late = calloc(tl->n ? tl->n : 1, sizeof(*tl->late));
-		if (!tl->sys || !tl->late)
+		if (e.speed > 0)
+			tl->late = calloc(tl->n, sizeof(*tl->late));
+		if (!tl->sys || (e.speed > 0 && !tl->late))
 			goto out;
 	}
 	if (opt->ready && (ret = opt->ready(opt->ready_ctx, err, errlen)))
