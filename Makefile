@@ -56,7 +56,8 @@ SUITE_NAMES := $(patsubst tests/test_%.c,%,$(sort $(wildcard tests/test_*.c)))
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-BENCH_BINS := $(OUTPUT)/bench/mkcapture $(OUTPUT)/bench/syscall-loop
+BENCH_BINS := $(OUTPUT)/bench/mkcapture $(OUTPUT)/bench/syscall-loop \
+	      $(OUTPUT)/bench/mkreplay
 
 # Small programs with known syscall sequences, captured by the tests.
 WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,\
@@ -158,6 +159,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
 	$(Q)bench/generate.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/capture.sh $(CURDIR)/$(BIN) $(OUTPUT)
+	$(Q)bench/replay.sh $(CURDIR)/$(BIN) $(OUTPUT)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)

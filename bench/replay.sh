@@ -162,8 +162,9 @@ for i in $(seq 1 "$RUNS"); do
 	for n in 1 4; do
 		replay "pace$n" 1 ""
 		stats=$work/pace$n.stats
-		late=$(awk -F': ' '/^\tStart lateness p50\/p99: / { sub(/ us$/, "", $2); print $2 }' "$stats")
-		[ -n "$late" ] || late=0/0	# not printed when both are 0
+		late=$(awk -F': ' '/^\tStart lateness p50\/p99\/max: / {
+			sub(/ us$/, "", $2); split($2, v, "/"); print v[1] "/" v[2] }' "$stats")
+		[ -n "$late" ] || { echo "$0: no start lateness in $stats" >&2; exit 1; }
 		# The replay's duration from ops / (ops/s): more digits than
 		# "Total time"; the captured one from the file's last op.
 		err=$(awk -v ops="$(stat_of "Performed ioops" "$stats")" \

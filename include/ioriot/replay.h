@@ -10,6 +10,7 @@
 #define IORIOT_REPLAY_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,7 +49,8 @@ struct replay_summary {
 	uint64_t duration_ns;		/* wall time of the replay */
 	uint64_t captured_ns;		/* captured duration (last op end) */
 	int64_t ahead_ns;		/* speed > 0: the last op's lead (<0: late) */
-	uint64_t lateness_p50_ns, lateness_p99_ns;	/* speed > 0 */
+	bool timed;			/* speed > 0: the next three are set */
+	uint64_t lateness_p50_ns, lateness_p99_ns, lateness_max_ns;
 	struct replay_sys_stats sys[SYS_COUNT];
 };
 

@@ -349,8 +349,6 @@ static void *timeline_main(void *arg)
 {
 	struct timeline *tl = arg;
 	struct engine *e = tl->eng;
-	uint64_t shift = 0;		/* lateness carried forward */
-
 	pthread_mutex_lock(&e->lock);
 	while (!e->go)
 		pthread_cond_wait(&e->cond, &e->lock);
@@ -358,7 +356,7 @@ static void *timeline_main(void *arg)
 	for (size_t i = 0; i < tl->n && !should_stop(e); i++) {
 		size_t idx = tl->ops[i];
 		const struct rlog_op *op = &e->ops[idx];
-		uint64_t t0, t1;
+		uint64_t t0, t1, late;
 		int64_t result;
 		bool ready = true;
 
@@ -371,23 +369,22 @@ static void *timeline_main(void *arg)
 		if (!ready)
 			break;
 		if (e->speed > 0) {
-			uint64_t due = e->start_ns + shift +
+			uint64_t due = e->start_ns +
 				       (uint64_t)((double)op->time_ns / e->speed);
 			uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
-			if (now < due) {
+			/* The lead before waiting; the lateness when it starts. */
+			tl->last_ahead = (int64_t)(due - now);
+			if (now < due)
 				sleep_until(e, due);
-				tl->last_ahead = (int64_t)(due - now);
-				tl->late[tl->nlate++] = 0;
-			} else {
-				shift += now - due;
-				tl->last_ahead = -(int64_t)(now - due);
-				tl->late[tl->nlate++] = now - due;
-			}
+			t0 = clock_ns(CLOCK_MONOTONIC);
+			late = t0 > due ? t0 - due : 0;
+			tl->late[tl->nlate++] = late;
 			atomic_store_explicit(&e->ahead, tl->last_ahead,
 					      memory_order_relaxed);
+		} else {
+			t0 = clock_ns(CLOCK_MONOTONIC);
 		}
-		t0 = clock_ns(CLOCK_MONOTONIC);
 		tl->error = exec_op(&e->x, op, &result);
 		t1 = clock_ns(CLOCK_MONOTONIC);
 		if (tl->error) {
@@ -428,6 +425,7 @@ static int lateness(struct engine *e, struct replay_summary *sum)
 	if (n) {
 		sum->lateness_p50_ns = all[(n - 1) / 2];
 		sum->lateness_p99_ns = all[(size_t)((double)(n - 1) * 0.99)];
+		sum->lateness_max_ns = all[n - 1];
 	}
 	free(all);
 	return 0;
@@ -584,7 +582,8 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		if (e.tls[t].n && e.tls[t].ops[e.tls[t].n - 1] == e.nops - 1)
 			sum->ahead_ns = e.tls[t].last_ahead;
 	}
-	if (!ret && e.speed > 0)
+	sum->timed = e.speed > 0;
+	if (!ret && sum->timed)
 		ret = lateness(&e, sum);
 out:
 	if (ret == -ENOMEM && errlen && !err[0])

@@ -47,9 +47,10 @@ int report_write(FILE *f, const struct report_info *info,
 	fprintf(f, "\tTime ahead: %.3fs\n", (double)sum->ahead_ns / 1e9);
 	fprintf(f, "\tTotal time: %.2fs\n", secs);
 	fprintf(f, "\tCaptured time: %.2fs\n", (double)sum->captured_ns / 1e9);
-	if (sum->lateness_p50_ns || sum->lateness_p99_ns)
-		fprintf(f, "\tStart lateness p50/p99: %.1f/%.1f us\n",
-			us(sum->lateness_p50_ns), us(sum->lateness_p99_ns));
+	if (sum->timed)
+		fprintf(f, "\tStart lateness p50/p99/max: %.1f/%.1f/%.1f us\n",
+			us(sum->lateness_p50_ns), us(sum->lateness_p99_ns),
+			us(sum->lateness_max_ns));
 
 	fprintf(f, "\nLatency in us (replay, then capture; percentiles are "
 		"upper bounds of power-of-two buckets)\n");
