@@ -327,6 +327,27 @@ START_TEST(test_replay)
 	free(out);
 	free(err);
 
+	/* -S FILE.json: the same figures as JSON (the second run finds the
+	 * sandbox changed, which only changes the differ counts). */
+	char *json = tu_join(dir, "stats.json");
+	const char *again[] = { "-r", replay, "-D", "-q", "-S", json, NULL };
+	rc = run(again, &out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	ck_assert_str_eq(out, "");
+	text = tu_read(json, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(text[0] == '{' && strstr(text, "\"test\": \"t\",") &&
+		      strstr(text, "\"performed_ioops\": 5,") &&
+		      strstr(text, "\"timelines\": 2,") &&
+		      strstr(text, "\"start_lateness_ns\": null,") &&
+		      strstr(text, "\"renameat\": {\"ops\": 1, \"bytes\": 0, ") &&
+		      strstr(text, "\"write\": {\"ops\": 1, \"bytes\": 4096, ") &&
+		      strstr(text, "\n}\n"), "%s", text);
+	free(text);
+	free(json);
+	free(out);
+	free(err);
+
 	/* A file that does not exist: exit 1, naming it. */
 	char *none = tu_join(dir, "none.replay");
 	const char *missing[] = { "-r", none, "-D", NULL };

@@ -1,7 +1,8 @@
 /*
  * report: the statistics of a replay as text, for stdout and `-S FILE`.
  * The first lines are those of the original I/O Riot, so that scripts
- * which read them keep working; per-syscall tables follow.
+ * which read them keep working; per-syscall tables follow.  The same
+ * figures are available as JSON.
  */
 #ifndef IORIOT_REPORT_H
 #define IORIOT_REPORT_H
@@ -18,5 +19,10 @@ struct report_info {
 /* Write the report of @sum to @f.  Returns 0 or -errno (a write error). */
 int report_write(FILE *f, const struct report_info *info,
 		 const struct replay_summary *sum);
+
+/* Write the same figures as one JSON object (schema in README.md, section
+ * Replay).  Returns 0 or -errno (a write error). */
+int report_write_json(FILE *f, const struct report_info *info,
+		      const struct replay_summary *sum);
 
 #endif

@@ -393,7 +393,10 @@ static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
 		report_write(stdout, &rc->info, sum);
 	if (!stats)
 		return 0;
-	ret = report_write(stats, &rc->info, sum);
+	size_t len = strlen(o->stats);
+	bool json = len >= 5 && !strcmp(o->stats + len - 5, ".json");
+	ret = json ? report_write_json(stats, &rc->info, sum) :
+		     report_write(stats, &rc->info, sum);
 	if (fclose(stats) && !ret)
 		ret = -errno;
 	if (ret) {

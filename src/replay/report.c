@@ -2,9 +2,10 @@
  * The text statistics of a replay (report.h): the original's summary
  * lines, then one row per syscall that was replayed with its operations,
  * bytes, results that differed from the capture, and latency percentiles
- * of the replay beside those of the capture.
+ * of the replay beside those of the capture; or all of it as JSON.
  */
 #include <errno.h>
+#include <inttypes.h>
 
 #include "ioriot/report.h"
 #include "ioriot/syscalls.h"
@@ -18,14 +19,26 @@ static double us(uint64_t ns)
 	return (double)ns / 1e3;
 }
 
+/* The @i-th percentile bound of @h, capped at the histogram's maximum. */
+static uint64_t bound(const uint64_t *h, uint64_t max, size_t i)
+{
+	uint64_t b = replay_percentile(h, percentiles[i]);
+
+	return b < max ? b : max;
+}
+
 static void latency_cells(FILE *f, const uint64_t *h, uint64_t max)
 {
-	for (size_t i = 0; i < NPCT; i++) {
-		uint64_t bound = replay_percentile(h, percentiles[i]);
-
-		fprintf(f, " %9.1f", us(bound < max ? bound : max));
-	}
+	for (size_t i = 0; i < NPCT; i++)
+		fprintf(f, " %9.1f", us(bound(h, max, i)));
 	fprintf(f, " %9.1f", us(max));
+}
+
+static int finish(FILE *f)
+{
+	if (fflush(f) || ferror(f))
+		return -(errno ? errno : EIO);
+	return 0;
 }
 
 int report_write(FILE *f, const struct report_info *info,
@@ -71,7 +84,75 @@ int report_write(FILE *f, const struct report_info *info,
 		latency_cells(f, st->cap_lat, st->cap_lat_max);
 		fputc('\n', f);
 	}
-	if (fflush(f) || ferror(f))
-		return -(errno ? errno : EIO);
-	return 0;
+	return finish(f);
+}
+
+/* @s as a JSON string. */
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_latency(FILE *f, const char *key, const uint64_t *h,
+			 uint64_t max)
+{
+	static const char *const names[NPCT] = { "p50", "p95", "p99", "p99.9" };
+
+	fprintf(f, "\"%s\": {", key);
+	for (size_t i = 0; i < NPCT; i++)
+		fprintf(f, "\"%s\": %" PRIu64 ", ", names[i], bound(h, max, i));
+	fprintf(f, "\"max\": %" PRIu64 "}", max);
+}
+
+int report_write_json(FILE *f, const struct report_info *info,
+		      const struct replay_summary *sum)
+{
+	double secs = (double)sum->duration_ns / 1e9;
+	const char *sep = "";
+
+	fprintf(f, "{\n  \"test\": ");
+	json_string(f, info->name);
+	fprintf(f, ",\n  \"processes\": %" PRIu64 ",\n  \"timelines\": %" PRIu64
+		",\n  \"highest_loadavg\": %.2f,\n  \"performed_ioops\": %" PRIu64
+		",\n  \"average_ioops_per_s\": %.2f,\n  \"time_ahead_ns\": %" PRId64
+		",\n  \"total_time_ns\": %" PRIu64 ",\n  \"captured_time_ns\": %" PRIu64
+		",\n", sum->processes, sum->timelines, info->loadavg_max, sum->ops,
+		secs > 0 ? (double)sum->ops / secs : 0.0, sum->ahead_ns,
+		sum->duration_ns, sum->captured_ns);
+	if (sum->timed)
+		fprintf(f, "  \"start_lateness_ns\": {\"p50\": %" PRIu64
+			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "},\n",
+			sum->lateness_p50_ns, sum->lateness_p99_ns,
+			sum->lateness_max_ns);
+	else
+		fprintf(f, "  \"start_lateness_ns\": null,\n");
+	fprintf(f, "  \"syscalls\": {");
+	for (int s = 0; s < SYS_COUNT; s++) {
+		const struct replay_sys_stats *st = &sum->sys[s];
+
+		if (!st->ops)
+			continue;
+		fprintf(f, "%s\n    \"%s\": {\"ops\": %" PRIu64 ", \"bytes\": %"
+			PRIu64 ", \"differ\": %" PRIu64 ", ", sep,
+			sys_info(s)->replay_name, st->ops, st->bytes, st->differ);
+		json_latency(f, "latency_ns", st->lat, st->lat_max);
+		fprintf(f, ", ");
+		json_latency(f, "captured_latency_ns", st->cap_lat,
+			     st->cap_lat_max);
+		fprintf(f, "}");
+		sep = ",";
+	}
+	fprintf(f, "\n  }\n}\n");
+	return finish(f);
 }
