@@ -155,6 +155,7 @@ START_TEST(test_differ_and_missing_dep)
 	/* Whichever mkdirat runs second gets EEXIST; the unlink's ENOENT is
 	 * what was captured. */
 	ck_assert_uint_eq(sum.sys[SYS_MKDIRAT].differ, 1);
+	ck_assert_uint_eq(sum.differ_by_result[SYS_MKDIRAT][EEXIST], 1);
 	ck_assert_uint_eq(sum.sys[SYS_UNLINKAT].differ, 0);
 }
 END_TEST
@@ -245,6 +246,10 @@ START_TEST(test_hostile_symlinks)
 	ck_assert_int_eq(run(0, NULL, &sum), 0);
 	ck_assert_uint_eq(sum.ops, 8);
 	ck_assert_uint_eq(total_differ(&sum), 8);
+	/* Refused as symlinks, whichever component they are; the write
+	 * then has no fd. */
+	ck_assert_uint_eq(sum.differ_by_result[SYS_OPENAT][ELOOP], 2);
+	ck_assert_uint_eq(sum.differ_by_result[SYS_WRITE][EBADF], 1);
 
 	text = tu_read(sentinel, NULL);
 	ck_assert_ptr_nonnull(text);

@@ -17,6 +17,9 @@
 #include "ioriot/syscalls.h"
 
 #define REPLAY_LATENCY_BUCKETS 64	/* log2 buckets of ns */
+/* Differing results by what the replay got: slot 0 success, slot E errno
+ * E, the last slot any errno beyond. */
+#define REPLAY_RESULT_SLOTS 136
 
 struct replay_options {
 	const char *replay_path;
@@ -52,6 +55,7 @@ struct replay_summary {
 	bool timed;			/* speed > 0: the next three are set */
 	uint64_t lateness_p50_ns, lateness_p99_ns, lateness_max_ns;
 	struct replay_sys_stats sys[SYS_COUNT];
+	uint64_t differ_by_result[SYS_COUNT][REPLAY_RESULT_SLOTS];
 };
 
 /*

@@ -60,6 +60,8 @@ struct engine {
 	atomic_int failed;		/* a timeline hit a fatal error */
 	atomic_ullong completed;
 	atomic_llong ahead;		/* speed > 0: the latest op's lead */
+	/* Differing results by replayed result; shared, as they are rare. */
+	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];
 	atomic_int waiters;
 	bool go;			/* under lock: start_ns is set */
 	size_t running;			/* under lock: timelines not done */
@@ -308,8 +310,16 @@ static void account(struct timeline *tl, const struct rlog_op *op,
 	s->ops++;
 	if (result > 0 && moves_bytes(op->sys))
 		s->bytes += (uint64_t)result;
-	if (result_differs(op->ret, result))
+	if (result_differs(op->ret, result)) {
+		int64_t slot = result >= 0 ? 0 : -result;
+
+		if (slot >= REPLAY_RESULT_SLOTS)
+			slot = REPLAY_RESULT_SLOTS - 1;
 		s->differ++;
+		atomic_fetch_add_explicit(
+			&tl->eng->differ_by_result[op->sys][slot], 1,
+			memory_order_relaxed);
+	}
 	s->lat[bucket(dur)]++;
 	s->cap_lat[bucket(op->dur_ns)]++;
 	if (dur > s->lat_max)
@@ -534,6 +544,7 @@ static void engine_free(struct engine *e)
 	free(e->ops);
 	free(e->arena);
 	free(e->done);
+	free(e->differ_by_result);
 	exec_destroy(&e->x);
 	pthread_mutex_destroy(&e->lock);
 	pthread_cond_destroy(&e->cond);
@@ -555,7 +566,8 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		goto out;
 	ret = -ENOMEM;
 	e.done = calloc(e.nops ? e.nops : 1, sizeof(*e.done));
-	if (!e.done)
+	e.differ_by_result = calloc(SYS_COUNT, sizeof(*e.differ_by_result));
+	if (!e.done || !e.differ_by_result)
 		goto out;
 	for (size_t t = 0; t < e.ntls; t++) {
 		struct timeline *tl = &e.tls[t];
@@ -582,6 +594,10 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		if (e.tls[t].n && e.tls[t].ops[e.tls[t].n - 1] == e.nops - 1)
 			sum->ahead_ns = e.tls[t].last_ahead;
 	}
+	for (int s = 0; s < SYS_COUNT && e.differ_by_result; s++)
+		for (int i = 0; i < REPLAY_RESULT_SLOTS; i++)
+			sum->differ_by_result[s][i] =
+				atomic_load(&e.differ_by_result[s][i]);
 	sum->timed = e.speed > 0;
 	if (!ret && sum->timed)
 		ret = lateness(&e, sum);

@@ -2,10 +2,13 @@
  * The text statistics of a replay (report.h): the original's summary
  * lines, then one row per syscall that was replayed with its operations,
  * bytes, results that differed from the capture, and latency percentiles
- * of the replay beside those of the capture; or all of it as JSON.
+ * of the replay beside those of the capture, and the differing results by
+ * what the replay got; or all of it as JSON.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
 
 #include "ioriot/report.h"
 #include "ioriot/syscalls.h"
@@ -32,6 +35,37 @@ static void latency_cells(FILE *f, const uint64_t *h, uint64_t max)
 	for (size_t i = 0; i < NPCT; i++)
 		fprintf(f, " %9.1f", us(bound(h, max, i)));
 	fprintf(f, " %9.1f", us(max));
+}
+
+/* The name of result slot @i: "OK", "ELOOP", ..., "other". */
+static const char *result_name(int i, char buf[16])
+{
+	const char *name = i ? strerrorname_np(i) : "OK";
+
+	if (i == REPLAY_RESULT_SLOTS - 1)
+		return "other";
+	if (name)
+		return name;
+	snprintf(buf, 16, "E%d", i);
+	return buf;
+}
+
+/* "NAME COUNT" pairs of the differing results of @s, or JSON members. */
+static void differ_list(FILE *f, const struct replay_summary *sum, int s,
+			bool json)
+{
+	const char *sep = "";
+	char buf[16];
+
+	for (int i = 0; i < REPLAY_RESULT_SLOTS; i++) {
+		uint64_t n = sum->differ_by_result[s][i];
+
+		if (!n)
+			continue;
+		fprintf(f, json ? "%s\"%s\": %" PRIu64 : "%s%s %" PRIu64, sep,
+			result_name(i, buf), n);
+		sep = ", ";
+	}
 }
 
 static int finish(FILE *f)
@@ -82,6 +116,16 @@ int report_write(FILE *f, const struct report_info *info,
 			(unsigned long long)st->differ);
 		latency_cells(f, st->lat, st->lat_max);
 		latency_cells(f, st->cap_lat, st->cap_lat_max);
+		fputc('\n', f);
+	}
+	for (int s = 0, first = 1; s < SYS_COUNT; s++) {
+		if (!sum->sys[s].differ)
+			continue;
+		if (first)
+			fprintf(f, "\nDiffering results (what the replay got)\n");
+		first = 0;
+		fprintf(f, "%-18s ", sys_info(s)->replay_name);
+		differ_list(f, sum, s, false);
 		fputc('\n', f);
 	}
 	return finish(f);
@@ -150,7 +194,9 @@ int report_write_json(FILE *f, const struct report_info *info,
 		fprintf(f, ", ");
 		json_latency(f, "captured_latency_ns", st->cap_lat,
 			     st->cap_lat_max);
-		fprintf(f, "}");
+		fprintf(f, ", \"differ_by_result\": {");
+		differ_list(f, sum, s, true);
+		fprintf(f, "}}");
 		sep = ",";
 	}
 	fprintf(f, "\n  }\n}\n");
