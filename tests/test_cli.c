@@ -342,6 +342,7 @@ START_TEST(test_replay)
 		      strstr(text, "\"start_lateness_ns\": null,") &&
 		      strstr(text, "\"renameat\": {\"ops\": 1, \"bytes\": 0, ") &&
 		      strstr(text, "\"write\": {\"ops\": 1, \"bytes\": 4096, ") &&
+		      strstr(text, "\"block_devices\": [") &&
 		      strstr(text, "\n}\n"), "%s", text);
 	free(text);
 	free(json);

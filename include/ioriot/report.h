@@ -9,11 +9,14 @@
 
 #include <stdio.h>
 
+#include "ioriot/diskstats.h"
 #include "ioriot/replay.h"
 
 struct report_info {
 	const char *name;		/* test name from the replay file */
 	double loadavg_max;		/* highest 1-minute load average seen */
+	const struct disk_figures *disks;	/* devices that did I/O */
+	size_t ndisks;
 };
 
 /* Write the report of @sum to @f.  Returns 0 or -errno (a write error). */

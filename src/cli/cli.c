@@ -19,6 +19,7 @@
 #include "ioriot/capture.h"
 #include "ioriot/cli.h"
 #include "ioriot/clock.h"
+#include "ioriot/diskstats.h"
 #include "ioriot/generate.h"
 #include "ioriot/init.h"
 #include "ioriot/rlog.h"
@@ -193,6 +194,8 @@ struct replay_cli {
 	bool verbose;
 	uint64_t last_ns, last_done;
 	struct report_info info;
+	struct diskstats disks_before;	/* when the replay starts */
+	uint64_t disks_before_ns;
 };
 
 /* uid and gid of @user; false if there is no such user. */
@@ -357,6 +360,9 @@ static int replay_ready(void *ctx, char *err, size_t errlen)
 {
 	struct replay_cli *rc = ctx;
 
+	/* Without /proc/diskstats the stats just lack the devices. */
+	if (diskstats_read(&rc->disks_before, "/proc/diskstats") == 0)
+		rc->disks_before_ns = clock_ns(CLOCK_MONOTONIC);
 	if (geteuid() != 0 || rc->uid == 0)
 		return 0;
 	if (initgroups(rc->user, rc->gid) || setgid(rc->gid) ||
@@ -419,6 +425,7 @@ static int run_replay(const struct cli_opts *o)
 	};
 	struct replay_summary *sum = NULL;
 	FILE *stats = NULL;
+	struct disk_figures *disks = NULL;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	char err[PATHMAP_MAX + 256];
 	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
@@ -461,6 +468,18 @@ static int run_replay(const struct cli_opts *o)
 		log_error("%s", err);
 		goto out;
 	}
+	struct diskstats after = { 0 };
+	if (rc.disks_before_ns &&
+	    diskstats_read(&after, "/proc/diskstats") == 0) {
+		double secs = (double)(clock_ns(CLOCK_MONOTONIC) -
+				       rc.disks_before_ns) / 1e9;
+		disks = calloc(after.n ? after.n : 1, sizeof(*disks));
+		if (disks) {
+			rc.info.ndisks = diskstats_delta(&rc.disks_before,
+							 &after, secs, disks);
+			rc.info.disks = disks;
+		}
+	}
 	double load;
 	if (getloadavg(&load, 1) == 1 && load > rc.info.loadavg_max)
 		rc.info.loadavg_max = load;
@@ -468,9 +487,12 @@ static int run_replay(const struct cli_opts *o)
 		log_warn("replay stopped early by a signal");
 	ret = write_reports(o, &rc, sum, stats);
 	stats = NULL;
+	diskstats_free(&after);
 out:
 	if (stats)
 		fclose(stats);
+	diskstats_free(&rc.disks_before);
+	free(disks);
 	free(sum);
 	return ret;
 }

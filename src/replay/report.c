@@ -118,6 +118,18 @@ int report_write(FILE *f, const struct report_info *info,
 		latency_cells(f, st->cap_lat, st->cap_lat_max);
 		fputc('\n', f);
 	}
+	if (info->ndisks)
+		fprintf(f, "\nBlock devices (from /proc/diskstats, as iostat -x)\n"
+			"%-16s %10s %10s %9s %9s %9s %9s %6s\n", "device", "r/s",
+			"w/s", "rMB/s", "wMB/s", "r_await", "w_await", "%util");
+	for (size_t i = 0; i < info->ndisks; i++) {
+		const struct disk_figures *d = &info->disks[i];
+
+		fprintf(f, "%-16s %10.1f %10.1f %9.2f %9.2f %9.2f %9.2f %6.1f\n",
+			d->name, d->rd_per_s, d->wr_per_s, d->rd_mb_per_s,
+			d->wr_mb_per_s, d->rd_await_ms, d->wr_await_ms,
+			d->util_pct);
+	}
 	for (int s = 0, first = 1; s < SYS_COUNT; s++) {
 		if (!sum->sys[s].differ)
 			continue;
@@ -199,6 +211,19 @@ int report_write_json(FILE *f, const struct report_info *info,
 		fprintf(f, "}}");
 		sep = ",";
 	}
-	fprintf(f, "\n  }\n}\n");
+	fprintf(f, "\n  },\n  \"block_devices\": [");
+	for (size_t i = 0; i < info->ndisks; i++) {
+		const struct disk_figures *d = &info->disks[i];
+
+		fprintf(f, "%s\n    {\"device\": ", i ? "," : "");
+		json_string(f, d->name);
+		fprintf(f, ", \"r_per_s\": %.1f, \"w_per_s\": %.1f, "
+			"\"r_mb_per_s\": %.3f, \"w_mb_per_s\": %.3f, "
+			"\"r_await_ms\": %.3f, \"w_await_ms\": %.3f, "
+			"\"util_pct\": %.1f}", d->rd_per_s, d->wr_per_s,
+			d->rd_mb_per_s, d->wr_mb_per_s, d->rd_await_ms,
+			d->wr_await_ms, d->util_pct);
+	}
+	fprintf(f, "%s]\n}\n", info->ndisks ? "\n  " : "");
 	return finish(f);
 }

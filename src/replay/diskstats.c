@@ -1,0 +1,122 @@
+/*
+ * Block device counters from /proc/diskstats (diskstats.h).  The fields
+ * used are the first eleven of each line: major, minor, name, reads
+ * completed, reads merged, sectors read, ms reading, writes completed,
+ * writes merged, sectors written, ms writing, then I/Os in progress and
+ * ms doing I/O.  Sectors are 512 bytes whatever the device's block size.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioriot/diskstats.h"
+
+int diskstats_read(struct diskstats *ds, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	size_t cap = 0;
+	int ret = 0;
+
+	memset(ds, 0, sizeof(*ds));
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct disk_counters c = { 0 };
+		uint64_t rd_merges, wr_merges, in_flight;
+		unsigned major, minor;
+
+		if (sscanf(line, "%u %u %31s %" SCNu64 " %" SCNu64 " %" SCNu64
+			   " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %"
+			   SCNu64 " %" SCNu64 " %" SCNu64, &major, &minor,
+			   c.name, &c.rd_ios, &rd_merges, &c.rd_sectors,
+			   &c.rd_ticks_ms, &c.wr_ios, &wr_merges, &c.wr_sectors,
+			   &c.wr_ticks_ms, &in_flight, &c.io_ticks_ms) != 13) {
+			ret = -EPROTO;
+			goto out;
+		}
+		if (ds->n == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			struct disk_counters *p = realloc(ds->dev,
+							  ncap * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			ds->dev = p;
+			cap = ncap;
+		}
+		ds->dev[ds->n++] = c;
+	}
+	if (ferror(f))
+		ret = -EIO;
+out:
+	fclose(f);
+	if (ret)
+		diskstats_free(ds);
+	return ret;
+}
+
+static const struct disk_counters *find(const struct diskstats *ds,
+					const char *name)
+{
+	for (size_t i = 0; i < ds->n; i++)
+		if (!strcmp(ds->dev[i].name, name))
+			return &ds->dev[i];
+	return NULL;
+}
+
+size_t diskstats_delta(const struct diskstats *before,
+		       const struct diskstats *after, double secs,
+		       struct disk_figures *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < after->n; i++) {
+		const struct disk_counters *a = &after->dev[i];
+		const struct disk_counters *b = find(before, a->name);
+		uint64_t rd, wr;
+
+		if (!b || a->rd_ios < b->rd_ios || a->wr_ios < b->wr_ios ||
+		    a->rd_sectors < b->rd_sectors ||
+		    a->wr_sectors < b->wr_sectors ||
+		    a->rd_ticks_ms < b->rd_ticks_ms ||
+		    a->wr_ticks_ms < b->wr_ticks_ms ||
+		    a->io_ticks_ms < b->io_ticks_ms)
+			continue;
+		rd = a->rd_ios - b->rd_ios;
+		wr = a->wr_ios - b->wr_ios;
+		if (!rd && !wr)
+			continue;
+		struct disk_figures *d = &out[n++];
+		double util;
+
+		d->name = a->name;
+		d->rd_per_s = secs > 0 ? (double)rd / secs : 0;
+		d->wr_per_s = secs > 0 ? (double)wr / secs : 0;
+		d->rd_mb_per_s = secs > 0 ? (double)(a->rd_sectors -
+				 b->rd_sectors) * 512 / 1e6 / secs : 0;
+		d->wr_mb_per_s = secs > 0 ? (double)(a->wr_sectors -
+				 b->wr_sectors) * 512 / 1e6 / secs : 0;
+		util = secs > 0 ? (double)(a->io_ticks_ms - b->io_ticks_ms) /
+				  (secs * 10) : 0;
+		d->util_pct = util > 100 ? 100 : util;
+		d->rd_await_ms = rd ? (double)(a->rd_ticks_ms -
+				 b->rd_ticks_ms) / (double)rd : 0;
+		d->wr_await_ms = wr ? (double)(a->wr_ticks_ms -
+				 b->wr_ticks_ms) / (double)wr : 0;
+	}
+	return n;
+}
+
+void diskstats_free(struct diskstats *ds)
+{
+	if (!ds)
+		return;
+	free(ds->dev);
+	ds->dev = NULL;
+	ds->n = 0;
+}
