@@ -359,6 +359,7 @@ static void *timeline_main(void *arg)
 {
 	struct timeline *tl = arg;
 	struct engine *e = tl->eng;
+	pthread_setname_np(pthread_self(), "ioriot-replay");	/* top -H */
 	pthread_mutex_lock(&e->lock);
 	while (!e->go)
 		pthread_cond_wait(&e->cond, &e->lock);
