@@ -61,15 +61,20 @@ START_TEST(test_delta)
 }
 END_TEST
 
+/* Lines in another format, and a missing file. */
 START_TEST(test_errors)
 {
 	char *dir = tu_scratch();
-	char *bad = tu_write_str(dir, "bad", "   8 0 sda 1 2 3\n");
+	char *bad = tu_write_str(dir, "bad", "   8 0 sda 1 2 3\n"
+				 "   8 16 sdb 1 0 8 1 0 0 0 0 0 1 1\n");
 	char *missing = tu_join(dir, "missing");
 	struct diskstats ds;
 
-	ck_assert_int_eq(diskstats_read(&ds, bad), -EPROTO);
-	ck_assert_ptr_null(ds.dev);
+	/* A line in another format is skipped, the rest is read. */
+	ck_assert_int_eq(diskstats_read(&ds, bad), 0);
+	ck_assert_uint_eq(ds.n, 1);
+	ck_assert_str_eq(ds.dev[0].name, "sdb");
+	diskstats_free(&ds);
 	ck_assert_int_eq(diskstats_read(&ds, missing), -ENOENT);
 	ck_assert_int_eq(diskstats_read(&ds, "/proc/diskstats"), 0);
 	diskstats_free(&ds);

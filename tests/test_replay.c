@@ -126,6 +126,7 @@ START_TEST(test_dependencies)
 	ck_assert_int_eq(run(0, NULL, &sum), 0);
 	ck_assert_uint_eq(sum.ops, id);
 	ck_assert_uint_eq(sum.timelines, 2);
+	ck_assert_uint_eq(sum.processes, 1);
 	ck_assert_uint_eq(total_differ(&sum), 0);
 	ck_assert_uint_eq(sum.sys[SYS_WRITE].bytes, 100);
 	ck_assert_uint_eq(sum.sys[SYS_READ].bytes, 100);
@@ -145,13 +146,14 @@ START_TEST(test_differ_and_missing_dep)
 	FILE *f = replay_begin();
 
 	fprintf(f, "1 1:1 0 10 - mkdirat 0 path=%s/a mode=0755\n", sandbox);
-	fprintf(f, "5 1:2 0 10 3 mkdirat 0 path=%s/a mode=0755\n", sandbox);
-	fprintf(f, "9 1:2 0 10 1,7 unlinkat -2 path=%s/nothing flags=0x0\n",
+	fprintf(f, "5 2:2 0 10 3 mkdirat 0 path=%s/a mode=0755\n", sandbox);
+	fprintf(f, "9 2:2 0 10 1,7 unlinkat -2 path=%s/nothing flags=0x0\n",
 		sandbox);
 	replay_end(f, 3);
 
 	ck_assert_int_eq(run(0, NULL, &sum), 0);
 	ck_assert_uint_eq(sum.ops, 3);
+	ck_assert_uint_eq(sum.processes, 2);
 	/* Whichever mkdirat runs second gets EEXIST; the unlink's ENOENT is
 	 * what was captured. */
 	ck_assert_uint_eq(sum.sys[SYS_MKDIRAT].differ, 1);

@@ -31,8 +31,8 @@ struct disk_figures {
 
 /*
  * Read the counters of every device in @path (/proc/diskstats format) into
- * @ds.  Returns 0, -errno when the file cannot be read, or -EPROTO for a
- * line that is not in that format.
+ * @ds; lines in another format (old partition lines, names longer than 31
+ * bytes) are skipped.  Returns 0, or -errno when the file cannot be read.
  */
 int diskstats_read(struct diskstats *ds, const char *path);
 

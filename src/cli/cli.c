@@ -454,9 +454,12 @@ static int run_replay(const struct cli_opts *o)
 		return 1;
 	}
 	raise_nofile();
+	/* A stop must not fail the syscalls in flight: they restart. */
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);	/* a closed terminal: still report */
 	sum = malloc(sizeof(*sum));
 	if (!sum) {
 		log_error("out of memory");

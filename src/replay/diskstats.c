@@ -33,10 +33,8 @@ int diskstats_read(struct diskstats *ds, const char *path)
 			   SCNu64 " %" SCNu64 " %" SCNu64, &major, &minor,
 			   c.name, &c.rd_ios, &rd_merges, &c.rd_sectors,
 			   &c.rd_ticks_ms, &c.wr_ios, &wr_merges, &c.wr_sectors,
-			   &c.wr_ticks_ms, &in_flight, &c.io_ticks_ms) != 13) {
-			ret = -EPROTO;
-			goto out;
-		}
+			   &c.wr_ticks_ms, &in_flight, &c.io_ticks_ms) != 13)
+			continue;	/* another format: not a device we report */
 		if (ds->n == cap) {
 			size_t ncap = cap ? cap * 2 : 32;
 			struct disk_counters *p = realloc(ds->dev,

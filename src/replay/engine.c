@@ -246,11 +246,11 @@ static bool wait_done(struct engine *e, size_t idx)
 	}
 	pthread_mutex_lock(&e->lock);
 	atomic_fetch_add(&e->waiters, 1);
-	while (!atomic_load_explicit(&e->done[idx], memory_order_acquire) &&
+	while (!atomic_load(&e->done[idx]) &&
 	       !should_stop(e)) {
 		struct timespec ts;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += 100 * 1000 * 1000;	/* notice a stop */
 		if (ts.tv_nsec >= 1000000000) {
 			ts.tv_sec++;
@@ -380,8 +380,9 @@ static void *timeline_main(void *arg)
 		if (!ready)
 			break;
 		if (e->speed > 0) {
+			double at = (double)op->time_ns / e->speed;
 			uint64_t due = e->start_ns +
-				       (uint64_t)((double)op->time_ns / e->speed);
+				       (at < 1e18 ? (uint64_t)at : 1000000000000000000ULL);
 			uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
 			/* The lead before waiting; the lateness when it starts. */
@@ -492,7 +493,7 @@ static int run_timelines(struct engine *e, const struct replay_options *opt,
 	while (e->running) {
 		struct timespec deadline;
 
-		clock_gettime(CLOCK_REALTIME, &deadline);
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
 		deadline.tv_sec += 2;
 		while (e->running &&
 		       pthread_cond_timedwait(&e->cond, &e->lock, &deadline) !=
@@ -518,19 +519,22 @@ static int run_timelines(struct engine *e, const struct replay_options *opt,
 	return ret;
 }
 
-/* Distinct pids among the timelines. */
+/* Distinct pids among the timelines; 0 when out of memory. */
 static uint64_t count_processes(const struct engine *e)
 {
+	struct u64map pids;
 	uint64_t n = 0;
 
+	if (u64map_init(&pids))
+		return 0;
 	for (size_t t = 0; t < e->ntls; t++) {
-		uint32_t pid = e->ops[e->tls[t].ops[0]].pid;
-		bool seen = false;
+		uint64_t pid = e->ops[e->tls[t].ops[0]].pid;
 
-		for (size_t u = 0; u < t && !seen; u++)
-			seen = e->ops[e->tls[u].ops[0]].pid == pid;
-		n += !seen;
+		if (!u64map_get(&pids, pid) &&
+		    u64map_put(&pids, pid, (void *)1) == 0)
+			n++;
 	}
+	u64map_destroy(&pids);
 	return n;
 }
 
@@ -561,7 +565,11 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	if (errlen)
 		err[0] = '\0';
 	pthread_mutex_init(&e.lock, NULL);
-	pthread_cond_init(&e.cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* no clock steps */
+	pthread_cond_init(&e.cond, &ca);
+	pthread_condattr_destroy(&ca);
 	ret = load(&e, opt->replay_path, err, errlen);
 	if (ret)
 		goto out;
