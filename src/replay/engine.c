@@ -25,12 +25,8 @@
 #include "ioriot/syscall_table.h"
 #include "ioriot/u64map.h"
 
-/* An operation as loaded; its strings are offsets into the arena until the
- * whole file is read, then pointers. */
-struct loaded_op {
-	struct rlog_op op;
-	uint32_t idx;			/* position in file order */
-};
+#define TIMELINE_STACK (256u << 10)
+
 
 struct timeline {
 	uint32_t *ops;			/* indexes into engine.ops, file order */
@@ -46,7 +42,9 @@ struct timeline {
 };
 
 struct engine {
-	struct rlog_op *ops;		/* file order, ids increasing */
+	/* File order, ids increasing.  Their strings point into the arena;
+	 * while loading they hold arena offsets + 1 instead. */
+	struct rlog_op *ops;
 	size_t nops;
 	atomic_uchar *done;		/* per op */
 	char *arena;
@@ -469,14 +467,19 @@ static int run_timelines(struct engine *e, const struct replay_options *opt,
 			 char *err, size_t errlen)
 {
 	size_t started = 0;
+	pthread_attr_t attr;
 	int ret = 0;
 
+	/* Small stacks: there may be thousands of timelines, and no
+	 * timeline keeps more than a few KiB on its stack. */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, TIMELINE_STACK);
 	e->running = e->ntls;
 	for (; started < e->ntls; started++) {
 		struct timeline *tl = &e->tls[started];
 
 		tl->eng = e;
-		ret = -pthread_create(&tl->thread, NULL, timeline_main, tl);
+		ret = -pthread_create(&tl->thread, &attr, timeline_main, tl);
 		if (ret) {
 			snprintf(err, errlen, "cannot start timeline thread %zu: %s",
 				 started + 1, strerror(-ret));
@@ -484,6 +487,7 @@ static int run_timelines(struct engine *e, const struct replay_options *opt,
 			break;
 		}
 	}
+	pthread_attr_destroy(&attr);
 	/* The clock starts once every timeline exists. */
 	pthread_mutex_lock(&e->lock);
 	e->running -= e->ntls - started;
