@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -26,6 +27,7 @@
 #include "ioriot/u64map.h"
 
 #define TIMELINE_STACK (256u << 10)
+#define SPIN_NS (100 * 1000ULL)
 
 
 struct timeline {
@@ -327,11 +329,9 @@ static void account(struct timeline *tl, const struct rlog_op *op,
 }
 
 /* Sleep until @t (CLOCK_MONOTONIC ns) unless the replay stops; the last
- * stretch is spun, as a timed sleep may overshoot by the timer slack. */
+ * SPIN_NS are spun, as a wake-up can come late. */
 static void sleep_until(struct engine *e, uint64_t t)
 {
-	const uint64_t spin_ns = 100 * 1000;
-
 	while (!should_stop(e)) {
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		uint64_t left;
@@ -340,11 +340,11 @@ static void sleep_until(struct engine *e, uint64_t t)
 		if (now >= t)
 			return;
 		left = t - now;
-		if (left <= spin_ns) {
+		if (left <= SPIN_NS) {
 			sched_yield();
 			continue;
 		}
-		left -= spin_ns;
+		left -= SPIN_NS;
 		if (left > 100 * 1000 * 1000ULL)
 			left = 100 * 1000 * 1000ULL;
 		ts.tv_sec = (time_t)(left / 1000000000ULL);
@@ -358,6 +358,7 @@ static void *timeline_main(void *arg)
 	struct timeline *tl = arg;
 	struct engine *e = tl->eng;
 	pthread_setname_np(pthread_self(), "ioriot-replay");	/* top -H */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);	/* wake on time */
 	pthread_mutex_lock(&e->lock);
 	while (!e->go)
 		pthread_cond_wait(&e->cond, &e->lock);
