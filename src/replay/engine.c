@@ -357,6 +357,7 @@ static void *timeline_main(void *arg)
 {
 	struct timeline *tl = arg;
 	struct engine *e = tl->eng;
+
 	pthread_setname_np(pthread_self(), "ioriot-replay");	/* top -H */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);	/* wake on time */
 	pthread_mutex_lock(&e->lock);
@@ -379,15 +380,18 @@ static void *timeline_main(void *arg)
 		if (!ready)
 			break;
 		if (e->speed > 0) {
+			/* At most 10^18 ns (31 years) ahead: no overflow. */
 			double at = (double)op->time_ns / e->speed;
-			uint64_t due = e->start_ns +
-				       (at < 1e18 ? (uint64_t)at : 1000000000000000000ULL);
+			uint64_t due = e->start_ns + (at < 1e18 ? (uint64_t)at :
+						      1000000000000000000ULL);
 			uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
 			/* The lead before waiting; the lateness when it starts. */
 			tl->last_ahead = (int64_t)(due - now);
 			if (now < due)
 				sleep_until(e, due);
+			if (should_stop(e))
+				break;
 			t0 = clock_ns(CLOCK_MONOTONIC);
 			late = t0 > due ? t0 - due : 0;
 			tl->late[tl->nlate++] = late;
