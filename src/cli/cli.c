@@ -210,6 +210,32 @@ static bool user_ids(const char *user, uid_t *uid, gid_t *gid)
 	return true;
 }
 
+/*
+ * The test of @o->replay: its name, and its user (-u, else the file's
+ * user=) with ids.  Returns 0, or 1 after saying why (an unreadable file,
+ * an unknown user).
+ */
+static int test_of(const struct cli_opts *o, char user[256], char name[256],
+		   uid_t *uid, gid_t *gid)
+{
+	char err[PATHMAP_MAX + 256];
+	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
+
+	if (!r) {
+		log_error("%s", err);
+		return 1;
+	}
+	snprintf(user, 256, "%s", o->user ? o->user : rlog_header(r)->user);
+	snprintf(name, 256, "%s", rlog_header(r)->name);
+	rlog_close(r);
+	if (!user_ids(user, uid, gid)) {
+		log_error("unknown user '%s' (-u USER, or user= in %s)", user,
+			  o->replay);
+		return 1;
+	}
+	return 0;
+}
+
 static int run_init(const struct cli_opts *o)
 {
 	struct init_summary sum;
@@ -217,27 +243,10 @@ static int run_init(const struct cli_opts *o)
 		.replay_path = o->replay,
 		.progress = o->verbosity >= 0 ? init_progress : NULL,
 	};
-	char err[PATHMAP_MAX + 256];
-	const char *user = o->user;
+	char err[PATHMAP_MAX + 256], user[256], name[256];
 
-	/* The test user: -u, else the one the replay file names. */
-	if (!user) {
-		struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
-		if (!r) {
-			log_error("%s", err);
-			return 1;
-		}
-		static char header_user[256];
-		snprintf(header_user, sizeof(header_user), "%s",
-			 rlog_header(r)->user);
-		rlog_close(r);
-		user = header_user;
-	}
-	if (!user_ids(user, &io.uid, &io.gid)) {
-		log_error("unknown user '%s' (-u USER, or user= in %s)", user,
-			  o->replay);
+	if (test_of(o, user, name, &io.uid, &io.gid))
 		return 1;
-	}
 	if (geteuid() != 0 && io.uid != geteuid()) {
 		log_error("init creates files owned by %s: run it as root", user);
 		return 1;
@@ -416,7 +425,7 @@ static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
 
 static int run_replay(const struct cli_opts *o)
 {
-	static char user[256], name[256];
+	char user[256], name[256];
 	struct replay_cli rc = { .verbose = o->verbosity >= 0 };
 	struct replay_options ro = {
 		.replay_path = o->replay, .speed = o->speed,
@@ -428,23 +437,12 @@ static int run_replay(const struct cli_opts *o)
 	struct disk_figures *disks = NULL;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	char err[PATHMAP_MAX + 256];
-	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
 	int ret = 1;
 
-	if (!r) {
-		log_error("%s", err);
+	if (test_of(o, user, name, &rc.uid, &rc.gid))
 		return 1;
-	}
-	snprintf(user, sizeof(user), "%s", o->user ? o->user : rlog_header(r)->user);
-	snprintf(name, sizeof(name), "%s", rlog_header(r)->name);
-	rlog_close(r);
 	rc.user = user;
 	rc.info.name = name;
-	if (!user_ids(user, &rc.uid, &rc.gid)) {
-		log_error("unknown user '%s' (-u USER, or user= in %s)", user,
-			  o->replay);
-		return 1;
-	}
 	if (!o->no_drop_caches && run_drop_caches(o)) {
 		log_error("replay needs root to drop caches first, or -D");
 		return 1;
