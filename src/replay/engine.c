@@ -40,6 +40,7 @@ struct timeline {
 	size_t nlate;
 	int64_t last_ahead;
 	uint64_t end_ns;		/* when its last operation completed */
+	atomic_size_t performed;	/* for progress; written by its thread */
 	int error;			/* -errno that stopped the timeline */
 };
 
@@ -58,7 +59,6 @@ struct engine {
 	uint64_t start_ns;
 	const volatile sig_atomic_t *stop;
 	atomic_int failed;		/* a timeline hit a fatal error */
-	atomic_ullong completed;
 	atomic_llong ahead;		/* speed > 0: the latest op's lead */
 	/* Differing results by replayed result; shared, as they are rare. */
 	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];
@@ -268,7 +268,6 @@ static void mark_done(struct engine *e, size_t idx)
 	/* Sequentially consistent, paired with the waiter's increment of
 	 * waiters before it checks done: one of the two sees the other. */
 	atomic_store(&e->done[idx], 1);
-	atomic_fetch_add_explicit(&e->completed, 1, memory_order_relaxed);
 	if (atomic_load(&e->waiters)) {
 		pthread_mutex_lock(&e->lock);
 		pthread_cond_broadcast(&e->cond);
@@ -408,6 +407,8 @@ static void *timeline_main(void *arg)
 		}
 		account(tl, op, result, t1 - t0);
 		mark_done(e, idx);
+		atomic_store_explicit(&tl->performed, i + 1,
+				      memory_order_relaxed);
 	}
 	tl->end_ns = clock_ns(CLOCK_MONOTONIC);
 	pthread_mutex_lock(&e->lock);
@@ -468,6 +469,17 @@ static void merge(struct replay_summary *sum, const struct timeline *tl)
 }
 
 /* Start the timelines, report progress until they end, join them. */
+/* Operations performed so far, over all timelines (for progress). */
+static uint64_t performed(struct engine *e)
+{
+	uint64_t n = 0;
+
+	for (size_t t = 0; t < e->ntls; t++)
+		n += atomic_load_explicit(&e->tls[t].performed,
+					  memory_order_relaxed);
+	return n;
+}
+
 static int run_timelines(struct engine *e, const struct replay_options *opt,
 			 char *err, size_t errlen)
 {
@@ -511,7 +523,7 @@ static int run_timelines(struct engine *e, const struct replay_options *opt,
 		if (e->running && opt->progress) {
 			pthread_mutex_unlock(&e->lock);
 			opt->progress(opt->progress_ctx,
-				      atomic_load(&e->completed), e->nops,
+				      performed(e), e->nops,
 				      atomic_load(&e->ahead));
 			pthread_mutex_lock(&e->lock);
 		}
