@@ -59,6 +59,21 @@ static void replay_end(FILE *f, unsigned ops)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
+static int run_with(double speed, unsigned workers, unsigned threads,
+		    struct replay_summary *sum)
+{
+	struct replay_options opt = {
+		.replay_path = replay_path, .speed = speed,
+		.workers = workers, .threads = threads,
+	};
+	char err[512];
+	int ret = replay_run(&opt, sum, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "replay_run: %s\n", err);
+	return ret;
+}
+
 static int run(double speed, const volatile sig_atomic_t *stop,
 	       struct replay_summary *sum)
 {
@@ -135,6 +150,109 @@ START_TEST(test_dependencies)
 	ck_assert_int_eq(stat(file, &st), 0);
 	ck_assert_int_eq(st.st_size, 100);
 	free(file);
+}
+END_TEST
+
+/*
+ * More operations than the engine keeps in memory: four timelines pass a
+ * directory around, each mkdir or rmdir depending on the one before, while
+ * a fifth timeline runs a long queue of its own and a last operation
+ * depends on the first one, long gone from the window.  Any ordering
+ * mistake shows up as EEXIST or ENOENT.
+ */
+START_TEST(test_streaming)
+{
+	struct replay_summary sum;
+	FILE *f = replay_begin();
+	unsigned id = 0, chain = 40000, own = 5000, last_chain = 0;
+
+	for (unsigned k = 0; k < chain; k++) {
+		if (k % (chain / own) == 0) {
+			fprintf(f, "%u 2:2 0 10 - %s 0 path=%s/y%s\n", ++id,
+				k % 2 ? "unlinkat" : "mkdirat", sandbox,
+				k % 2 ? " flags=0x200" : " mode=0755");
+			fprintf(f, "%u 2:2 0 10 - %s 0 path=%s/y%s\n", ++id,
+				k % 2 ? "mkdirat" : "unlinkat", sandbox,
+				k % 2 ? " mode=0755" : " flags=0x200");
+		}
+		id++;
+		if (last_chain)
+			fprintf(f, "%u 1:%u 0 10 %u ", id, 1 + k % 4,
+				last_chain);
+		else
+			fprintf(f, "%u 1:%u 0 10 - ", id, 1 + k % 4);
+		fprintf(f, "%s 0 path=%s/x%s\n",
+			k % 2 ? "unlinkat" : "mkdirat", sandbox,
+			k % 2 ? " flags=0x200" : " mode=0755");
+		last_chain = id;
+	}
+	fprintf(f, "%u 3:3 0 10 1 mkdirat 0 path=%s/z mode=0755\n", ++id,
+		sandbox);
+	replay_end(f, id);
+
+	ck_assert_int_eq(run(0, NULL, &sum), 0);
+	ck_assert_uint_eq(sum.ops, id);
+	ck_assert_uint_eq(total_differ(&sum), 0);
+	ck_assert_uint_eq(sum.timelines, 6);
+	ck_assert_uint_eq(sum.threads, 6);
+	ck_assert_uint_eq(sum.processes, 3);
+	ck_assert(!in_sandbox("x"));
+	ck_assert(!in_sandbox("y"));
+	ck_assert(in_sandbox("z"));
+}
+END_TEST
+
+/*
+ * -p/-t: processes go to the workers in turn, a worker's timelines to its
+ * threads in turn; ordering still holds when timelines share a thread.
+ */
+START_TEST(test_workers_threads)
+{
+	static const struct {
+		unsigned workers, threads;
+		uint64_t want_threads;
+	} cases[] = {
+		{ 1, 1, 1 },
+		/* pids 1 and 3 go to worker 0 (6 timelines, 2 threads),
+		 * pid 2 to worker 1 (3 timelines, 2 threads) */
+		{ 2, 2, 4 },
+		{ 0, 0, 9 },		/* a thread per timeline */
+		{ 8, 8, 9 },
+	};
+	struct replay_summary sum;
+	unsigned id = 0, rmdir_id = 0;
+	FILE *f = replay_begin();
+
+	/* 3 processes x 3 threads pass directory s around: each mkdir
+	 * depends on the rmdir of the timeline before. */
+	for (unsigned p = 1; p <= 3; p++) {
+		for (unsigned t = 1; t <= 3; t++) {
+			if (rmdir_id)
+				fprintf(f, "%u %u:%u 0 10 %u ", ++id, p, t,
+					rmdir_id);
+			else
+				fprintf(f, "%u %u:%u 0 10 - ", ++id, p, t);
+			fprintf(f, "mkdirat 0 path=%s/s mode=0755\n", sandbox);
+			fprintf(f, "%u %u:%u 0 10 - unlinkat 0 path=%s/s "
+				"flags=0x200\n", ++id, p, t, sandbox);
+			rmdir_id = id;
+		}
+	}
+	replay_end(f, id);
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_eq(run_with(0, cases[i].workers,
+					  cases[i].threads, &sum), 0);
+		ck_assert_uint_eq(sum.ops, id);
+		ck_assert_uint_eq(total_differ(&sum), 0);
+		ck_assert_uint_eq(sum.timelines, 9);
+		ck_assert_uint_eq(sum.processes, 3);
+		ck_assert_uint_eq(sum.threads, cases[i].want_threads);
+		ck_assert_uint_eq(sum.workers, cases[i].workers ?
+				  cases[i].workers : 3);
+		ck_assert_uint_eq(sum.threads_per_worker, cases[i].threads ?
+				  cases[i].threads : 3);
+	}
 }
 END_TEST
 
@@ -317,6 +435,8 @@ Suite *replay_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_dependencies);
+	tcase_add_test(tc, test_streaming);
+	tcase_add_test(tc, test_workers_threads);
 	tcase_add_test(tc, test_differ_and_missing_dep);
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_stop);

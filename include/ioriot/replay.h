@@ -1,10 +1,13 @@
 /*
  * replay: the replay engine (`ioriot -r`, the second half of `-R`).  One
- * thread per captured thread (timeline); within a timeline operations run
- * in file order, across timelines an operation waits only for the
- * dependencies the generator recorded; with a speed factor, operations
- * start at their captured time scaled by it, and lateness is carried
- * forward, never accumulated.  Operations are carried out by exec.h.
+ * thread per captured thread (timeline), up to a limit beyond which
+ * timelines share threads; within a timeline operations run in file order,
+ * across timelines an operation waits only for the dependencies the
+ * generator recorded; with a speed factor, operations start at their
+ * captured time scaled by it, and lateness is carried forward, never
+ * accumulated.  The file is read while the replay runs, a bounded window
+ * ahead of the oldest unfinished operation, so memory does not grow with
+ * the file.  Operations are carried out by exec.h.
  */
 #ifndef IORIOT_REPLAY_H
 #define IORIOT_REPLAY_H
@@ -20,18 +23,32 @@
 /* Differing results by what the replay got: slot 0 success, slot E errno
  * E, the last slot any errno beyond. */
 #define REPLAY_RESULT_SLOTS 136
+/* Start lateness: 16 buckets per power of two of ns (histogram.c). */
+#define REPLAY_LATENESS_BUCKETS 976
+/* Replay threads when neither workers nor threads are given, and with
+ * them; beyond, timelines share threads. */
+#define REPLAY_DEFAULT_MAX_THREADS 4096
+#define REPLAY_MAX_THREADS 65536
 
 struct replay_options {
 	const char *replay_path;
 	double speed;			/* 0: as fast as possible; 1: captured */
+	/* -p/-t: when either is > 0, captured processes are spread over
+	 * @workers groups (1 if 0) of @threads threads each (1 if 0), as
+	 * the original I/O Riot did; the timelines of a group share its
+	 * threads (at most REPLAY_MAX_THREADS in all).  Both 0: a thread per
+	 * timeline, at most REPLAY_DEFAULT_MAX_THREADS.  When a thread cannot
+	 * be created (RLIMIT_NPROC), later timelines share the ones there
+	 * are. */
+	unsigned workers, threads;
 	const volatile sig_atomic_t *stop;	/* set by a signal handler */
 	/* Called about every 2 s from the calling thread. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total,
 			 int64_t ahead_ns);
 	void *progress_ctx;
-	/* Called once the file is loaded and the sandboxes are open, before
-	 * the first operation (to drop privileges); a non-zero return (-errno,
-	 * with a message in @err) ends the run. */
+	/* Called once the first window of the file is read and the sandboxes
+	 * are open, before any other thread exists (to drop privileges); a
+	 * non-zero return (-errno, with a message in @err) ends the run. */
 	int (*ready)(void *ctx, char *err, size_t errlen);
 	void *ready_ctx;
 };
@@ -49,11 +66,16 @@ struct replay_summary {
 	uint64_t ops;			/* performed */
 	uint64_t timelines;
 	uint64_t processes;		/* distinct captured pids */
+	uint64_t threads;		/* replay threads that ran */
+	/* As the original reported them: -p and -t, or without them the
+	 * captured processes and the threads each got on average. */
+	uint64_t workers, threads_per_worker;
 	uint64_t duration_ns;		/* wall time of the replay */
 	uint64_t captured_ns;		/* captured duration (last op end) */
 	int64_t ahead_ns;		/* speed > 0: the last op's lead (<0: late) */
 	bool timed;			/* speed > 0: the next three are set */
 	uint64_t lateness_p50_ns, lateness_p99_ns, lateness_max_ns;
+	uint64_t lateness[REPLAY_LATENESS_BUCKETS];
 	struct replay_sys_stats sys[SYS_COUNT];
 	uint64_t differ_by_result[SYS_COUNT][REPLAY_RESULT_SLOTS];
 };
@@ -70,5 +92,15 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
  * bound), 0 for an empty histogram. */
 uint64_t replay_percentile(const uint64_t h[REPLAY_LATENCY_BUCKETS],
 			   double pct);
+
+/* The log2 bucket of a latency of @ns (bucket b holds [2^(b-1), 2^b)). */
+unsigned replay_latency_bucket(uint64_t ns);
+
+/* The lateness bucket of @ns, the largest value its bucket @b holds, and
+ * the percentile of a lateness histogram (that bound; 0 when empty). */
+unsigned replay_lateness_bucket(uint64_t ns);
+uint64_t replay_lateness_bucket_top(unsigned b);
+uint64_t replay_lateness_percentile(const uint64_t h[REPLAY_LATENESS_BUCKETS],
+				    double pct);
 
 #endif

@@ -87,6 +87,8 @@ struct rlog_header {
 	char name[256];
 	char user[256];
 	uint64_t ops;			/* from the #END line, once read */
+	uint64_t ops_hint;		/* the header's ops=, 0 if absent; for
+					 * progress only: users may edit files */
 	char **sandboxes;		/* absolute sandbox roots */
 	size_t nsandboxes;
 };

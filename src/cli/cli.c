@@ -429,6 +429,8 @@ static int run_replay(const struct cli_opts *o)
 	struct replay_cli rc = { .verbose = o->verbosity >= 0 };
 	struct replay_options ro = {
 		.replay_path = o->replay, .speed = o->speed,
+		.workers = o->workers > 0 ? (unsigned)o->workers : 0,
+		.threads = o->threads > 0 ? (unsigned)o->threads : 0,
 		.stop = &stop_signalled, .progress = replay_progress,
 		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
 	};

@@ -1,285 +1,59 @@
 /*
- * The replay engine: loads a replay file's operations, splits them into
- * timelines (one per captured thread), runs one thread per timeline and
- * merges the statistics.  Cross-timeline order comes from the dependencies
- * the generator recorded: an operation starts once every operation it
- * depends on has completed.  Dependencies always name earlier ids and a
- * timeline runs in file order, so the earliest unfinished operation can
- * always run: the engine cannot deadlock.
+ * The replay engine: starts the feed (feed.c) and the runners, one thread
+ * per timeline up to a limit; a runner carries out its queue in file order,
+ * each operation once its recorded dependencies have completed and, with a
+ * speed factor, at its scaled captured time.  At the end the runners'
+ * statistics are merged.  engine.h explains why this cannot deadlock.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/types.h>
 #include <time.h>
 
+#include "engine.h"
 #include "ioriot/clock.h"
-#include "ioriot/exec.h"
-#include "ioriot/replay.h"
-#include "ioriot/rlog.h"
 #include "ioriot/syscall_table.h"
-#include "ioriot/u64map.h"
+#include "ioriot/waitword.h"
 
-#define TIMELINE_STACK (256u << 10)
+#define RUNNER_STACK (256u << 10)
 #define SPIN_NS (100 * 1000ULL)
+#define SPIN_ROUNDS 200
 
-
-struct timeline {
-	uint32_t *ops;			/* indexes into engine.ops, file order */
-	size_t n, cap;
-	pthread_t thread;
-	struct engine *eng;
-	struct replay_sys_stats *sys;	/* SYS_COUNT entries */
-	uint64_t *late;			/* speed > 0: lateness per op */
-	size_t nlate;
-	int64_t last_ahead;
-	uint64_t end_ns;		/* when its last operation completed */
-	atomic_size_t performed;	/* for progress; written by its thread */
-	int error;			/* -errno that stopped the timeline */
-};
-
-struct engine {
-	/* File order, ids increasing.  Their strings point into the arena;
-	 * while loading they hold arena offsets + 1 instead. */
-	struct rlog_op *ops;
-	size_t nops;
-	atomic_uchar *done;		/* per op */
-	char *arena;
-	size_t arena_len;
-	struct timeline *tls;
-	size_t ntls;
-	struct exec_ctx x;
-	double speed;
-	uint64_t start_ns;
-	const volatile sig_atomic_t *stop;
-	atomic_int failed;		/* a timeline hit a fatal error */
-	atomic_llong ahead;		/* speed > 0: the latest op's lead */
-	/* Differing results by replayed result; shared, as they are rare. */
-	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];
-	atomic_int waiters;
-	bool go;			/* under lock: start_ns is set */
-	size_t running;			/* under lock: timelines not done */
-	pthread_mutex_t lock;		/* with cond: waiting for completions */
-	pthread_cond_t cond;
-};
-
-static bool should_stop(struct engine *e)
+bool engine_wait_done(struct engine *e, uint64_t seq)
 {
-	return (e->stop && *e->stop) || atomic_load(&e->failed);
-}
+	atomic_uint *w = &e->done[seq % WINDOW_SLOTS];
+	unsigned round = (unsigned)(seq / WINDOW_SLOTS);
 
-/* Append @len bytes to the arena; returns the offset or -ENOMEM. */
-static int64_t arena_add(struct engine *e, size_t *cap, const char *s,
-			 size_t len)
-{
-	if (e->arena_len + len + 1 > *cap) {
-		size_t ncap = *cap ? *cap * 2 : 1 << 16;
-		char *p;
-
-		while (ncap < e->arena_len + len + 1)
-			ncap *= 2;
-		p = realloc(e->arena, ncap);
-		if (!p)
-			return -ENOMEM;
-		e->arena = p;
-		*cap = ncap;
-	}
-	memcpy(e->arena + e->arena_len, s, len);
-	e->arena[e->arena_len + len] = '\0';
-	e->arena_len += len + 1;
-	return (int64_t)(e->arena_len - len - 1);
-}
-
-/* Store a string of @op in the arena, its offset in place of the pointer. */
-static int keep_string(struct engine *e, size_t *cap, const char **s,
-		       uint32_t len)
-{
-	int64_t off;
-
-	if (!*s)
-		return 0;
-	off = arena_add(e, cap, *s, len);
-	if (off < 0)
-		return (int)off;
-	*s = (const char *)(uintptr_t)(off + 1);	/* 0 stays NULL */
-	return 0;
-}
-
-static void fix_string(const struct engine *e, const char **s)
-{
-	if (*s)
-		*s = e->arena + ((uintptr_t)*s - 1);
-}
-
-static struct timeline *timeline_of(struct engine *e, struct u64map *by_tl,
-				    uint64_t key)
-{
-	struct timeline *tl;
-	void *v = u64map_get(by_tl, key);
-
-	if (v)
-		return &e->tls[(uintptr_t)v - 1];
-	tl = realloc(e->tls, (e->ntls + 1) * sizeof(*tl));
-	if (!tl)
-		return NULL;
-	e->tls = tl;
-	tl = &e->tls[e->ntls];
-	memset(tl, 0, sizeof(*tl));
-	if (u64map_put(by_tl, key, (void *)(uintptr_t)(e->ntls + 1)))
-		return NULL;
-	e->ntls++;
-	return tl;
-}
-
-static int timeline_add(struct timeline *tl, uint32_t idx)
-{
-	if (tl->n == tl->cap) {
-		size_t ncap = tl->cap ? tl->cap * 2 : 64;
-		uint32_t *p = realloc(tl->ops, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		tl->ops = p;
-		tl->cap = ncap;
-	}
-	tl->ops[tl->n++] = idx;
-	return 0;
-}
-
-/* Read every operation of @path.  0 or -errno with a message in @err. */
-static int load(struct engine *e, const char *path, char *err, size_t errlen)
-{
-	struct rlog_reader *r = rlog_open(path, err, errlen);
-	struct u64map by_tl = { 0 };
-	size_t cap = 0, arena_cap = 0;
-	struct rlog_entry ent;
-	int ret;
-
-	if (!r)
-		return -errno;
-	ret = u64map_init(&by_tl);
-	if (ret)
-		goto out;
-	while ((ret = rlog_next(r, &ent, err, errlen)) == 1) {
-		struct rlog_op *op = &ent.op;
-		struct timeline *tl;
-
-		if (ent.type != RLOG_ENTRY_OP)
-			continue;
-		if (e->nops == UINT32_MAX) {
-			snprintf(err, errlen, "%s: too many operations", path);
-			ret = -E2BIG;
-			goto out;
-		}
-		if (e->nops == cap) {
-			size_t ncap = cap ? cap * 2 : 1024;
-			struct rlog_op *p = realloc(e->ops, ncap * sizeof(*p));
-
-			ret = -ENOMEM;
-			if (!p)
-				goto out;
-			e->ops = p;
-			cap = ncap;
-		}
-		ret = keep_string(e, &arena_cap, &op->path, op->path_len);
-		if (!ret)
-			ret = keep_string(e, &arena_cap, &op->path2,
-					  op->path2_len);
-		if (!ret)
-			ret = keep_string(e, &arena_cap, &op->target,
-					  op->target_len);
-		if (ret)
-			goto out;
-		tl = timeline_of(e, &by_tl, (uint64_t)op->pid << 32 | op->tid);
-		ret = -ENOMEM;
-		if (!tl || timeline_add(tl, (uint32_t)e->nops))
-			goto out;
-		e->ops[e->nops++] = *op;
-	}
-	if (ret < 0)
-		goto out;
-	for (size_t i = 0; i < e->nops; i++) {
-		fix_string(e, &e->ops[i].path);
-		fix_string(e, &e->ops[i].path2);
-		fix_string(e, &e->ops[i].target);
-	}
-	ret = exec_init(&e->x, rlog_header(r)->sandboxes,
-			rlog_header(r)->nsandboxes, err, errlen);
-out:
-	if (ret == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", path);
-	u64map_destroy(&by_tl);
-	rlog_close(r);
-	return ret;
-}
-
-/* Index of operation @id, or -1 when the file has none (a dependency on an
- * operation the generator dropped counts as satisfied). */
-static ssize_t find_op(const struct engine *e, uint64_t id)
-{
-	size_t lo = 0, hi = e->nops;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->ops[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < e->nops && e->ops[lo].id == id ? (ssize_t)lo : -1;
-}
-
-/* Wait until @idx has completed.  false when the replay stops first. */
-static bool wait_done(struct engine *e, size_t idx)
-{
-	for (int spin = 0; spin < 200; spin++) {
-		if (atomic_load_explicit(&e->done[idx], memory_order_acquire))
+	for (int spin = 0; spin < SPIN_ROUNDS; spin++) {
+		if (engine_done(e, seq))
 			return true;
 		sched_yield();
 	}
-	pthread_mutex_lock(&e->lock);
-	atomic_fetch_add(&e->waiters, 1);
-	while (!atomic_load(&e->done[idx]) &&
-	       !should_stop(e)) {
-		struct timespec ts;
+	for (;;) {
+		unsigned v = atomic_load(w);
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += 100 * 1000 * 1000;	/* notice a stop */
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&e->cond, &e->lock, &ts);
-	}
-	atomic_fetch_sub(&e->waiters, 1);
-	pthread_mutex_unlock(&e->lock);
-	return atomic_load_explicit(&e->done[idx], memory_order_acquire);
-}
-
-static void mark_done(struct engine *e, size_t idx)
-{
-	/* Sequentially consistent, paired with the waiter's increment of
-	 * waiters before it checks done: one of the two sees the other. */
-	atomic_store(&e->done[idx], 1);
-	if (atomic_load(&e->waiters)) {
-		pthread_mutex_lock(&e->lock);
-		pthread_cond_broadcast(&e->cond);
-		pthread_mutex_unlock(&e->lock);
+		if ((v & ~DONE_WAITERS) > round)
+			return true;
+		if (engine_should_stop(e))
+			return false;
+		if (!(v & DONE_WAITERS) &&
+		    !atomic_compare_exchange_weak(w, &v, v | DONE_WAITERS))
+			continue;
+		waitword_wait(w, v | DONE_WAITERS, WAIT_SLICE_NS);
 	}
 }
 
-static unsigned bucket(uint64_t ns)
+static void mark_done(struct engine *e, uint64_t seq)
 {
-	unsigned b = ns ? 64 - (unsigned)__builtin_clzll(ns) : 0;
+	atomic_uint *w = &e->done[seq % WINDOW_SLOTS];
+	unsigned old = atomic_exchange(w, (unsigned)(seq / WINDOW_SLOTS) + 1);
 
-	return b < REPLAY_LATENCY_BUCKETS ? b : REPLAY_LATENCY_BUCKETS - 1;
+	if (old & DONE_WAITERS)
+		waitword_wake_all(w);
 }
 
 /* Whether the replayed result @got tells another story than @want: one
@@ -301,11 +75,17 @@ static bool moves_bytes(enum sys_id sys)
 	}
 }
 
-static void account(struct timeline *tl, const struct rlog_op *op,
-		    int64_t result, uint64_t dur)
+/* Count @op, replayed in @dur ns with @result.  0 or -ENOMEM. */
+static int account(struct runner *r, const struct rlog_op *op,
+		   int64_t result, uint64_t dur)
 {
-	struct replay_sys_stats *s = &tl->sys[op->sys];
+	struct replay_sys_stats *s = r->sys[op->sys];
 
+	if (!s) {
+		s = r->sys[op->sys] = calloc(1, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+	}
 	s->ops++;
 	if (result > 0 && moves_bytes(op->sys))
 		s->bytes += (uint64_t)result;
@@ -316,22 +96,23 @@ static void account(struct timeline *tl, const struct rlog_op *op,
 			slot = REPLAY_RESULT_SLOTS - 1;
 		s->differ++;
 		atomic_fetch_add_explicit(
-			&tl->eng->differ_by_result[op->sys][slot], 1,
+			&r->eng->differ_by_result[op->sys][slot], 1,
 			memory_order_relaxed);
 	}
-	s->lat[bucket(dur)]++;
-	s->cap_lat[bucket(op->dur_ns)]++;
+	s->lat[replay_latency_bucket(dur)]++;
+	s->cap_lat[replay_latency_bucket(op->dur_ns)]++;
 	if (dur > s->lat_max)
 		s->lat_max = dur;
 	if (op->dur_ns > s->cap_lat_max)
 		s->cap_lat_max = op->dur_ns;
+	return 0;
 }
 
 /* Sleep until @t (CLOCK_MONOTONIC ns) unless the replay stops; the last
  * SPIN_NS are spun, as a wake-up can come late. */
 static void sleep_until(struct engine *e, uint64_t t)
 {
-	while (!should_stop(e)) {
+	while (!engine_should_stop(e)) {
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		uint64_t left;
 		struct timespec ts;
@@ -344,73 +125,123 @@ static void sleep_until(struct engine *e, uint64_t t)
 			continue;
 		}
 		left -= SPIN_NS;
-		if (left > 100 * 1000 * 1000ULL)
-			left = 100 * 1000 * 1000ULL;
+		if (left > WAIT_SLICE_NS)
+			left = WAIT_SLICE_NS;
 		ts.tv_sec = (time_t)(left / 1000000000ULL);
 		ts.tv_nsec = (long)(left % 1000000000ULL);
 		nanosleep(&ts, NULL);
 	}
 }
 
-static void *timeline_main(void *arg)
+/* Wait for the start time of @op; returns when it started (now). */
+static uint64_t pace(struct runner *r, const struct rlog_op *op)
 {
-	struct timeline *tl = arg;
-	struct engine *e = tl->eng;
+	struct engine *e = r->eng;
+	/* At most 10^18 ns (31 years) ahead: no overflow. */
+	double at = (double)op->time_ns / e->speed;
+	uint64_t due = e->start_ns + (at < 1e18 ? (uint64_t)at :
+				      1000000000000000000ULL);
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), late;
+
+	/* The lead before waiting; the lateness when it starts. */
+	r->last_ahead = (int64_t)(due - now);
+	if (now < due) {
+		sleep_until(e, due);
+		now = clock_ns(CLOCK_MONOTONIC);
+	}
+	late = now > due ? now - due : 0;
+	r->late[replay_lateness_bucket(late)]++;
+	if (late > r->late_max)
+		r->late_max = late;
+	atomic_store_explicit(&e->ahead, r->last_ahead, memory_order_relaxed);
+	return now;
+}
+
+/* Carry out the operation in @s.  0, 1 when the replay stops, or -errno
+ * when the engine cannot go on. */
+static int run_op(struct runner *r, const struct slot *s)
+{
+	struct engine *e = r->eng;
+	const struct rlog_op *op = &s->op;
+	uint64_t t0, t1;
+	int64_t result;
+	int ret;
+
+	for (int d = 0; d < op->deps.n; d++)
+		if (!engine_wait_done(e, op->deps.id[d]))
+			return 1;
+	if (e->speed > 0) {
+		t0 = pace(r, op);
+		if (engine_should_stop(e))
+			return 1;
+	} else {
+		t0 = clock_ns(CLOCK_MONOTONIC);
+	}
+	ret = exec_op(&e->x, op, &result);
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	if (!ret)
+		ret = account(r, op, result, t1 - t0);
+	if (ret)
+		return ret;
+	r->end_ns = t1;
+	r->last_seq = s->seq + 1;
+	mark_done(e, s->seq);		/* the slot may be reused from here */
+	return 0;
+}
+
+/* Nothing queued at @head: wait for the feed.  false when the runner is
+ * done (end of file or a stop). */
+static bool wait_for_work(struct runner *r, unsigned head)
+{
+	struct engine *e = r->eng;
+	unsigned bell;
+
+	atomic_store(&r->sleeping, 1);
+	bell = atomic_load(&r->bell);
+	if (atomic_load(&r->tail) == head) {
+		if (atomic_load(&e->eof) && atomic_load(&r->tail) == head) {
+			atomic_store(&r->sleeping, 0);
+			return false;
+		}
+		waitword_wait(&r->bell, bell, WAIT_SLICE_NS);
+	}
+	atomic_store(&r->sleeping, 0);
+	return !engine_should_stop(e);
+}
+
+static void *runner_main(void *arg)
+{
+	struct runner *r = arg;
+	struct engine *e = r->eng;
+	unsigned head = 0;
 
 	pthread_setname_np(pthread_self(), "ioriot-replay");	/* top -H */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);	/* wake on time */
-	pthread_mutex_lock(&e->lock);
-	while (!e->go)
-		pthread_cond_wait(&e->cond, &e->lock);
-	pthread_mutex_unlock(&e->lock);
-	for (size_t i = 0; i < tl->n && !should_stop(e); i++) {
-		size_t idx = tl->ops[i];
-		const struct rlog_op *op = &e->ops[idx];
-		uint64_t t0, t1, late;
-		int64_t result;
-		bool ready = true;
+	while (!atomic_load(&e->go))
+		waitword_wait(&e->go, 0, WAIT_SLICE_NS);
+	while (!engine_should_stop(e)) {
+		int ret;
 
-		for (int d = 0; d < op->deps.n && ready; d++) {
-			ssize_t dep = find_op(e, op->deps.id[d]);
-
-			if (dep >= 0)
-				ready = wait_done(e, (size_t)dep);
-		}
-		if (!ready)
-			break;
-		if (e->speed > 0) {
-			/* At most 10^18 ns (31 years) ahead: no overflow. */
-			double at = (double)op->time_ns / e->speed;
-			uint64_t due = e->start_ns + (at < 1e18 ? (uint64_t)at :
-						      1000000000000000000ULL);
-			uint64_t now = clock_ns(CLOCK_MONOTONIC);
-
-			/* The lead before waiting; the lateness when it starts. */
-			tl->last_ahead = (int64_t)(due - now);
-			if (now < due)
-				sleep_until(e, due);
-			if (should_stop(e))
+		if (atomic_load_explicit(&r->tail, memory_order_acquire) ==
+		    head) {
+			if (!wait_for_work(r, head))
 				break;
-			t0 = clock_ns(CLOCK_MONOTONIC);
-			late = t0 > due ? t0 - due : 0;
-			tl->late[tl->nlate++] = late;
-			atomic_store_explicit(&e->ahead, tl->last_ahead,
-					      memory_order_relaxed);
-		} else {
-			t0 = clock_ns(CLOCK_MONOTONIC);
+			continue;
 		}
-		tl->error = exec_op(&e->x, op, &result);
-		t1 = clock_ns(CLOCK_MONOTONIC);
-		if (tl->error) {
-			atomic_store(&e->failed, 1);
+		ret = run_op(r, &e->slots[r->queue[head % QUEUE_SLOTS]]);
+		if (ret) {
+			if (ret < 0) {
+				r->error = ret;
+				atomic_store(&e->failed, 1);
+			}
 			break;
 		}
-		account(tl, op, result, t1 - t0);
-		mark_done(e, idx);
-		atomic_store_explicit(&tl->performed, i + 1,
-				      memory_order_relaxed);
+		atomic_store(&r->head, ++head);
+		if (atomic_load(&r->feed_waits))
+			waitword_wake_all(&r->head);
+		atomic_fetch_add_explicit(&r->performed, 1,
+					  memory_order_relaxed);
 	}
-	tl->end_ns = clock_ns(CLOCK_MONOTONIC);
 	pthread_mutex_lock(&e->lock);
 	e->running--;
 	pthread_cond_broadcast(&e->cond);
@@ -418,41 +249,140 @@ static void *timeline_main(void *arg)
 	return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
+int engine_start_runner(struct engine *e, struct runner *r)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	pthread_attr_t attr;
+	int ret;
 
-	return (x > y) - (x < y);
+	/* Small stacks: there may be thousands of runners, and none keeps
+	 * more than a few KiB on its stack. */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, RUNNER_STACK);
+	pthread_mutex_lock(&e->lock);
+	ret = -pthread_create(&r->thread, &attr, runner_main, r);
+	if (!ret) {
+		r->started = true;
+		e->running++;
+	}
+	pthread_mutex_unlock(&e->lock);
+	pthread_attr_destroy(&attr);
+	return ret;
 }
 
-/* Lateness percentiles over every timeline (speed > 0). */
-static int lateness(struct engine *e, struct replay_summary *sum)
+static void *feed_main(void *arg)
 {
-	uint64_t *all = malloc((e->nops ? e->nops : 1) * sizeof(*all));
-	size_t n = 0;
+	struct engine *e = arg;
+	int ret = feed_run(e, true);
 
-	if (!all)
-		return -ENOMEM;
-	for (size_t t = 0; t < e->ntls; t++) {
-		memcpy(all + n, e->tls[t].late, e->tls[t].nlate * sizeof(*all));
-		n += e->tls[t].nlate;
+	if (ret < 0 && ret != -ECANCELED) {
+		e->feed_error = ret;
+		atomic_store(&e->failed, 1);
 	}
-	qsort(all, n, sizeof(*all), cmp_u64);
-	if (n) {
-		sum->lateness_p50_ns = all[(n - 1) / 2];
-		sum->lateness_p99_ns = all[(size_t)((double)(n - 1) * 0.99)];
-		sum->lateness_max_ns = all[n - 1];
-	}
-	free(all);
-	return 0;
+	pthread_mutex_lock(&e->lock);
+	e->running--;
+	pthread_cond_broadcast(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
 }
 
-static void merge(struct replay_summary *sum, const struct timeline *tl)
+/* Operations performed so far, over all runners (for progress). */
+static uint64_t performed(struct engine *e)
+{
+	size_t n = atomic_load(&e->nrunners);
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += atomic_load_explicit(&e->runners[i]->performed,
+					    memory_order_relaxed);
+	return sum;
+}
+
+/*
+ * Start the runners queued so far and the feed for the rest of the file,
+ * report progress until every thread ended, join them.  0 or -errno with
+ * a message in @err.
+ */
+static int run_threads(struct engine *e, bool feed_done, char *err,
+		       size_t errlen)
+{
+	size_t n = atomic_load(&e->nrunners);
+	pthread_t feed;
+	bool feed_started = false;
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		ret = engine_start_runner(e, e->runners[i]);
+		if (ret)
+			snprintf(err, errlen,
+				 "cannot start replay thread %zu of %zu: %s%s",
+				 i + 1, n, strerror(-ret), ret == -EAGAIN ?
+				 " (fewer threads with -p/-t?)" : "");
+	}
+	if (ret)
+		atomic_store(&e->failed, 1);
+	pthread_mutex_lock(&e->lock);
+	e->start_ns = clock_ns(CLOCK_MONOTONIC);
+	atomic_store(&e->go, 1);
+	waitword_wake_all(&e->go);
+	if (!feed_done && !ret) {
+		int fret = -pthread_create(&feed, NULL, feed_main, e);
+
+		if (fret) {
+			ret = fret;
+			snprintf(err, errlen, "cannot start the reader thread: %s",
+				 strerror(-ret));
+			atomic_store(&e->failed, 1);
+		} else {
+			feed_started = true;
+			e->running++;
+		}
+	}
+	while (e->running) {
+		struct timespec deadline;
+
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += 2;
+		while (e->running &&
+		       pthread_cond_timedwait(&e->cond, &e->lock, &deadline) !=
+		       ETIMEDOUT)
+			;
+		if (e->running && e->opt->progress) {
+			pthread_mutex_unlock(&e->lock);
+			e->opt->progress(e->opt->progress_ctx, performed(e),
+					 e->total_hint, atomic_load(&e->ahead));
+			pthread_mutex_lock(&e->lock);
+		}
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (feed_started)
+		pthread_join(feed, NULL);
+	n = atomic_load(&e->nrunners);
+	for (size_t i = 0; i < n; i++) {
+		struct runner *r = e->runners[i];
+
+		if (r->started)
+			pthread_join(r->thread, NULL);
+		if (!ret && r->error) {
+			ret = r->error;
+			snprintf(err, errlen, "replay stopped: %s",
+				 strerror(-ret));
+		}
+	}
+	if (!ret && e->feed_error) {
+		ret = e->feed_error;
+		snprintf(err, errlen, "%s", e->feed_err);
+	}
+	return ret;
+}
+
+static void merge(struct replay_summary *sum, const struct runner *r)
 {
 	for (int s = 0; s < SYS_COUNT; s++) {
-		const struct replay_sys_stats *a = &tl->sys[s];
+		const struct replay_sys_stats *a = r->sys[s];
 		struct replay_sys_stats *b = &sum->sys[s];
 
+		if (!a)
+			continue;
 		sum->ops += a->ops;
 		b->ops += a->ops;
 		b->bytes += a->bytes;
@@ -466,194 +396,109 @@ static void merge(struct replay_summary *sum, const struct timeline *tl)
 		if (a->cap_lat_max > b->cap_lat_max)
 			b->cap_lat_max = a->cap_lat_max;
 	}
+	for (int i = 0; i < REPLAY_LATENESS_BUCKETS; i++)
+		sum->lateness[i] += r->late[i];
+	if (r->late_max > sum->lateness_max_ns)
+		sum->lateness_max_ns = r->late_max;
 }
 
-/* Start the timelines, report progress until they end, join them. */
-/* Operations performed so far, over all timelines (for progress). */
-static uint64_t performed(struct engine *e)
+/* Fill @sum from the runners and the feed once every thread ended. */
+static void summarize(struct engine *e, struct replay_summary *sum)
 {
-	uint64_t n = 0;
+	size_t n = atomic_load(&e->nrunners);
+	uint64_t last_seq = 0;
 
-	for (size_t t = 0; t < e->ntls; t++)
-		n += atomic_load_explicit(&e->tls[t].performed,
-					  memory_order_relaxed);
-	return n;
-}
+	for (size_t i = 0; i < n; i++) {
+		const struct runner *r = e->runners[i];
 
-static int run_timelines(struct engine *e, const struct replay_options *opt,
-			 char *err, size_t errlen)
-{
-	size_t started = 0;
-	pthread_attr_t attr;
-	int ret = 0;
-
-	/* Small stacks: there may be thousands of timelines, and no
-	 * timeline keeps more than a few KiB on its stack. */
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, TIMELINE_STACK);
-	e->running = e->ntls;
-	for (; started < e->ntls; started++) {
-		struct timeline *tl = &e->tls[started];
-
-		tl->eng = e;
-		ret = -pthread_create(&tl->thread, &attr, timeline_main, tl);
-		if (ret) {
-			snprintf(err, errlen, "cannot start timeline thread %zu: %s",
-				 started + 1, strerror(-ret));
-			atomic_store(&e->failed, 1);
-			break;
+		merge(sum, r);
+		if (r->last_seq && r->end_ns - e->start_ns > sum->duration_ns)
+			sum->duration_ns = r->end_ns - e->start_ns;
+		if (r->last_seq > last_seq) {
+			last_seq = r->last_seq;
+			sum->ahead_ns = r->last_ahead;
 		}
 	}
-	pthread_attr_destroy(&attr);
-	/* The clock starts once every timeline exists. */
-	pthread_mutex_lock(&e->lock);
-	e->running -= e->ntls - started;
-	e->start_ns = clock_ns(CLOCK_MONOTONIC);
-	e->go = true;
-	pthread_cond_broadcast(&e->cond);
-	while (e->running) {
-		struct timespec deadline;
-
-		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		deadline.tv_sec += 2;
-		while (e->running &&
-		       pthread_cond_timedwait(&e->cond, &e->lock, &deadline) !=
-		       ETIMEDOUT)
-			;
-		if (e->running && opt->progress) {
-			pthread_mutex_unlock(&e->lock);
-			opt->progress(opt->progress_ctx,
-				      performed(e), e->nops,
-				      atomic_load(&e->ahead));
-			pthread_mutex_lock(&e->lock);
-		}
+	for (int s = 0; s < SYS_COUNT; s++)
+		for (int i = 0; i < REPLAY_RESULT_SLOTS; i++)
+			sum->differ_by_result[s][i] =
+				atomic_load(&e->differ_by_result[s][i]);
+	sum->timelines = e->timelines;
+	sum->processes = e->processes;
+	sum->threads = n;
+	sum->workers = e->workers ? e->workers : e->processes;
+	sum->threads_per_worker = e->workers ? e->threads_per_worker :
+		e->processes ? (n + e->processes - 1) / e->processes : 0;
+	sum->captured_ns = e->captured_ns;
+	sum->timed = e->speed > 0;
+	if (sum->timed) {
+		sum->lateness_p50_ns = replay_lateness_percentile(sum->lateness,
+								  50);
+		sum->lateness_p99_ns = replay_lateness_percentile(sum->lateness,
+								  99);
+		if (sum->lateness_p99_ns > sum->lateness_max_ns)
+			sum->lateness_p99_ns = sum->lateness_max_ns;
+		if (sum->lateness_p50_ns > sum->lateness_max_ns)
+			sum->lateness_p50_ns = sum->lateness_max_ns;
 	}
-	pthread_mutex_unlock(&e->lock);
-	for (size_t t = 0; t < started; t++) {
-		pthread_join(e->tls[t].thread, NULL);
-		if (!ret && e->tls[t].error) {
-			ret = e->tls[t].error;
-			snprintf(err, errlen, "replay stopped: %s",
-				 strerror(-ret));
-		}
-	}
-	return ret;
-}
-
-/* Distinct pids among the timelines; 0 when out of memory. */
-static uint64_t count_processes(const struct engine *e)
-{
-	struct u64map pids;
-	uint64_t n = 0;
-
-	if (u64map_init(&pids))
-		return 0;
-	for (size_t t = 0; t < e->ntls; t++) {
-		uint64_t pid = e->ops[e->tls[t].ops[0]].pid;
-
-		if (!u64map_get(&pids, pid) &&
-		    u64map_put(&pids, pid, (void *)1) == 0)
-			n++;
-	}
-	u64map_destroy(&pids);
-	return n;
-}
-
-static void engine_free(struct engine *e)
-{
-	for (size_t t = 0; t < e->ntls; t++) {
-		free(e->tls[t].ops);
-		free(e->tls[t].sys);
-		free(e->tls[t].late);
-	}
-	free(e->tls);
-	free(e->ops);
-	free(e->arena);
-	free(e->done);
-	free(e->differ_by_result);
-	exec_destroy(&e->x);
-	pthread_mutex_destroy(&e->lock);
-	pthread_cond_destroy(&e->cond);
 }
 
 int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	       char *err, size_t errlen)
 {
-	struct engine e = { .speed = opt->speed, .stop = opt->stop };
+	struct engine e = { .opt = opt, .speed = opt->speed };
+	const struct rlog_header *hdr;
+	pthread_condattr_t ca;
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
 	if (errlen)
 		err[0] = '\0';
+	if (opt->workers || opt->threads) {
+		e.workers = opt->workers ? opt->workers : 1;
+		e.threads_per_worker = opt->threads ? opt->threads : 1;
+		e.max_runners = e.workers * e.threads_per_worker;
+		if (e.max_runners > REPLAY_MAX_THREADS)
+			e.max_runners = REPLAY_MAX_THREADS;
+	} else {
+		e.max_runners = REPLAY_DEFAULT_MAX_THREADS;
+	}
 	pthread_mutex_init(&e.lock, NULL);
-	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* no clock steps */
 	pthread_cond_init(&e.cond, &ca);
 	pthread_condattr_destroy(&ca);
-	ret = load(&e, opt->replay_path, err, errlen);
+	ret = feed_open(&e, opt->replay_path);
+	if (ret) {
+		snprintf(err, errlen, "%s", e.feed_err);
+		goto out;
+	}
+	hdr = rlog_header(e.rlog);
+	ret = exec_init(&e.x, hdr->sandboxes, hdr->nsandboxes, err, errlen);
 	if (ret)
 		goto out;
-	ret = -ENOMEM;
-	e.done = calloc(e.nops ? e.nops : 1, sizeof(*e.done));
 	e.differ_by_result = calloc(SYS_COUNT, sizeof(*e.differ_by_result));
-	if (!e.done || !e.differ_by_result)
+	if (!e.differ_by_result) {
+		ret = -ENOMEM;
 		goto out;
-	for (size_t t = 0; t < e.ntls; t++) {
-		struct timeline *tl = &e.tls[t];
-
-		tl->sys = calloc(SYS_COUNT, sizeof(*tl->sys));
-		if (e.speed > 0)
-			tl->late = calloc(tl->n, sizeof(*tl->late));
-		if (!tl->sys || (e.speed > 0 && !tl->late))
-			goto out;
+	}
+	/* The first window is read before the clock starts. */
+	ret = feed_run(&e, false);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", e.feed_err);
+		goto out;
 	}
 	if (opt->ready && (ret = opt->ready(opt->ready_ctx, err, errlen)))
 		goto out;
-	ret = run_timelines(&e, opt, err, errlen);
-	for (size_t t = 0; t < e.ntls; t++)
-		if (e.tls[t].end_ns > e.start_ns + sum->duration_ns)
-			sum->duration_ns = e.tls[t].end_ns - e.start_ns;
-	sum->timelines = e.ntls;
-	sum->processes = count_processes(&e);
-	if (e.nops)
-		sum->captured_ns = e.ops[e.nops - 1].time_ns +
-				   e.ops[e.nops - 1].dur_ns;
-	for (size_t t = 0; t < e.ntls; t++) {
-		merge(sum, &e.tls[t]);
-		if (e.tls[t].n && e.tls[t].ops[e.tls[t].n - 1] == e.nops - 1)
-			sum->ahead_ns = e.tls[t].last_ahead;
-	}
-	for (int s = 0; s < SYS_COUNT && e.differ_by_result; s++)
-		for (int i = 0; i < REPLAY_RESULT_SLOTS; i++)
-			sum->differ_by_result[s][i] =
-				atomic_load(&e.differ_by_result[s][i]);
-	sum->timed = e.speed > 0;
-	if (!ret && sum->timed)
-		ret = lateness(&e, sum);
+	ret = run_threads(&e, atomic_load(&e.eof), err, errlen);
+	summarize(&e, sum);
 out:
 	if (ret == -ENOMEM && errlen && !err[0])
 		snprintf(err, errlen, "%s: out of memory", opt->replay_path);
-	engine_free(&e);
+	feed_close(&e);
+	free(e.differ_by_result);
+	exec_destroy(&e.x);
+	pthread_mutex_destroy(&e.lock);
+	pthread_cond_destroy(&e.cond);
 	return ret;
-}
-
-uint64_t replay_percentile(const uint64_t h[REPLAY_LATENCY_BUCKETS],
-			   double pct)
-{
-	uint64_t total = 0, seen = 0, want;
-
-	for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++)
-		total += h[i];
-	if (!total)
-		return 0;
-	want = (uint64_t)((double)total * pct / 100.0 + 0.5);
-	if (want < 1)
-		want = 1;
-	for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++) {
-		seen += h[i];
-		if (seen >= want)
-			return i ? 1ULL << i : 0;
-	}
-	return 1ULL << (REPLAY_LATENCY_BUCKETS - 1);
 }

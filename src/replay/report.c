@@ -79,14 +79,15 @@ int report_write(FILE *f, const struct report_info *info,
 		 const struct replay_summary *sum)
 {
 	double secs = (double)sum->duration_ns / 1e9;
-	uint64_t per_process = sum->processes ?
-		(sum->timelines + sum->processes - 1) / sum->processes : 0;
 
 	fprintf(f, "Stats of test '%s':\n", info->name);
-	fprintf(f, "\tNum workers: %llu\n", (unsigned long long)sum->processes);
+	fprintf(f, "\tNum workers: %llu\n", (unsigned long long)sum->workers);
 	fprintf(f, "\tThreads per worker: %llu\n",
-		(unsigned long long)per_process);
-	fprintf(f, "\tThreads total: %llu\n", (unsigned long long)sum->timelines);
+		(unsigned long long)sum->threads_per_worker);
+	fprintf(f, "\tThreads total: %llu\n", (unsigned long long)sum->threads);
+	fprintf(f, "\tTimelines: %llu of %llu processes\n",
+		(unsigned long long)sum->timelines,
+		(unsigned long long)sum->processes);
 	fprintf(f, "\tHighest loadavg: %.2f\n", info->loadavg_max);
 	fprintf(f, "\tPerformed ioops: %llu\n", (unsigned long long)sum->ops);
 	if (secs > 0)
@@ -179,6 +180,9 @@ int report_write_json(FILE *f, const struct report_info *info,
 
 	fprintf(f, "{\n  \"test\": ");
 	json_string(f, info->name);
+	fprintf(f, ",\n  \"workers\": %" PRIu64 ",\n  \"threads_per_worker\": %"
+		PRIu64 ",\n  \"threads\": %" PRIu64, sum->workers,
+		sum->threads_per_worker, sum->threads);
 	fprintf(f, ",\n  \"processes\": %" PRIu64 ",\n  \"timelines\": %" PRIu64
 		",\n  \"highest_loadavg\": %.2f,\n  \"performed_ioops\": %" PRIu64
 		",\n  \"average_ioops_per_s\": %.2f,\n  \"time_ahead_ns\": %" PRId64

@@ -658,9 +658,9 @@ static int add_sandbox(struct rlog_reader *r, const char *root)
 }
 
 /*
- * Take the items this reader knows from header line @ln: name, user and
- * sandbox (which may repeat).  Others are ignored.  Returns 0, -EPROTO or
- * -ENOMEM.
+ * Take the items this reader knows from header line @ln: name, user, ops
+ * and sandbox (which may repeat).  Others are ignored.  Returns 0, -EPROTO
+ * or -ENOMEM.
  */
 static int parse_header_line(struct rlog_reader *r, struct line *ln, char *err,
 			     size_t errlen)
@@ -675,6 +675,9 @@ static int parse_header_line(struct rlog_reader *r, struct line *ln, char *err,
 				goto bad_value;
 		} else if (ITEM_IS(&it, "user")) {
 			if (item_string(&it, r->hdr.user, sizeof(r->hdr.user)))
+				goto bad_value;
+		} else if (ITEM_IS(&it, "ops")) {
+			if (parse_udec(it.val, it.vlen, &r->hdr.ops_hint))
 				goto bad_value;
 		} else if (ITEM_IS(&it, "sandbox")) {
 			long n = escape_decode(it.val, it.vlen);

@@ -1,0 +1,151 @@
+/*
+ * The replay engine's shared state, private to src/replay: the window of
+ * operations read ahead (feed.c fills it), the replay threads ("runners")
+ * that carry them out (engine.c), and the completion words both wait on.
+ *
+ * Operation number N of the file (its sequence number, from 0) lives in
+ * slot N % WINDOW_SLOTS.  A slot is reused only once its operation has
+ * completed, so at most WINDOW_SLOTS operations are in memory, and any
+ * operation older than the window has completed.  done[slot] counts the
+ * operations completed in that slot (N / WINDOW_SLOTS + 1 once N is), with
+ * DONE_WAITERS set while a thread sleeps on it.
+ *
+ * Each runner has a queue of the slots it must carry out, in file order;
+ * the feed appends, the runner consumes.  A timeline always maps to one
+ * runner, so its operations stay in order.  Deadlock cannot happen: the
+ * oldest unfinished operation has completed dependencies (they are older)
+ * and is at the head of its runner's queue (older ones there completed),
+ * so it can always run, whichever bound the feed is waiting on.
+ */
+#ifndef IORIOT_REPLAY_ENGINE_H
+#define IORIOT_REPLAY_ENGINE_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ioriot/exec.h"
+#include "ioriot/replay.h"
+#include "ioriot/rlog.h"
+#include "ioriot/u64map.h"
+
+#define WINDOW_SLOTS (1u << 15)		/* operations in memory, at most */
+#define QUEUE_SLOTS (1u << 10)		/* per runner */
+#define DONE_WAITERS 0x80000000u
+#define WAIT_SLICE_NS (100 * 1000 * 1000ULL)	/* notice a stop this often */
+
+struct slot {
+	/* deps.id[] holds the sequence numbers of the dependencies that had
+	 * not completed when the operation was read. */
+	struct rlog_op op;
+	uint64_t seq;
+	char *strings;			/* path, path2, target */
+	size_t strings_cap;
+};
+
+struct runner {
+	struct engine *eng;
+	pthread_t thread;
+	bool started;
+	uint32_t queue[QUEUE_SLOTS];	/* slot numbers */
+	atomic_uint head;		/* consumed; written by the runner */
+	atomic_uint tail;		/* appended; written by the feed */
+	atomic_uint sleeping;		/* the runner sleeps on bell */
+	atomic_uint bell;		/* rung by the feed to wake it */
+	atomic_uint feed_waits;		/* the feed sleeps on head */
+	/* Written by the runner only; read by others after it ended. */
+	struct replay_sys_stats *sys[SYS_COUNT];	/* on first use */
+	uint64_t *late;			/* REPLAY_LATENESS_BUCKETS */
+	uint64_t late_max;
+	int64_t last_ahead;		/* lead of its latest operation */
+	uint64_t last_seq;		/* its latest operation + 1, 0: none */
+	uint64_t end_ns;		/* when it ended */
+	int error;			/* -errno that stopped it */
+	atomic_uint_fast64_t performed;	/* for progress */
+};
+
+struct engine {
+	const struct replay_options *opt;
+	struct exec_ctx x;
+	struct slot *slots;		/* WINDOW_SLOTS */
+	atomic_uint *done;		/* WINDOW_SLOTS */
+
+	/* The feed's own state (feed.c). */
+	struct rlog_reader *rlog;
+	struct rlog_entry pending;	/* read, not yet queued */
+	bool have_pending;
+	uint64_t nread;			/* operations queued = next seq */
+	struct u64map runner_of;	/* pid << 32 | tid -> runner + 1 */
+	struct u64map worker_of;	/* pid -> worker + 1 (1 without -p/-t) */
+	struct u64map group_of;		/* worker thread -> runner + 1 (-p/-t) */
+	uint64_t *worker_timelines;	/* per worker: timelines so far */
+	size_t next_shared;		/* round robin once threads run out */
+	uint64_t timelines, processes;
+	uint64_t captured_ns;		/* latest end of a captured op */
+	uint64_t total_hint;		/* the header's ops=, for progress */
+	char feed_err[512];		/* why the feed stopped */
+	int feed_error;			/* -errno */
+
+	/* Runners: the array never moves; nrunners grows (feed). */
+	struct runner **runners;
+	size_t max_runners;
+	atomic_size_t nrunners;
+	size_t workers, threads_per_worker;	/* 0: a runner per timeline */
+
+	double speed;
+	uint64_t start_ns;		/* set before go */
+	atomic_uint go;			/* runners may start */
+	atomic_uint eof;		/* the feed queued everything */
+	atomic_int failed;		/* something fatal: everyone stops */
+	atomic_llong ahead;		/* speed > 0: the latest op's lead */
+	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];
+
+	/* The calling thread waits here for the threads to end. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t running;			/* under lock: feed + runners */
+};
+
+/* True once the replay must stop: a signal or a fatal error. */
+static inline bool engine_should_stop(struct engine *e)
+{
+	return (e->opt->stop && *e->opt->stop) || atomic_load(&e->failed);
+}
+
+/* Whether operation @seq has completed. */
+static inline bool engine_done(struct engine *e, uint64_t seq)
+{
+	unsigned v = atomic_load_explicit(&e->done[seq % WINDOW_SLOTS],
+					  memory_order_acquire);
+
+	return (v & ~DONE_WAITERS) > seq / WINDOW_SLOTS;
+}
+
+/* Wait until operation @seq has completed: true, or false when the replay
+ * stops first (engine.c). */
+bool engine_wait_done(struct engine *e, uint64_t seq);
+
+/*
+ * Start the thread of runner @r (when the replay is already going).
+ * Returns 0 or -errno (pthread_create's, e.g. -EAGAIN at RLIMIT_NPROC).
+ */
+int engine_start_runner(struct engine *e, struct runner *r);
+
+/*
+ * Read and queue operations (feed.c).  With @wait false (before the
+ * replay starts) it stops at the first operation that has no room yet and
+ * returns 1; with @wait true it waits for room.  Returns 0 once the file's
+ * end was reached (eof set), 1 as said, or -errno with e->feed_err set.
+ */
+int feed_run(struct engine *e, bool wait);
+
+/* Open the file's reader and allocate the window.  0 or -errno with a
+ * message in e->feed_err. */
+int feed_open(struct engine *e, const char *path);
+
+/* Free what feed_open() and feed_run() allocated.  Accepts a zeroed e. */
+void feed_close(struct engine *e);
+
+#endif
