@@ -95,7 +95,8 @@ replay() {
 	}
 	want=$(awk '/^#END/ { split($0, a, /[=|]/); print a[3] }' "$work/$name.replay")
 	ops=$(stat_of "Performed ioops" "$stats")
-	differ=$(awk 'seen && NF >= 4 { n += $4 } /^syscall / { seen = 1 }
+	differ=$(awk 'seen && NF == 0 { seen = 0 }
+		      seen && NF >= 4 { n += $4 } /^syscall / { seen = 1 }
 		      END { print n + 0 }' "$stats")
 	if [ "$ops" != "$want" ] || [ "$differ" -ne 0 ]; then
 		cat "$stats" >&2

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -367,6 +369,77 @@ START_TEST(test_replay)
 }
 END_TEST
 
+/*
+ * A user whose RLIMIT_NPROC allows only a few threads: the replay starts
+ * what it can and the timelines that find no thread share one.  Runs as
+ * daemon, so other tests replaying as nobody do not count against it.
+ */
+START_TEST(test_replay_thread_limit)
+{
+	char *dir = tu_scratch();
+	char *sb, *replay, *out, *err;
+	struct rlimit old, low;
+	struct passwd *pw = getpwnam("daemon");
+	unsigned id = 0;
+	FILE *f;
+	int rc;
+
+	if (geteuid() != 0 || !pw) {
+		fprintf(stderr, "test_replay_thread_limit: skipped, needs root "
+			"and a user daemon\n");
+		free(dir);
+		return;
+	}
+	ck_assert(asprintf(&sb, "%s/mnt/.ioriot/t", dir) > 0);
+	for (char *slash = strchr(sb + strlen(dir) + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		ck_assert_int_eq(mkdir(sb, 0755), 0);
+		*slash = '/';
+	}
+	ck_assert_int_eq(mkdir(sb, 0755), 0);
+	ck_assert_int_eq(chown(sb, pw->pw_uid, pw->pw_gid), 0);
+	replay = tu_join(dir, "t.replay");
+	f = fopen(replay, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#|replay_version=1|name=t|user=daemon|\n"
+		"#|sandbox=%s|\n#INIT\n#OPS\n", sb);
+	/* One timeline fills its queue before the clock starts; the 20
+	 * after it get their threads from the reader, as daemon. */
+	for (int i = 0; i < 1000; i++) {
+		fprintf(f, "%u 1:1 0 10 - mkdirat 0 path=%s/a mode=0755\n",
+			++id, sb);
+		fprintf(f, "%u 1:1 0 10 - unlinkat 0 path=%s/a flags=0x200\n",
+			++id, sb);
+	}
+	for (int t = 2; t <= 21; t++)
+		fprintf(f, "%u 1:%d 0 10 - mkdirat 0 path=%s/d%d mode=0755\n",
+			++id, t, sb, t);
+	fprintf(f, "#END|ops=%u|\n", id);
+	ck_assert_int_eq(fclose(f), 0);
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NPROC, &old), 0);
+	low = (struct rlimit){ .rlim_cur = 6, .rlim_max = old.rlim_max };
+	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &low), 0);
+	const char *args[] = { "-r", replay, "-D", "-u", "daemon", NULL };
+	rc = run(args, &out, &err);
+	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &old), 0);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	const char *threads = strstr(out, "\tThreads total: ");
+	ck_assert_ptr_nonnull(threads);
+	unsigned n = (unsigned)atoi(threads + 16);
+	ck_assert_msg(n >= 1 && n <= 4, "%u threads: %s", n, out);
+	ck_assert_msg(strstr(out, "\tPerformed ioops: 2020\n") &&
+		      strstr(out, "\tTimelines: 21 of 1 processes\n") &&
+		      !strstr(out, "Differing results"), "stdout: %s", out);
+	free(out);
+	free(err);
+	free(replay);
+	free(sb);
+	free(dir);
+}
+END_TEST
+
 /* -R (as root, on a tmpfs mounted for the test): init creates the
  * sandbox and the INIT tree, then the replay runs as nobody, dropping
  * caches first; the -S file in the root-only scratch directory is opened
@@ -646,6 +719,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_trash_and_purge);
 	tcase_add_test(tc, test_replay);
 	tcase_add_test(tc, test_init_and_replay);
+	tcase_add_test(tc, test_replay_thread_limit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("generate");

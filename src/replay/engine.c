@@ -189,13 +189,21 @@ static int run_op(struct runner *r, const struct slot *s)
 	return 0;
 }
 
-/* Nothing queued at @head: wait for the feed.  false when the runner is
- * done (end of file or a stop). */
+/* Nothing queued at @head: wait for the feed, spinning a little first as
+ * it is usually busy reading the next one.  false when the runner is done
+ * (end of file or a stop). */
 static bool wait_for_work(struct runner *r, unsigned head)
 {
 	struct engine *e = r->eng;
 	unsigned bell;
 
+	for (int spin = 0; spin < SPIN_ROUNDS; spin++) {
+		if (atomic_load(&r->tail) != head)
+			return true;
+		if (atomic_load(&e->eof))
+			break;
+		sched_yield();
+	}
 	atomic_store(&r->sleeping, 1);
 	bell = atomic_load(&r->bell);
 	if (atomic_load(&r->tail) == head) {
@@ -237,7 +245,8 @@ static void *runner_main(void *arg)
 			break;
 		}
 		atomic_store(&r->head, ++head);
-		if (atomic_load(&r->feed_waits))
+		if (atomic_load(&r->feed_waits) &&
+		    atomic_load(&r->tail) - head <= QUEUE_SLOTS / 2)
 			waitword_wake_all(&r->head);
 		atomic_fetch_add_explicit(&r->performed, 1,
 					  memory_order_relaxed);

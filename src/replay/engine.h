@@ -33,6 +33,7 @@
 
 #define WINDOW_SLOTS (1u << 15)		/* operations in memory, at most */
 #define QUEUE_SLOTS (1u << 10)		/* per runner */
+#define FEED_BATCH 256u			/* slots freed per wake-up of the feed */
 #define DONE_WAITERS 0x80000000u
 #define WAIT_SLICE_NS (100 * 1000 * 1000ULL)	/* notice a stop this often */
 
@@ -54,7 +55,8 @@ struct runner {
 	atomic_uint tail;		/* appended; written by the feed */
 	atomic_uint sleeping;		/* the runner sleeps on bell */
 	atomic_uint bell;		/* rung by the feed to wake it */
-	atomic_uint feed_waits;		/* the feed sleeps on head */
+	atomic_uint feed_waits;		/* the feed sleeps on head until
+					 * half of the queue is free */
 	/* Written by the runner only; read by others after it ended. */
 	struct replay_sys_stats *sys[SYS_COUNT];	/* on first use */
 	uint64_t *late;			/* REPLAY_LATENESS_BUCKETS */

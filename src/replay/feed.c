@@ -211,15 +211,19 @@ static int keep_strings(struct slot *s, const struct rlog_op *src)
 	return 0;
 }
 
-/* Wait until runner @r's queue has room.  false when the replay stops. */
+/* Wait until runner @r's queue has room.  A full queue is let drain to
+ * half before the feed goes on, so feed and runner do not wake each other
+ * for every operation.  false when the replay stops. */
 static bool wait_queue_room(struct engine *e, struct runner *r)
 {
 	unsigned tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 
+	if (tail - atomic_load(&r->head) < QUEUE_SLOTS)
+		return true;
 	for (;;) {
 		unsigned head = atomic_load(&r->head);
 
-		if (tail - head < QUEUE_SLOTS)
+		if (tail - head <= QUEUE_SLOTS / 2)
 			return true;
 		if (engine_should_stop(e))
 			return false;
@@ -228,6 +232,20 @@ static bool wait_queue_room(struct engine *e, struct runner *r)
 			waitword_wait(&r->head, head, WAIT_SLICE_NS);
 		atomic_store(&r->feed_waits, 0);
 	}
+}
+
+/* Wait until slot of operation @seq is free: operation seq - WINDOW_SLOTS
+ * completed.  As with queues, the feed first waits for a batch of later
+ * operations, which mostly completes the ones before.  false when the
+ * replay stops. */
+static bool wait_slot(struct engine *e, uint64_t seq)
+{
+	uint64_t old = seq - WINDOW_SLOTS;
+
+	if (engine_done(e, old))
+		return true;
+	return engine_wait_done(e, old + FEED_BATCH - 1) &&
+	       engine_wait_done(e, old);
 }
 
 /*
@@ -258,7 +276,7 @@ static int queue_pending(struct engine *e, bool wait)
 		if (dep >= 0)
 			deps.id[deps.n++] = (uint64_t)dep;
 	}
-	if (seq >= WINDOW_SLOTS && !engine_wait_done(e, seq - WINDOW_SLOTS))
+	if (seq >= WINDOW_SLOTS && !wait_slot(e, seq))
 		return -ECANCELED;
 	if (!wait_queue_room(e, r))
 		return -ECANCELED;
