@@ -6,7 +6,9 @@
 #      syscall-loop doing the same syscalls, both pinned to one CPU;
 #   2. scaling: the same number of operations on 1, 2 and 4 timelines, -s 0;
 #   3. timing accuracy: 10k operations/s for 3 s at captured speed (-s 1)
-#      on 1 and 4 timelines: start lateness and duration error.
+#      on 1 and 4 timelines: start lateness and duration error;
+#   4. memory: peak RSS replaying 1 M and 4 M operations on 4 timelines,
+#      -s 0 (the file is read while it runs: RSS should not grow).
 # Figures are medians of runs interleaved with each other.  Needs root;
 # prints figures and targets, exits 0 on a missed target and non-zero only
 # if something fails to run.
@@ -18,7 +20,7 @@
 set -eu
 set -o pipefail
 
-RUNS=5
+RUNS=${RUNS:-5}			# runs of each test (median)
 OVERHEAD_OPS=300000		# one timeline
 LOOP_SECS=0.5			# syscall-loop run per overhead run
 SCALE_OPS=600000		# in all, split over the timelines
@@ -27,6 +29,9 @@ PACE_OPS=30000			# 3 s at PACE_RATE
 TARGET_RATIO=0.8
 TARGET_P99_US=100
 TARGET_ERR_PCT=1
+MEM_SMALL=250002		# ops per timeline, 4 timelines
+MEM_LARGE=1000002
+TARGET_MEM_GROWTH=1.25		# peak RSS at 4x the operations
 
 [ $# -eq 2 ] || { echo "usage: $0 BIN OUTPUT_DIR" >&2; exit 2; }
 bin=$1
@@ -182,10 +187,30 @@ for v in p50_1 p99_1 err_1 p50_4 p99_4 err_4; do
 	eval "$v=\$(echo \"\$$v\" | median)"
 done
 
+echo "== memory: peak RSS replaying $((MEM_SMALL * 4)) and $((MEM_LARGE * 4)) ops on 4 timelines, -s 0"
+# Peak RSS in KiB of a replay of NAME (GNU time's %M).
+peak_rss() {
+	/usr/bin/time -f %M -o "$work/rss" "$bin" -q -r "$work/$1.replay" -D \
+		-u root > "$work/replay.out" 2>&1 || {
+		cat "$work/replay.out" >&2
+		echo "$0: replay of $1 failed" >&2
+		exit 1
+	}
+	cat "$work/rss"
+}
+prepare memsmall 4 "$MEM_SMALL" 0
+rss_small=$(peak_rss memsmall)
+rm -f "$work/memsmall.replay"
+prepare memlarge 4 "$MEM_LARGE" 0
+rss_large=$(peak_rss memlarge)
+rm -f "$work/memlarge.replay"
+
 awk -v lr="$loop_rate" -v orate="$ovh_rate" -v s1="$scale1" -v s2="$scale2" \
     -v s4="$scale4" -v a50="$p50_1" -v a99="$p99_1" -v ae="$err_1" \
     -v b50="$p50_4" -v b99="$p99_4" -v be="$err_4" -v tr="$TARGET_RATIO" \
-    -v tp="$TARGET_P99_US" -v te="$TARGET_ERR_PCT" 'BEGIN {
+    -v tp="$TARGET_P99_US" -v te="$TARGET_ERR_PCT" -v ms="$rss_small" \
+    -v ml="$rss_large" -v nsmall="$((MEM_SMALL * 4))" \
+    -v nlarge="$((MEM_LARGE * 4))" -v tm="$TARGET_MEM_GROWTH" 'BEGIN {
 	ratio = orate / lr
 	printf "\n%-44s %12s\n", "", "ops/s"
 	printf "%-44s %12.0f\n", "syscall-loop (openat+pread64+close)", lr
@@ -196,6 +221,9 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v s1="$scale1" -v s2="$scale2" \
 	printf "\n%-44s %8s %8s %10s\n", "-s 1", "p50 us", "p99 us", "dur. err."
 	printf "%-44s %8.1f %8.1f %9.3f%%\n", "start lateness, 1 timeline", a50, a99, ae
 	printf "%-44s %8.1f %8.1f %9.3f%%\n", "start lateness, 4 timelines", b50, b99, be
+	printf "\n%-44s %8s\n", "", "peak RSS"
+	printf "%-44s %6.1f MB\n", sprintf("replay of %d ops", nsmall), ms / 1024
+	printf "%-44s %6.1f MB\n", sprintf("replay of %d ops", nlarge), ml / 1024
 	printf "\n%-36s %-16s %s\n", "target", "measured", "result"
 	printf "%-36s %-16s %s\n", sprintf(">= %.1fx the syscall loop", tr),
 	       sprintf("%.2fx", ratio), (ratio >= tr ? "PASS" : "MISS")
@@ -207,4 +235,6 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v s1="$scale1" -v s2="$scale2" \
 	       sprintf("%.3f%%", ae), (ae < te ? "PASS" : "MISS")
 	printf "%-36s %-16s %s\n", sprintf("duration error < %g%%, 4 timelines", te),
 	       sprintf("%.3f%%", be), (be < te ? "PASS" : "MISS")
+	printf "%-36s %-16s %s\n", sprintf("RSS at 4x the ops < %gx", tm),
+	       sprintf("%.2fx", ml / ms), (ml / ms < tm ? "PASS" : "MISS")
 }'

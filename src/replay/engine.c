@@ -246,8 +246,11 @@ static void *runner_main(void *arg)
 		}
 		atomic_store(&r->head, ++head);
 		if (atomic_load(&r->feed_waits) &&
-		    atomic_load(&r->tail) - head <= QUEUE_SLOTS / 2)
-			waitword_wake_all(&r->head);
+		    atomic_load(&r->tail) - head <= QUEUE_SLOTS / 2 &&
+		    atomic_exchange(&r->feed_waits, 0)) {
+			atomic_fetch_add(&r->room, 1);
+			waitword_wake_all(&r->room);
+		}
 		atomic_fetch_add_explicit(&r->performed, 1,
 					  memory_order_relaxed);
 	}

@@ -55,8 +55,8 @@ struct runner {
 	atomic_uint tail;		/* appended; written by the feed */
 	atomic_uint sleeping;		/* the runner sleeps on bell */
 	atomic_uint bell;		/* rung by the feed to wake it */
-	atomic_uint feed_waits;		/* the feed sleeps on head until
-					 * half of the queue is free */
+	atomic_uint feed_waits;		/* the feed sleeps on room until */
+	atomic_uint room;		/* half of the queue is free */
 	/* Written by the runner only; read by others after it ended. */
 	struct replay_sys_stats *sys[SYS_COUNT];	/* on first use */
 	uint64_t *late;			/* REPLAY_LATENESS_BUCKETS */

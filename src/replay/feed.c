@@ -221,16 +221,19 @@ static bool wait_queue_room(struct engine *e, struct runner *r)
 	if (tail - atomic_load(&r->head) < QUEUE_SLOTS)
 		return true;
 	for (;;) {
-		unsigned head = atomic_load(&r->head);
+		unsigned room;
 
-		if (tail - head <= QUEUE_SLOTS / 2)
-			return true;
-		if (engine_should_stop(e))
-			return false;
 		atomic_store(&r->feed_waits, 1);
-		if (atomic_load(&r->head) == head)
-			waitword_wait(&r->head, head, WAIT_SLICE_NS);
-		atomic_store(&r->feed_waits, 0);
+		room = atomic_load(&r->room);
+		if (tail - atomic_load(&r->head) <= QUEUE_SLOTS / 2) {
+			atomic_store(&r->feed_waits, 0);
+			return true;
+		}
+		if (engine_should_stop(e)) {
+			atomic_store(&r->feed_waits, 0);
+			return false;
+		}
+		waitword_wait(&r->room, room, WAIT_SLICE_NS);
 	}
 }
 
