@@ -3,7 +3,9 @@
 # (openat + pread64 + close of a file per timeline) are initialised and
 # replayed in a tmpfs mounted for the run:
 #   1. engine overhead: one timeline as fast as possible (-s 0) against
-#      syscall-loop doing the same syscalls, both pinned to one CPU;
+#      syscall-loop doing the same syscalls; the replay's reader thread
+#      parses the file beside the timeline's thread, so the replay also
+#      runs with all its threads pinned to one CPU (its whole CPU cost);
 #   2. scaling: the same number of operations on 1, 2 and 4 timelines, -s 0;
 #   3. timing accuracy: 10k operations/s for 3 s at captured speed (-s 1)
 #      on 1 and 4 timelines: start lateness and duration error;
@@ -127,22 +129,26 @@ median() {
 
 echo "ioriot replay benchmark: $(nproc) CPUs, $RUNS runs of each test"
 
-echo "== engine overhead: 1 timeline, $OVERHEAD_OPS ops, -s 0, $pinned"
+echo "== engine overhead: 1 timeline, $OVERHEAD_OPS ops, -s 0; replay also $pinned"
 prepare ovh 1 "$OVERHEAD_OPS" 0
 file=$work/mnt/.ioriot/ovh/t0/file
 loop_rates=
 ovh_rates=
+pin_rates=
 for i in $(seq 1 "$RUNS"); do
-	out=$($pin "$loop" io "$file" "$LOOP_SECS") || {
+	out=$("$loop" io "$file" "$LOOP_SECS") || {
 		echo "$0: syscall-loop failed" >&2
 		exit 1
 	}
 	loop_rates="$loop_rates $(echo "$out" | awk '{ print $6 }')"
-	replay ovh 0 "$pin"
+	replay ovh 0 ""
 	ovh_rates="$ovh_rates $(rate_of ovh)"
+	replay ovh 0 "$pin"
+	pin_rates="$pin_rates $(rate_of ovh)"
 done
 loop_rate=$(echo "$loop_rates" | median)
 ovh_rate=$(echo "$ovh_rates" | median)
+pin_rate=$(echo "$pin_rates" | median)
 
 echo "== scaling: $SCALE_OPS ops on 1, 2 and 4 timelines, -s 0"
 for n in 1 2 4; do
@@ -205,7 +211,8 @@ prepare memlarge 4 "$MEM_LARGE" 0
 rss_large=$(peak_rss memlarge)
 rm -f "$work/memlarge.replay"
 
-awk -v lr="$loop_rate" -v orate="$ovh_rate" -v s1="$scale1" -v s2="$scale2" \
+awk -v lr="$loop_rate" -v orate="$ovh_rate" -v prate="$pin_rate" \
+    -v pinned="$pinned" -v s1="$scale1" -v s2="$scale2" \
     -v s4="$scale4" -v a50="$p50_1" -v a99="$p99_1" -v ae="$err_1" \
     -v b50="$p50_4" -v b99="$p99_4" -v be="$err_4" -v tr="$TARGET_RATIO" \
     -v tp="$TARGET_P99_US" -v te="$TARGET_ERR_PCT" -v ms="$rss_small" \
@@ -215,6 +222,8 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v s1="$scale1" -v s2="$scale2" \
 	printf "\n%-44s %12s\n", "", "ops/s"
 	printf "%-44s %12.0f\n", "syscall-loop (openat+pread64+close)", lr
 	printf "%-44s %12.0f  (%.2fx the loop)\n", "replay, 1 timeline", orate, ratio
+	printf "%-44s %12.0f  (%.2fx the loop)\n", "replay, 1 timeline, " pinned, prate,
+	       prate / lr
 	printf "%-44s %12.0f  (1.00x)\n", "scaling, 1 timeline", s1
 	printf "%-44s %12.0f  (%.2fx)\n", "scaling, 2 timelines", s2, s2 / s1
 	printf "%-44s %12.0f  (%.2fx)\n", "scaling, 4 timelines", s4, s4 / s1
