@@ -543,6 +543,40 @@ START_TEST(test_generate_ok)
 }
 END_TEST
 
+/* -w DIR: relative file names are taken from DIR, made if missing. */
+START_TEST(test_working_directory)
+{
+	char *dir = tu_scratch();
+	char *wd = tu_join(dir, "wd");
+	char *capture, *replay, *out, *err;
+	const char *args[] = { "-w", wd, "-c", "in.capture", "-r", "out.replay",
+			       "-n", "test", "-u", "tester", NULL };
+
+	ck_assert_int_eq(mkdir(wd, 0755), 0);
+	capture = tu_write_str(wd, "in.capture", HEADER EVENT
+		"t=10;:,D=5;:,i=7:7;:,o=mkdir;:,p=/data/a;:,m=493;:,r=0;:,\n");
+	ck_assert_int_eq(run(args, &out, &err), 0);
+	replay = tu_join(wd, "out.replay");
+	ck_assert_msg(exists(replay), "no %s: %s", replay, err);
+	free(out);
+	free(err);
+	free(replay);
+	free(capture);
+
+	/* A missing DIR is created (its parent must exist). */
+	char *fresh = tu_join(dir, "fresh");
+	const char *again[] = { "-w", fresh, "-c", "/nonexistent.capture",
+				"-r", "x.replay", "-n", "test", NULL };
+	ck_assert_int_eq(run(again, &out, &err), 1);
+	ck_assert(exists(fresh));
+	free(out);
+	free(err);
+	free(fresh);
+	free(wd);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_generate_quiet)
 {
 	char *dir = tu_scratch();
@@ -727,6 +761,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_missing_capture);
 	tcase_add_test(tc, test_generate_ok);
 	tcase_add_test(tc, test_generate_quiet);
+	tcase_add_test(tc, test_working_directory);
 	tcase_add_test(tc, test_generate_v3_mounts);
 	tcase_add_loop_test(tc, test_bad_input, 0,
 			    sizeof(bad_inputs) / sizeof(bad_inputs[0]));

@@ -33,7 +33,7 @@ struct cli_opts {
 	const char *replay;	/* -r / -R / -i */
 	const char *name;	/* -n */
 	const char *user;	/* -u */
-	const char *wd;		/* -w */
+	const char *wd;		/* -w, or NULL */
 	const char *stats;	/* -S */
 	const char *module;	/* -m */
 	const char *mounts;	/* --mounts */

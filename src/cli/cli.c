@@ -500,6 +500,20 @@ out:
 	return ret;
 }
 
+/* -w DIR: work in DIR, made if missing.  0 or 1 with a message. */
+static int enter_wd(const char *wd)
+{
+	if (mkdir(wd, 0755) && errno != EEXIST) {
+		log_error("-w %s: %s", wd, strerror(errno));
+		return 1;
+	}
+	if (chdir(wd)) {
+		log_error("-w %s: %s", wd, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 int cli_main(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -508,6 +522,9 @@ int cli_main(int argc, char **argv)
 		return EXIT_USAGE;
 	log_set_level(o.verbosity < 0 ? LOG_ERROR :
 		      o.verbosity > 0 ? LOG_INFO : LOG_WARN);
+	if (o.wd && o.mode != MODE_HELP && o.mode != MODE_VERSION &&
+	    enter_wd(o.wd))
+		return 1;
 	switch (o.mode) {
 	case MODE_HELP:
 		cli_usage();

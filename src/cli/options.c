@@ -68,7 +68,8 @@ void cli_usage(void)
 "  -u, --user USER          user the replay runs as; generate stores it\n"
 "                           (default: $SUDO_USER, else you), init makes the\n"
 "                           sandboxes its own (default: the file's user=)\n"
-"  -w, --wd DIR             accepted for compatibility; not used\n"
+"  -w, --wd DIR             working directory: relative file names are taken\n"
+"                           from DIR, which is created if missing (default: .)\n"
 "  -p, --workers N          replay with N workers of -t threads each: captured\n"
 "  -t, --threads N          processes go to the workers in turn, a worker's\n"
 "                           captured threads to its threads in turn (default:\n"
@@ -152,7 +153,6 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 	int c, err = 0;
 
 	memset(o, 0, sizeof(*o));
-	o->wd = "/usr/local/ioriot";
 	o->workers = -1;
 	o->threads = -1;
 	o->pid = -1;
