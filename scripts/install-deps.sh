@@ -8,6 +8,7 @@ set -eu
 
 packages="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev check
 pkg-config systemtap strace time e2fsprogs xfsprogs"
+packages="$packages gnuplot-nox graphite-carbon python3-whisper"	# series tests, ioriot-plot
 
 missing=""
 for pkg in $packages; do
