@@ -30,6 +30,15 @@
 #define REPLAY_DEFAULT_MAX_THREADS 4096
 #define REPLAY_MAX_THREADS 65536
 
+/* Per syscall: counts, bytes and latency histograms of the run. */
+struct replay_sys_stats {
+	uint64_t ops, bytes;
+	uint64_t differ;		/* result class differs from the capture */
+	uint64_t lat[REPLAY_LATENCY_BUCKETS];	/* replayed durations */
+	uint64_t cap_lat[REPLAY_LATENCY_BUCKETS];	/* captured durations */
+	uint64_t lat_max, cap_lat_max;
+};
+
 struct replay_options {
 	const char *replay_path;
 	double speed;			/* 0: as fast as possible; 1: captured */
@@ -51,15 +60,14 @@ struct replay_options {
 	 * non-zero return (-errno, with a message in @err) ends the run. */
 	int (*ready)(void *ctx, char *err, size_t errlen);
 	void *ready_ctx;
-};
-
-/* Per syscall: counts, bytes and latency histograms of the run. */
-struct replay_sys_stats {
-	uint64_t ops, bytes;
-	uint64_t differ;		/* result class differs from the capture */
-	uint64_t lat[REPLAY_LATENCY_BUCKETS];	/* replayed durations */
-	uint64_t cap_lat[REPLAY_LATENCY_BUCKETS];	/* captured durations */
-	uint64_t lat_max, cap_lat_max;
+	/* When set with @tick_ns: called from the calling thread every
+	 * @tick_ns and once more after the last operation, with the time
+	 * since the start and the figures so far (SYS_COUNT entries, summed
+	 * over the threads; only ops, bytes, differ and the histograms). */
+	void (*tick)(void *ctx, uint64_t t_ns,
+		     const struct replay_sys_stats *cum);
+	void *tick_ctx;
+	uint64_t tick_ns;
 };
 
 struct replay_summary {

@@ -22,6 +22,7 @@
 #define RUNNER_STACK (256u << 10)
 #define SPIN_NS (100 * 1000ULL)
 #define SPIN_ROUNDS 200
+#define PROGRESS_NS (2 * 1000000000ULL)
 
 bool engine_wait_done(struct engine *e, uint64_t seq)
 {
@@ -82,9 +83,14 @@ static int account(struct runner *r, const struct rlog_op *op,
 	struct replay_sys_stats *s = r->sys[op->sys];
 
 	if (!s) {
-		s = r->sys[op->sys] = calloc(1, sizeof(*s));
+		s = calloc(1, sizeof(*s));
 		if (!s)
 			return -ENOMEM;
+		if (r->eng->ticks)
+			pthread_mutex_lock(&r->stats_lock);
+		r->sys[op->sys] = s;
+	} else if (r->eng->ticks) {
+		pthread_mutex_lock(&r->stats_lock);
 	}
 	s->ops++;
 	if (result > 0 && moves_bytes(op->sys))
@@ -105,6 +111,8 @@ static int account(struct runner *r, const struct rlog_op *op,
 		s->lat_max = dur;
 	if (op->dur_ns > s->cap_lat_max)
 		s->cap_lat_max = op->dur_ns;
+	if (r->eng->ticks)
+		pthread_mutex_unlock(&r->stats_lock);
 	return 0;
 }
 
@@ -309,6 +317,86 @@ static uint64_t performed(struct engine *e)
 	return sum;
 }
 
+/* Add runner @r's per-syscall figures to @to (SYS_COUNT entries). */
+static void add_sys_stats(struct replay_sys_stats *to, const struct runner *r)
+{
+	for (int s = 0; s < SYS_COUNT; s++) {
+		const struct replay_sys_stats *a = r->sys[s];
+		struct replay_sys_stats *b = &to[s];
+
+		if (!a)
+			continue;
+		b->ops += a->ops;
+		b->bytes += a->bytes;
+		b->differ += a->differ;
+		for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++) {
+			b->lat[i] += a->lat[i];
+			b->cap_lat[i] += a->cap_lat[i];
+		}
+		if (a->lat_max > b->lat_max)
+			b->lat_max = a->lat_max;
+		if (a->cap_lat_max > b->cap_lat_max)
+			b->cap_lat_max = a->cap_lat_max;
+	}
+}
+
+/* Call the tick callback with the figures of every runner so far. */
+static void tick(struct engine *e, uint64_t now)
+{
+	size_t n = atomic_load(&e->nrunners);
+
+	memset(e->cum, 0, SYS_COUNT * sizeof(*e->cum));
+	for (size_t i = 0; i < n; i++) {
+		struct runner *r = e->runners[i];
+
+		pthread_mutex_lock(&r->stats_lock);
+		add_sys_stats(e->cum, r);
+		pthread_mutex_unlock(&r->stats_lock);
+	}
+	e->opt->tick(e->opt->tick_ctx, now - e->start_ns, e->cum);
+}
+
+/* Under e->lock: until every thread ended, report progress every 2 s and
+ * tick every opt->tick_ns (due times are absolute: no drift). */
+static void watch(struct engine *e)
+{
+	const struct replay_options *opt = e->opt;
+	uint64_t next_progress = e->start_ns + PROGRESS_NS;
+	uint64_t next_tick = e->ticks ? e->start_ns + opt->tick_ns : UINT64_MAX;
+
+	while (e->running) {
+		uint64_t due = next_progress < next_tick ? next_progress :
+							  next_tick;
+		struct timespec deadline = {
+			.tv_sec = (time_t)(due / 1000000000ULL),
+			.tv_nsec = (long)(due % 1000000000ULL),
+		};
+		uint64_t now;
+
+		while (e->running &&
+		       pthread_cond_timedwait(&e->cond, &e->lock, &deadline) !=
+		       ETIMEDOUT)
+			;
+		if (!e->running)
+			break;
+		pthread_mutex_unlock(&e->lock);
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (now >= next_tick) {
+			tick(e, now);
+			while (next_tick <= now)
+				next_tick += opt->tick_ns;
+		}
+		if (now >= next_progress) {
+			if (opt->progress)
+				opt->progress(opt->progress_ctx, performed(e),
+					      e->total_hint,
+					      atomic_load(&e->ahead));
+			next_progress = now + PROGRESS_NS;
+		}
+		pthread_mutex_lock(&e->lock);
+	}
+}
+
 /*
  * Start the runners queued so far and the feed for the rest of the file,
  * report progress until every thread ended, join them.  0 or -errno with
@@ -349,22 +437,7 @@ static int run_threads(struct engine *e, bool feed_done, char *err,
 			e->running++;
 		}
 	}
-	while (e->running) {
-		struct timespec deadline;
-
-		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		deadline.tv_sec += 2;
-		while (e->running &&
-		       pthread_cond_timedwait(&e->cond, &e->lock, &deadline) !=
-		       ETIMEDOUT)
-			;
-		if (e->running && e->opt->progress) {
-			pthread_mutex_unlock(&e->lock);
-			e->opt->progress(e->opt->progress_ctx, performed(e),
-					 e->total_hint, atomic_load(&e->ahead));
-			pthread_mutex_lock(&e->lock);
-		}
-	}
+	watch(e);
 	pthread_mutex_unlock(&e->lock);
 	if (feed_started)
 		pthread_join(feed, NULL);
@@ -389,25 +462,7 @@ static int run_threads(struct engine *e, bool feed_done, char *err,
 
 static void merge(struct replay_summary *sum, const struct runner *r)
 {
-	for (int s = 0; s < SYS_COUNT; s++) {
-		const struct replay_sys_stats *a = r->sys[s];
-		struct replay_sys_stats *b = &sum->sys[s];
-
-		if (!a)
-			continue;
-		sum->ops += a->ops;
-		b->ops += a->ops;
-		b->bytes += a->bytes;
-		b->differ += a->differ;
-		for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++) {
-			b->lat[i] += a->lat[i];
-			b->cap_lat[i] += a->cap_lat[i];
-		}
-		if (a->lat_max > b->lat_max)
-			b->lat_max = a->lat_max;
-		if (a->cap_lat_max > b->cap_lat_max)
-			b->cap_lat_max = a->cap_lat_max;
-	}
+	add_sys_stats(sum->sys, r);
 	for (int i = 0; i < REPLAY_LATENESS_BUCKETS; i++)
 		sum->lateness[i] += r->late[i];
 	if (r->late_max > sum->lateness_max_ns)
@@ -435,6 +490,8 @@ static void summarize(struct engine *e, struct replay_summary *sum)
 		for (int i = 0; i < REPLAY_RESULT_SLOTS; i++)
 			sum->differ_by_result[s][i] =
 				atomic_load(&e->differ_by_result[s][i]);
+	for (int s = 0; s < SYS_COUNT; s++)
+		sum->ops += sum->sys[s].ops;
 	sum->timelines = e->timelines;
 	sum->processes = e->processes;
 	sum->threads = n;
@@ -475,6 +532,7 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	} else {
 		e.max_runners = REPLAY_DEFAULT_MAX_THREADS;
 	}
+	e.ticks = opt->tick && opt->tick_ns;
 	pthread_mutex_init(&e.lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* no clock steps */
@@ -490,7 +548,9 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	if (ret)
 		goto out;
 	e.differ_by_result = calloc(SYS_COUNT, sizeof(*e.differ_by_result));
-	if (!e.differ_by_result) {
+	if (e.ticks)
+		e.cum = calloc(SYS_COUNT, sizeof(*e.cum));
+	if (!e.differ_by_result || (e.ticks && !e.cum)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -504,11 +564,14 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		goto out;
 	ret = run_threads(&e, atomic_load(&e.eof), err, errlen);
 	summarize(&e, sum);
+	if (e.ticks)		/* the rest of the last interval */
+		opt->tick(opt->tick_ctx, sum->duration_ns, sum->sys);
 out:
 	if (ret == -ENOMEM && errlen && !err[0])
 		snprintf(err, errlen, "%s: out of memory", opt->replay_path);
 	feed_close(&e);
 	free(e.differ_by_result);
+	free(e.cum);
 	exec_destroy(&e.x);
 	pthread_mutex_destroy(&e.lock);
 	pthread_cond_destroy(&e.cond);

@@ -57,7 +57,9 @@ struct runner {
 	atomic_uint bell;		/* rung by the feed to wake it */
 	atomic_uint feed_waits;		/* the feed sleeps on room until */
 	atomic_uint room;		/* half of the queue is free */
-	/* Written by the runner only; read by others after it ended. */
+	/* Written by the runner only; read by others after it ended, or
+	 * under stats_lock while it runs when the engine ticks. */
+	pthread_mutex_t stats_lock;
 	struct replay_sys_stats *sys[SYS_COUNT];	/* on first use */
 	uint64_t *late;			/* REPLAY_LATENESS_BUCKETS */
 	uint64_t late_max;
@@ -97,6 +99,8 @@ struct engine {
 	size_t workers, threads_per_worker;	/* 0: a runner per timeline */
 
 	double speed;
+	bool ticks;			/* runners lock their stats */
+	struct replay_sys_stats *cum;	/* SYS_COUNT: sums for ticks */
 	uint64_t start_ns;		/* set before go */
 	atomic_uint go;			/* runners may start */
 	atomic_uint eof;		/* the feed queued everything */

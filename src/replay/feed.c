@@ -45,6 +45,7 @@ void feed_close(struct engine *e)
 
 		for (int s = 0; s < SYS_COUNT; s++)
 			free(r->sys[s]);
+		pthread_mutex_destroy(&r->stats_lock);
 		free(r->late);
 		free(r);
 	}
@@ -72,6 +73,7 @@ static struct runner *new_runner(struct engine *e)
 	if (!r)
 		return NULL;
 	r->eng = e;
+	pthread_mutex_init(&r->stats_lock, NULL);
 	r->late = calloc(REPLAY_LATENESS_BUCKETS, sizeof(*r->late));
 	if (!r->late) {
 		ret = -ENOMEM;
@@ -83,6 +85,7 @@ static struct runner *new_runner(struct engine *e)
 	atomic_store(&e->nrunners, n + 1);	/* publishes runners[n] */
 	return r;
 fail:
+	pthread_mutex_destroy(&r->stats_lock);
 	free(r->late);
 	free(r);
 	errno = -ret;
