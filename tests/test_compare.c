@@ -5,6 +5,7 @@
  * and position), and docs/examples/scheduler-loop.sh run on a loop device.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,6 +416,208 @@ START_TEST(test_cli)
 }
 END_TEST
 
+/* Run docs/examples/scheduler-loop.sh with @args (NULL-terminated) by sh,
+ * its stdout and stderr in *@log (malloc'd, "" if unreadable); the exit
+ * status. */
+static int run_script(const char *dir, const char *const *args, char **log)
+{
+	const char *argv[16] = { "sh", "-c",
+		"log=$1; shift; exec sh \"$@\" > \"$log\" 2>&1", "sh" };
+	char *path = tu_join(dir, "script.log"), *script;
+	int n = 4, rc;
+
+	ck_assert(asprintf(&script, "%s/../../docs/examples/scheduler-loop.sh",
+			   tu_datadir()) > 0);
+	argv[n++] = path;
+	argv[n++] = script;
+	for (; *args; args++) {
+		ck_assert_int_lt(n, 15);
+		argv[n++] = *args;
+	}
+	argv[n] = NULL;
+	setenv("IORIOT_BIN", tu_bin(), 1);	/* this test's own process */
+	rc = tu_exec(argv, false);
+	*log = tu_read(path, NULL);
+	if (!*log)
+		*log = strdup("");
+	free(script);
+	free(path);
+	return rc;
+}
+
+/* A replay file for test "t" in @dir whose sandbox is @mnt/.ioriot/t:
+ * a file is created, written, synced and closed. */
+static char *loop_replay(const char *dir, const char *mnt)
+{
+	char *text, *path;
+
+	ck_assert(asprintf(&text,
+		"#|replay_version=1|name=t|user=root|\n"
+		"#|sandbox=%1$s/.ioriot/t|\n#INIT\nd %1$s/.ioriot/t/d\n"
+		"x %1$s/.ioriot/t/d/f\n#OPS\n"
+		"1 7:7 0 1000 - openat 3 vfd=1 path=%1$s/.ioriot/t/d/f "
+		"flags=0x41 mode=0644\n"
+		"2 7:7 2000 1000 - write 65536 fd=1 count=65536\n"
+		"3 7:7 4000 1000 - fsync 0 fd=1\n"
+		"4 7:7 6000 1000 - close 0 fd=1\n"
+		"#END|ops=4|\n", mnt) > 0);
+	path = tu_write_str(dir, "t.replay", text);
+	free(text);
+	return path;
+}
+
+/* Write @sched to the scheduler file @path; 0 or -errno. */
+static int set_scheduler(const char *path, const char *sched)
+{
+	FILE *f = fopen(path, "we");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fputs(sched, f) == EOF)
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/* The [selected] word of the scheduler file @path, malloc'd, or NULL. */
+static char *scheduler_of(const char *path)
+{
+	char *text = tu_read(path, NULL), *open, *sel = NULL;
+
+	if (text && (open = strchr(text, '[')) && strchr(open, ']'))
+		sel = strndup(open + 1, (size_t)(strchr(open, ']') - open - 1));
+	free(text);
+	return sel;
+}
+
+static const char *const schedulers[] = { "none", "mq-deadline", "kyber",
+					  "bfq" };
+
+/*
+ * The loop of the article on a loop-mounted ext4 image: one run per
+ * scheduler, a JSON file each, the table with a column each, and the
+ * device's scheduler restored.  Everything is looked at first and the
+ * image unmounted before any assertion can end the test.
+ */
+START_TEST(test_scheduler_loop)
+{
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "mnt");
+	char *out = tu_join(dir, "runs"), *replay = loop_replay(dir, mnt);
+	char *qpath = NULL, *before = NULL, *after = NULL, *log = NULL;
+	char *after_fail = NULL, *fail_log = NULL;
+	const char *args[] = { replay, out, "-D", "-q", NULL };
+	const char *bad[] = { replay, out, "-D", "-s", "x", NULL };
+	bool json[4] = { false };
+	struct stat st;
+	int rc = -1, fail_rc = -1, set = -1;
+
+	if (geteuid() != 0) {
+		printf("test_scheduler_loop skipped: needs root\n");
+		goto out;
+	}
+	ck_assert_msg(tu_mount_image(mnt, "mkfs.ext4", "-F", 32),
+		      "cannot mount an ext4 image");
+	if (stat(mnt, &st) == 0 &&
+	    asprintf(&qpath, "/sys/dev/block/%u:%u/queue/scheduler",
+		     major(st.st_dev), minor(st.st_dev)) > 0) {
+		before = scheduler_of(qpath);
+		/* Not the default, and not the last one the loop sets. */
+		set = set_scheduler(qpath, "mq-deadline");
+	}
+	/* ioriot fails in the first run: the scheduler is restored too. */
+	if (set == 0) {
+		fail_rc = run_script(dir, bad, &fail_log);
+		after_fail = scheduler_of(qpath);
+		rc = run_script(dir, args, &log);
+	}
+	for (int i = 0; i < 4; i++) {
+		char *path;
+
+		ck_assert(asprintf(&path, "%s/%s.json", out, schedulers[i]) > 0);
+		json[i] = access(path, R_OK) == 0;
+		free(path);
+	}
+	if (qpath) {
+		after = scheduler_of(qpath);
+		if (before)
+			set_scheduler(qpath, before);
+	}
+	if (umount2(mnt, 0) < 0)
+		umount2(mnt, MNT_DETACH);
+
+	ck_assert_msg(set == 0, "cannot set a scheduler in %s", qpath);
+	ck_assert_msg(fail_rc == 2 && strstr(fail_log, "scheduler none on "),
+		      "exit %d:\n%s", fail_rc, fail_log);
+	ck_assert_msg(after_fail && !strcmp(after_fail, "mq-deadline"),
+		      "scheduler %s after a failed run", after_fail);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, log);
+	for (int i = 0; i < 4; i++)
+		ck_assert_msg(json[i], "no %s.json:\n%s", schedulers[i], log);
+	ck_assert_msg(after && !strcmp(after, "mq-deadline"),
+		      "scheduler %s after the loop", after);
+	/* The table has a column per scheduler, in the order they ran. */
+	char *header = line_of(log, "      "), *word, *save;
+	ck_assert_str_eq(strtok_r(header, " ", &save), "best");
+	for (int i = 0; i < 4; i++) {
+		word = strtok_r(NULL, " ", &save);
+		ck_assert_msg(word && !strcmp(word, schedulers[i]),
+			      "column %d: %s\n%s", i, word, log);
+	}
+	ck_assert_ptr_nonnull(strstr(log, "\nTest "));
+	ck_assert_ptr_nonnull(strstr(log, "\nfsync p50 "));
+	free(header);
+out:
+	free(after_fail);
+	free(fail_log);
+	free(after);
+	free(before);
+	free(qpath);
+	free(log);
+	free(replay);
+	free(out);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
+/* Without arguments: the usage, exit 2.  A sandbox on a tmpfs: no block
+ * device, exit 1, nothing run. */
+START_TEST(test_scheduler_errors)
+{
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "mnt");
+	char *out = tu_join(dir, "runs"), *replay = loop_replay(dir, mnt);
+	const char *none[] = { NULL };
+	const char *args[] = { replay, out, "-D", "-q", NULL };
+	char *log;
+	int rc;
+
+	rc = run_script(dir, none, &log);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(log, "usage: scheduler-loop.sh REPLAY DIR"), "%s",
+		      log);
+	free(log);
+	if (geteuid() != 0) {
+		printf("test_scheduler_errors: tmpfs case skipped, needs root\n");
+		goto out;
+	}
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=1m"), 0);
+	rc = run_script(dir, args, &log);
+	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+	ck_assert_msg(rc == 1, "exit %d: %s", rc, log);
+	ck_assert_msg(strstr(log, "not on a block device"), "%s", log);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	free(log);
+out:
+	free(replay);
+	free(out);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -430,6 +633,13 @@ Suite *compare_suite(void)
 			    sizeof(refused) / sizeof(refused[0]));
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_cli);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("scheduler");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_test(tc, test_scheduler_loop);
+	tcase_add_test(tc, test_scheduler_errors);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
 }
