@@ -164,7 +164,8 @@ static int check_count(const struct checker *ck, const struct json_value *v,
 	return -E2BIG;
 }
 
-static int check_syscalls(const struct checker *ck, const struct json_value *sys)
+static int check_syscalls(const struct checker *ck,
+			  const struct json_value *sys)
 {
 	char where[COMPARE_LABEL_MAX], lat[COMPARE_LABEL_MAX];
 	int ret = check_count(ck, sys, "/syscalls");
@@ -186,7 +187,8 @@ static int check_syscalls(const struct checker *ck, const struct json_value *sys
 	return ret;
 }
 
-static int check_devices(const struct checker *ck, const struct json_value *devs)
+static int check_devices(const struct checker *ck,
+			 const struct json_value *devs)
 {
 	char where[COMPARE_LABEL_MAX];
 	int ret = check_count(ck, devs, "/block_devices");

@@ -50,7 +50,8 @@ struct figure {
 static const struct figure run_figures[] = {
 	{ "Total time (s)", NULL, "total_time_ns", NULL, 1e-9, BEST_LOW, 6 },
 	{ "Performed ioops", NULL, "performed_ioops", NULL, 1, BEST_NONE, 0 },
-	{ "Average ioops/s", NULL, "average_ioops_per_s", NULL, 1, BEST_HIGH, 2 },
+	{ "Average ioops/s", NULL, "average_ioops_per_s", NULL, 1, BEST_HIGH,
+	  2 },
 	{ "Time ahead (s)", NULL, "time_ahead_ns", NULL, 1e-9, BEST_HIGH, 6 },
 	{ "Highest loadavg", NULL, "highest_loadavg", NULL, 1, BEST_NONE, 2 },
 };
@@ -207,7 +208,8 @@ static int add_syscall_rows(struct table *t, const struct compare *c)
 	if (!items)
 		return -ENOMEM;
 	for (size_t j = 0; j < c->n; j++) {
-		const struct json_value *sys = json_get(c->runs[j].doc, "syscalls");
+		const struct json_value *sys =
+			json_get(c->runs[j].doc, "syscalls");
 
 		for (size_t i = 0; i < json_count(sys); i++) {
 			const char *name = json_key(sys, i);
@@ -218,7 +220,8 @@ static int add_syscall_rows(struct table *t, const struct compare *c)
 		}
 	}
 	ret = add_row(t, NULL, "Latency in us (replay; upper bounds of "
-		      "power-of-two buckets)", BEST_NONE, HEADING) ? 0 : -ENOMEM;
+		      "power-of-two buckets)", BEST_NONE, HEADING) ?
+	      0 : -ENOMEM;
 	if (!ret)
 		ret = add_item_rows(t, items, n, latency_figures,
 				    NFIGS(latency_figures));

@@ -179,8 +179,8 @@ static struct json_value *parse_number(struct parser *p)
 			i++;
 	}
 	if (i - start > JSON_MAX_NUMBER)
-		return fail(p, start, -E2BIG, "number longer than %d characters",
-			    JSON_MAX_NUMBER);
+		return fail(p, start, -E2BIG,
+			    "number longer than %d characters", JSON_MAX_NUMBER);
 	memcpy(buf, p->s + start, i - start);
 	buf[i - start] = '\0';
 	v = new_value(p, integer ? JSON_INT : JSON_DOUBLE);
@@ -305,7 +305,8 @@ static char *parse_string(struct parser *p)
 	if (!out)
 		return fail(p, start, -ENOMEM, "out of memory");
 	while (i < end) {
-		static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+		static const char from[] = "\"\\/bfnrt";
+		static const char to[] = "\"\\/\b\f\n\r\t";
 		const char *esc;
 		long cp;
 
@@ -376,7 +377,8 @@ static int push_member(struct json_value *v, char *key, struct json_value *val,
 static bool descend(struct parser *p)
 {
 	if (++p->depth > JSON_MAX_DEPTH) {
-		fail(p, p->pos, -E2BIG, "nested deeper than %d", JSON_MAX_DEPTH);
+		fail(p, p->pos, -E2BIG, "nested deeper than %d",
+		     JSON_MAX_DEPTH);
 		return false;
 	}
 	p->pos++;
@@ -527,14 +529,17 @@ static struct json_value *parse_literal(struct parser *p)
 		const char *word;
 		enum json_type type;
 	} words[] = {
-		{ "true", JSON_TRUE }, { "false", JSON_FALSE }, { "null", JSON_NULL },
+		{ "true", JSON_TRUE },
+		{ "false", JSON_FALSE },
+		{ "null", JSON_NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		size_t n = strlen(words[i].word);
 		struct json_value *v;
 
-		if (p->len - p->pos < n || memcmp(p->s + p->pos, words[i].word, n))
+		if (p->len - p->pos < n ||
+		    memcmp(p->s + p->pos, words[i].word, n))
 			continue;
 		v = new_value(p, words[i].type);
 		if (v)
