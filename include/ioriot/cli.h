@@ -25,6 +25,7 @@ enum cli_mode {
 	MODE_DROP_CACHES,	/* -d */
 	MODE_PURGE,		/* -P */
 	MODE_TRASH,		/* -T */
+	MODE_COMPARE,		/* --compare FILE... */
 };
 
 struct cli_opts {
@@ -48,6 +49,8 @@ struct cli_opts {
 	size_t ninclude;
 	const char *exclude[CLI_MAX_PREFIXES];	/* --exclude */
 	size_t nexclude;
+	char **files;		/* --compare: the arguments left */
+	size_t nfiles;
 	bool no_drop_caches;	/* -D */
 	int verbosity;		/* -q / -v */
 };

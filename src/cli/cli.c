@@ -19,6 +19,7 @@
 #include "ioriot/capture.h"
 #include "ioriot/cli.h"
 #include "ioriot/clock.h"
+#include "ioriot/compare.h"
 #include "ioriot/diskstats.h"
 #include "ioriot/generate.h"
 #include "ioriot/init.h"
@@ -514,6 +515,32 @@ static int enter_wd(const char *wd)
 	return 0;
 }
 
+/* --compare: every file is read and checked before the table is printed;
+ * each bad one is reported. */
+static int run_compare(const struct cli_opts *o)
+{
+	struct compare *c = compare_new();
+	char err[PATHMAP_MAX + 256];
+	int failed = 0, rc;
+
+	if (!c) {
+		log_error("%s", strerror(ENOMEM));
+		return 1;
+	}
+	for (size_t i = 0; i < o->nfiles; i++) {
+		if (compare_add(c, o->files[i], err, sizeof(err))) {
+			log_error("%s", err);
+			failed = 1;
+		}
+	}
+	if (!failed && (rc = compare_write(stdout, c))) {
+		log_error("standard output: %s", strerror(-rc));
+		failed = 1;
+	}
+	compare_free(c);
+	return failed;
+}
+
 int cli_main(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -548,6 +575,8 @@ int cli_main(int argc, char **argv)
 		return run_cleanup(&o, true);
 	case MODE_TRASH:
 		return run_cleanup(&o, false);
+	case MODE_COMPARE:
+		return run_compare(&o);
 	case MODE_NONE:
 		break;
 	}

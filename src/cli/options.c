@@ -36,6 +36,7 @@ static const struct option long_options[] = {
 	{ "ring-mb", required_argument, NULL, 'B' },
 	{ "include", required_argument, NULL, 'I' },
 	{ "exclude", required_argument, NULL, 'E' },
+	{ "compare", no_argument, NULL, 'K' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
@@ -59,6 +60,11 @@ void cli_usage(void)
 "  -P, --purge              delete all test data and trash (<mnt>/.ioriot on\n"
 "                           every mount; never follows symlinks or crosses mounts)\n"
 "  -T, --trash              move all test data to <mnt>/.ioriot/.trash\n"
+"      --compare FILE...    print the JSON statistics of replay runs (-S\n"
+"                           FILE.json) side by side, a column per file; '*'\n"
+"                           marks the best of a row: the lowest time,\n"
+"                           latency, lateness and await, the highest ioops/s,\n"
+"                           time ahead and MB/s\n"
 "  -V, --version            print the version\n"
 "  -h, --help               print this help\n"
 "\n"
@@ -96,6 +102,7 @@ void cli_usage(void)
 "  sudo ioriot -c io.capture                           # capture\n"
 "  ioriot -c io.capture -r io.replay -n test -u paul   # generate\n"
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
+"  ioriot --compare none.json bfq.json                 # compare two runs\n"
 "\n"
 "See ioriot(8) for details.\n", stdout);
 }
@@ -217,6 +224,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 		case 'E':
 			err = add_prefix("--exclude", optarg, o->exclude, &o->nexclude);
 			break;
+		case 'K': err = set_mode(o, MODE_COMPARE, "--compare"); break;
 		case 'q': o->verbosity--; break;
 		case 'v': o->verbosity++; break;
 		case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;
@@ -232,7 +240,15 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			break;
 		}
 	}
-	if (!err && optind < argc) {
+	if (!err && o->mode == MODE_COMPARE) {
+		o->files = argv + optind;
+		o->nfiles = (size_t)(argc - optind);
+		if (!o->nfiles) {
+			fprintf(stderr, "ioriot: --compare needs stats files "
+				"(written by -S FILE.json)\n");
+			err = -EINVAL;
+		}
+	} else if (!err && optind < argc) {
 		fprintf(stderr, "ioriot: unexpected argument '%s'\n", argv[optind]);
 		err = -EINVAL;
 	}

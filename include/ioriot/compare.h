@@ -1,0 +1,45 @@
+/*
+ * compare: the statistics of several replay runs side by side.  Each run
+ * is a JSON stats file (`ioriot -r FILE -S RUN.json`, schema in README.md)
+ * and becomes a column named after the file (its base name without
+ * `.json`).  Rows: total time, performed ioops, ioops/s, time ahead,
+ * highest loadavg, start lateness (when a run was timed), the replay
+ * latency percentiles of every syscall present in any run, and per block
+ * device %util, await and MB/s.
+ *
+ * A row with a direction marks its best value with '*': lower is best for
+ * times, latencies, lateness and await, higher for ioops/s, time ahead and
+ * MB/s.  Performed ioops, loadavg and %util have no best.  Values are
+ * compared as printed; a row whose values are all equal, or that has fewer
+ * than two, marks nothing.
+ */
+#ifndef IORIOT_COMPARE_H
+#define IORIOT_COMPARE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define COMPARE_MAX_ITEMS 4096	/* syscalls, or block devices, of one run */
+
+struct compare;
+
+/* An empty comparison.  NULL when out of memory. */
+struct compare *compare_new(void);
+
+/*
+ * Read the stats file @path and add it as the next column.  Returns 0, or
+ * -errno with "PATH: what" (for a fault in the text "PATH:LINE:COL: what",
+ * for a missing or mistyped member "PATH:LINE: /json/pointer: what") in
+ * @err: -EINVAL for malformed JSON or a file that is not replay
+ * statistics, -E2BIG for a file over a limit, or why it cannot be read.
+ */
+int compare_add(struct compare *c, const char *path, char *err, size_t errlen);
+
+/* Write the table of the runs added so far to @f.  Returns 0, or -ENOMEM,
+ * or the -errno of a write error. */
+int compare_write(FILE *f, const struct compare *c);
+
+/* Free @c and its runs.  Accepts NULL. */
+void compare_free(struct compare *c);
+
+#endif

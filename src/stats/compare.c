@@ -1,0 +1,314 @@
+/*
+ * compare: reads replay statistics files and checks that each holds every
+ * figure the comparison needs, with its type, before anything is printed,
+ * so a bad file is reported by name and position (compare.h).  The table
+ * itself is built and printed by table.c.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+enum want { W_INT, W_NUMBER, W_STRING, W_OBJECT, W_ARRAY, W_OBJECT_OR_NULL };
+
+static const char *const want_names[] = {
+	[W_INT] = "an integer",
+	[W_NUMBER] = "a number",
+	[W_STRING] = "a string",
+	[W_OBJECT] = "an object",
+	[W_ARRAY] = "an array",
+	[W_OBJECT_OR_NULL] = "an object or null",
+};
+
+/* A member a statistics object must have. */
+struct field {
+	const char *key;
+	enum want want;
+};
+
+static const struct field run_fields[] = {
+	{ "test", W_STRING },
+	{ "performed_ioops", W_INT },
+	{ "average_ioops_per_s", W_NUMBER },
+	{ "time_ahead_ns", W_INT },
+	{ "total_time_ns", W_INT },
+	{ "highest_loadavg", W_NUMBER },
+	{ "start_lateness_ns", W_OBJECT_OR_NULL },
+	{ "syscalls", W_OBJECT },
+	{ "block_devices", W_ARRAY },
+};
+
+static const struct field lateness_fields[] = {
+	{ "p50", W_INT }, { "p99", W_INT }, { "max", W_INT },
+};
+
+static const struct field syscall_fields[] = {
+	{ "latency_ns", W_OBJECT },
+};
+
+static const struct field latency_fields[] = {
+	{ "p50", W_INT }, { "p95", W_INT }, { "p99", W_INT },
+	{ "p99.9", W_INT }, { "max", W_INT },
+};
+
+static const struct field device_fields[] = {
+	{ "device", W_STRING },
+	{ "r_per_s", W_NUMBER }, { "w_per_s", W_NUMBER },
+	{ "r_mb_per_s", W_NUMBER }, { "w_mb_per_s", W_NUMBER },
+	{ "r_await_ms", W_NUMBER }, { "w_await_ms", W_NUMBER },
+	{ "util_pct", W_NUMBER },
+};
+
+#define NFIELDS(a) (sizeof(a) / sizeof(a[0]))
+
+/* Where messages go while one file is checked. */
+struct checker {
+	const char *path;
+	char *err;
+	size_t errlen;
+};
+
+void compare_printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+/* The JSON pointer (RFC 6901) @parent/@key in @buf, printable and cut
+ * to fit. */
+static void pointer(char *buf, size_t len, const char *parent, const char *key)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s/", parent);
+
+	for (; *key && n + 3 < len; key++) {
+		if (*key == '~' || *key == '/') {
+			buf[n++] = '~';
+			buf[n++] = *key == '~' ? '0' : '1';
+		} else {
+			buf[n++] = *key;
+		}
+	}
+	buf[n < len ? n : len - 1] = '\0';
+	compare_printable(buf);
+}
+
+static bool has_type(const struct json_value *v, enum want w)
+{
+	enum json_type t = json_type(v);
+
+	switch (w) {
+	case W_INT:
+		return t == JSON_INT;
+	case W_NUMBER:
+		return t == JSON_INT || t == JSON_DOUBLE;
+	case W_STRING:
+		return t == JSON_STRING;
+	case W_OBJECT:
+		return t == JSON_OBJECT;
+	case W_ARRAY:
+		return t == JSON_ARRAY;
+	case W_OBJECT_OR_NULL:
+		return t == JSON_OBJECT || t == JSON_NULL;
+	}
+	return false;
+}
+
+/* @v (at pointer @where, a member of @parent) exists and has type @w.
+ * Returns 0 or -EINVAL with the message. */
+static int check_value(const struct checker *ck, const struct json_value *v,
+		       const struct json_value *parent, const char *where,
+		       enum want w)
+{
+	if (!v) {
+		snprintf(ck->err, ck->errlen, "%s:%u: %s: missing", ck->path,
+			 json_line(parent), where);
+		return -EINVAL;
+	}
+	if (!has_type(v, w)) {
+		snprintf(ck->err, ck->errlen, "%s:%u: %s: expected %s",
+			 ck->path, json_line(v), where, want_names[w]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The members @fields of the object @obj at pointer @where. */
+static int check_fields(const struct checker *ck, const struct json_value *obj,
+			const char *where, const struct field *fields, size_t n)
+{
+	char member[COMPARE_LABEL_MAX];
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		pointer(member, sizeof(member), where, fields[i].key);
+		ret = check_value(ck, json_get(obj, fields[i].key), obj, member,
+				  fields[i].want);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* At most COMPARE_MAX_ITEMS members or elements in @v at @where. */
+static int check_count(const struct checker *ck, const struct json_value *v,
+		       const char *where)
+{
+	if (json_count(v) <= COMPARE_MAX_ITEMS)
+		return 0;
+	snprintf(ck->err, ck->errlen, "%s:%u: %s: more than %d entries",
+		 ck->path, json_line(v), where, COMPARE_MAX_ITEMS);
+	return -E2BIG;
+}
+
+static int check_syscalls(const struct checker *ck,
+			  const struct json_value *sys)
+{
+	char where[COMPARE_LABEL_MAX], lat[COMPARE_LABEL_MAX];
+	int ret = check_count(ck, sys, "/syscalls");
+
+	for (size_t i = 0; !ret && i < json_count(sys); i++) {
+		const struct json_value *s = json_at(sys, i);
+
+		pointer(where, sizeof(where), "/syscalls", json_key(sys, i));
+		pointer(lat, sizeof(lat), where, "latency_ns");
+		ret = check_value(ck, s, sys, where, W_OBJECT);
+		if (!ret)
+			ret = check_fields(ck, s, where, syscall_fields,
+					   NFIELDS(syscall_fields));
+		if (!ret)
+			ret = check_fields(ck, json_get(s, "latency_ns"), lat,
+					   latency_fields,
+					   NFIELDS(latency_fields));
+	}
+	return ret;
+}
+
+static int check_devices(const struct checker *ck,
+			 const struct json_value *devs)
+{
+	char where[COMPARE_LABEL_MAX];
+	int ret = check_count(ck, devs, "/block_devices");
+
+	for (size_t i = 0; !ret && i < json_count(devs); i++) {
+		const struct json_value *d = json_at(devs, i);
+
+		snprintf(where, sizeof(where), "/block_devices/%zu", i);
+		ret = check_value(ck, d, devs, where, W_OBJECT);
+		if (!ret)
+			ret = check_fields(ck, d, where, device_fields,
+					   NFIELDS(device_fields));
+	}
+	return ret;
+}
+
+/* @doc holds every figure of the table.  0 or -errno with the message. */
+static int check_run(const struct checker *ck, const struct json_value *doc)
+{
+	const struct json_value *lat;
+	int ret;
+
+	if (json_type(doc) != JSON_OBJECT) {
+		snprintf(ck->err, ck->errlen, "%s:%u: expected an object of "
+			 "replay statistics", ck->path, json_line(doc));
+		return -EINVAL;
+	}
+	ret = check_fields(ck, doc, "", run_fields, NFIELDS(run_fields));
+	if (ret)
+		return ret;
+	lat = json_get(doc, "start_lateness_ns");
+	if (json_type(lat) == JSON_OBJECT) {
+		ret = check_fields(ck, lat, "/start_lateness_ns",
+				   lateness_fields, NFIELDS(lateness_fields));
+		if (ret)
+			return ret;
+	}
+	ret = check_syscalls(ck, json_get(doc, "syscalls"));
+	if (ret)
+		return ret;
+	return check_devices(ck, json_get(doc, "block_devices"));
+}
+
+/* The column name of @path: its base name without ".json", printable. */
+static char *column_label(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+	char *label;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 5 && !strcmp(base + len - 5, ".json"))
+		len -= 5;
+	label = strndup(base, len);
+	if (label)
+		compare_printable(label);
+	return label;
+}
+
+struct compare *compare_new(void)
+{
+	return calloc(1, sizeof(struct compare));
+}
+
+int compare_add(struct compare *c, const char *path, char *err, size_t errlen)
+{
+	struct checker ck = { .path = path, .err = err, .errlen = errlen };
+	struct compare_run run = { 0 };
+	struct json_error je;
+	int ret;
+
+	run.doc = json_load(path, &je);
+	if (!run.doc) {
+		if (je.line)
+			snprintf(err, errlen, "%s:%u:%u: %s", path, je.line,
+				 je.col, je.msg);
+		else
+			snprintf(err, errlen, "%s: %s", path, je.msg);
+		return je.code;
+	}
+	ret = check_run(&ck, run.doc);
+	if (ret)
+		goto err;
+	ret = -ENOMEM;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 8;
+		struct compare_run *nr = realloc(c->runs, cap * sizeof(*nr));
+
+		if (!nr)
+			goto nomem;
+		c->runs = nr;
+		c->cap = cap;
+	}
+	run.label = column_label(path);
+	run.test = strdup(json_string(json_get(run.doc, "test")));
+	if (!run.label || !run.test)
+		goto nomem;
+	compare_printable(run.test);
+	c->runs[c->n++] = run;
+	return 0;
+
+nomem:
+	snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+err:
+	free(run.label);
+	free(run.test);
+	json_free(run.doc);
+	return ret;
+}
+
+void compare_free(struct compare *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->runs[i].label);
+		free(c->runs[i].test);
+		json_free(c->runs[i].doc);
+	}
+	free(c->runs);
+	free(c);
+}

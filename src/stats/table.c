@@ -1,0 +1,422 @@
+/*
+ * table: the side-by-side table of compare_write() (compare.h).  Rows are
+ * collected first, with a raw value per run, so the columns can be sized
+ * to their widest cell and the best value of each row marked as printed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioriot/syscalls.h"
+#include "stats.h"
+
+enum best { BEST_NONE, BEST_LOW, BEST_HIGH };
+
+static const char *const best_names[] = {
+	[BEST_NONE] = "", [BEST_LOW] = "lower", [BEST_HIGH] = "higher",
+};
+
+#define HEADING (-1)		/* a row's prec: a section heading */
+
+/* 10^prec, for prec from 0 to 6 */
+static const double decimals[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
+
+struct row {
+	char label[COMPARE_LABEL_MAX];
+	enum best best;
+	int prec;		/* decimals printed, or HEADING */
+};
+
+struct table {
+	struct row *rows;
+	double *vals;		/* nruns per row, as read; NAN: none */
+	size_t n, cap, nruns;
+};
+
+/* A figure of a run, or of one of its syscalls or block devices. */
+struct figure {
+	const char *label;	/* after the syscall or device name */
+	const char *sub;	/* the member object it is in, or NULL */
+	const char *key;
+	const char *only_if;	/* NAN unless this member is non-zero */
+	double scale;
+	enum best best;
+	int prec;
+};
+
+static const struct figure run_figures[] = {
+	{ "Total time (s)", NULL, "total_time_ns", NULL, 1e-9, BEST_LOW, 6 },
+	{ "Performed ioops", NULL, "performed_ioops", NULL, 1, BEST_NONE, 0 },
+	{ "Average ioops/s", NULL, "average_ioops_per_s", NULL, 1, BEST_HIGH,
+	  2 },
+	{ "Time ahead (s)", NULL, "time_ahead_ns", NULL, 1e-9, BEST_HIGH, 6 },
+	{ "Highest loadavg", NULL, "highest_loadavg", NULL, 1, BEST_NONE, 2 },
+};
+
+static const struct figure lateness_figures[] = {
+	{ "Start lateness p50 (us)", "start_lateness_ns", "p50", NULL, 1e-3,
+	  BEST_LOW, 1 },
+	{ "Start lateness p99 (us)", "start_lateness_ns", "p99", NULL, 1e-3,
+	  BEST_LOW, 1 },
+	{ "Start lateness max (us)", "start_lateness_ns", "max", NULL, 1e-3,
+	  BEST_LOW, 1 },
+};
+
+static const struct figure latency_figures[] = {
+	{ "p50", "latency_ns", "p50", NULL, 1e-3, BEST_LOW, 1 },
+	{ "p95", "latency_ns", "p95", NULL, 1e-3, BEST_LOW, 1 },
+	{ "p99", "latency_ns", "p99", NULL, 1e-3, BEST_LOW, 1 },
+	{ "p99.9", "latency_ns", "p99.9", NULL, 1e-3, BEST_LOW, 1 },
+	{ "max", "latency_ns", "max", NULL, 1e-3, BEST_LOW, 1 },
+};
+
+static const struct figure device_figures[] = {
+	{ "%util", NULL, "util_pct", NULL, 1, BEST_NONE, 1 },
+	{ "r_await (ms)", NULL, "r_await_ms", "r_per_s", 1, BEST_LOW, 3 },
+	{ "w_await (ms)", NULL, "w_await_ms", "w_per_s", 1, BEST_LOW, 3 },
+	{ "rMB/s", NULL, "r_mb_per_s", NULL, 1, BEST_HIGH, 3 },
+	{ "wMB/s", NULL, "w_mb_per_s", NULL, 1, BEST_HIGH, 3 },
+};
+
+#define NFIGS(a) (sizeof(a) / sizeof(a[0]))
+
+/* A syscall or device of one run, for grouping by name across runs. */
+struct item {
+	const char *name;
+	int rank;		/* syscalls: table order; unknown ones last */
+	size_t run;
+	const struct json_value *v;
+};
+
+/* A new row labelled "@name @label" (or @label); returns its values, all
+ * NAN, or NULL when out of memory. */
+static double *add_row(struct table *t, const char *name, const char *label,
+		       enum best best, int prec)
+{
+	struct row *r;
+	double *v;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct row *nr = realloc(t->rows, cap * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		t->rows = nr;
+		v = realloc(t->vals, cap * t->nruns * sizeof(*v));
+		if (!v)
+			return NULL;
+		t->vals = v;
+		t->cap = cap;
+	}
+	r = &t->rows[t->n];
+	snprintf(r->label, sizeof(r->label), "%s%s%s", name ? name : "",
+		 name ? " " : "", label);
+	compare_printable(r->label);
+	r->best = best;
+	r->prec = prec;
+	v = &t->vals[t->n++ * t->nruns];
+	for (size_t j = 0; j < t->nruns; j++)
+		v[j] = NAN;
+	return v;
+}
+
+/* Figure @fig of the object @obj, scaled; NAN if it is not there. */
+static double figure_value(const struct json_value *obj,
+			   const struct figure *fig)
+{
+	double d, cond;
+
+	if (fig->sub)
+		obj = json_get(obj, fig->sub);
+	if (json_number(json_get(obj, fig->key), &d))
+		return NAN;
+	if (fig->only_if &&
+	    (json_number(json_get(obj, fig->only_if), &cond) || cond == 0))
+		return NAN;
+	return d * fig->scale;
+}
+
+/* A row per figure of @figs, from the top-level object of each run. */
+static int add_run_rows(struct table *t, const struct compare *c,
+			const struct figure *figs, size_t nfigs)
+{
+	for (size_t f = 0; f < nfigs; f++) {
+		double *v = add_row(t, NULL, figs[f].label, figs[f].best,
+				    figs[f].prec);
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t j = 0; j < c->n; j++)
+			v[j] = figure_value(c->runs[j].doc, &figs[f]);
+	}
+	return 0;
+}
+
+static int cmp_items(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+	int c;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return (x->run > y->run) - (x->run < y->run);
+}
+
+/* For each name in @items, a row per figure of @figs. */
+static int add_item_rows(struct table *t, struct item *items, size_t n,
+			 const struct figure *figs, size_t nfigs)
+{
+	qsort(items, n, sizeof(*items), cmp_items);
+	for (size_t i = 0, end; i < n; i = end) {
+		for (end = i + 1; end < n && items[end].rank == items[i].rank &&
+		     !strcmp(items[end].name, items[i].name); end++)
+			;
+		for (size_t f = 0; f < nfigs; f++) {
+			double *v = add_row(t, items[i].name, figs[f].label,
+					    figs[f].best, figs[f].prec);
+
+			if (!v)
+				return -ENOMEM;
+			/* A name twice in one run: its first entry counts. */
+			for (size_t k = end; k-- > i;)
+				v[items[k].run] = figure_value(items[k].v,
+							       &figs[f]);
+		}
+	}
+	return 0;
+}
+
+/* Syscalls of every run, in the order of the replay statistics. */
+static int add_syscall_rows(struct table *t, const struct compare *c)
+{
+	struct item *items;
+	size_t n = 0, max = 0;
+	int ret;
+
+	for (size_t j = 0; j < c->n; j++)
+		max += json_count(json_get(c->runs[j].doc, "syscalls"));
+	if (!max)
+		return 0;
+	items = malloc(max * sizeof(*items));
+	if (!items)
+		return -ENOMEM;
+	for (size_t j = 0; j < c->n; j++) {
+		const struct json_value *sys =
+			json_get(c->runs[j].doc, "syscalls");
+
+		for (size_t i = 0; i < json_count(sys); i++) {
+			const char *name = json_key(sys, i);
+			int id = sys_lookup(name, strlen(name), true);
+
+			items[n++] = (struct item){ name, id < 0 ? INT_MAX : id,
+						    j, json_at(sys, i) };
+		}
+	}
+	ret = add_row(t, NULL, "Latency in us (replay; upper bounds of "
+		      "power-of-two buckets)", BEST_NONE, HEADING) ?
+	      0 : -ENOMEM;
+	if (!ret)
+		ret = add_item_rows(t, items, n, latency_figures,
+				    NFIGS(latency_figures));
+	free(items);
+	return ret;
+}
+
+/* Block devices of every run, by name. */
+static int add_device_rows(struct table *t, const struct compare *c)
+{
+	struct item *items;
+	size_t n = 0, max = 0;
+	int ret;
+
+	for (size_t j = 0; j < c->n; j++)
+		max += json_count(json_get(c->runs[j].doc, "block_devices"));
+	if (!max)
+		return 0;
+	items = malloc(max * sizeof(*items));
+	if (!items)
+		return -ENOMEM;
+	for (size_t j = 0; j < c->n; j++) {
+		const struct json_value *devs =
+			json_get(c->runs[j].doc, "block_devices");
+
+		for (size_t i = 0; i < json_count(devs); i++) {
+			const struct json_value *d = json_at(devs, i);
+
+			items[n++] = (struct item){
+				json_string(json_get(d, "device")), 0, j, d };
+		}
+	}
+	ret = add_row(t, NULL, "Block devices (from /proc/diskstats, as "
+		      "iostat -x)", BEST_NONE, HEADING) ? 0 : -ENOMEM;
+	if (!ret)
+		ret = add_item_rows(t, items, n, device_figures,
+				    NFIGS(device_figures));
+	free(items);
+	return ret;
+}
+
+static int build(struct table *t, const struct compare *c)
+{
+	bool timed = false;
+	int ret;
+
+	for (size_t j = 0; j < c->n; j++)
+		if (json_type(json_get(c->runs[j].doc, "start_lateness_ns")) ==
+		    JSON_OBJECT)
+			timed = true;
+	ret = add_run_rows(t, c, run_figures, NFIGS(run_figures));
+	if (!ret && timed)
+		ret = add_run_rows(t, c, lateness_figures,
+				   NFIGS(lateness_figures));
+	if (!ret)
+		ret = add_syscall_rows(t, c);
+	if (!ret)
+		ret = add_device_rows(t, c);
+	return ret;
+}
+
+/* @v in units of the last printed decimal, rounded half away from zero;
+ * 0 is never negative.  Beyond 2^53 every double is whole already. */
+static double rounded(double v, int prec)
+{
+	double x = v * decimals[prec];
+
+	if (isnan(x) || fabs(x) >= 0x1p53)
+		return x;
+	x = (double)(long long)(x + (x < 0 ? -0.5 : 0.5));
+	return x == 0 ? 0 : x;
+}
+
+/* The cell of @v in @buf: "-" for none. */
+static const char *cell(char *buf, size_t len, double v, int prec)
+{
+	double r;
+
+	if (isnan(v))
+		return "-";
+	r = rounded(v, prec) / decimals[prec];
+	snprintf(buf, len, fabs(r) < 1e15 ? "%.*f" : "%.*e", prec, r);
+	return buf;
+}
+
+/* Mark the best values of row @i in @mark. */
+static void mark_best(const struct table *t, size_t i, bool *mark)
+{
+	const struct row *r = &t->rows[i];
+	const double *v = &t->vals[i * t->nruns];
+	double best = NAN, first = NAN;
+	bool differ = false;
+
+	for (size_t j = 0; j < t->nruns; j++) {
+		double x = rounded(v[j], r->prec);
+
+		mark[j] = false;
+		if (isnan(x))
+			continue;
+		if (isnan(first))
+			first = x;
+		differ |= x != first;
+		if (isnan(best) || (r->best == BEST_LOW ? x < best : x > best))
+			best = x;
+	}
+	if (r->best == BEST_NONE || !differ)
+		return;
+	for (size_t j = 0; j < t->nruns; j++)
+		mark[j] = !isnan(v[j]) && rounded(v[j], r->prec) == best;
+}
+
+/* One line: @label, @best, then the cells @cells of the runs, each
+ * followed by '*' where @mark says so; no trailing blanks. */
+static void print_line(FILE *f, size_t lw, const char *label, const char *best,
+		       const size_t *w, const char *const *cells,
+		       const bool *mark, size_t n)
+{
+	fprintf(f, "%-*s  %-6s", (int)lw, label, best);
+	for (size_t j = 0; j < n; j++) {
+		fprintf(f, "  %*s", (int)w[j], cells[j]);
+		if (mark && mark[j])
+			fputc('*', f);
+		else if (j + 1 < n)
+			fputc(' ', f);
+	}
+	fputc('\n', f);
+}
+
+static int print(FILE *f, const struct compare *c, const struct table *t)
+{
+	size_t lw = strlen("Test"), n = c->n, stride = t->nruns;
+	size_t *w = calloc(n ? n : 1, sizeof(*w));
+	const char **cells = calloc(n ? n : 1, sizeof(*cells));
+	char (*bufs)[48] = calloc(n ? n : 1, sizeof(*bufs));
+	bool *mark = calloc(n ? n : 1, sizeof(*mark));
+	int ret = -ENOMEM;
+
+	if (!w || !cells || !bufs || !mark)
+		goto out;
+	for (size_t j = 0; j < n; j++)
+		w[j] = strlen(c->runs[j].label) > strlen(c->runs[j].test) ?
+		       strlen(c->runs[j].label) : strlen(c->runs[j].test);
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->rows[i].prec == HEADING)
+			continue;
+		if (strlen(t->rows[i].label) > lw)
+			lw = strlen(t->rows[i].label);
+		for (size_t j = 0; j < n; j++) {
+			size_t len = strlen(cell(bufs[0], sizeof(bufs[0]),
+						 t->vals[i * stride + j],
+						 t->rows[i].prec));
+
+			if (len > w[j])
+				w[j] = len;
+		}
+	}
+	fprintf(f, "Replay runs: %zu (* marks the best value of a row, lower "
+		"or higher as its best column says)\n\n", n);
+	for (size_t j = 0; j < n; j++)
+		cells[j] = c->runs[j].label;
+	print_line(f, lw, "", "best", w, cells, NULL, n);
+	for (size_t j = 0; j < n; j++)
+		cells[j] = c->runs[j].test;
+	print_line(f, lw, "Test", "", w, cells, NULL, n);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct row *r = &t->rows[i];
+
+		if (r->prec == HEADING) {
+			fprintf(f, "\n%s\n", r->label);
+			continue;
+		}
+		for (size_t j = 0; j < n; j++)
+			cells[j] = cell(bufs[j], sizeof(bufs[j]),
+					t->vals[i * stride + j], r->prec);
+		mark_best(t, i, mark);
+		print_line(f, lw, r->label, best_names[r->best], w, cells,
+			   mark, n);
+	}
+	ret = fflush(f) || ferror(f) ? -(errno ? errno : EIO) : 0;
+out:
+	free(mark);
+	free(bufs);
+	free(cells);
+	free(w);
+	return ret;
+}
+
+int compare_write(FILE *f, const struct compare *c)
+{
+	struct table t = { .nruns = c->n ? c->n : 1 };
+	int ret = build(&t, c);
+
+	if (!ret)
+		ret = print(f, c, &t);
+	free(t.rows);
+	free(t.vals);
+	return ret;
+}

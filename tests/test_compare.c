@@ -1,0 +1,645 @@
+/*
+ * Tests of compare.h and `ioriot --compare`: golden stats files in
+ * tests/data/compare and their tables compared byte for byte, the marking
+ * of best values, column names, stats files that are refused (with file
+ * and position), and docs/examples/scheduler-loop.sh run on a loop device.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "ioriot/compare.h"
+#include "testutil.h"
+
+#define MAX_FILES 12
+
+/* "@datadir/compare/@name", malloc'd. */
+static char *data(const char *name)
+{
+	char *path;
+
+	ck_assert(asprintf(&path, "%s/compare/%s", tu_datadir(), name) > 0);
+	return path;
+}
+
+/* The table of the files @paths, written by compare_write(). */
+static char *table_of(char *const *paths, size_t n)
+{
+	struct compare *c = compare_new();
+	char err[512], *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_nonnull(f);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(compare_add(c, paths[i], err, sizeof(err)) == 0,
+			      "%s", err);
+	ck_assert_int_eq(compare_write(f, c), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	compare_free(c);
+	return text;
+}
+
+/* Run ioriot --compare with @paths; its exit status. */
+static int run_compare(char *const *paths, size_t n, char **out, char **err)
+{
+	char *argv[MAX_FILES + 3] = { "ioriot", "--compare" };
+
+	ck_assert_uint_le(n, MAX_FILES);
+	for (size_t i = 0; i < n; i++)
+		argv[i + 2] = paths[i];
+	argv[n + 2] = NULL;
+	return tu_run(argv, out, err);
+}
+
+/* Golden tables: the files, and the expected output. */
+static const struct {
+	const char *files[MAX_FILES];
+	const char *expected;
+} golden[] = {
+	/* Ties (both marked), a run without lateness or write, a syscall
+	 * and a device only one run has, rows that are all equal. */
+	{ { "none.json", "mq-deadline.json", "kyber.json", "bfq.json", NULL },
+	  "four.txt" },
+	/* One run: nothing to mark; no syscalls, no devices. */
+	{ { "idle.json", NULL }, "one.txt" },
+	/* No run timed: no lateness rows. */
+	{ { "kyber.json", "idle.json", NULL }, "untimed.txt" },
+};
+
+START_TEST(test_golden)
+{
+	char *paths[MAX_FILES] = { NULL }, *expected_path = data(golden[_i].expected);
+	char *expected = tu_read(expected_path, NULL), *text, *out, *err;
+	size_t n = 0;
+
+	ck_assert_msg(expected, "cannot read %s", expected_path);
+	for (; golden[_i].files[n]; n++)
+		paths[n] = data(golden[_i].files[n]);
+	text = table_of(paths, n);
+	ck_assert_msg(!strcmp(text, expected), "%s: got\n%s", expected_path,
+		      text);
+	free(text);
+
+	/* The command line prints the same, and nothing else. */
+	ck_assert_int_eq(run_compare(paths, n, &out, &err), 0);
+	ck_assert_str_eq(err, "");
+	ck_assert_str_eq(out, expected);
+	free(out);
+	free(err);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(expected);
+	free(expected_path);
+}
+END_TEST
+
+/* A minimal stats file of test @test with total time @ns. */
+static char *write_run(const char *dir, const char *name, const char *test,
+		       long long ns)
+{
+	char *text, *path;
+
+	ck_assert(asprintf(&text,
+		"{\"test\": \"%s\", \"highest_loadavg\": 0.5, "
+		"\"performed_ioops\": 10, \"average_ioops_per_s\": 100.0, "
+		"\"time_ahead_ns\": 0, \"total_time_ns\": %lld, "
+		"\"start_lateness_ns\": null, \"syscalls\": {}, "
+		"\"block_devices\": []}\n", test, ns) > 0);
+	path = tu_write_str(dir, name, text);
+	free(text);
+	return path;
+}
+
+/* The line of @text that starts with @label. */
+static char *line_of(const char *text, const char *label)
+{
+	size_t len = strlen(label);
+
+	for (const char *p = text; p; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (!strncmp(p, label, len))
+			return strndup(p, strcspn(p, "\n"));
+	}
+	ck_abort_msg("no line '%s' in\n%s", label, text);
+	return NULL;
+}
+
+/* Total times in ns, and the "Total time" line they give. */
+static const struct {
+	long long ns[3];
+	const char *line;
+} marks[] = {
+	{ { 2000, 1000, 3000 },
+	  "Total time (s)   lower   0.000002   0.000001*  0.000003" },
+	{ { 1000, 1000, 3000 },
+	  "Total time (s)   lower   0.000001*  0.000001*  0.000003" },
+	{ { 1000, 1000, 1000 },
+	  "Total time (s)   lower   0.000001   0.000001   0.000001" },
+	/* Compared as printed: 1.0000004 and 1.0000001 s are one value. */
+	{ { 1000000400, 1000000100, 1000000000 },
+	  "Total time (s)   lower   1.000000   1.000000   1.000000" },
+	{ { 1000000600, 1000000100, 1000000000 },
+	  "Total time (s)   lower   1.000001   1.000000*  1.000000*" },
+};
+
+START_TEST(test_marks)
+{
+	char *dir = tu_scratch(), *paths[3], *text, *line;
+	static const char *const names[] = { "a.json", "b.json", "c.json" };
+
+	for (int i = 0; i < 3; i++)
+		paths[i] = write_run(dir, names[i], "t", marks[_i].ns[i]);
+	text = table_of(paths, 3);
+	line = line_of(text, "Total time");
+	ck_assert_str_eq(line, marks[_i].line);
+	free(line);
+	/* No direction: never marked. */
+	line = line_of(text, "Highest loadavg");
+	ck_assert_ptr_null(strchr(line, '*'));
+	free(line);
+	free(text);
+	for (int i = 0; i < 3; i++)
+		free(paths[i]);
+	free(dir);
+}
+END_TEST
+
+/* Columns are named after the files: the base name without ".json". */
+START_TEST(test_labels)
+{
+	char *dir = tu_scratch(), *sub = tu_join(dir, "sub.json");
+	char *paths[4], *text, *line;
+
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	paths[0] = write_run(sub, "run.v2.json", "first", 1);
+	paths[1] = write_run(dir, "noext", "second", 2);
+	paths[2] = write_run(dir, ".json", "third", 3);
+	paths[3] = write_run(dir, "tab\there.json", "fourth\\tname", 4);
+	text = table_of(paths, 4);
+	line = line_of(text, " ");
+	ck_assert_str_eq(line, "                 best      run.v2      noext      "
+			 ".json      tab?here");
+	free(line);
+	line = line_of(text, "Test");
+	ck_assert_str_eq(line, "Test                        first     second      "
+			 "third   fourth?name");
+	free(line);
+	free(text);
+	for (int i = 0; i < 4; i++)
+		free(paths[i]);
+	free(sub);
+	free(dir);
+}
+END_TEST
+
+/* Nine runs, the fastest last: every column, one mark. */
+START_TEST(test_many_runs)
+{
+	char *dir = tu_scratch(), *paths[9], name[16], *text, *line, *out, *err;
+
+	for (int i = 0; i < 9; i++) {
+		snprintf(name, sizeof(name), "run%d.json", i + 1);
+		paths[i] = write_run(dir, name, "t", 9000000000LL - i * 1000000);
+	}
+	text = table_of(paths, 9);
+	line = line_of(text, " ");
+	ck_assert_str_eq(line, "                 best        run1       run2"
+			 "       run3       run4       run5       run6"
+			 "       run7       run8       run9");
+	free(line);
+	line = line_of(text, "Total time");
+	ck_assert_ptr_nonnull(strstr(line, "8.992000*"));
+	ck_assert_ptr_eq(strchr(line, '*'), strrchr(line, '*'));
+	free(line);
+	ck_assert_int_eq(run_compare(paths, 9, &out, &err), 0);
+	ck_assert_str_eq(out, text);
+	free(out);
+	free(err);
+	free(text);
+	for (int i = 0; i < 9; i++)
+		free(paths[i]);
+	free(dir);
+}
+END_TEST
+
+/* Parts of a valid stats file, one member per line, to be varied. */
+#define HEAD "{\n  \"test\": \"t\",\n  \"highest_loadavg\": 0.5,\n" \
+	"  \"performed_ioops\": 10,\n  \"average_ioops_per_s\": 100.0,\n" \
+	"  \"time_ahead_ns\": 0,\n"				/* lines 1-6 */
+#define TOTAL "  \"total_time_ns\": 1000,\n"			/* line 7 */
+#define LATE "  \"start_lateness_ns\": null,\n"			/* line 8 */
+#define SYS(entry) "  \"syscalls\": {\n    " entry "\n  },\n"	/* 9-11 */
+#define READ "\"read\": {\"latency_ns\": {\"p50\": 1, \"p95\": 1, " \
+	"\"p99\": 1, \"p99.9\": 1, \"max\": 1}}"
+#define DEVS(entry) "  \"block_devices\": [\n    " entry "\n  ]\n}\n"	/* 12-15 */
+#define SDA "{\"device\": \"sda\", \"r_per_s\": 1, \"w_per_s\": 1, " \
+	"\"r_mb_per_s\": 1, \"w_mb_per_s\": 1, \"r_await_ms\": 1, " \
+	"\"w_await_ms\": 1"
+#define VALID HEAD TOTAL LATE SYS(READ) DEVS(SDA ", \"util_pct\": 1}")
+
+/* Files that are refused: the code, and the message after the path. */
+static const struct {
+	const char *name;
+	const char *text;	/* NULL: no such file */
+	int code;
+	const char *msg;
+} refused[] = {
+	{ "empty.json", "", -EINVAL,
+	  ":1:1: unexpected end of input, expected a value" },
+	{ "comma.json", "{\n  \"test\": \"t\",\n}\n", -EINVAL,
+	  ":3:1: unexpected '}', expected a string key" },
+	{ "text.txt", "Stats of test 't':\n", -EINVAL,
+	  ":1:1: unexpected 'S', expected a value" },
+	{ "dup.json", "{\n  \"test\": \"t\",\n  \"test\": \"u\"}", -EINVAL,
+	  ":3:3: duplicate key" },
+	{ "array.json", "[]\n", -EINVAL,
+	  ":1: expected an object of replay statistics" },
+	{ "nototal.json", HEAD LATE SYS(READ) DEVS(SDA ", \"util_pct\": 1}"),
+	  -EINVAL, ":1: /total_time_ns: missing" },
+	{ "string.json", HEAD "  \"total_time_ns\": \"1000\",\n" LATE SYS(READ)
+	  DEVS(SDA ", \"util_pct\": 1}"), -EINVAL,
+	  ":7: /total_time_ns: expected an integer" },
+	{ "double.json", HEAD "  \"total_time_ns\": 1e3,\n" LATE SYS(READ)
+	  DEVS(SDA ", \"util_pct\": 1}"), -EINVAL,
+	  ":7: /total_time_ns: expected an integer" },
+	{ "late.json", HEAD TOTAL "  \"start_lateness_ns\": 5,\n" SYS(READ)
+	  DEVS(SDA ", \"util_pct\": 1}"), -EINVAL,
+	  ":8: /start_lateness_ns: expected an object or null" },
+	{ "late99.json", HEAD TOTAL "  \"start_lateness_ns\": {\"p50\": 1, "
+	  "\"max\": 2},\n" SYS(READ) DEVS(SDA ", \"util_pct\": 1}"), -EINVAL,
+	  ":8: /start_lateness_ns/p99: missing" },
+	{ "sysarray.json", HEAD TOTAL LATE "  \"syscalls\": [],\n"
+	  DEVS(SDA ", \"util_pct\": 1}"), -EINVAL,
+	  ":9: /syscalls: expected an object" },
+	{ "read.json", HEAD TOTAL LATE SYS("\"read\": 5")
+	  DEVS(SDA ", \"util_pct\": 1}"), -EINVAL,
+	  ":10: /syscalls/read: expected an object" },
+	{ "pointer.json", HEAD TOTAL LATE SYS("\"a/b~c\\n\": {}")
+	  DEVS(SDA ", \"util_pct\": 1}"), -EINVAL,
+	  ":10: /syscalls/a~1b~0c?/latency_ns: missing" },
+	{ "p999.json", HEAD TOTAL LATE SYS("\"read\": {\"latency_ns\": "
+	  "{\"p50\": 1, \"p95\": 1, \"p99\": 1, \"max\": 1}}")
+	  DEVS(SDA ", \"util_pct\": 1}"), -EINVAL,
+	  ":10: /syscalls/read/latency_ns/p99.9: missing" },
+	{ "util.json", HEAD TOTAL LATE SYS(READ) DEVS(SDA "}"), -EINVAL,
+	  ":13: /block_devices/0/util_pct: missing" },
+	{ "devnum.json", HEAD TOTAL LATE SYS(READ)
+	  DEVS(SDA ", \"util_pct\": 1}, 7"), -EINVAL,
+	  ":13: /block_devices/1: expected an object" },
+	{ "devname.json", HEAD TOTAL LATE SYS(READ)
+	  DEVS("{\"device\": 8}"), -EINVAL,
+	  ":13: /block_devices/0/device: expected a string" },
+	{ "missing.json", NULL, -ENOENT, ": No such file or directory" },
+};
+
+START_TEST(test_refused)
+{
+	char *dir = tu_scratch(), *path, *expected, *good, err[512];
+	char *paths[3], *out, *cerr;
+	struct compare *c = compare_new();
+
+	path = refused[_i].text ?
+	       tu_write_str(dir, refused[_i].name, refused[_i].text) :
+	       tu_join(dir, refused[_i].name);
+	ck_assert(asprintf(&expected, "%s%s", path, refused[_i].msg) > 0);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(compare_add(c, path, err, sizeof(err)),
+			 refused[_i].code);
+	ck_assert_str_eq(err, expected);
+	compare_free(c);
+
+	/* On the command line: every bad file is named, no table, exit 1. */
+	good = tu_write_str(dir, "good.json", VALID);
+	paths[0] = good;
+	paths[1] = path;
+	paths[2] = path;
+	ck_assert_int_eq(run_compare(paths, 3, &out, &cerr), 1);
+	ck_assert_str_eq(out, "");
+	free(expected);
+	ck_assert(asprintf(&expected, "ioriot: error: %s%s\n"
+			   "ioriot: error: %s%s\n", path, refused[_i].msg,
+			   path, refused[_i].msg) > 0);
+	ck_assert_str_eq(cerr, expected);
+	free(out);
+	free(cerr);
+	free(expected);
+	free(good);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* The parts of VALID pass, a directory does not, nor too many entries. */
+START_TEST(test_limits)
+{
+	char *dir = tu_scratch(), *valid = tu_write_str(dir, "v.json", VALID);
+	char *text, *big, err[512], *expected;
+	struct compare *c = compare_new();
+	size_t cap = 64 + (COMPARE_MAX_ITEMS + 1) * 128, n;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_msg(compare_add(c, valid, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(compare_add(c, dir, err, sizeof(err)), -EISDIR);
+	ck_assert(asprintf(&expected, "%s: Is a directory", dir) > 0);
+	ck_assert_str_eq(err, expected);
+	free(expected);
+
+	text = malloc(cap);
+	ck_assert_ptr_nonnull(text);
+	n = (size_t)snprintf(text, cap, "%s", HEAD TOTAL LATE "  \"syscalls\": {");
+	for (int i = 0; i <= COMPARE_MAX_ITEMS; i++)
+		n += (size_t)snprintf(text + n, cap - n, "%s\"s%d\": {\"latency_ns\": "
+				      "{\"p50\": 1, \"p95\": 1, \"p99\": 1, "
+				      "\"p99.9\": 1, \"max\": 1}}", i ? ", " : "", i);
+	snprintf(text + n, cap - n, "},\n" DEVS(SDA ", \"util_pct\": 1}"));
+	big = tu_write_str(dir, "big.json", text);
+	ck_assert_int_eq(compare_add(c, big, err, sizeof(err)), -E2BIG);
+	ck_assert(asprintf(&expected, "%s:9: /syscalls: more than 4096 entries",
+			   big) > 0);
+	ck_assert_str_eq(err, expected);
+	free(expected);
+	compare_free(c);
+	compare_free(NULL);
+	free(big);
+	free(text);
+	free(valid);
+	free(dir);
+}
+END_TEST
+
+/* --compare is a mode of its own, needs files, and --help explains it. */
+START_TEST(test_cli)
+{
+	char *argv[6] = { "ioriot", "--compare", NULL };
+	char *out, *err, *file = data("idle.json");
+
+	ck_assert_int_eq(tu_run(argv, &out, &err), 2);
+	ck_assert_str_eq(out, "");
+	ck_assert_msg(strstr(err, "ioriot: --compare needs stats files"), "%s", err);
+	free(out);
+	free(err);
+
+	argv[2] = "-r";
+	argv[3] = "x.replay";
+	argv[4] = file;
+	ck_assert_int_eq(tu_run(argv, &out, &err), 2);
+	ck_assert_msg(strstr(err, "cannot be combined"), "%s", err);
+	free(out);
+	free(err);
+
+	/* Options may come before the files. */
+	argv[2] = "-q";
+	argv[3] = file;
+	argv[4] = NULL;
+	ck_assert_int_eq(tu_run(argv, &out, &err), 0);
+	ck_assert_msg(!strncmp(out, "Replay runs: 1 ", 15), "%s", out);
+	free(out);
+	free(err);
+
+	argv[1] = "--help";
+	argv[2] = NULL;
+	ck_assert_int_eq(tu_run(argv, &out, &err), 0);
+	ck_assert_msg(strstr(out, "--compare FILE...") && strstr(out, "lowest") &&
+		      strstr(out, "highest"), "%s", out);
+	free(out);
+	free(err);
+	free(file);
+}
+END_TEST
+
+/* Run docs/examples/scheduler-loop.sh with @args (NULL-terminated) by sh,
+ * its stdout and stderr in *@log (malloc'd, "" if unreadable); the exit
+ * status. */
+static int run_script(const char *dir, const char *const *args, char **log)
+{
+	const char *argv[16] = { "sh", "-c",
+		"log=$1; shift; exec sh \"$@\" > \"$log\" 2>&1", "sh" };
+	char *path = tu_join(dir, "script.log"), *script;
+	int n = 4, rc;
+
+	ck_assert(asprintf(&script, "%s/../../docs/examples/scheduler-loop.sh",
+			   tu_datadir()) > 0);
+	argv[n++] = path;
+	argv[n++] = script;
+	for (; *args; args++) {
+		ck_assert_int_lt(n, 15);
+		argv[n++] = *args;
+	}
+	argv[n] = NULL;
+	setenv("IORIOT_BIN", tu_bin(), 1);	/* this test's own process */
+	rc = tu_exec(argv, false);
+	*log = tu_read(path, NULL);
+	if (!*log)
+		*log = strdup("");
+	free(script);
+	free(path);
+	return rc;
+}
+
+/* A replay file for test "t" in @dir whose sandbox is @mnt/.ioriot/t:
+ * a file is created, written, synced and closed. */
+static char *loop_replay(const char *dir, const char *mnt)
+{
+	char *text, *path;
+
+	ck_assert(asprintf(&text,
+		"#|replay_version=1|name=t|user=root|\n"
+		"#|sandbox=%1$s/.ioriot/t|\n#INIT\nd %1$s/.ioriot/t/d\n"
+		"x %1$s/.ioriot/t/d/f\n#OPS\n"
+		"1 7:7 0 1000 - openat 3 vfd=1 path=%1$s/.ioriot/t/d/f "
+		"flags=0x41 mode=0644\n"
+		"2 7:7 2000 1000 - write 65536 fd=1 count=65536\n"
+		"3 7:7 4000 1000 - fsync 0 fd=1\n"
+		"4 7:7 6000 1000 - close 0 fd=1\n"
+		"#END|ops=4|\n", mnt) > 0);
+	path = tu_write_str(dir, "t.replay", text);
+	free(text);
+	return path;
+}
+
+/* Write @sched to the scheduler file @path; 0 or -errno. */
+static int set_scheduler(const char *path, const char *sched)
+{
+	FILE *f = fopen(path, "we");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fputs(sched, f) == EOF)
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/* The [selected] word of the scheduler file @path, malloc'd, or NULL. */
+static char *scheduler_of(const char *path)
+{
+	char *text = tu_read(path, NULL), *open, *sel = NULL;
+
+	if (text && (open = strchr(text, '[')) && strchr(open, ']'))
+		sel = strndup(open + 1, (size_t)(strchr(open, ']') - open - 1));
+	free(text);
+	return sel;
+}
+
+static const char *const schedulers[] = { "none", "mq-deadline", "kyber",
+					  "bfq" };
+
+/*
+ * The loop of the article on a loop-mounted ext4 image: one run per
+ * scheduler, a JSON file each, the table with a column each, and the
+ * device's scheduler restored.  Everything is looked at first and the
+ * image unmounted before any assertion can end the test.
+ */
+START_TEST(test_scheduler_loop)
+{
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "mnt");
+	char *out = tu_join(dir, "runs"), *replay = loop_replay(dir, mnt);
+	char *qpath = NULL, *before = NULL, *after = NULL, *log = NULL;
+	char *after_fail = NULL, *fail_log = NULL;
+	const char *args[] = { replay, out, "-D", "-q", NULL };
+	const char *bad[] = { replay, out, "-D", "-s", "x", NULL };
+	bool json[4] = { false };
+	struct stat st;
+	int rc = -1, fail_rc = -1, set = -1;
+
+	if (geteuid() != 0) {
+		printf("test_scheduler_loop skipped: needs root\n");
+		goto out;
+	}
+	ck_assert_msg(tu_mount_image(mnt, "mkfs.ext4", "-F", 32),
+		      "cannot mount an ext4 image");
+	if (stat(mnt, &st) == 0 &&
+	    asprintf(&qpath, "/sys/dev/block/%u:%u/queue/scheduler",
+		     major(st.st_dev), minor(st.st_dev)) > 0) {
+		before = scheduler_of(qpath);
+		/* Not the default, and not the last one the loop sets. */
+		set = set_scheduler(qpath, "mq-deadline");
+	}
+	/* ioriot fails in the first run: the scheduler is restored too. */
+	if (set == 0) {
+		fail_rc = run_script(dir, bad, &fail_log);
+		after_fail = scheduler_of(qpath);
+		rc = run_script(dir, args, &log);
+	}
+	for (int i = 0; i < 4; i++) {
+		char *path;
+
+		ck_assert(asprintf(&path, "%s/%s.json", out, schedulers[i]) > 0);
+		json[i] = access(path, R_OK) == 0;
+		free(path);
+	}
+	if (qpath) {
+		after = scheduler_of(qpath);
+		if (before)
+			set_scheduler(qpath, before);
+	}
+	if (umount2(mnt, 0) < 0)
+		umount2(mnt, MNT_DETACH);
+
+	ck_assert_msg(set == 0, "cannot set a scheduler in %s", qpath);
+	ck_assert_msg(fail_rc == 2 && strstr(fail_log, "scheduler none on "),
+		      "exit %d:\n%s", fail_rc, fail_log);
+	ck_assert_msg(after_fail && !strcmp(after_fail, "mq-deadline"),
+		      "scheduler %s after a failed run", after_fail);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, log);
+	for (int i = 0; i < 4; i++)
+		ck_assert_msg(json[i], "no %s.json:\n%s", schedulers[i], log);
+	ck_assert_msg(after && !strcmp(after, "mq-deadline"),
+		      "scheduler %s after the loop", after);
+	/* The table has a column per scheduler, in the order they ran. */
+	char *header = line_of(log, "      "), *word, *save;
+	ck_assert_str_eq(strtok_r(header, " ", &save), "best");
+	for (int i = 0; i < 4; i++) {
+		word = strtok_r(NULL, " ", &save);
+		ck_assert_msg(word && !strcmp(word, schedulers[i]),
+			      "column %d: %s\n%s", i, word, log);
+	}
+	ck_assert_ptr_nonnull(strstr(log, "\nTest "));
+	ck_assert_ptr_nonnull(strstr(log, "\nfsync p50 "));
+	free(header);
+out:
+	free(after_fail);
+	free(fail_log);
+	free(after);
+	free(before);
+	free(qpath);
+	free(log);
+	free(replay);
+	free(out);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
+/* Without arguments: the usage, exit 2.  A sandbox on a tmpfs: no block
+ * device, exit 1, nothing run. */
+START_TEST(test_scheduler_errors)
+{
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "mnt");
+	char *out = tu_join(dir, "runs"), *replay = loop_replay(dir, mnt);
+	const char *none[] = { NULL };
+	const char *args[] = { replay, out, "-D", "-q", NULL };
+	char *log;
+	int rc;
+
+	rc = run_script(dir, none, &log);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(log, "usage: scheduler-loop.sh REPLAY DIR"), "%s",
+		      log);
+	free(log);
+	if (geteuid() != 0) {
+		printf("test_scheduler_errors: tmpfs case skipped, needs root\n");
+		goto out;
+	}
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=1m"), 0);
+	rc = run_script(dir, args, &log);
+	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+	ck_assert_msg(rc == 1, "exit %d: %s", rc, log);
+	ck_assert_msg(strstr(log, "not on a block device"), "%s", log);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	free(log);
+out:
+	free(replay);
+	free(out);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
+Suite *compare_suite(void)
+{
+	Suite *s = suite_create("compare");
+	TCase *tc = tcase_create("table");
+
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_loop_test(tc, test_golden, 0,
+			    sizeof(golden) / sizeof(golden[0]));
+	tcase_add_loop_test(tc, test_marks, 0, sizeof(marks) / sizeof(marks[0]));
+	tcase_add_test(tc, test_labels);
+	tcase_add_test(tc, test_many_runs);
+	tcase_add_loop_test(tc, test_refused, 0,
+			    sizeof(refused) / sizeof(refused[0]));
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_cli);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("scheduler");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_test(tc, test_scheduler_loop);
+	tcase_add_test(tc, test_scheduler_errors);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
