@@ -5,7 +5,7 @@
 #   make check           install missing build packages, build, run all tests
 #   make bench           run the benchmarks and print their figures
 #   make demo            capture a small workload and generate its replay file
-#   make install         PREFIX=/usr/local DESTDIR= : binary and man page
+#   make install         PREFIX=/usr/local DESTDIR= : binaries and man page
 #   SANITIZE=1           build with AddressSanitizer + UndefinedBehaviorSanitizer
 #   TSAN=1               build with ThreadSanitizer
 
@@ -168,10 +168,12 @@ demo: deps
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ioriot
+	install -m 0755 scripts/ioriot-plot $(DESTDIR)$(PREFIX)/bin/ioriot-plot
 	install -m 0644 docs/ioriot.8 $(DESTDIR)$(PREFIX)/share/man/man8/ioriot.8
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ioriot $(DESTDIR)$(PREFIX)/share/man/man8/ioriot.8
+	rm -f $(DESTDIR)$(PREFIX)/bin/ioriot $(DESTDIR)$(PREFIX)/bin/ioriot-plot \
+		$(DESTDIR)$(PREFIX)/share/man/man8/ioriot.8
 
 clean:
 	rm -rf .output ioriot

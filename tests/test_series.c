@@ -721,6 +721,99 @@ START_TEST(test_carbon)
 }
 END_TEST
 
+/*
+ * End to end: `ioriot -r --csv --graphite` at captured speed.  The CSV has
+ * a row per second plus the rest, whose operations add up to the file's;
+ * the real carbon-cache gets the test's metrics.
+ */
+START_TEST(test_replay_series)
+{
+	char *dir, *sb, *replay, *csv, *whisper, *metric, *out, *err, *text;
+	char addr[32];
+	const char *bin = getenv("IORIOT_BIN");
+	unsigned short port;
+	double ops = 0;
+	unsigned rows = 0;
+	uint64_t end;
+	bool carbon = in_path("carbon-cache");
+	pid_t pid = 0;
+	FILE *f;
+	int rc;
+
+	ck_assert_ptr_nonnull(bin);
+	dir = tu_scratch();
+	ck_assert(asprintf(&sb, "%s/.ioriot", dir) > 0);
+	ck_assert_int_eq(mkdir(sb, 0755), 0);
+	free(sb);
+	ck_assert(asprintf(&sb, "%s/.ioriot/t", dir) > 0);
+	ck_assert_int_eq(mkdir(sb, 0755), 0);
+	replay = tu_join(dir, "t.replay");
+	f = fopen(replay, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#|replay_version=1|name=t|user=root|\n#|sandbox=%s|\n"
+		"#INIT\n#OPS\n", sb);
+	for (unsigned i = 0; i < 60; i++)	/* 2.4 s, every 40 ms */
+		fprintf(f, "%u 1:1 %u 10 - %s 0 path=%s/d%s\n", i + 1,
+			i * 40000000u, i % 2 ? "unlinkat" : "mkdirat", sb,
+			i % 2 ? " flags=0x200" : " mode=0755");
+	fprintf(f, "#END|ops=60|\n");
+	ck_assert_int_eq(fclose(f), 0);
+	csv = tu_join(dir, "t.csv");
+	port = free_port();
+	if (carbon)
+		pid = carbon_start(dir, port);
+	else
+		printf("series: replay without Graphite: carbon-cache not "
+		       "installed (Debian: graphite-carbon)\n");
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	char *argv[] = { (char *)bin, "-r", replay, "-D", "-q", "-s", "1",
+			 "--csv", csv, "--interval", "1",
+			 carbon ? "--graphite" : NULL, addr, NULL };
+	rc = tu_run(argv, &out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	ck_assert_msg(!strstr(err, "Graphite"), "stderr: %s", err);
+
+	text = tu_read(csv, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert(!strncmp(text, "time_s,interval_s,ops_per_s,", 28));
+	for (char *line = strchr(text, '\n'); line && line[1];
+	     line = strchr(line + 1, '\n')) {
+		double t, interval, rate;
+
+		ck_assert_int_eq(sscanf(line + 1, "%lf,%lf,%lf", &t, &interval,
+					&rate), 3);
+		ops += interval * rate;
+		rows++;
+	}
+	ck_assert_msg(rows >= 3 && rows <= 4, "%u rows:\n%s", rows, text);
+	ck_assert_msg(ops > 59.5 && ops < 60.5, "%.3f ops:\n%s", ops, text);
+
+	if (carbon) {
+		whisper = tu_join(dir, "storage/whisper");
+		metric = tu_join(whisper, "ioriot/t/ops_per_s.wsp");
+		end = clock_ns(CLOCK_MONOTONIC) + 10 * NS;
+		while (access(metric, R_OK)) {
+			if (clock_ns(CLOCK_MONOTONIC) > end) {
+				carbon_stop(pid);
+				ck_abort_msg("carbon did not store %s in 10 s",
+					     metric);
+			}
+			usleep(100000);
+		}
+		carbon_stop(pid);
+		free(metric);
+		free(whisper);
+	}
+	free(text);
+	free(out);
+	free(err);
+	free(csv);
+	free(replay);
+	free(sb);
+	free(dir);
+}
+END_TEST
+
 /* The first bytes of @path are @magic. */
 static bool starts_with(const char *path, const char *magic, size_t len,
 			size_t *size)
@@ -820,6 +913,7 @@ Suite *series_suite(void)
 	tcase_add_test(tc, test_graphite_down);
 	tcase_add_test(tc, test_graphite_timeout);
 	tcase_add_test(tc, test_carbon);
+	tcase_add_test(tc, test_replay_series);
 	tcase_add_test(tc, test_plot);
 	suite_add_tcase(s, tc);
 	return s;

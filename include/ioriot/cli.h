@@ -49,6 +49,9 @@ struct cli_opts {
 	size_t ninclude;
 	const char *exclude[CLI_MAX_PREFIXES];	/* --exclude */
 	size_t nexclude;
+	const char *csv;	/* --csv: time series file */
+	const char *graphite;	/* --graphite HOST:PORT */
+	double interval;	/* --interval seconds, 0: default 1 */
 	char **files;		/* --compare: the arguments left */
 	size_t nfiles;
 	bool no_drop_caches;	/* -D */

@@ -6,6 +6,7 @@
 #define IORIOT_DISKSTATS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 struct disk_counters {
@@ -45,6 +46,14 @@ int diskstats_read(struct diskstats *ds, const char *path);
 size_t diskstats_delta(const struct diskstats *before,
 		       const struct diskstats *after, double secs,
 		       struct disk_figures *out);
+
+/*
+ * The name /proc/diskstats gives the block device that holds @path (a
+ * partition's own name, "loop0", ...), from /sys/dev/block/MAJOR:MINOR.
+ * Returns 0, -ENODEV for a file system without one (tmpfs, overlay), or
+ * -errno of stat(2) or readlink(2).
+ */
+int diskstats_device_of(const char *path, char *name, size_t len);
 
 /* Free the counters.  Accepts a zeroed @ds. */
 void diskstats_free(struct diskstats *ds);

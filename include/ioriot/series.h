@@ -103,7 +103,7 @@ struct series *series_open(const struct series_config *cfg, char *err,
  */
 int series_write(struct series *s, const struct series_sample *smp);
 
-/* Intervals Graphite did not receive (none configured: 0). */
+/* Intervals Graphite did not receive (none configured, or NULL: 0). */
 uint64_t series_graphite_failures(const struct series *s);
 
 /* Close the CSV file and the connection, free @s.  Accepts NULL.  Returns

@@ -29,6 +29,7 @@
 #include "ioriot/replay.h"
 #include "ioriot/report.h"
 #include "ioriot/sandbox.h"
+#include "timeseries.h"
 
 #define EXIT_USAGE 2
 
@@ -436,6 +437,8 @@ static int run_replay(const struct cli_opts *o)
 		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
 	};
 	struct replay_summary *sum = NULL;
+	struct cli_series series = { 0 };
+	bool have_series = o->csv || o->graphite;
 	FILE *stats = NULL;
 	struct disk_figures *disks = NULL;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
@@ -453,6 +456,15 @@ static int run_replay(const struct cli_opts *o)
 	if (o->stats && !(stats = fopen(o->stats, "w"))) {
 		log_error("%s: %s", o->stats, strerror(errno));
 		return 1;
+	}
+	/* Opened as root, like -S, before the privileges drop. */
+	if (have_series) {
+		if (cli_series_open(&series, o->replay, name, o->csv,
+				    o->graphite))
+			goto out;
+		ro.tick = cli_series_tick;
+		ro.tick_ctx = &series;
+		ro.tick_ns = (uint64_t)((o->interval ? o->interval : 1.0) * 1e9);
 	}
 	raise_nofile();
 	/* A stop must not fail the syscalls in flight: they restart. */
@@ -493,6 +505,8 @@ static int run_replay(const struct cli_opts *o)
 	stats = NULL;
 	diskstats_free(&after);
 out:
+	if (have_series && cli_series_close(&series))
+		ret = 1;
 	if (stats)
 		fclose(stats);
 	diskstats_free(&rc.disks_before);

@@ -37,6 +37,9 @@ static const struct option long_options[] = {
 	{ "include", required_argument, NULL, 'I' },
 	{ "exclude", required_argument, NULL, 'E' },
 	{ "compare", no_argument, NULL, 'K' },
+	{ "csv", required_argument, NULL, 'Y' },
+	{ "graphite", required_argument, NULL, 'G' },
+	{ "interval", required_argument, NULL, 'N' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
@@ -85,6 +88,10 @@ void cli_usage(void)
 "  -S, --stats FILE         write replay statistics to FILE too (JSON if it\n"
 "                           ends in .json)\n"
 "  -D, --no-drop-caches     do not drop caches before replay\n"
+"      --csv FILE           replay: write a time series to FILE, a row per\n"
+"                           interval (docs/series.md; plot: ioriot-plot)\n"
+"      --graphite HOST:PORT replay: send the time series to Graphite\n"
+"      --interval SECONDS   time series interval (default 1, at least 0.1)\n"
 "  -x, --pid PID            capture only PID, its threads and descendants\n"
 "      --comm NAME          capture only processes named NAME (e.g. java)\n"
 "      --duration SECONDS   stop capturing after SECONDS (default 3600)\n"
@@ -225,6 +232,20 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			err = add_prefix("--exclude", optarg, o->exclude, &o->nexclude);
 			break;
 		case 'K': err = set_mode(o, MODE_COMPARE, "--compare"); break;
+		case 'Y': o->csv = optarg; break;
+		case 'G': o->graphite = optarg; break;
+		case 'N': {
+			char *end;
+			errno = 0;
+			o->interval = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(o->interval >= 0.1) || o->interval > 3600) {
+				fprintf(stderr, "ioriot: --interval expects seconds from 0.1 to 3600, not '%s'\n",
+					optarg);
+				err = -EINVAL;
+			}
+			break;
+		}
 		case 'q': o->verbosity--; break;
 		case 'v': o->verbosity++; break;
 		case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;
@@ -265,6 +286,12 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 	}
 	if (!err && o->mode == MODE_NONE) {
 		fprintf(stderr, "ioriot: no mode given\n");
+		err = -EINVAL;
+	}
+	if (!err && (o->csv || o->graphite || o->interval) &&
+	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
+		fprintf(stderr, "ioriot: --csv, --graphite and --interval go "
+			"with -r or -R\n");
 		err = -EINVAL;
 	}
 	if (err)

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "ioriot/diskstats.h"
 
@@ -117,4 +120,29 @@ void diskstats_free(struct diskstats *ds)
 	free(ds->dev);
 	ds->dev = NULL;
 	ds->n = 0;
+}
+
+int diskstats_device_of(const char *path, char *name, size_t len)
+{
+	char link[64], target[256];
+	const char *base;
+	struct stat st;
+	ssize_t n;
+
+	if (stat(path, &st))
+		return -errno;
+	if (major(st.st_dev) == 0)
+		return -ENODEV;		/* anonymous: no block device */
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+		 major(st.st_dev), minor(st.st_dev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (strlen(base) >= len)
+		return -ENAMETOOLONG;
+	strcpy(name, base);
+	return 0;
 }

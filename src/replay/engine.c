@@ -565,7 +565,8 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	ret = run_threads(&e, atomic_load(&e.eof), err, errlen);
 	summarize(&e, sum);
 	if (e.ticks)		/* the rest of the last interval */
-		opt->tick(opt->tick_ctx, sum->duration_ns, sum->sys);
+		opt->tick(opt->tick_ctx, clock_ns(CLOCK_MONOTONIC) - e.start_ns,
+			  sum->sys);
 out:
 	if (ret == -ENOMEM && errlen && !err[0])
 		snprintf(err, errlen, "%s: out of memory", opt->replay_path);

@@ -631,7 +631,7 @@ int series_write(struct series *s, const struct series_sample *smp)
 
 uint64_t series_graphite_failures(const struct series *s)
 {
-	return s->failures;
+	return s ? s->failures : 0;
 }
 
 int series_close(struct series *s)

@@ -1,0 +1,143 @@
+/*
+ * timeseries: feeds the engine's ticks to the series writer.  Each tick
+ * becomes a sample of the interval since the previous one: per class the
+ * operations and latencies that completed in it, the block devices'
+ * figures over it and the load average.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioriot/log.h"
+#include "ioriot/rlog.h"
+#include "timeseries.h"
+
+/* The distinct block devices of the sandboxes of @replay_path into @cs.
+ * 0 or -errno with a message logged. */
+static int find_devices(struct cli_series *cs, const char *replay_path)
+{
+	char err[512];
+	struct rlog_reader *r = rlog_open(replay_path, err, sizeof(err));
+	const struct rlog_header *h;
+	int ret = 0;
+
+	if (!r) {
+		log_error("%s", err);
+		return -errno;
+	}
+	h = rlog_header(r);
+	cs->devices = calloc(h->nsandboxes ? h->nsandboxes : 1,
+			     sizeof(*cs->devices));
+	cs->device_names = calloc(h->nsandboxes ? h->nsandboxes : 1,
+				  sizeof(*cs->device_names));
+	if (!cs->devices || !cs->device_names) {
+		log_error("out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < h->nsandboxes; i++) {
+		char *name = cs->devices[cs->ndevices];
+		bool seen = false;
+
+		/* A sandbox without a device (tmpfs) has no columns. */
+		if (diskstats_device_of(h->sandboxes[i], name, 32))
+			continue;
+		for (size_t j = 0; j < cs->ndevices; j++)
+			seen = seen || !strcmp(cs->devices[j], name);
+		if (!seen) {
+			cs->device_names[cs->ndevices] = name;
+			cs->ndevices++;
+		}
+	}
+out:
+	rlog_close(r);
+	return ret;
+}
+
+int cli_series_open(struct cli_series *cs, const char *replay_path,
+		    const char *name, const char *csv, const char *graphite)
+{
+	struct series_config cfg = {
+		.csv_path = csv, .graphite = graphite, .test_name = name,
+	};
+	char err[512];
+	int ret;
+
+	memset(cs, 0, sizeof(*cs));
+	ret = find_devices(cs, replay_path);
+	if (ret)
+		return ret;
+	cs->prev = calloc(SYS_COUNT, sizeof(*cs->prev));
+	if (!cs->prev) {
+		log_error("out of memory");
+		return -ENOMEM;
+	}
+	cfg.devices = cs->device_names;
+	cfg.ndevices = cs->ndevices;
+	cs->writer = series_open(&cfg, err, sizeof(err));
+	if (!cs->writer) {
+		ret = -errno;
+		log_error("%s", err);
+		return ret;
+	}
+	/* Without /proc/diskstats the samples just lack the devices. */
+	diskstats_read(&cs->disks, "/proc/diskstats");
+	return 0;
+}
+
+void cli_series_tick(void *ctx, uint64_t t_ns,
+		     const struct replay_sys_stats *cum)
+{
+	struct cli_series *cs = ctx;
+	struct series_sample smp = {
+		.t_ns = t_ns,
+		.interval_ns = t_ns > cs->prev_ns ? t_ns - cs->prev_ns : 0,
+	};
+	struct diskstats now = { 0 };
+	int ret;
+
+	series_sample_add(&smp, cum, cs->prev);
+	if (diskstats_read(&now, "/proc/diskstats") == 0 && cs->disks.n) {
+		struct disk_figures *f = realloc(cs->figures, (now.n ? now.n : 1) *
+						 sizeof(*f));
+
+		if (f) {
+			cs->figures = f;
+			smp.ndisks = diskstats_delta(&cs->disks, &now,
+						     (double)smp.interval_ns / 1e9,
+						     f);
+			smp.disks = f;
+		}
+	}
+	if (getloadavg(&smp.loadavg1, 1) != 1)
+		smp.loadavg1 = 0;
+	ret = series_write(cs->writer, &smp);
+	if (ret && !cs->write_failed) {
+		log_error("time series: %s", strerror(-ret));
+		cs->write_failed = true;
+	}
+	memcpy(cs->prev, cum, SYS_COUNT * sizeof(*cs->prev));
+	cs->prev_ns = t_ns;
+	if (now.n) {
+		diskstats_free(&cs->disks);
+		cs->disks = now;
+	}
+}
+
+int cli_series_close(struct cli_series *cs)
+{
+	uint64_t missed = series_graphite_failures(cs->writer);
+	int ret = series_close(cs->writer);
+
+	if (missed)
+		log_warn("Graphite did not receive %llu intervals",
+			 (unsigned long long)missed);
+	if (ret && !cs->write_failed)
+		log_error("time series: %s", strerror(-ret));
+	diskstats_free(&cs->disks);
+	free(cs->figures);
+	free(cs->prev);
+	free(cs->devices);
+	free(cs->device_names);
+	return ret || cs->write_failed;
+}

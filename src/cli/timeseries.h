@@ -1,0 +1,45 @@
+/*
+ * timeseries: the replay's --csv and --graphite options, between the
+ * engine's ticks (replay.h) and the series writer (series.h).  Private to
+ * src/cli.
+ */
+#ifndef IORIOT_CLI_TIMESERIES_H
+#define IORIOT_CLI_TIMESERIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ioriot/diskstats.h"
+#include "ioriot/replay.h"
+#include "ioriot/series.h"
+
+struct cli_series {
+	struct series *writer;
+	struct replay_sys_stats *prev;	/* SYS_COUNT: at the last tick */
+	uint64_t prev_ns;
+	struct diskstats disks;		/* at the last tick */
+	struct disk_figures *figures;
+	char (*devices)[32];		/* the sandboxes' block devices */
+	const char **device_names;
+	size_t ndevices;
+	bool write_failed;
+};
+
+/*
+ * Open the CSV file (@csv) and/or the Graphite connection (@graphite,
+ * HOST:PORT) for the replay of @replay_path, test @name: the CSV gets
+ * columns for the block devices holding the file's sandboxes.  Returns 0,
+ * or -errno with a message logged.
+ */
+int cli_series_open(struct cli_series *cs, const char *replay_path,
+		    const char *name, const char *csv, const char *graphite);
+
+/* The engine's tick callback (@ctx is the struct cli_series). */
+void cli_series_tick(void *ctx, uint64_t t_ns,
+		     const struct replay_sys_stats *cum);
+
+/* Close the writer, say how many intervals Graphite missed, free @cs.
+ * Returns 0, or 1 when the CSV file could not be written completely. */
+int cli_series_close(struct cli_series *cs);
+
+#endif
