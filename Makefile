@@ -4,7 +4,7 @@
 #   make                 build ./ioriot
 #   make check           install missing build packages, build, run all tests
 #   make bench           run the benchmarks and print their figures
-#   make demo            capture a small workload and generate its replay file
+#   make demo            capture a small workload, generate, replay it twice
 #   make install         PREFIX=/usr/local DESTDIR= : binaries and man page
 #   SANITIZE=1           build with AddressSanitizer + UndefinedBehaviorSanitizer
 #   TSAN=1               build with ThreadSanitizer
@@ -163,7 +163,8 @@ bench: deps
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
-	$(Q)scripts/demo.sh $(CURDIR)/$(BIN) $(CURDIR)/$(OUTPUT)/bench/mkcapture
+	$(Q)scripts/demo.sh $(CURDIR)/$(BIN) $(CURDIR)/$(OUTPUT)/bench/mkcapture \
+		$(CURDIR)/$(OUTPUT)/demo
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8

@@ -1,80 +1,145 @@
 #!/bin/sh
-# The demo behind `sudo make demo`.  As root it captures a small mail archive
-# workload (hashed directories, new messages written as .tmp and renamed,
-# messages read back, some deleted) with the eBPF probe, then generates the
-# replay file from the capture and shows its summary and the start of each
-# section.  Without root, or where the probe cannot load, it generates from
-# a synthetic capture instead (bench/mkcapture).  As root the workload runs
-# on a tmpfs mounted for the demo, so the replay's sandbox is on that tmpfs
-# too: init and replay (-R) then run there, never on the host's own mounts.
-#   usage: scripts/demo.sh IORIOT_BIN MKCAPTURE_BIN
+# The demo behind `sudo make demo`.  As root, on two scratch file systems it
+# makes (ext4 and xfs images on loop devices), it captures a mail archive
+# workload with the eBPF probe: parallel deliveries into hashed directories
+# (written as .tmp, fsynced, renamed to .eml, logged to an index on the other
+# file system), parallel readers that stat and read messages, and an expunge
+# that deletes some.  Then it generates the replay file, replays it with -R
+# as fast as possible and at the captured speed (each run's sandboxes are
+# made anew on both file systems), prints both statistics, compares them and
+# draws their time series.  The results stay in OUT_DIR; the images and
+# mounts are removed.  Without root, or where the probe or the loop devices
+# are unavailable, it generates from a synthetic capture (bench/mkcapture)
+# and stops there.
+#   usage: scripts/demo.sh IORIOT_BIN MKCAPTURE_BIN OUT_DIR
 set -eu
 
+[ $# -eq 3 ] || { echo "usage: $0 IORIOT_BIN MKCAPTURE_BIN OUT_DIR" >&2; exit 2; }
 bin=$1
 mkcapture=$2
+out=$3
+here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioriot-demo.XXXXXX")
-mnt=$work/mnt
-mail=$mnt/mail
+mail=$work/mail			# ext4: the messages
+index=$work/index		# xfs: the delivery log
 cleanup() {
-	mountpoint -q "$mnt" && umount "$mnt"
+	for m in "$mail" "$index"; do
+		if mountpoint -q "$m"; then umount "$m"; fi
+	done
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+rm -rf "$out"
+mkdir -p "$out"
 
-# The workload: 16 hashed directories, 8 messages each.
-workload() {
-	sleep 2		# the probe is attached by then
-	for h in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do
-		mkdir -p "$mail/$h$h"
-		for n in 1 2 3 4 5 6 7 8; do
-			head -c $((n * 1024)) /dev/urandom > "$mail/$h$h/$n.tmp"
-			mv "$mail/$h$h/$n.tmp" "$mail/$h$h/$n.eml"
-		done
-	done
-	for f in "$mail"/*/*.eml; do
-		cat "$f" > /dev/null
-	done
-	rm -f "$mail"/*/8.eml
-	sync
+# Make IMAGE.img of MB megabytes (sparse) with MKFS and mount it at DIR.
+mount_image() {
+	truncate -s "${3}M" "$1.img" &&
+	$2 "$1.img" > "$work/mkfs.out" 2>&1 &&
+	mkdir -p "$1" &&
+	mount -o loop "$1.img" "$1"
 }
 
-mkdir -p "$mnt"
+# One delivery process: messages into hashed directories, each written as
+# .tmp, fsynced, renamed to .eml and logged in the index.
+deliver() {
+	i=0
+	while [ $i -lt 40 ]; do
+		h=$(printf '%x%x' $(($1 % 16)) $((i % 16)))
+		mkdir -p "$mail/$h"
+		f="$mail/$h/$1-$i"
+		dd if=/dev/urandom of="$f.tmp" bs=1k count=$((1 + i % 24)) \
+			conv=fsync status=none
+		mv "$f.tmp" "$f.eml"
+		echo "$(date +%s) $1-$i $h" >> "$index/deliveries.log"
+		i=$((i + 1))
+	done
+}
+
+# One reader: stat and read the messages there are, a few times over.
+read_mail() {
+	for round in 1 2 3; do
+		for f in "$mail"/*/*.eml; do
+			[ -e "$f" ] || continue
+			stat -c %s "$f" > /dev/null
+			cat "$f" > /dev/null
+		done
+		sleep 0.2
+	done
+}
+
+workload() {
+	sleep 2		# the probe is attached by then
+	for w in 1 2 3 4; do deliver $w & done
+	read_mail &
+	read_mail &
+	wait
+	rm -f "$mail"/*/*-3.eml "$mail"/*/*-7.eml	# expunge
+	sync "$index/deliveries.log"
+}
+
 captured=no
-if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64m,mode=0755 ioriot-demo "$mnt"; then
-	mkdir -p "$mail"
-	echo "== 1. capture: ioriot -c io.capture --include $mail (a mail archive workload)"
+if [ "$(id -u)" -eq 0 ] &&
+   mount_image "$mail" "mkfs.ext4 -q -F" 64 &&
+   mount_image "$index" "mkfs.xfs -q -f" 320; then	# xfs: 300 MB at least
+	echo "== 1. capture: ioriot -c io.capture --include $mail --include $index"
+	echo "   (4 parallel deliveries with fsync and rename, 2 readers with stat, an expunge)"
 	workload &
-	if "$bin" -c "$work/io.capture" --include "$mail" --duration 6; then
+	if "$bin" -c "$out/io.capture" --include "$mail" --include "$index" \
+		--duration 8; then
 		captured=yes
 	fi
 	wait
 fi
 if [ $captured = no ]; then
-	echo "== 1. capture (synthetic, no root or no BPF): a mail archive workload, 50000 events"
-	"$mkcapture" -l 50000 -f 2000 -t 40 -p 8 "$work/io.capture"
+	echo "== 1. capture (synthetic, no root, BPF or loop devices): a mail archive workload, 50000 events"
+	"$mkcapture" -l 50000 -f 2000 -t 40 -p 8 "$out/io.capture"
 fi
-grep -v '^#' "$work/io.capture" | grep -v 'o=cwd' | head -n 6 | cut -c 1-160
+grep -v '^#' "$out/io.capture" | grep -v 'o=cwd' | head -n 6 | cut -c 1-160
 echo "   ..."
 echo
 echo "== 2. generate: ioriot -c io.capture -r io.replay -n demo -u nobody"
-"$bin" -c "$work/io.capture" -r "$work/io.replay" -n demo -u nobody
+"$bin" -c "$out/io.capture" -r "$out/io.replay" -n demo -u nobody
 echo
 echo "== the replay file: header, INIT section, operations"
-sed -n '1,/^#INIT$/p' "$work/io.replay" | cut -c 1-160
-sed -n '/^#INIT$/,/^#OPS$/p' "$work/io.replay" | sed -n '2,6p'
+sed -n '1,/^#INIT$/p' "$out/io.replay" | cut -c 1-160
+sed -n '/^#INIT$/,/^#OPS$/p' "$out/io.replay" | sed -n '2,6p'
 echo "   ..."
-sed -n '/^#OPS$/,$p' "$work/io.replay" | sed -n '2,9p' | cut -c 1-160
+sed -n '/^#OPS$/,$p' "$out/io.replay" | sed -n '2,9p' | cut -c 1-160
 echo "   ..."
-tail -n 1 "$work/io.replay"
+tail -n 1 "$out/io.replay"
 echo
 if [ $captured = no ]; then
-	echo "Init and replay need root and a capture on the demo tmpfs; see README.md."
+	echo "Init and replay need root, BPF and loop devices; see README.md."
+	echo "Files: $out"
 	exit 0
 fi
-rm -rf "$mail"		# the test host starts without the workload's files
-echo "== 3. init + replay: ioriot -R io.replay -S stats.txt (sandbox on the demo tmpfs)"
-"$bin" -R "$work/io.replay" -S "$work/stats.txt"
+# The test host starts without the workload's files.
+rm -rf "$mail"/* "$index"/*
+for run in fast timed; do
+	speed=0
+	[ $run = timed ] && speed=1
+	echo "== 3. init + replay: ioriot -R io.replay -s $speed -S $run.json --csv $run.csv --interval 0.1"
+	"$bin" -R "$out/io.replay" -s "$speed" -S "$out/$run.json" \
+		--csv "$out/$run.csv" --interval 0.1 | tee "$out/$run.txt"
+	echo
+done
+echo "== the sandboxes after the replay"
+for m in "$mail" "$index"; do
+	echo "$m/.ioriot/demo: $(find "$m/.ioriot/demo" -type d | wc -l) directories," \
+	     "$(find "$m/.ioriot/demo" -type f | wc -l) files"
+done
 echo
-echo "== the sandbox after the replay"
-find "$mnt/.ioriot/demo" | head -n 8
-echo "   ... $(find "$mnt/.ioriot/demo" -type f | wc -l) files"
+echo "== 4. compare: ioriot --compare fast.json timed.json"
+"$bin" --compare "$out/fast.json" "$out/timed.json"
+echo
+if command -v gnuplot > /dev/null 2>&1; then
+	echo "== 5. plot: ioriot-plot -o runs.png fast.csv timed.csv"
+	"$here/ioriot-plot" -o "$out/runs.png" -t "ioriot demo" \
+		"$out/fast.csv" "$out/timed.csv"
+	echo
+fi
+echo "Files (the scratch file systems are gone):"
+ls -l "$out"
