@@ -71,6 +71,8 @@ START_TEST(fields_layouts)
 		  -1, -1, 4096, 0, 8192, 0, 1 },
 		{ SYS_CLOSE_RANGE, { 3, 0xffffffffULL, 4 }, 0, { 0 },
 		  CAP_FD | CAP_FD2 | CAP_FLAGS, 3, -1, 0, 0, 0, 0, 0 },
+		{ SYS_FCHMODAT2, { 5, 0x7000, 0600, AT_SYMLINK_NOFOLLOW }, 0,
+		  { 0 }, CAP_FD | CAP_MODE | CAP_FLAGS, 5, -1, 0, 0, 0, 0, 0600 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

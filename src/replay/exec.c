@@ -694,7 +694,7 @@ static int64_t parent_op(struct exec_ctx *x, const struct rlog_op *op,
 		if (r >= 0 && op->ret >= 0)
 			r = op->ret;
 		break;
-	case SYS_CHMOD: case SYS_FCHMODAT:
+	case SYS_CHMOD: case SYS_FCHMODAT: case SYS_FCHMODAT2:
 		if (root) {
 			r = neg_errno(fchmod(sp->pfd, mode));
 			break;
