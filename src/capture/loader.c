@@ -23,17 +23,21 @@
 #include "ioriot/capture.h"
 #include "ioriot/clock.h"
 #include "ioriot/log.h"
+#include "ioriot/reorder.h"
 #include "ioriot/resolve.h"
 #include "ioriot/snapshot.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define STATUS_EVERY_NS (2ULL * 1000000000ULL)
+/* Events are held this long to be written in entry-time order. */
+#define REORDER_WINDOW_NS (20ULL * 1000000ULL)
 
 struct loader {
 	const struct capture_options *opt;
 	struct capture_summary *sum;
 	struct outbuf *ob;
 	struct resolver res;
+	struct reorder order;		/* events not yet written */
 	int err;			/* first -errno while handling events */
 	bool draining;			/* the final consume: take everything */
 	uint64_t handled;		/* records seen, to pace clock reads */
@@ -118,7 +122,10 @@ static int handle_event(void *ctx, void *data, size_t size)
 		ld->sum->excluded++;
 		return 0;
 	}
-	caplog_write_event(ld->ob, &ce);
+	err = reorder_push(&ld->order, &ce);
+	if (err && !ld->err)
+		ld->err = err;
+	reorder_release(&ld->order, ld->order.newest, ld->ob);
 	ld->sum->events++;
 	/* Under sustained load consume never runs dry: let the loop see a
 	 * stop request or the end of the duration (this record is written;
@@ -316,6 +323,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		rc = -ENOMEM;
 		goto out;
 	}
+	reorder_init(&ld->order, REORDER_WINDOW_NS);
 	ld->opt = opt;
 	ld->sum = sum;
 	if (geteuid() != 0) {
@@ -419,7 +427,10 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 			goto out;
 		}
 		note_lost(ld, skel);
+		/* Everything sent so far is in: a call still running
+		 * began before the window, or comes after it. */
 		now = clock_ns(CLOCK_MONOTONIC);
+		reorder_release(&ld->order, now, ld->ob);
 		if (opt->status && now - last_status >= STATUS_EVERY_NS) {
 			status(ld, now - start, last_events, now - last_status);
 			last_status = now;
@@ -432,6 +443,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	__atomic_store_n(&skel->bss->stopped, true, __ATOMIC_SEQ_CST);
 	ld->draining = true;
 	ring_buffer__consume(rb);
+	reorder_release(&ld->order, UINT64_MAX, ld->ob);
 	note_lost(ld, skel);
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
 	if (opt->status && isatty(2))
@@ -452,6 +464,7 @@ out:
 	free(pids);
 	if (ld) {
 		resolver_destroy(&ld->res);
+		reorder_destroy(&ld->order);
 		free(ld->ob);
 		free(ld);
 	}
