@@ -7,7 +7,7 @@
 set -eu
 
 packages="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev check
-pkg-config systemtap strace time e2fsprogs xfsprogs"
+pkg-config systemtap strace time e2fsprogs xfsprogs tar git sqlite3"
 
 missing=""
 for pkg in $packages; do
