@@ -231,6 +231,36 @@ START_TEST(resolve_paths)
 	ck_assert_ptr_null(resolver_fd_path(&r, 11, 4));
 	ck_assert_ptr_null(resolver_fd_path(&r, 11, 9));
 
+	/* Paths through /proc/PID/fd/N name what fd N has open. */
+	static const struct {
+		const char *path, *want;
+	} magic[] = {
+		{ "/proc/self/fd/20", "/srv/c" },
+		{ "/proc/thread-self/fd/20/", "/srv/c" },
+		{ "/proc/11/fd/20/x/../y", "/srv/c/y" },
+		{ "/proc/12/fd/20", "/proc/12/fd/20" },		/* another pid */
+		{ "/proc/self/fd/21", "/proc/self/fd/21" },	/* not open */
+		{ "/proc/self/fd/2x", "/proc/self/fd/2x" },
+		{ "/proc/self/fdinfo/20", "/proc/self/fdinfo/20" },
+		{ "/proc/self/fd", "/proc/self/fd" },
+	};
+	ce = ev(SYS_OPEN, 11, 20);
+	with_path(&ce, "/srv/c");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	for (size_t i = 0; i < sizeof(magic) / sizeof(magic[0]); i++) {
+		ce = ev(SYS_FCHMODAT, 11, 0);
+		ce.fd = AT_FDCWD;
+		ce.have |= CAP_FD;
+		with_path(&ce, magic[i].path);
+		ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+		ck_assert_str_eq(ce.path, magic[i].want);
+		ck_assert_uint_eq(ce.path_len, strlen(magic[i].want));
+	}
+	ce = ev(SYS_CLOSE, 11, 0);
+	ce.fd = 20;
+	ce.have |= CAP_FD;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+
 	ce = ev(SYS_OPEN, 12, 3);	/* unknown process, no /proc: relative */
 	with_path(&ce, "rel");
 	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);

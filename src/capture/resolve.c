@@ -214,6 +214,48 @@ static void complete(const char **path, uint32_t *len, const char *base,
 	}
 }
 
+/*
+ * If @path (absolute, normalised) goes through /proc/self/fd/N (or
+ * thread-self, or @pid itself) and @p's fd N has a known path, write the
+ * path it names into @out and return it; else NULL.  glibc before 2.39
+ * reaches a file that way, e.g. chmod without following a symlink: an
+ * O_PATH open, then fchmodat of /proc/self/fd/N.
+ */
+static const char *through_fd(const struct rproc *p, uint32_t pid,
+			      const char *path, char *out)
+{
+	static const char *const selves[] = { "self/", "thread-self/" };
+	const char *s = path + 6, *fdp, *rest;
+	char *end;
+	size_t len;
+	unsigned long long fd;
+
+	if (strncmp(path, "/proc/", 6))
+		return NULL;
+	for (size_t i = 0; i < 2 && s == path + 6; i++)
+		if (!strncmp(s, selves[i], strlen(selves[i])))
+			s += strlen(selves[i]);
+	if (s == path + 6) {
+		unsigned long long n = strtoull(s, &end, 10);
+		if (end == s || *end != '/' || n != pid)
+			return NULL;
+		s = end + 1;
+	}
+	if (strncmp(s, "fd/", 3) || s[3] < '0' || s[3] > '9')
+		return NULL;
+	fd = strtoull(s + 3, &end, 10);
+	if ((*end && *end != '/') || fd > INT32_MAX ||
+	    !(fdp = fd_path(p, (int64_t)fd)))
+		return NULL;
+	rest = end;
+	len = strlen(fdp);
+	if (len + strlen(rest) >= PATHMAP_MAX)
+		return NULL;
+	memcpy(out, fdp, len);
+	strcpy(out + (strcmp(fdp, "/") || !*rest ? len : 0), rest);
+	return out;
+}
+
 /* Update the fd and cwd state for what @ce did.  0 or -ENOMEM. */
 static int follow(struct resolver *r, struct rproc *p, const struct cap_event *ce)
 {
@@ -278,6 +320,20 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 	}
 }
 
+/* A path through /proc/self/fd/N becomes the path of the fd (through_fd),
+ * in @buf (PATHMAP_MAX bytes). */
+static void redirect(const struct rproc *p, uint32_t pid, const char **path,
+		     uint32_t *len, char *buf)
+{
+	char tmp[PATHMAP_MAX];
+
+	if ((*path)[0] != '/' || !through_fd(p, pid, *path, tmp))
+		return;
+	*len = (uint32_t)strlen(tmp);
+	memcpy(buf, tmp, *len + 1);
+	*path = buf;
+}
+
 int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 		   char *buf2)
 {
@@ -295,12 +351,14 @@ int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 		const char *b = ce->path[0] == '/' ? "/" :
 				base_of(r, p, ce, false, base);
 		complete(&ce->path, &ce->path_len, b, buf1);
+		redirect(p, ce->pid, &ce->path, &ce->path_len, buf1);
 	}
 	if (ce->have & CAP_PATH2) {
 		bool use_e = ce->sys != SYS_SYMLINKAT && at;
 		const char *b = ce->path2[0] == '/' ? "/" :
 				base_of(r, p, ce, use_e, base);
 		complete(&ce->path2, &ce->path2_len, b, buf2);
+		redirect(p, ce->pid, &ce->path2, &ce->path2_len, buf2);
 	}
 	return follow(r, p, ce);
 }
