@@ -11,8 +11,10 @@
  *     another type, size or ctime than before the run) is in the sandbox
  *     copy of DIR with the same type, regular files with the same size and
  *     symlinks pointing to the same place (the generator makes targets
- *     absolute sandbox paths); what the program removed is absent; and
- *     every entry of the sandbox copy exists in DIR with the same type.
+ *     absolute sandbox paths), and those it created with the same
+ *     permissions (init makes what existed before 0644 or 0755); what the
+ *     program removed is absent; and every entry of the sandbox copy exists
+ *     in DIR with the same type.
  *  2. Results: per syscall, the JSON's "ops" equal the replay file's
  *     operations, and no result class differs from the capture ("differ")
  *     but for the readlinks of a symlink that init cannot make (struct
@@ -389,6 +391,7 @@ static void run_captured(const char *const argv[], const char *cwd,
 struct entry {
 	char *rel;		/* below the tree's root */
 	char type;		/* 'd', 'f', 'l', '?' */
+	unsigned mode;		/* permission bits */
 	long long size;
 	struct timespec ctime;
 	char *target;		/* symlinks: where it points, relative to the
@@ -447,6 +450,7 @@ static int tree_one(const char *path, const struct stat *st, int flag,
 	ck_assert_ptr_nonnull(e->rel);
 	e->type = S_ISDIR(st->st_mode) ? 'd' : S_ISREG(st->st_mode) ? 'f' :
 		  S_ISLNK(st->st_mode) ? 'l' : '?';
+	e->mode = st->st_mode & 07777;
 	e->size = (long long)st->st_size;
 	e->ctime = st->st_ctim;
 	if (e->type == 'l') {
@@ -520,12 +524,14 @@ static size_t tree_check(const char *name, const struct tree *before,
 		    b->ctime.tv_nsec == a->ctime.tv_nsec)
 			continue;	/* not changed by the program */
 		(*total)++;
-		if (s && same_entry(s, a))
+		if (s && same_entry(s, a) && (b || s->mode == a->mode))
 			ok++;
 		else
-			printf("roundtrip: %s: %s is %c %lld in the capture, "
-			       "%c %lld in the replay\n", name, a->rel, a->type,
-			       a->size, s ? s->type : '-', s ? s->size : -1LL);
+			printf("roundtrip: %s: %s is %c %lld %04o in the "
+			       "capture, %c %lld %04o in the replay\n", name,
+			       a->rel, a->type, a->size, a->mode,
+			       s ? s->type : '-', s ? s->size : -1LL,
+			       s ? s->mode : 0);
 	}
 	for (size_t i = 0; i < before->n; i++) {
 		const char *rel = before->e[i].rel;
