@@ -4,10 +4,11 @@
  * buffer holds events in the order of their returns, and of two calls that
  * overlap on different CPUs the one that began, and took effect, first may
  * come second: a mkdir that created a directory after another thread's
- * mkdir of it that failed with EEXIST.  The capture holds each event back
- * for a window and writes the events in the order of their entry times; a
- * call that lasts longer than the window may still come after calls that
- * began later.
+ * mkdir of it that failed with EEXIST, or an open that got fd N from
+ * another thread's close of N.  The capture holds each event back for a
+ * window and resolves, filters and writes the events in the order of their
+ * entry times; a call that lasts longer than the window may still come
+ * after calls that began later.
  */
 #ifndef IORIOT_REORDER_H
 #define IORIOT_REORDER_H
@@ -16,7 +17,6 @@
 #include <stdint.h>
 
 #include "ioriot/caplog.h"
-#include "ioriot/outbuf.h"
 
 struct reorder_item;
 
@@ -35,13 +35,14 @@ void reorder_init(struct reorder *r, uint64_t window_ns);
 int reorder_push(struct reorder *r, const struct cap_event *ev);
 
 /*
- * Write to @ob, in order of entry time (then arrival), every held event
- * that began at least the window before @now (UINT64_MAX: all).  @now is on
+ * Hand to @emit, in order of entry time (then arrival), every held event
+ * that began at least the window before @now (UINT64_MAX: all), and forget
+ * it: the event and its paths are valid during the call only.  @now is on
  * the events' clock: the entry time of the newest event, or the clock
- * itself once everything sent before it has been pushed.  Errors are sticky
- * in @ob.
+ * itself once everything sent before it has been pushed.
  */
-void reorder_release(struct reorder *r, uint64_t now, struct outbuf *ob);
+void reorder_release(struct reorder *r, uint64_t now,
+		     void (*emit)(void *ctx, struct cap_event *ev), void *ctx);
 
 /* Free what is held, without writing it.  Accepts a zeroed buffer. */
 void reorder_destroy(struct reorder *r);

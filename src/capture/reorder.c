@@ -1,6 +1,6 @@
 /*
- * reorder: holds capture events for a window and writes them in the order
- * their syscalls began (reorder.h).  A binary min-heap on (entry time,
+ * reorder: holds capture events for a window and hands them on in the
+ * order their syscalls began (reorder.h).  A binary min-heap on (entry time,
  * arrival); each item owns a copy of its event's paths.
  */
 #include <errno.h>
@@ -91,14 +91,15 @@ static struct reorder_item *pop(struct reorder *r)
 	return first;
 }
 
-void reorder_release(struct reorder *r, uint64_t now, struct outbuf *ob)
+void reorder_release(struct reorder *r, uint64_t now,
+		     void (*emit)(void *ctx, struct cap_event *ev), void *ctx)
 {
 	if (now != UINT64_MAX && now < r->window_ns)
 		return;
 	while (r->n && (now == UINT64_MAX ||
 			r->heap[0]->ev.time_ns <= now - r->window_ns)) {
 		struct reorder_item *it = pop(r);
-		caplog_write_event(ob, &it->ev);
+		emit(ctx, &it->ev);
 		free(it);
 	}
 }
