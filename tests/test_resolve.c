@@ -261,6 +261,51 @@ START_TEST(resolve_paths)
 	ce.have |= CAP_FD;
 	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
 
+	/*
+	 * Thread 31 opens /srv/b while thread 30 closes fd 5 (/srv/a): the
+	 * close began first but freed 5 only after the open began, and the
+	 * open got 5.  That close was of /srv/a; a later one closes /srv/b.
+	 */
+	static const struct {
+		enum sys_id sys;
+		uint32_t tid;
+		uint64_t time, dur;
+		const char *path;	/* open: its path; close: fd 5 after */
+	} reuse[] = {
+		{ SYS_OPEN, 30, 10, 5, "/srv/a" },
+		{ SYS_OPEN, 31, 100, 50, "/srv/b" },
+		{ SYS_CLOSE, 30, 120, 40, "/srv/b" },	/* overlaps: /srv/a */
+		{ SYS_CLOSE, 31, 200, 5, NULL },
+		{ SYS_OPEN, 30, 300, 5, "/srv/c" },
+		{ SYS_OPEN, 31, 400, 50, "/srv/d" },	/* 5 still taken */
+		{ SYS_CLOSE, 31, 420, 5, NULL },	/* same thread */
+		{ SYS_OPEN, 30, 500, 5, "/srv/e" },
+		{ SYS_OPEN, 31, 600, 50, "/srv/f" },
+		{ SYS_CLOSE, 30, 700, 5, NULL },	/* after the open */
+	};
+	for (size_t i = 0; i < sizeof(reuse) / sizeof(reuse[0]); i++) {
+		bool open = reuse[i].sys == SYS_OPEN;
+		const char *now;
+
+		ce = ev(reuse[i].sys, 30, open ? 5 : 0);
+		ce.tid = reuse[i].tid;
+		ce.time_ns = reuse[i].time;
+		ce.dur_ns = reuse[i].dur;
+		if (open) {
+			with_path(&ce, reuse[i].path);
+		} else {
+			ce.fd = 5;
+			ce.have |= CAP_FD;
+		}
+		ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+		now = resolver_fd_path(&r, 30, 5);
+		if (reuse[i].path)
+			ck_assert_msg(now && !strcmp(now, reuse[i].path),
+				      "step %zu: fd 5 is %s", i, now);
+		else
+			ck_assert_msg(!now, "step %zu: fd 5 is %s", i, now);
+	}
+
 	ce = ev(SYS_OPEN, 12, 3);	/* unknown process, no /proc: relative */
 	with_path(&ce, "rel");
 	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);

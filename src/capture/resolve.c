@@ -15,6 +15,12 @@
 /* What resolve knows of one fd. */
 struct rfd {
 	bool cloexec;
+	/* The open that set it found the number still taken here: another
+	 * thread's close of it that ran at the same time (began before the
+	 * open ended) closed that earlier description, not this one. */
+	bool displaced;
+	uint32_t tid;		/* the opening thread, if displaced */
+	uint64_t end_ns;	/* when the open returned, if displaced */
 	char path[];		/* absolute */
 };
 
@@ -79,6 +85,9 @@ static int set_fd(struct rproc *p, int64_t fd, const char *path, bool cloexec)
 		if (!(f = malloc(sizeof(*f) + len + 1)))
 			return -ENOMEM;
 		f->cloexec = cloexec;
+		f->displaced = false;
+		f->tid = 0;
+		f->end_ns = 0;
 		memcpy(f->path, path, len + 1);
 	}
 	free(u64map_del(&p->fds, (uint64_t)fd));
@@ -265,11 +274,34 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 	if ((ce->have & CAP_RET) && ce->ret < 0)
 		return 0;
 	switch (si->kind) {
-	case SK_OPEN:
-		return set_fd(p, ce->ret, (ce->have & CAP_PATH) &&
-			      ce->path[0] == '/' ? ce->path : NULL, cloexec);
-	case SK_CLOSE:
+	case SK_OPEN: {
+		bool taken = fd_path(p, ce->ret) != NULL;
+		struct rfd *f;
+		int rc = set_fd(p, ce->ret, (ce->have & CAP_PATH) &&
+				ce->path[0] == '/' ? ce->path : NULL, cloexec);
+
+		if (!rc && taken && ce->ret >= 0 &&
+		    (f = u64map_get(&p->fds, (uint64_t)ce->ret))) {
+			f->displaced = true;
+			f->tid = ce->tid;
+			f->end_ns = ce->time_ns + ce->dur_ns;
+		}
+		return rc;
+	}
+	case SK_CLOSE: {
+		struct rfd *f = ce->fd >= 0 ?
+				u64map_get(&p->fds, (uint64_t)ce->fd) : NULL;
+
+		/* Events come in entry-time order, but a close that began
+		 * just after another thread's open can free the number the
+		 * open then gets. */
+		if (f && f->displaced && ce->tid != f->tid &&
+		    ce->time_ns < f->end_ns) {
+			f->displaced = false;
+			return 0;
+		}
 		return set_fd(p, ce->fd, NULL, false);
+	}
 	case SK_CLOSE_RANGE: {
 		/* Unsigned ints in the kernel: a logged -1 is ~0U. */
 		uint64_t first = (uint32_t)ce->fd;
