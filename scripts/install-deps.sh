@@ -7,7 +7,7 @@
 set -eu
 
 packages="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev check
-pkg-config systemtap strace time e2fsprogs xfsprogs"
+pkg-config systemtap strace time e2fsprogs xfsprogs tar git sqlite3"
 packages="$packages gnuplot-nox graphite-carbon python3-whisper"	# series tests, ioriot-plot
 
 missing=""

@@ -71,6 +71,8 @@ START_TEST(fields_layouts)
 		  -1, -1, 4096, 0, 8192, 0, 1 },
 		{ SYS_CLOSE_RANGE, { 3, 0xffffffffULL, 4 }, 0, { 0 },
 		  CAP_FD | CAP_FD2 | CAP_FLAGS, 3, -1, 0, 0, 0, 0, 0 },
+		{ SYS_FCHMODAT2, { 5, 0x7000, 0600, AT_SYMLINK_NOFOLLOW }, 0,
+		  { 0 }, CAP_FD | CAP_MODE | CAP_FLAGS, 5, -1, 0, 0, 0, 0, 0600 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -228,6 +230,81 @@ START_TEST(resolve_paths)
 	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
 	ck_assert_ptr_null(resolver_fd_path(&r, 11, 4));
 	ck_assert_ptr_null(resolver_fd_path(&r, 11, 9));
+
+	/* Paths through /proc/PID/fd/N name what fd N has open. */
+	static const struct {
+		const char *path, *want;
+	} magic[] = {
+		{ "/proc/self/fd/20", "/srv/c" },
+		{ "/proc/thread-self/fd/20/", "/srv/c" },
+		{ "/proc/11/fd/20/x/../y", "/srv/c/y" },
+		{ "/proc/12/fd/20", "/proc/12/fd/20" },		/* another pid */
+		{ "/proc/self/fd/21", "/proc/self/fd/21" },	/* not open */
+		{ "/proc/self/fd/2x", "/proc/self/fd/2x" },
+		{ "/proc/self/fdinfo/20", "/proc/self/fdinfo/20" },
+		{ "/proc/self/fd", "/proc/self/fd" },
+	};
+	ce = ev(SYS_OPEN, 11, 20);
+	with_path(&ce, "/srv/c");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	for (size_t i = 0; i < sizeof(magic) / sizeof(magic[0]); i++) {
+		ce = ev(SYS_FCHMODAT, 11, 0);
+		ce.fd = AT_FDCWD;
+		ce.have |= CAP_FD;
+		with_path(&ce, magic[i].path);
+		ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+		ck_assert_str_eq(ce.path, magic[i].want);
+		ck_assert_uint_eq(ce.path_len, strlen(magic[i].want));
+	}
+	ce = ev(SYS_CLOSE, 11, 0);
+	ce.fd = 20;
+	ce.have |= CAP_FD;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+
+	/*
+	 * Thread 31 opens /srv/b while thread 30 closes fd 5 (/srv/a): the
+	 * close began first but freed 5 only after the open began, and the
+	 * open got 5.  That close was of /srv/a; a later one closes /srv/b.
+	 */
+	static const struct {
+		enum sys_id sys;
+		uint32_t tid;
+		uint64_t time, dur;
+		const char *path;	/* open: its path; close: fd 5 after */
+	} reuse[] = {
+		{ SYS_OPEN, 30, 10, 5, "/srv/a" },
+		{ SYS_OPEN, 31, 100, 50, "/srv/b" },
+		{ SYS_CLOSE, 30, 120, 40, "/srv/b" },	/* overlaps: /srv/a */
+		{ SYS_CLOSE, 31, 200, 5, NULL },
+		{ SYS_OPEN, 30, 300, 5, "/srv/c" },
+		{ SYS_OPEN, 31, 400, 50, "/srv/d" },	/* 5 still taken */
+		{ SYS_CLOSE, 31, 420, 5, NULL },	/* same thread */
+		{ SYS_OPEN, 30, 500, 5, "/srv/e" },
+		{ SYS_OPEN, 31, 600, 50, "/srv/f" },
+		{ SYS_CLOSE, 30, 700, 5, NULL },	/* after the open */
+	};
+	for (size_t i = 0; i < sizeof(reuse) / sizeof(reuse[0]); i++) {
+		bool open = reuse[i].sys == SYS_OPEN;
+		const char *now;
+
+		ce = ev(reuse[i].sys, 30, open ? 5 : 0);
+		ce.tid = reuse[i].tid;
+		ce.time_ns = reuse[i].time;
+		ce.dur_ns = reuse[i].dur;
+		if (open) {
+			with_path(&ce, reuse[i].path);
+		} else {
+			ce.fd = 5;
+			ce.have |= CAP_FD;
+		}
+		ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+		now = resolver_fd_path(&r, 30, 5);
+		if (reuse[i].path)
+			ck_assert_msg(now && !strcmp(now, reuse[i].path),
+				      "step %zu: fd 5 is %s", i, now);
+		else
+			ck_assert_msg(!now, "step %zu: fd 5 is %s", i, now);
+	}
 
 	ce = ev(SYS_OPEN, 12, 3);	/* unknown process, no /proc: relative */
 	with_path(&ce, "rel");

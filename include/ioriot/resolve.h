@@ -26,9 +26,10 @@ int resolver_note(struct resolver *r, uint32_t pid, int64_t fd,
 
 /*
  * Make @ce's paths absolute (normalised into @buf1 / @buf2, PATHMAP_MAX
- * bytes each), then update the state the event changes (opens, closes,
- * dups, chdir, fork, exit).  A path that cannot be completed is left as it
- * is.  Returns 0 or -ENOMEM.
+ * bytes each), a path through /proc/self/fd/N (thread-self, or the
+ * process's own pid) the path of fd N where that is known, then update the
+ * state the event changes (opens, closes, dups, chdir, fork, exit).  A path
+ * that cannot be completed is left as it is.  Returns 0 or -ENOMEM.
  */
 int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 		   char *buf2);

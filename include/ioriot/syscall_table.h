@@ -109,6 +109,7 @@ enum sys_kind {
 	X(CHMOD, "chmod", SK_PATHOP, 's', "chmod") \
 	X(FCHMOD, "fchmod", SK_FDOP, 's', "fchmod") \
 	X(FCHMODAT, "fchmodat", SK_PATHOP, 's', "fchmodat") \
+	X(FCHMODAT2, "fchmodat2", SK_PATHOP, 's', "fchmodat2") \
 	X(CHOWN, "chown", SK_PATHOP, 's', "chown") \
 	X(CHOWN16, "chown16", SK_PATHOP, 's', "chown") \
 	X(FCHOWN, "fchown", SK_FDOP, 's', "fchown") \

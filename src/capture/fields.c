@@ -39,6 +39,7 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_SYMLINK] = "pP", [SYS_SYMLINKAT] = "pdP",
 	[SYS_READLINK] = "p_c", [SYS_READLINKAT] = "dp_c",
 	[SYS_CHMOD] = "pm", [SYS_FCHMOD] = "dm", [SYS_FCHMODAT] = "dpm",
+	[SYS_FCHMODAT2] = "dpmf",
 	[SYS_CHOWN] = "pUG", [SYS_FCHOWN] = "dUG", [SYS_LCHOWN] = "pUG",
 	[SYS_FCHOWNAT] = "dpUGf", [SYS_UTIMENSAT] = "dp_f",
 	[SYS_FCNTL] = "dFG", [SYS_DUP] = "d", [SYS_DUP2] = "de",

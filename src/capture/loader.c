@@ -23,17 +23,21 @@
 #include "ioriot/capture.h"
 #include "ioriot/clock.h"
 #include "ioriot/log.h"
+#include "ioriot/reorder.h"
 #include "ioriot/resolve.h"
 #include "ioriot/snapshot.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define STATUS_EVERY_NS (2ULL * 1000000000ULL)
+/* Events are held this long to be written in entry-time order. */
+#define REORDER_WINDOW_NS (20ULL * 1000000ULL)
 
 struct loader {
 	const struct capture_options *opt;
 	struct capture_summary *sum;
 	struct outbuf *ob;
 	struct resolver res;
+	struct reorder order;		/* events not yet resolved and written */
 	int err;			/* first -errno while handling events */
 	bool draining;			/* the final consume: take everything */
 	uint64_t handled;		/* records seen, to pace clock reads */
@@ -85,12 +89,39 @@ static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 	return true;
 }
 
-/* One ring buffer record: a log line.  Returns 0 (libbpf goes on). */
+/*
+ * One event, in entry-time order (reorder.h): completed by the resolver,
+ * filtered, written.  fd operations are filtered before the resolver
+ * forgets a closed fd's path, path operations after it made their paths
+ * absolute.
+ */
+static void emit_event(void *ctx, struct cap_event *ce)
+{
+	struct loader *ld = ctx;
+	bool by_path = ce->have & (CAP_PATH | CAP_PATH2);
+	bool drop = !by_path && filtered_out(ld, ce);
+	int err = resolver_apply(&ld->res, ce, ld->abs1, ld->abs2);
+
+	if (err && !ld->err)
+		ld->err = err;
+	if (by_path)
+		drop = filtered_out(ld, ce);
+	if (drop) {
+		ld->sum->excluded++;
+		return;
+	}
+	caplog_write_event(ld->ob, ce);
+	ld->sum->events++;
+}
+
+/* One ring buffer record: held until its turn, then a log line.  Returns
+ * 0 (libbpf goes on), or -EINTR to let the loop see a stop. */
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct loader *ld = ctx;
 	const struct ioriot_event *e = data;
 	struct cap_event ce;
+	int err;
 
 	if (size < sizeof(*e) ||
 	    size < sizeof(*e) + e->path_len[0] + e->path_len[1] ||
@@ -105,24 +136,13 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (e->flags & IORIOT_EV_PATH_CUT)
 		ld->sum->paths_cut++;
-	/* fd operations are filtered before the resolver forgets a closed
-	 * fd's path, path operations after it made their paths absolute. */
-	bool by_path = ce.have & (CAP_PATH | CAP_PATH2);
-	bool drop = !by_path && filtered_out(ld, &ce);
-	int err = resolver_apply(&ld->res, &ce, ld->abs1, ld->abs2);
+	err = reorder_push(&ld->order, &ce);
 	if (err && !ld->err)
 		ld->err = err;
-	if (by_path)
-		drop = filtered_out(ld, &ce);
-	if (drop) {
-		ld->sum->excluded++;
-		return 0;
-	}
-	caplog_write_event(ld->ob, &ce);
-	ld->sum->events++;
+	reorder_release(&ld->order, ld->order.newest, emit_event, ld);
 	/* Under sustained load consume never runs dry: let the loop see a
-	 * stop request or the end of the duration (this record is written;
-	 * the rest stays queued). */
+	 * stop request or the end of the duration (this record is held; the
+	 * rest stays queued). */
 	if (!ld->draining &&
 	    (stop_requested(ld->opt) ||
 	     ((++ld->handled & 4095) == 0 &&
@@ -316,6 +336,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		rc = -ENOMEM;
 		goto out;
 	}
+	reorder_init(&ld->order, REORDER_WINDOW_NS);
 	ld->opt = opt;
 	ld->sum = sum;
 	if (geteuid() != 0) {
@@ -419,7 +440,10 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 			goto out;
 		}
 		note_lost(ld, skel);
+		/* Everything sent so far is in: a call still running
+		 * began before the window, or comes after it. */
 		now = clock_ns(CLOCK_MONOTONIC);
+		reorder_release(&ld->order, now, emit_event, ld);
 		if (opt->status && now - last_status >= STATUS_EVERY_NS) {
 			status(ld, now - start, last_events, now - last_status);
 			last_status = now;
@@ -432,6 +456,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	__atomic_store_n(&skel->bss->stopped, true, __ATOMIC_SEQ_CST);
 	ld->draining = true;
 	ring_buffer__consume(rb);
+	reorder_release(&ld->order, UINT64_MAX, emit_event, ld);
 	note_lost(ld, skel);
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
 	if (opt->status && isatty(2))
@@ -452,6 +477,7 @@ out:
 	free(pids);
 	if (ld) {
 		resolver_destroy(&ld->res);
+		reorder_destroy(&ld->order);
 		free(ld->ob);
 		free(ld);
 	}

@@ -15,6 +15,12 @@
 /* What resolve knows of one fd. */
 struct rfd {
 	bool cloexec;
+	/* The open that set it found the number still taken here: another
+	 * thread's close of it that ran at the same time (began before the
+	 * open ended) closed that earlier description, not this one. */
+	bool displaced;
+	uint32_t tid;		/* the opening thread, if displaced */
+	uint64_t end_ns;	/* when the open returned, if displaced */
 	char path[];		/* absolute */
 };
 
@@ -79,6 +85,9 @@ static int set_fd(struct rproc *p, int64_t fd, const char *path, bool cloexec)
 		if (!(f = malloc(sizeof(*f) + len + 1)))
 			return -ENOMEM;
 		f->cloexec = cloexec;
+		f->displaced = false;
+		f->tid = 0;
+		f->end_ns = 0;
 		memcpy(f->path, path, len + 1);
 	}
 	free(u64map_del(&p->fds, (uint64_t)fd));
@@ -190,7 +199,8 @@ static bool uses_dirfd(enum sys_id sys)
 	case SYS_FACCESSAT: case SYS_FACCESSAT2: case SYS_MKDIRAT:
 	case SYS_UNLINKAT: case SYS_RENAMEAT: case SYS_RENAMEAT2:
 	case SYS_LINKAT: case SYS_SYMLINKAT: case SYS_READLINKAT:
-	case SYS_FCHMODAT: case SYS_FCHOWNAT: case SYS_UTIMENSAT:
+	case SYS_FCHMODAT: case SYS_FCHMODAT2: case SYS_FCHOWNAT:
+	case SYS_UTIMENSAT:
 		return true;
 	default:
 		return false;
@@ -213,6 +223,48 @@ static void complete(const char **path, uint32_t *len, const char *base,
 	}
 }
 
+/*
+ * If @path (absolute, normalised) goes through /proc/self/fd/N (or
+ * thread-self, or @pid itself) and @p's fd N has a known path, write the
+ * path it names into @out and return it; else NULL.  glibc before 2.39
+ * reaches a file that way, e.g. chmod without following a symlink: an
+ * O_PATH open, then fchmodat of /proc/self/fd/N.
+ */
+static const char *through_fd(const struct rproc *p, uint32_t pid,
+			      const char *path, char *out)
+{
+	static const char *const selves[] = { "self/", "thread-self/" };
+	const char *s = path + 6, *fdp, *rest;
+	char *end;
+	size_t len;
+	unsigned long long fd;
+
+	if (strncmp(path, "/proc/", 6))
+		return NULL;
+	for (size_t i = 0; i < 2 && s == path + 6; i++)
+		if (!strncmp(s, selves[i], strlen(selves[i])))
+			s += strlen(selves[i]);
+	if (s == path + 6) {
+		unsigned long long n = strtoull(s, &end, 10);
+		if (end == s || *end != '/' || n != pid)
+			return NULL;
+		s = end + 1;
+	}
+	if (strncmp(s, "fd/", 3) || s[3] < '0' || s[3] > '9')
+		return NULL;
+	fd = strtoull(s + 3, &end, 10);
+	if ((*end && *end != '/') || fd > INT32_MAX ||
+	    !(fdp = fd_path(p, (int64_t)fd)))
+		return NULL;
+	rest = end;
+	len = strlen(fdp);
+	if (len + strlen(rest) >= PATHMAP_MAX)
+		return NULL;
+	memcpy(out, fdp, len);
+	strcpy(out + (strcmp(fdp, "/") || !*rest ? len : 0), rest);
+	return out;
+}
+
 /* Update the fd and cwd state for what @ce did.  0 or -ENOMEM. */
 static int follow(struct resolver *r, struct rproc *p, const struct cap_event *ce)
 {
@@ -222,11 +274,34 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 	if ((ce->have & CAP_RET) && ce->ret < 0)
 		return 0;
 	switch (si->kind) {
-	case SK_OPEN:
-		return set_fd(p, ce->ret, (ce->have & CAP_PATH) &&
-			      ce->path[0] == '/' ? ce->path : NULL, cloexec);
-	case SK_CLOSE:
+	case SK_OPEN: {
+		bool taken = fd_path(p, ce->ret) != NULL;
+		struct rfd *f;
+		int rc = set_fd(p, ce->ret, (ce->have & CAP_PATH) &&
+				ce->path[0] == '/' ? ce->path : NULL, cloexec);
+
+		if (!rc && taken && ce->ret >= 0 &&
+		    (f = u64map_get(&p->fds, (uint64_t)ce->ret))) {
+			f->displaced = true;
+			f->tid = ce->tid;
+			f->end_ns = ce->time_ns + ce->dur_ns;
+		}
+		return rc;
+	}
+	case SK_CLOSE: {
+		struct rfd *f = ce->fd >= 0 ?
+				u64map_get(&p->fds, (uint64_t)ce->fd) : NULL;
+
+		/* Events come in entry-time order, but a close that began
+		 * just after another thread's open can free the number the
+		 * open then gets. */
+		if (f && f->displaced && ce->tid != f->tid &&
+		    ce->time_ns < f->end_ns) {
+			f->displaced = false;
+			return 0;
+		}
 		return set_fd(p, ce->fd, NULL, false);
+	}
 	case SK_CLOSE_RANGE: {
 		/* Unsigned ints in the kernel: a logged -1 is ~0U. */
 		uint64_t first = (uint32_t)ce->fd;
@@ -277,6 +352,20 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 	}
 }
 
+/* A path through /proc/self/fd/N becomes the path of the fd (through_fd),
+ * in @buf (PATHMAP_MAX bytes). */
+static void redirect(const struct rproc *p, uint32_t pid, const char **path,
+		     uint32_t *len, char *buf)
+{
+	char tmp[PATHMAP_MAX];
+
+	if ((*path)[0] != '/' || !through_fd(p, pid, *path, tmp))
+		return;
+	*len = (uint32_t)strlen(tmp);
+	memcpy(buf, tmp, *len + 1);
+	*path = buf;
+}
+
 int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 		   char *buf2)
 {
@@ -294,12 +383,14 @@ int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 		const char *b = ce->path[0] == '/' ? "/" :
 				base_of(r, p, ce, false, base);
 		complete(&ce->path, &ce->path_len, b, buf1);
+		redirect(p, ce->pid, &ce->path, &ce->path_len, buf1);
 	}
 	if (ce->have & CAP_PATH2) {
 		bool use_e = ce->sys != SYS_SYMLINKAT && at;
 		const char *b = ce->path2[0] == '/' ? "/" :
 				base_of(r, p, ce, use_e, base);
 		complete(&ce->path2, &ce->path2_len, b, buf2);
+		redirect(p, ce->pid, &ce->path2, &ce->path2_len, buf2);
 	}
 	return follow(r, p, ce);
 }

@@ -1,0 +1,50 @@
+/*
+ * reorder: puts capture events back into the order their syscalls began.
+ * The probe sends a syscall's event when the call returns, so the ring
+ * buffer holds events in the order of their returns, and of two calls that
+ * overlap on different CPUs the one that began, and took effect, first may
+ * come second: a mkdir that created a directory after another thread's
+ * mkdir of it that failed with EEXIST, or an open that got fd N from
+ * another thread's close of N.  The capture holds each event back for a
+ * window and resolves, filters and writes the events in the order of their
+ * entry times; a call that lasts longer than the window may still come
+ * after calls that began later.
+ */
+#ifndef IORIOT_REORDER_H
+#define IORIOT_REORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ioriot/caplog.h"
+
+struct reorder_item;
+
+struct reorder {
+	struct reorder_item **heap;	/* min-heap on (time, arrival) */
+	size_t n, cap;
+	uint64_t arrivals;
+	uint64_t newest;		/* latest entry time pushed */
+	uint64_t window_ns;
+};
+
+/* An empty buffer that holds events for @window_ns. */
+void reorder_init(struct reorder *r, uint64_t window_ns);
+
+/* Hold a copy of @ev (its paths too).  Returns 0 or -ENOMEM. */
+int reorder_push(struct reorder *r, const struct cap_event *ev);
+
+/*
+ * Hand to @emit, in order of entry time (then arrival), every held event
+ * that began at least the window before @now (UINT64_MAX: all), and forget
+ * it: the event and its paths are valid during the call only.  @now is on
+ * the events' clock: the entry time of the newest event, or the clock
+ * itself once everything sent before it has been pushed.
+ */
+void reorder_release(struct reorder *r, uint64_t now,
+		     void (*emit)(void *ctx, struct cap_event *ev), void *ctx);
+
+/* Free what is held, without writing it.  Accepts a zeroed buffer. */
+void reorder_destroy(struct reorder *r);
+
+#endif

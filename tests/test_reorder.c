@@ -1,0 +1,144 @@
+/*
+ * Tests of the capture's reorder buffer (reorder.h): events pushed in the
+ * order their syscalls returned come out in the order they began, once
+ * the window has passed, with their own copies of their paths.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioriot/reorder.h"
+#include "testutil.h"
+
+#define WINDOW 100
+
+/* One step: push an event that began at @time (of pid @pid), or, with
+ * @release, release up to @time (UINT64_MAX: all). */
+struct step {
+	bool release;
+	uint64_t time;
+	uint32_t pid;
+};
+
+static const struct {
+	const char *name;
+	struct step steps[8];
+	const char *want;	/* "TIME:PID ..." as handed on */
+} cases[] = {
+	{ "sorted on release", {
+	  { false, 500, 1 }, { false, 300, 2 }, { false, 400, 3 },
+	  { true, UINT64_MAX, 0 } }, "300:2 400:3 500:1" },
+	{ "held for the window", {
+	  { false, 300, 1 }, { false, 250, 2 }, { true, 349, 0 },
+	  { false, 200, 3 }, { true, 350, 0 }, { true, UINT64_MAX, 0 } },
+	  "200:3 250:2 300:1" },
+	{ "window passed", {
+	  { false, 300, 1 }, { true, 400, 0 }, { false, 200, 2 },
+	  { true, UINT64_MAX, 0 } }, "300:1 200:2" },
+	{ "equal times in arrival order", {
+	  { false, 300, 1 }, { false, 300, 2 }, { false, 100, 3 },
+	  { true, 50, 0 }, { true, UINT64_MAX, 0 } }, "100:3 300:1 300:2" },
+};
+
+/* The emit callback: "TIME:PID" appended to the stream @ctx. */
+static void note(void *ctx, struct cap_event *ev)
+{
+	FILE *f = ctx;
+
+	fprintf(f, "%s%llu:%u", ftell(f) ? " " : "",
+		(unsigned long long)ev->time_ns, ev->pid);
+}
+
+START_TEST(test_order)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct reorder r;
+
+	ck_assert_ptr_nonnull(f);
+	reorder_init(&r, WINDOW);
+	for (size_t i = 0; i < 8; i++) {
+		const struct step *s = &cases[_i].steps[i];
+		struct cap_event ev = { .time_ns = s->time, .pid = s->pid,
+					.tid = s->pid, .sys = SYS_SYNC,
+					.have = CAP_RET };
+
+		if (s->release)
+			reorder_release(&r, s->time, note, f);
+		else if (s->time)
+			ck_assert_int_eq(reorder_push(&r, &ev), 0);
+	}
+	ck_assert_uint_eq(r.n, 0);
+	reorder_destroy(&r);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(!strcmp(out, cases[_i].want), "%s: '%s', expected '%s'",
+		      cases[_i].name, out, cases[_i].want);
+	free(out);
+}
+END_TEST
+
+/* The emit callback: the event's paths must be the ones pushed. */
+static void check_paths(void *ctx, struct cap_event *ev)
+{
+	int *seen = ctx;
+
+	ck_assert_str_eq(ev->path, "/a/b");
+	ck_assert_uint_eq(ev->path_len, 4);
+	ck_assert_str_eq(ev->path2, "/c");
+	ck_assert_uint_eq(ev->path2_len, 2);
+	(*seen)++;
+}
+
+/* The held copy of the paths outlives the caller's buffers. */
+START_TEST(test_paths_copied)
+{
+	char p1[] = "/a/b", p2[] = "/c";
+	struct cap_event ev = { .time_ns = 7, .pid = 1, .tid = 1,
+				.sys = SYS_RENAME, .have = CAP_PATH |
+				CAP_PATH2 | CAP_RET, .path = p1,
+				.path_len = 4, .path2 = p2, .path2_len = 2 };
+	struct reorder r;
+	int seen = 0;
+
+	reorder_init(&r, WINDOW);
+	ck_assert_int_eq(reorder_push(&r, &ev), 0);
+	memset(p1, 'x', 4);
+	memset(p2, 'y', 2);
+	reorder_release(&r, UINT64_MAX, check_paths, &seen);
+	ck_assert_int_eq(seen, 1);
+	reorder_destroy(&r);
+}
+END_TEST
+
+/* Destroying a buffer that still holds events frees them. */
+START_TEST(test_destroy_held)
+{
+	struct cap_event ev = { .time_ns = 5, .pid = 1, .tid = 1,
+				.sys = SYS_SYNC, .have = CAP_RET };
+	struct reorder r;
+
+	reorder_init(&r, WINDOW);
+	for (int i = 0; i < 2000; i++) {
+		ev.time_ns = (uint64_t)(i * 7919 % 2000);
+		ck_assert_int_eq(reorder_push(&r, &ev), 0);
+	}
+	ck_assert_uint_eq(r.n, 2000);
+	reorder_destroy(&r);
+	ck_assert_uint_eq(r.n, 0);
+	ck_assert_ptr_null(r.heap);
+}
+END_TEST
+
+Suite *reorder_suite(void)
+{
+	Suite *s = suite_create("reorder");
+	TCase *tc = tcase_create("reorder");
+
+	tcase_add_loop_test(tc, test_order, 0,
+			    (int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_test(tc, test_paths_copied);
+	tcase_add_test(tc, test_destroy_held);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,1092 @@
+/*
+ * Round trips of real programs: each program (tar, git, sqlite3 with a
+ * rollback journal and with WAL, and tests/workloads/writers, several
+ * processes writing at once) works in its own directory DIR = MNT/NAME on a
+ * loop-mounted ext4 image, captured with -x and --include DIR; the log is
+ * generated into a replay file (test NAME, sandbox MNT/.ioriot/NAME),
+ * initialised, and replayed by `ioriot -r -S FILE.json`, itself captured
+ * with -x and --include on the sandbox.  Then:
+ *
+ *  1. Tree: every entry the program created or changed below DIR (new, or
+ *     another type, size or ctime than before the run) is in the sandbox
+ *     copy of DIR with the same type, regular files with the same size and
+ *     symlinks pointing to the same place (the generator makes targets
+ *     absolute sandbox paths), and those it created with the same
+ *     permissions (init makes what existed before 0644 or 0755); what the
+ *     program removed is absent; and every entry of the sandbox copy exists
+ *     in DIR with the same type.
+ *  2. Results: per syscall, the JSON's "ops" equal the replay file's
+ *     operations, and no result class differs from the capture ("differ")
+ *     but for the readlinks of a symlink that init cannot make (struct
+ *     program, symlink_before).
+ *  3. Capture of the replay: per syscall, the count of successful calls and
+ *     the bytes read or written are the same in both capture logs, and so
+ *     is the count of failed calls per errno.  Both logs are counted
+ *     alike, for the reasons given at count_log(): exec.c reaches every path
+ *     through a directory fd, so a path call shows as its *at form, the
+ *     O_PATH opens of its look-ups do not count, and a look-up that fails
+ *     ends the operation before its own syscall.
+ *
+ * The match rates are printed.  A program whose binary is not in PATH is
+ * skipped with a note; so is everything without root or BTF.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ioriot/caplog.h"
+#include "ioriot/capture.h"
+#include "ioriot/init.h"
+#include "ioriot/paths.h"
+#include "ioriot/rlog.h"
+#include "ioriot/syscalls.h"
+#include "testutil.h"
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452	/* Linux 6.6; one number on every architecture */
+#endif
+
+#define ERRLEN 4096
+#define IMAGE_MB 128
+#define CAPTURE_CAP_NS (20ULL * 1000000000ULL)	/* safety net */
+#define STOP_DELAY_US 100000	/* capture on after the program exited */
+#define CAPTURE_TRIES 5		/* the probe may be busy with another capture */
+
+/* ---- the programs ------------------------------------------------------ */
+
+static void prepare_tar(const char *dir);
+static void prepare_git(const char *dir);
+
+#define SQL_TXNS "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT);" \
+	"BEGIN; INSERT INTO t(b) VALUES(hex(randomblob(200)));" \
+	"INSERT INTO t(b) VALUES(hex(randomblob(3000))); COMMIT;" \
+	"BEGIN; UPDATE t SET b = hex(randomblob(500)) WHERE a = 1;" \
+	"INSERT INTO t(b) SELECT b FROM t; COMMIT;" \
+	"BEGIN; DELETE FROM t WHERE a = 2; COMMIT;"
+
+/*
+ * A program runs in DIR/w with HOME=DIR/home, GIT_CONFIG_NOSYSTEM=1 and
+ * LC_ALL=C.  In argv, "@" followed by a name is that workload binary.
+ */
+static const struct program {
+	const char *name;		/* test name and directory on the image */
+	const char *need;		/* binary that must be in PATH, or NULL */
+	void (*prepare)(const char *dir);	/* inputs, made before */
+	const char *argv[8];
+	/*
+	 * A symlink below DIR from before the capture that the program reads,
+	 * or NULL.  The capture records the length of a link's content, not
+	 * the content, so INIT cannot make the link: it makes an empty file.
+	 * So the sandbox may hold a file there, each successful readlink of it
+	 * gets EINVAL (the only results check 2 expects to differ), and calls
+	 * on it are left out of check 3.
+	 */
+	const char *symlink_before;
+} programs[] = {
+	{ "tar", "tar", prepare_tar, { "tar", "-xf", "../a.tar", NULL }, NULL },
+	/* git add reads the symlink w/d1/link, git commit does again when the
+	 * index is not newer than the link (racy git). */
+	{ "git", "git", prepare_git, { "sh", "-c", "git init -q && git add . "
+	  "&& git -c user.name=ioriot -c user.email=ioriot@example.org "
+	  "commit -q -m roundtrip", NULL }, "w/d1/link" },
+	{ "sqlite", "sqlite3", NULL, { "sqlite3", "db", SQL_TXNS, NULL },
+	  NULL },
+	{ "sqlite-wal", "sqlite3", NULL, { "sqlite3", "db",
+	  "PRAGMA journal_mode=WAL;" SQL_TXNS, NULL }, NULL },
+	/* Four processes at once.  Their mkdirs of one directory race: one
+	 * creates it, the others get EEXIST, and the log must hold them in
+	 * the order they began (reorder.h) for the replay to do the same. */
+	{ "writers", NULL, NULL, { "@writers", ".", NULL }, NULL },
+};
+#define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
+
+/* Write @len bytes of a pattern to @dir/@name. */
+static void put_file(const char *dir, const char *name, size_t len)
+{
+	char *buf = malloc(len + 1);
+
+	ck_assert_ptr_nonnull(buf);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (char)('a' + i % 23);
+	free(tu_write(dir, name, buf, len));
+	free(buf);
+}
+
+/* A small tree below @top: nested directories, files of several sizes, an
+ * empty one, and a relative symlink. */
+static void make_tree(const char *top)
+{
+	static const struct {
+		const char *name;
+		size_t len;	/* (size_t)-1: a directory */
+	} entries[] = {
+		{ "d1", (size_t)-1 }, { "d1/d2", (size_t)-1 },
+		{ "d1/f1", 3000 }, { "d1/f2", 6000 }, { "d1/f3", 9000 },
+		{ "d1/f4", 12000 }, { "d1/f5", 70000 }, { "d1/d2/small", 3 },
+		{ "d1/d2/empty", 0 }, { "README", 40 },
+	};
+	char *path;
+
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+		if (entries[i].len != (size_t)-1) {
+			put_file(top, entries[i].name, entries[i].len);
+			continue;
+		}
+		path = tu_join(top, entries[i].name);
+		ck_assert_int_eq(mkdir(path, 0755), 0);
+		free(path);
+	}
+	path = tu_join(top, "d1/link");
+	ck_assert_int_eq(symlink("f1", path), 0);
+	free(path);
+}
+
+/* DIR/a.tar of a tree made in DIR/src (not captured). */
+static void prepare_tar(const char *dir)
+{
+	char *src = tu_join(dir, "src"), *tar = tu_join(dir, "a.tar");
+	const char *argv[] = { "tar", "-cf", tar, "-C", src, ".", NULL };
+
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	make_tree(src);
+	ck_assert_int_eq(tu_exec(argv, false), 0);
+	free(src);
+	free(tar);
+}
+
+/* The tree to commit in DIR/w. */
+static void prepare_git(const char *dir)
+{
+	char *w = tu_join(dir, "w");
+
+	make_tree(w);
+	free(w);
+}
+
+/* ---- the image --------------------------------------------------------- */
+
+static char *fs_root;		/* scratch directory: image, logs, replays */
+static char *fs_mnt;		/* the mounted image, NULL if none */
+
+/* Why captures cannot run here, or NULL. */
+static const char *cannot_capture(void)
+{
+	if (geteuid() != 0)
+		return "not root";
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		return "no /sys/kernel/btf/vmlinux (kernel without BTF)";
+	return NULL;
+}
+
+static void fs_setup(void)
+{
+	const char *why = cannot_capture();
+	char *dir, *real;
+
+	if (why) {
+		printf("roundtrip: skipped, %s\n", why);
+		return;
+	}
+	fs_root = tu_mkdtemp();
+	dir = tu_join(fs_root, "img");
+	if (!tu_mount_image(dir, "mkfs.ext4", "-F", IMAGE_MB)) {
+		free(dir);
+		return;
+	}
+	real = realpath(dir, NULL);
+	fs_mnt = real ? real : dir;
+	if (real)
+		free(dir);
+}
+
+static void fs_teardown(void)
+{
+	if (fs_mnt && umount2(fs_mnt, 0) < 0 && umount2(fs_mnt, MNT_DETACH) < 0)
+		printf("roundtrip: cannot unmount %s: %s\n", fs_mnt,
+		       strerror(errno));
+	free(fs_mnt);
+	fs_mnt = NULL;
+	if (fs_root)
+		tu_rmtree(fs_root);
+	free(fs_root);
+	fs_root = NULL;
+}
+
+/* True if @name is an executable file in a directory of $PATH. */
+static bool in_path(const char *name)
+{
+	const char *env = getenv("PATH");
+	char *copy, *dir, *save = NULL, *path;
+	bool found = false;
+
+	if (!env)
+		return false;
+	copy = strdup(env);
+	ck_assert_ptr_nonnull(copy);
+	for (dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		path = tu_join(*dir ? dir : ".", name);
+		found = access(path, X_OK) == 0;
+		free(path);
+	}
+	free(copy);
+	return found;
+}
+
+/* ---- running a program under capture ----------------------------------- */
+
+/* A child that waits for one byte on a pipe, then execs its program. */
+struct child {
+	pid_t pid;
+	int go;			/* the pipe's write end */
+	bool sent;		/* the byte was written */
+	int status;		/* wait status, once reaped */
+	volatile sig_atomic_t stop;	/* the capture's stop flag */
+};
+
+/*
+ * Fork a child that blocks reading stdin (a pipe), and once it gets a byte
+ * runs @argv in @cwd with @envp, stdin and stdout on /dev/null, stderr to
+ * @errfile.
+ */
+static void child_start(struct child *c, const char *const argv[],
+			const char *cwd, char *const envp[],
+			const char *errfile)
+{
+	int p[2];
+
+	memset(c, 0, sizeof(*c));
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	c->pid = fork();
+	ck_assert_msg(c->pid >= 0, "fork: %s", strerror(errno));
+	if (c->pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		int err = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		char byte;
+
+		if (close(p[1]) < 0 || null < 0 || err < 0 || chdir(cwd) < 0 ||
+		    dup2(p[0], 0) < 0 || dup2(null, 1) < 0 || dup2(err, 2) < 0)
+			_exit(126);
+		if (read(0, &byte, 1) != 1)
+			_exit(125);
+		if (dup2(null, 0) < 0)
+			_exit(126);
+		closefrom(3);
+		execvpe(argv[0], (char *const *)argv, envp);
+		dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	ck_assert_int_eq(close(p[0]), 0);
+	c->go = p[1];
+}
+
+/* Wait until the child blocks in read(0, ...), at most 5 s. */
+static void child_wait_blocked(const struct child *c)
+{
+	char path[64], want[32], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)c->pid);
+	snprintf(want, sizeof(want), "%d 0x0 ", SYS_read);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "re");
+		bool blocked = f && fgets(buf, sizeof(buf), f) &&
+			       !strncmp(buf, want, strlen(want));
+
+		if (f)
+			fclose(f);
+		if (blocked)
+			return;
+		usleep(1000);
+	}
+	ck_abort_msg("child %d did not block on its pipe", (int)c->pid);
+}
+
+/* capture_run's ready callback: the probe is attached, let the child go. */
+static void child_go(void *ctx)
+{
+	struct child *c = ctx;
+
+	c->sent = write(c->go, "g", 1) == 1;
+}
+
+/* Reap the child, then stop the capture a little later. */
+static void *child_watch(void *arg)
+{
+	struct child *c = arg;
+
+	while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
+		;
+	usleep(STOP_DELAY_US);
+	__atomic_store_n(&c->stop, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * Run @argv as described at child_start() under a capture into @log of the
+ * child (-x) and I/O below @include; the program must exit 0 and no event
+ * may be lost.  A capture that fails before the probe is attached (another
+ * capture may hold it) is tried again.
+ */
+static void run_captured(const char *const argv[], const char *cwd,
+			 char *const envp[], const char *log,
+			 const char *include, const char *errfile)
+{
+	const char *inc[] = { include };
+	struct child c;
+	struct capture_summary sum;
+	struct capture_options opt = {
+		.output = log,
+		.duration_ns = CAPTURE_CAP_NS,
+		.filter = { .include = inc, .ninclude = 1 },
+		.ready = child_go,
+	};
+	char err[ERRLEN] = "";
+	struct timespec deadline;
+	pthread_t th;
+	int rc = -EAGAIN;
+
+	child_start(&c, argv, cwd, envp, errfile);
+	child_wait_blocked(&c);
+	opt.pid = (uint32_t)c.pid;
+	opt.stop = &c.stop;
+	opt.ready_ctx = &c;
+	ck_assert_int_eq(pthread_create(&th, NULL, child_watch, &c), 0);
+	for (int i = 0; i < CAPTURE_TRIES && rc && !c.sent; i++) {
+		if (i)
+			sleep(1);
+		rc = capture_run(&opt, &sum, err, sizeof(err));
+	}
+	/* Without the byte the child reads EOF and exits 125. */
+	close(c.go);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 10;
+	if (pthread_timedjoin_np(th, NULL, &deadline) != 0) {
+		kill(c.pid, SIGKILL);
+		pthread_join(th, NULL);
+	}
+	ck_assert_msg(rc == 0, "capture_run: %s (%d)", err, rc);
+	ck_assert_msg(c.sent, "the ready callback did not run");
+	char *text = tu_read(errfile, NULL);
+	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+		      "%s failed (status 0x%x): %s", argv[0], c.status,
+		      text ? text : "");
+	free(text);
+	ck_assert_uint_eq(sum.lost, 0);
+}
+
+/* ---- trees ------------------------------------------------------------- */
+
+struct entry {
+	char *rel;		/* below the tree's root */
+	char type;		/* 'd', 'f', 'l', '?' */
+	unsigned mode;		/* permission bits */
+	long long size;
+	struct timespec ctime;
+	char *target;		/* symlinks: where it points, relative to the
+				 * root ("" outside it) */
+};
+
+struct tree {
+	struct entry *e;
+	size_t n, cap;
+};
+
+/* Being built by tree_one(). */
+static struct tree *tree_cur;
+static size_t tree_skip;	/* length of "ROOT/" */
+static const char *tree_root;	/* the root, for absolute link targets */
+
+/* Where symlink @rel (below the root) with content @target points, as a
+ * path relative to the root, or "" if outside it (malloc'd). */
+static char *link_place(const char *rel, const char *target)
+{
+	char out[PATHMAP_MAX], *s;
+	long len;
+
+	if (target[0] == '/') {
+		size_t n = strlen(tree_root);
+		if (strncmp(target, tree_root, n) || target[n] != '/')
+			return strdup("");
+		return strdup(target + n + 1);
+	}
+	ck_assert(asprintf(&s, "/%s/../%s", rel, target) > 0);
+	len = path_normalize(s, strlen(s), NULL, out);
+	free(s);
+	ck_assert_int_gt(len, 0);
+	return strdup(out + 1);
+}
+
+static int tree_one(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	struct tree *t = tree_cur;
+	struct entry *e;
+	char target[PATH_MAX];
+	ssize_t len;
+
+	(void)flag;
+	if (ftw->level == 0)
+		return 0;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->e = realloc(t->e, t->cap * sizeof(*t->e));
+		ck_assert_ptr_nonnull(t->e);
+	}
+	e = &t->e[t->n++];
+	memset(e, 0, sizeof(*e));
+	e->rel = strdup(path + tree_skip);
+	ck_assert_ptr_nonnull(e->rel);
+	e->type = S_ISDIR(st->st_mode) ? 'd' : S_ISREG(st->st_mode) ? 'f' :
+		  S_ISLNK(st->st_mode) ? 'l' : '?';
+	e->mode = st->st_mode & 07777;
+	e->size = (long long)st->st_size;
+	e->ctime = st->st_ctim;
+	if (e->type == 'l') {
+		len = readlink(path, target, sizeof(target) - 1);
+		ck_assert_int_ge(len, 0);
+		target[len] = '\0';
+		e->target = link_place(e->rel, target);
+		ck_assert_ptr_nonnull(e->target);
+	}
+	return 0;
+}
+
+/* Every entry below @root, which must exist. */
+static void tree_read(const char *root, struct tree *t)
+{
+	memset(t, 0, sizeof(*t));
+	tree_cur = t;
+	tree_skip = strlen(root) + 1;
+	tree_root = root;
+	ck_assert_msg(nftw(root, tree_one, 16, FTW_PHYS) == 0, "%s: %s", root,
+		      strerror(errno));
+}
+
+static const struct entry *tree_find(const struct tree *t, const char *rel)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->e[i].rel, rel))
+			return &t->e[i];
+	return NULL;
+}
+
+static void tree_free(struct tree *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->e[i].rel);
+		free(t->e[i].target);
+	}
+	free(t->e);
+}
+
+/* True if @a (in the sandbox) and @b agree in type, size and target. */
+static bool same_entry(const struct entry *a, const struct entry *b)
+{
+	if (a->type != b->type)
+		return false;
+	if (a->type == 'f' && a->size != b->size)
+		return false;
+	return a->type != 'l' || !strcmp(a->target, b->target);
+}
+
+/*
+ * Check 1 (the top of the file) for the tree @before and @after the
+ * program and the sandbox copy @sb; @symlink_before may be a file in the
+ * sandbox.  Returns the entries checked in *@total and how many were
+ * right; prints each wrong one.
+ */
+static size_t tree_check(const char *name, const struct tree *before,
+			 const struct tree *after, const struct tree *sb,
+			 const char *symlink_before, size_t *total)
+{
+	size_t ok = 0;
+
+	*total = 0;
+	for (size_t i = 0; i < after->n; i++) {
+		const struct entry *a = &after->e[i];
+		const struct entry *b = tree_find(before, a->rel);
+		const struct entry *s = tree_find(sb, a->rel);
+
+		if (b && b->type == a->type && b->size == a->size &&
+		    b->ctime.tv_sec == a->ctime.tv_sec &&
+		    b->ctime.tv_nsec == a->ctime.tv_nsec)
+			continue;	/* not changed by the program */
+		(*total)++;
+		if (s && same_entry(s, a) && (b || s->mode == a->mode))
+			ok++;
+		else
+			printf("roundtrip: %s: %s is %c %lld %04o in the "
+			       "capture, %c %lld %04o in the replay\n", name,
+			       a->rel, a->type, a->size, a->mode,
+			       s ? s->type : '-', s ? s->size : -1LL,
+			       s ? s->mode : 0);
+	}
+	for (size_t i = 0; i < before->n; i++) {
+		const char *rel = before->e[i].rel;
+
+		if (tree_find(after, rel))
+			continue;
+		(*total)++;
+		if (!tree_find(sb, rel))
+			ok++;
+		else
+			printf("roundtrip: %s: %s was removed, but not by the "
+			       "replay\n", name, rel);
+	}
+	for (size_t i = 0; i < sb->n; i++) {
+		const struct entry *s = &sb->e[i];
+		const struct entry *a = tree_find(after, s->rel);
+
+		(*total)++;
+		if (a && (a->type == s->type ||
+			  (symlink_before && a->type == 'l' && s->type == 'f' &&
+			   !strcmp(symlink_before, s->rel))))
+			ok++;
+		else
+			printf("roundtrip: %s: the replay left %s (%c), the "
+			       "capture %c\n", name, s->rel, s->type,
+			       a ? a->type : '-');
+	}
+	return ok;
+}
+
+/* ---- the replay file and the statistics -------------------------------- */
+
+/* Operations per syscall in replay file @path, and in @links those that
+ * read symlink @link (NULL: none) successfully. */
+static void replay_counts(const char *path, const char *link,
+			  uint64_t ops[SYS_COUNT], uint64_t links[SYS_COUNT])
+{
+	char err[ERRLEN];
+	struct rlog_reader *r = rlog_open(path, err, sizeof(err));
+	struct rlog_entry e;
+	int rc;
+
+	ck_assert_msg(r, "%s", err);
+	memset(ops, 0, SYS_COUNT * sizeof(ops[0]));
+	memset(links, 0, SYS_COUNT * sizeof(links[0]));
+	while ((rc = rlog_next(r, &e, err, sizeof(err))) == 1) {
+		const struct rlog_op *op = &e.op;
+
+		if (e.type != RLOG_ENTRY_OP)
+			continue;
+		ops[op->sys]++;
+		if (link && (op->sys == SYS_READLINK ||
+			     op->sys == SYS_READLINKAT) && op->ret >= 0 &&
+		    (op->have & RL_PATH) && op->path_len == strlen(link) &&
+		    !memcmp(op->path, link, op->path_len))
+			links[op->sys]++;
+	}
+	ck_assert_msg(rc == 0, "%s", err);
+	rlog_close(r);
+}
+
+/* "SYSCALL=N ..." for the non-zero counts of @n, in table order
+ * (malloc'd). */
+static char *sys_counts_text(const uint64_t n[SYS_COUNT])
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	const char *sep = "";
+
+	ck_assert_ptr_nonnull(f);
+	for (int s = 0; s < SYS_COUNT; s++) {
+		if (!n[s])
+			continue;
+		fprintf(f, "%s%s=%llu", sep, sys_info(s)->replay_name,
+			(unsigned long long)n[s]);
+		sep = " ";
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	return text;
+}
+
+/*
+ * The number after member @key of the member object @name of "syscalls"
+ * in JSON text @json, or -1 if there is none.
+ */
+static long long json_sys(const char *json, const char *name, const char *key)
+{
+	const char *s = strstr(json, "\"syscalls\"");
+	char pat[64];
+	int depth = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\"", name);
+	if (!s || !(s = strstr(s, pat)))
+		return -1;
+	s += strlen(pat);
+	s += strspn(s, " \t\n:");
+	if (*s != '{')
+		return -1;
+	snprintf(pat, sizeof(pat), "\"%s\"", key);
+	for (; *s; s++) {
+		if (*s == '{' || *s == '[') {
+			depth++;
+		} else if (*s == '}' || *s == ']') {
+			if (--depth == 0)
+				return -1;
+		} else if (depth == 1 && !strncmp(s, pat, strlen(pat))) {
+			s += strlen(pat);
+			s += strspn(s, " \t\n:");
+			return strtoll(s, NULL, 10);
+		}
+	}
+	return -1;
+}
+
+/* The number after the first member @key of @json, or -1. */
+static long long json_top(const char *json, const char *key)
+{
+	char pat[64];
+	const char *s;
+
+	snprintf(pat, sizeof(pat), "\"%s\"", key);
+	if (!(s = strstr(json, pat)))
+		return -1;
+	s += strlen(pat);
+	s += strspn(s, " \t\n:");
+	return strtoll(s, NULL, 10);
+}
+
+/*
+ * Check 2 for program @name: returns the operations whose result class
+ * matched, and "SYSCALL=N
+ * ..." of those that differed in *@differ (malloc'd).
+ */
+static uint64_t results_check(const char *name, const char *json,
+			      const uint64_t ops[SYS_COUNT], char **differ)
+{
+	uint64_t total = 0, bad = 0, d_all[SYS_COUNT] = { 0 };
+
+	for (int s = 0; s < SYS_COUNT; s++) {
+		const char *sys = sys_info(s)->replay_name;
+		long long n, d;
+
+		if (!ops[s])
+			continue;
+		total += ops[s];
+		n = json_sys(json, sys, "ops");
+		d = json_sys(json, sys, "differ");
+		ck_assert_msg(n == (long long)ops[s] && d >= 0,
+			      "%s: %s: %llu in the replay file, %lld replayed",
+			      name, sys, (unsigned long long)ops[s], n);
+		d_all[s] = (uint64_t)d;
+		bad += (uint64_t)d;
+	}
+	*differ = sys_counts_text(d_all);
+	ck_assert_msg(json_top(json, "performed_ioops") == (long long)total,
+		      "%s: %llu operations in the replay file, %lld replayed",
+		      name, (unsigned long long)total,
+		      json_top(json, "performed_ioops"));
+	return total - bad;
+}
+
+/* ---- counting a capture log -------------------------------------------- */
+
+/* The syscall under which exec.c's form of a call shows in a capture (it
+ * reaches paths through directory fds); syscalls not listed keep theirs. */
+static const struct {
+	enum sys_id from, to;
+} as_replayed[] = {
+	{ SYS_OPEN, SYS_OPENAT2 }, { SYS_OPENAT, SYS_OPENAT2 },
+	{ SYS_CREAT, SYS_OPENAT2 },
+	{ SYS_STAT, SYS_NEWFSTATAT }, { SYS_LSTAT, SYS_NEWFSTATAT },
+	{ SYS_FSTAT, SYS_NEWFSTATAT }, { SYS_FSTATAT, SYS_NEWFSTATAT },
+	{ SYS_STATFS, SYS_FSTATFS }, { SYS_STATFS64, SYS_FSTATFS },
+	{ SYS_FSTATFS64, SYS_FSTATFS },
+	{ SYS_ACCESS, SYS_FACCESSAT2 }, { SYS_FACCESSAT, SYS_FACCESSAT2 },
+	{ SYS_GETDENTS, SYS_GETDENTS64 }, { SYS_READDIR, SYS_GETDENTS64 },
+	{ SYS_MKDIR, SYS_MKDIRAT }, { SYS_RMDIR, SYS_UNLINKAT },
+	{ SYS_UNLINK, SYS_UNLINKAT }, { SYS_RENAME, SYS_RENAMEAT },
+	{ SYS_LINK, SYS_LINKAT }, { SYS_SYMLINK, SYS_SYMLINKAT },
+	{ SYS_READLINK, SYS_READLINKAT },
+	{ SYS_CHOWN, SYS_FCHOWNAT }, { SYS_CHOWN16, SYS_FCHOWNAT },
+	{ SYS_LCHOWN, SYS_FCHOWNAT }, { SYS_LCHOWN16, SYS_FCHOWNAT },
+	{ SYS_FCHOWN16, SYS_FCHOWN }, { SYS_LLSEEK, SYS_LSEEK },
+	{ SYS_MMAP2, SYS_MMAP },
+};
+
+/* Whether this kernel has fchmodat2 (Linux 6.6). */
+static bool have_fchmodat2(void)
+{
+	return syscall(SYS_fchmodat2, AT_FDCWD, "", 0, AT_SYMLINK_NOFOLLOW) == 0 ||
+	       errno != ENOSYS;
+}
+
+static enum sys_id replayed_as(enum sys_id sys)
+{
+	/* exec.c's chmod: one fchmodat2, else an lstat and a fchmodat. */
+	if (sys == SYS_CHMOD || sys == SYS_FCHMODAT || sys == SYS_FCHMODAT2)
+		return have_fchmodat2() ? SYS_FCHMODAT2 : SYS_FCHMODAT;
+	for (size_t i = 0; i < sizeof(as_replayed) / sizeof(as_replayed[0]);
+	     i++)
+		if (as_replayed[i].from == sys)
+			return as_replayed[i].to;
+	return sys;
+}
+
+/* Counts of one kind of call in both logs. */
+struct tally {
+	char key[48];
+	uint64_t n[2], bytes[2];
+};
+
+struct tallies {
+	struct tally t[96];
+	size_t n;
+};
+
+static void tally_add(struct tallies *ts, int side, const char *key,
+		      uint64_t bytes)
+{
+	size_t i;
+
+	for (i = 0; i < ts->n && strcmp(ts->t[i].key, key); i++)
+		;
+	if (i == ts->n) {
+		ck_assert_uint_lt(ts->n, sizeof(ts->t) / sizeof(ts->t[0]));
+		memset(&ts->t[i], 0, sizeof(ts->t[i]));
+		snprintf(ts->t[i].key, sizeof(ts->t[i].key), "%s", key);
+		ts->n++;
+	}
+	ts->t[i].n[side]++;
+	ts->t[i].bytes[side] += bytes;
+}
+
+/* Whether an event of @sys is left out of the counts: records and calls
+ * that only change the fd table, working directory or mappings, which
+ * the generator models but does not replay. */
+static bool model_only(const struct cap_event *e)
+{
+	switch (sys_info(e->sys)->kind) {
+	case SK_DUP: case SK_CHDIR: case SK_FCHDIR: case SK_CLOSE_RANGE:
+	case SK_EXIT_GROUP: case SK_FORK: case SK_EXEC: case SK_EXIT:
+	case SK_CWD: case SK_LOST:
+		return true;
+	case SK_FCNTL:
+		return !(e->have & CAP_CMD) || e->cmd == F_DUPFD ||
+		       e->cmd == F_DUPFD_CLOEXEC || e->cmd == F_GETFD ||
+		       e->cmd == F_SETFD;
+	default:
+		return e->sys == SYS_MREMAP;
+	}
+}
+
+/* The events of capture log @path, paths dropped; (*@ignored)[i] tells
+ * whether event i names @ignore (NULL: none) as its path or second path. */
+static struct cap_event *read_events(const char *path, const char *ignore,
+				     size_t *n, bool **ignored)
+{
+	char err[ERRLEN];
+	struct caplog_reader *rd = caplog_open(path, err, sizeof(err));
+	struct cap_event ev, *evs = NULL;
+	size_t cap = 0;
+	int rc;
+
+	ck_assert_msg(rd, "%s", err);
+	*n = 0;
+	*ignored = NULL;
+	while ((rc = caplog_next(rd, &ev)) == 1) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			evs = realloc(evs, cap * sizeof(*evs));
+			*ignored = realloc(*ignored, cap * sizeof(**ignored));
+			ck_assert(evs && *ignored);
+		}
+		(*ignored)[*n] = ignore &&
+				 ((ev.path && !strcmp(ev.path, ignore)) ||
+				  (ev.path2 && !strcmp(ev.path2, ignore)));
+		ev.path = ev.path2 = NULL;
+		evs[(*n)++] = ev;
+	}
+	ck_assert_int_eq(rc, 0);
+	for (int why = 0; why < CAPLOG_BAD_COUNT; why++)
+		ck_assert_msg(caplog_bad(rd, why) == 0, "%s: %s", path,
+			      caplog_bad_name(why));
+	caplog_close(rd);
+	return evs;
+}
+
+/* Whether @e uses fd @fd (as its fd or its second fd). */
+static bool uses_fd(const struct cap_event *e, int64_t fd)
+{
+	return ((e->have & CAP_FD) && e->fd == fd) ||
+	       ((e->have & CAP_FD2) && e->fd2 == fd);
+}
+
+/*
+ * Count capture log @path into side @side of @ts (0: the program's capture,
+ * 1: the replay's).  On side 1 only threads other than a process's main
+ * thread count (the replay's timelines; its main thread opens the
+ * sandboxes).  Calls on path @ignore (NULL: none) do not count.  Else the
+ * same rules apply to both logs:
+ *  - model_only() events do not count;
+ *  - a call counts under replayed_as() its syscall when it succeeded, and
+ *    as "failed ERRNO" otherwise: exec.c opens the parent directory or the
+ *    path itself (O_PATH) first, and a look-up that fails ends the
+ *    operation with that error before its own syscall;
+ *  - an O_PATH open that its thread closes again is a look-up: neither it
+ *    nor the close counts (exec.c's look-ups of parent directories and
+ *    paths; glibc makes some too, e.g. for fchmodat), the calls on its fd
+ *    do;
+ *  - mmap counts with an fd; munmap and msync only at an address a file
+ *    mmap of that process returned;
+ *  - reads and writes add the bytes they moved.
+ * Without fchmodat2 (before Linux 6.6) a successful chmod on side 0 counts
+ * a newfstatat too (exec.c's check for a symlink).  Successful closes on
+ * side 0 count as the successful opens: a program
+ * closes a description once for every fd or child that shares it, or not
+ * at all when it exits, and the generator writes one close for each
+ * description, when its last reference goes.
+ */
+static void count_log(const char *path, int side, const char *ignore,
+		      struct tallies *ts)
+{
+	size_t n;
+	bool *skip;
+	struct cap_event *ev = read_events(path, ignore, &n, &skip);
+	struct { uint32_t pid; uint64_t addr; } maps[256];
+	size_t nmaps = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct cap_event *e = &ev[i];
+		size_t j;
+
+		skip[i] |= model_only(e) || (side == 1 && e->tid == e->pid);
+		if (sys_info(e->sys)->kind != SK_OPEN || !(e->have & CAP_FLAGS) ||
+		    !(e->flags & O_PATH) || !(e->have & CAP_RET) || e->ret < 0)
+			continue;
+		for (j = i + 1; j < n; j++)
+			if (ev[j].tid == e->tid && ev[j].sys == SYS_CLOSE &&
+			    uses_fd(&ev[j], e->ret))
+				break;
+		if (j < n)
+			skip[i] = skip[j] = true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct cap_event *e = &ev[i];
+		enum sys_kind kind = sys_info(e->sys)->kind;
+		bool ok = (e->have & CAP_RET) && (e->ret >= 0 || e->ret < -4095);
+		char key[48];
+		size_t m;
+
+		if (skip[i] || (side == 0 && kind == SK_CLOSE && ok))
+			continue;
+		if (kind == SK_MMAP) {
+			if (!(e->have & CAP_FD) || e->fd < 0)
+				continue;
+			if (ok) {
+				ck_assert_uint_lt(nmaps, 256);
+				maps[nmaps].pid = e->pid;
+				maps[nmaps++].addr = (uint64_t)e->ret;
+			}
+		} else if (kind == SK_ADDR) {
+			for (m = 0; m < nmaps; m++)
+				if (maps[m].pid == e->pid &&
+				    maps[m].addr == e->addr)
+					break;
+			if (m == nmaps)
+				continue;
+			if (e->sys == SYS_MUNMAP && ok)
+				maps[m] = maps[--nmaps];
+		}
+		if (!(e->have & CAP_RET))
+			snprintf(key, sizeof(key), "no result");
+		else if (!ok)
+			snprintf(key, sizeof(key), "failed %s",
+				 strerrorname_np((int)-e->ret) ?
+				 strerrorname_np((int)-e->ret) : "errno?");
+		else
+			snprintf(key, sizeof(key), "%s",
+				 sys_info(replayed_as(e->sys))->name);
+		tally_add(ts, side, key, ok && (kind == SK_READ ||
+						kind == SK_WRITE ||
+						kind == SK_SENDFILE ||
+						kind == SK_COPY_RANGE) ?
+			  (uint64_t)e->ret : 0);
+		if (side == 0 && kind == SK_OPEN && ok)
+			tally_add(ts, 0, sys_info(SYS_CLOSE)->name, 0);
+		if (side == 0 && ok && replayed_as(e->sys) == SYS_FCHMODAT &&
+		    !have_fchmodat2())
+			tally_add(ts, 0, sys_info(SYS_NEWFSTATAT)->name, 0);
+	}
+	free(skip);
+	free(ev);
+}
+
+/* ---- the test ---------------------------------------------------------- */
+
+/* "@" + name in @arg is a workload binary (malloc'd), else a copy. */
+static char *program_arg(const char *arg)
+{
+	const char *dir = getenv("IORIOT_WORKLOADS");
+
+	if (arg[0] != '@')
+		return strdup(arg);
+	ck_assert_msg(dir && *dir, "IORIOT_WORKLOADS is not set (make check "
+		      "sets it to the directory of the built workloads)");
+	return tu_join(dir, arg + 1);
+}
+
+START_TEST(test_program)
+{
+	const struct program *p = &programs[_i];
+	char *dir, *w, *home, *sbdir, *sandbox, *log1, *log2, *replay, *json;
+	char *errfile, *env_home, *differ, *want, *argv[8] = { NULL }, *text;
+	char *out = NULL, *err = NULL, ierr[ERRLEN];
+	char *envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL,
+			 "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "TZ=UTC", NULL };
+	struct tree before, after, sb;
+	struct tallies ts = { .n = 0 };
+	struct init_summary isum;
+	uint64_t ops[SYS_COUNT], links[SYS_COUNT], total_ops = 0, same_ops;
+	char *ignore[2] = { NULL, NULL };
+	size_t tree_ok, tree_total, sys_ok = 0;
+
+	if (!fs_mnt) {
+		printf("roundtrip: %s skipped: no image mounted\n", p->name);
+		return;
+	}
+	if (p->need && !in_path(p->need)) {
+		printf("roundtrip: %s skipped: no %s in PATH\n", p->name,
+		       p->need);
+		return;
+	}
+	dir = tu_join(fs_mnt, p->name);
+	w = tu_join(dir, "w");
+	home = tu_join(dir, "home");
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_eq(mkdir(w, 0755), 0);
+	ck_assert_int_eq(mkdir(home, 0755), 0);
+	if (p->prepare)
+		p->prepare(dir);
+	ck_assert(asprintf(&sandbox, "%s/.ioriot/%s", fs_mnt, p->name) > 0);
+	ck_assert(asprintf(&sbdir, "%s/%s", sandbox, p->name) > 0);
+	ck_assert(asprintf(&log1, "%s/%s.capture", fs_root, p->name) > 0);
+	ck_assert(asprintf(&log2, "%s/%s.replay.capture", fs_root,
+			   p->name) > 0);
+	ck_assert(asprintf(&replay, "%s/%s.replay", fs_root, p->name) > 0);
+	ck_assert(asprintf(&json, "%s/%s.json", fs_root, p->name) > 0);
+	ck_assert(asprintf(&errfile, "%s/%s.stderr", fs_root, p->name) > 0);
+	ck_assert(asprintf(&env_home, "HOME=%s", home) > 0);
+	envp[1] = env_home;
+	for (size_t i = 0; p->argv[i]; i++)
+		ck_assert_ptr_nonnull(argv[i] = program_arg(p->argv[i]));
+
+	/* The program, captured. */
+	tree_read(dir, &before);
+	run_captured((const char *const *)argv, w, envp, log1, dir, errfile);
+	tree_read(dir, &after);
+
+	/* Generate, init, and the replay, captured. */
+	const char *gen[] = { "ioriot", "-q", "-c", log1, "-r", replay, "-n",
+			      p->name, "-u", "root", NULL };
+	ck_assert_msg(tu_run((char *const *)gen, &out, &err) == 0,
+		      "generate: %s%s", out, err);
+	free(out);
+	free(err);
+	struct init_options io = { .replay_path = replay };
+	ck_assert_msg(init_run(&io, &isum, ierr, sizeof(ierr)) == 0, "init: %s",
+		      ierr);
+	const char *rep[] = { tu_bin(), "-r", replay, "-D", "-u", "root", "-q",
+			      "-S", json, NULL };
+	run_captured(rep, fs_root, envp, log2, sandbox, errfile);
+
+	/* 1: the tree. */
+	tree_read(sbdir, &sb);
+	tree_ok = tree_check(p->name, &before, &after, &sb, p->symlink_before,
+			     &tree_total);
+
+	/* 2: results. */
+	if (p->symlink_before) {
+		ignore[0] = tu_join(dir, p->symlink_before);
+		ignore[1] = tu_join(sbdir, p->symlink_before);
+	}
+	replay_counts(replay, ignore[1], ops, links);
+	want = sys_counts_text(links);
+	text = tu_read(json, NULL);
+	ck_assert_ptr_nonnull(text);
+	same_ops = results_check(p->name, text, ops, &differ);
+	for (int s = 0; s < SYS_COUNT; s++)
+		total_ops += ops[s];
+
+	/* 3: the capture of the replay. */
+	count_log(log1, 0, ignore[0], &ts);
+	count_log(log2, 1, ignore[1], &ts);
+	for (size_t i = 0; i < ts.n; i++) {
+		const struct tally *t = &ts.t[i];
+
+		if (t->n[0] == t->n[1] && t->bytes[0] == t->bytes[1]) {
+			sys_ok++;
+			continue;
+		}
+		printf("roundtrip: %s: %s: %llu calls (%llu bytes) captured, "
+		       "%llu (%llu bytes) replayed\n", p->name, t->key,
+		       (unsigned long long)t->n[0],
+		       (unsigned long long)t->bytes[0],
+		       (unsigned long long)t->n[1],
+		       (unsigned long long)t->bytes[1]);
+	}
+
+	printf("roundtrip: %-10s results %llu/%llu ops as captured; "
+	       "capture of the replay %zu/%zu syscall counts and bytes "
+	       "equal; tree %zu/%zu entries equal\n", p->name,
+	       (unsigned long long)same_ops, (unsigned long long)total_ops,
+	       sys_ok, ts.n, tree_ok, tree_total);
+	if (strcmp(differ, want))
+		printf("roundtrip: %s: statistics\n%s", p->name, text);
+	fflush(stdout);
+	ck_assert_msg(!strcmp(differ, want),
+		      "%s: results differ: '%s', expected '%s'", p->name,
+		      differ, want);
+	ck_assert_msg(tree_ok == tree_total, "%s: the trees differ", p->name);
+	ck_assert_msg(sys_ok == ts.n, "%s: the captures differ", p->name);
+
+	free(ignore[0]);
+	free(ignore[1]);
+	free(text);
+	free(want);
+	free(differ);
+	tree_free(&before);
+	tree_free(&after);
+	tree_free(&sb);
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(env_home);
+	free(errfile);
+	free(json);
+	free(replay);
+	free(log2);
+	free(log1);
+	free(sbdir);
+	free(sandbox);
+	free(home);
+	free(w);
+	free(dir);
+}
+END_TEST
+
+Suite *roundtrip_suite(void)
+{
+	Suite *s = suite_create("roundtrip");
+	TCase *tc = tcase_create("programs");
+
+	tcase_add_unchecked_fixture(tc, fs_setup, fs_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_program, 0, (int)NPROGRAMS);
+	suite_add_tcase(s, tc);
+	return s;
+}
