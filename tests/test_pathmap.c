@@ -140,6 +140,38 @@ START_TEST(normalize_length_limits)
 }
 END_TEST
 
+/* path_is_normal() agrees with its definition: normalising changes
+ * nothing.  Random paths over an alphabet that makes "//", "." and ".."
+ * components likely, and the length limits. */
+START_TEST(is_normal_matches_normalize)
+{
+	static const char alphabet[] = "/./a.b/";
+	char path[64], *out = malloc(PATHMAP_MAX), *longp = malloc(PATHMAP_MAX);
+	unsigned seed = 7;
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(longp);
+	for (int n = 0; n < 200000; n++) {
+		size_t len = (size_t)(rand_r(&seed) % 12);
+		long m;
+
+		for (size_t i = 0; i < len; i++)
+			path[i] = alphabet[rand_r(&seed) % (sizeof(alphabet) - 1)];
+		m = path_normalize(path, len, NULL, out);
+		ck_assert_msg(path_is_normal(path, len) ==
+			      (len > 0 && path[0] == '/' && m == (long)len &&
+			       !memcmp(out, path, len)),
+			      "\"%.*s\"", (int)len, path);
+	}
+	memset(longp, 'a', PATHMAP_MAX);
+	longp[0] = '/';
+	ck_assert(path_is_normal(longp, PATHMAP_MAX - 1));
+	ck_assert(!path_is_normal(longp, PATHMAP_MAX));
+	free(longp);
+	free(out);
+}
+END_TEST
+
 /* ---- test_name_valid ------------------------------------------------------ */
 
 START_TEST(test_names)
@@ -432,6 +464,7 @@ Suite *pathmap_suite(void)
 	tcase_add_loop_test(tc, normalize_table, 0, ARRAY_SIZE(norm_cases));
 	tcase_add_test(tc, normalize_uses_len);
 	tcase_add_test(tc, normalize_length_limits);
+	tcase_add_test(tc, is_normal_matches_normalize);
 	tcase_add_test(tc, test_names);
 	suite_add_tcase(s, tc);
 

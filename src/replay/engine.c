@@ -229,7 +229,7 @@ static void *runner_main(void *arg)
 {
 	struct runner *r = arg;
 	struct engine *e = r->eng;
-	unsigned head = 0;
+	unsigned head = 0, tail_seen = 0;
 
 	pthread_setname_np(pthread_self(), "ioriot-replay");	/* top -H */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);	/* wake on time */
@@ -238,11 +238,16 @@ static void *runner_main(void *arg)
 	while (!engine_should_stop(e)) {
 		int ret;
 
-		if (atomic_load_explicit(&r->tail, memory_order_acquire) ==
-		    head) {
-			if (!wait_for_work(r, head))
-				break;
-			continue;
+		/* The tail is the feed's hot line: look only when the
+		 * operations seen last time are done. */
+		if (tail_seen == head) {
+			tail_seen = atomic_load_explicit(&r->tail,
+							 memory_order_acquire);
+			if (tail_seen == head) {
+				if (!wait_for_work(r, head))
+					break;
+				continue;
+			}
 		}
 		ret = run_op(r, &e->slots[r->queue[head % QUEUE_SLOTS]]);
 		if (ret) {
@@ -259,8 +264,11 @@ static void *runner_main(void *arg)
 			atomic_fetch_add(&r->room, 1);
 			waitword_wake_all(&r->room);
 		}
-		atomic_fetch_add_explicit(&r->performed, 1,
-					  memory_order_relaxed);
+		/* Only this thread writes it: no read-modify-write. */
+		atomic_store_explicit(&r->performed,
+				      atomic_load_explicit(&r->performed,
+							   memory_order_relaxed) + 1,
+				      memory_order_relaxed);
 	}
 	pthread_mutex_lock(&e->lock);
 	e->running--;

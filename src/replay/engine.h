@@ -35,6 +35,7 @@
 #define QUEUE_SLOTS (1u << 10)		/* per runner */
 #define FEED_BATCH 256u			/* slots freed per wake-up of the feed */
 #define DONE_WAITERS 0x80000000u
+#define CACHE_LINE 64			/* fields of one writer share none */
 #define WAIT_SLICE_NS (100 * 1000 * 1000ULL)	/* notice a stop this often */
 
 struct slot {
@@ -47,16 +48,21 @@ struct slot {
 };
 
 struct runner {
-	struct engine *eng;
+	/* Written by the feed for every operation it queues. */
+	_Alignas(CACHE_LINE) atomic_uint tail;	/* appended */
+	atomic_uint bell;		/* rung by the feed to wake the runner */
+	unsigned head_seen;		/* the feed's last look at head */
+	/* Written by the runner for every operation it completes. */
+	_Alignas(CACHE_LINE) atomic_uint head;	/* consumed */
+	atomic_uint room;		/* bumped when half the queue is free */
+	atomic_uint_fast64_t performed;	/* for progress */
+	/* Written rarely, read for every operation by the other side. */
+	_Alignas(CACHE_LINE) atomic_uint sleeping;	/* runner sleeps on bell */
+	atomic_uint feed_waits;		/* the feed sleeps on room */
+	_Alignas(CACHE_LINE) struct engine *eng;
 	pthread_t thread;
 	bool started;
 	uint32_t queue[QUEUE_SLOTS];	/* slot numbers */
-	atomic_uint head;		/* consumed; written by the runner */
-	atomic_uint tail;		/* appended; written by the feed */
-	atomic_uint sleeping;		/* the runner sleeps on bell */
-	atomic_uint bell;		/* rung by the feed to wake it */
-	atomic_uint feed_waits;		/* the feed sleeps on room until */
-	atomic_uint room;		/* half of the queue is free */
 	/* Written by the runner only; read by others after it ended, or
 	 * under stats_lock while it runs when the engine ticks. */
 	pthread_mutex_t stats_lock;
@@ -67,7 +73,6 @@ struct runner {
 	uint64_t last_seq;		/* its latest operation + 1, 0: none */
 	uint64_t end_ns;		/* when it ended */
 	int error;			/* -errno that stopped it */
-	atomic_uint_fast64_t performed;	/* for progress */
 };
 
 struct engine {

@@ -66,12 +66,13 @@ void feed_close(struct engine *e)
  * of memory or its thread cannot start (errno set). */
 static struct runner *new_runner(struct engine *e)
 {
-	struct runner *r = calloc(1, sizeof(*r));
+	struct runner *r = aligned_alloc(CACHE_LINE, sizeof(*r));
 	size_t n = atomic_load(&e->nrunners);
 	int ret;
 
 	if (!r)
 		return NULL;
+	memset(r, 0, sizeof(*r));
 	r->eng = e;
 	pthread_mutex_init(&r->stats_lock, NULL);
 	r->late = calloc(REPLAY_LATENESS_BUCKETS, sizeof(*r->late));
@@ -164,10 +165,12 @@ nomem:
 
 /* The sequence number of operation @id if it is in the window and has not
  * completed; -1 when it completed, fell out of the window (so completed)
- * or is not in the file (the generator dropped it): nothing to wait for. */
+ * or is not in the file (the generator dropped it): nothing to wait for.
+ * The slot of the operation being queued, the window's oldest, is left
+ * out: it was reused once that operation completed. */
 static int64_t pending_dep(struct engine *e, uint64_t id)
 {
-	uint64_t lo = e->nread > WINDOW_SLOTS ? e->nread - WINDOW_SLOTS : 0;
+	uint64_t lo = e->nread >= WINDOW_SLOTS ? e->nread - WINDOW_SLOTS + 1 : 0;
 	uint64_t hi = e->nread;
 
 	while (lo < hi) {
@@ -221,14 +224,19 @@ static bool wait_queue_room(struct engine *e, struct runner *r)
 {
 	unsigned tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 
-	if (tail - atomic_load(&r->head) < QUEUE_SLOTS)
+	/* The head is the runner's hot line: look only when needed. */
+	if (tail - r->head_seen < QUEUE_SLOTS)
+		return true;
+	r->head_seen = atomic_load(&r->head);
+	if (tail - r->head_seen < QUEUE_SLOTS)
 		return true;
 	for (;;) {
 		unsigned room;
 
 		atomic_store(&r->feed_waits, 1);
 		room = atomic_load(&r->room);
-		if (tail - atomic_load(&r->head) <= QUEUE_SLOTS / 2) {
+		r->head_seen = atomic_load(&r->head);
+		if (tail - r->head_seen <= QUEUE_SLOTS / 2) {
 			atomic_store(&r->feed_waits, 0);
 			return true;
 		}
@@ -265,30 +273,30 @@ static int queue_pending(struct engine *e, bool wait)
 	uint64_t seq = e->nread;
 	struct slot *s = &e->slots[seq % WINDOW_SLOTS];
 	struct runner *r;
-	struct deps deps = { .n = 0 };
 	unsigned tail;
+	int ndeps = 0;
 
 	r = runner_for(e, op->pid, op->tid);
 	if (!r)
 		return -ENOMEM;
 	tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	if (!wait && (tail - atomic_load(&r->head) >= QUEUE_SLOTS ||
+	if (!wait && (tail - r->head_seen >= QUEUE_SLOTS ||
 		      (seq >= WINDOW_SLOTS &&
 		       !engine_done(e, seq - WINDOW_SLOTS))))
 		return 1;
-	for (int d = 0; d < op->deps.n; d++) {
-		int64_t dep = pending_dep(e, op->deps.id[d]);
-
-		if (dep >= 0)
-			deps.id[deps.n++] = (uint64_t)dep;
-	}
 	if (seq >= WINDOW_SLOTS && !wait_slot(e, seq))
 		return -ECANCELED;
 	if (!wait_queue_room(e, r))
 		return -ECANCELED;
 	s->op = *op;
-	s->op.deps = deps;
 	s->seq = seq;
+	for (int d = 0; d < op->deps.n; d++) {
+		int64_t dep = pending_dep(e, op->deps.id[d]);
+
+		if (dep >= 0)
+			s->op.deps.id[ndeps++] = (uint64_t)dep;
+	}
+	s->op.deps.n = ndeps;
 	if (keep_strings(s, op)) {
 		snprintf(e->feed_err, sizeof(e->feed_err),
 			 "%s: out of memory", e->opt->replay_path);
@@ -297,8 +305,11 @@ static int queue_pending(struct engine *e, bool wait)
 	if (op->time_ns + op->dur_ns > e->captured_ns)
 		e->captured_ns = op->time_ns + op->dur_ns;
 	r->queue[tail % QUEUE_SLOTS] = seq % WINDOW_SLOTS;
-	atomic_store(&r->tail, tail + 1);	/* publishes the slot */
-	if (atomic_load(&r->sleeping)) {
+	atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
+	/* A runner about to sleep checks tail after setting sleeping; the
+	 * fence orders this store before the load of sleeping. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&r->sleeping, memory_order_relaxed)) {
 		atomic_fetch_add(&r->bell, 1);
 		waitword_wake_all(&r->bell);
 	}
