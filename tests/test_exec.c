@@ -472,7 +472,8 @@ START_TEST(test_threads)
 			ck_assert_int_eq(st.st_size, 4096);
 		}
 	}
-	ck_assert_uint_eq(X.vfds.count, 0);
+	for (int i = 0; i < EXEC_VFD_SHARDS; i++)
+		ck_assert_uint_eq(X.vfds[i].map.count, 0);
 }
 END_TEST
 

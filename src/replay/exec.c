@@ -182,27 +182,85 @@ static void spath_done(struct spath *sp)
 	sp->own = false;
 }
 
+/* Close every real fd of vfd table @t and free it.  Accepts NULL. */
+static void vfd_table_free(struct exec_vfd_shard *t)
+{
+	struct u64map_slot *s;
+
+	if (!t)
+		return;
+	for (int i = 0; i < EXEC_VFD_SHARDS; i++) {
+		size_t pos = 0;
+
+		if (t[i].map.slots)
+			while ((s = u64map_next(&t[i].map, &pos)))
+				close((int)((uintptr_t)s->value - 1));
+		u64map_destroy(&t[i].map);
+		pthread_mutex_destroy(&t[i].lock);
+	}
+	free(t);
+}
+
+/* An empty vfd table of EXEC_VFD_SHARDS shards, or NULL. */
+static struct exec_vfd_shard *vfd_table_new(void)
+{
+	size_t size = EXEC_VFD_SHARDS * sizeof(struct exec_vfd_shard);
+	struct exec_vfd_shard *t = aligned_alloc(_Alignof(struct exec_vfd_shard),
+						 size);
+
+	if (!t)
+		return NULL;
+	memset(t, 0, size);
+	for (int i = 0; i < EXEC_VFD_SHARDS; i++) {
+		pthread_mutex_init(&t[i].lock, NULL);
+		if (u64map_init(&t[i].map)) {
+			vfd_table_free(t);
+			return NULL;
+		}
+	}
+	return t;
+}
+
+static struct exec_vfd_shard *shard_of(struct exec_ctx *x, uint64_t vfd)
+{
+	return &x->vfds[vfd % EXEC_VFD_SHARDS];
+}
+
 /* The real fd of vfd @vfd, or -1. */
 static int vfd_get(struct exec_ctx *x, uint64_t vfd)
 {
+	struct exec_vfd_shard *sh = shard_of(x, vfd);
 	void *v;
 
-	pthread_mutex_lock(&x->lock);
-	v = u64map_get(&x->vfds, vfd);
-	pthread_mutex_unlock(&x->lock);
+	pthread_mutex_lock(&sh->lock);
+	v = u64map_get(&sh->map, vfd);
+	pthread_mutex_unlock(&sh->lock);
 	return v ? (int)((uintptr_t)v - 1) : -1;
+}
+
+/* Forget @vfd; its real fd + 1 (as a pointer), or NULL if it had none. */
+static void *vfd_del(struct exec_ctx *x, uint64_t vfd)
+{
+	struct exec_vfd_shard *sh = shard_of(x, vfd);
+	void *v;
+
+	pthread_mutex_lock(&sh->lock);
+	v = u64map_del(&sh->map, vfd);
+	pthread_mutex_unlock(&sh->lock);
+	return v;
 }
 
 /* Map @vfd to @fd, closing a real fd it had.  Returns 0 or -ENOMEM. */
 static int vfd_put(struct exec_ctx *x, uint64_t vfd, int fd)
 {
+	struct exec_vfd_shard *sh = shard_of(x, vfd);
 	void *old;
 	int rc;
 
-	pthread_mutex_lock(&x->lock);
-	old = u64map_get(&x->vfds, vfd);
-	rc = u64map_put(&x->vfds, vfd, (void *)((uintptr_t)fd + 1));
-	pthread_mutex_unlock(&x->lock);
+	pthread_mutex_lock(&sh->lock);
+	old = u64map_get(&sh->map, vfd);
+	rc = u64map_put(&sh->map, vfd, (void *)((uintptr_t)fd + 1));
+	pthread_mutex_unlock(&sh->lock);
 	if (rc) {
 		close(fd);
 		return rc;
@@ -790,12 +848,8 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 		*result = sys == SYS_MREMAP ? -ENOSYS : do_addr(x, op);
 		return 0;
 	case SK_CLOSE: {
-		void *v = NULL;
-		if (op->have & RL_FD) {
-			pthread_mutex_lock(&x->lock);
-			v = u64map_del(&x->vfds, op->fd);
-			pthread_mutex_unlock(&x->lock);
-		}
+		void *v = op->have & RL_FD ? vfd_del(x, op->fd) : NULL;
+
 		*result = v ? neg_errno(close((int)((uintptr_t)v - 1))) :
 			  -EBADF;
 		return 0;
@@ -858,7 +912,8 @@ int exec_init(struct exec_ctx *x, char *const *roots, size_t n, char *err,
 		snprintf(err, errlen, "/dev/null: %s", strerror(errno));
 		goto fail;
 	}
-	if (u64map_init(&x->vfds) || u64map_init(&x->maps) ||
+	x->vfds = vfd_table_new();
+	if (!x->vfds || u64map_init(&x->maps) ||
 	    !(x->sandboxes = calloc(n ? n : 1, sizeof(*x->sandboxes))) ||
 	    !(x->data = malloc(DATA_LEN))) {
 		rc = -ENOMEM;
@@ -910,10 +965,7 @@ void exec_destroy(struct exec_ctx *x)
 		free(x->sandboxes[i].root);
 	}
 	free(x->sandboxes);
-	if (x->vfds.slots)
-		while ((s = u64map_next(&x->vfds, &pos)))
-			close((int)((uintptr_t)s->value - 1));
-	pos = 0;
+	vfd_table_free(x->vfds);
 	if (x->maps.slots) {
 		while ((s = u64map_next(&x->maps, &pos))) {
 			struct mapping *m = s->value;
@@ -921,7 +973,6 @@ void exec_destroy(struct exec_ctx *x)
 			free(m);
 		}
 	}
-	u64map_destroy(&x->vfds);
 	u64map_destroy(&x->maps);
 	free(x->data);
 	if (x->devnull > 0)
