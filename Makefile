@@ -95,7 +95,9 @@ $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OUTPUT)/src/%.o: src/%.c $(wildcard include/ioriot/*.h) | $(OUTPUT)
+# Every object depends on every header, the public ones and those private
+# to a module (src/*/*.h): simple, and never a stale struct layout.
+$(OUTPUT)/src/%.o: src/%.c $(wildcard include/ioriot/*.h src/*/*.h) | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
