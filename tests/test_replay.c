@@ -256,6 +256,34 @@ START_TEST(test_workers_threads)
 }
 END_TEST
 
+/* Hundreds of timelines, a thread each: 500 processes pass directory s
+ * around, every mkdir depending on the rmdir of the process before. */
+START_TEST(test_many_timelines)
+{
+	struct replay_summary sum;
+	unsigned id = 0, rmdir_id = 0;
+	FILE *f = replay_begin();
+
+	for (unsigned p = 1; p <= 500; p++) {
+		if (rmdir_id)
+			fprintf(f, "%u %u:%u 0 10 %u ", ++id, p, p, rmdir_id);
+		else
+			fprintf(f, "%u %u:%u 0 10 - ", ++id, p, p);
+		fprintf(f, "mkdirat 0 path=%s/s mode=0755\n", sandbox);
+		fprintf(f, "%u %u:%u 0 10 - unlinkat 0 path=%s/s flags=0x200\n",
+			++id, p, p, sandbox);
+		rmdir_id = id;
+	}
+	replay_end(f, id);
+	ck_assert_int_eq(run(0, NULL, &sum), 0);
+	ck_assert_uint_eq(sum.ops, id);
+	ck_assert_uint_eq(total_differ(&sum), 0);
+	ck_assert_uint_eq(sum.timelines, 500);
+	ck_assert_uint_eq(sum.threads, 500);
+	ck_assert_uint_eq(sum.processes, 500);
+}
+END_TEST
+
 /* A result that differs from the capture is counted, not fatal; a
  * dependency on an id the file does not have is satisfied. */
 START_TEST(test_differ_and_missing_dep)
@@ -441,6 +469,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_dependencies);
 	tcase_add_test(tc, test_streaming);
 	tcase_add_test(tc, test_workers_threads);
+	tcase_add_test(tc, test_many_timelines);
 	tcase_add_test(tc, test_differ_and_missing_dep);
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_stop);
