@@ -305,11 +305,10 @@ static int queue_pending(struct engine *e, bool wait)
 	if (op->time_ns + op->dur_ns > e->captured_ns)
 		e->captured_ns = op->time_ns + op->dur_ns;
 	r->queue[tail % QUEUE_SLOTS] = seq % WINDOW_SLOTS;
-	atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
-	/* A runner about to sleep checks tail after setting sleeping; the
-	 * fence orders this store before the load of sleeping. */
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&r->sleeping, memory_order_relaxed)) {
+	/* Sequentially consistent, like the runner's store of sleeping
+	 * before it looks at tail: one of the two sees the other. */
+	atomic_store(&r->tail, tail + 1);
+	if (atomic_load(&r->sleeping)) {
 		atomic_fetch_add(&r->bell, 1);
 		waitword_wake_all(&r->bell);
 	}
