@@ -193,72 +193,59 @@ static int add_item_rows(struct table *t, struct item *items, size_t n,
 	return 0;
 }
 
-/* Syscalls of every run, in the order of the replay statistics. */
-static int add_syscall_rows(struct table *t, const struct compare *c)
+/* An item for element @i of member @v of run @run: a syscall named by its
+ * key, ranked in table order (unknown ones last), or a device named by its
+ * "device" member. */
+typedef struct item (*item_of_fn)(const struct json_value *v, size_t i,
+				  size_t run);
+
+static struct item syscall_item(const struct json_value *v, size_t i,
+				size_t run)
 {
-	struct item *items;
-	size_t n = 0, max = 0;
-	int ret;
+	const char *name = json_key(v, i);
+	int id = sys_lookup(name, strlen(name), true);
 
-	for (size_t j = 0; j < c->n; j++)
-		max += json_count(json_get(c->runs[j].doc, "syscalls"));
-	if (!max)
-		return 0;
-	items = malloc(max * sizeof(*items));
-	if (!items)
-		return -ENOMEM;
-	for (size_t j = 0; j < c->n; j++) {
-		const struct json_value *sys =
-			json_get(c->runs[j].doc, "syscalls");
-
-		for (size_t i = 0; i < json_count(sys); i++) {
-			const char *name = json_key(sys, i);
-			int id = sys_lookup(name, strlen(name), true);
-
-			items[n++] = (struct item){ name, id < 0 ? INT_MAX : id,
-						    j, json_at(sys, i) };
-		}
-	}
-	ret = add_row(t, NULL, "Latency in us (replay; upper bounds of "
-		      "power-of-two buckets)", BEST_NONE, HEADING) ?
-	      0 : -ENOMEM;
-	if (!ret)
-		ret = add_item_rows(t, items, n, latency_figures,
-				    NFIGS(latency_figures));
-	free(items);
-	return ret;
+	return (struct item){ name, id < 0 ? INT_MAX : id, run, json_at(v, i) };
 }
 
-/* Block devices of every run, by name. */
-static int add_device_rows(struct table *t, const struct compare *c)
+static struct item device_item(const struct json_value *v, size_t i,
+			       size_t run)
+{
+	const struct json_value *d = json_at(v, i);
+
+	return (struct item){ json_string(json_get(d, "device")), 0, run, d };
+}
+
+/*
+ * The rows of member @member (an object or array per run) under the
+ * heading @heading: one item per element of every run, then a row per
+ * name and figure.  0 or -ENOMEM.
+ */
+static int add_member_rows(struct table *t, const struct compare *c,
+			   const char *member, item_of_fn item_of,
+			   const char *heading, const struct figure *figs,
+			   size_t nfigs)
 {
 	struct item *items;
 	size_t n = 0, max = 0;
 	int ret;
 
 	for (size_t j = 0; j < c->n; j++)
-		max += json_count(json_get(c->runs[j].doc, "block_devices"));
+		max += json_count(json_get(c->runs[j].doc, member));
 	if (!max)
 		return 0;
 	items = malloc(max * sizeof(*items));
 	if (!items)
 		return -ENOMEM;
 	for (size_t j = 0; j < c->n; j++) {
-		const struct json_value *devs =
-			json_get(c->runs[j].doc, "block_devices");
+		const struct json_value *v = json_get(c->runs[j].doc, member);
 
-		for (size_t i = 0; i < json_count(devs); i++) {
-			const struct json_value *d = json_at(devs, i);
-
-			items[n++] = (struct item){
-				json_string(json_get(d, "device")), 0, j, d };
-		}
+		for (size_t i = 0; i < json_count(v); i++)
+			items[n++] = item_of(v, i, j);
 	}
-	ret = add_row(t, NULL, "Block devices (from /proc/diskstats, as "
-		      "iostat -x)", BEST_NONE, HEADING) ? 0 : -ENOMEM;
+	ret = add_row(t, NULL, heading, BEST_NONE, HEADING) ? 0 : -ENOMEM;
 	if (!ret)
-		ret = add_item_rows(t, items, n, device_figures,
-				    NFIGS(device_figures));
+		ret = add_item_rows(t, items, n, figs, nfigs);
 	free(items);
 	return ret;
 }
@@ -277,9 +264,15 @@ static int build(struct table *t, const struct compare *c)
 		ret = add_run_rows(t, c, lateness_figures,
 				   NFIGS(lateness_figures));
 	if (!ret)
-		ret = add_syscall_rows(t, c);
+		ret = add_member_rows(t, c, "syscalls", syscall_item,
+				      "Latency in us (replay; upper bounds of "
+				      "power-of-two buckets)", latency_figures,
+				      NFIGS(latency_figures));
 	if (!ret)
-		ret = add_device_rows(t, c);
+		ret = add_member_rows(t, c, "block_devices", device_item,
+				      "Block devices (from /proc/diskstats, as "
+				      "iostat -x)", device_figures,
+				      NFIGS(device_figures));
 	return ret;
 }
 
