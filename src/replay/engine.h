@@ -86,6 +86,7 @@ struct engine {
 	struct rlog_entry pending;	/* read, not yet queued */
 	bool have_pending;
 	uint64_t nread;			/* operations queued = next seq */
+	uint64_t free_below;		/* all operations before completed */
 	struct u64map runner_of;	/* pid << 32 | tid -> runner + 1 */
 	struct u64map worker_of;	/* pid -> worker + 1 (1 without -p/-t) */
 	struct u64map group_of;		/* worker thread -> runner + 1 (-p/-t) */

@@ -248,18 +248,29 @@ static bool wait_queue_room(struct engine *e, struct runner *r)
 	}
 }
 
-/* Wait until slot of operation @seq is free: operation seq - WINDOW_SLOTS
- * completed.  As with queues, the feed first waits for a batch of later
- * operations, which mostly completes the ones before.  false when the
- * replay stops. */
+/* Wait until the slot of operation @seq is free: operation seq -
+ * WINDOW_SLOTS completed.  The feed looks at a batch of completion words
+ * at once and remembers how far all are done: each look pulls a cache line
+ * that runners write again when they complete the slots' next operations,
+ * so one look per batch, not per operation.  false when the replay stops. */
 static bool wait_slot(struct engine *e, uint64_t seq)
 {
 	uint64_t old = seq - WINDOW_SLOTS;
 
-	if (engine_done(e, old))
-		return true;
-	return engine_wait_done(e, old + FEED_BATCH - 1) &&
-	       engine_wait_done(e, old);
+	while (old >= e->free_below) {
+		uint64_t s = e->free_below, end = old + FEED_BATCH;
+
+		while (s < end && engine_done(e, s))
+			s++;
+		if (s > old) {
+			e->free_below = s;
+			break;
+		}
+		/* Mostly, once the batch's last one is done, all are. */
+		if (!engine_wait_done(e, end - 1) || !engine_wait_done(e, old))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -281,9 +292,8 @@ static int queue_pending(struct engine *e, bool wait)
 		return -ENOMEM;
 	tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	if (!wait && (tail - r->head_seen >= QUEUE_SLOTS ||
-		      (seq >= WINDOW_SLOTS &&
-		       !engine_done(e, seq - WINDOW_SLOTS))))
-		return 1;
+		      seq >= WINDOW_SLOTS))
+		return 1;	/* nothing runs yet: no slot frees up */
 	if (seq >= WINDOW_SLOTS && !wait_slot(e, seq))
 		return -ECANCELED;
 	if (!wait_queue_room(e, r))
