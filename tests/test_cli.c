@@ -351,6 +351,34 @@ START_TEST(test_replay)
 	free(out);
 	free(err);
 
+	/* A replay that fails (the file ends without #END) leaves an older
+	 * -S file as it was and creates no new one. */
+	char *cut = tu_write_str(dir, "cut.replay", "");
+	char *old = tu_write_str(dir, "old.txt", "old stats\n");
+	char *fresh = tu_join(dir, "fresh.json");
+	text = tu_read(replay, NULL);
+	ck_assert_ptr_nonnull(text);
+	*strstr(text, "#END") = '\0';
+	free(tu_write_str(dir, "cut.replay", text));
+	free(text);
+	const char *failing[] = { "-r", cut, "-D", "-S", old, NULL };
+	rc = run(failing, &out, &err);
+	ck_assert_msg(rc == 1, "exit %d: %s", rc, err);
+	free(out);
+	free(err);
+	text = tu_read(old, NULL);
+	ck_assert_str_eq(text, "old stats\n");
+	free(text);
+	const char *failing2[] = { "-r", cut, "-D", "-S", fresh, NULL };
+	rc = run(failing2, &out, &err);
+	ck_assert_int_eq(rc, 1);
+	ck_assert(!exists(fresh));
+	free(out);
+	free(err);
+	free(cut);
+	free(old);
+	free(fresh);
+
 	/* A file that does not exist: exit 1, naming it. */
 	char *none = tu_join(dir, "none.replay");
 	const char *missing[] = { "-r", none, "-D", NULL };

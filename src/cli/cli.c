@@ -399,8 +399,33 @@ static void raise_nofile(void)
 	}
 }
 
-/* Write the report to stdout and to @stats (-S FILE, opened before the
- * replay dropped privileges), which it closes. */
+/*
+ * Open -S FILE before the replay drops privileges, without emptying it: a
+ * replay that fails leaves an older file as it was.  *@created says
+ * whether it is new (then a failed replay removes it).  NULL with a
+ * message logged.
+ */
+static FILE *open_stats(const char *path, bool *created)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	FILE *f;
+
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		log_error("%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (*created)
+			unlink(path);
+		return NULL;
+	}
+	return f;
+}
+
+/* Write the report to stdout and to @stats (-S FILE, opened by
+ * open_stats()), which it empties first and closes. */
 static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
 			 const struct replay_summary *sum, FILE *stats)
 {
@@ -412,8 +437,10 @@ static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
 		return 0;
 	size_t len = strlen(o->stats);
 	bool json = len >= 5 && !strcmp(o->stats + len - 5, ".json");
-	ret = json ? report_write_json(stats, &rc->info, sum) :
-		     report_write(stats, &rc->info, sum);
+	ret = ftruncate(fileno(stats), 0) ? -errno : 0;
+	if (!ret)
+		ret = json ? report_write_json(stats, &rc->info, sum) :
+			     report_write(stats, &rc->info, sum);
 	if (fclose(stats) && !ret)
 		ret = -errno;
 	if (ret) {
@@ -440,6 +467,7 @@ static int run_replay(const struct cli_opts *o)
 	struct cli_series series = { 0 };
 	bool have_series = o->csv || o->graphite;
 	FILE *stats = NULL;
+	bool stats_created = false;
 	struct disk_figures *disks = NULL;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	char err[PATHMAP_MAX + 256];
@@ -453,10 +481,8 @@ static int run_replay(const struct cli_opts *o)
 		log_error("replay needs root to drop caches first, or -D");
 		return 1;
 	}
-	if (o->stats && !(stats = fopen(o->stats, "w"))) {
-		log_error("%s: %s", o->stats, strerror(errno));
+	if (o->stats && !(stats = open_stats(o->stats, &stats_created)))
 		return 1;
-	}
 	/* Opened as root, like -S, before the privileges drop. */
 	if (have_series) {
 		if (cli_series_open(&series, o->replay, name, o->csv,
@@ -507,8 +533,13 @@ static int run_replay(const struct cli_opts *o)
 out:
 	if (have_series && cli_series_close(&series))
 		ret = 1;
-	if (stats)
+	if (stats) {		/* the replay failed: no report */
 		fclose(stats);
+		/* As the test user now: where it may not, an empty file
+		 * stays behind. */
+		if (stats_created && unlink(o->stats))
+			log_warn("%s: %s", o->stats, strerror(errno));
+	}
 	diskstats_free(&rc.disks_before);
 	free(disks);
 	free(sum);
