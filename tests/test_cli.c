@@ -316,7 +316,7 @@ START_TEST(test_replay)
 	rc = run(args, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_msg(strstr(out, "\tPerformed ioops: 5\n") &&
-		      strstr(out, "\tThreads total: 2\n") &&
+		      strstr(out, "\tTotal threads: 2\n") &&
 		      strstr(out, "\tNum workers: 1\n") &&
 		      strstr(out, "\tTotal time: ") && strstr(out, "renameat"),
 		      "stdout: %s", out);
@@ -453,7 +453,7 @@ START_TEST(test_replay_thread_limit)
 	rc = run(args, &out, &err);
 	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &old), 0);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
-	const char *threads = strstr(out, "\tThreads total: ");
+	const char *threads = strstr(out, "\tTotal threads: ");
 	ck_assert_ptr_nonnull(threads);
 	unsigned n = (unsigned)atoi(threads + 16);
 	ck_assert_msg(n >= 1 && n <= 4, "%u threads: %s", n, out);

@@ -84,16 +84,16 @@ int report_write(FILE *f, const struct report_info *info,
 	fprintf(f, "\tNum workers: %llu\n", (unsigned long long)sum->workers);
 	fprintf(f, "\tThreads per worker: %llu\n",
 		(unsigned long long)sum->threads_per_worker);
-	fprintf(f, "\tThreads total: %llu\n", (unsigned long long)sum->threads);
-	fprintf(f, "\tTimelines: %llu of %llu processes\n",
-		(unsigned long long)sum->timelines,
-		(unsigned long long)sum->processes);
+	fprintf(f, "\tTotal threads: %llu\n", (unsigned long long)sum->threads);
 	fprintf(f, "\tHighest loadavg: %.2f\n", info->loadavg_max);
 	fprintf(f, "\tPerformed ioops: %llu\n", (unsigned long long)sum->ops);
 	if (secs > 0)
 		fprintf(f, "\tAverage ioops/s: %.2f\n", (double)sum->ops / secs);
 	fprintf(f, "\tTime ahead: %.3fs\n", (double)sum->ahead_ns / 1e9);
 	fprintf(f, "\tTotal time: %.2fs\n", secs);
+	fprintf(f, "\tTimelines: %llu of %llu processes\n",
+		(unsigned long long)sum->timelines,
+		(unsigned long long)sum->processes);
 	fprintf(f, "\tCaptured time: %.2fs\n", (double)sum->captured_ns / 1e9);
 	if (sum->timed)
 		fprintf(f, "\tStart lateness p50/p99/max: %.1f/%.1f/%.1f us\n",
