@@ -41,6 +41,8 @@ static const char *const goldens[] = {
 	"eexist",	/* failures that prove a path exists or not */
 	"dirfds",	/* relative paths under a dirfd, second paths too */
 	"symlinks",	/* symlink targets: rewritten only into a sandbox */
+	"fdreuse",	/* threads: a close overlapping the open that reuses
+			 * its fd; an fd reused without a close seen */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

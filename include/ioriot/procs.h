@@ -44,6 +44,16 @@ struct proc {
 	struct u64map sparse;	/* fd >= PROCS_DENSE_FDS -> struct fdslot * */
 	char *cwd;		/* normalised absolute, or NULL if unknown */
 	struct u64map maps;	/* captured mmap address -> ofd (file maps) */
+	struct u64map shadows;	/* fd -> struct fd_shadow * (proc_shadow) */
+	uint32_t last_tid;	/* thread of its latest event */
+	bool threaded;		/* events of more than one thread seen */
+};
+
+/* A description an open moved aside (proc_shadow()). */
+struct fd_shadow {
+	struct ofd *ofd;
+	uint64_t until;		/* when the open that replaced it returned */
+	uint32_t tid;		/* the thread of that open */
 };
 
 /* Called with each description whose last reference is dropped. */
@@ -77,6 +87,30 @@ int proc_install(struct procs *ps, struct proc *p, int64_t fd,
 
 /* Drop slot @fd.  Returns 0, or -EBADF if it was free. */
 int proc_close(struct procs *ps, struct proc *p, int64_t fd);
+
+/*
+ * Thread @tid opened @fd, returning at @until, while the table still held
+ * a description there.  Events come in the order their syscalls began, so
+ * another thread's close that freed the fd during the open may come after
+ * it: the old description moves aside instead of closing, until such a
+ * close (proc_shadowed()) or until events pass @until (proc_expire()).
+ * Slot @fd is left free for the new description.  Returns 0 (also when the
+ * slot was free) or -ENOMEM.
+ */
+int proc_shadow(struct procs *ps, struct proc *p, int64_t fd, uint64_t until,
+		uint32_t tid);
+
+/* The description moved aside at @fd that a close of thread @tid beginning
+ * at @t closes (another thread, before the open returned), or NULL. */
+struct ofd *proc_shadowed(const struct proc *p, int64_t fd, uint64_t t,
+			  uint32_t tid);
+
+/* Drop the description moved aside at @fd. */
+void proc_drop_shadow(struct procs *ps, struct proc *p, int64_t fd);
+
+/* Drop the descriptions moved aside by opens that returned before @now:
+ * their close was not seen.  Cheap when there are none. */
+void proc_expire(struct procs *ps, struct proc *p, uint64_t now);
 
 /* close_range(@first, @last): drop those slots, or with @cloexec only mark
  * them close-on-exec.  Returns 0 or -ENOMEM. */

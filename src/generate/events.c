@@ -42,6 +42,10 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		gen_oom(g);
 		return;
 	}
+	proc_expire(&g->procs, p, ev->time_ns);
+	if (p->last_tid && p->last_tid != ev->tid)
+		p->threaded = true;
+	p->last_tid = ev->tid;
 	if (!u64map_get(&g->timelines, timeline(ev))) {
 		if (u64map_put(&g->timelines, timeline(ev), g))
 			gen_oom(g);

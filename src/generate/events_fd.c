@@ -25,10 +25,17 @@ void gen_on_open(struct gen *g, struct proc *p)
 		gen_filtered(g, GF_INCOMPLETE);
 		return;
 	}
-	/* A still-open fd the open reuses was closed unseen: close it first,
-	 * so its close comes before this open. */
-	if (ev->ret >= 0)
+	/* A still-open fd the open reuses was closed unseen, or, with
+	 * several threads, maybe by another thread while the open ran (its
+	 * close comes later: events are in the order they began): set it
+	 * aside until the open's end then.  Else close it first, so its
+	 * close comes before this open. */
+	if (ev->ret >= 0 && !p->threaded)
 		proc_close(&g->procs, p, ev->ret);
+	else if (ev->ret >= 0 &&
+		 proc_shadow(&g->procs, p, ev->ret, ev->time_ns + ev->dur_ns,
+			     ev->tid))
+		gen_oom(g);
 	if (!(ev->have & CAP_PATH)) {
 		gen_filtered(g, GF_INCOMPLETE);
 		return;
@@ -151,7 +158,10 @@ void gen_on_openfd(struct gen *g, struct proc *p)
 void gen_on_close(struct gen *g, struct proc *p)
 {
 	const struct cap_event *ev = g->ev;
-	struct ofd *o = proc_fd(p, ev->fd);
+	/* The description an overlapping open set aside, if this closed
+	 * it, else the one in the table. */
+	struct ofd *shadow = proc_shadowed(p, ev->fd, ev->time_ns, ev->tid);
+	struct ofd *o = shadow ? shadow : proc_fd(p, ev->fd);
 
 	if (!(ev->have & CAP_FD)) {
 		gen_filtered(g, GF_INCOMPLETE);
@@ -167,7 +177,10 @@ void gen_on_close(struct gen *g, struct proc *p)
 		gen_filtered(g, GF_FD_TABLE);	/* other references remain */
 	/* The release callback writes the close of the last reference,
 	 * with this event's timing. */
-	proc_close(&g->procs, p, ev->fd);
+	if (shadow)
+		proc_drop_shadow(&g->procs, p, ev->fd);
+	else
+		proc_close(&g->procs, p, ev->fd);
 }
 
 void gen_on_close_range(struct gen *g, struct proc *p)

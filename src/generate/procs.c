@@ -133,6 +133,68 @@ int proc_close(struct procs *ps, struct proc *p, int64_t fd)
 	return 0;
 }
 
+int proc_shadow(struct procs *ps, struct proc *p, int64_t fd, uint64_t until,
+		uint32_t tid)
+{
+	struct fdslot *s = slot_of(p, fd);
+	struct fd_shadow *sh;
+
+	if (!s || !s->ofd)
+		return 0;
+	if (!p->shadows.slots && u64map_init(&p->shadows))
+		return -ENOMEM;
+	proc_drop_shadow(ps, p, fd);	/* an older one: its close is lost */
+	sh = malloc(sizeof(*sh));
+	if (!sh || u64map_put(&p->shadows, (uint64_t)fd, sh)) {
+		free(sh);
+		return -ENOMEM;
+	}
+	*sh = (struct fd_shadow){ .ofd = s->ofd, .until = until, .tid = tid };
+	s->ofd = NULL;		/* the reference moves to the shadow */
+	return 0;
+}
+
+struct ofd *proc_shadowed(const struct proc *p, int64_t fd, uint64_t t,
+			  uint32_t tid)
+{
+	const struct fd_shadow *sh;
+
+	if (!p->shadows.count || fd < 0)
+		return NULL;
+	sh = u64map_get(&p->shadows, (uint64_t)fd);
+	return sh && t < sh->until && tid != sh->tid ? sh->ofd : NULL;
+}
+
+void proc_drop_shadow(struct procs *ps, struct proc *p, int64_t fd)
+{
+	struct fd_shadow *sh;
+
+	if (!p->shadows.count || fd < 0)
+		return;
+	sh = u64map_del(&p->shadows, (uint64_t)fd);
+	if (sh)
+		ofd_put(ps, sh->ofd);
+	free(sh);
+}
+
+void proc_expire(struct procs *ps, struct proc *p, uint64_t now)
+{
+	struct u64map_slot *e;
+	size_t pos = 0;
+
+	if (!p->shadows.count)
+		return;
+	while ((e = u64map_next(&p->shadows, &pos))) {
+		struct fd_shadow *sh = e->value;
+
+		if (sh->until > now)
+			continue;
+		/* Deleting shifts later entries back: look here again. */
+		proc_drop_shadow(ps, p, (int64_t)e->key);
+		pos = 0;
+	}
+}
+
 int proc_set_cloexec(struct proc *p, int64_t fd, bool cloexec)
 {
 	struct fdslot *s = slot_of(p, fd);
@@ -258,6 +320,10 @@ static void proc_free(struct procs *ps, struct proc *p, bool release)
 		while (p->sparse.slots && (e = u64map_next(&p->sparse, &pos)))
 			slot_drop(ps, e->value);
 	drop_maps(ps, p);
+	if (p->shadows.slots) {
+		proc_expire(ps, p, UINT64_MAX);
+		u64map_destroy(&p->shadows);
+	}
 	ps->release = saved;
 	pos = 0;
 	while (p->sparse.slots && (e = u64map_next(&p->sparse, &pos)))
