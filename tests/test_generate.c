@@ -43,6 +43,8 @@ static const char *const goldens[] = {
 	"symlinks",	/* symlink targets: rewritten only into a sandbox */
 	"fdreuse",	/* threads: a close overlapping the open that reuses
 			 * its fd; an fd reused without a close seen */
+	"modes",	/* INIT file modes from stat results, not after a
+			 * chmod, not for files the capture created */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

@@ -274,14 +274,26 @@ static size_t trash_entries(const char *mnt, const char *name,
 	return n;
 }
 
+static void expect_mode(const char *mnt, const char *name, const char *rel,
+			mode_t mode)
+{
+	char *p = sandbox_path(mnt, name, rel);
+	struct stat st;
+
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ck_assert_msg((st.st_mode & 07777) == mode, "%s: mode %o, want %o", p,
+		      st.st_mode & 07777, mode);
+	free(p);
+}
+
 static const char *const tree_init[] = {
 	"d @/a",
 	"d @/a/b",
 	"d @/a/b/c",
-	"f 0 @/a/empty",
+	"f 0 @/a/empty mode=0600",
 	"f 5242880 @/a/b/big",
 	"f 4097 @/top",
-	"f 3 @/n1/n2/deep",
+	"f 3 @/n1/n2/deep mode=0755",
 	"x @/gone",
 	"x @/a/b/nothere",
 	NULL
@@ -311,6 +323,10 @@ static void expect_tree(const char *mnt, const char *name)
 	expect(mnt, name, "n1/n2", S_IFDIR, 0);
 	expect(mnt, name, "n1/n2/deep", S_IFREG, 3);
 	expect(mnt, name, "gone", 0, 0);
+	/* mode= where the capture saw it; 0644 where not. */
+	expect_mode(mnt, name, "n1/n2/deep", 0755);
+	expect_mode(mnt, name, "a/empty", 0600);
+	expect_mode(mnt, name, "top", 0644);
 }
 
 /* The big file holds data: no zero block, and no block equal to the one

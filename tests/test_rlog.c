@@ -129,11 +129,14 @@ START_TEST(test_round_trip)
 		enum rlog_init_kind kind;
 		uint64_t size;
 		const char *path;
+		int mode;
 	} inits[] = {
-		{ RLOG_INIT_DIR, 0, "/data/.ioriot/my%test/d" },
-		{ RLOG_INIT_FILE, 4096, weird },
-		{ RLOG_INIT_FILE, 0, "/data/.ioriot/my%test/empty" },
-		{ RLOG_INIT_ABSENT, 0, "/data/.ioriot/my%test/gone" },
+		{ RLOG_INIT_DIR, 0, "/data/.ioriot/my%test/d", RLOG_NO_MODE },
+		{ RLOG_INIT_FILE, 4096, weird, RLOG_NO_MODE },
+		{ RLOG_INIT_FILE, 0, "/data/.ioriot/my%test/empty", 0755 },
+		{ RLOG_INIT_FILE, 1, "/data/.ioriot/my%test/none", 0 },
+		{ RLOG_INIT_ABSENT, 0, "/data/.ioriot/my%test/gone",
+		  RLOG_NO_MODE },
 	};
 	struct rlog_op ops[4];
 	struct outbuf *ob = malloc(sizeof(*ob));
@@ -201,7 +204,8 @@ START_TEST(test_round_trip)
 	outbuf_puts(ob, "|\n#|sandbox=/data/.ioriot/my%25test|sandbox=/.ioriot/my%25test|\n#INIT\n");
 	for (size_t i = 0; i < ninit; i++)
 		rlog_write_init(ob, inits[i].kind, inits[i].size,
-				inits[i].path, strlen(inits[i].path));
+				inits[i].path, strlen(inits[i].path),
+				inits[i].mode);
 	outbuf_puts(ob, "# between sections\n#OPS\n");
 	for (size_t i = 0; i < nops; i++) {
 		rlog_write_op(ob, &ops[i]);
@@ -232,6 +236,7 @@ START_TEST(test_round_trip)
 		ck_assert_int_eq(e.type, RLOG_ENTRY_INIT);
 		ck_assert_int_eq(e.init_kind, inits[i].kind);
 		ck_assert_uint_eq(e.init_size, inits[i].size);
+		ck_assert_int_eq(e.init_mode, inits[i].mode);
 		assert_bytes(e.init_path, e.init_path_len, inits[i].path,
 			     strlen(inits[i].path));
 		ck_assert_uint_eq(e.lineno, 8 + i);
@@ -243,7 +248,7 @@ START_TEST(test_round_trip)
 		ck_assert_int_eq(e.type, RLOG_ENTRY_OP);
 		assert_op_eq(&e.op, &ops[i]);
 	}
-	ck_assert_uint_eq(e.lineno, 19);
+	ck_assert_uint_eq(e.lineno, 20);
 	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
 	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
 	ck_assert_uint_eq(rlog_header(r)->ops, 4);
@@ -400,6 +405,12 @@ static const struct bad_file {
 	{ HDR "#INIT\nf 12\n", 0, 0, ":3: INIT entry without a path" },
 	{ HDR "#INIT\nd \n", 0, 0, ":3: INIT entry without a path" },
 	{ HDR "#INIT\nd /.ioriot/t/a /b\n", 0, 0, ":3: extra field after the INIT path" },
+	{ HDR "#INIT\nd /.ioriot/t/a mode=0755\n", 0, 0, ":3: extra field after the INIT path" },
+	{ HDR "#INIT\nf 1 /.ioriot/t/a mode=0755 x\n", 0, 0, ":3: extra field after the INIT path" },
+	{ HDR "#INIT\nf 1 /.ioriot/t/a mode=01755\n", 0, 0, ":3: bad INIT field after the path" },
+	{ HDR "#INIT\nf 1 /.ioriot/t/a mode=9\n", 0, 0, ":3: bad INIT field after the path" },
+	{ HDR "#INIT\nf 1 /.ioriot/t/a mode=\n", 0, 0, ":3: bad INIT field after the path" },
+	{ HDR "#INIT\nf 1 /.ioriot/t/a size=4\n", 0, 0, ":3: bad INIT field after the path" },
 	{ HDR "#INIT\nx /.ioriot/t/a%4\n", 0, 0, ":3: bad %XX escape in INIT path" },
 	{ HDR "#INIT\nq /a\n", 0, 0, ":3: not an INIT entry" },
 

@@ -37,6 +37,10 @@ struct node {
 	bool attached;			/* reachable through the hash */
 	bool init_keep;			/* scratch for INIT output (generate.c) */
 	bool has_children;
+	bool mode_changed;		/* chmod seen: later modes are not
+					 * the ones from before the capture */
+	bool init_mode_known;
+	uint16_t init_mode;		/* INIT: its permission bits then */
 	struct node *data;		/* hard link: the node with the content */
 	char *full;			/* path cache: the path it was found by */
 	uint32_t full_len, full_gen;
@@ -121,6 +125,14 @@ void nstree_write(struct node *n, uint64_t off, uint64_t len);
 
 /* @n was observed to be @size bytes long (stat, seek to end, fd snapshot). */
 void nstree_size_seen(struct node *n, uint64_t size);
+
+/* @n was observed with st_mode @mode (stat, fd snapshot): the permission
+ * bits of a regular file become its INIT mode if it existed before the
+ * capture and no chmod or re-creation of it was seen. */
+void nstree_mode_seen(struct node *n, int64_t mode);
+
+/* A chmod of @n succeeded: later modes seen are not the original one. */
+void nstree_mode_changed(struct node *n);
 
 /* @n was truncated to @size. */
 void nstree_truncated(struct node *n, uint64_t size);

@@ -5,7 +5,7 @@
  *   #|replay_version=1|name=NAME|user=USER|...     header lines
  *   #|sandbox=/mnt/.ioriot/NAME|                   one per sandbox
  *   #INIT
- *   d PATH | f SIZE PATH | x PATH                   INIT entries
+ *   d PATH | f SIZE PATH [mode=0OCT] | x PATH       INIT entries
  *   #OPS
  *   ID PID:TID TIME_NS DUR_NS DEPS OP RET key=value ...
  *   #END|ops=N|
@@ -64,9 +64,13 @@ struct rlog_op {
 enum rlog_init_kind { RLOG_INIT_DIR = 'd', RLOG_INIT_FILE = 'f',
 		      RLOG_INIT_ABSENT = 'x' };
 
-/* Write one INIT entry.  Errors are sticky in @ob. */
+/* No INIT mode (rlog_write_init(), struct rlog_entry). */
+#define RLOG_NO_MODE (-1)
+
+/* Write one INIT entry; @mode (permission bits, files only) or
+ * RLOG_NO_MODE.  Errors are sticky in @ob. */
 void rlog_write_init(struct outbuf *ob, enum rlog_init_kind kind,
-		     uint64_t size, const char *path, size_t len);
+		     uint64_t size, const char *path, size_t len, int mode);
 
 /* Write one operation line.  Errors are sticky in @ob. */
 void rlog_write_op(struct outbuf *ob, const struct rlog_op *op);
@@ -76,6 +80,7 @@ struct rlog_entry {
 	enum { RLOG_ENTRY_INIT, RLOG_ENTRY_OP } type;
 	enum rlog_init_kind init_kind;
 	uint64_t init_size;
+	int init_mode;			/* files: 0..0777, or RLOG_NO_MODE */
 	const char *init_path;
 	uint32_t init_path_len;
 	struct rlog_op op;

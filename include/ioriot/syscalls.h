@@ -38,6 +38,9 @@ bool sys_is_chown(enum sys_id id);
 /* True for the stat family, whose m and s keys are results. */
 bool sys_is_stat(enum sys_id id);
 
+/* True for the chmod family. */
+bool sys_is_chmod(enum sys_id id);
+
 /*
  * Look up a name of @len bytes as written in capture logs, or in replay
  * files when @replay is true.  Returns the id, or -1 if unknown.

@@ -124,6 +124,8 @@ void gen_on_openfd(struct gen *g, struct proc *p)
 	nstree_exists(n, type);
 	if ((ev->have & CAP_SIZE) && type != NT_DIR)
 		nstree_size_seen(n, (uint64_t)ev->size);
+	if (ev->have & CAP_MODE)
+		nstree_mode_seen(node_data(n), ev->mode);
 	struct ofd *o = gen_install_new(g, p, ev->fd, flags & O_CLOEXEC);
 	if (!o)
 		return;
@@ -375,6 +377,10 @@ void gen_on_fdop(struct gen *g, struct proc *p)
 			 (ev->have & CAP_COUNT) &&
 			 !((ev->have & CAP_MODE) && (ev->mode & FALLOC_FL_KEEP_SIZE)))
 			nstree_write(n, (uint64_t)ev->offset, (uint64_t)ev->count);
+		if (sys_is_stat(ev->sys) && (ev->have & CAP_MODE))
+			nstree_mode_seen(n, ev->mode);
+		if (sys_is_chmod(ev->sys))
+			nstree_mode_changed(n);
 	}
 	gen_op_init(g, &op, ev->sys);
 	gen_op_args(&op, ev);

@@ -32,6 +32,10 @@ void gen_on_pathop(struct gen *g, struct proc *p)
 		if (sys_is_stat(ev->sys) && (ev->have & CAP_SIZE) &&
 		    (type == NT_FILE || type == NT_UNKNOWN))
 			nstree_size_seen(node_data(n), (uint64_t)ev->size);
+		if (sys_is_stat(ev->sys) && (ev->have & CAP_MODE))
+			nstree_mode_seen(node_data(n), ev->mode);
+		if (sys_is_chmod(ev->sys))
+			nstree_mode_changed(node_data(n));
 		if (ev->sys == SYS_TRUNCATE && (ev->have & CAP_COUNT))
 			nstree_truncated(node_data(n), (uint64_t)ev->count);
 	} else if (ev->ret == -ENOENT) {

@@ -168,15 +168,18 @@ static void write_init(struct gen *g, struct outbuf *ob)
 		    !init_paths(g, n, orig, &olen, sandbox, &len, &m))
 			continue;
 		if (n->preexisting && n->type == NT_DIR) {
-			rlog_write_init(ob, RLOG_INIT_DIR, 0, sandbox, len);
+			rlog_write_init(ob, RLOG_INIT_DIR, 0, sandbox, len,
+					RLOG_NO_MODE);
 			sum->init_dirs++;
 		} else if (n->preexisting) {
 			rlog_write_init(ob, RLOG_INIT_FILE, n->init_size,
-					sandbox, len);
+					sandbox, len, n->init_mode_known ?
+					n->init_mode : RLOG_NO_MODE);
 			sum->init_files++;
 			sum->init_bytes += n->init_size;
 		} else {
-			rlog_write_init(ob, RLOG_INIT_ABSENT, 0, sandbox, len);
+			rlog_write_init(ob, RLOG_INIT_ABSENT, 0, sandbox, len,
+					RLOG_NO_MODE);
 			sum->init_absent++;
 		}
 	}

@@ -316,6 +316,7 @@ void nstree_created(struct node *n, enum node_type type, bool proves_absence)
 	n->state = NS_EXISTS;
 	n->type = (uint8_t)type;
 	n->from_start = false;
+	n->mode_changed = true;		/* a new file: its mode is new too */
 	n->data = NULL;
 	n->wlo = n->whi = n->cur_size = 0;
 	ancestors_exist(n);
@@ -501,6 +502,22 @@ void nstree_size_seen(struct node *n, uint64_t size)
 		n->preexisting = true;
 	}
 	n->cur_size = size;
+}
+
+void nstree_mode_seen(struct node *n, int64_t mode)
+{
+	/* Regular files only: init applies no other modes. */
+	if (!n || n->mode_changed || n->init_mode_known || !n->preexisting ||
+	    mode < 0 || (mode & 0170000) != 0100000)
+		return;
+	n->init_mode = (uint16_t)(mode & 07777);
+	n->init_mode_known = true;
+}
+
+void nstree_mode_changed(struct node *n)
+{
+	if (n)
+		n->mode_changed = true;
 }
 
 void nstree_truncated(struct node *n, uint64_t size)

@@ -37,6 +37,7 @@
 /* One INIT entry, its path relative to the sandbox root ("" for the root). */
 struct item {
 	char kind;			/* enum rlog_init_kind */
+	int mode;			/* files: or RLOG_NO_MODE */
 	uint64_t size;
 	size_t rel;			/* offset into the sandbox's names */
 	uint64_t lineno;
@@ -107,8 +108,10 @@ static int item_fail(struct job *j, const struct item *it, const char *what,
 	return rc;
 }
 
-static int job_add(struct job *j, char kind, uint64_t size, const char *rel,
-		   size_t len, uint64_t lineno)
+/* Queue INIT entry @e, @rel (@len bytes) below the root of @j.  0 or
+ * -ENOMEM. */
+static int job_add(struct job *j, const struct rlog_entry *e, const char *rel,
+		   size_t len)
 {
 	if (j->n == j->cap) {
 		size_t cap = j->cap ? 2 * j->cap : 64;
@@ -133,9 +136,11 @@ static int job_add(struct job *j, char kind, uint64_t size, const char *rel,
 	}
 	memcpy(j->names + j->names_len, rel, len);
 	j->names[j->names_len + len] = '\0';
-	j->items[j->n++] = (struct item){ .kind = kind, .size = size,
+	j->items[j->n++] = (struct item){ .kind = (char)e->init_kind,
+					  .mode = e->init_mode,
+					  .size = e->init_size,
 					  .rel = j->names_len,
-					  .lineno = lineno };
+					  .lineno = e->lineno };
 	j->names_len += len + 1;
 	return 0;
 }
@@ -342,6 +347,10 @@ static int do_file(struct job *j, const struct item *it)
 	if (fd < 0)
 		return item_fail(j, it, "cannot create file", fd);
 	rc = fill_file(j, fd, it->size, &what);
+	if (!rc && it->mode != RLOG_NO_MODE && fchmod(fd, (mode_t)it->mode)) {
+		rc = -errno;
+		what = "cannot set its mode";
+	}
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
 	if (rc == -ECANCELED)
@@ -492,8 +501,7 @@ static int read_init(struct rlog_reader *r, const char *replay,
 			p++;		/* the '/' after the root */
 			len--;
 		}
-		if (job_add(j, (char)e.init_kind, e.init_size, p, len,
-			    e.lineno) < 0) {
+		if (job_add(j, &e, p, len) < 0) {
 			snprintf(err, errlen, "%s: out of memory", replay);
 			return -ENOMEM;
 		}

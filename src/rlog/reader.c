@@ -492,20 +492,22 @@ static int parse_op(struct rlog_reader *r, struct line *ln,
 	e->type = RLOG_ENTRY_OP;
 	e->init_kind = 0;
 	e->init_size = 0;
+	e->init_mode = RLOG_NO_MODE;
 	e->init_path = NULL;
 	e->init_path_len = 0;
 	e->lineno = ln->lineno;
 	return 0;
 }
 
-/* Parse an INIT entry ("d PATH", "f SIZE PATH", "x PATH") into @e. */
+/* Parse an INIT entry ("d PATH", "f SIZE PATH [mode=0OCT]", "x PATH")
+ * into @e. */
 static int parse_init(struct rlog_reader *r, struct line *ln,
 		      struct rlog_entry *e, char *err, size_t errlen)
 {
 	char *pos = ln->s + 2, *end = ln->s + ln->len;
-	char *path, *size = NULL;
-	size_t plen, slen = 0;
-	uint64_t bytes = 0;
+	char *path, *size = NULL, *mode_tok;
+	size_t plen, slen = 0, mlen;
+	uint64_t bytes = 0, mode = 0;
 	long n;
 
 	if (ln->s[0] == RLOG_INIT_FILE) {
@@ -521,7 +523,17 @@ static int parse_init(struct rlog_reader *r, struct line *ln,
 		line_err(r, ln, err, errlen, "INIT entry without a path");
 		return -EPROTO;
 	}
-	if (pos < end) {
+	mode_tok = next_token(&pos, end, &mlen);
+	if (mode_tok && (ln->s[0] != RLOG_INIT_FILE || mlen < 6 ||
+			 memcmp(mode_tok, "mode=", 5) ||
+			 parse_oct(mode_tok + 5, mlen - 5, &mode) ||
+			 mode > 0777)) {
+		line_err(r, ln, err, errlen, ln->s[0] == RLOG_INIT_FILE ?
+			 "bad INIT field after the path, expected mode=0OCT "
+			 "(permission bits)" : "extra field after the INIT path");
+		return -EPROTO;
+	}
+	if (next_token(&pos, end, &mlen)) {
 		line_err(r, ln, err, errlen, "extra field after the INIT path");
 		return -EPROTO;
 	}
@@ -544,6 +556,7 @@ static int parse_init(struct rlog_reader *r, struct line *ln,
 	e->type = RLOG_ENTRY_INIT;
 	e->init_kind = (enum rlog_init_kind)ln->s[0];
 	e->init_size = bytes;
+	e->init_mode = mode_tok ? (int)mode : RLOG_NO_MODE;
 	e->init_path = path;
 	e->init_path_len = (uint32_t)n;
 	e->lineno = ln->lineno;

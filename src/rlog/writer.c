@@ -7,7 +7,7 @@
 #include "ioriot/rlog.h"
 
 void rlog_write_init(struct outbuf *ob, enum rlog_init_kind kind,
-		     uint64_t size, const char *path, size_t len)
+		     uint64_t size, const char *path, size_t len, int mode)
 {
 	outbuf_putc(ob, (char)kind);
 	outbuf_putc(ob, ' ');
@@ -16,6 +16,10 @@ void rlog_write_init(struct outbuf *ob, enum rlog_init_kind kind,
 		outbuf_putc(ob, ' ');
 	}
 	outbuf_path(ob, path, len);
+	if (kind == RLOG_INIT_FILE && mode != RLOG_NO_MODE) {
+		outbuf_puts(ob, " mode=");
+		outbuf_oct(ob, (uint64_t)mode);
+	}
 	outbuf_putc(ob, '\n');
 }
 

@@ -103,6 +103,17 @@ bool sys_is_chown(enum sys_id id)
 	}
 }
 
+bool sys_is_chmod(enum sys_id id)
+{
+	switch (id) {
+	case SYS_CHMOD: case SYS_FCHMOD: case SYS_FCHMODAT:
+	case SYS_FCHMODAT2:
+		return true;
+	default:
+		return false;
+	}
+}
+
 bool sys_is_stat(enum sys_id id)
 {
 	switch (id) {
