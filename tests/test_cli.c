@@ -111,6 +111,11 @@ static const struct {
 	{ { "-i", "x.replay", "-P", NULL }, "-P" },
 	{ { "-i", "x.replay", "-c", "y.capture", NULL }, "-i" },
 	{ { "-P", "stray", NULL }, "stray" },
+	{ { "-i", "x.replay", "--csv", "a.csv", NULL }, "--csv" },
+	{ { "-r", "x.replay", "--interval", "2", NULL }, "--interval" },
+	{ { "-r", "x.replay", "--csv", "a", "--interval", "0.01", NULL },
+	  "--interval" },
+	{ { "--compare", NULL }, "--compare" },
 };
 
 START_TEST(test_usage_error)

@@ -294,6 +294,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			"with -r or -R\n");
 		err = -EINVAL;
 	}
+	if (!err && o->interval && !o->csv && !o->graphite) {
+		fprintf(stderr, "ioriot: --interval needs --csv or --graphite\n");
+		err = -EINVAL;
+	}
 	if (err)
 		fprintf(stderr, "Try 'ioriot --help' for more information.\n");
 	return err;
