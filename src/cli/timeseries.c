@@ -96,6 +96,8 @@ void cli_series_tick(void *ctx, uint64_t t_ns,
 	struct diskstats now = { 0 };
 	int ret;
 
+	if (!smp.interval_ns)
+		return;		/* nothing new since the last tick */
 	series_sample_add(&smp, cum, cs->prev);
 	if (diskstats_read(&now, "/proc/diskstats") == 0 && cs->disks.n) {
 		struct disk_figures *f = realloc(cs->figures, (now.n ? now.n : 1) *
