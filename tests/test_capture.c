@@ -217,8 +217,9 @@ static const struct exp paths_main[] = {
 	/* the link path is relative to the dirfd, the target is raw */
 	{ E(SYMLINKAT), .have = CAP_PATH | CAP_PATH2 | CAP_RET, .path = "=f2",
 	  .path2 = "sub/sl", .ret = 0, .v_fd = 2 },
-	{ E(READLINKAT), .have = CAP_PATH | CAP_COUNT | CAP_RET,
-	  .path = "sub/sl", .count = 64, .ret = 2, .v_fd = 2 },
+	/* P: the target readlink read, raw */
+	{ E(READLINKAT), .have = CAP_PATH | CAP_PATH2 | CAP_COUNT | CAP_RET,
+	  .path = "sub/sl", .path2 = "=f2", .count = 64, .ret = 2, .v_fd = 2 },
 	{ E(LINKAT), .have = CAP_PATH | CAP_PATH2 | CAP_FLAGS | CAP_RET,
 	  .path = "sub/f2", .path2 = "sub/l2", .flags = 0, .ret = 0,
 	  .v_fd = 2, .v_fd2 = 2 },
@@ -245,8 +246,8 @@ static const struct exp paths_main[] = {
 	/* the target is the link's content: never resolved */
 	{ E(SYMLINK), .have = CAP_PATH | CAP_PATH2 | CAP_RET,
 	  .path = "=../sub/f2", .path2 = "d2/sym", .ret = 0 },
-	{ E(READLINK), .have = CAP_PATH | CAP_COUNT | CAP_RET, .path = "d2/sym",
-	  .count = 64, .ret = 9 },
+	{ E(READLINK), .have = CAP_PATH | CAP_PATH2 | CAP_COUNT | CAP_RET,
+	  .path = "d2/sym", .path2 = "=../sub/f2", .count = 64, .ret = 9 },
 	{ E(LSTAT), .have = CAP_PATH | CAP_SIZE | CAP_MODE | CAP_RET,
 	  .path = "d2/sym", .size = 9, .mode = S_IFLNK | 0777, .ret = 0 },
 	{ E(STAT), .have = CAP_PATH | CAP_SIZE | CAP_MODE | CAP_RET,

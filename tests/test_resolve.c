@@ -205,6 +205,15 @@ START_TEST(resolve_paths)
 	ck_assert_str_eq(ce.path, "../t");
 	ck_assert_str_eq(ce.path2, "/srv/data/ln");
 
+	ce = ev(SYS_READLINK, 11, 4);	/* P, the target read, stays too */
+	with_path(&ce, "ln");
+	ce.path2 = "../t";
+	ce.path2_len = 4;
+	ce.have |= CAP_PATH2;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "/srv/data/ln");
+	ck_assert_str_eq(ce.path2, "../t");
+
 	ce = ev(SYS_CLOSE, 10, 0);
 	ce.fd = 4;
 	ce.have |= CAP_FD;

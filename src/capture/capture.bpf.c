@@ -84,6 +84,8 @@ enum extra_kind {
 	EX_COPY,	/* loff_t * at arguments 1 and 3, read at entry */
 	EX_OPENAT2,	/* struct open_how at argument 2, read at entry */
 	EX_IOV,		/* iovec array at argument 1, count at 2: summed */
+	EX_READLINK,	/* the second "path" is the link target readlink
+			 * wrote: RET bytes, no NUL */
 };
 
 #define IOV_MAX_SUMMED 8	/* more iovecs: the record has no total */
@@ -201,6 +203,25 @@ static __always_inline __u16 read_path(char *dst, __u64 uptr, __u32 *flags)
 	return (__u16)(n - 1);
 }
 
+/* The @n bytes readlink wrote at user @uptr (no NUL) into @dst, for the
+ * record's second path; 0 bytes when there are none or too many. */
+static __always_inline __u16 read_target(char *dst, __u64 uptr, long n,
+					 __u32 *flags)
+{
+	__u32 size;
+
+	if (n <= 0 || !uptr)
+		return 0;
+	if (n >= IORIOT_EV_PATH_MAX) {
+		*flags |= IORIOT_EV_PATH_CUT;
+		return 0;
+	}
+	size = (__u32)n & (IORIOT_EV_PATH_MAX - 1);
+	if (bpf_probe_read_user(dst, size, (const void *)uptr))
+		return 0;
+	return (__u16)size;
+}
+
 /* st_size and st_mode of the struct stat/statx at user @buf. */
 static __always_inline void read_stat(struct ioriot_event *ev, __u64 buf,
 				      bool statx)
@@ -309,7 +330,10 @@ static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
 	fill(&s->ev, id, sys, in, ctx->ret);
 	if (p1 >= 0)
 		len0 = read_path(s->paths, in->args[p1 & 7], &s->ev.flags);
-	if (p2 >= 0)
+	if (p2 >= 0 && kind == EX_READLINK)
+		len1 = read_target(s->paths + (len0 & (IORIOT_EV_PATH_MAX - 1)),
+				   in->args[p2 & 7], ctx->ret, &s->ev.flags);
+	else if (p2 >= 0)
 		len1 = read_path(s->paths + (len0 & (IORIOT_EV_PATH_MAX - 1)),
 				 in->args[p2 & 7], &s->ev.flags);
 	if (ctx->ret == 0) {
@@ -393,8 +417,8 @@ TRACE(link, 2, SYS_LINK, 0, 1, EX_NONE)
 TRACE(linkat, 5, SYS_LINKAT, 1, 3, EX_NONE)
 TRACE(symlink, 2, SYS_SYMLINK, 0, 1, EX_NONE)
 TRACE(symlinkat, 3, SYS_SYMLINKAT, 0, 2, EX_NONE)
-TRACE(readlink, 3, SYS_READLINK, 0, -1, EX_NONE)
-TRACE(readlinkat, 4, SYS_READLINKAT, 1, -1, EX_NONE)
+TRACE(readlink, 3, SYS_READLINK, 0, 1, EX_READLINK)
+TRACE(readlinkat, 4, SYS_READLINKAT, 1, 2, EX_READLINK)
 TRACE(chmod, 2, SYS_CHMOD, 0, -1, EX_NONE)
 TRACE(fchmod, 2, SYS_FCHMOD, -1, -1, EX_NONE)
 TRACE(fchmodat, 3, SYS_FCHMODAT, 1, -1, EX_NONE)

@@ -37,7 +37,7 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_RENAME] = "pP", [SYS_RENAMEAT] = "dpeP",
 	[SYS_RENAMEAT2] = "dpePf", [SYS_LINK] = "pP", [SYS_LINKAT] = "dpePf",
 	[SYS_SYMLINK] = "pP", [SYS_SYMLINKAT] = "pdP",
-	[SYS_READLINK] = "p_c", [SYS_READLINKAT] = "dp_c",
+	[SYS_READLINK] = "pPc", [SYS_READLINKAT] = "dpPc",
 	[SYS_CHMOD] = "pm", [SYS_FCHMOD] = "dm", [SYS_FCHMODAT] = "dpm",
 	[SYS_FCHMODAT2] = "dpmf",
 	[SYS_CHOWN] = "pUG", [SYS_FCHOWN] = "dUG", [SYS_LCHOWN] = "pUG",
@@ -102,6 +102,9 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 	 * is logged as no path. */
 	if ((ce->have & CAP_PATH) && !ce->path_len)
 		ce->have &= ~CAP_PATH;
+	/* readlink's P, the target it read, is there only when it succeeded. */
+	if ((ce->have & CAP_PATH2) && !ce->path2_len)
+		ce->have &= ~CAP_PATH2;
 	if (e->flags & IORIOT_EV_STAT) {
 		ce->size = (int64_t)e->extra[0];
 		ce->mode = (int64_t)e->extra[1];

@@ -68,7 +68,9 @@ static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 		paths[n] = ce->path;
 		lens[n++] = ce->path_len;
 	}
-	if (ce->have & CAP_PATH2) {
+	/* readlink's P is a link's content, not a path it touched. */
+	if ((ce->have & CAP_PATH2) && ce->sys != SYS_READLINK &&
+	    ce->sys != SYS_READLINKAT) {
 		paths[n] = ce->path2;
 		lens[n++] = ce->path2_len;
 	}

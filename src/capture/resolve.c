@@ -385,7 +385,9 @@ int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 		complete(&ce->path, &ce->path_len, b, buf1);
 		redirect(p, ce->pid, &ce->path, &ce->path_len, buf1);
 	}
-	if (ce->have & CAP_PATH2) {
+	/* readlink's P is the link's content, not a path either. */
+	if ((ce->have & CAP_PATH2) && ce->sys != SYS_READLINK &&
+	    ce->sys != SYS_READLINKAT) {
 		bool use_e = ce->sys != SYS_SYMLINKAT && at;
 		const char *b = ce->path2[0] == '/' ? "/" :
 				base_of(r, p, ce, use_e, base);
