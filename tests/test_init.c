@@ -286,6 +286,27 @@ static void expect_mode(const char *mnt, const char *name, const char *rel,
 	free(p);
 }
 
+/* @rel is a symlink of the test user to @target in the same sandbox. */
+static void expect_link(const char *mnt, const char *name, const char *rel,
+			const char *target)
+{
+	char *p = sandbox_path(mnt, name, rel), *want = sandbox_path(mnt, name,
+								    target);
+	char got[4096];
+	struct stat st;
+	ssize_t n;
+
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ck_assert_msg(S_ISLNK(st.st_mode), "%s: not a symlink", p);
+	ck_assert_uint_eq(st.st_uid, NOBODY);
+	n = readlink(p, got, sizeof(got) - 1);
+	ck_assert_int_gt(n, 0);
+	got[n] = '\0';
+	ck_assert_str_eq(got, want);
+	free(want);
+	free(p);
+}
+
 static const char *const tree_init[] = {
 	"d @/a",
 	"d @/a/b",
@@ -294,6 +315,7 @@ static const char *const tree_init[] = {
 	"f 5242880 @/a/b/big",
 	"f 4097 @/top",
 	"f 3 @/n1/n2/deep mode=0755",
+	"l @/a/ln target=@/a/b/big",
 	"x @/gone",
 	"x @/a/b/nothere",
 	NULL
@@ -309,7 +331,7 @@ static void expect_tree(const char *mnt, const char *name)
 	ck_assert_uint_eq(st.st_uid, NOBODY);
 	free(root);
 	expect_list(mnt, name, "", "a,n1,top");
-	expect_list(mnt, name, "a", "b,empty");
+	expect_list(mnt, name, "a", "b,empty,ln");
 	expect_list(mnt, name, "a/b", "big,c");
 	expect_list(mnt, name, "a/b/c", "");
 	expect_list(mnt, name, "n1/n2", "deep");
@@ -323,6 +345,7 @@ static void expect_tree(const char *mnt, const char *name)
 	expect(mnt, name, "n1/n2", S_IFDIR, 0);
 	expect(mnt, name, "n1/n2/deep", S_IFREG, 3);
 	expect(mnt, name, "gone", 0, 0);
+	expect_link(mnt, name, "a/ln", "a/b/big");
 	/* mode= where the capture saw it; 0644 where not. */
 	expect_mode(mnt, name, "n1/n2/deep", 0755);
 	expect_mode(mnt, name, "a/empty", 0600);

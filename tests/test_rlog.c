@@ -206,6 +206,8 @@ START_TEST(test_round_trip)
 		rlog_write_init(ob, inits[i].kind, inits[i].size,
 				inits[i].path, strlen(inits[i].path),
 				inits[i].mode);
+	rlog_write_init_symlink(ob, "/data/.ioriot/my%test/ln", 24,
+				"/mnt/.ioriot/my%test/x y", 24);
 	outbuf_puts(ob, "# between sections\n#OPS\n");
 	for (size_t i = 0; i < nops; i++) {
 		rlog_write_op(ob, &ops[i]);
@@ -241,6 +243,11 @@ START_TEST(test_round_trip)
 			     strlen(inits[i].path));
 		ck_assert_uint_eq(e.lineno, 8 + i);
 	}
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.init_kind, RLOG_INIT_SYMLINK);
+	assert_bytes(e.init_path, e.init_path_len, "/data/.ioriot/my%test/ln", 24);
+	assert_bytes(e.init_target, e.init_target_len,
+		     "/mnt/.ioriot/my%test/x y", 24);
 	for (size_t i = 0; i < nops; i++) {
 		int ret = rlog_next(r, &e, err, sizeof(err));
 
@@ -248,7 +255,7 @@ START_TEST(test_round_trip)
 		ck_assert_int_eq(e.type, RLOG_ENTRY_OP);
 		assert_op_eq(&e.op, &ops[i]);
 	}
-	ck_assert_uint_eq(e.lineno, 20);
+	ck_assert_uint_eq(e.lineno, 21);
 	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
 	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
 	ck_assert_uint_eq(rlog_header(r)->ops, 4);
@@ -411,6 +418,16 @@ static const struct bad_file {
 	{ HDR "#INIT\nf 1 /.ioriot/t/a mode=9\n", 0, 0, ":3: bad INIT field after the path" },
 	{ HDR "#INIT\nf 1 /.ioriot/t/a mode=\n", 0, 0, ":3: bad INIT field after the path" },
 	{ HDR "#INIT\nf 1 /.ioriot/t/a size=4\n", 0, 0, ":3: bad INIT field after the path" },
+	{ HDR "#INIT\nl /.ioriot/t/a\n", 0, 0, ":3: malformed INIT symlink" },
+	{ HDR "#INIT\nl /.ioriot/t/a /.ioriot/t/b\n", 0, 0, ":3: malformed INIT symlink" },
+	{ HDR "#INIT\nl /.ioriot/t/a target=/etc/passwd\n", 0, 0,
+	  ":3: INIT symlink target is not a normalised path inside a sandbox" },
+	{ HDR "#INIT\nl /.ioriot/t/a target=/.ioriot/t/../x\n", 0, 0,
+	  ":3: INIT symlink target is not a normalised path inside a sandbox" },
+	{ HDR "#INIT\nl /.ioriot/t/a target=/.ioriot/t/b c\n", 0, 0,
+	  ":3: extra field after the INIT path" },
+	{ HDR "#INIT\nl /etc/x target=/.ioriot/t/b\n", 0, 0,
+	  ":3: INIT path is not a normalised path inside a sandbox" },
 	{ HDR "#INIT\nx /.ioriot/t/a%4\n", 0, 0, ":3: bad %XX escape in INIT path" },
 	{ HDR "#INIT\nq /a\n", 0, 0, ":3: not an INIT entry" },
 

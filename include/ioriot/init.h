@@ -24,7 +24,7 @@ struct init_options {
 
 struct init_summary {
 	uint64_t sandboxes;
-	uint64_t dirs, files, bytes, absent;
+	uint64_t dirs, files, links, bytes, absent;
 	uint64_t duration_ns;
 };
 

@@ -5,7 +5,7 @@
  *   #|replay_version=1|name=NAME|user=USER|...     header lines
  *   #|sandbox=/mnt/.ioriot/NAME|                   one per sandbox
  *   #INIT
- *   d PATH | f SIZE PATH [mode=0OCT] | x PATH       INIT entries
+ *   d PATH | f SIZE PATH [mode=0OCT] | l PATH target=PATH | x PATH
  *   #OPS
  *   ID PID:TID TIME_NS DUR_NS DEPS OP RET key=value ...
  *   #END|ops=N|
@@ -62,7 +62,7 @@ struct rlog_op {
 };
 
 enum rlog_init_kind { RLOG_INIT_DIR = 'd', RLOG_INIT_FILE = 'f',
-		      RLOG_INIT_ABSENT = 'x' };
+		      RLOG_INIT_SYMLINK = 'l', RLOG_INIT_ABSENT = 'x' };
 
 /* No INIT mode (rlog_write_init(), struct rlog_entry). */
 #define RLOG_NO_MODE (-1)
@@ -71,6 +71,11 @@ enum rlog_init_kind { RLOG_INIT_DIR = 'd', RLOG_INIT_FILE = 'f',
  * RLOG_NO_MODE.  Errors are sticky in @ob. */
 void rlog_write_init(struct outbuf *ob, enum rlog_init_kind kind,
 		     uint64_t size, const char *path, size_t len, int mode);
+
+/* Write an INIT symlink entry: @path links to @target (a path in a
+ * sandbox).  Errors are sticky in @ob. */
+void rlog_write_init_symlink(struct outbuf *ob, const char *path, size_t len,
+			     const char *target, size_t target_len);
 
 /* Write one operation line.  Errors are sticky in @ob. */
 void rlog_write_op(struct outbuf *ob, const struct rlog_op *op);
@@ -83,6 +88,8 @@ struct rlog_entry {
 	int init_mode;			/* files: 0..0777, or RLOG_NO_MODE */
 	const char *init_path;
 	uint32_t init_path_len;
+	const char *init_target;	/* symlinks: what it links to */
+	uint32_t init_target_len;
 	struct rlog_op op;
 	uint64_t lineno;
 };

@@ -68,7 +68,7 @@ struct job {
 	char *names;			/* NUL-terminated relative paths */
 	size_t names_len, names_cap;
 	uint64_t bytes;			/* what its files need */
-	uint64_t dirs, files, absent;	/* entries done */
+	uint64_t dirs, files, links, absent;	/* entries done */
 	/* Cache of the last parent directory opened. */
 	char *parent;
 	size_t parent_cap;
@@ -113,6 +113,9 @@ static int item_fail(struct job *j, const struct item *it, const char *what,
 static int job_add(struct job *j, const struct rlog_entry *e, const char *rel,
 		   size_t len)
 {
+	size_t tlen = e->init_target ? e->init_target_len : 0;
+	size_t need = len + 1 + (e->init_target ? tlen + 1 : 0);
+
 	if (j->n == j->cap) {
 		size_t cap = j->cap ? 2 * j->cap : 64;
 		struct item *v = realloc(j->items, cap * sizeof(*v));
@@ -122,11 +125,11 @@ static int job_add(struct job *j, const struct rlog_entry *e, const char *rel,
 		j->items = v;
 		j->cap = cap;
 	}
-	if (j->names_len + len + 1 > j->names_cap) {
+	if (j->names_len + need > j->names_cap) {
 		size_t cap = j->names_cap ? 2 * j->names_cap : 4096;
 		char *v;
 
-		while (cap < j->names_len + len + 1)
+		while (cap < j->names_len + need)
 			cap *= 2;
 		v = realloc(j->names, cap);
 		if (!v)
@@ -136,12 +139,16 @@ static int job_add(struct job *j, const struct rlog_entry *e, const char *rel,
 	}
 	memcpy(j->names + j->names_len, rel, len);
 	j->names[j->names_len + len] = '\0';
+	if (e->init_target) {
+		memcpy(j->names + j->names_len + len + 1, e->init_target, tlen);
+		j->names[j->names_len + len + 1 + tlen] = '\0';
+	}
 	j->items[j->n++] = (struct item){ .kind = (char)e->init_kind,
 					  .mode = e->init_mode,
 					  .size = e->init_size,
 					  .rel = j->names_len,
 					  .lineno = e->lineno };
-	j->names_len += len + 1;
+	j->names_len += need;
 	return 0;
 }
 
@@ -361,6 +368,30 @@ static int do_file(struct job *j, const struct item *it)
 	return 0;
 }
 
+/* A symlink, its target the string stored after its name (a path in a
+ * sandbox, from the reader); never over anything already there. */
+static int do_symlink(struct job *j, const struct item *it)
+{
+	const char *rel = j->names + it->rel, *last;
+	const char *target = rel + strlen(rel) + 1;
+	size_t plen = parent_len(rel, &last);
+	int dfd;
+
+	if (!*rel)
+		return item_fail(j, it, "cannot create symlink", -EISDIR);
+	dfd = open_dirs(j, rel, plen);
+	if (dfd < 0)
+		return item_fail(j, it, "cannot create parent directory", dfd);
+	if (symlinkat(target, dfd, last) < 0)
+		return item_fail(j, it, "cannot create symlink", -errno);
+	if (fchownat(dfd, last, j->sh->uid, j->sh->gid,
+		     AT_SYMLINK_NOFOLLOW) < 0)
+		return item_fail(j, it, "cannot give the symlink to the test user",
+				 -errno);
+	j->links++;
+	return 0;
+}
+
 static int do_absent(struct job *j, const struct item *it)
 {
 	const char *rel = j->names + it->rel, *last;
@@ -439,6 +470,9 @@ static void *worker(void *arg)
 			break;
 		case RLOG_INIT_FILE:
 			rc = do_file(j, it);
+			break;
+		case RLOG_INIT_SYMLINK:
+			rc = do_symlink(j, it);
 			break;
 		default:
 			rc = do_absent(j, it);
@@ -658,6 +692,7 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 	for (size_t i = 0; i < n; i++) {
 		sum->dirs += jobs[i].dirs;
 		sum->files += jobs[i].files;
+		sum->links += jobs[i].links;
 		sum->absent += jobs[i].absent;
 		if (jobs[i].fd >= 0)
 			close(jobs[i].fd);

@@ -493,22 +493,24 @@ static int parse_op(struct rlog_reader *r, struct line *ln,
 	e->init_kind = 0;
 	e->init_size = 0;
 	e->init_mode = RLOG_NO_MODE;
+	e->init_target = NULL;
+	e->init_target_len = 0;
 	e->init_path = NULL;
 	e->init_path_len = 0;
 	e->lineno = ln->lineno;
 	return 0;
 }
 
-/* Parse an INIT entry ("d PATH", "f SIZE PATH [mode=0OCT]", "x PATH")
- * into @e. */
+/* Parse an INIT entry ("d PATH", "f SIZE PATH [mode=0OCT]",
+ * "l PATH target=PATH", "x PATH") into @e. */
 static int parse_init(struct rlog_reader *r, struct line *ln,
 		      struct rlog_entry *e, char *err, size_t errlen)
 {
 	char *pos = ln->s + 2, *end = ln->s + ln->len;
-	char *path, *size = NULL, *mode_tok;
+	char *path, *size = NULL, *mode_tok, *target = NULL;
 	size_t plen, slen = 0, mlen;
 	uint64_t bytes = 0, mode = 0;
-	long n;
+	long n, tlen = 0;
 
 	if (ln->s[0] == RLOG_INIT_FILE) {
 		size = next_token(&pos, end, &slen);
@@ -524,10 +526,24 @@ static int parse_init(struct rlog_reader *r, struct line *ln,
 		return -EPROTO;
 	}
 	mode_tok = next_token(&pos, end, &mlen);
-	if (mode_tok && (ln->s[0] != RLOG_INIT_FILE || mlen < 6 ||
-			 memcmp(mode_tok, "mode=", 5) ||
-			 parse_oct(mode_tok + 5, mlen - 5, &mode) ||
-			 mode > 0777)) {
+	if (ln->s[0] == RLOG_INIT_SYMLINK) {
+		if (!mode_tok || mlen < 8 || memcmp(mode_tok, "target=", 7)) {
+			line_err(r, ln, err, errlen,
+				 "malformed INIT symlink, expected l PATH target=PATH");
+			return -EPROTO;
+		}
+		target = mode_tok + 7;
+		tlen = escape_decode(target, mlen - 7);
+		if (tlen < 0 || !confined(r, target, (size_t)tlen)) {
+			line_err(r, ln, err, errlen,
+				 "INIT symlink target is not a normalised path inside a sandbox");
+			return -EPROTO;
+		}
+		mode_tok = NULL;
+	} else if (mode_tok && (ln->s[0] != RLOG_INIT_FILE || mlen < 6 ||
+				memcmp(mode_tok, "mode=", 5) ||
+				parse_oct(mode_tok + 5, mlen - 5, &mode) ||
+				mode > 0777)) {
 		line_err(r, ln, err, errlen, ln->s[0] == RLOG_INIT_FILE ?
 			 "bad INIT field after the path, expected mode=0OCT "
 			 "(permission bits)" : "extra field after the INIT path");
@@ -559,6 +575,8 @@ static int parse_init(struct rlog_reader *r, struct line *ln,
 	e->init_mode = mode_tok ? (int)mode : RLOG_NO_MODE;
 	e->init_path = path;
 	e->init_path_len = (uint32_t)n;
+	e->init_target = target;
+	e->init_target_len = (uint32_t)tlen;
 	e->lineno = ln->lineno;
 	return 0;
 }
@@ -569,7 +587,7 @@ static bool is_init_entry(const struct line *ln)
 
 	return ln->len >= 2 && ln->s[1] == ' ' &&
 	       (c == RLOG_INIT_DIR || c == RLOG_INIT_FILE ||
-		c == RLOG_INIT_ABSENT);
+		c == RLOG_INIT_SYMLINK || c == RLOG_INIT_ABSENT);
 }
 
 /* Report lines the line reader could not deliver whole, and NUL bytes. */

@@ -23,6 +23,16 @@ void rlog_write_init(struct outbuf *ob, enum rlog_init_kind kind,
 	outbuf_putc(ob, '\n');
 }
 
+void rlog_write_init_symlink(struct outbuf *ob, const char *path, size_t len,
+			     const char *target, size_t target_len)
+{
+	outbuf_puts(ob, "l ");
+	outbuf_path(ob, path, len);
+	outbuf_puts(ob, " target=");
+	outbuf_path(ob, target, target_len);
+	outbuf_putc(ob, '\n');
+}
+
 /* Bytes a line needs besides its paths: 7 columns, up to DEPS_MAX deps and
  * 17 keyed numbers, each at most 32 bytes with its key. */
 #define FIXED_MAX (32 * (7 + DEPS_MAX + 17))
