@@ -45,6 +45,7 @@ static const char *const goldens[] = {
 			 * its fd; an fd reused without a close seen */
 	"modes",	/* INIT file modes from stat results, not after a
 			 * chmod, not for files the capture created */
+	"prelinks",	/* symlinks from before the capture: targets read */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

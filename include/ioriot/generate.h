@@ -49,7 +49,7 @@ struct gen_summary {
 	uint64_t timelines;
 	uint64_t processes;
 	uint64_t paths;
-	uint64_t init_dirs, init_files, init_bytes, init_absent;
+	uint64_t init_dirs, init_files, init_links, init_bytes, init_absent;
 	uint64_t lost_events;
 	uint64_t deps_dropped;		/* beyond DEPS_MAX per operation */
 	uint64_t duration_ns;

@@ -41,6 +41,8 @@ struct node {
 					 * the ones from before the capture */
 	bool init_mode_known;
 	uint16_t init_mode;		/* INIT: its permission bits then */
+	char *init_target;		/* INIT: a symlink's target, in a
+					 * sandbox, or NULL */
 	struct node *data;		/* hard link: the node with the content */
 	char *full;			/* path cache: the path it was found by */
 	uint32_t full_len, full_gen;
@@ -133,6 +135,13 @@ void nstree_mode_seen(struct node *n, int64_t mode);
 
 /* A chmod of @n succeeded: later modes seen are not the original one. */
 void nstree_mode_changed(struct node *n);
+
+/*
+ * A readlink of @n read the target whose sandbox path is @target (@len
+ * bytes): if @n is a symlink that existed before the capture and was not
+ * created since, INIT makes it with that target.  Returns 0 or -ENOMEM.
+ */
+int nstree_link_target(struct node *n, const char *target, size_t len);
 
 /* @n was truncated to @size. */
 void nstree_truncated(struct node *n, uint64_t size);

@@ -13,6 +13,25 @@
 
 #include "gen.h"
 
+/* readlink of @n read a target (path2, a link's content): a relative one
+ * is taken from the link's directory, and if it maps into a sandbox, INIT
+ * can make the link. */
+static void link_target_seen(struct gen *g, struct node *n)
+{
+	const struct cap_event *ev = g->ev;
+	const struct resolved *link = &g->path[0];
+	char dir[PATHMAP_MAX];
+	size_t dlen = link->norm_len;
+
+	while (dlen > 1 && link->norm[dlen - 1] != '/')
+		dlen--;
+	memcpy(dir, link->norm, dlen);
+	dir[dlen > 1 ? dlen - 1 : 1] = '\0';
+	if (gen_resolve(g, dir, ev->path2, ev->path2_len, 1) == PATHMAP_OK &&
+	    nstree_link_target(n, g->path[1].sandbox, g->path[1].sandbox_len))
+		gen_oom(g);
+}
+
 /* Operations on one existing path: stat, access, chmod, readlink, ... */
 void gen_on_pathop(struct gen *g, struct proc *p)
 {
@@ -36,6 +55,9 @@ void gen_on_pathop(struct gen *g, struct proc *p)
 			nstree_mode_seen(node_data(n), ev->mode);
 		if (sys_is_chmod(ev->sys))
 			nstree_mode_changed(node_data(n));
+		if (type == NT_SYMLINK && ev->ret > 0 &&
+		    (ev->have & CAP_PATH2))
+			link_target_seen(g, n);
 		if (ev->sys == SYS_TRUNCATE && (ev->have & CAP_COUNT))
 			nstree_truncated(node_data(n), (uint64_t)ev->count);
 	} else if (ev->ret == -ENOENT) {

@@ -171,6 +171,11 @@ static void write_init(struct gen *g, struct outbuf *ob)
 			rlog_write_init(ob, RLOG_INIT_DIR, 0, sandbox, len,
 					RLOG_NO_MODE);
 			sum->init_dirs++;
+		} else if (n->preexisting && n->type == NT_SYMLINK &&
+			   n->init_target) {
+			rlog_write_init_symlink(ob, sandbox, len, n->init_target,
+						strlen(n->init_target));
+			sum->init_links++;
 		} else if (n->preexisting) {
 			rlog_write_init(ob, RLOG_INIT_FILE, n->init_size,
 					sandbox, len, n->init_mode_known ?
@@ -456,6 +461,7 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 	fprintf(out, "Paths: %" PRIu64 "\n", s->paths);
 	fprintf(out, "INIT directories: %" PRIu64 "\n", s->init_dirs);
 	fprintf(out, "INIT files: %" PRIu64 "\n", s->init_files);
+	fprintf(out, "INIT symlinks: %" PRIu64 "\n", s->init_links);
 	fprintf(out, "INIT bytes: %" PRIu64 "\n", s->init_bytes);
 	fprintf(out, "INIT absent paths: %" PRIu64 "\n", s->init_absent);
 	fprintf(out, "Captured duration: %.3fs\n", (double)s->duration_ns / 1e9);

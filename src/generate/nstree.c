@@ -520,6 +520,17 @@ void nstree_mode_changed(struct node *n)
 		n->mode_changed = true;
 }
 
+int nstree_link_target(struct node *n, const char *target, size_t len)
+{
+	/* The first one read: a re-created link (mode_changed, set by
+	 * nstree_created()) is not the one from before. */
+	if (!n || n->init_target || !n->preexisting || n->mode_changed ||
+	    n->type != NT_SYMLINK)
+		return 0;
+	n->init_target = strndup(target, len);
+	return n->init_target ? 0 : -ENOMEM;
+}
+
 void nstree_truncated(struct node *n, uint64_t size)
 {
 	if (!range_ok(size, 0))
@@ -551,6 +562,7 @@ void nstree_free(struct nstree *t)
 		if (n->name != n->orig_name)
 			free(n->name);
 		free(n->full);
+		free(n->init_target);
 		free(n);
 		n = next;
 	}
