@@ -156,11 +156,13 @@ static bool is_call(const struct fmt *m, const char *call, const char *outer)
 	return !strcmp(m->call, call) && (!outer || !strcmp(m->outer, outer));
 }
 
-/* The fields a syscall's entry probe formats (they start with "o="). */
-static bool is_entry(const struct fmt *m, bool *stat)
+/* The fields a syscall's entry probe formats (they start with "o=");
+ * *@stat: stat results (m, s) follow, *@link: readlink's target (P). */
+static bool is_entry(const struct fmt *m, bool *stat, bool *link)
 {
 	*stat = is_call(m, "sprintf", "enter_stat");
-	return is_call(m, "enter", NULL) || *stat ||
+	*link = is_call(m, "sprintf", "enter_readlink");
+	return is_call(m, "enter", NULL) || *stat || *link ||
 	       is_call(m, "sprintf", "enter");
 }
 
@@ -181,14 +183,15 @@ static const char *syscall_line_fmt(const struct fmts *f)
 	return NULL;
 }
 
-/* The format of the stat results (m and s) added at return. */
-static const char *stat_fmt(const struct fmts *f)
+/* The format added at return that starts with @prefix: the stat results
+ * ("m=") or readlink's target ("P="). */
+static const char *return_fmt(const struct fmts *f, const char *prefix)
 {
 	for (size_t i = 0; i < f->n; i++)
 		if (is_call(&f->v[i], "sprintf", NULL) &&
-		    !strncmp(f->v[i].text, "m=", 2))
+		    !strncmp(f->v[i].text, prefix, strlen(prefix)))
 			return f->v[i].text;
-	ck_abort_msg("no sprintf format with the stat results");
+	ck_abort_msg("no sprintf format that starts with %s", prefix);
 	return NULL;
 }
 
@@ -567,9 +570,9 @@ START_TEST(formats_are_v4_fields)
 		const char *bare[] = { "", "" };
 		char out[4096], name[64];
 		const char *why;
-		bool stat;
+		bool stat, link;
 
-		if (is_entry(m, &stat)) {
+		if (is_entry(m, &stat, &link)) {
 			ck_assert_msg(!strncmp(m->text, "o=", 2) &&
 				      op_of(m->text, name, sizeof(name)),
 				      "\"%s\" does not start with o=NAME;:,",
@@ -610,11 +613,11 @@ START_TEST(formats_parse)
 {
 	char *text = script_text(), *dir = tu_scratch(), *path, err[512];
 	struct fmts *f = malloc(sizeof(*f));
-	size_t cap = 1 << 20, len = 0, lines = 0, stats = 0, got = 0;
+	size_t cap = 1 << 20, len = 0, lines = 0, stats = 0, links = 0, got = 0;
 	char *buf = malloc(cap);
 	char (*ops)[64] = calloc(MAX_FMTS, 64);
-	const char *line_fmt, *statres;
-	char statbuf[256];
+	const char *line_fmt, *statres, *linkres;
+	char statbuf[256], linkbuf[256];
 	struct caplog_reader *r;
 	struct cap_event ev;
 	int rc;
@@ -622,8 +625,10 @@ START_TEST(formats_parse)
 	ck_assert(f && buf && ops);
 	collect_fmts(text, f);
 	line_fmt = syscall_line_fmt(f);
-	statres = stat_fmt(f);
+	statres = return_fmt(f, "m=");
 	fill(statres, NULL, 0, statbuf, sizeof(statbuf));
+	linkres = return_fmt(f, "P=");
+	fill(linkres, NULL, 0, linkbuf, sizeof(linkbuf));
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < f->n; i++) {	/* the header lines first */
@@ -638,15 +643,17 @@ START_TEST(formats_parse)
 		const struct fmt *m = &f->v[i];
 		const char *none[] = { "", "" };
 		char fields[4096], out[8192];
-		bool stat;
+		bool stat, link;
 
-		if (is_entry(m, &stat)) {
-			const char *bare[2] = { fields, stat ? statbuf : "" };
+		if (is_entry(m, &stat, &link)) {
+			const char *bare[2] = { fields, stat ? statbuf :
+						link ? linkbuf : "" };
 
 			fill(m->text, none, ARRAY_SIZE(none), fields,
 			     sizeof(fields));
 			fill(line_fmt, bare, 2, out, sizeof(out));
 			stats += stat;
+			links += link;
 		} else if (is_line(m) && m->text[0] == 't' && m->text != line_fmt) {
 			fill(m->text, NULL, 0, out, sizeof(out));
 		} else {
@@ -658,6 +665,7 @@ START_TEST(formats_parse)
 	}
 	ck_assert_uint_ge(lines, 60);
 	ck_assert_uint_ge(stats, 5);
+	ck_assert_uint_eq(links, 2);		/* readlink, readlinkat */
 	path = tu_write_str(dir, "formats.capture", buf);
 
 	r = caplog_open(path, err, sizeof(err));
@@ -708,7 +716,8 @@ END_TEST
  * The keys a line of operation @op must have, in order, from the script's
  * format for it: "tDi" and the entry fields and "r" for a syscall, the
  * record's own format otherwise.  A '*' stands for a bare %s (optional c, O
- * or Q fields), a '+' for the optional stat results m and s.  Returns false
+ * or Q fields), a '+' for the optional stat results m and s, a '&' for
+ * readlink's optional target P.  Returns false
  * if the script prints no such operation.
  */
 static bool script_keys(const struct fmts *f, const char *op, char *keys,
@@ -719,7 +728,7 @@ static bool script_keys(const struct fmts *f, const char *op, char *keys,
 		const char *t = m->text;
 		char name[64];
 		size_t k = 0;
-		bool stat, entry = is_entry(m, &stat);
+		bool stat, link, entry = is_entry(m, &stat, &link);
 
 		if ((!entry && !(is_line(m) && t[0] == 't')) ||
 		    !op_of(t, name, sizeof(name)) || strcmp(name, op))
@@ -736,6 +745,8 @@ static bool script_keys(const struct fmts *f, const char *op, char *keys,
 		if (entry) {
 			if (stat)
 				keys[k++] = '+';
+			if (link)
+				keys[k++] = '&';
 			keys[k++] = 'r';
 		}
 		keys[k] = '\0';
@@ -763,10 +774,11 @@ static void line_keys(const char *line, char *keys, size_t len)
 static bool keys_match(const char *want, const char *got)
 {
 	while (*want) {
-		if (*want == '*' || *want == '+') {
-			const char *set = *want == '*' ? "cOQ" : "ms";
+		if (*want == '*' || *want == '+' || *want == '&') {
+			const char *set = *want == '*' ? "cOQ" :
+					  *want == '+' ? "ms" : "P";
 
-			while (*want == '*' || *want == '+')
+			while (*want == '*' || *want == '+' || *want == '&')
 				want++;
 			while (*got && strchr(set, *got) && *got != *want)
 				got++;
@@ -819,9 +831,9 @@ START_TEST(fixture_follows_formats)
 	/* And every operation the script prints has a line. */
 	for (size_t i = 0; i < f->n; i++) {
 		char name[64];
-		bool stat;
+		bool stat, link;
 
-		if ((is_entry(&f->v[i], &stat) ||
+		if ((is_entry(&f->v[i], &stat, &link) ||
 		     (is_line(&f->v[i]) && f->v[i].text[0] == 't')) &&
 		    op_of(f->v[i].text, name, sizeof(name)))
 			ck_assert_msg(seen[sys_lookup(name, strlen(name), false)],
