@@ -43,6 +43,8 @@ struct node {
 	uint16_t init_mode;		/* INIT: its permission bits then */
 	char *init_target;		/* INIT: a symlink's target, in a
 					 * sandbox, or NULL */
+	bool opened;			/* opened by this path (through a
+					 * link: the replay would not) */
 	struct node *data;		/* hard link: the node with the content */
 	char *full;			/* path cache: the path it was found by */
 	uint32_t full_len, full_gen;

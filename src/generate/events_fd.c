@@ -60,6 +60,7 @@ void gen_on_open(struct gen *g, struct proc *p)
 		gen_op_touch(g, &op, n->parent ? &n->parent->res : NULL);
 	if (ev->ret >= 0) {
 		bool trunc = flags & O_TRUNC;
+		n->opened = true;
 		if ((flags & O_CREAT) && (flags & O_EXCL))
 			nstree_created(n, NT_FILE, true);
 		else if (flags & O_CREAT)

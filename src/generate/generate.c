@@ -172,7 +172,10 @@ static void write_init(struct gen *g, struct outbuf *ob)
 					RLOG_NO_MODE);
 			sum->init_dirs++;
 		} else if (n->preexisting && n->type == NT_SYMLINK &&
-			   n->init_target) {
+			   n->init_target && !n->opened && !n->has_children) {
+			/* A link that was opened or had paths below it is
+			 * made a file or directory instead: the replay never
+			 * follows links. */
 			rlog_write_init_symlink(ob, sandbox, len, n->init_target,
 						strlen(n->init_target));
 			sum->init_links++;
