@@ -346,6 +346,9 @@ START_TEST(test_replay)
 	ck_assert_msg(text[0] == '{' && strstr(text, "\"test\": \"t\",") &&
 		      strstr(text, "\"performed_ioops\": 5,") &&
 		      strstr(text, "\"timelines\": 2,") &&
+		      strstr(text, "\"workers\": 1,") &&
+		      strstr(text, "\"threads_per_worker\": 2,") &&
+		      strstr(text, "\"threads\": 2,") &&
 		      strstr(text, "\"start_lateness_ns\": null,") &&
 		      strstr(text, "\"renameat\": {\"ops\": 1, \"bytes\": 0, ") &&
 		      strstr(text, "\"write\": {\"ops\": 1, \"bytes\": 4096, ") &&
