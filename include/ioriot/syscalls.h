@@ -41,6 +41,11 @@ bool sys_is_stat(enum sys_id id);
 /* True for the chmod family. */
 bool sys_is_chmod(enum sys_id id);
 
+/* Whether the first (@second false) or second path of @id is a link's
+ * content, not a path it touches: symlink's target p, readlink's P.
+ * Such a string is never resolved, filtered or looked up. */
+bool sys_path_is_content(enum sys_id id, bool second);
+
 /*
  * Look up a name of @len bytes as written in capture logs, or in replay
  * files when @replay is true.  Returns the id, or -1 if unknown.

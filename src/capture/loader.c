@@ -64,13 +64,13 @@ static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 	if ((!f->ninclude && !f->nexclude) || kind >= SK_EXIT_GROUP ||
 	    kind == SK_ADDR)
 		return false;
-	if (ce->have & CAP_PATH) {
+	/* A link's content (symlink's p, readlink's P) is no path it
+	 * touched. */
+	if ((ce->have & CAP_PATH) && !sys_path_is_content(ce->sys, false)) {
 		paths[n] = ce->path;
 		lens[n++] = ce->path_len;
 	}
-	/* readlink's P is a link's content, not a path it touched. */
-	if ((ce->have & CAP_PATH2) && ce->sys != SYS_READLINK &&
-	    ce->sys != SYS_READLINKAT) {
+	if ((ce->have & CAP_PATH2) && !sys_path_is_content(ce->sys, true)) {
 		paths[n] = ce->path2;
 		lens[n++] = ce->path2_len;
 	}

@@ -378,16 +378,14 @@ int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 	/* symlink's first path is the link's content, not a path to look up;
 	 * its link path P is relative to d.  P of renameat and linkat is
 	 * relative to e.  Paths of calls without dirfd start from the cwd. */
-	if ((ce->have & CAP_PATH) && ce->sys != SYS_SYMLINK &&
-	    ce->sys != SYS_SYMLINKAT) {
+	if ((ce->have & CAP_PATH) && !sys_path_is_content(ce->sys, false)) {
 		const char *b = ce->path[0] == '/' ? "/" :
 				base_of(r, p, ce, false, base);
 		complete(&ce->path, &ce->path_len, b, buf1);
 		redirect(p, ce->pid, &ce->path, &ce->path_len, buf1);
 	}
 	/* readlink's P is the link's content, not a path either. */
-	if ((ce->have & CAP_PATH2) && ce->sys != SYS_READLINK &&
-	    ce->sys != SYS_READLINKAT) {
+	if ((ce->have & CAP_PATH2) && !sys_path_is_content(ce->sys, true)) {
 		bool use_e = ce->sys != SYS_SYMLINKAT && at;
 		const char *b = ce->path2[0] == '/' ? "/" :
 				base_of(r, p, ce, use_e, base);

@@ -13,20 +13,26 @@
 
 #include "gen.h"
 
-/* readlink of @n read a target (path2, a link's content): a relative one
- * is taken from the link's directory, and if it maps into a sandbox, INIT
- * can make the link. */
-static void link_target_seen(struct gen *g, struct node *n)
+/* The directory of link @link, from which a relative target is taken. */
+static void link_dir(const struct resolved *link, char dir[PATHMAP_MAX])
 {
-	const struct cap_event *ev = g->ev;
-	const struct resolved *link = &g->path[0];
-	char dir[PATHMAP_MAX];
 	size_t dlen = link->norm_len;
 
 	while (dlen > 1 && link->norm[dlen - 1] != '/')
 		dlen--;
 	memcpy(dir, link->norm, dlen);
 	dir[dlen > 1 ? dlen - 1 : 1] = '\0';
+}
+
+/* readlink of @n read a target (path2, a link's content): a relative one
+ * is taken from the link's directory, and if it maps into a sandbox, INIT
+ * can make the link. */
+static void link_target_seen(struct gen *g, struct node *n)
+{
+	const struct cap_event *ev = g->ev;
+	char dir[PATHMAP_MAX];
+
+	link_dir(&g->path[0], dir);
 	if (gen_resolve(g, dir, ev->path2, ev->path2_len, 1) == PATHMAP_OK &&
 	    nstree_link_target(n, g->path[1].sandbox, g->path[1].sandbox_len))
 		gen_oom(g);
@@ -234,11 +240,7 @@ void gen_on_symlink(struct gen *g, struct proc *p)
 	if (!gen_resolve_path(g, p, 1))
 		return;
 	const struct resolved *link = &g->path[1];
-	size_t dlen = link->norm_len;
-	while (dlen > 1 && link->norm[dlen - 1] != '/')
-		dlen--;
-	memcpy(dir, link->norm, dlen);
-	dir[dlen > 1 ? dlen - 1 : 1] = '\0';
+	link_dir(link, dir);
 	enum pathmap_status st = gen_resolve(g, dir, ev->path, ev->path_len, 0);
 	if (st != PATHMAP_OK) {
 		gen_filtered(g, gen_filter_of(st));

@@ -114,6 +114,13 @@ bool sys_is_chmod(enum sys_id id)
 	}
 }
 
+bool sys_path_is_content(enum sys_id id, bool second)
+{
+	if (second)
+		return id == SYS_READLINK || id == SYS_READLINKAT;
+	return id == SYS_SYMLINK || id == SYS_SYMLINKAT;
+}
+
 bool sys_is_stat(enum sys_id id)
 {
 	switch (id) {
