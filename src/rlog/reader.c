@@ -276,6 +276,16 @@ static char *next_token(char **pos, char *end, size_t *len)
 	return s;
 }
 
+/* Whether the first strlen(@name) bytes of @s are @name.  Keys are a few
+ * bytes long: a loop, not a memcmp() call. */
+static bool key_equal(const char *name, const char *s)
+{
+	for (; *name; name++, s++)
+		if (*name != *s)
+			return false;
+	return true;
+}
+
 /* Store one key=value argument into @op.  Returns NULL or what is wrong. */
 static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 {
@@ -294,13 +304,9 @@ static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 	klen = (size_t)(eq - tok);
 	val = eq + 1;
 	vlen = len - klen - 1;
-	for (size_t n = 0; n < NARG_KEYS; n++) {
-		if (arg_keys[n].len == klen && arg_keys[n].name[0] == tok[0] &&
-		    memcmp(arg_keys[n].name, tok, klen) == 0) {
+	for (size_t n = 0; n < NARG_KEYS && !k; n++)
+		if (arg_keys[n].len == klen && key_equal(arg_keys[n].name, tok))
 			k = &arg_keys[n];
-			break;
-		}
-	}
 	if (!k)
 		return NULL;	/* unknown keys: from a newer writer, ignored */
 	if (op->have & k->bit)
@@ -440,7 +446,10 @@ static int parse_op(struct rlog_reader *r, struct line *ln,
 		}
 	}
 
-	memset(op, 0, sizeof(*op));
+	/* The dependency ids are set as far as deps.n says: not zeroed. */
+	memset(op, 0, offsetof(struct rlog_op, deps));
+	op->deps.n = 0;
+	op->deps.dropped = 0;
 	if (parse_udec(tok[0], len[0], &op->id))
 		bad = 0;
 	else if (parse_ids(tok[1], len[1], &op->pid, &op->tid))

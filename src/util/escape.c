@@ -1,5 +1,6 @@
 /* escape: %XX decoding and encoding of log fields (see escape.h). */
 #include <errno.h>
+#include <string.h>
 
 #include "ioriot/escape.h"
 
@@ -23,8 +24,11 @@ static int hexval(unsigned char c)
 
 long escape_decode(char *s, size_t len)
 {
-	size_t in = 0, out = 0;
+	const char *pct = memchr(s, '%', len);
+	size_t in, out;
 
+	/* Most strings have nothing to decode. */
+	in = out = pct ? (size_t)(pct - s) : len;
 	while (in < len) {
 		if (s[in] != '%') {
 			s[out++] = s[in++];
