@@ -76,13 +76,34 @@ struct runner {
 };
 
 struct engine {
-	const struct replay_options *opt;
-	struct exec_ctx x;
+	/* Read by every runner for every operation; written before they
+	 * start (or rarely): no line here is shared with a busy writer. */
+	_Alignas(CACHE_LINE) const struct replay_options *opt;
 	struct slot *slots;		/* WINDOW_SLOTS */
 	atomic_uint *done;		/* WINDOW_SLOTS */
+	double speed;
+	bool ticks;			/* runners lock their stats */
+	uint64_t start_ns;		/* set before go */
+	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];
+	struct exec_ctx x;
+	struct replay_sys_stats *cum;	/* SYS_COUNT: sums for ticks */
 
-	/* The feed's own state (feed.c). */
-	struct rlog_reader *rlog;
+	/* Runners: the array never moves; nrunners grows (feed). */
+	struct runner **runners;
+	size_t max_runners;
+	size_t workers, threads_per_worker;	/* 0: a runner per timeline */
+
+	/* Written rarely, read often. */
+	_Alignas(CACHE_LINE) atomic_size_t nrunners;
+	atomic_uint go;			/* runners may start */
+	atomic_uint eof;		/* the feed queued everything */
+	atomic_int failed;		/* something fatal: everyone stops */
+
+	/* Written by every runner for every paced operation. */
+	_Alignas(CACHE_LINE) atomic_llong ahead;	/* the latest op's lead */
+
+	/* The feed's own state (feed.c), written for every operation. */
+	_Alignas(CACHE_LINE) struct rlog_reader *rlog;
 	struct rlog_entry pending;	/* read, not yet queued */
 	bool have_pending;
 	uint64_t nread;			/* operations queued = next seq */
@@ -98,24 +119,8 @@ struct engine {
 	char feed_err[512];		/* why the feed stopped */
 	int feed_error;			/* -errno */
 
-	/* Runners: the array never moves; nrunners grows (feed). */
-	struct runner **runners;
-	size_t max_runners;
-	atomic_size_t nrunners;
-	size_t workers, threads_per_worker;	/* 0: a runner per timeline */
-
-	double speed;
-	bool ticks;			/* runners lock their stats */
-	struct replay_sys_stats *cum;	/* SYS_COUNT: sums for ticks */
-	uint64_t start_ns;		/* set before go */
-	atomic_uint go;			/* runners may start */
-	atomic_uint eof;		/* the feed queued everything */
-	atomic_int failed;		/* something fatal: everyone stops */
-	atomic_llong ahead;		/* speed > 0: the latest op's lead */
-	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];
-
 	/* The calling thread waits here for the threads to end. */
-	pthread_mutex_t lock;
+	_Alignas(CACHE_LINE) pthread_mutex_t lock;
 	pthread_cond_t cond;
 	size_t running;			/* under lock: feed + runners */
 };
