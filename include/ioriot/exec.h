@@ -13,6 +13,7 @@
 #define IORIOT_EXEC_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,7 +31,7 @@ struct exec_sandbox {
 #define EXEC_VFD_SHARDS 64
 
 struct exec_vfd_shard {
-	_Alignas(64) pthread_mutex_t lock;	/* one cache line each */
+	_Alignas(64) atomic_uint busy;	/* a spin lock; one cache line each */
 	struct u64map map;		/* vfd -> real fd + 1 (as a pointer) */
 };
 
