@@ -477,6 +477,64 @@ START_TEST(test_threads)
 }
 END_TEST
 
+START_TEST(test_locate)
+{
+	char *sub = tu_join(sandbox, "sub"), *in_sub = tu_join(sub, "f");
+	char *in_top = tu_join(sandbox, "f"), *up = tu_join(sandbox, "../f");
+	char *roots[] = { sandbox, sub };
+	struct rlog_op op = { .sys = SYS_RENAME,
+			      .have = RL_PATH | RL_PATH2 | RL_TARGET };
+	struct exec_where w;
+	struct exec_ctx x;
+	char err[256] = "";
+	int64_t res = 0;
+
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_msg(exec_init(&x, roots, 2, err, sizeof(err)) == 0, "%s",
+		      err);
+	/* The longest root a path is below; nothing for a path that is
+	 * not normalised, outside, or absent. */
+	op.path = in_sub;
+	op.path_len = (uint32_t)strlen(in_sub);
+	op.path2 = in_top;
+	op.path2_len = (uint32_t)strlen(in_top);
+	op.target = up;
+	op.target_len = (uint32_t)strlen(up);
+	exec_locate(&x, &op, &w);
+	ck_assert_int_eq(w.path, 1);
+	ck_assert_int_eq(w.path2, 0);
+	ck_assert_int_eq(w.target, -1);
+	op.path = sentinel;
+	op.path_len = (uint32_t)strlen(sentinel);
+	op.have &= ~RL_PATH2;
+	exec_locate(&x, &op, &w);
+	ck_assert_int_eq(w.path, -1);
+	ck_assert_int_eq(w.path2, -1);
+	/* exec_run() goes by @w: a refused or unknown sandbox is -EPERM
+	 * without a syscall. */
+	op = (struct rlog_op){ .sys = SYS_MKDIR, .have = RL_PATH | RL_MODE,
+			       .path = in_top, .mode = 0755,
+			       .path_len = (uint32_t)strlen(in_top) };
+	w = (struct exec_where){ .path = -1, .path2 = -1, .target = -1 };
+	ck_assert_int_eq(exec_run(&x, &op, &w, &res), 0);
+	ck_assert_int_eq(res, -EPERM);
+	w.path = 2;
+	ck_assert_int_eq(exec_run(&x, &op, &w, &res), 0);
+	ck_assert_int_eq(res, -EPERM);
+	ck_assert_int_eq(access(in_top, F_OK), -1);
+	w.path = 0;
+	ck_assert_int_eq(exec_run(&x, &op, &w, &res), 0);
+	ck_assert_int_eq(res, 0);
+	ck_assert_int_eq(access(in_top, F_OK), 0);
+	exec_destroy(&x);
+	check_sentinel();
+	free(sub);
+	free(in_sub);
+	free(in_top);
+	free(up);
+}
+END_TEST
+
 START_TEST(test_init_errors)
 {
 	struct exec_ctx x;
@@ -513,6 +571,7 @@ Suite *exec_suite(void)
 	tcase_add_test(tc, test_fd_ops);
 	tcase_add_test(tc, test_path_ops);
 	tcase_add_test(tc, test_hostile);
+	tcase_add_test(tc, test_locate);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_init_errors);
 	suite_add_tcase(s, tc);

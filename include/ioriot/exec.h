@@ -64,6 +64,25 @@ int exec_init(struct exec_ctx *x, char *const *roots, size_t n, char *err,
  */
 int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result);
 
+/* Where an operation's paths lie: for path, path2 and target, the index of
+ * the sandbox below which the path is, or -1 (absent, not normalised, or
+ * outside every sandbox: such a path gets -EPERM). */
+struct exec_where {
+	int path, path2, target;
+};
+
+/*
+ * exec_op() in two halves, so that the path checks can run in another
+ * thread ahead of the operation (the engine's feed): exec_locate() checks
+ * @op's paths and finds their sandboxes; exec_run() carries @op out as
+ * exec_op() does, with @w from exec_locate() on the same @x and @op.
+ * exec_locate() cannot fail; exec_run() returns as exec_op() does.
+ */
+void exec_locate(const struct exec_ctx *x, const struct rlog_op *op,
+		 struct exec_where *w);
+int exec_run(struct exec_ctx *x, const struct rlog_op *op,
+	     const struct exec_where *w, int64_t *result);
+
 /* Close every fd and mapping and free @x.  Accepts a zeroed context. */
 void exec_destroy(struct exec_ctx *x);
 

@@ -185,7 +185,7 @@ static int run_op(struct runner *r, const struct slot *s)
 	} else {
 		t0 = clock_ns(CLOCK_MONOTONIC);
 	}
-	ret = exec_op(&e->x, op, &result);
+	ret = exec_run(&e->x, op, &s->where, &result);
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	if (!ret)
 		ret = account(r, op, result, t1 - t0);

@@ -112,29 +112,41 @@ static int64_t neg_errno(long rc)
 }
 
 /*
- * Find the sandbox of @path (@len bytes).  Returns 0, or -EPERM for a path
- * that is not normalised or lies outside every sandbox.
+ * The sandbox of @path (@len bytes): its index, or -1 for a path that is
+ * not normalised or lies outside every sandbox.
  */
-static int resolve(const struct exec_ctx *x, const char *path, uint32_t len,
-		   struct spath *sp)
+static int locate(const struct exec_ctx *x, const char *path, uint32_t len)
 {
-	const struct exec_sandbox *best = NULL;
+	int best = -1;
 
-	if (!path || len >= sizeof(sp->buf) || memchr(path, '\0', len) ||
+	if (!path || len >= PATHMAP_MAX || memchr(path, '\0', len) ||
 	    !path_is_normal(path, len))
-		return -EPERM;
+		return -1;
 	for (size_t i = 0; i < x->nsandboxes; i++) {
 		const struct exec_sandbox *s = &x->sandboxes[i];
 		if (path_is_below(path, len, s->root, s->root_len) &&
-		    (!best || s->root_len > best->root_len))
-			best = s;
+		    (best < 0 || s->root_len > x->sandboxes[best].root_len))
+			best = (int)i;
 	}
-	if (!best)
+	return best;
+}
+
+/*
+ * Place @path (@len bytes) in sandbox @sandbox, as locate() found it, in
+ * @sp.  Returns 0, or -EPERM for a path locate() refused (@sandbox < 0).
+ */
+static int resolve(const struct exec_ctx *x, const char *path, uint32_t len,
+		   int sandbox, struct spath *sp)
+{
+	const struct exec_sandbox *sb;
+
+	if (sandbox < 0 || (size_t)sandbox >= x->nsandboxes)
 		return -EPERM;
+	sb = &x->sandboxes[sandbox];
 	memcpy(sp->buf, path, len);
 	sp->buf[len] = '\0';
-	sp->rel = len == best->root_len ? "" : sp->buf + best->root_len + 1;
-	sp->sfd = best->fd;
+	sp->rel = len == sb->root_len ? "" : sp->buf + sb->root_len + 1;
+	sp->sfd = sb->fd;
 	sp->pfd = -1;
 	sp->own = false;
 	sp->name = "";
@@ -503,7 +515,8 @@ static int64_t do_copy_range(struct exec_ctx *x, const struct rlog_op *op,
 /* Operations on an fd (op->fd): -ENOSYS in *@result for other ops.
  * Returns 0 or -ENOMEM. */
 static int fd_op(struct exec_ctx *x, const struct rlog_op *op,
-		     enum sys_id sys, int fd, int64_t *result)
+		 const struct exec_where *w, enum sys_id sys, int fd,
+		 int64_t *result)
 {
 	struct stat st;
 	struct statfs sfs;
@@ -576,7 +589,8 @@ static int fd_op(struct exec_ctx *x, const struct rlog_op *op,
 	case SYS_LINKAT: {
 		struct spath sp = { .own = false };
 		int rc = op->have & RL_PATH2 ?
-			 resolve(x, op->path2, op->path2_len, &sp) : -EINVAL;
+			 resolve(x, op->path2, op->path2_len, w->path2, &sp) :
+			 -EINVAL;
 		if (!rc && !*sp.rel)
 			rc = -EPERM;
 		if (!rc && !(rc = spath_parent(&sp)))
@@ -595,7 +609,7 @@ static int fd_op(struct exec_ctx *x, const struct rlog_op *op,
 
 /* open, openat, openat2, creat. */
 static int open_op(struct exec_ctx *x, const struct rlog_op *op,
-		   enum sys_id sys, int64_t *result)
+		   const struct exec_where *w, enum sys_id sys, int64_t *result)
 {
 	struct spath sp;
 	int flags = sys == SYS_CREAT ? O_CREAT | O_WRONLY | O_TRUNC :
@@ -604,7 +618,7 @@ static int open_op(struct exec_ctx *x, const struct rlog_op *op,
 	bool tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
 	int fd, rc;
 
-	if ((rc = resolve(x, op->path, op->path_len, &sp))) {
+	if ((rc = resolve(x, op->path, op->path_len, w->path, &sp))) {
 		*result = rc;
 		return 0;
 	}
@@ -713,7 +727,8 @@ static int64_t chmod_nofollow(int dirfd, const char *name, mode_t mode)
 
 /* Path ops on the last component in its parent directory. */
 static int64_t parent_op(struct exec_ctx *x, const struct rlog_op *op,
-			 enum sys_id sys, struct spath *sp)
+			 const struct exec_where *w, enum sys_id sys,
+			 struct spath *sp)
 {
 	int flags = op->have & RL_FLAGS ? (int)op->flags : 0;
 	mode_t mode = op->have & RL_MODE ? (mode_t)op->mode : 0777;
@@ -741,14 +756,15 @@ static int64_t parent_op(struct exec_ctx *x, const struct rlog_op *op,
 	if (sys == SYS_SYMLINK || sys == SYS_SYMLINKAT) {
 		/* The target must lie in a sandbox too. */
 		if (!(op->have & RL_TARGET) ||
-		    resolve(x, op->target, op->target_len, &sp2))
+		    resolve(x, op->target, op->target_len, w->target, &sp2))
 			return -EPERM;
 	}
 	if (sys == SYS_RENAME || sys == SYS_RENAMEAT || sys == SYS_RENAMEAT2 ||
 	    sys == SYS_LINK || sys == SYS_LINKAT) {
 		if (!(op->have & RL_PATH2))
 			return -EINVAL;
-		if ((rc = resolve(x, op->path2, op->path2_len, &sp2)))
+		if ((rc = resolve(x, op->path2, op->path2_len, w->path2,
+				   &sp2)))
 			return rc;
 		if (!*sp2.rel)
 			return -EPERM;
@@ -857,7 +873,26 @@ static bool follows(const struct rlog_op *op, enum sys_id sys)
 	}
 }
 
+void exec_locate(const struct exec_ctx *x, const struct rlog_op *op,
+		 struct exec_where *w)
+{
+	w->path = op->have & RL_PATH ? locate(x, op->path, op->path_len) : -1;
+	w->path2 = op->have & RL_PATH2 ?
+		   locate(x, op->path2, op->path2_len) : -1;
+	w->target = op->have & RL_TARGET ?
+		    locate(x, op->target, op->target_len) : -1;
+}
+
 int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
+{
+	struct exec_where w;
+
+	exec_locate(x, op, &w);
+	return exec_run(x, op, &w, result);
+}
+
+int exec_run(struct exec_ctx *x, const struct rlog_op *op,
+	     const struct exec_where *w, int64_t *result)
 {
 	enum sys_id sys;
 	enum sys_kind kind;
@@ -876,7 +911,7 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 	kind = sys_info(sys)->kind;
 	switch (kind) {
 	case SK_OPEN:
-		return open_op(x, op, sys, result);
+		return open_op(x, op, w, sys, result);
 	case SK_SYNC:
 		sync();
 		*result = 0;
@@ -905,10 +940,10 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 		if (!(op->have & RL_PATH))
 			rc = -EINVAL;
 		else
-			rc = resolve(x, op->path, op->path_len, &sp);
+			rc = resolve(x, op->path, op->path_len, w->path, &sp);
 		if (!rc)
 			*result = follows(op, sys) ? follow_op(op, sys, &sp) :
-				  parent_op(x, op, sys, &sp);
+				  parent_op(x, op, w, sys, &sp);
 		else
 			*result = rc;
 		return 0;
@@ -921,7 +956,7 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 		*result = -EBADF;
 		return 0;
 	}
-	return fd_op(x, op, sys, fd, result);
+	return fd_op(x, op, w, sys, fd, result);
 }
 
 /* Fill @buf with non-zero, non-repeating bytes (xorshift). */
