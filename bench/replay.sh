@@ -7,6 +7,8 @@
 #      parses the file beside the timeline's thread, so the replay also
 #      runs with all its threads pinned to one CPU (its whole CPU cost);
 #   2. scaling: the same number of operations on 1, 2 and 4 timelines, -s 0;
+#      beside it syscall-loop on 2 files in 2 threads of one process and in
+#      2 processes: how far the kernel lets these syscalls scale at all;
 #   3. timing accuracy: 10k operations/s for 3 s at captured speed (-s 1)
 #      on 1 and 4 timelines: start lateness and duration error;
 #   4. memory: peak RSS replaying 1 M and 4 M operations on 4 timelines,
@@ -34,6 +36,7 @@ TARGET_ERR_PCT=1
 MEM_SMALL=250002		# ops per timeline, 4 timelines
 MEM_LARGE=1000002
 TARGET_MEM_GROWTH=1.25		# peak RSS at 4x the operations
+TARGET_SCALE=1.1		# 2 timelines against 1: above run-to-run noise
 
 [ $# -eq 2 ] || { echo "usage: $0 BIN OUTPUT_DIR" >&2; exit 2; }
 bin=$1
@@ -154,16 +157,32 @@ echo "== scaling: $SCALE_OPS ops on 1, 2 and 4 timelines, -s 0"
 for n in 1 2 4; do
 	prepare "scale$n" "$n" $((SCALE_OPS / n)) 0
 done
-s1= s2= s4=
+# What the kernel allows for the same syscalls: syscall-loop on one and
+# two files, in one and two processes, and in one and two threads of a
+# process (threads share the fd table, as the replay's threads do).
+f0=$work/mnt/.ioriot/scale2/t0/file
+f1=$work/mnt/.ioriot/scale2/t1/file
+s1= s2= s4= lp1= lp2= lt1= lt2=
 for i in $(seq 1 "$RUNS"); do
 	for n in 1 2 4; do
 		replay "scale$n" 0 ""
 		eval "s$n=\"\$s$n \$(rate_of scale$n)\""
 	done
+	lp1="$lp1 $("$loop" io "$f0" "$LOOP_SECS" | awk '{ print $6 }')"
+	lt1="$lt1 $("$loop" threads "$LOOP_SECS" "$f0" | awk '{ print $6 }')"
+	lt2="$lt2 $("$loop" threads "$LOOP_SECS" "$f0" "$f1" | awk '{ print $6 }')"
+	"$loop" io "$f0" "$LOOP_SECS" > "$work/loop0.out" &
+	"$loop" io "$f1" "$LOOP_SECS" > "$work/loop1.out" || exit 1
+	wait $! || exit 1
+	lp2="$lp2 $(awk '{ r += $6 } END { print r }' "$work/loop0.out" "$work/loop1.out")"
 done
 scale1=$(echo "$s1" | median)
 scale2=$(echo "$s2" | median)
 scale4=$(echo "$s4" | median)
+loopp1=$(echo "$lp1" | median)
+loopp2=$(echo "$lp2" | median)
+loopt1=$(echo "$lt1" | median)
+loopt2=$(echo "$lt2" | median)
 
 echo "== timing: $PACE_RATE ops/s for $((PACE_OPS / PACE_RATE)) s on 1 and 4 timelines, -s 1"
 for n in 1 4; do
@@ -213,11 +232,13 @@ rm -f "$work/memlarge.replay"
 
 awk -v lr="$loop_rate" -v orate="$ovh_rate" -v prate="$pin_rate" \
     -v pinned="$pinned" -v s1="$scale1" -v s2="$scale2" \
-    -v s4="$scale4" -v a50="$p50_1" -v a99="$p99_1" -v ae="$err_1" \
+    -v s4="$scale4" -v lp1="$loopp1" -v lp2="$loopp2" \
+    -v lt1="$loopt1" -v lt2="$loopt2" -v a50="$p50_1" -v a99="$p99_1" -v ae="$err_1" \
     -v b50="$p50_4" -v b99="$p99_4" -v be="$err_4" -v tr="$TARGET_RATIO" \
     -v tp="$TARGET_P99_US" -v te="$TARGET_ERR_PCT" -v ms="$rss_small" \
     -v ml="$rss_large" -v nsmall="$((MEM_SMALL * 4))" \
-    -v nlarge="$((MEM_LARGE * 4))" -v tm="$TARGET_MEM_GROWTH" 'BEGIN {
+    -v nlarge="$((MEM_LARGE * 4))" -v tm="$TARGET_MEM_GROWTH" \
+    -v tsc="$TARGET_SCALE" 'BEGIN {
 	ratio = orate / lr
 	printf "\n%-44s %12s\n", "", "ops/s"
 	printf "%-44s %12.0f\n", "syscall-loop (openat+pread64+close)", lr
@@ -227,6 +248,11 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v prate="$pin_rate" \
 	printf "%-44s %12.0f  (1.00x)\n", "scaling, 1 timeline", s1
 	printf "%-44s %12.0f  (%.2fx)\n", "scaling, 2 timelines", s2, s2 / s1
 	printf "%-44s %12.0f  (%.2fx)\n", "scaling, 4 timelines", s4, s4 / s1
+	printf "%-44s %12.0f  (1.00x)\n", "syscall-loop, 1 process", lp1
+	printf "%-44s %12.0f  (%.2fx)\n", "syscall-loop, 2 processes", lp2, lp2 / lp1
+	printf "%-44s %12.0f  (1.00x)\n", "syscall-loop, 1 thread of a process", lt1
+	printf "%-44s %12.0f  (%.2fx)\n", "syscall-loop, 2 threads of one process", lt2,
+	       lt2 / lt1
 	printf "\n%-44s %8s %8s %10s\n", "-s 1", "p50 us", "p99 us", "dur. err."
 	printf "%-44s %8.1f %8.1f %9.3f%%\n", "start lateness, 1 timeline", a50, a99, ae
 	printf "%-44s %8.1f %8.1f %9.3f%%\n", "start lateness, 4 timelines", b50, b99, be
@@ -244,6 +270,8 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v prate="$pin_rate" \
 	       sprintf("%.3f%%", ae), (ae < te ? "PASS" : "MISS")
 	printf "%-36s %-16s %s\n", sprintf("duration error < %g%%, 4 timelines", te),
 	       sprintf("%.3f%%", be), (be < te ? "PASS" : "MISS")
+	printf "%-36s %-16s %s\n", sprintf("2 timelines >= %gx 1 timeline", tsc),
+	       sprintf("%.2fx", s2 / s1), (s2 / s1 >= tsc ? "PASS" : "MISS")
 	printf "%-36s %-16s %s\n", sprintf("RSS at 4x the ops < %gx", tm),
 	       sprintf("%.2fx", ml / ms), (ml / ms < tm ? "PASS" : "MISS")
 }'

@@ -5,12 +5,16 @@
  *
  *   syscall-loop io FILE SECONDS [RATE]   openat + pread64 + close of FILE
  *   syscall-loop untraced SECONDS         getppid (not traced by ioriot)
+ *   syscall-loop threads SECONDS FILE...  the io loop in a thread per FILE
+ *                                         of one process, flat out
  *
  * With RATE, iterations are paced to RATE syscalls per second (throughput
- * runs); without, it runs flat out.  Output: "syscalls N ns_per_syscall X".
+ * runs); without, it runs flat out.  Output: "syscalls N ns_per_syscall X
+ * rate R" (threads: N and R summed over the threads, X per thread).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,58 +33,44 @@ static uint64_t now_ns(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: syscall-loop io FILE SECONDS [RATE] | untraced SECONDS\n");
+	fprintf(stderr, "usage: syscall-loop io FILE SECONDS [RATE] | untraced SECONDS |\n"
+		"       threads SECONDS FILE...\n");
 	return 2;
 }
 
-int main(int argc, char **argv)
+struct loop {
+	const char *file;	/* NULL: getppid */
+	double seconds, rate;	/* rate 0: flat out */
+	uint64_t n, ns;		/* syscalls issued, time taken */
+	int err;		/* errno of a failed call */
+};
+
+/* Run loop @l; 0, or -1 with l->err set. */
+static int run_loop(struct loop *l)
 {
-	bool io;
-	const char *file = NULL;
-	double seconds, rate = 0;
 	char buf[512];
-	uint64_t n = 0;
+	uint64_t per_iter = l->file ? 3 : 1;
+	uint64_t start = now_ns(), end = start + (uint64_t)(l->seconds * 1e9), t;
 
-	if (argc < 3)
-		return usage();
-	io = strcmp(argv[1], "io") == 0;
-	if (io) {
-		if (argc < 4)
-			return usage();
-		file = argv[2];
-		seconds = atof(argv[3]);
-		if (argc > 4)
-			rate = atof(argv[4]);
-	} else if (strcmp(argv[1], "untraced") == 0) {
-		seconds = atof(argv[2]);
-	} else {
-		return usage();
-	}
-	if (!(seconds > 0))
-		return usage();
-
-	uint64_t per_iter = io ? 3 : 1;
-	uint64_t start = now_ns(), end = start + (uint64_t)(seconds * 1e9), t;
 	do {
 		/* A batch between clock reads keeps timing out of the cost. */
 		for (int i = 0; i < 64; i++) {
-			if (io) {
-				int fd = openat(AT_FDCWD, file, O_RDONLY);
+			if (l->file) {
+				int fd = openat(AT_FDCWD, l->file, O_RDONLY);
 				if (fd < 0 || pread(fd, buf, sizeof(buf), 0) < 0 ||
 				    close(fd) < 0) {
-					fprintf(stderr, "syscall-loop: %s: %s\n", file,
-						strerror(errno));
-					return 1;
+					l->err = errno;
+					return -1;
 				}
 			} else {
 				getppid();
 			}
 		}
-		n += 64 * per_iter;
+		l->n += 64 * per_iter;
 		t = now_ns();
-		if (rate > 0) {
+		if (l->rate > 0) {
 			/* Sleep until the schedule catches up with us. */
-			uint64_t due = start + (uint64_t)((double)n / rate * 1e9);
+			uint64_t due = start + (uint64_t)((double)l->n / l->rate * 1e9);
 			if (due > t) {
 				struct timespec ts = {
 					.tv_sec = (time_t)((due - t) / 1000000000ULL),
@@ -91,8 +81,95 @@ int main(int argc, char **argv)
 			}
 		}
 	} while (t < end);
+	l->ns = t - start;
+	return 0;
+}
+
+static void *loop_thread(void *arg)
+{
+	run_loop(arg);
+	return NULL;
+}
+
+/* The io loop in a thread per file of @files (@n of them). */
+static int run_threads(double seconds, char **files, int n)
+{
+	struct loop *loops = calloc((size_t)n, sizeof(*loops));
+	pthread_t *threads = calloc((size_t)n, sizeof(*threads));
+	uint64_t total = 0, ns = 0;
+	double rate = 0;
+	int started = 0, ret = 0;
+
+	if (!loops || !threads) {
+		fprintf(stderr, "syscall-loop: out of memory\n");
+		ret = 1;
+		goto out;
+	}
+	for (; started < n; started++) {
+		loops[started] = (struct loop){ .file = files[started],
+						 .seconds = seconds };
+		if (pthread_create(&threads[started], NULL, loop_thread,
+				   &loops[started])) {
+			fprintf(stderr, "syscall-loop: cannot start a thread\n");
+			ret = 1;
+			break;
+		}
+	}
+	for (int i = 0; i < started; i++) {
+		pthread_join(threads[i], NULL);
+		if (loops[i].err) {
+			fprintf(stderr, "syscall-loop: %s: %s\n", loops[i].file,
+				strerror(loops[i].err));
+			ret = 1;
+		}
+		total += loops[i].n;
+		ns += loops[i].ns;
+		if (loops[i].ns)
+			rate += (double)loops[i].n * 1e9 / (double)loops[i].ns;
+	}
+	if (!ret)
+		printf("syscalls %llu ns_per_syscall %.1f rate %.0f\n",
+		       (unsigned long long)total, (double)ns / (double)total,
+		       rate);
+out:
+	free(loops);
+	free(threads);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct loop l = { 0 };
+
+	if (argc < 3)
+		return usage();
+	if (strcmp(argv[1], "threads") == 0) {
+		double seconds = atof(argv[2]);
+
+		if (argc < 4 || !(seconds > 0))
+			return usage();
+		return run_threads(seconds, argv + 3, argc - 3);
+	}
+	if (strcmp(argv[1], "io") == 0) {
+		if (argc < 4)
+			return usage();
+		l.file = argv[2];
+		l.seconds = atof(argv[3]);
+		if (argc > 4)
+			l.rate = atof(argv[4]);
+	} else if (strcmp(argv[1], "untraced") == 0) {
+		l.seconds = atof(argv[2]);
+	} else {
+		return usage();
+	}
+	if (!(l.seconds > 0))
+		return usage();
+	if (run_loop(&l)) {
+		fprintf(stderr, "syscall-loop: %s: %s\n", l.file, strerror(l.err));
+		return 1;
+	}
 	printf("syscalls %llu ns_per_syscall %.1f rate %.0f\n",
-	       (unsigned long long)n, (double)(t - start) / (double)n,
-	       (double)n * 1e9 / (double)(t - start));
+	       (unsigned long long)l.n, (double)l.ns / (double)l.n,
+	       (double)l.n * 1e9 / (double)l.ns);
 	return 0;
 }
