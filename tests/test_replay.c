@@ -6,6 +6,7 @@
  * "mnt/.ioriot/t" is the sandbox.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -153,18 +154,45 @@ START_TEST(test_dependencies)
 }
 END_TEST
 
+/* Run the replay on one CPU of this thread's set (the runners then read
+ * the file themselves at -s 0), or on all of them. */
+static int run_on_cpus(double speed, bool one_cpu, struct replay_options *opt,
+		       struct replay_summary *sum, char *err, size_t errlen)
+{
+	cpu_set_t all, one;
+	int ret, cpu = 0;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	if (one_cpu) {
+		while (!CPU_ISSET(cpu, &all))
+			cpu++;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	}
+	opt->replay_path = replay_path;
+	opt->speed = speed;
+	ret = replay_run(opt, sum, err, errlen);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(all), &all), 0);
+	return ret;
+}
+
 /*
  * More operations than the engine keeps in memory: four timelines pass a
  * directory around, each mkdir or rmdir depending on the one before, while
  * a fifth timeline runs a long queue of its own and a last operation
  * depends on the first one, long gone from the window.  Any ordering
- * mistake shows up as EEXIST or ENOENT.
+ * mistake shows up as EEXIST or ENOENT.  Run at -s 0 on one CPU, where the
+ * runners read the file themselves, and at -s 1 (all at time 0), where a
+ * reader thread does.
  */
-START_TEST(test_streaming)
+static void streaming(double speed, bool one_cpu)
 {
+	struct replay_options opt = { 0 };
 	struct replay_summary sum;
 	FILE *f = replay_begin();
 	unsigned id = 0, chain = 40000, own = 5000, last_chain = 0;
+	char err[512] = "";
 
 	for (unsigned k = 0; k < chain; k++) {
 		if (k % (chain / own) == 0) {
@@ -190,7 +218,8 @@ START_TEST(test_streaming)
 		sandbox);
 	replay_end(f, id);
 
-	ck_assert_int_eq(run(0, NULL, &sum), 0);
+	ck_assert_msg(run_on_cpus(speed, one_cpu, &opt, &sum, err,
+				  sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(sum.ops, id);
 	ck_assert_uint_eq(total_differ(&sum), 0);
 	ck_assert_uint_eq(sum.timelines, 6);
@@ -199,6 +228,58 @@ START_TEST(test_streaming)
 	ck_assert(!in_sandbox("x"));
 	ck_assert(!in_sandbox("y"));
 	ck_assert(in_sandbox("z"));
+}
+
+START_TEST(test_streaming_self_fed)
+{
+	streaming(0, true);
+}
+END_TEST
+
+START_TEST(test_streaming_reader_thread)
+{
+	streaming(1, false);
+}
+END_TEST
+
+/* A malformed line far past the first window stops the replay with the
+ * file and line named, whoever reads it, and nothing after it runs. */
+static void late_error(double speed, bool one_cpu)
+{
+	struct replay_options opt = { 0 };
+	struct replay_summary sum;
+	FILE *f = replay_begin();
+	unsigned id = 0, n = 40000;
+	char err[512] = "", want[64];
+
+	for (unsigned k = 0; k < n; k++)
+		fprintf(f, "%u 1:%u 0 10 - mkdirat 0 path=%s/d%u mode=0755\n",
+			++id, 1 + k % 2, sandbox, k);
+	fprintf(f, "%u 1:1 0 10 - mkdirat zero path=%s/bad mode=0755\n",
+		++id, sandbox);
+	fprintf(f, "%u 1:2 0 10 - mkdirat 0 path=%s/after mode=0755\n",
+		++id, sandbox);
+	replay_end(f, id);
+
+	ck_assert_int_eq(run_on_cpus(speed, one_cpu, &opt, &sum, err,
+				     sizeof(err)), -EPROTO);
+	/* 4 header lines, then the operations: line n + 5. */
+	snprintf(want, sizeof(want), ":%u:", n + 5);
+	ck_assert_msg(strstr(err, replay_path) && strstr(err, want), "%s",
+		      err);
+	ck_assert(!in_sandbox("bad"));
+	ck_assert(!in_sandbox("after"));
+}
+
+START_TEST(test_late_error_self_fed)
+{
+	late_error(0, true);
+}
+END_TEST
+
+START_TEST(test_late_error_reader_thread)
+{
+	late_error(1, false);
 }
 END_TEST
 
@@ -467,7 +548,10 @@ Suite *replay_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_dependencies);
-	tcase_add_test(tc, test_streaming);
+	tcase_add_test(tc, test_streaming_self_fed);
+	tcase_add_test(tc, test_streaming_reader_thread);
+	tcase_add_test(tc, test_late_error_self_fed);
+	tcase_add_test(tc, test_late_error_reader_thread);
 	tcase_add_test(tc, test_workers_threads);
 	tcase_add_test(tc, test_many_timelines);
 	tcase_add_test(tc, test_differ_and_missing_dep);

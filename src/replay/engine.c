@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "ioriot/clock.h"
@@ -23,6 +24,7 @@
 #define SPIN_NS (100 * 1000ULL)
 #define SPIN_ROUNDS 200
 #define PROGRESS_NS (2 * 1000000000ULL)
+#define SELF_FEED_LOW (QUEUE_SLOTS / 4)	/* queued operations left */
 
 bool engine_wait_done(struct engine *e, uint64_t seq)
 {
@@ -197,9 +199,27 @@ static int run_op(struct runner *r, const struct slot *s)
 	return 0;
 }
 
+/* self_feed: read ahead unless another runner does.  A failure stops the
+ * replay (e->feed_error, e->failed). */
+static void feed_self(struct engine *e)
+{
+	int ret;
+
+	if (pthread_mutex_trylock(&e->feed_lock))
+		return;
+	if (!atomic_load(&e->eof) && !e->feed_error) {
+		ret = feed_run(e, false);
+		if (ret < 0) {
+			e->feed_error = ret;
+			atomic_store(&e->failed, 1);
+		}
+	}
+	pthread_mutex_unlock(&e->feed_lock);
+}
+
 /* Nothing queued at @head: wait for the feed, spinning a little first as
- * it is usually busy reading the next one.  false when the runner is done
- * (end of file or a stop). */
+ * it is usually busy reading the next one (self_feed: reading it).  false
+ * when the runner is done (end of file or a stop). */
 static bool wait_for_work(struct runner *r, unsigned head)
 {
 	struct engine *e = r->eng;
@@ -210,19 +230,28 @@ static bool wait_for_work(struct runner *r, unsigned head)
 			return true;
 		if (atomic_load(&e->eof))
 			break;
+		if (e->self_feed) {
+			feed_self(e);
+			if (atomic_load(&r->tail) != head)
+				return true;
+		}
 		sched_yield();
 	}
+	if (e->self_feed)
+		atomic_fetch_add(&e->hungry, 1);
 	atomic_store(&r->sleeping, 1);
 	bell = atomic_load(&r->bell);
 	if (atomic_load(&r->tail) == head) {
-		if (atomic_load(&e->eof) && atomic_load(&r->tail) == head) {
-			atomic_store(&r->sleeping, 0);
-			return false;
-		}
+		if (atomic_load(&e->eof) && atomic_load(&r->tail) == head)
+			goto out;
 		waitword_wait(&r->bell, bell, WAIT_SLICE_NS);
 	}
+out:
 	atomic_store(&r->sleeping, 0);
-	return !engine_should_stop(e);
+	if (e->self_feed)
+		atomic_fetch_sub(&e->hungry, 1);
+	return atomic_load(&r->tail) != head ||
+	       (!atomic_load(&e->eof) && !engine_should_stop(e));
 }
 
 static void *runner_main(void *arg)
@@ -263,6 +292,17 @@ static void *runner_main(void *arg)
 		    atomic_exchange(&r->feed_waits, 0)) {
 			atomic_fetch_add(&r->room, 1);
 			waitword_wake_all(&r->room);
+		}
+		/* self_feed: read ahead before the queue runs dry, and for
+		 * runners that have nothing to do. */
+		if (e->self_feed &&
+		    (tail_seen - head < SELF_FEED_LOW ||
+		     atomic_load_explicit(&e->hungry, memory_order_relaxed))) {
+			tail_seen = atomic_load_explicit(&r->tail,
+							 memory_order_acquire);
+			if (tail_seen - head < SELF_FEED_LOW ||
+			    atomic_load(&e->hungry))
+				feed_self(e);
 		}
 		/* Only this thread writes it: no read-modify-write. */
 		atomic_store_explicit(&r->performed,
@@ -405,6 +445,18 @@ static void watch(struct engine *e)
 	}
 }
 
+/* The CPUs this process may run on. */
+static size_t usable_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return (size_t)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (size_t)n : 1;
+}
+
 /*
  * Start the runners queued so far and the feed for the rest of the file,
  * report progress until every thread ended, join them.  0 or -errno with
@@ -418,6 +470,9 @@ static int run_threads(struct engine *e, bool feed_done, char *err,
 	bool feed_started = false;
 	int ret = 0;
 
+	/* Parsing beside the runners would make one thread more than there
+	 * are CPUs; at a speed it would delay the runners' operations. */
+	e->self_feed = !feed_done && e->speed == 0 && n >= usable_cpus();
 	for (size_t i = 0; i < n && !ret; i++) {
 		ret = engine_start_runner(e, e->runners[i]);
 		if (ret)
@@ -432,7 +487,7 @@ static int run_threads(struct engine *e, bool feed_done, char *err,
 	e->start_ns = clock_ns(CLOCK_MONOTONIC);
 	atomic_store(&e->go, 1);
 	waitword_wake_all(&e->go);
-	if (!feed_done && !ret) {
+	if (!feed_done && !ret && !e->self_feed) {
 		int fret = -pthread_create(&feed, NULL, feed_main, e);
 
 		if (fret) {
@@ -542,6 +597,7 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	}
 	e.ticks = opt->tick && opt->tick_ns;
 	pthread_mutex_init(&e.lock, NULL);
+	pthread_mutex_init(&e.feed_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* no clock steps */
 	pthread_cond_init(&e.cond, &ca);
@@ -583,6 +639,7 @@ out:
 	free(e.cum);
 	exec_destroy(&e.x);
 	pthread_mutex_destroy(&e.lock);
+	pthread_mutex_destroy(&e.feed_lock);
 	pthread_cond_destroy(&e.cond);
 	return ret;
 }

@@ -16,6 +16,15 @@
  * oldest unfinished operation has completed dependencies (they are older)
  * and is at the head of its runner's queue (older ones there completed),
  * so it can always run, whichever bound the feed is waiting on.
+ *
+ * The feed is a thread of its own, or, at -s 0 with at least as many
+ * runners as CPUs, the runners themselves (self_feed): a runner reads
+ * ahead when its queue runs low, when it has nothing to do, and when
+ * another runner sleeps for lack of work, until the next operation finds
+ * no room.  Nothing is lost that way: whatever keeps the next operation
+ * from being queued (a full queue, or a slot whose operation has not
+ * completed) belongs to a runner that has work, and a runner that has
+ * work reads ahead for the sleeping ones after each operation.
  */
 #ifndef IORIOT_REPLAY_ENGINE_H
 #define IORIOT_REPLAY_ENGINE_H
@@ -93,12 +102,16 @@ struct engine {
 	struct runner **runners;
 	size_t max_runners;
 	size_t workers, threads_per_worker;	/* 0: a runner per timeline */
+	/* No reader thread: the runners read ahead themselves, one at a
+	 * time under feed_lock (-s 0 with as many runners as CPUs). */
+	bool self_feed;
 
 	/* Written rarely, read often. */
 	_Alignas(CACHE_LINE) atomic_size_t nrunners;
 	atomic_uint go;			/* runners may start */
 	atomic_uint eof;		/* the feed queued everything */
 	atomic_int failed;		/* something fatal: everyone stops */
+	atomic_uint hungry;		/* self_feed: runners asleep for work */
 
 	/* Written by every runner for every paced operation. */
 	_Alignas(CACHE_LINE) atomic_llong ahead;	/* the latest op's lead */
@@ -119,6 +132,8 @@ struct engine {
 	uint64_t total_hint;		/* the header's ops=, for progress */
 	char feed_err[512];		/* why the feed stopped */
 	int feed_error;			/* -errno */
+
+	pthread_mutex_t feed_lock;	/* self_feed: who reads ahead */
 
 	/* The calling thread waits here for the threads to end. */
 	_Alignas(CACHE_LINE) pthread_mutex_t lock;
@@ -153,9 +168,10 @@ int engine_start_runner(struct engine *e, struct runner *r);
 
 /*
  * Read and queue operations (feed.c).  With @wait false (before the
- * replay starts) it stops at the first operation that has no room yet and
- * returns 1; with @wait true it waits for room.  Returns 0 once the file's
- * end was reached (eof set), 1 as said, or -errno with e->feed_err set.
+ * replay starts, and by runners that feed themselves) it stops at the
+ * first operation that has no room yet and returns 1; with @wait true it
+ * waits for room.  Returns 0 once the file's end was reached (eof set), 1
+ * as said, or -errno with e->feed_err set.  One thread at a time.
  */
 int feed_run(struct engine *e, bool wait);
 

@@ -273,6 +273,26 @@ static bool wait_slot(struct engine *e, uint64_t seq)
 	return true;
 }
 
+/* Whether runner @r's queue, appended up to @tail, has room now. */
+static bool queue_room_now(struct runner *r, unsigned tail)
+{
+	if (tail - r->head_seen < QUEUE_SLOTS)
+		return true;
+	r->head_seen = atomic_load(&r->head);
+	return tail - r->head_seen < QUEUE_SLOTS;
+}
+
+/* Whether the slot of operation @seq is free now (before the replay
+ * starts, no slot of the first window's operations is). */
+static bool slot_free_now(struct engine *e, uint64_t seq)
+{
+	uint64_t old = seq - WINDOW_SLOTS;
+
+	while (e->free_below <= old && engine_done(e, e->free_below))
+		e->free_below++;
+	return e->free_below > old;
+}
+
 /*
  * Queue e->pending.  Returns 0, 1 when there is no room and @wait is
  * false, -ECANCELED when the replay stops while waiting, or -errno with
@@ -291,9 +311,9 @@ static int queue_pending(struct engine *e, bool wait)
 	if (!r)
 		return -ENOMEM;
 	tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	if (!wait && (tail - r->head_seen >= QUEUE_SLOTS ||
-		      seq >= WINDOW_SLOTS))
-		return 1;	/* nothing runs yet: no slot frees up */
+	if (!wait && (!queue_room_now(r, tail) ||
+		      (seq >= WINDOW_SLOTS && !slot_free_now(e, seq))))
+		return 1;
 	if (seq >= WINDOW_SLOTS && !wait_slot(e, seq))
 		return -ECANCELED;
 	if (!wait_queue_room(e, r))
