@@ -21,7 +21,7 @@
  * runners as CPUs, the runners themselves (self_feed): a runner reads
  * ahead when its queue runs low, when it has nothing to do, and when
  * another runner sleeps for lack of work, until the next operation finds
- * no room.  Nothing is lost that way: whatever keeps the next operation
+ * no room.  Nothing stalls that way: whatever keeps the next operation
  * from being queued (a full queue, or a slot whose operation has not
  * completed) belongs to a runner that has work, and a runner that has
  * work reads ahead for the sleeping ones after each operation.

@@ -217,6 +217,16 @@ static int keep_strings(struct slot *s, const struct rlog_op *src)
 	return 0;
 }
 
+/* Whether runner @r's queue, appended up to @tail, has room now. */
+static bool queue_room_now(struct runner *r, unsigned tail)
+{
+	/* The head is the runner's hot line: look only when needed. */
+	if (tail - r->head_seen < QUEUE_SLOTS)
+		return true;
+	r->head_seen = atomic_load(&r->head);
+	return tail - r->head_seen < QUEUE_SLOTS;
+}
+
 /* Wait until runner @r's queue has room.  A full queue is let drain to
  * half before the feed goes on, so feed and runner do not wake each other
  * for every operation.  false when the replay stops. */
@@ -224,11 +234,7 @@ static bool wait_queue_room(struct engine *e, struct runner *r)
 {
 	unsigned tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 
-	/* The head is the runner's hot line: look only when needed. */
-	if (tail - r->head_seen < QUEUE_SLOTS)
-		return true;
-	r->head_seen = atomic_load(&r->head);
-	if (tail - r->head_seen < QUEUE_SLOTS)
+	if (queue_room_now(r, tail))
 		return true;
 	for (;;) {
 		unsigned room;
@@ -271,15 +277,6 @@ static bool wait_slot(struct engine *e, uint64_t seq)
 			return false;
 	}
 	return true;
-}
-
-/* Whether runner @r's queue, appended up to @tail, has room now. */
-static bool queue_room_now(struct runner *r, unsigned tail)
-{
-	if (tail - r->head_seen < QUEUE_SLOTS)
-		return true;
-	r->head_seen = atomic_load(&r->head);
-	return tail - r->head_seen < QUEUE_SLOTS;
 }
 
 /* Whether the slot of operation @seq is free now (before the replay
