@@ -386,9 +386,25 @@ static bool descend(struct parser *p)
 	return true;
 }
 
+/* After an element of an array or object: 1 for a ',' (more follow), 0
+ * for @close (left in place), -1 after recording an error. */
+static int after_element(struct parser *p, char close, const char *wanted)
+{
+	skip_ws(p);
+	if (p->pos < p->len && p->s[p->pos] == ',') {
+		p->pos++;
+		return 1;
+	}
+	if (p->pos < p->len && p->s[p->pos] == close)
+		return 0;
+	unexpected(p, p->pos, wanted);
+	return -1;
+}
+
 static struct json_value *parse_array(struct parser *p)
 {
 	struct json_value *v = new_value(p, JSON_ARRAY), *elem;
+	int more;
 
 	if (!v || !descend(p))
 		goto err;
@@ -406,15 +422,11 @@ static struct json_value *parse_array(struct parser *p)
 			fail(p, p->pos, -ENOMEM, "out of memory");
 			goto err;
 		}
-		skip_ws(p);
-		if (p->pos < p->len && p->s[p->pos] == ',') {
-			p->pos++;
-			continue;
-		}
-		if (p->pos < p->len && p->s[p->pos] == ']')
+		more = after_element(p, ']', "',' or ']'");
+		if (more < 0)
+			goto err;
+		if (!more)
 			break;
-		unexpected(p, p->pos, "',' or ']'");
-		goto err;
 	}
 	p->pos++;
 	p->depth--;
@@ -468,6 +480,7 @@ static struct json_value *parse_object(struct parser *p)
 	struct json_value *v = new_value(p, JSON_OBJECT), *val;
 	size_t key_off;
 	char *key;
+	int more;
 
 	if (!v || !descend(p))
 		goto err;
@@ -501,15 +514,11 @@ static struct json_value *parse_object(struct parser *p)
 			json_free(val);
 			goto err;
 		}
-		skip_ws(p);
-		if (p->pos < p->len && p->s[p->pos] == ',') {
-			p->pos++;
-			continue;
-		}
-		if (p->pos < p->len && p->s[p->pos] == '}')
+		more = after_element(p, '}', "',' or '}'");
+		if (more < 0)
+			goto err;
+		if (!more)
 			break;
-		unexpected(p, p->pos, "',' or '}'");
-		goto err;
 	}
 	if (!index_members(p, v))
 		goto err;
