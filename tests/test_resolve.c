@@ -274,6 +274,8 @@ START_TEST(resolve_paths)
 	 * Thread 31 opens /srv/b while thread 30 closes fd 5 (/srv/a): the
 	 * close began first but freed 5 only after the open began, and the
 	 * open got 5.  That close was of /srv/a; a later one closes /srv/b.
+	 * The reverse too: an open that began first can get the number after
+	 * another thread's open and close of it.
 	 */
 	static const struct {
 		enum sys_id sys;
@@ -291,6 +293,12 @@ START_TEST(resolve_paths)
 		{ SYS_OPEN, 30, 500, 5, "/srv/e" },
 		{ SYS_OPEN, 31, 600, 50, "/srv/f" },
 		{ SYS_CLOSE, 30, 700, 5, NULL },	/* after the open */
+		/* Thread 30's open of /srv/g began first but got 5 only
+		 * after thread 31 had opened and closed /srv/h on it. */
+		{ SYS_OPEN, 30, 800, 100, "/srv/g" },
+		{ SYS_OPEN, 31, 810, 5, "/srv/h" },
+		{ SYS_CLOSE, 31, 820, 5, "/srv/g" },
+		{ SYS_CLOSE, 30, 950, 5, NULL },
 	};
 	for (size_t i = 0; i < sizeof(reuse) / sizeof(reuse[0]); i++) {
 		bool open = reuse[i].sys == SYS_OPEN;

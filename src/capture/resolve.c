@@ -15,12 +15,17 @@
 /* What resolve knows of one fd. */
 struct rfd {
 	bool cloexec;
-	/* The open that set it found the number still taken here: another
-	 * thread's close of it that ran at the same time (began before the
-	 * open ended) closed that earlier description, not this one. */
-	bool displaced;
-	uint32_t tid;		/* the opening thread, if displaced */
-	uint64_t end_ns;	/* when the open returned, if displaced */
+	/*
+	 * The open that set it found the number still taken here, by @prev.
+	 * Two threads' calls overlapped, and entry-time order cannot tell
+	 * which came first: another thread's close of the number that began
+	 * before this open returned closed @prev, not this one; and if this
+	 * description is closed while the open of @prev had not returned yet,
+	 * @prev got the number after that close and holds it again.
+	 */
+	struct rfd *prev;	/* NULL: not displaced */
+	uint32_t tid;		/* the opening thread */
+	uint64_t end_ns;	/* when the open returned */
 	char path[];		/* absolute */
 };
 
@@ -35,6 +40,14 @@ int resolver_init(struct resolver *r, const char *proc_root)
 	return u64map_init(&r->procs);
 }
 
+static void rfd_free(struct rfd *f)
+{
+	if (!f)
+		return;
+	free(f->prev);
+	free(f);
+}
+
 static void rproc_free(struct rproc *p)
 {
 	size_t pos = 0;
@@ -43,7 +56,7 @@ static void rproc_free(struct rproc *p)
 	if (!p)
 		return;
 	while (p->fds.slots && (s = u64map_next(&p->fds, &pos)))
-		free(s->value);
+		rfd_free(s->value);
 	u64map_destroy(&p->fds);
 	free(p->cwd);
 	free(p);
@@ -73,10 +86,15 @@ static const char *fd_path(const struct rproc *p, int64_t fd)
 	return f ? f->path : NULL;
 }
 
-/* Set fd @fd of @p to @path (NULL: forget it).  0 or -ENOMEM. */
-static int set_fd(struct rproc *p, int64_t fd, const char *path, bool cloexec)
+/*
+ * Set fd @fd of @p to @path (NULL: forget it).  With @open, the open event
+ * that returned @fd: a binding the number still has becomes the new one's
+ * prev (struct rfd).  0 or -ENOMEM.
+ */
+static int set_fd(struct rproc *p, int64_t fd, const char *path, bool cloexec,
+		  const struct cap_event *open)
 {
-	struct rfd *f = NULL;
+	struct rfd *f = NULL, *old;
 
 	if (fd < 0)
 		return 0;
@@ -85,16 +103,51 @@ static int set_fd(struct rproc *p, int64_t fd, const char *path, bool cloexec)
 		if (!(f = malloc(sizeof(*f) + len + 1)))
 			return -ENOMEM;
 		f->cloexec = cloexec;
-		f->displaced = false;
-		f->tid = 0;
-		f->end_ns = 0;
+		f->prev = NULL;
+		f->tid = open ? open->tid : 0;
+		f->end_ns = open ? open->time_ns + open->dur_ns : 0;
 		memcpy(f->path, path, len + 1);
 	}
-	free(u64map_del(&p->fds, (uint64_t)fd));
+	old = u64map_del(&p->fds, (uint64_t)fd);
+	if (f && open && old) {
+		rfd_free(old->prev);
+		old->prev = NULL;
+		f->prev = old;
+	} else {
+		rfd_free(old);
+	}
 	if (f && u64map_put(&p->fds, (uint64_t)fd, f)) {
-		free(f);
+		rfd_free(f);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+/*
+ * Close fd @fd of @p for close event @ce, by the rules at struct rfd.
+ * 0 or -ENOMEM.
+ */
+static int close_fd(struct rproc *p, int64_t fd, const struct cap_event *ce)
+{
+	struct rfd *f = fd >= 0 ? u64map_get(&p->fds, (uint64_t)fd) : NULL;
+	struct rfd *prev = f ? f->prev : NULL;
+
+	if (!prev)
+		return set_fd(p, fd, NULL, false, NULL);
+	f->prev = NULL;
+	if (ce->tid != f->tid && ce->time_ns < f->end_ns) {
+		rfd_free(prev);		/* it closed the earlier one */
+		return 0;
+	}
+	if (prev->end_ns <= ce->time_ns) {
+		rfd_free(prev);		/* its open returned before */
+		return set_fd(p, fd, NULL, false, NULL);
+	}
+	if (u64map_put(&p->fds, (uint64_t)fd, prev)) {
+		rfd_free(prev);
+		return -ENOMEM;
+	}
+	rfd_free(f);
 	return 0;
 }
 
@@ -129,7 +182,7 @@ static int drop_fds(struct rproc *p, uint64_t first, uint64_t last,
 			doomed[n++] = s->key;
 	}
 	for (size_t i = 0; i < n; i++)
-		free(u64map_del(&p->fds, doomed[i]));
+		rfd_free(u64map_del(&p->fds, doomed[i]));
 	free(doomed);
 	return 0;
 }
@@ -152,7 +205,7 @@ int resolver_note(struct resolver *r, uint32_t pid, int64_t fd,
 
 	if (!p)
 		return -ENOMEM;
-	return fd < 0 ? set_cwd(p, path) : set_fd(p, fd, path, false);
+	return fd < 0 ? set_cwd(p, path) : set_fd(p, fd, path, false, NULL);
 }
 
 /* The live value of /proc/PID/@what (a link), into @buf; NULL if gone. */
@@ -274,34 +327,13 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 	if ((ce->have & CAP_RET) && ce->ret < 0)
 		return 0;
 	switch (si->kind) {
-	case SK_OPEN: {
-		bool taken = fd_path(p, ce->ret) != NULL;
-		struct rfd *f;
-		int rc = set_fd(p, ce->ret, (ce->have & CAP_PATH) &&
-				ce->path[0] == '/' ? ce->path : NULL, cloexec);
-
-		if (!rc && taken && ce->ret >= 0 &&
-		    (f = u64map_get(&p->fds, (uint64_t)ce->ret))) {
-			f->displaced = true;
-			f->tid = ce->tid;
-			f->end_ns = ce->time_ns + ce->dur_ns;
-		}
-		return rc;
-	}
-	case SK_CLOSE: {
-		struct rfd *f = ce->fd >= 0 ?
-				u64map_get(&p->fds, (uint64_t)ce->fd) : NULL;
-
-		/* Events come in entry-time order, but a close that began
-		 * just after another thread's open can free the number the
-		 * open then gets. */
-		if (f && f->displaced && ce->tid != f->tid &&
-		    ce->time_ns < f->end_ns) {
-			f->displaced = false;
-			return 0;
-		}
-		return set_fd(p, ce->fd, NULL, false);
-	}
+	case SK_OPEN:
+		return set_fd(p, ce->ret, (ce->have & CAP_PATH) &&
+			      ce->path[0] == '/' ? ce->path : NULL, cloexec, ce);
+	case SK_CLOSE:
+		/* Events come in entry-time order, but calls of two threads
+		 * can overlap (struct rfd). */
+		return close_fd(p, ce->fd, ce);
 	case SK_CLOSE_RANGE: {
 		/* Unsigned ints in the kernel: a logged -1 is ~0U. */
 		uint64_t first = (uint32_t)ce->fd;
@@ -310,7 +342,7 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 	}
 	case SK_DUP:
 		return set_fd(p, ce->ret, fd_path(p, ce->fd),
-			      ce->sys == SYS_DUP3 && cloexec);
+			      ce->sys == SYS_DUP3 && cloexec, NULL);
 	case SK_FCNTL:
 		if (ce->cmd == F_SETFD && (ce->have & CAP_ARG)) {
 			struct rfd *f = u64map_get(&p->fds, (uint64_t)ce->fd);
@@ -321,7 +353,7 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 		if (ce->cmd != F_DUPFD && ce->cmd != F_DUPFD_CLOEXEC)
 			return 0;
 		return set_fd(p, ce->ret, fd_path(p, ce->fd),
-			      ce->cmd == F_DUPFD_CLOEXEC);
+			      ce->cmd == F_DUPFD_CLOEXEC, NULL);
 	case SK_CHDIR:
 		return set_cwd(p, ce->path[0] == '/' ? ce->path : NULL);
 	case SK_FCHDIR:
@@ -339,7 +371,8 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 			return -ENOMEM;
 		while ((s = u64map_next(&p->fds, &pos))) {
 			const struct rfd *f = s->value;
-			if (set_fd(c, (int64_t)s->key, f->path, f->cloexec))
+			if (set_fd(c, (int64_t)s->key, f->path, f->cloexec,
+				   NULL))
 				return -ENOMEM;
 		}
 		return 0;
