@@ -42,7 +42,9 @@ static const char *const goldens[] = {
 	"dirfds",	/* relative paths under a dirfd, second paths too */
 	"symlinks",	/* symlink targets: rewritten only into a sandbox */
 	"fdreuse",	/* threads: a close overlapping the open that reuses
-			 * its fd; an fd reused without a close seen */
+			 * its fd; an open that began first but got its fd
+			 * after another thread's open and close of it; an
+			 * fd reused without a close seen */
 	"modes",	/* INIT file modes from stat results, not after a
 			 * chmod, not for files the capture created */
 	"prelinks",	/* symlinks from before the capture: targets read */

@@ -62,6 +62,12 @@ struct cap_event {
 	uint64_t lineno;
 };
 
+/* When @ev's syscall returned (its entry if the duration is unknown). */
+static inline uint64_t cap_event_end(const struct cap_event *ev)
+{
+	return ev->time_ns + ev->dur_ns;
+}
+
 /* What the log's header says. */
 struct caplog_header {
 	int version;

@@ -35,6 +35,7 @@ struct ofd {
 struct fdslot {
 	struct ofd *ofd;	/* NULL: slot free */
 	bool cloexec;
+	uint64_t since_ns;	/* when the call that filled it returned */
 };
 
 struct proc {
@@ -52,6 +53,8 @@ struct proc {
 /* A description an open moved aside (proc_shadow()). */
 struct fd_shadow {
 	struct ofd *ofd;
+	bool cloexec;
+	uint64_t since_ns;	/* when the call that put it there returned */
 	uint64_t until;		/* when the open that replaced it returned */
 	uint32_t tid;		/* the thread of that open */
 };
@@ -79,23 +82,27 @@ struct ofd *proc_fd(const struct proc *p, int64_t fd);
 struct ofd *ofd_new(void);
 
 /*
- * Put @ofd into slot @fd of @p (taking a reference), dropping what was there.
- * Returns 0, -EBADF for a negative or above-2^32 fd, or -ENOMEM.
+ * Put @ofd into slot @fd of @p (taking a reference), dropping what was there;
+ * the call that did it returned at @since_ns.  Returns 0, -EBADF for a
+ * negative or above-2^32 fd, or -ENOMEM.
  */
 int proc_install(struct procs *ps, struct proc *p, int64_t fd,
-		 struct ofd *ofd, bool cloexec);
+		 struct ofd *ofd, bool cloexec, uint64_t since_ns);
 
 /* Drop slot @fd.  Returns 0, or -EBADF if it was free. */
 int proc_close(struct procs *ps, struct proc *p, int64_t fd);
 
 /*
  * Thread @tid opened @fd, returning at @until, while the table still held
- * a description there.  Events come in the order their syscalls began, so
- * another thread's close that freed the fd during the open may come after
- * it: the old description moves aside instead of closing, until such a
- * close (proc_shadowed()) or until events pass @until (proc_expire()).
- * Slot @fd is left free for the new description.  Returns 0 (also when the
- * slot was free) or -ENOMEM.
+ * a description there.  Events come in the order their syscalls began, and
+ * two threads' calls can overlap: another thread's close that freed the fd
+ * during the open may come after it (proc_shadowed()); or the call that
+ * installed the old description began first but got the number only after
+ * this open and its close (proc_unshadow()).  So the old description moves
+ * aside instead of closing, until one of those or until events pass both
+ * @until and its own call's return (proc_expire()).  Slot @fd is left free
+ * for the new description.  Returns 0 (also when the slot was free) or
+ * -ENOMEM.
  */
 int proc_shadow(struct procs *ps, struct proc *p, int64_t fd, uint64_t until,
 		uint32_t tid);
@@ -108,8 +115,16 @@ struct ofd *proc_shadowed(const struct proc *p, int64_t fd, uint64_t t,
 /* Drop the description moved aside at @fd. */
 void proc_drop_shadow(struct procs *ps, struct proc *p, int64_t fd);
 
-/* Drop the descriptions moved aside by opens that returned before @now:
- * their close was not seen.  Cheap when there are none. */
+/*
+ * Slot @fd was just closed by a close beginning at @t.  If the call that
+ * installed the description moved aside there returned after @t, it got
+ * the number after that close: it gets the slot back.
+ */
+void proc_unshadow(struct proc *p, int64_t fd, uint64_t t);
+
+/* Drop the descriptions moved aside that events passing @now can no longer
+ * claim (proc_shadow()): their close was not seen.  Cheap when there are
+ * none. */
 void proc_expire(struct procs *ps, struct proc *p, uint64_t now);
 
 /* close_range(@first, @last): drop those slots, or with @cloexec only mark

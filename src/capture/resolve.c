@@ -105,7 +105,7 @@ static int set_fd(struct rproc *p, int64_t fd, const char *path, bool cloexec,
 		f->cloexec = cloexec;
 		f->prev = NULL;
 		f->tid = open ? open->tid : 0;
-		f->end_ns = open ? open->time_ns + open->dur_ns : 0;
+		f->end_ns = open ? cap_event_end(open) : 0;
 		memcpy(f->path, path, len + 1);
 	}
 	old = u64map_del(&p->fds, (uint64_t)fd);

@@ -33,7 +33,7 @@ void gen_on_open(struct gen *g, struct proc *p)
 	if (ev->ret >= 0 && !p->threaded)
 		proc_close(&g->procs, p, ev->ret);
 	else if (ev->ret >= 0 &&
-		 proc_shadow(&g->procs, p, ev->ret, ev->time_ns + ev->dur_ns,
+		 proc_shadow(&g->procs, p, ev->ret, cap_event_end(ev),
 			     ev->tid))
 		gen_oom(g);
 	if (!(ev->have & CAP_PATH)) {
@@ -180,10 +180,12 @@ void gen_on_close(struct gen *g, struct proc *p)
 		gen_filtered(g, GF_FD_TABLE);	/* other references remain */
 	/* The release callback writes the close of the last reference,
 	 * with this event's timing. */
-	if (shadow)
+	if (shadow) {
 		proc_drop_shadow(&g->procs, p, ev->fd);
-	else
+	} else {
 		proc_close(&g->procs, p, ev->fd);
+		proc_unshadow(p, ev->fd, ev->time_ns);
+	}
 }
 
 void gen_on_close_range(struct gen *g, struct proc *p)
@@ -215,7 +217,8 @@ static void do_dup(struct gen *g, struct proc *p, int64_t oldfd, int64_t newfd,
 	}
 	if (oldfd == newfd)
 		return;
-	if (proc_install(&g->procs, p, newfd, o, cloexec) == -ENOMEM)
+	if (proc_install(&g->procs, p, newfd, o, cloexec,
+			 cap_event_end(g->ev)) == -ENOMEM)
 		gen_oom(g);
 }
 

@@ -254,7 +254,8 @@ struct ofd *gen_install_new(struct gen *g, struct proc *p, int64_t fd,
 		gen_oom(g);
 		return NULL;
 	}
-	int err = proc_install(&g->procs, p, fd, o, cloexec);
+	int err = proc_install(&g->procs, p, fd, o, cloexec,
+			       cap_event_end(g->ev));
 	if (err) {
 		free(o);
 		if (err == -ENOMEM)

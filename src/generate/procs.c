@@ -99,7 +99,7 @@ static struct fdslot *slot_make(struct proc *p, int64_t fd)
 }
 
 int proc_install(struct procs *ps, struct proc *p, int64_t fd,
-		 struct ofd *ofd, bool cloexec)
+		 struct ofd *ofd, bool cloexec, uint64_t since_ns)
 {
 	if (fd < 0 || fd > UINT32_MAX)
 		return -EBADF;
@@ -110,6 +110,7 @@ int proc_install(struct procs *ps, struct proc *p, int64_t fd,
 	struct ofd *old = s->ofd;
 	s->ofd = ofd;
 	s->cloexec = cloexec;
+	s->since_ns = since_ns;
 	ofd_put(ps, old);
 	return 0;
 }
@@ -149,7 +150,9 @@ int proc_shadow(struct procs *ps, struct proc *p, int64_t fd, uint64_t until,
 		free(sh);
 		return -ENOMEM;
 	}
-	*sh = (struct fd_shadow){ .ofd = s->ofd, .until = until, .tid = tid };
+	*sh = (struct fd_shadow){ .ofd = s->ofd, .cloexec = s->cloexec,
+				  .since_ns = s->since_ns, .until = until,
+				  .tid = tid };
 	s->ofd = NULL;		/* the reference moves to the shadow */
 	return 0;
 }
@@ -177,6 +180,24 @@ void proc_drop_shadow(struct procs *ps, struct proc *p, int64_t fd)
 	free(sh);
 }
 
+void proc_unshadow(struct proc *p, int64_t fd, uint64_t t)
+{
+	struct fd_shadow *sh;
+	struct fdslot *s;
+
+	if (!p->shadows.count || fd < 0)
+		return;
+	sh = u64map_get(&p->shadows, (uint64_t)fd);
+	s = slot_of(p, fd);
+	if (!sh || sh->since_ns <= t || !s || s->ofd)
+		return;
+	/* The shadow's reference moves back to the slot. */
+	s->ofd = sh->ofd;
+	s->cloexec = sh->cloexec;
+	s->since_ns = sh->since_ns;
+	free(u64map_del(&p->shadows, (uint64_t)fd));
+}
+
 void proc_expire(struct procs *ps, struct proc *p, uint64_t now)
 {
 	struct u64map_slot *e;
@@ -187,7 +208,7 @@ void proc_expire(struct procs *ps, struct proc *p, uint64_t now)
 	while ((e = u64map_next(&p->shadows, &pos))) {
 		struct fd_shadow *sh = e->value;
 
-		if (sh->until > now)
+		if (sh->until > now || sh->since_ns > now)
 			continue;
 		/* Deleting shifts later entries back: look here again. */
 		proc_drop_shadow(ps, p, (int64_t)e->key);
@@ -276,12 +297,13 @@ int procs_fork(struct procs *ps, struct proc *parent, uint32_t child_pid)
 	for (uint32_t fd = 0; fd < parent->nslots; fd++)
 		if (parent->slots[fd].ofd &&
 		    proc_install(ps, c, fd, parent->slots[fd].ofd,
-				 parent->slots[fd].cloexec))
+				 parent->slots[fd].cloexec,
+				 parent->slots[fd].since_ns))
 			return -ENOMEM;
 	while (parent->sparse.slots && (e = u64map_next(&parent->sparse, &pos))) {
 		struct fdslot *s = e->value;
 		if (s->ofd && proc_install(ps, c, (int64_t)e->key, s->ofd,
-					   s->cloexec))
+					   s->cloexec, s->since_ns))
 			return -ENOMEM;
 	}
 	return 0;
