@@ -299,6 +299,15 @@ START_TEST(resolve_paths)
 		{ SYS_OPEN, 31, 810, 5, "/srv/h" },
 		{ SYS_CLOSE, 31, 820, 5, "/srv/g" },
 		{ SYS_CLOSE, 30, 950, 5, NULL },
+		/* Thread 30's close of /srv/l began first but ran longer
+		 * than the reorder window: it comes after thread 31 opened
+		 * and closed /srv/m and opened /srv/n on the number. */
+		{ SYS_OPEN, 30, 1000, 5, "/srv/l" },
+		{ SYS_OPEN, 31, 1100, 5, "/srv/m" },
+		{ SYS_CLOSE, 31, 1110, 5, NULL },
+		{ SYS_OPEN, 31, 1120, 5, "/srv/n" },
+		{ SYS_CLOSE, 30, 1090, 50, "/srv/n" },
+		{ SYS_CLOSE, 31, 1200, 5, NULL },
 	};
 	for (size_t i = 0; i < sizeof(reuse) / sizeof(reuse[0]); i++) {
 		bool open = reuse[i].sys == SYS_OPEN;

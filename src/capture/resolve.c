@@ -12,18 +12,18 @@
 
 #include "ioriot/resolve.h"
 
-/* What resolve knows of one fd. */
+/*
+ * What resolve knows of one fd.  Events come in entry-time order, but the
+ * calls of two threads can overlap, and a call that ran longer than the
+ * reorder window comes late.  So a close by another thread that began
+ * before the open that set this fd returned closed an earlier description:
+ * @prev, if that open found the number still taken here, else one already
+ * gone.  And if this description is closed while the open of @prev had not
+ * returned yet, @prev got the number after that close and holds it again.
+ */
 struct rfd {
 	bool cloexec;
-	/*
-	 * The open that set it found the number still taken here, by @prev.
-	 * Two threads' calls overlapped, and entry-time order cannot tell
-	 * which came first: another thread's close of the number that began
-	 * before this open returned closed @prev, not this one; and if this
-	 * description is closed while the open of @prev had not returned yet,
-	 * @prev got the number after that close and holds it again.
-	 */
-	struct rfd *prev;	/* NULL: not displaced */
+	struct rfd *prev;	/* NULL: the number was free */
 	uint32_t tid;		/* the opening thread */
 	uint64_t end_ns;	/* when the open returned */
 	char path[];		/* absolute */
@@ -132,13 +132,14 @@ static int close_fd(struct rproc *p, int64_t fd, const struct cap_event *ce)
 	struct rfd *f = fd >= 0 ? u64map_get(&p->fds, (uint64_t)fd) : NULL;
 	struct rfd *prev = f ? f->prev : NULL;
 
+	if (f && ce->tid != f->tid && ce->time_ns < f->end_ns) {
+		f->prev = NULL;		/* it closed an earlier one */
+		rfd_free(prev);
+		return 0;
+	}
 	if (!prev)
 		return set_fd(p, fd, NULL, false, NULL);
 	f->prev = NULL;
-	if (ce->tid != f->tid && ce->time_ns < f->end_ns) {
-		rfd_free(prev);		/* it closed the earlier one */
-		return 0;
-	}
 	if (prev->end_ns <= ce->time_ns) {
 		rfd_free(prev);		/* its open returned before */
 		return set_fd(p, fd, NULL, false, NULL);
