@@ -43,8 +43,10 @@ static const char *const goldens[] = {
 	"symlinks",	/* symlink targets: rewritten only into a sandbox */
 	"fdreuse",	/* threads: a close overlapping the open that reuses
 			 * its fd; an open that began first but got its fd
-			 * after another thread's open and close of it; an
-			 * fd reused without a close seen */
+			 * after another thread's open and close of it; a
+			 * close that comes late, after another thread's
+			 * open of the number; an fd reused without a close
+			 * seen */
 	"modes",	/* INIT file modes from stat results, not after a
 			 * chmod, not for files the capture created */
 	"prelinks",	/* symlinks from before the capture: targets read */

@@ -35,7 +35,8 @@ struct ofd {
 struct fdslot {
 	struct ofd *ofd;	/* NULL: slot free */
 	bool cloexec;
-	uint64_t since_ns;	/* when the call that filled it returned */
+	uint32_t tid;		/* the thread of the call that filled it */
+	uint64_t since_ns;	/* when that call returned */
 };
 
 struct proc {
@@ -52,9 +53,7 @@ struct proc {
 
 /* A description an open moved aside (proc_shadow()). */
 struct fd_shadow {
-	struct ofd *ofd;
-	bool cloexec;
-	uint64_t since_ns;	/* when the call that put it there returned */
+	struct fdslot old;	/* the slot as it was */
 	uint64_t until;		/* when the open that replaced it returned */
 	uint32_t tid;		/* the thread of that open */
 };
@@ -78,16 +77,26 @@ struct proc *procs_get(struct procs *ps, uint32_t pid);
 /* The description behind @fd of @p, or NULL. */
 struct ofd *proc_fd(const struct proc *p, int64_t fd);
 
+/*
+ * The description a call of thread @tid that began at @t found at @fd of
+ * @p: NULL if the slot is free, or if another thread's call filled it and
+ * had not returned at @t (events come in the order calls began, and late if
+ * a call ran longer than the capture's reorder window: the call found an
+ * earlier description).
+ */
+struct ofd *proc_fd_at(const struct proc *p, int64_t fd, uint64_t t,
+		       uint32_t tid);
+
 /* A new description with no reference yet: install it.  NULL on ENOMEM. */
 struct ofd *ofd_new(void);
 
 /*
- * Put @ofd into slot @fd of @p (taking a reference), dropping what was there;
- * the call that did it returned at @since_ns.  Returns 0, -EBADF for a
- * negative or above-2^32 fd, or -ENOMEM.
+ * Fill slot @fd of @p as @what says (taking a reference to what->ofd),
+ * dropping what was there.  Returns 0, -EBADF for a negative or above-2^32
+ * fd, or -ENOMEM.
  */
 int proc_install(struct procs *ps, struct proc *p, int64_t fd,
-		 struct ofd *ofd, bool cloexec, uint64_t since_ns);
+		 const struct fdslot *what);
 
 /* Drop slot @fd.  Returns 0, or -EBADF if it was free. */
 int proc_close(struct procs *ps, struct proc *p, int64_t fd);

@@ -162,9 +162,12 @@ void gen_on_close(struct gen *g, struct proc *p)
 {
 	const struct cap_event *ev = g->ev;
 	/* The description an overlapping open set aside, if this closed
-	 * it, else the one in the table. */
+	 * it, else the one in the table, unless the close began before
+	 * another thread's call that put it there returned: then it closed
+	 * one already gone (proc_fd_at()). */
 	struct ofd *shadow = proc_shadowed(p, ev->fd, ev->time_ns, ev->tid);
-	struct ofd *o = shadow ? shadow : proc_fd(p, ev->fd);
+	struct ofd *o = shadow ? shadow :
+			proc_fd_at(p, ev->fd, ev->time_ns, ev->tid);
 
 	if (!(ev->have & CAP_FD)) {
 		gen_filtered(g, GF_INCOMPLETE);
@@ -217,8 +220,10 @@ static void do_dup(struct gen *g, struct proc *p, int64_t oldfd, int64_t newfd,
 	}
 	if (oldfd == newfd)
 		return;
-	if (proc_install(&g->procs, p, newfd, o, cloexec,
-			 cap_event_end(g->ev)) == -ENOMEM)
+	struct fdslot what = { .ofd = o, .cloexec = cloexec, .tid = g->ev->tid,
+			       .since_ns = cap_event_end(g->ev) };
+
+	if (proc_install(&g->procs, p, newfd, &what) == -ENOMEM)
 		gen_oom(g);
 }
 

@@ -254,8 +254,9 @@ struct ofd *gen_install_new(struct gen *g, struct proc *p, int64_t fd,
 		gen_oom(g);
 		return NULL;
 	}
-	int err = proc_install(&g->procs, p, fd, o, cloexec,
-			       cap_event_end(g->ev));
+	struct fdslot what = { .ofd = o, .cloexec = cloexec, .tid = g->ev->tid,
+			       .since_ns = cap_event_end(g->ev) };
+	int err = proc_install(&g->procs, p, fd, &what);
 	if (err) {
 		free(o);
 		if (err == -ENOMEM)

@@ -54,6 +54,16 @@ struct ofd *proc_fd(const struct proc *p, int64_t fd)
 	return s ? s->ofd : NULL;
 }
 
+struct ofd *proc_fd_at(const struct proc *p, int64_t fd, uint64_t t,
+		       uint32_t tid)
+{
+	struct fdslot *s = p ? slot_of(p, fd) : NULL;
+
+	if (!s || (tid != s->tid && t < s->since_ns))
+		return NULL;
+	return s->ofd;
+}
+
 struct ofd *ofd_new(void)
 {
 	return calloc(1, sizeof(struct ofd));
@@ -99,18 +109,16 @@ static struct fdslot *slot_make(struct proc *p, int64_t fd)
 }
 
 int proc_install(struct procs *ps, struct proc *p, int64_t fd,
-		 struct ofd *ofd, bool cloexec, uint64_t since_ns)
+		 const struct fdslot *what)
 {
 	if (fd < 0 || fd > UINT32_MAX)
 		return -EBADF;
 	struct fdslot *s = slot_make(p, fd);
 	if (!s)
 		return -ENOMEM;
-	ofd->refs++;
+	what->ofd->refs++;
 	struct ofd *old = s->ofd;
-	s->ofd = ofd;
-	s->cloexec = cloexec;
-	s->since_ns = since_ns;
+	*s = *what;
 	ofd_put(ps, old);
 	return 0;
 }
@@ -150,9 +158,7 @@ int proc_shadow(struct procs *ps, struct proc *p, int64_t fd, uint64_t until,
 		free(sh);
 		return -ENOMEM;
 	}
-	*sh = (struct fd_shadow){ .ofd = s->ofd, .cloexec = s->cloexec,
-				  .since_ns = s->since_ns, .until = until,
-				  .tid = tid };
+	*sh = (struct fd_shadow){ .old = *s, .until = until, .tid = tid };
 	s->ofd = NULL;		/* the reference moves to the shadow */
 	return 0;
 }
@@ -165,7 +171,7 @@ struct ofd *proc_shadowed(const struct proc *p, int64_t fd, uint64_t t,
 	if (!p->shadows.count || fd < 0)
 		return NULL;
 	sh = u64map_get(&p->shadows, (uint64_t)fd);
-	return sh && t < sh->until && tid != sh->tid ? sh->ofd : NULL;
+	return sh && t < sh->until && tid != sh->tid ? sh->old.ofd : NULL;
 }
 
 void proc_drop_shadow(struct procs *ps, struct proc *p, int64_t fd)
@@ -176,7 +182,7 @@ void proc_drop_shadow(struct procs *ps, struct proc *p, int64_t fd)
 		return;
 	sh = u64map_del(&p->shadows, (uint64_t)fd);
 	if (sh)
-		ofd_put(ps, sh->ofd);
+		ofd_put(ps, sh->old.ofd);
 	free(sh);
 }
 
@@ -189,12 +195,9 @@ void proc_unshadow(struct proc *p, int64_t fd, uint64_t t)
 		return;
 	sh = u64map_get(&p->shadows, (uint64_t)fd);
 	s = slot_of(p, fd);
-	if (!sh || sh->since_ns <= t || !s || s->ofd)
+	if (!sh || sh->old.since_ns <= t || !s || s->ofd)
 		return;
-	/* The shadow's reference moves back to the slot. */
-	s->ofd = sh->ofd;
-	s->cloexec = sh->cloexec;
-	s->since_ns = sh->since_ns;
+	*s = sh->old;		/* with the shadow's reference */
 	free(u64map_del(&p->shadows, (uint64_t)fd));
 }
 
@@ -208,7 +211,7 @@ void proc_expire(struct procs *ps, struct proc *p, uint64_t now)
 	while ((e = u64map_next(&p->shadows, &pos))) {
 		struct fd_shadow *sh = e->value;
 
-		if (sh->until > now || sh->since_ns > now)
+		if (sh->until > now || sh->old.since_ns > now)
 			continue;
 		/* Deleting shifts later entries back: look here again. */
 		proc_drop_shadow(ps, p, (int64_t)e->key);
@@ -296,14 +299,11 @@ int procs_fork(struct procs *ps, struct proc *parent, uint32_t child_pid)
 		return -ENOMEM;
 	for (uint32_t fd = 0; fd < parent->nslots; fd++)
 		if (parent->slots[fd].ofd &&
-		    proc_install(ps, c, fd, parent->slots[fd].ofd,
-				 parent->slots[fd].cloexec,
-				 parent->slots[fd].since_ns))
+		    proc_install(ps, c, fd, &parent->slots[fd]))
 			return -ENOMEM;
 	while (parent->sparse.slots && (e = u64map_next(&parent->sparse, &pos))) {
 		struct fdslot *s = e->value;
-		if (s->ofd && proc_install(ps, c, (int64_t)e->key, s->ofd,
-					   s->cloexec, s->since_ns))
+		if (s->ofd && proc_install(ps, c, (int64_t)e->key, s))
 			return -ENOMEM;
 	}
 	return 0;
