@@ -102,7 +102,8 @@ $(OUTPUT)/src/%.o: src/%.c $(wildcard include/ioriot/*.h src/*/*.h) | $(OUTPUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(OUTPUT)/tests/%.o: tests/%.c tests/testutil.h $(wildcard include/ioriot/*.h) | $(OUTPUT)
+$(OUTPUT)/tests/%.o: tests/%.c tests/testutil.h $(wildcard include/ioriot/*.h) \
+		       $(wildcard tests/workloads/*.h) | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
@@ -128,7 +129,8 @@ $(OUTPUT)/bench/%: bench/%.c $(LIB) | $(OUTPUT)
 # sanitizers, whose runtimes add processes and syscalls of their own.
 WORKLOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE
 
-$(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)
+$(OUTPUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) \
+		      | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -pthread

@@ -35,6 +35,7 @@
 #include "ioriot/log.h"
 #include "ioriot/mounts.h"
 #include "testutil.h"
+#include "workloads/fdrace.h"
 
 #define ERRLEN 4096
 #define NVARS 16
@@ -534,6 +535,7 @@ static const struct {
 struct run {
 	const struct workload *w;
 	enum mode mode;
+	bool below_wdir;	/* capture only I/O below wdir (--include) */
 	char label[64];		/* workload and mode, for messages */
 	pid_t noise;		/* a process doing I/O beside the workload */
 	char *noise_path;	/* the file it writes */
@@ -762,11 +764,16 @@ static void capture_workload(struct run *r)
 		.ready = send_go,
 		.ready_ctx = &go,
 	};
+	const char *include[] = { r->wdir };
 	char err[ERRLEN] = "";
 	struct timespec deadline;
 	pthread_t th;
 	int rc;
 
+	if (r->below_wdir) {
+		opt.filter.include = include;
+		opt.filter.ninclude = 1;
+	}
 	/* The noise first: it must not hold the go pipe. */
 	start_noise(r);
 	r->pid = wt.pid = start_workload(r, &go.fd);
@@ -1231,6 +1238,61 @@ START_TEST(test_workload)
 }
 END_TEST
 
+/* Lines of the replay file r->replay with @op as their operation. */
+static size_t replay_ops(const struct run *r, const char *op)
+{
+	char *text = tu_read(r->replay, NULL), *line, *save = NULL;
+	char sys[32];
+	size_t n = 0;
+
+	ck_assert_msg(text, "%s: %s", r->replay, strerror(errno));
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%*u %*s %*u %*u %*s %31s", sys) == 1 &&
+		    !strcmp(sys, op))
+			n++;
+	free(text);
+	return n;
+}
+
+/*
+ * Threads that open, write and close as fast as they can on busy CPUs
+ * (tests/workloads/fdrace.c) reuse each other's fd numbers all the time,
+ * with overlapping opens and closes.  Captured with --include (the capture
+ * follows each fd to its path to filter it), every write must be in the log,
+ * and in the replay file the generator makes of it.
+ */
+START_TEST(test_fd_race)
+{
+	static const char *const no_lines[] = { NULL };
+	static const struct workload fdrace = {
+		.name = "fdrace", .replay = no_lines, .counts = "|processes=1|"
+	};
+	const size_t want = FDRACE_THREADS * FDRACE_ITERS;
+	const char *why = cannot_capture();
+	size_t writes = 0;
+	struct run r;
+
+	if (why) {
+		printf("capture: test fdrace skipped: %s\n", why);
+		return;
+	}
+	run_init(&r, &fdrace, BY_PID);
+	r.below_wdir = true;
+	capture_workload(&r);
+	read_log(&r);
+	for (size_t i = 0; i < r.nev; i++)
+		writes += r.ev[i].sys == SYS_WRITE &&
+			  r.ev[i].ret == FDRACE_BYTES;
+	ck_assert_msg(writes == want, "%zu writes captured of %zu", writes,
+		      want);
+	check_replay(&r);
+	ck_assert_uint_eq(replay_ops(&r, "write"), want);
+	ck_assert_uint_eq(replay_ops(&r, "close"), want);
+	run_free(&r);
+}
+END_TEST
+
 Suite *capture_suite(void)
 {
 	Suite *s = suite_create("capture");
@@ -1239,6 +1301,7 @@ Suite *capture_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_workload, 0, NCASES);
+	tcase_add_test(tc, test_fd_race);
 	suite_add_tcase(s, tc);
 	return s;
 }
