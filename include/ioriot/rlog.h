@@ -108,6 +108,8 @@ struct rlog_header {
 	uint64_t ops;			/* from the #END line, once read */
 	uint64_t ops_hint;		/* the header's ops=, 0 if absent; for
 					 * progress only: users may edit files */
+	uint64_t timelines_hint;	/* the header's timelines=, 0 if
+					 * absent; sizes queues only */
 	char **sandboxes;		/* absolute sandbox roots */
 	size_t nsandboxes;
 };

@@ -24,7 +24,7 @@
 #define SPIN_NS (100 * 1000ULL)
 #define SPIN_ROUNDS 200
 #define PROGRESS_NS (2 * 1000000000ULL)
-#define SELF_FEED_LOW (QUEUE_SLOTS / 4)	/* queued operations left */
+#define SELF_FEED_LOW(e) ((e)->queue_slots / 4)	/* queued operations left */
 
 bool engine_wait_done(struct engine *e, uint64_t seq)
 {
@@ -258,6 +258,7 @@ static void *runner_main(void *arg)
 {
 	struct runner *r = arg;
 	struct engine *e = r->eng;
+	const unsigned queue_mask = e->queue_slots - 1;
 	unsigned head = 0, tail_seen = 0;
 
 	pthread_setname_np(pthread_self(), "ioriot-replay");	/* top -H */
@@ -278,7 +279,7 @@ static void *runner_main(void *arg)
 				continue;
 			}
 		}
-		ret = run_op(r, &e->slots[r->queue[head % QUEUE_SLOTS]]);
+		ret = run_op(r, &e->slots[r->queue[head & queue_mask]]);
 		if (ret) {
 			if (ret < 0) {
 				r->error = ret;
@@ -288,7 +289,7 @@ static void *runner_main(void *arg)
 		}
 		atomic_store(&r->head, ++head);
 		if (atomic_load(&r->feed_waits) &&
-		    atomic_load(&r->tail) - head <= QUEUE_SLOTS / 2 &&
+		    atomic_load(&r->tail) - head <= e->queue_slots / 2 &&
 		    atomic_exchange(&r->feed_waits, 0)) {
 			atomic_fetch_add(&r->room, 1);
 			waitword_wake_all(&r->room);
@@ -296,11 +297,11 @@ static void *runner_main(void *arg)
 		/* self_feed: read ahead before the queue runs dry, and for
 		 * runners that have nothing to do. */
 		if (e->self_feed &&
-		    (tail_seen - head < SELF_FEED_LOW ||
+		    (tail_seen - head < SELF_FEED_LOW(e) ||
 		     atomic_load_explicit(&e->hungry, memory_order_relaxed))) {
 			tail_seen = atomic_load_explicit(&r->tail,
 							 memory_order_acquire);
-			if (tail_seen - head < SELF_FEED_LOW ||
+			if (tail_seen - head < SELF_FEED_LOW(e) ||
 			    atomic_load(&e->hungry))
 				feed_self(e);
 		}

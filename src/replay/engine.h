@@ -11,7 +11,10 @@
  * DONE_WAITERS set while a thread sleeps on it.
  *
  * Each runner has a queue of the slots it must carry out, in file order;
- * the feed appends, the runner consumes.  A timeline always maps to one
+ * the feed appends, the runner consumes.  Queues share the window: with
+ * the header's timelines= (a hint) they hold WINDOW_SLOTS / (2 * timelines)
+ * slots each, between QUEUE_MIN and QUEUE_MAX, so that a reader thread woken
+ * from sleep has milliseconds before a runner of few timelines runs dry.  A timeline always maps to one
  * runner, so its operations stay in order.  Deadlock cannot happen: the
  * oldest unfinished operation has completed dependencies (they are older)
  * and is at the head of its runner's queue (older ones there completed),
@@ -41,7 +44,8 @@
 #include "ioriot/u64map.h"
 
 #define WINDOW_SLOTS (1u << 15)		/* operations in memory, at most */
-#define QUEUE_SLOTS (1u << 10)		/* per runner */
+#define QUEUE_MIN (1u << 10)		/* slots per runner queue */
+#define QUEUE_MAX (1u << 13)
 #define FEED_BATCH 256u			/* slots freed per wake-up of the feed */
 #define DONE_WAITERS 0x80000000u
 #define CACHE_LINE 64			/* fields of one writer share none */
@@ -72,7 +76,7 @@ struct runner {
 	_Alignas(CACHE_LINE) struct engine *eng;
 	pthread_t thread;
 	bool started;
-	uint32_t queue[QUEUE_SLOTS];	/* slot numbers */
+	uint32_t *queue;		/* e->queue_slots slot numbers */
 	/* Written by the runner only; read by others after it ended, or
 	 * under stats_lock while it runs when the engine ticks. */
 	pthread_mutex_t stats_lock;
@@ -92,6 +96,7 @@ struct engine {
 	struct slot *slots;		/* WINDOW_SLOTS */
 	atomic_uint *done;		/* WINDOW_SLOTS */
 	double speed;
+	unsigned queue_slots;		/* per runner, a power of two */
 	bool ticks;			/* runners lock their stats */
 	uint64_t start_ns;		/* set before go */
 	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];

@@ -13,12 +13,28 @@
 #include "engine.h"
 #include "ioriot/waitword.h"
 
+/* The queue size for the runners of a file with @timelines (0: unknown),
+ * at most e->max_runners of them (engine.h). */
+static unsigned queue_size(const struct engine *e, uint64_t timelines)
+{
+	uint64_t runners = timelines < e->max_runners ? timelines :
+			   e->max_runners;
+	unsigned n = QUEUE_MAX;
+
+	if (!timelines)
+		return QUEUE_MIN;
+	while (n > QUEUE_MIN && (uint64_t)n * 2 * runners > WINDOW_SLOTS)
+		n /= 2;
+	return n;
+}
+
 int feed_open(struct engine *e, const char *path)
 {
 	e->rlog = rlog_open(path, e->feed_err, sizeof(e->feed_err));
 	if (!e->rlog)
 		return -errno;
 	e->total_hint = rlog_header(e->rlog)->ops_hint;
+	e->queue_slots = queue_size(e, rlog_header(e->rlog)->timelines_hint);
 	e->slots = calloc(WINDOW_SLOTS, sizeof(*e->slots));
 	e->done = calloc(WINDOW_SLOTS, sizeof(*e->done));
 	e->runners = calloc(e->max_runners, sizeof(*e->runners));
@@ -47,6 +63,7 @@ void feed_close(struct engine *e)
 			free(r->sys[s]);
 		pthread_mutex_destroy(&r->stats_lock);
 		free(r->late);
+		free(r->queue);
 		free(r);
 	}
 	free(e->runners);
@@ -76,7 +93,8 @@ static struct runner *new_runner(struct engine *e)
 	r->eng = e;
 	pthread_mutex_init(&r->stats_lock, NULL);
 	r->late = calloc(REPLAY_LATENESS_BUCKETS, sizeof(*r->late));
-	if (!r->late) {
+	r->queue = malloc(e->queue_slots * sizeof(*r->queue));
+	if (!r->late || !r->queue) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -88,6 +106,7 @@ static struct runner *new_runner(struct engine *e)
 fail:
 	pthread_mutex_destroy(&r->stats_lock);
 	free(r->late);
+	free(r->queue);
 	free(r);
 	errno = -ret;
 	return NULL;
@@ -221,10 +240,10 @@ static int keep_strings(struct slot *s, const struct rlog_op *src)
 static bool queue_room_now(struct runner *r, unsigned tail)
 {
 	/* The head is the runner's hot line: look only when needed. */
-	if (tail - r->head_seen < QUEUE_SLOTS)
+	if (tail - r->head_seen < r->eng->queue_slots)
 		return true;
 	r->head_seen = atomic_load(&r->head);
-	return tail - r->head_seen < QUEUE_SLOTS;
+	return tail - r->head_seen < r->eng->queue_slots;
 }
 
 /* Wait until runner @r's queue has room.  A full queue is let drain to
@@ -242,7 +261,7 @@ static bool wait_queue_room(struct engine *e, struct runner *r)
 		atomic_store(&r->feed_waits, 1);
 		room = atomic_load(&r->room);
 		r->head_seen = atomic_load(&r->head);
-		if (tail - r->head_seen <= QUEUE_SLOTS / 2) {
+		if (tail - r->head_seen <= e->queue_slots / 2) {
 			atomic_store(&r->feed_waits, 0);
 			return true;
 		}
@@ -333,7 +352,7 @@ static int queue_pending(struct engine *e, bool wait)
 	exec_locate(&e->x, &s->op, &s->where);
 	if (op->time_ns + op->dur_ns > e->captured_ns)
 		e->captured_ns = op->time_ns + op->dur_ns;
-	r->queue[tail % QUEUE_SLOTS] = seq % WINDOW_SLOTS;
+	r->queue[tail & (e->queue_slots - 1)] = seq % WINDOW_SLOTS;
 	/* Sequentially consistent, like the runner's store of sleeping
 	 * before it looks at tail: one of the two sees the other. */
 	atomic_store(&r->tail, tail + 1);

@@ -698,8 +698,8 @@ static int add_sandbox(struct rlog_reader *r, const char *root)
 }
 
 /*
- * Take the items this reader knows from header line @ln: name, user, ops
- * and sandbox (which may repeat).  Others are ignored.  Returns 0, -EPROTO
+ * Take the items this reader knows from header line @ln: name, user, ops,
+ * timelines and sandbox (which may repeat).  Others are ignored.  Returns 0, -EPROTO
  * or -ENOMEM.
  */
 static int parse_header_line(struct rlog_reader *r, struct line *ln, char *err,
@@ -718,6 +718,10 @@ static int parse_header_line(struct rlog_reader *r, struct line *ln, char *err,
 				goto bad_value;
 		} else if (ITEM_IS(&it, "ops")) {
 			if (parse_udec(it.val, it.vlen, &r->hdr.ops_hint))
+				goto bad_value;
+		} else if (ITEM_IS(&it, "timelines")) {
+			if (parse_udec(it.val, it.vlen,
+				       &r->hdr.timelines_hint))
 				goto bad_value;
 		} else if (ITEM_IS(&it, "sandbox")) {
 			long n = escape_decode(it.val, it.vlen);
