@@ -198,7 +198,8 @@ START_TEST(test_round_trip)
 	outbuf_puts(ob, "|user=");
 	outbuf_path(ob, weird, sizeof(weird) - 1);
 	outbuf_puts(ob, "|future=whatever|\n# a comment\n\n");
-	outbuf_puts(ob, "#|source=/var/log/x.capture|lines=12|\n");
+	outbuf_puts(ob, "#|source=/var/log/x.capture|lines=12|ops=5|"
+		    "timelines=3|\n");
 	outbuf_puts(ob, "#|sandbox=");
 	outbuf_path(ob, "/mnt/.ioriot/my%test", 20);
 	outbuf_puts(ob, "|\n#|sandbox=/data/.ioriot/my%25test|sandbox=/.ioriot/my%25test|\n#INIT\n");
@@ -232,6 +233,8 @@ START_TEST(test_round_trip)
 	ck_assert_str_eq(h->sandboxes[1], "/data/.ioriot/my%test");
 	ck_assert_str_eq(h->sandboxes[2], "/.ioriot/my%test");
 	ck_assert_uint_eq(h->ops, 0);
+	ck_assert_uint_eq(h->ops_hint, 5);
+	ck_assert_uint_eq(h->timelines_hint, 3);
 
 	for (size_t i = 0; i < ninit; i++) {
 		ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
