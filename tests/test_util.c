@@ -1,4 +1,5 @@
-/* Tests of src/util: escaping, outbuf formatting, u64map, mounts. */
+/* Tests of src/util: escaping, outbuf formatting, u64map, mounts, the
+ * cycle clock. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ioriot/cycleclock.h"
 #include "ioriot/escape.h"
 #include "ioriot/mounts.h"
 #include "ioriot/outbuf.h"
@@ -148,17 +150,80 @@ START_TEST(mounts_load_proc_format)
 }
 END_TEST
 
+/*
+ * For 20 ms, each reading of @c lies between two CLOCK_MONOTONIC readings
+ * taken around it, give or take 20 us (the calibration and its drift are
+ * far below that, so a miss means a wrong rate or origin).
+ */
+static void clock_tracks_monotonic(const struct cycleclock *c)
+{
+	const uint64_t slack = 20000;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), n = 0;
+
+	while (clock_ns(CLOCK_MONOTONIC) - start < 20000000ULL) {
+		uint64_t before = clock_ns(CLOCK_MONOTONIC);
+		uint64_t now = cycleclock_ns(c);
+		uint64_t after = clock_ns(CLOCK_MONOTONIC);
+
+		ck_assert_msg(now + slack >= before && now <= after + slack,
+			      "reading %llu: %llu not within [%llu, %llu]",
+			      (unsigned long long)n, (unsigned long long)now,
+			      (unsigned long long)before,
+			      (unsigned long long)after);
+		n++;
+	}
+}
+
+START_TEST(cycleclock_is_monotonic_time)
+{
+	char *dir = tu_scratch(), *fake = tu_join(dir, "clocksource");
+	char text[32] = "";
+	struct cycleclock c;
+	int fd;
+
+	/* The kernel's clocksource: the counter where it is the TSC. */
+	fd = open(CYCLECLOCK_SOURCE, O_RDONLY);
+	if (fd >= 0) {
+		ck_assert_int_ge(read(fd, text, sizeof(text) - 1), 0);
+		close(fd);
+	}
+	cycleclock_init(&c, CYCLECLOCK_SOURCE, 2000000);
+#if defined(__x86_64__)
+	ck_assert_int_eq(c.counter, strcmp(text, "tsc\n") == 0);
+#else
+	ck_assert(!c.counter);
+#endif
+	clock_tracks_monotonic(&c);
+
+	/* Another clocksource: CLOCK_MONOTONIC itself. */
+	fd = open(fake, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "hpet\n", 5), 5);
+	ck_assert_int_eq(close(fd), 0);
+	cycleclock_init(&c, fake, 2000000);
+	ck_assert(!c.counter);
+	clock_tracks_monotonic(&c);
+	cycleclock_init(&c, "/nonexistent/clocksource", 2000000);
+	ck_assert(!c.counter);
+	free(fake);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("core");
 
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, escape_round_trip_every_byte);
 	tcase_add_test(tc, escape_rejects_bad);
 	tcase_add_test(tc, outbuf_formats);
 	tcase_add_test(tc, u64map_put_get_del);
 	tcase_add_test(tc, mounts_whole_components);
 	tcase_add_test(tc, mounts_load_proc_format);
+	tcase_add_test(tc, cycleclock_is_monotonic_time);
 	suite_add_tcase(s, tc);
 	return s;
 }

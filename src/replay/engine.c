@@ -24,6 +24,7 @@
 #define SPIN_NS (100 * 1000ULL)
 #define SPIN_ROUNDS 200
 #define PROGRESS_NS (2 * 1000000000ULL)
+#define CLOCK_CALIBRATION_NS (2 * 1000000ULL)
 #define SELF_FEED_LOW(e) ((e)->queue_slots / 4)	/* queued operations left */
 
 bool engine_wait_done(struct engine *e, uint64_t seq)
@@ -118,12 +119,12 @@ static int account(struct runner *r, const struct rlog_op *op,
 	return 0;
 }
 
-/* Sleep until @t (CLOCK_MONOTONIC ns) unless the replay stops; the last
+/* Sleep until @t (engine_now()) unless the replay stops; the last
  * SPIN_NS are spun, as a wake-up can come late. */
 static void sleep_until(struct engine *e, uint64_t t)
 {
 	while (!engine_should_stop(e)) {
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		uint64_t now = engine_now(e);
 		uint64_t left;
 		struct timespec ts;
 
@@ -151,13 +152,13 @@ static uint64_t pace(struct runner *r, const struct rlog_op *op)
 	double at = (double)op->time_ns / e->speed;
 	uint64_t due = e->start_ns + (at < 1e18 ? (uint64_t)at :
 				      1000000000000000000ULL);
-	uint64_t now = clock_ns(CLOCK_MONOTONIC), late;
+	uint64_t now = engine_now(e), late;
 
 	/* The lead before waiting; the lateness when it starts. */
 	r->last_ahead = (int64_t)(due - now);
 	if (now < due) {
 		sleep_until(e, due);
-		now = clock_ns(CLOCK_MONOTONIC);
+		now = engine_now(e);
 	}
 	late = now > due ? now - due : 0;
 	r->late[replay_lateness_bucket(late)]++;
@@ -185,10 +186,10 @@ static int run_op(struct runner *r, const struct slot *s)
 		if (engine_should_stop(e))
 			return 1;
 	} else {
-		t0 = clock_ns(CLOCK_MONOTONIC);
+		t0 = engine_now(e);
 	}
 	ret = exec_run(&e->x, op, &s->where, &result);
-	t1 = clock_ns(CLOCK_MONOTONIC);
+	t1 = engine_now(e);
 	if (!ret)
 		ret = account(r, op, result, t1 - t0);
 	if (ret)
@@ -416,11 +417,15 @@ static void watch(struct engine *e)
 	while (e->running) {
 		uint64_t due = next_progress < next_tick ? next_progress :
 							  next_tick;
+		uint64_t now = engine_now(e);
+		/* The condition variable waits on CLOCK_MONOTONIC, which the
+		 * engine's clock may drift from: wait the time left. */
+		uint64_t until = clock_ns(CLOCK_MONOTONIC) +
+				 (due > now ? due - now : 0);
 		struct timespec deadline = {
-			.tv_sec = (time_t)(due / 1000000000ULL),
-			.tv_nsec = (long)(due % 1000000000ULL),
+			.tv_sec = (time_t)(until / 1000000000ULL),
+			.tv_nsec = (long)(until % 1000000000ULL),
 		};
-		uint64_t now;
 
 		while (e->running &&
 		       pthread_cond_timedwait(&e->cond, &e->lock, &deadline) !=
@@ -429,7 +434,7 @@ static void watch(struct engine *e)
 		if (!e->running)
 			break;
 		pthread_mutex_unlock(&e->lock);
-		now = clock_ns(CLOCK_MONOTONIC);
+		now = engine_now(e);
 		if (now >= next_tick) {
 			tick(e, now);
 			while (next_tick <= now)
@@ -485,7 +490,7 @@ static int run_threads(struct engine *e, bool feed_done, char *err,
 	if (ret)
 		atomic_store(&e->failed, 1);
 	pthread_mutex_lock(&e->lock);
-	e->start_ns = clock_ns(CLOCK_MONOTONIC);
+	e->start_ns = engine_now(e);
 	atomic_store(&e->go, 1);
 	waitword_wake_all(&e->go);
 	if (!feed_done && !ret && !e->self_feed) {
@@ -597,6 +602,7 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		e.max_runners = REPLAY_DEFAULT_MAX_THREADS;
 	}
 	e.ticks = opt->tick && opt->tick_ns;
+	cycleclock_init(&e.clock, CYCLECLOCK_SOURCE, CLOCK_CALIBRATION_NS);
 	pthread_mutex_init(&e.lock, NULL);
 	pthread_mutex_init(&e.feed_lock, NULL);
 	pthread_condattr_init(&ca);
@@ -630,7 +636,7 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	ret = run_threads(&e, atomic_load(&e.eof), err, errlen);
 	summarize(&e, sum);
 	if (e.ticks)		/* the rest of the last interval */
-		opt->tick(opt->tick_ctx, clock_ns(CLOCK_MONOTONIC) - e.start_ns,
+		opt->tick(opt->tick_ctx, engine_now(&e) - e.start_ns,
 			  sum->sys);
 out:
 	if (ret == -ENOMEM && errlen && !err[0])

@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ioriot/cycleclock.h"
 #include "ioriot/exec.h"
 #include "ioriot/replay.h"
 #include "ioriot/rlog.h"
@@ -98,6 +99,7 @@ struct engine {
 	double speed;
 	unsigned queue_slots;		/* per runner, a power of two */
 	bool ticks;			/* runners lock their stats */
+	struct cycleclock clock;	/* the engine's only clock */
 	uint64_t start_ns;		/* set before go */
 	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];
 	struct exec_ctx x;
@@ -159,6 +161,13 @@ static inline bool engine_done(struct engine *e, uint64_t seq)
 					  memory_order_acquire);
 
 	return (v & ~DONE_WAITERS) > seq / WINDOW_SLOTS;
+}
+
+/* Now, on the engine's clock (ns; cycleclock.h): every time the engine
+ * compares comes from it. */
+static inline uint64_t engine_now(const struct engine *e)
+{
+	return cycleclock_ns(&e->clock);
 }
 
 /* Wait until operation @seq has completed: true, or false when the replay
