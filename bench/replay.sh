@@ -13,7 +13,10 @@
 #      on 1 and 4 timelines: start lateness and duration error;
 #   4. memory: peak RSS replaying 1 M and 4 M operations on 4 timelines,
 #      -s 0 (the file is read while it runs: RSS should not grow).
-# Figures are medians of runs interleaved with each other.  Needs root;
+# Figures are medians of runs interleaved with each other.  On a virtual
+# machine, the share of CPU time the hypervisor stole (/proc/stat) is printed
+# beside the overhead and timing figures: lateness of milliseconds comes
+# with it.  Needs root;
 # prints figures and targets, exits 0 on a missed target and non-zero only
 # if something fails to run.
 #
@@ -126,6 +129,17 @@ rate_of() {
 	stat_of "Average ioops/s" "$work/$1.stats"
 }
 
+# The "cpu" line of /proc/stat: jiffies of all CPUs, and the steal among
+# them (time the hypervisor ran something else while this VM wanted to run).
+cpu_jiffies() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $9 }' /proc/stat
+}
+
+# Percent of CPU time stolen between two cpu_jiffies readings.
+steal_pct() {
+	echo "$1 $2" | awk '{ d = $3 - $1; printf "%.1f", d ? 100 * ($4 - $2) / d : 0 }'
+}
+
 median() {
 	tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
@@ -138,6 +152,7 @@ file=$work/mnt/.ioriot/ovh/t0/file
 loop_rates=
 ovh_rates=
 pin_rates=
+ovh_j0=$(cpu_jiffies)
 for i in $(seq 1 "$RUNS"); do
 	out=$("$loop" io "$file" "$LOOP_SECS") || {
 		echo "$0: syscall-loop failed" >&2
@@ -149,6 +164,7 @@ for i in $(seq 1 "$RUNS"); do
 	replay ovh 0 "$pin"
 	pin_rates="$pin_rates $(rate_of ovh)"
 done
+ovh_steal=$(steal_pct "$ovh_j0" "$(cpu_jiffies)")
 loop_rate=$(echo "$loop_rates" | median)
 ovh_rate=$(echo "$ovh_rates" | median)
 pin_rate=$(echo "$pin_rates" | median)
@@ -188,10 +204,12 @@ echo "== timing: $PACE_RATE ops/s for $((PACE_OPS / PACE_RATE)) s on 1 and 4 tim
 for n in 1 4; do
 	prepare "pace$n" "$n" $((PACE_OPS / n)) "$PACE_RATE"
 done
-p50_1= p99_1= err_1= p50_4= p99_4= err_4=
+p50_1= p99_1= err_1= p50_4= p99_4= err_4= steal_1= steal_4=
 for i in $(seq 1 "$RUNS"); do
 	for n in 1 4; do
+		j0=$(cpu_jiffies)
 		replay "pace$n" 1 ""
+		eval "steal_$n=\"\$steal_$n $(steal_pct "$j0" "$(cpu_jiffies)")\""
 		stats=$work/pace$n.stats
 		late=$(awk -F': ' '/^\tStart lateness p50\/p99\/max: / {
 			sub(/ us$/, "", $2); split($2, v, "/"); print v[1] "/" v[2] }' "$stats")
@@ -208,7 +226,7 @@ for i in $(seq 1 "$RUNS"); do
 		eval "err_$n=\"\$err_$n $err\""
 	done
 done
-for v in p50_1 p99_1 err_1 p50_4 p99_4 err_4; do
+for v in p50_1 p99_1 err_1 p50_4 p99_4 err_4 steal_1 steal_4; do
 	eval "$v=\$(echo \"\$$v\" | median)"
 done
 
@@ -238,11 +256,13 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v prate="$pin_rate" \
     -v tp="$TARGET_P99_US" -v te="$TARGET_ERR_PCT" -v ms="$rss_small" \
     -v ml="$rss_large" -v nsmall="$((MEM_SMALL * 4))" \
     -v nlarge="$((MEM_LARGE * 4))" -v tm="$TARGET_MEM_GROWTH" \
-    -v tsc="$TARGET_SCALE" 'BEGIN {
+    -v tsc="$TARGET_SCALE" -v osteal="$ovh_steal" -v as="$steal_1" \
+    -v bs="$steal_4" 'BEGIN {
 	ratio = orate / lr
 	printf "\n%-44s %12s\n", "", "ops/s"
 	printf "%-44s %12.0f\n", "syscall-loop (openat+pread64+close)", lr
 	printf "%-44s %12.0f  (%.2fx the loop)\n", "replay, 1 timeline", orate, ratio
+	printf "%-44s %11.1f%%\n", "  host steal during these runs", osteal
 	printf "%-44s %12.0f  (%.2fx the loop)\n", "replay, 1 timeline, " pinned, prate,
 	       prate / lr
 	printf "%-44s %12.0f  (1.00x)\n", "scaling, 1 timeline", s1
@@ -253,9 +273,12 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v prate="$pin_rate" \
 	printf "%-44s %12.0f  (1.00x)\n", "syscall-loop, 1 thread of a process", lt1
 	printf "%-44s %12.0f  (%.2fx)\n", "syscall-loop, 2 threads of one process", lt2,
 	       lt2 / lt1
-	printf "\n%-44s %8s %8s %10s\n", "-s 1", "p50 us", "p99 us", "dur. err."
-	printf "%-44s %8.1f %8.1f %9.3f%%\n", "start lateness, 1 timeline", a50, a99, ae
-	printf "%-44s %8.1f %8.1f %9.3f%%\n", "start lateness, 4 timelines", b50, b99, be
+	printf "\n%-44s %8s %8s %10s %7s\n", "-s 1", "p50 us", "p99 us", "dur. err.",
+	       "steal"
+	printf "%-44s %8.1f %8.1f %9.3f%% %6.1f%%\n", "start lateness, 1 timeline", a50,
+	       a99, ae, as
+	printf "%-44s %8.1f %8.1f %9.3f%% %6.1f%%\n", "start lateness, 4 timelines", b50,
+	       b99, be, bs
 	printf "\n%-44s %8s\n", "", "peak RSS"
 	printf "%-44s %6.1f MB\n", sprintf("replay of %d ops", nsmall), ms / 1024
 	printf "%-44s %6.1f MB\n", sprintf("replay of %d ops", nlarge), ml / 1024
