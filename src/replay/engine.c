@@ -255,6 +255,12 @@ out:
 	       (!atomic_load(&e->eof) && !engine_should_stop(e));
 }
 
+static void prefetch_slot(const struct slot *s)
+{
+	for (size_t off = 0; off < sizeof(*s); off += CACHE_LINE)
+		__builtin_prefetch((const char *)s + off);
+}
+
 static void *runner_main(void *arg)
 {
 	struct runner *r = arg;
@@ -280,6 +286,11 @@ static void *runner_main(void *arg)
 				continue;
 			}
 		}
+		/* The feed wrote the next slot on another CPU: fetch it into
+		 * this one's cache while this operation's syscall runs. */
+		if (tail_seen - head > 1)
+			prefetch_slot(&e->slots[r->queue[(head + 1) &
+							 queue_mask]]);
 		ret = run_op(r, &e->slots[r->queue[head & queue_mask]]);
 		if (ret) {
 			if (ret < 0) {
