@@ -305,7 +305,7 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v prate="$pin_rate" \
 	printf "%-44s %6.1f MB\n", sprintf("replay of %d ops", nlarge), ml / 1024
 	printf "\n%-36s %-16s %s\n", "target", "measured", "result"
 	printf "%-36s %-16s %s\n", sprintf(">= %.1fx the syscall loop", tr),
-	       sprintf("%.2fx", ratio), (ratio >= tr ? "PASS" : "MISS")
+	       sprintf("%.3fx", ratio), (ratio >= tr ? "PASS" : "MISS")
 	printf "%-36s %-16s %s\n", sprintf("p99 lateness <= %g us, 1 timeline", tp),
 	       sprintf("%.1f us", a99), (a99 <= tp ? "PASS" : "MISS")
 	printf "%-36s %-16s %s\n", sprintf("p99 lateness <= %g us, 4 timelines", tp),
@@ -315,7 +315,7 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v prate="$pin_rate" \
 	printf "%-36s %-16s %s\n", sprintf("duration error < %g%%, 4 timelines", te),
 	       sprintf("%.3f%%", be), (be < te ? "PASS" : "MISS")
 	printf "%-36s %-16s %s\n", sprintf("2 timelines >= %gx 1 timeline", tsc),
-	       sprintf("%.2fx", r2), (r2 >= tsc ? "PASS" : "MISS")
+	       sprintf("%.3fx", r2), (r2 >= tsc ? "PASS" : "MISS")
 	printf "%-36s %-16s %s\n", sprintf("RSS at 4x the ops < %gx", tm),
 	       sprintf("%.2fx", ml / ms), (ml / ms < tm ? "PASS" : "MISS")
 }'
