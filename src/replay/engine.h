@@ -14,11 +14,12 @@
  * the feed appends, the runner consumes.  Queues share the window: with
  * the header's timelines= (a hint) they hold WINDOW_SLOTS / (2 * timelines)
  * slots each, between QUEUE_MIN and QUEUE_MAX, so that a reader thread woken
- * from sleep has milliseconds before a runner of few timelines runs dry.  A timeline always maps to one
- * runner, so its operations stay in order.  Deadlock cannot happen: the
- * oldest unfinished operation has completed dependencies (they are older)
- * and is at the head of its runner's queue (older ones there completed),
- * so it can always run, whichever bound the feed is waiting on.
+ * from sleep has milliseconds before a runner of few timelines runs dry.
+ * A timeline always maps to one runner, so its operations stay in order.
+ * Deadlock cannot happen: the oldest unfinished operation has completed
+ * dependencies (they are older) and is at the head of its runner's queue
+ * (older ones there completed), so it can always run, whichever bound the
+ * feed is waiting on.
  *
  * The feed is a thread of its own, or, at -s 0 with at least as many
  * runners as CPUs, the runners themselves (self_feed): a runner reads

@@ -10,6 +10,7 @@
 
 #define PAIR_TRIES 8
 
+#if defined(__x86_64__)
 /* True if @source names "tsc" as the kernel's clocksource. */
 static bool kernel_uses_tsc(const char *source)
 {
@@ -27,7 +28,6 @@ static bool kernel_uses_tsc(const char *source)
 	return strcmp(buf, "tsc\n") == 0 || strcmp(buf, "tsc") == 0;
 }
 
-#if defined(__x86_64__)
 /* A counter reading and the CLOCK_MONOTONIC time it was taken at: of a few
  * tries, the one bracketed most tightly by two clock reads. */
 static void read_pair(uint64_t *ticks, uint64_t *ns)
