@@ -116,6 +116,8 @@ static const struct {
 	{ { "-r", "x.replay", "--csv", "a", "--interval", "0.01", NULL },
 	  "--interval" },
 	{ { "--compare", NULL }, "--compare" },
+	{ { "-r", "x.replay", "--spin", "0", NULL }, "--spin" },
+	{ { "-i", "x.replay", "--spin", "500", NULL }, "--spin" },
 };
 
 START_TEST(test_usage_error)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ioriot/replay.h"
@@ -426,6 +427,51 @@ START_TEST(test_speed)
 }
 END_TEST
 
+/* CPU time of this process so far, in ns. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	ck_assert_int_eq(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts), 0);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * spin_ns: a thread spins (on CPU) instead of sleeping for the last spin_ns
+ * before an operation is due.  A wait of 200 ms, all of it within a spin of
+ * 1 s, costs CPU time; with the default 100 us it is slept.
+ */
+START_TEST(test_spin)
+{
+	struct replay_options opt = { .speed = 1 };
+	struct replay_summary sum;
+	char err[512];
+	uint64_t slept, spun, t0;
+	FILE *f = replay_begin();
+
+	fprintf(f, "1 1:1 200000000 10 - mkdirat 0 path=%s/s mode=0755\n",
+		sandbox);
+	replay_end(f, 1);
+	opt.replay_path = replay_path;
+	t0 = cpu_ns();
+	ck_assert_msg(replay_run(&opt, &sum, err, sizeof(err)) == 0, "%s", err);
+	slept = cpu_ns() - t0;
+	ck_assert_uint_eq(sum.ops, 1);
+	ck_assert_int_eq(rmdir(tu_join(sandbox, "s")) == 0 ||
+			 errno == ENOENT, 1);
+
+	opt.spin_ns = 1000000000ULL;
+	t0 = cpu_ns();
+	ck_assert_msg(replay_run(&opt, &sum, err, sizeof(err)) == 0, "%s", err);
+	spun = cpu_ns() - t0;
+	ck_assert_uint_eq(sum.ops, 1);
+	ck_assert_uint_ge(sum.duration_ns, 200000000ULL);
+	ck_assert_msg(spun > slept + 50000000ULL,
+		      "spinning 200 ms took %llu ns of CPU, sleeping %llu",
+		      (unsigned long long)spun, (unsigned long long)slept);
+}
+END_TEST
+
 /* A stop request ends the replay early without an error. */
 START_TEST(test_stop)
 {
@@ -556,6 +602,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_many_timelines);
 	tcase_add_test(tc, test_differ_and_missing_dep);
 	tcase_add_test(tc, test_speed);
+	tcase_add_test(tc, test_spin);
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_hostile_symlinks);
 	tcase_add_test(tc, test_bad_files);

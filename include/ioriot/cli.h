@@ -52,6 +52,7 @@ struct cli_opts {
 	const char *csv;	/* --csv: time series file */
 	const char *graphite;	/* --graphite HOST:PORT */
 	double interval;	/* --interval seconds, 0: default 1 */
+	long spin_us;		/* --spin microseconds, 0: default */
 	char **files;		/* --compare: the arguments left */
 	size_t nfiles;
 	bool no_drop_caches;	/* -D */

@@ -29,6 +29,7 @@
  * them; beyond, timelines share threads. */
 #define REPLAY_DEFAULT_MAX_THREADS 4096
 #define REPLAY_MAX_THREADS 65536
+#define REPLAY_SPIN_NS (100 * 1000ULL)	/* default of replay_options.spin_ns */
 
 /* Per syscall: counts, bytes and latency histograms of the run. */
 struct replay_sys_stats {
@@ -50,6 +51,10 @@ struct replay_options {
 	 * be created (RLIMIT_NPROC), later timelines share the ones there
 	 * are. */
 	unsigned workers, threads;
+	/* At -s F > 0: a thread spins (sched_yield) for the last @spin_ns
+	 * before an operation is due instead of sleeping, since a timed
+	 * sleep wakes late by the timer's latency (0: REPLAY_SPIN_NS). */
+	uint64_t spin_ns;
 	const volatile sig_atomic_t *stop;	/* set by a signal handler */
 	/* Called about every 2 s from the calling thread. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total,

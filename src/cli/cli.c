@@ -461,6 +461,7 @@ static int run_replay(const struct cli_opts *o)
 		.replay_path = o->replay, .speed = o->speed,
 		.workers = o->workers > 0 ? (unsigned)o->workers : 0,
 		.threads = o->threads > 0 ? (unsigned)o->threads : 0,
+		.spin_ns = (uint64_t)o->spin_us * 1000,
 		.stop = &stop_signalled, .progress = replay_progress,
 		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
 	};

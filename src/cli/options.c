@@ -40,6 +40,7 @@ static const struct option long_options[] = {
 	{ "csv", required_argument, NULL, 'Y' },
 	{ "graphite", required_argument, NULL, 'G' },
 	{ "interval", required_argument, NULL, 'N' },
+	{ "spin", required_argument, NULL, 'W' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
@@ -85,6 +86,10 @@ void cli_usage(void)
 "                           a thread per captured thread, at most 4096)\n"
 "  -s, --speed FACTOR       0 = as fast as possible (default), 1 = captured\n"
 "                           speed, 2 = twice as fast, 0.5 = half as fast\n"
+"      --spin US            at -s FACTOR > 0, spin the last US microseconds\n"
+"                           before each operation is due instead of sleeping\n"
+"                           (default 100); more keeps the CPUs of a busy\n"
+"                           virtual machine from halting, at a CPU's cost\n"
 "  -S, --stats FILE         write replay statistics to FILE too (JSON if it\n"
 "                           ends in .json)\n"
 "  -D, --no-drop-caches     do not drop caches before replay\n"
@@ -225,6 +230,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			}
 			break;
 		case 'B': err = parse_long("--ring-mb", optarg, 1, 2048, &o->ring_mb); break;
+		case 'W': err = parse_long("--spin", optarg, 1, 1000000, &o->spin_us); break;
 		case 'I':
 			err = add_prefix("--include", optarg, o->include, &o->ninclude);
 			break;
@@ -292,6 +298,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
 		fprintf(stderr, "ioriot: --csv, --graphite and --interval go "
 			"with -r or -R\n");
+		err = -EINVAL;
+	}
+	if (!err && o->spin_us && o->mode != MODE_REPLAY &&
+	    o->mode != MODE_INIT_REPLAY) {
+		fprintf(stderr, "ioriot: --spin goes with -r or -R\n");
 		err = -EINVAL;
 	}
 	if (!err && o->interval && !o->csv && !o->graphite) {

@@ -21,7 +21,6 @@
 #include "ioriot/waitword.h"
 
 #define RUNNER_STACK (256u << 10)
-#define SPIN_NS (100 * 1000ULL)
 #define SPIN_ROUNDS 200
 #define PROGRESS_NS (2 * 1000000000ULL)
 #define CLOCK_CALIBRATION_NS (2 * 1000000ULL)
@@ -120,7 +119,7 @@ static int account(struct runner *r, const struct rlog_op *op,
 }
 
 /* Sleep until @t (engine_now()) unless the replay stops; the last
- * SPIN_NS are spun, as a wake-up can come late. */
+ * e->spin_ns are spun, as a wake-up can come late. */
 static void sleep_until(struct engine *e, uint64_t t)
 {
 	while (!engine_should_stop(e)) {
@@ -131,11 +130,11 @@ static void sleep_until(struct engine *e, uint64_t t)
 		if (now >= t)
 			return;
 		left = t - now;
-		if (left <= SPIN_NS) {
+		if (left <= e->spin_ns) {
 			sched_yield();
 			continue;
 		}
-		left -= SPIN_NS;
+		left -= e->spin_ns;
 		if (left > WAIT_SLICE_NS)
 			left = WAIT_SLICE_NS;
 		ts.tv_sec = (time_t)(left / 1000000000ULL);
@@ -613,6 +612,7 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		e.max_runners = REPLAY_DEFAULT_MAX_THREADS;
 	}
 	e.ticks = opt->tick && opt->tick_ns;
+	e.spin_ns = opt->spin_ns ? opt->spin_ns : REPLAY_SPIN_NS;
 	cycleclock_init(&e.clock, CYCLECLOCK_SOURCE, CLOCK_CALIBRATION_NS);
 	pthread_mutex_init(&e.lock, NULL);
 	pthread_mutex_init(&e.feed_lock, NULL);

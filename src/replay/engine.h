@@ -98,6 +98,7 @@ struct engine {
 	struct slot *slots;		/* WINDOW_SLOTS */
 	atomic_uint *done;		/* WINDOW_SLOTS */
 	double speed;
+	uint64_t spin_ns;		/* spun before a due time */
 	unsigned queue_slots;		/* per runner, a power of two */
 	bool ticks;			/* runners lock their stats */
 	struct cycleclock clock;	/* the engine's only clock */
