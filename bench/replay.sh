@@ -10,7 +10,8 @@
 #      beside it syscall-loop on 2 files in 2 threads of one process and in
 #      2 processes: how far the kernel lets these syscalls scale at all;
 #   3. timing accuracy: 10k operations/s for 3 s at captured speed (-s 1)
-#      on 1 and 4 timelines: start lateness and duration error;
+#      on 1 and 4 timelines: start lateness and duration error; the 4
+#      timelines also with --spin 1000 (no target: what a busy VM needs);
 #   4. memory: peak RSS replaying 1 M and 4 M operations on 4 timelines,
 #      -s 0 (the file is read while it runs: RSS should not grow).
 # Figures are medians of runs interleaved with each other; a ratio is the
@@ -42,6 +43,7 @@ MEM_SMALL=250002		# ops per timeline, 4 timelines
 MEM_LARGE=1000002
 TARGET_MEM_GROWTH=1.25		# peak RSS at 4x the operations
 TARGET_SCALE=1.1		# 2 timelines against 1: above run-to-run noise
+SPIN_US=1000			# -s 1 on 4 timelines again with --spin: no target
 
 [ $# -eq 2 ] || { echo "usage: $0 BIN OUTPUT_DIR" >&2; exit 2; }
 bin=$1
@@ -95,14 +97,15 @@ prepare() {
 	}
 }
 
-# Replay NAME at speed SPEED (after PIN, a command prefix or "") into
-# $work/NAME.stats.  Every operation must have run and none may have
+# Replay NAME at speed SPEED (after PIN, a command prefix or "", and with
+# the options in EXTRA, split at spaces) into $work/NAME.stats.  Every operation must have run and none may have
 # failed, or the figures would measure something else.
 replay() {
 	local name=$1 speed=$2 stats=$work/$1.stats want ops differ
 
 	rm -f "$stats"
-	$3 "$bin" -q -r "$work/$name.replay" -D -u root -s "$speed" \
+	# shellcheck disable=SC2086	# EXTRA is split on purpose
+	$3 "$bin" -q -r "$work/$name.replay" -D -u root -s "$speed" ${4:-} \
 		-S "$stats" > "$work/replay.out" 2>&1 || {
 		cat "$work/replay.out" >&2
 		echo "$0: replay of $work/$name.replay failed" >&2
@@ -225,11 +228,16 @@ for n in 1 4; do
 	prepare "pace$n" "$n" $((PACE_OPS / n)) "$PACE_RATE"
 done
 p50_1= p99_1= err_1= p50_4= p99_4= err_4= steal_1= steal_4=
+p50_4s= p99_4s= err_4s= steal_4s=
 for i in $(seq 1 "$RUNS"); do
-	for n in 1 4; do
+	# 4s: the 4-timeline file with --spin $SPIN_US.
+	for c in 1 4 4s; do
+		n=${c%s}
+		extra=
+		[ "$c" = 4s ] && extra="--spin $SPIN_US"
 		j0=$(cpu_jiffies)
-		replay "pace$n" 1 ""
-		eval "steal_$n=\"\$steal_$n $(steal_pct "$j0" "$(cpu_jiffies)")\""
+		replay "pace$n" 1 "" "$extra"
+		eval "steal_$c=\"\$steal_$c $(steal_pct "$j0" "$(cpu_jiffies)")\""
 		stats=$work/pace$n.stats
 		late=$(awk -F': ' '/^\tStart lateness p50\/p99\/max: / {
 			sub(/ us$/, "", $2); split($2, v, "/"); print v[1] "/" v[2] }' "$stats")
@@ -241,12 +249,13 @@ for i in $(seq 1 "$RUNS"); do
 			  '!/^#/ && NF >= 7 { cap = $3 + $4 }
 			   END { d = ops / r - cap / 1e9; if (d < 0) d = -d
 				 printf "%.4f", d * 100 / (cap / 1e9) }' "$work/pace$n.replay")
-		eval "p50_$n=\"\$p50_$n ${late%/*}\""
-		eval "p99_$n=\"\$p99_$n ${late#*/}\""
-		eval "err_$n=\"\$err_$n $err\""
+		eval "p50_$c=\"\$p50_$c ${late%/*}\""
+		eval "p99_$c=\"\$p99_$c ${late#*/}\""
+		eval "err_$c=\"\$err_$c $err\""
 	done
 done
-for v in p50_1 p99_1 err_1 p50_4 p99_4 err_4 steal_1 steal_4; do
+for v in p50_1 p99_1 err_1 p50_4 p99_4 err_4 steal_1 steal_4 \
+	 p50_4s p99_4s err_4s steal_4s; do
 	eval "$v=\$(echo \"\$$v\" | median)"
 done
 
@@ -279,7 +288,8 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v prate="$pin_rate" \
     -v ml="$rss_large" -v nsmall="$((MEM_SMALL * 4))" \
     -v nlarge="$((MEM_LARGE * 4))" -v tm="$TARGET_MEM_GROWTH" \
     -v tsc="$TARGET_SCALE" -v osteal="$ovh_steal" -v as="$steal_1" \
-    -v bs="$steal_4" 'BEGIN {
+    -v bs="$steal_4" -v c50="$p50_4s" -v c99="$p99_4s" -v ce="$err_4s" \
+    -v cs="$steal_4s" -v spin="$SPIN_US" 'BEGIN {
 	printf "\n%-44s %12s\n", "", "ops/s"
 	printf "%-44s %12.0f\n", "syscall-loop (openat+pread64+close)", lr
 	printf "%-44s %12.0f  (%.2fx the loop)\n", "replay, 1 timeline", orate, ratio
@@ -300,6 +310,8 @@ awk -v lr="$loop_rate" -v orate="$ovh_rate" -v prate="$pin_rate" \
 	       a99, ae, as
 	printf "%-44s %8.1f %8.1f %9.3f%% %6.1f%%\n", "start lateness, 4 timelines", b50,
 	       b99, be, bs
+	printf "%-44s %8.1f %8.1f %9.3f%% %6.1f%%\n",
+	       "start lateness, 4 timelines, --spin " spin, c50, c99, ce, cs
 	printf "\n%-44s %8s\n", "", "peak RSS"
 	printf "%-44s %6.1f MB\n", sprintf("replay of %d ops", nsmall), ms / 1024
 	printf "%-44s %6.1f MB\n", sprintf("replay of %d ops", nlarge), ml / 1024
