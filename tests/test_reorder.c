@@ -3,6 +3,7 @@
  * order their syscalls returned come out in the order they began, once
  * the window has passed, with their own copies of their paths.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,67 @@ START_TEST(test_paths_copied)
 }
 END_TEST
 
+/*
+ * Four processes mkdir "shared" below their inherited dirfd 3: the one that
+ * began first failed with EEXIST, as the one that began at 120 made it
+ * first.  The success comes out first, unless the calls did not overlap,
+ * named the path otherwise, or an earlier event of the creator is held.
+ */
+static const struct {
+	const char *name;
+	struct { uint64_t time, dur; uint32_t pid; int64_t fd, ret;
+		 const char *path; } ev[4];
+	const char *want;
+} races[] = {
+	{ "success first", { { 100, 50, 2, 3, -EEXIST, "shared" },
+			     { 120, 10, 3, 3, 0, "shared" },
+			     { 130, 5, 4, 3, -EEXIST, "shared" },
+			     { 140, 5, 9, 3, 0, "other" } },
+	  "120:3 100:2 130:4 140:9" },
+	{ "no overlap", { { 100, 10, 2, 3, -EEXIST, "shared" },
+			  { 120, 10, 3, 3, 0, "shared" } }, "100:2 120:3" },
+	{ "another dirfd", { { 100, 50, 2, 3, -EEXIST, "shared" },
+			     { 120, 10, 3, 4, 0, "shared" } }, "100:2 120:3" },
+	{ "creator's earlier event held", {
+	  { 100, 50, 2, 3, -EEXIST, "shared" },
+	  { 110, 5, 3, 3, 0, "before" },
+	  { 120, 10, 3, 3, 0, "shared" } }, "100:2 110:3 120:3" },
+};
+
+START_TEST(test_create_race)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct reorder r;
+
+	ck_assert_ptr_nonnull(f);
+	reorder_init(&r, WINDOW);
+	for (size_t i = 0; i < 4 && races[_i].ev[i].time; i++) {
+		struct cap_event ev = {
+			.time_ns = races[_i].ev[i].time,
+			.dur_ns = races[_i].ev[i].dur,
+			.pid = races[_i].ev[i].pid,
+			.tid = races[_i].ev[i].pid,
+			.sys = SYS_MKDIRAT,
+			.have = CAP_PATH | CAP_FD | CAP_RET,
+			.fd = races[_i].ev[i].fd,
+			.ret = races[_i].ev[i].ret,
+			.path = races[_i].ev[i].path,
+			.path_len = (uint32_t)strlen(races[_i].ev[i].path),
+		};
+
+		ck_assert_int_eq(reorder_push(&r, &ev), 0);
+	}
+	reorder_release(&r, UINT64_MAX, note, f);
+	reorder_destroy(&r);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(!strcmp(out, races[_i].want), "%s: '%s', expected '%s'",
+		      races[_i].name, out, races[_i].want);
+	free(out);
+}
+END_TEST
+
 /* Destroying a buffer that still holds events frees them. */
 START_TEST(test_destroy_held)
 {
@@ -138,6 +200,8 @@ Suite *reorder_suite(void)
 	tcase_add_loop_test(tc, test_order, 0,
 			    (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, test_paths_copied);
+	tcase_add_loop_test(tc, test_create_race, 0,
+			    (int)(sizeof(races) / sizeof(races[0])));
 	tcase_add_test(tc, test_destroy_held);
 	suite_add_tcase(s, tc);
 	return s;

@@ -8,7 +8,10 @@
  * another thread's close of N.  The capture holds each event back for a
  * window and resolves, filters and writes the events in the order of their
  * entry times; a call that lasts longer than the window may still come
- * after calls that began later.
+ * after calls that began later.  One exception: a create (mkdir, an open
+ * with O_CREAT) that failed with EEXIST goes after an overlapping create of
+ * the same path by another thread that succeeded, since it found the name
+ * that one made although it began first.
  */
 #ifndef IORIOT_REORDER_H
 #define IORIOT_REORDER_H
