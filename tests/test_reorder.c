@@ -50,14 +50,35 @@ static void note(void *ctx, struct cap_event *ev)
 		(unsigned long long)ev->time_ns, ev->pid);
 }
 
+/* What the note() callback wrote, in memory. */
+struct order_log {
+	char *out;
+	size_t len;
+	FILE *f;
+};
+
+static void log_open(struct order_log *l)
+{
+	l->out = NULL;
+	l->f = open_memstream(&l->out, &l->len);
+	ck_assert_ptr_nonnull(l->f);
+}
+
+/* The log of case @name must be @want; frees it. */
+static void log_check(struct order_log *l, const char *name, const char *want)
+{
+	ck_assert_int_eq(fclose(l->f), 0);
+	ck_assert_msg(!strcmp(l->out, want), "%s: '%s', expected '%s'", name,
+		      l->out, want);
+	free(l->out);
+}
+
 START_TEST(test_order)
 {
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
+	struct order_log log;
 	struct reorder r;
 
-	ck_assert_ptr_nonnull(f);
+	log_open(&log);
 	reorder_init(&r, WINDOW);
 	for (size_t i = 0; i < 8; i++) {
 		const struct step *s = &cases[_i].steps[i];
@@ -66,16 +87,13 @@ START_TEST(test_order)
 					.have = CAP_RET };
 
 		if (s->release)
-			reorder_release(&r, s->time, note, f);
+			reorder_release(&r, s->time, note, log.f);
 		else if (s->time)
 			ck_assert_int_eq(reorder_push(&r, &ev), 0);
 	}
 	ck_assert_uint_eq(r.n, 0);
 	reorder_destroy(&r);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_msg(!strcmp(out, cases[_i].want), "%s: '%s', expected '%s'",
-		      cases[_i].name, out, cases[_i].want);
-	free(out);
+	log_check(&log, cases[_i].name, cases[_i].want);
 }
 END_TEST
 
@@ -141,12 +159,10 @@ static const struct {
 
 START_TEST(test_create_race)
 {
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
+	struct order_log log;
 	struct reorder r;
 
-	ck_assert_ptr_nonnull(f);
+	log_open(&log);
 	reorder_init(&r, WINDOW);
 	for (size_t i = 0; i < 4 && races[_i].ev[i].time; i++) {
 		struct cap_event ev = {
@@ -164,12 +180,9 @@ START_TEST(test_create_race)
 
 		ck_assert_int_eq(reorder_push(&r, &ev), 0);
 	}
-	reorder_release(&r, UINT64_MAX, note, f);
+	reorder_release(&r, UINT64_MAX, note, log.f);
 	reorder_destroy(&r);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_msg(!strcmp(out, races[_i].want), "%s: '%s', expected '%s'",
-		      races[_i].name, out, races[_i].want);
-	free(out);
+	log_check(&log, races[_i].name, races[_i].want);
 }
 END_TEST
 
