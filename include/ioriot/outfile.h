@@ -1,0 +1,50 @@
+/*
+ * outfile: opening the files ioriot writes (capture logs, replay files,
+ * statistics, time series) so that a path another user prepared cannot
+ * redirect them.  ioriot often runs as root in directories others can
+ * write to (/tmp), so the last component is never followed if it is a
+ * symlink, only regular files with a single link are written, and an
+ * existing file is emptied only if it belongs to the caller (or, for root
+ * under sudo, to the user who called sudo).  Every check is made on the
+ * opened fd, so swapping the name afterwards changes nothing.
+ */
+#ifndef IORIOT_OUTFILE_H
+#define IORIOT_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum outfile_flags {
+	OUTFILE_TRUNCATE = 1 << 0,	/* empty it once it passed the checks */
+	OUTFILE_PRIVATE = 1 << 1,	/* mode 0600 even if it existed */
+};
+
+/*
+ * Open @path for writing (O_WRONLY | O_CLOEXEC), creating it with @mode
+ * (less the umask) if missing.  Refused: a symlink as the last component
+ * (-ELOOP), anything but a regular file (-EINVAL: a FIFO, a device, a
+ * directory), a file with other hard links (-EMLINK), a file owned by
+ * another user (-EPERM), and the file @input when @input is not NULL
+ * (-EEXIST: an output must never overwrite its own input).  A file this
+ * call created is removed again when a check fails.  Returns the fd, or
+ * -errno with "PATH: why" in @err.
+ */
+int outfile_open(const char *path, mode_t mode, unsigned flags,
+		 const char *input, char *err, size_t errlen);
+
+/*
+ * For outputs written to a temporary name and renamed over @path: 0 if
+ * @path does not exist or is a regular file of the caller's that is not
+ * @input (if not NULL), else -errno with "PATH: why" in @err.  A rename
+ * replaces the name, never what a symlink there points to, so this check
+ * only keeps ioriot from replacing what it should not.
+ */
+int outfile_check_target(const char *path, const char *input, char *err,
+			 size_t errlen);
+
+/* True if @uid may own a file ioriot writes: the effective user, or for
+ * root the user named by SUDO_UID. */
+bool outfile_owner_ok(uid_t uid);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * outfile: output files that cannot be redirected by a planted link or
+ * FIFO (outfile.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ioriot/outfile.h"
+
+bool outfile_owner_ok(uid_t uid)
+{
+	const char *sudo = getenv("SUDO_UID");
+	char *end;
+	unsigned long v;
+
+	if (uid == geteuid())
+		return true;
+	if (geteuid() != 0 || !sudo || !*sudo)
+		return false;
+	errno = 0;
+	v = strtoul(sudo, &end, 10);
+	return !errno && !*end && v == (unsigned long)uid;
+}
+
+/* True if @st is the file @input (when @input names one). */
+static bool is_input(const struct stat *st, const char *input)
+{
+	struct stat in;
+
+	return input && stat(input, &in) == 0 && in.st_dev == st->st_dev &&
+	       in.st_ino == st->st_ino;
+}
+
+/* Why @st may not be written over: NULL if it may.  *@rc gets the
+ * -errno that goes with the reason. */
+static const char *refusal(const struct stat *st, const char *input, int *rc)
+{
+	if (S_ISLNK(st->st_mode)) {
+		*rc = -ELOOP;
+		return "is a symlink; ioriot does not write through one";
+	}
+	if (!S_ISREG(st->st_mode)) {
+		*rc = -EINVAL;
+		return "is not a regular file";
+	}
+	if (is_input(st, input)) {
+		*rc = -EEXIST;
+		return "is the input file; choose another output";
+	}
+	if (!outfile_owner_ok(st->st_uid)) {
+		*rc = -EPERM;
+		return "belongs to another user; remove it or choose another name";
+	}
+	if (st->st_nlink != 1) {
+		*rc = -EMLINK;
+		return "has other hard links";
+	}
+	return NULL;
+}
+
+int outfile_open(const char *path, mode_t mode, unsigned flags,
+		 const char *input, char *err, size_t errlen)
+{
+	const char *why;
+	struct stat st;
+	bool created = false;
+	int fd, rc;
+
+	/* O_NONBLOCK: opening a FIFO without a reader must not hang. */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC |
+		  O_NONBLOCK, mode);
+	if (fd >= 0)
+		created = true;
+	else if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
+			 errno == ELOOP ? " (a symlink; ioriot does not write "
+			 "through one)" : "");
+		return rc;
+	}
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		why = strerror(errno);
+		goto fail;
+	}
+	if ((why = refusal(&st, input, &rc)))
+		goto fail;
+	if (fcntl(fd, F_SETFL, 0) < 0 ||
+	    ((flags & OUTFILE_PRIVATE) && fchmod(fd, 0600) < 0) ||
+	    ((flags & OUTFILE_TRUNCATE) && ftruncate(fd, 0) < 0)) {
+		rc = -errno;
+		why = strerror(errno);
+		goto fail;
+	}
+	return fd;
+fail:
+	snprintf(err, errlen, "%s: %s", path, why);
+	if (created)
+		unlink(path);
+	close(fd);
+	return rc;
+}
+
+int outfile_check_target(const char *path, const char *input, char *err,
+			 size_t errlen)
+{
+	const char *why;
+	struct stat st;
+	int rc;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	if (!(why = refusal(&st, input, &rc)))
+		return 0;
+	snprintf(err, errlen, "%s: %s", path, why);
+	return rc;
+}
