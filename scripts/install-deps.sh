@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages ioriot needs to build and test, if any are
 # missing.  Called by `make check`, `make demo` and `make bench`, so that on a
-# fresh Debian 12 machine one command does all set-up.  Installs nothing when
+# fresh Debian 12 machine one command does all set-up.  `make fuzz` calls it
+# as `install-deps.sh fuzz`, which adds clang's libFuzzer runtime.  Installs nothing when
 # everything is present; fails with a clear message when a package is missing
 # and we are not root or have no apt-get.
 set -eu
@@ -9,6 +10,9 @@ set -eu
 packages="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev check
 pkg-config systemtap strace time e2fsprogs xfsprogs tar git sqlite3"
 packages="$packages gnuplot-nox graphite-carbon python3-whisper"	# series tests, ioriot-plot
+if [ "${1:-}" = fuzz ]; then
+	packages="$packages libclang-rt-14-dev"	# libFuzzer for clang 14
+fi
 
 missing=""
 for pkg in $packages; do
