@@ -510,7 +510,9 @@ void nstree_mode_seen(struct node *n, int64_t mode)
 	if (!n || n->mode_changed || n->init_mode_known || !n->preexisting ||
 	    mode < 0 || (mode & 0170000) != 0100000)
 		return;
-	n->init_mode = (uint16_t)(mode & 07777);
+	/* Permission bits only: INIT's mode= holds no set-id or sticky bit
+	 * (docs/replay-format.md), and its reader rejects them. */
+	n->init_mode = (uint16_t)(mode & 0777);
 	n->init_mode_known = true;
 }
 
