@@ -36,7 +36,7 @@ static void setup(void)
 	m = tu_join(scratch, "m");
 	dot = tu_join(m, ".ioriot");
 	sandbox = tu_join(dot, "t");
-	ck_assert_int_eq(mkdir(m, 0755), 0);
+	ck_assert_msg(tu_mount_tmpfs(m), "sandboxes must be on a mountpoint");
 	ck_assert_int_eq(mkdir(dot, 0755), 0);
 	ck_assert_int_eq(mkdir(sandbox, 0755), 0);
 	sentinel = tu_write_str(scratch, "sentinel", SENTINEL);
@@ -479,7 +479,9 @@ END_TEST
 
 START_TEST(test_locate)
 {
-	char *sub = tu_join(sandbox, "sub"), *in_sub = tu_join(sub, "f");
+	/* A second mount inside the first sandbox, with its own. */
+	char *mnt2 = tu_join(sandbox, "sub"), *dot2 = tu_join(mnt2, ".ioriot");
+	char *sub = tu_join(dot2, "t"), *in_sub = tu_join(sub, "f");
 	char *in_top = tu_join(sandbox, "f"), *up = tu_join(sandbox, "../f");
 	char *roots[] = { sandbox, sub };
 	struct rlog_op op = { .sys = SYS_RENAME,
@@ -489,6 +491,8 @@ START_TEST(test_locate)
 	char err[256] = "";
 	int64_t res = 0;
 
+	ck_assert(tu_mount_tmpfs(mnt2));
+	ck_assert_int_eq(mkdir(dot2, 0755), 0);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	ck_assert_msg(exec_init(&x, roots, 2, err, sizeof(err)) == 0, "%s",
 		      err);
@@ -528,6 +532,8 @@ START_TEST(test_locate)
 	ck_assert_int_eq(access(in_top, F_OK), 0);
 	exec_destroy(&x);
 	check_sentinel();
+	free(mnt2);
+	free(dot2);
 	free(sub);
 	free(in_sub);
 	free(in_top);
@@ -539,12 +545,25 @@ START_TEST(test_init_errors)
 {
 	struct exec_ctx x;
 	char err[256] = "";
-	char *missing = tu_join(sandbox, "missing");
-	char *bad = "relative/.ioriot/t";
+	char *missing, *bad = "relative/.ioriot/t";
+	char *plain = tu_join(scratch, "plain"), *notmnt;
 
+	ck_assert(asprintf(&missing, "%.*s/missing",
+			   (int)(strrchr(sandbox, '/') - sandbox), sandbox) > 0);
 	ck_assert_int_eq(exec_init(&x, &missing, 1, err, sizeof(err)), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err, missing));
 	ck_assert_int_eq(exec_init(&x, &bad, 1, err, sizeof(err)), -EINVAL);
+	/* A directory that is not a mountpoint holds no sandbox. */
+	ck_assert_int_eq(mkdir(plain, 0755), 0);
+	notmnt = tu_join(plain, ".ioriot");
+	ck_assert_int_eq(mkdir(notmnt, 0755), 0);
+	free(notmnt);
+	notmnt = tu_join(plain, ".ioriot/t");
+	ck_assert_int_eq(mkdir(notmnt, 0755), 0);
+	ck_assert_int_eq(exec_init(&x, &notmnt, 1, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "not a mountpoint"), "%s", err);
+	free(notmnt);
+	free(plain);
 	memset(&x, 0, sizeof(x));
 	exec_destroy(&x);
 	/* A vfd left open and a mapping left mapped are released. */

@@ -645,6 +645,18 @@ static const struct {
 	  -EFBIG, "FILE:7: INIT sizes add up to more than 2^64", true },
 };
 
+/* A tmpfs mounted at @dir/m (sandboxes live on mountpoints); malloc'd. */
+static char *scratch_mount(const char *dir)
+{
+	char *real = realpath(dir, NULL), *m;
+
+	ck_assert(real);
+	m = tu_join(real, "m");
+	free(real);
+	ck_assert(tu_mount_tmpfs(m));
+	return m;
+}
+
 /* Replace FILE, and ROOT or '@', in @tmpl. */
 static char *expand(const char *tmpl, const char *file, const char *root)
 {
@@ -672,7 +684,7 @@ static char *expand(const char *tmpl, const char *file, const char *root)
 START_TEST(test_bad_init)
 {
 	NEED_ROOT();
-	char *dir = tu_scratch(), *real = realpath(dir, NULL), *root, *replay;
+	char *dir = tu_scratch(), *real = scratch_mount(dir), *root, *replay;
 	char *text, *init_text, *want, *old, err[ERRLEN];
 	struct init_summary sum;
 	struct progress prog;
@@ -714,7 +726,7 @@ END_TEST
 START_TEST(test_bad_file)
 {
 	NEED_ROOT();
-	char *dir = tu_scratch(), *real = realpath(dir, NULL), *missing, *trunc;
+	char *dir = tu_scratch(), *real = scratch_mount(dir), *missing, *trunc;
 	char *text, *marker, err[ERRLEN];
 	struct init_summary sum;
 	struct progress prog;
@@ -771,7 +783,7 @@ START_TEST(test_symlinked_sandbox)
 	replay = tu_write_str(real, "t.replay", text);
 	free(text);
 	link = tu_join(real, "m");
-	ck_assert_int_eq(mkdir(link, 0755), 0);
+	ck_assert(tu_mount_tmpfs(link));
 	free(link);
 
 	/* <mnt>/.ioriot -> target */
@@ -820,7 +832,7 @@ END_TEST
 START_TEST(test_empty_and_duplicate)
 {
 	NEED_ROOT();
-	char *dir = tu_scratch(), *real = realpath(dir, NULL), *text, *replay;
+	char *dir = tu_scratch(), *real = scratch_mount(dir), *text, *replay;
 	char err[ERRLEN];
 	struct init_summary sum;
 	struct progress prog;

@@ -3,7 +3,7 @@
  * their dependencies, dependencies on operations the file lacks, pacing
  * at a speed factor, stopping, statistics, percentiles and bad files.
  * Replay files are written here into a scratch directory whose
- * "mnt/.ioriot/t" is the sandbox.
+ * "mnt/.ioriot/t" is the sandbox, mnt a tmpfs (tu_mount_tmpfs).
  */
 #include <errno.h>
 #include <sched.h>
@@ -29,7 +29,7 @@ static void setup(void)
 	mnt = tu_join(scratch, "mnt");
 	dot = tu_join(mnt, ".ioriot");
 	sandbox = tu_join(dot, "t");
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_msg(tu_mount_tmpfs(mnt), "sandboxes must be on a mountpoint");
 	ck_assert_int_eq(mkdir(dot, 0755), 0);
 	ck_assert_int_eq(mkdir(sandbox, 0755), 0);
 	replay_path = tu_join(scratch, "t.replay");

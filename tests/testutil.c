@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +22,8 @@ char *tu_mkdtemp(void)
 		base = "/tmp";
 	ck_assert(asprintf(&path, "%s/ioriot-test-XXXXXX", base) > 0);
 	ck_assert_msg(mkdtemp(path), "mkdtemp: %s", strerror(errno));
+	/* The test user (nobody) must be able to reach sandboxes below. */
+	ck_assert_int_eq(chmod(path, 0755), 0);
 	return path;
 }
 
@@ -43,6 +47,7 @@ char *tu_scratch(void)
 
 	ck_assert(asprintf(&dir, "%s/t-XXXXXX", root) > 0);
 	ck_assert_msg(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	ck_assert_int_eq(chmod(dir, 0755), 0);
 	return dir;
 }
 
@@ -224,4 +229,62 @@ bool tu_mount_image(const char *dir, const char *mkfs, const char *force,
 		printf("cannot format and mount %s with %s\n", img, mkfs);
 	free(img);
 	return ok;
+}
+
+/* Write @text to /proc/self/@file; false if it cannot. */
+static bool write_proc(const char *file, const char *text)
+{
+	char path[64];
+	int fd;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok;
+}
+
+/* Without root: become root of a new user namespace (uid and gid mapped
+ * to ours), where a tmpfs may be mounted. */
+static bool enter_user_namespace(void)
+{
+	char map[64];
+	unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
+
+	if (unshare(CLONE_NEWUSER) < 0)
+		return false;
+	snprintf(map, sizeof(map), "0 %u 1\n", uid);
+	if (!write_proc("uid_map", map) || !write_proc("setgroups", "deny"))
+		return false;
+	snprintf(map, sizeof(map), "0 %u 1\n", gid);
+	return write_proc("gid_map", map);
+}
+
+bool tu_mount_tmpfs(const char *dir)
+{
+	static bool private_ns;
+
+	if (!private_ns) {
+		if (geteuid() != 0 && !enter_user_namespace()) {
+			printf("no tmpfs for %s: not root, and no user "
+			       "namespace: %s\n", dir, strerror(errno));
+			return false;
+		}
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+			printf("no mount namespace for %s: %s\n", dir,
+			       strerror(errno));
+			return false;
+		}
+		private_ns = true;
+	}
+	if (mkdir(dir, 0755) < 0 ||
+	    mount("tmpfs", dir, "tmpfs", 0, "size=512m,mode=0755") < 0) {
+		printf("cannot mount a tmpfs at %s: %s\n", dir, strerror(errno));
+		return false;
+	}
+	return true;
 }

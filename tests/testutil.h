@@ -69,4 +69,13 @@ int tu_exec(const char *const argv[], bool quiet);
 bool tu_mount_image(const char *dir, const char *mkfs, const char *force,
 		    unsigned mb);
 
+/*
+ * Mount a fresh tmpfs (mode 0755) at the new directory @dir, in a mount
+ * namespace of this test process alone (made by the first call; without
+ * root, inside a user namespace), so the mount goes with the process even
+ * when a test fails.  Sandboxes must be on mountpoints.  Returns false,
+ * saying why on stdout, if it cannot.
+ */
+bool tu_mount_tmpfs(const char *dir);
+
 #endif

@@ -48,7 +48,8 @@ struct exec_ctx {
 
 /*
  * Open the sandboxes @roots (as a replay file header lists them; init
- * created them) and set up @x.  Returns 0 or -errno with a message in @err.
+ * created them) with sandbox_enter() as the calling user, who must own
+ * them, and set up @x.  Returns 0 or -errno with a message in @err.
  */
 int exec_init(struct exec_ctx *x, char *const *roots, size_t n, char *err,
 	      size_t errlen);

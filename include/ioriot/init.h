@@ -14,7 +14,10 @@
 
 struct init_options {
 	const char *replay_path;
-	uid_t uid;			/* owner of what init creates */
+	/* The test user, who owns what init creates: as root for another
+	 * user, the workers create everything as that user; otherwise it
+	 * must be the caller (-EPERM). */
+	uid_t uid;
 	gid_t gid;
 	/* Called from the calling thread with bytes written and bytes to
 	 * write: once at the start, about every 100 ms, once at the end. */
@@ -35,7 +38,9 @@ struct init_summary {
  * sandbox's file system is synced at the end.  Returns 0, or -errno with a
  * message naming the file (and line, for replay file errors) in @err; @sum
  * is filled in either case.  The replay reader's checks (rlog.h) apply, so
- * every path is inside a sandbox.
+ * every path is inside a sandbox, and sandbox roots are checked as
+ * sandbox_open() and sandbox_enter() (sandbox.h) say: a sandbox the test
+ * user cannot reach fails init.
  */
 int init_run(const struct init_options *opt, struct init_summary *sum,
 	     char *err, size_t errlen);

@@ -60,8 +60,9 @@ struct replay_options {
 	void (*progress)(void *ctx, uint64_t done, uint64_t total,
 			 int64_t ahead_ns);
 	void *progress_ctx;
-	/* Called once the first window of the file is read and the sandboxes
-	 * are open, before any other thread exists (to drop privileges); a
+	/* Called once the replay file is open, before any sandbox is opened
+	 * and before any other thread exists: to drop privileges, so that
+	 * the sandboxes are entered with the test user's own rights.  A
 	 * non-zero return (-errno, with a message in @err) ends the run. */
 	int (*ready)(void *ctx, char *err, size_t errlen);
 	void *ready_ctx;

@@ -2,7 +2,9 @@
  * sandbox: the per-mountpoint test directories <mountpoint>/.ioriot/NAME,
  * their trash <mountpoint>/.ioriot/.trash, and safe walking below them.
  *
- * Everything here works from directory fds: each path below a sandbox is
+ * A sandbox root is reached from "/" without following any symlink, must
+ * be on the root directory of a mount, and .ioriot must be root's.
+ * Everything else works from directory fds: each path below a sandbox is
  * opened relative to the sandbox's fd with openat2(RESOLVE_BENEATH |
  * RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS) (or, on kernels without
  * openat2, component by component with O_NOFOLLOW), removal never follows a
@@ -25,15 +27,36 @@
 int sandbox_split(const char *root, char *mnt, const char **name);
 
 /*
- * Open (creating as needed, mode 0755) <@mnt>/.ioriot/@name and return a
- * directory fd (O_PATH is not used: the fd can be used for *at calls).
- * <@mnt>/.ioriot and NAME are created owned by @uid:@gid unless they are
- * (uid_t)-1.  Refuses (-ELOOP) if .ioriot or NAME exists as a symlink,
- * -EXDEV if either is on another mount than @mnt.  Returns the fd or -errno
- * with a message in @err.
+ * Open mountpoint @mnt (absolute, normalised) from "/" without following a
+ * symlink anywhere on the way (RESOLVE_NO_SYMLINKS, or an O_NOFOLLOW walk),
+ * and check that the directory reached is the root of a mount.  Returns a
+ * directory fd, or -errno with a message in @err: -ELOOP for a symlink on
+ * the way, -EINVAL for a directory that is not a mount root.
+ */
+int sandbox_open_mount(const char *mnt, char *err, size_t errlen);
+
+/*
+ * For init, as root: open (creating as needed) <@mnt>/.ioriot/@name.  @mnt
+ * is opened with sandbox_open_mount(); .ioriot is created mode 0755 and
+ * must be a directory on that mount owned by root (or by the caller) and
+ * writable by its owner only; NAME is created mode 0755 and given to
+ * @uid:@gid by its fd unless @uid is (uid_t)-1.  Refuses (-ELOOP) a
+ * symlink, (-EXDEV) another mount, (-EPERM) a .ioriot of another user.
+ * Returns the fd or -errno with a message in @err.
  */
 int sandbox_open(const char *mnt, const char *name, uid_t uid, gid_t gid,
 		 char *err, size_t errlen);
+
+/*
+ * For the user who works in the sandbox (the replay after its privileges
+ * are dropped, init's workers): open the existing <@mnt>/.ioriot/@name
+ * with the same checks as sandbox_open(), and require NAME to be owned by
+ * @owner.  Everything is opened with the caller's own rights, so a
+ * sandbox the test user could not reach is refused (-EACCES).  Returns
+ * the fd or -errno with a message in @err.
+ */
+int sandbox_enter(const char *mnt, const char *name, uid_t owner, char *err,
+		  size_t errlen);
 
 /*
  * Move <@mnt>/.ioriot/@name, if it exists, to a new unique directory in

@@ -2,9 +2,14 @@
  * init: builds the INIT section of a replay file in fresh sandboxes
  * (init.h).  The calling thread reads the replay file, moves old sandboxes
  * to the trash, opens new ones, then starts one worker thread per sandbox
- * and reports progress while they run.  Workers touch the file system only
- * through directory fds and sandbox_openat(), one component at a time, so a
- * symlink or mount planted below a sandbox cannot lead them out of it.
+ * and reports progress while they run.  When init runs as root for another
+ * test user, each worker first becomes that user (creds_drop_thread()), so
+ * everything it creates is the test user's from the start: no chown by
+ * name, and nothing a root-owned path could be swapped for.  Workers enter
+ * their sandbox with the test user's own rights (sandbox_enter()) and touch
+ * the file system only through directory fds and sandbox_openat(), one
+ * component at a time, so a symlink or mount planted below a sandbox
+ * cannot lead them out of it.
  *
  * opt->progress is always called from the calling thread: once at the
  * start, about every 100 ms while the workers run, and once at the end.
@@ -23,6 +28,7 @@
 #include <unistd.h>
 
 #include "ioriot/clock.h"
+#include "ioriot/creds.h"
 #include "ioriot/init.h"
 #include "ioriot/paths.h"
 #include "ioriot/rlog.h"
@@ -48,6 +54,7 @@ struct shared {
 	const char *replay;
 	uid_t uid;
 	gid_t gid;
+	bool drop;			/* workers become uid:gid */
 	_Atomic uint64_t done;		/* bytes written so far */
 	atomic_bool failed;		/* stop early: someone failed */
 	pthread_mutex_t lock;		/* guards the rest */
@@ -61,6 +68,8 @@ struct shared {
 struct job {
 	const char *root;		/* from the replay header */
 	size_t root_len;
+	char mnt[PATHMAP_MAX];		/* its mountpoint */
+	const char *name;		/* the test name, in root */
 	int index;
 	int fd;				/* the sandbox directory */
 	struct item *items;
@@ -153,26 +162,17 @@ static int job_add(struct job *j, const struct rlog_entry *e, const char *rel,
 }
 
 /*
- * Open (or create, owned by the test user) directory @name in @dirfd.
- * Returns the fd or -errno.
+ * Open (or create) directory @name in @dirfd.  Returns the fd or -errno.
  */
 static int open_subdir(struct job *j, int dirfd, const char *name)
 {
-	bool made = false;
 	int fd = sandbox_openat(dirfd, name, O_RDONLY | O_DIRECTORY, 0);
 
+	(void)j;
 	if (fd == -ENOENT) {
-		if (mkdirat(dirfd, name, 0755) == 0)
-			made = true;
-		else if (errno != EEXIST)
+		if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
 			return -errno;
 		fd = sandbox_openat(dirfd, name, O_RDONLY | O_DIRECTORY, 0);
-	}
-	if (fd >= 0 && made && fchown(fd, j->sh->uid, j->sh->gid) < 0) {
-		int rc = -errno;
-
-		close(fd);
-		return rc;
 	}
 	return fd;
 }
@@ -303,8 +303,8 @@ static int do_dir(struct job *j, const struct item *it)
 }
 
 /*
- * Give open file @fd exactly @size bytes of data, owned by the test user.
- * On failure sets *@what to what went wrong.
+ * Give open file @fd exactly @size bytes of data.  On failure sets *@what
+ * to what went wrong.
  */
 static int fill_file(struct job *j, int fd, uint64_t size, const char **what)
 {
@@ -322,7 +322,7 @@ static int fill_file(struct job *j, int fd, uint64_t size, const char **what)
 		*what = "has other hard links, left alone";
 		return -EMLINK;
 	}
-	if (ftruncate(fd, 0) < 0 || fchown(fd, j->sh->uid, j->sh->gid) < 0)
+	if (ftruncate(fd, 0) < 0)
 		return -errno;
 	rc = write_data(j, fd, size);
 	if (rc)
@@ -354,7 +354,9 @@ static int do_file(struct job *j, const struct item *it)
 	if (fd < 0)
 		return item_fail(j, it, "cannot create file", fd);
 	rc = fill_file(j, fd, it->size, &what);
-	if (!rc && it->mode != RLOG_NO_MODE && fchmod(fd, (mode_t)it->mode)) {
+	/* Never a set-user-ID or set-group-ID file. */
+	if (!rc && it->mode != RLOG_NO_MODE &&
+	    fchmod(fd, (mode_t)it->mode & ~(mode_t)(S_ISUID | S_ISGID))) {
 		rc = -errno;
 		what = "cannot set its mode";
 	}
@@ -384,10 +386,6 @@ static int do_symlink(struct job *j, const struct item *it)
 		return item_fail(j, it, "cannot create parent directory", dfd);
 	if (symlinkat(target, dfd, last) < 0)
 		return item_fail(j, it, "cannot create symlink", -errno);
-	if (fchownat(dfd, last, j->sh->uid, j->sh->gid,
-		     AT_SYMLINK_NOFOLLOW) < 0)
-		return item_fail(j, it, "cannot give the symlink to the test user",
-				 -errno);
 	j->links++;
 	return 0;
 }
@@ -448,9 +446,20 @@ static void *worker(void *arg)
 {
 	struct job *j = arg;
 	struct shared *sh = j->sh;
+	char err[PATHMAP_MAX + 256];
 	int rc = 0;
 
-	if (j->bytes) {
+	if (sh->drop && (rc = creds_drop_thread(sh->uid, sh->gid))) {
+		fail(sh, rc, "%s: cannot become uid %u: %s", j->root,
+		     (unsigned)sh->uid, strerror(-rc));
+	} else {
+		j->fd = sandbox_enter(j->mnt, j->name, sh->uid, err, sizeof(err));
+		if (j->fd < 0) {
+			rc = j->fd;
+			fail(sh, rc, "%s: %s", sh->replay, err);
+		}
+	}
+	if (!rc && j->bytes) {
 		j->buf = malloc(CHUNK);
 		if (!j->buf) {
 			fail(sh, -ENOMEM, "%s: out of memory", j->root);
@@ -553,13 +562,14 @@ static int read_init(struct rlog_reader *r, const char *replay,
 	return rc < 0 ? rc : 0;
 }
 
-/* Move each old sandbox to the trash and open a fresh one. */
+/* Move each old sandbox to the trash and make a fresh one, the test
+ * user's. */
 static int open_sandboxes(struct job *jobs, size_t n,
 			  const struct init_options *opt, char *err,
 			  size_t errlen)
 {
 	for (size_t i = 0; i < n; i++) {
-		char mnt[PATHMAP_MAX];
+		char *mnt = jobs[i].mnt;
 		const char *name;
 		int rc = sandbox_split(jobs[i].root, mnt, &name);
 
@@ -572,10 +582,11 @@ static int open_sandboxes(struct job *jobs, size_t n,
 		rc = sandbox_trash(mnt, name, err, errlen);
 		if (rc)
 			return rc;
+		jobs[i].name = name;
 		rc = sandbox_open(mnt, name, opt->uid, opt->gid, err, errlen);
 		if (rc < 0)
 			return rc;
-		jobs[i].fd = rc;
+		close(rc);	/* each worker enters as the test user */
 	}
 	return 0;
 }
@@ -647,6 +658,7 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 	uint64_t start = clock_ns(CLOCK_MONOTONIC), total = 0;
 	struct shared sh = { .replay = opt->replay_path, .uid = opt->uid,
 			     .gid = opt->gid,
+			     .drop = geteuid() == 0 && opt->uid != 0,
 			     .lock = PTHREAD_MUTEX_INITIALIZER };
 	const struct rlog_header *h;
 	struct rlog_reader *r;
@@ -655,6 +667,12 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 	int rc;
 
 	memset(sum, 0, sizeof(*sum));
+	if (geteuid() != 0 && opt->uid != geteuid()) {
+		snprintf(err, errlen, "%s: init creates files owned by uid %u: "
+			 "run it as root or as that user", opt->replay_path,
+			 (unsigned)opt->uid);
+		return -EPERM;
+	}
 	r = rlog_open(opt->replay_path, err, errlen);
 	if (!r)
 		return -errno;

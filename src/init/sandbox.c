@@ -84,6 +84,125 @@ int sandbox_split(const char *root, char *mnt, const char **name)
 	return 0;
 }
 
+/* True if @fd is the root directory of a mount. */
+static bool is_mount_root(int fd)
+{
+	struct statx stx;
+	uint64_t id, parent_id;
+	int parent;
+	bool root;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) == 0 &&
+	    (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return stx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
+	/* Before Linux 5.8: the parent is on another mount, or is itself. */
+	parent = openat(fd, "..", O_PATH | O_CLOEXEC);
+	if (parent < 0)
+		return false;
+	root = mount_id(fd, &id) == 0 && mount_id(parent, &parent_id) == 0 &&
+	       id != parent_id;
+	if (!root) {
+		struct stat a, b;
+		root = fstat(fd, &a) == 0 && fstat(parent, &b) == 0 &&
+		       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	}
+	close(parent);
+	return root;
+}
+
+/* Walk absolute @path from "/" one component at a time, never following
+ * a symlink: the fallback for kernels without openat2. */
+static int open_nofollow_walk(const char *path)
+{
+	size_t len = strlen(path), pos = 0, start, clen;
+	int cur = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), next;
+
+	while (cur >= 0 && (clen = path_next_component(path, len, &pos, &start))) {
+		char comp[256];
+
+		if (clen >= sizeof(comp)) {
+			close(cur);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(comp, path + start, clen);
+		comp[clen] = '\0';
+		next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
+		if (next < 0 && errno == ENOTDIR) {
+			struct stat st;
+			if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
+				errno = ELOOP;
+		}
+		close(cur);
+		cur = next;
+	}
+	return cur;
+}
+
+int sandbox_open_mount(const char *mnt, char *err, size_t errlen)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+	int rc;
+
+	if (mnt[0] != '/' || !path_is_normal(mnt, strlen(mnt))) {
+		snprintf(err, errlen, "%s: not an absolute, normalised path", mnt);
+		return -EINVAL;
+	}
+	fd = syscall(SYS_openat2, AT_FDCWD, mnt, &how, sizeof(how));
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+		fd = open_nofollow_walk(mnt);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s%s", mnt, strerror(errno),
+			 errno == ELOOP ? " (a symlink on the way: sandboxes "
+			 "are reached without following any)" : "");
+		return rc;
+	}
+	if (!is_mount_root((int)fd)) {
+		close((int)fd);
+		snprintf(err, errlen, "%s: not a mountpoint (sandboxes are "
+			 "<mountpoint>/%s/NAME)", mnt, SANDBOX_DIR);
+		return -EINVAL;
+	}
+	return (int)fd;
+}
+
+/*
+ * Check directory @fd, <mnt>/.ioriot: on @mnt_fd's mount, owned by root
+ * (or by the caller, who then trusts only itself), writable by its owner
+ * only.  Returns 0 or -errno with a message.
+ */
+static int check_top(int fd, int mnt_fd, const char *mnt, char *err,
+		     size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		int rc = -errno;
+		snprintf(err, errlen, "%s/%s: %s", mnt, SANDBOX_DIR, strerror(errno));
+		return rc;
+	}
+	if (!same_mount(fd, mnt_fd)) {
+		snprintf(err, errlen, "%s/%s: on another mount", mnt, SANDBOX_DIR);
+		return -EXDEV;
+	}
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, errlen, "%s/%s: owned by uid %u with mode %04o; it "
+			 "must be root's and writable by root only (remove it "
+			 "if another user made it)", mnt, SANDBOX_DIR,
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
 /* openat2 with RESOLVE_BENEATH: -ENOSYS on kernels before 5.6. */
 static int openat2_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 {
@@ -179,26 +298,61 @@ int sandbox_openat(int dirfd, const char *rel, int flags, mode_t mode)
 }
 
 /*
- * Open directory @name in @dirfd, creating it (mode 0755, owned by
- * @uid:@gid) if missing, refusing symlinks and other mounts.
+ * Open directory @name in @dirfd, creating it (mode 0755) if missing,
+ * refusing symlinks and other mounts.  *@made says whether it was made.
  */
-static int open_dir(int dirfd, const char *name, uid_t uid, gid_t gid)
+static int open_dir(int dirfd, const char *name, bool *made)
 {
 	int fd;
 
-	if (mkdirat(dirfd, name, 0755) == 0) {
-		if (uid != (uid_t)-1 &&
-		    fchownat(dirfd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
-			return -errno;
-	} else if (errno != EEXIST) {
+	*made = mkdirat(dirfd, name, 0755) == 0;
+	if (!*made && errno != EEXIST)
 		return -errno;
-	}
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOTDIR ? -ELOOP : -errno;
 	if (!same_mount(fd, dirfd)) {
 		close(fd);
 		return -EXDEV;
+	}
+	/* The umask must not take search rights from the test user. */
+	if (*made && fchmod(fd, 0755) < 0) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/*
+ * <@mnt>/.ioriot of mount fd @mfd, created if @create, checked with
+ * check_top().  Returns the fd, -ENOENT if there is none and !@create, or
+ * -errno with a message.
+ */
+static int top_of(int mfd, const char *mnt, bool create, char *err,
+		  size_t errlen)
+{
+	bool made;
+	int fd, rc;
+
+	if (create) {
+		fd = open_dir(mfd, SANDBOX_DIR, &made);
+	} else {
+		fd = openat(mfd, SANDBOX_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC);
+		if (fd < 0)
+			fd = errno == ENOTDIR ? -ELOOP : -errno;
+	}
+	if (fd < 0) {
+		if (fd != -ENOENT || create)
+			snprintf(err, errlen, "%s/%s: %s%s", mnt, SANDBOX_DIR,
+				 strerror(-fd), fd == -ELOOP ? " (a symlink)" : "");
+		return fd;
+	}
+	rc = check_top(fd, mfd, mnt, err, errlen);
+	if (rc) {
+		close(fd);
+		return rc;
 	}
 	return fd;
 }
@@ -207,25 +361,28 @@ int sandbox_open(const char *mnt, const char *name, uid_t uid, gid_t gid,
 		 char *err, size_t errlen)
 {
 	int mfd, top = -1, fd = -1;
+	bool made;
 
 	if (!test_name_valid(name)) {
 		snprintf(err, errlen, "invalid test name '%s'", name);
 		return -EINVAL;
 	}
-	mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (mfd < 0) {
-		fd = -errno;
-		snprintf(err, errlen, "%s: %s", mnt, strerror(errno));
-		return fd;
-	}
-	/* .ioriot belongs to root; the test directory to the test user. */
-	top = open_dir(mfd, SANDBOX_DIR, (uid_t)-1, (gid_t)-1);
+	mfd = sandbox_open_mount(mnt, err, errlen);
+	if (mfd < 0)
+		return mfd;
+	top = top_of(mfd, mnt, true, err, errlen);
 	if (top < 0) {
 		fd = top;
-		snprintf(err, errlen, "%s/%s: %s", mnt, SANDBOX_DIR, strerror(-fd));
 		goto out;
 	}
-	fd = open_dir(top, name, uid, gid);
+	/* Only root (or the owner) can change .ioriot: NAME is safe to
+	 * hand to the test user by its fd. */
+	fd = open_dir(top, name, &made);
+	if (fd >= 0 && uid != (uid_t)-1 && fchown(fd, uid, gid) < 0) {
+		int rc = -errno;
+		close(fd);
+		fd = rc;
+	}
 	if (fd < 0)
 		snprintf(err, errlen, "%s/%s/%s: %s", mnt, SANDBOX_DIR, name,
 			 strerror(-fd));
@@ -236,28 +393,61 @@ out:
 	return fd;
 }
 
-/* Open <mnt>/.ioriot (not creating it); -ENOENT if there is none. */
-static int open_top(const char *mnt, char *err, size_t errlen)
+int sandbox_enter(const char *mnt, const char *name, uid_t owner, char *err,
+		  size_t errlen)
 {
-	int mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+	int mfd, top = -1, fd = -1;
+	struct stat st;
 
-	if (mfd < 0) {
-		fd = -errno;
-		snprintf(err, errlen, "%s: %s", mnt, strerror(errno));
-		return fd;
+	if (!test_name_valid(name)) {
+		snprintf(err, errlen, "invalid test name '%s'", name);
+		return -EINVAL;
 	}
-	fd = openat(mfd, SANDBOX_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
+	mfd = sandbox_open_mount(mnt, err, errlen);
+	if (mfd < 0)
+		return mfd;
+	top = top_of(mfd, mnt, false, err, errlen);
+	if (top < 0) {
+		if (top == -ENOENT)
+			snprintf(err, errlen, "%s/%s: %s (run init first)", mnt,
+				 SANDBOX_DIR, strerror(ENOENT));
+		fd = top;
+		goto out;
+	}
+	fd = openat(top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		fd = errno == ENOTDIR ? -ELOOP : -errno;
-		if (fd != -ENOENT)
-			snprintf(err, errlen, "%s/%s: %s", mnt, SANDBOX_DIR,
-				 strerror(-fd));
-	} else if (!same_mount(fd, mfd)) {
-		close(fd);
-		fd = -EXDEV;
-		snprintf(err, errlen, "%s/%s: on another mount", mnt, SANDBOX_DIR);
+		snprintf(err, errlen, "%s/%s/%s: %s%s", mnt, SANDBOX_DIR, name,
+			 strerror(-fd), fd == -ENOENT ? " (run init first)" : "");
+		goto out;
 	}
+	if (!same_mount(fd, mfd) || fstat(fd, &st) < 0 || st.st_uid != owner) {
+		snprintf(err, errlen, "%s/%s/%s: not a directory of uid %u on "
+			 "this mount (run init for this test user)", mnt,
+			 SANDBOX_DIR, name, (unsigned)owner);
+		close(fd);
+		fd = -EPERM;
+	}
+out:
+	if (top >= 0)
+		close(top);
+	close(mfd);
+	return fd;
+}
+
+/*
+ * Open <mnt>/.ioriot (not creating it); -ENOENT if there is none, or if
+ * @mnt is no longer a mount root (hidden by a later mount).
+ */
+static int open_top(const char *mnt, char *err, size_t errlen)
+{
+	int mfd = sandbox_open_mount(mnt, err, errlen), fd;
+
+	if (mfd == -ENOENT || mfd == -EINVAL || mfd == -EACCES)
+		return -ENOENT;
+	if (mfd < 0)
+		return mfd;
+	fd = top_of(mfd, mnt, false, err, errlen);
 	close(mfd);
 	return fd;
 }
@@ -273,7 +463,9 @@ static int trash_one(int top, const char *mnt, const char *name, char *err,
 
 	if (fstatat(top, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;	/* nothing to move */
-	trash = open_dir(top, TRASH_DIR, (uid_t)-1, (gid_t)-1);
+	bool made;
+
+	trash = open_dir(top, TRASH_DIR, &made);
 	if (trash < 0) {
 		snprintf(err, errlen, "%s/%s/%s: %s", mnt, SANDBOX_DIR, TRASH_DIR,
 			 strerror(-trash));
@@ -485,8 +677,10 @@ int sandbox_purge(const char *mnt, size_t *removed, char *err, size_t errlen)
 	rc = remove_below(top, rel, 0, removed);
 	close(top);
 	if (!rc) {
-		int mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (mfd < 0 || unlinkat(mfd, SANDBOX_DIR, AT_REMOVEDIR) < 0)
+		int mfd = sandbox_open_mount(mnt, err, errlen);
+		if (mfd < 0)
+			rc = mfd;
+		else if (unlinkat(mfd, SANDBOX_DIR, AT_REMOVEDIR) < 0)
 			rc = -errno;
 		else
 			(*removed)++;

@@ -626,6 +626,10 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		goto out;
 	}
 	hdr = rlog_header(e.rlog);
+	/* Privileges go before any sandbox is opened, so the replay reaches
+	 * only what the test user can. */
+	if (opt->ready && (ret = opt->ready(opt->ready_ctx, err, errlen)))
+		goto out;
 	ret = exec_init(&e.x, hdr->sandboxes, hdr->nsandboxes, err, errlen);
 	if (ret)
 		goto out;
@@ -642,8 +646,6 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		snprintf(err, errlen, "%s", e.feed_err);
 		goto out;
 	}
-	if (opt->ready && (ret = opt->ready(opt->ready_ctx, err, errlen)))
-		goto out;
 	ret = run_threads(&e, atomic_load(&e.eof), err, errlen);
 	summarize(&e, sum);
 	if (e.ticks)		/* the rest of the last interval */

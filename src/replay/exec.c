@@ -1012,12 +1012,19 @@ int exec_init(struct exec_ctx *x, char *const *roots, size_t n, char *err,
 		}
 		x->nsandboxes++;
 		s->root_len = len;
-		s->fd = open(roots[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-			     O_CLOEXEC);
+		char mnt[PATHMAP_MAX], why[PATHMAP_MAX + 256];
+		const char *name;
+		if (sandbox_split(roots[i], mnt, &name)) {
+			rc = -EINVAL;
+			snprintf(err, errlen, "sandbox %s is not <mountpoint>/%s/NAME",
+				 roots[i], SANDBOX_DIR);
+			goto fail;
+		}
+		s->fd = sandbox_enter(mnt, name, geteuid(), why, sizeof(why));
 		if (s->fd < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot open sandbox %s: %s",
-				 roots[i], strerror(errno));
+			rc = s->fd;
+			snprintf(err, errlen, "cannot enter sandbox %s: %s",
+				 roots[i], why);
 			goto fail;
 		}
 	}
