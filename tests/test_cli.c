@@ -308,7 +308,7 @@ START_TEST(test_replay)
 
 	ck_assert(asprintf(&sb, "%s/.ioriot/t/d", mnt) > 0);
 	ck_assert(asprintf(&g, "%s/g", sb) > 0);
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_msg(tu_mount_tmpfs(mnt), "sandboxes must be on a mountpoint");
 	*strrchr(sb, '/') = '\0';
 	*strrchr(sb, '/') = '\0';
 	ck_assert_int_eq(mkdir(sb, 0755), 0);	/* .ioriot */
@@ -318,8 +318,8 @@ START_TEST(test_replay)
 	ck_assert_int_eq(mkdir(sb, 0755), 0);
 	replay = replay_file(dir, mnt);
 	stats = tu_join(dir, "stats.txt");
-	const char *args[] = { "-r", replay, "-D", "-u", "root", "-S", stats,
-			       NULL };
+	const char *args[] = { "-r", replay, "-D", "-u", "root", "--allow-root",
+			       "-S", stats, NULL };
 	rc = run(args, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_msg(strstr(out, "\tPerformed ioops: 5\n") &&
@@ -339,7 +339,8 @@ START_TEST(test_replay)
 	/* -S FILE.json: the same figures as JSON (the second run finds the
 	 * sandbox changed, which only changes the differ counts). */
 	char *json = tu_join(dir, "stats.json");
-	const char *again[] = { "-r", replay, "-D", "-q", "-S", json, NULL };
+	const char *again[] = { "-r", replay, "-D", "-q", "--allow-root", "-S",
+				json, NULL };
 	rc = run(again, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_str_eq(out, "");
@@ -371,7 +372,8 @@ START_TEST(test_replay)
 	*strstr(text, "#END") = '\0';
 	free(tu_write_str(dir, "cut.replay", text));
 	free(text);
-	const char *failing[] = { "-r", cut, "-D", "-S", old, NULL };
+	const char *failing[] = { "-r", cut, "-D", "--allow-root", "-S", old,
+				  NULL };
 	rc = run(failing, &out, &err);
 	ck_assert_msg(rc == 1, "exit %d: %s", rc, err);
 	free(out);
@@ -379,7 +381,8 @@ START_TEST(test_replay)
 	text = tu_read(old, NULL);
 	ck_assert_str_eq(text, "old stats\n");
 	free(text);
-	const char *failing2[] = { "-r", cut, "-D", "-S", fresh, NULL };
+	const char *failing2[] = { "-r", cut, "-D", "--allow-root", "-S",
+				   fresh, NULL };
 	rc = run(failing2, &out, &err);
 	ck_assert_int_eq(rc, 1);
 	ck_assert(!exists(fresh));
@@ -432,7 +435,10 @@ START_TEST(test_replay_thread_limit)
 	for (char *slash = strchr(sb + strlen(dir) + 1, '/'); slash;
 	     slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
-		ck_assert_int_eq(mkdir(sb, 0755), 0);
+		if (strchr(slash + 1, '/'))	/* mnt */
+			ck_assert(tu_mount_tmpfs(sb));
+		else				/* .ioriot */
+			ck_assert_int_eq(mkdir(sb, 0755), 0);
 		*slash = '/';
 	}
 	ck_assert_int_eq(mkdir(sb, 0755), 0);
@@ -529,7 +535,8 @@ START_TEST(test_missing_capture)
 	char *dir = tu_scratch();
 	char *capture = tu_join(dir, "missing.capture");
 	char *replay = tu_join(dir, "out.replay");
-	const char *args[] = { "-c", capture, "-r", replay, "-n", "test", NULL };
+	const char *args[] = { "-c", capture, "-r", replay, "-n", "test",
+			       "-u", "nobody", NULL };
 	char *out, *err;
 
 	ck_assert_int_eq(run(args, &out, &err), 1);
@@ -604,7 +611,8 @@ START_TEST(test_working_directory)
 	/* A missing DIR is created (its parent must exist). */
 	char *fresh = tu_join(dir, "fresh");
 	const char *again[] = { "-w", fresh, "-c", "/nonexistent.capture",
-				"-r", "x.replay", "-n", "test", NULL };
+				"-r", "x.replay", "-n", "test", "-u", "nobody",
+				NULL };
 	ck_assert_int_eq(run(again, &out, &err), 1);
 	ck_assert(exists(fresh));
 	free(out);
@@ -621,7 +629,7 @@ START_TEST(test_generate_quiet)
 	char *capture = tu_write_str(dir, "in.capture", HEADER EVENT);
 	char *replay = tu_join(dir, "out.replay");
 	const char *args[] = { "-q", "-c", capture, "-r", replay, "-n", "test",
-			       NULL };
+			       "-u", "nobody", NULL };
 	char *out, *err;
 
 	ck_assert_int_eq(run(args, &out, &err), 0);
@@ -649,7 +657,7 @@ START_TEST(test_generate_v3_mounts)
 	ck_assert(asprintf(&mounts, "%s/generate/v3basic.mounts",
 			   tu_datadir()) > 0);
 	const char *args[] = { "-c", capture, "-r", replay, "-n", "test",
-			       "--mounts", mounts, NULL };
+			       "-u", "nobody", "--mounts", mounts, NULL };
 	ck_assert_int_eq(run(args, &out, &err), 0);
 	ck_assert_msg(strstr(out, "Capture version: 3\n"), "stdout: %s", out);
 	text = tu_read(replay, NULL);
@@ -741,7 +749,8 @@ START_TEST(test_bad_input)
 	char *dir = tu_scratch();
 	char *capture = write_bad_input(dir, _i);
 	char *replay = tu_join(dir, "out.replay");
-	const char *args[] = { "-c", capture, "-r", replay, "-n", "test", NULL };
+	const char *args[] = { "-c", capture, "-r", replay, "-n", "test",
+			       "-u", "nobody", NULL };
 	char *out, *err, *where;
 	int rc = run(args, &out, &err);
 

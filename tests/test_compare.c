@@ -452,7 +452,7 @@ static char *loop_replay(const char *dir, const char *mnt)
 	char *text, *path;
 
 	ck_assert(asprintf(&text,
-		"#|replay_version=1|name=t|user=root|\n"
+		"#|replay_version=1|name=t|user=nobody|\n"
 		"#|sandbox=%1$s/.ioriot/t|\n#INIT\nd %1$s/.ioriot/t/d\n"
 		"x %1$s/.ioriot/t/d/f\n#OPS\n"
 		"1 7:7 0 1000 - openat 3 vfd=1 path=%1$s/.ioriot/t/d/f "

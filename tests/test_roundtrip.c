@@ -970,8 +970,9 @@ START_TEST(test_program)
 	struct init_options io = { .replay_path = replay };
 	ck_assert_msg(init_run(&io, &isum, ierr, sizeof(ierr)) == 0, "init: %s",
 		      ierr);
-	const char *rep[] = { tu_bin(), "-r", replay, "-D", "-u", "root", "-q",
-			      "-S", json, NULL };
+	/* As root, as captured: the programs' chowns and modes replay. */
+	const char *rep[] = { tu_bin(), "-r", replay, "-D", "-u", "root",
+			      "--allow-root", "-q", "-S", json, NULL };
 	run_captured(rep, fs_root, envp, log2, sandbox, errfile);
 
 	/* 1: the tree. */

@@ -56,6 +56,7 @@ struct cli_opts {
 	char **files;		/* --compare: the arguments left */
 	size_t nfiles;
 	bool no_drop_caches;	/* -D */
+	bool allow_root;	/* --allow-root */
 	int verbosity;		/* -q / -v */
 };
 

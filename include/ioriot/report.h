@@ -17,6 +17,7 @@ struct report_info {
 	double loadavg_max;		/* highest 1-minute load average seen */
 	const struct disk_figures *disks;	/* devices that did I/O */
 	size_t ndisks;
+	int interrupted_by;		/* the signal that stopped it, or 0 */
 };
 
 /* Write the report of @sum to @f.  Returns 0 or -errno (a write error). */

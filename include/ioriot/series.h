@@ -51,7 +51,9 @@ struct series_sample {
 };
 
 struct series_config {
-	const char *csv_path;		/* NULL: no CSV */
+	const char *csv_path;		/* NULL: no CSV; opened with
+					 * outfile_open() (outfile.h) */
+	const char *input;		/* the CSV must not be this file */
 	const char *graphite;		/* "HOST:PORT" or "[IPV6]:PORT";
 					 * NULL: no Graphite */
 	const char *prefix;		/* metric prefix; NULL: ioriot.NAME */

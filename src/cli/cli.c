@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -25,6 +26,7 @@
 #include "ioriot/init.h"
 #include "ioriot/rlog.h"
 #include "ioriot/log.h"
+#include "ioriot/outfile.h"
 #include "ioriot/pathmap.h"
 #include "ioriot/replay.h"
 #include "ioriot/report.h"
@@ -45,16 +47,17 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
 		fprintf(stderr, "ioriot: %s: %.1f MB\n", what, (double)done / 1e6);
 }
 
-/* The user name to store when -u is not given. */
+/* The user name to store when -u is not given, or NULL when that would
+ * be root (or nobody can be named). */
 static const char *default_user(void)
 {
 	const char *sudo = getenv("SUDO_USER");
 	struct passwd *pw;
 
-	if (sudo && *sudo)
+	if (sudo && *sudo && strcmp(sudo, "root"))
 		return sudo;
 	pw = getpwuid(getuid());
-	return pw ? pw->pw_name : "root";
+	return pw && pw->pw_uid != 0 ? pw->pw_name : NULL;
 }
 
 static int run_generate(const struct cli_opts *o)
@@ -88,6 +91,21 @@ static int run_generate(const struct cli_opts *o)
 			o->capture);
 		return EXIT_USAGE;
 	}
+	if (!go.user) {
+		fprintf(stderr, "ioriot: generate needs the user the replay will run "
+			"as: -u USER (you are root, and ioriot never replays as "
+			"root unless asked to)\n");
+		return EXIT_USAGE;
+	}
+	/* The replay file is written to a new name and renamed over this
+	 * one: never over a file that is not the caller's to replace. */
+	if (outfile_check_target(o->replay, o->capture, err, sizeof(err))) {
+		log_error("%s", err);
+		return 1;
+	}
+	if (!strcmp(go.user, "root") && o->verbosity >= 0)
+		log_warn("the replay file names user root: init and replay will "
+			 "need --allow-root");
 	uint64_t start = clock_ns(CLOCK_MONOTONIC);
 	int rc = generate_run(&go, &sum, err, sizeof(err));
 	double secs = (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
@@ -235,6 +253,16 @@ static int test_of(const struct cli_opts *o, char user[256], char name[256],
 			  o->replay);
 		return 1;
 	}
+	if (*uid == 0 && !o->allow_root) {
+		log_error("%s: the test user %s is root: ioriot does not init or "
+			  "replay as root (-u USER for another user, or "
+			  "--allow-root)", o->replay, user);
+		return 1;
+	}
+	if (*uid == 0)
+		log_warn("running as root (--allow-root): the sandbox checks "
+			 "are all that stands between %s and this host's files",
+			 o->replay);
 	return 0;
 }
 
@@ -271,10 +299,10 @@ static int run_init(const struct cli_opts *o)
 
 static volatile sig_atomic_t stop_signalled;
 
+/* The signal number that asked to stop, 0 if none. */
 static void on_stop_signal(int sig)
 {
-	(void)sig;
-	stop_signalled = 1;
+	stop_signalled = sig;
 }
 
 static int run_capture(const struct cli_opts *o)
@@ -367,7 +395,11 @@ static void replay_progress(void *ctx, uint64_t done, uint64_t total,
 	rc->last_done = done;
 }
 
-/* After the sandboxes are open: become the test user when run as root. */
+/*
+ * Before any sandbox is opened: become the test user when run as root,
+ * for good, and non-dumpable, so that the test user can neither trace the
+ * replay nor use the files root opened for it (-S, --csv, the replay file).
+ */
 static int replay_ready(void *ctx, char *err, size_t errlen)
 {
 	struct replay_cli *rc = ctx;
@@ -378,7 +410,7 @@ static int replay_ready(void *ctx, char *err, size_t errlen)
 	if (geteuid() != 0 || rc->uid == 0)
 		return 0;
 	if (initgroups(rc->user, rc->gid) || setgid(rc->gid) ||
-	    setuid(rc->uid)) {
+	    setuid(rc->uid) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) {
 		int e = errno;
 		snprintf(err, errlen, "cannot become user %s: %s", rc->user,
 			 strerror(e));
@@ -401,23 +433,28 @@ static void raise_nofile(void)
 }
 
 /*
- * Open -S FILE before the replay drops privileges, without emptying it: a
- * replay that fails leaves an older file as it was.  *@created says
- * whether it is new (then a failed replay removes it).  NULL with a
- * message logged.
+ * Open -S FILE before the replay drops privileges (outfile_open(): never
+ * through a symlink, never another user's file or the replay file), without
+ * emptying it: a replay that fails leaves an older file as it was.
+ * *@created says whether it is new (then a failed replay removes it).
+ * NULL with a message logged.
  */
-static FILE *open_stats(const char *path, bool *created)
+static FILE *open_stats(const char *path, const char *replay, bool *created)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	char err[PATHMAP_MAX + 256];
+	struct stat st;
 	FILE *f;
+	int fd;
 
-	*created = fd >= 0;
-	if (fd < 0 && errno == EEXIST)
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	*created = lstat(path, &st) < 0 && errno == ENOENT;
+	fd = outfile_open(path, 0644, 0, replay, err, sizeof(err));
+	if (fd < 0) {
+		log_error("%s", err);
+		return NULL;
+	}
+	if (!(f = fdopen(fd, "w"))) {
 		log_error("%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		if (*created)
 			unlink(path);
 		return NULL;
@@ -483,7 +520,8 @@ static int run_replay(const struct cli_opts *o)
 		log_error("replay needs root to drop caches first, or -D");
 		return 1;
 	}
-	if (o->stats && !(stats = open_stats(o->stats, &stats_created)))
+	if (o->stats && !(stats = open_stats(o->stats, o->replay,
+					     &stats_created)))
 		return 1;
 	/* Opened as root, like -S, before the privileges drop. */
 	if (have_series) {
@@ -527,10 +565,16 @@ static int run_replay(const struct cli_opts *o)
 	double load;
 	if (getloadavg(&load, 1) == 1 && load > rc.info.loadavg_max)
 		rc.info.loadavg_max = load;
+	rc.info.interrupted_by = stop_signalled;
 	if (stop_signalled)
-		log_warn("replay stopped early by a signal");
+		log_warn("replay stopped early by SIG%s: the statistics cover "
+			 "only part of the replay file",
+			 sigabbrev_np(stop_signalled));
 	ret = write_reports(o, &rc, sum, stats);
 	stats = NULL;
+	/* An interrupted run fails as the shell reports a signal: 128+N. */
+	if (!ret && stop_signalled)
+		ret = 128 + stop_signalled;
 	diskstats_free(&after);
 out:
 	if (have_series && cli_series_close(&series))

@@ -41,6 +41,7 @@ static const struct option long_options[] = {
 	{ "graphite", required_argument, NULL, 'G' },
 	{ "interval", required_argument, NULL, 'N' },
 	{ "spin", required_argument, NULL, 'W' },
+	{ "allow-root", no_argument, NULL, 'A' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
@@ -76,8 +77,12 @@ void cli_usage(void)
 "  -n, --name NAME          test name: sandboxes are <mountpoint>/.ioriot/NAME\n"
 "                           (generate: required)\n"
 "  -u, --user USER          user the replay runs as; generate stores it\n"
-"                           (default: $SUDO_USER, else you), init makes the\n"
-"                           sandboxes its own (default: the file's user=)\n"
+"                           (default: $SUDO_USER, else you; never root\n"
+"                           unless named), init makes the sandboxes its own\n"
+"                           (default: the file's user=)\n"
+"      --allow-root         init and replay as root when the user is root;\n"
+"                           refused otherwise: a replay as root can change\n"
+"                           any file the replay file's paths lead to\n"
 "  -w, --wd DIR             working directory: relative file names are taken\n"
 "                           from DIR, which is created if missing (default: .)\n"
 "  -p, --workers N          replay with N workers of -t threads each: captured\n"
@@ -231,6 +236,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			break;
 		case 'B': err = parse_long("--ring-mb", optarg, 1, 2048, &o->ring_mb); break;
 		case 'W': err = parse_long("--spin", optarg, 1, 1000000, &o->spin_us); break;
+		case 'A': o->allow_root = true; break;
 		case 'I':
 			err = add_prefix("--include", optarg, o->include, &o->ninclude);
 			break;

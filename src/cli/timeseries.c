@@ -59,6 +59,7 @@ int cli_series_open(struct cli_series *cs, const char *replay_path,
 {
 	struct series_config cfg = {
 		.csv_path = csv, .graphite = graphite, .test_name = name,
+		.input = replay_path,
 	};
 	char err[512];
 	int ret;

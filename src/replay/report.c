@@ -81,6 +81,10 @@ int report_write(FILE *f, const struct report_info *info,
 	double secs = (double)sum->duration_ns / 1e9;
 
 	fprintf(f, "Stats of test '%s':\n", info->name);
+	if (info->interrupted_by)
+		fprintf(f, "\tInterrupted: by SIG%s, before the end of the "
+			"replay file\n", sigabbrev_np(info->interrupted_by) ?
+			sigabbrev_np(info->interrupted_by) : "?");
 	fprintf(f, "\tNum workers: %llu\n", (unsigned long long)sum->workers);
 	fprintf(f, "\tThreads per worker: %llu\n",
 		(unsigned long long)sum->threads_per_worker);
@@ -180,6 +184,8 @@ int report_write_json(FILE *f, const struct report_info *info,
 
 	fprintf(f, "{\n  \"test\": ");
 	json_string(f, info->name);
+	fprintf(f, ",\n  \"interrupted\": %s",
+		info->interrupted_by ? "true" : "false");
 	fprintf(f, ",\n  \"workers\": %" PRIu64 ",\n  \"threads_per_worker\": %"
 		PRIu64 ",\n  \"threads\": %" PRIu64, sum->workers,
 		sum->threads_per_worker, sum->threads);

@@ -22,6 +22,7 @@
 
 #include "ioriot/clock.h"
 #include "ioriot/log.h"
+#include "ioriot/outfile.h"
 #include "ioriot/series.h"
 
 #define DEFAULT_TIMEOUT_NS 100000000ULL	/* 100 ms */
@@ -326,8 +327,16 @@ struct series *series_open(const struct series_config *cfg, char *err,
 		ret = -ENOMEM;
 		if (csv_header(s))
 			goto fail;
+		int fd = outfile_open(cfg->csv_path, 0644, OUTFILE_TRUNCATE,
+				      cfg->input, err, errlen);
+		if (fd < 0) {
+			ret = fd;
+			goto fail;
+		}
 		errno = 0;
-		s->csv = fopen(cfg->csv_path, "we");
+		s->csv = fdopen(fd, "w");
+		if (!s->csv)
+			close(fd);
 		if (!s->csv || fwrite(s->buf.p, 1, s->buf.len, s->csv) !=
 		    s->buf.len || fflush(s->csv)) {
 			ret = -(errno ? errno : EIO);
