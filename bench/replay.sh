@@ -80,6 +80,8 @@ if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
 	pinned="pinned to CPU 0"
 fi
 
+# Init and replays run as root (--allow-root), as the syscall loop they are
+# measured against does.
 # Write replay file NAME (sandbox $work/mnt/.ioriot/NAME) with TIMELINES,
 # OPS_PER_TIMELINE and RATE, and init its sandbox.  Each test has a name
 # of its own and only reads, so one init serves all of its runs.
@@ -90,7 +92,7 @@ prepare() {
 		echo "$0: mkreplay failed" >&2
 		exit 1
 	}
-	"$bin" -q -i "$file" > "$work/init.out" 2>&1 || {
+	"$bin" -q --allow-root -i "$file" > "$work/init.out" 2>&1 || {
 		cat "$work/init.out" >&2
 		echo "$0: init of $file failed" >&2
 		exit 1
@@ -105,7 +107,7 @@ replay() {
 
 	rm -f "$stats"
 	# shellcheck disable=SC2086	# EXTRA is split on purpose
-	$3 "$bin" -q -r "$work/$name.replay" -D -u root -s "$speed" ${4:-} \
+	$3 "$bin" -q -r "$work/$name.replay" -D -u root --allow-root -s "$speed" ${4:-} \
 		-S "$stats" > "$work/replay.out" 2>&1 || {
 		cat "$work/replay.out" >&2
 		echo "$0: replay of $work/$name.replay failed" >&2
@@ -263,7 +265,7 @@ echo "== memory: peak RSS replaying $((MEM_SMALL * 4)) and $((MEM_LARGE * 4)) op
 # Peak RSS in KiB of a replay of NAME (GNU time's %M).
 peak_rss() {
 	/usr/bin/time -f %M -o "$work/rss" "$bin" -q -r "$work/$1.replay" -D \
-		-u root > "$work/replay.out" 2>&1 || {
+		-u root --allow-root > "$work/replay.out" 2>&1 || {
 		cat "$work/replay.out" >&2
 		echo "$0: replay of $1 failed" >&2
 		exit 1

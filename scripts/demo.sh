@@ -20,6 +20,8 @@ mkcapture=$2
 out=$3
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioriot-demo.XXXXXX")
+# The replay runs as nobody, and enters the sandboxes with nobody's rights.
+chmod 755 "$work"
 mail=$work/mail			# ext4: the messages
 index=$work/index		# xfs: the delivery log
 cleanup() {

@@ -161,7 +161,10 @@ int sandbox_open_mount(const char *mnt, char *err, size_t errlen)
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s%s", mnt, strerror(errno),
 			 errno == ELOOP ? " (a symlink on the way: sandboxes "
-			 "are reached without following any)" : "");
+			 "are reached without following any)" :
+			 errno == EACCES ? " (the test user must be able to "
+			 "reach it: search permission on every directory on "
+			 "the way)" : "");
 		return rc;
 	}
 	if (!is_mount_root((int)fd)) {
