@@ -78,6 +78,10 @@ int outfile_open(const char *path, mode_t mode, unsigned flags,
 		created = true;
 	else if (errno == EEXIST)
 		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == ENXIO) {	/* a FIFO without a reader */
+		snprintf(err, errlen, "%s: is not a regular file", path);
+		return -EINVAL;
+	}
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s%s", path, strerror(errno),

@@ -1,0 +1,635 @@
+/*
+ * Security regression tests: the attacks of docs/architecture.md's threat
+ * model, each run against the ioriot binary as root, with a local user
+ * (nobody) preparing the ground or racing it.  A victim tree outside every
+ * sandbox (root's files: a secret, a setuid binary, a private directory, a
+ * symlink) must keep its contents, owners and modes whatever happens.  The
+ * sandboxes live on a loop-mounted ext4 image below the test's directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define NOBODY 65534
+
+static char root[PATH_MAX];	/* 0755, root's */
+static char mnt[PATH_MAX + 8];	/* root/m: the ext4 loop mount */
+static bool mounted;
+
+static void fs_setup(void)
+{
+	char *dir;
+
+	if (geteuid() != 0) {
+		printf("security: skipped, the attacks need root and a user "
+		       "nobody\n");
+		return;
+	}
+	dir = tu_mkdtemp();
+	ck_assert(realpath(dir, root));
+	free(dir);
+	snprintf(mnt, sizeof(mnt), "%s/m", root);
+	mounted = tu_mount_image(mnt, "mkfs.ext4", "-F", 64);
+	if (!mounted)
+		printf("security: skipped, no ext4 loop mount\n");
+}
+
+static void fs_teardown(void)
+{
+	if (mounted && umount2(mnt, 0) < 0 && umount2(mnt, MNT_DETACH) < 0)
+		printf("security: cannot unmount %s: %s\n", mnt, strerror(errno));
+	mounted = false;
+	if (*root)
+		tu_rmtree(root);
+	*root = '\0';
+}
+
+#define NEED_MOUNT()							\
+	do {								\
+		if (!mounted) {						\
+			printf("%s: skipped, no test mount\n", __func__);	\
+			return;						\
+		}							\
+	} while (0)
+
+/* "@root/@rel", malloc'd. */
+static char *at(const char *rel)
+{
+	return tu_join(root, rel);
+}
+
+/* Make directory @path owned by @uid with @mode (umask ignored). */
+static void make_dir(const char *path, uid_t uid, mode_t mode)
+{
+	ck_assert_msg(mkdir(path, mode) == 0, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(chown(path, uid, uid), 0);
+	ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+/* The victim tree @root/victim-NAME: root's files nobody may change. */
+static char *make_victim(const char *name)
+{
+	char *v, *p;
+
+	ck_assert(asprintf(&v, "%s/victim-%s", root, name) > 0);
+	make_dir(v, 0, 0755);
+	p = tu_write_str(v, "secret", "root's secret\n");
+	ck_assert_int_eq(chmod(p, 0600), 0);
+	free(p);
+	p = tu_write_str(v, "suid", "#!/bin/sh\n");
+	ck_assert_int_eq(chmod(p, 0755), 0);
+	free(p);
+	p = tu_join(v, "private");
+	make_dir(p, 0, 0700);
+	free(p);
+	free(tu_write_str(v, "private/data", "more\n"));
+	p = tu_join(v, "link");
+	ck_assert_int_eq(symlink("secret", p), 0);
+	free(p);
+	return v;
+}
+
+static FILE *snap_out;
+static size_t snap_prefix;
+
+static int snap_one(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	unsigned long sum = 0;
+	char target[256] = "";
+
+	(void)flag;
+	(void)ftw;
+	if (S_ISREG(st->st_mode)) {
+		size_t len;
+		char *text = tu_read(path, &len);
+		for (size_t i = 0; text && i < len; i++)
+			sum = sum * 31 + (unsigned char)text[i];
+		free(text);
+	} else if (S_ISLNK(st->st_mode)) {
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		target[n > 0 ? n : 0] = '\0';
+	}
+	fprintf(snap_out, "%s %o %u:%u %lld %lx %s\n", path + snap_prefix,
+		(unsigned)st->st_mode, (unsigned)st->st_uid,
+		(unsigned)st->st_gid, (long long)st->st_size, sum, target);
+	return 0;
+}
+
+/* Every entry of tree @dir: name, type and mode, owner, size, checksum of
+ * the contents, symlink target.  malloc'd. */
+static char *snapshot(const char *dir)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	snap_out = open_memstream(&text, &len);
+	snap_prefix = strlen(dir);
+	ck_assert_int_eq(nftw(dir, snap_one, 16, FTW_PHYS), 0);
+	fclose(snap_out);
+	return text;
+}
+
+/* Run @fn(@arg) in a child process as nobody; its exit status. */
+static int as_nobody(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(126);
+		_exit(fn(arg));
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * A replay file at @path for test @name, user @user, one sandbox @sandbox,
+ * with @init and @ops lines (each '@' replaced by the sandbox root).
+ */
+static void write_replay(const char *path, const char *name, const char *user,
+			 const char *sandbox, const char *init, const char *ops,
+			 unsigned nops)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#|replay_version=1|name=%s|user=%s|\n#|sandbox=%s|\n#INIT\n",
+		name, user, sandbox);
+	for (const char *c = init; *c; c++)
+		*c == '@' ? fputs(sandbox, f) : fputc(*c, f);
+	fputs("#OPS\n", f);
+	for (const char *c = ops; *c; c++)
+		*c == '@' ? fputs(sandbox, f) : fputc(*c, f);
+	fprintf(f, "#END|ops=%u|\n", nops);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The operations of the original attack: empty the secret, make the
+ * script set-user-ID, remove the link, rename the private directory. */
+#define HARMFUL_OPS							\
+	"1 1:1 0 10 - truncate 0 path=@/secret count=0\n"		\
+	"2 1:1 10 10 - chmod 0 path=@/suid mode=04777\n"		\
+	"3 1:1 20 10 - unlink 0 path=@/link\n"				\
+	"4 1:1 30 10 - rename 0 path=@/private path2=@/moved\n"
+
+/* Run ioriot with @argv (NULL-terminated, without argv[0]); its exit
+ * status, with stderr in *@err (malloc'd). */
+static int ioriot(const char *const *argv, char **err)
+{
+	const char *full[32] = { "ioriot" };
+	size_t n = 1;
+	char *out;
+	int rc;
+
+	for (; *argv && n < 31; argv++)
+		full[n++] = *argv;
+	full[n] = NULL;
+	rc = tu_run((char *const *)full, &out, err);
+	free(out);
+	return rc;
+}
+
+static int plant_link(void *arg)
+{
+	char **p = arg;
+
+	return symlink(p[0], p[1]) ? 1 : 0;
+}
+
+/*
+ * Attack 1: a user links a directory of theirs named .ioriot to a root
+ * directory; a replay file with user=root names a sandbox below it.
+ * Refused as root without --allow-root, and with it refused as no
+ * mountpoint; a real mountpoint reached through a symlink is refused too.
+ */
+START_TEST(test_symlinked_ioriot)
+{
+	NEED_MOUNT();
+	char *victim = make_victim("ioriot"), *before = snapshot(victim);
+	char *u = at("u"), *link = at("u/.ioriot"), *sb = at("u/.ioriot/x");
+	char *replay = at("ioriot.replay"), *err, *after;
+	char *plant[2] = { root, link };
+
+	/* .ioriot leads to the victim's parent; the sandbox is the victim. */
+	make_dir(u, NOBODY, 0755);
+	free(sb);
+	ck_assert(asprintf(&sb, "%s/.ioriot/victim-ioriot", u) > 0);
+	ck_assert_int_eq(as_nobody(plant_link, plant), 0);
+	write_replay(replay, "victim-ioriot", "root", sb, "", HARMFUL_OPS, 4);
+
+	const char *plain[] = { "-r", replay, "-D", NULL };
+	ck_assert_int_eq(ioriot(plain, &err), 1);
+	ck_assert_msg(strstr(err, "--allow-root"), "%s", err);
+	free(err);
+	const char *forced[] = { "-r", replay, "-D", "--allow-root", NULL };
+	ck_assert_int_eq(ioriot(forced, &err), 1);
+	ck_assert_msg(strstr(err, "not a mountpoint"), "%s", err);
+	free(err);
+	const char *init[] = { "-R", replay, "-D", "--allow-root", NULL };
+	ck_assert_int_eq(ioriot(init, &err), 1);
+	free(err);
+
+	/* A real mountpoint, reached through the user's symlink. */
+	char *via = at("u/via"), *sb2;
+	char *plant2[2] = { mnt, via };
+	ck_assert_int_eq(as_nobody(plant_link, plant2), 0);
+	ck_assert(asprintf(&sb2, "%s/.ioriot/t", via) > 0);
+	write_replay(replay, "t", "nobody", sb2, "d @/d\n", HARMFUL_OPS, 4);
+	const char *via_init[] = { "-i", replay, NULL };
+	ck_assert_int_eq(ioriot(via_init, &err), 1);
+	ck_assert_msg(strstr(err, "symlink"), "%s", err);
+	free(err);
+
+	after = snapshot(victim);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(sb2);
+	free(via);
+	free(before);
+	free(victim);
+	free(u);
+	free(link);
+	free(sb);
+	free(replay);
+}
+END_TEST
+
+static int swap_top(void *arg)
+{
+	char **p = arg;	/* .ioriot, its new name, the link target */
+
+	return rename(p[0], p[1]) || symlink(p[2], p[0]) ? 1 : 0;
+}
+
+/*
+ * Attack 4: the replay (as nobody) must not reach what nobody cannot:
+ * a sandbox below a root directory of mode 0700 is refused, and so is one
+ * whose .ioriot the user swapped for a symlink between init and replay
+ * (on a mount whose root directory the user owns).
+ */
+START_TEST(test_unreachable_sandbox)
+{
+	NEED_MOUNT();
+	char *victim = make_victim("reach"), *before = snapshot(victim);
+	char *sb, *replay = at("reach.replay"), *err, *after, *moved, *top;
+
+	ck_assert(asprintf(&sb, "%s/.ioriot/reach", mnt) > 0);
+	write_replay(replay, "reach", "nobody", sb, "f 5 @/f\n",
+		     "1 1:1 0 10 - stat 0 path=@/f\n", 1);
+	const char *init[] = { "-i", replay, NULL };
+	ck_assert_msg(ioriot(init, &err) == 0, "%s", err);
+	free(err);
+
+	/* root/ closed: nobody cannot reach the mount any more. */
+	ck_assert_int_eq(chmod(root, 0700), 0);
+	const char *rep[] = { "-r", replay, "-D", NULL };
+	int rc = ioriot(rep, &err);
+	ck_assert_int_eq(chmod(root, 0755), 0);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, "Permission denied"), "%s", err);
+	free(err);
+
+	/* The mount root is the user's: .ioriot swapped for a link to the
+	 * directory that holds the victim, so that the sandbox named after
+	 * it is the victim. */
+	ck_assert_int_eq(chown(mnt, NOBODY, NOBODY), 0);
+	top = tu_join(mnt, ".ioriot");
+	moved = tu_join(mnt, "old");
+	char *swap[3] = { top, moved, root };
+	ck_assert_int_eq(as_nobody(swap_top, swap), 0);
+	free(sb);
+	ck_assert(asprintf(&sb, "%s/.ioriot/victim-reach", mnt) > 0);
+	write_replay(replay, "victim-reach", "nobody", sb, "", HARMFUL_OPS, 4);
+	rc = ioriot(rep, &err);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, "symlink"), "%s", err);
+	free(err);
+	/* Init refuses it too, and does not write through it. */
+	ck_assert_int_eq(ioriot(init, &err), 1);
+	free(err);
+	ck_assert_int_eq(unlink(top), 0);
+	ck_assert_int_eq(rename(moved, top), 0);
+	ck_assert_int_eq(chown(mnt, 0, 0), 0);
+
+	after = snapshot(victim);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	free(victim);
+	free(top);
+	free(moved);
+	free(sb);
+	free(replay);
+}
+END_TEST
+
+/* Attack 6: a sandbox on a directory that is no mountpoint is refused,
+ * and nothing is created there. */
+START_TEST(test_not_a_mountpoint)
+{
+	NEED_MOUNT();
+	char *plain = at("plain"), *sb, *replay = at("plain.replay"), *err;
+	char *before, *after;
+
+	make_dir(plain, 0, 0755);
+	before = snapshot(plain);
+	ck_assert(asprintf(&sb, "%s/.ioriot/t", plain) > 0);
+	write_replay(replay, "t", "nobody", sb, "d @/d\nf 4096 @/d/f\n", "", 0);
+	const char *init[] = { "-i", replay, NULL };
+	ck_assert_int_eq(ioriot(init, &err), 1);
+	ck_assert_msg(strstr(err, "not a mountpoint"), "%s", err);
+	free(err);
+	after = snapshot(plain);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	free(sb);
+	free(plain);
+	free(replay);
+}
+END_TEST
+
+/*
+ * Attack 2, 5 and 7: output files.  A symlink planted where -S, --csv or
+ * the generated replay file go, a FIFO, a file of the user's, and the
+ * replay file itself are all refused; nothing outside changes.
+ */
+static int plant_fifo(void *arg)
+{
+	return mkfifo(arg, 0666) ? 1 : 0;
+}
+
+static int plant_file(void *arg)
+{
+	int fd = open(arg, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	return fd < 0 || close(fd) ? 1 : 0;
+}
+
+START_TEST(test_output_files)
+{
+	NEED_MOUNT();
+	char *victim = make_victim("out"), *before = snapshot(victim);
+	char *pub = at("pub"), *secret, *sb, *replay = at("out.replay");
+	char *json = at("pub/run1.json"), *csv = at("pub/run1.csv");
+	char *fifo = at("pub/fifo.json"), *mine = at("pub/mine.json");
+	char *gen = at("pub/gen.replay"), *capture, *err, *after, *text;
+	char *plant_json[2], *plant_csv[2], *plant_gen[2];
+
+	secret = tu_join(victim, "secret");
+	make_dir(pub, NOBODY, 01777);
+	plant_json[0] = plant_csv[0] = plant_gen[0] = secret;
+	plant_json[1] = json;
+	plant_csv[1] = csv;
+	plant_gen[1] = gen;
+	ck_assert_int_eq(as_nobody(plant_link, plant_json), 0);
+	ck_assert_int_eq(as_nobody(plant_link, plant_csv), 0);
+	ck_assert_int_eq(as_nobody(plant_link, plant_gen), 0);
+	ck_assert_int_eq(as_nobody(plant_fifo, fifo), 0);
+	ck_assert_int_eq(as_nobody(plant_file, mine), 0);
+	ck_assert(asprintf(&sb, "%s/.ioriot/out", mnt) > 0);
+	write_replay(replay, "out", "nobody", sb, "d @/d\n",
+		     "1 1:1 0 10 - stat 0 path=@/d\n", 1);
+
+	const char *cases[][8] = {
+		{ "-R", replay, "-S", json, NULL },
+		{ "-R", replay, "--csv", csv, NULL },
+		{ "-R", replay, "-S", fifo, NULL },
+		{ "-R", replay, "-S", mine, NULL },
+		{ "-R", replay, "-S", replay, NULL },
+		{ "-R", replay, "--csv", replay, NULL },
+	};
+	const char *why[] = { "symlink", "symlink", "not a regular file",
+			      "another user", "input", "input" };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_msg(ioriot(cases[i], &err) == 1, "case %zu: %s", i,
+			      err);
+		ck_assert_msg(strstr(err, why[i]), "case %zu: %s", i, err);
+		free(err);
+	}
+	text = tu_read(replay, NULL);
+	ck_assert_ptr_nonnull(strstr(text, "#END|ops=1|"));
+	free(text);
+
+	/* Generate: not over a link, and never as root without -u. */
+	capture = tu_write_str(root, "out.capture", "#|capture_version=4|\n"
+			       "#|mount=/|fstype=ext4|\n"
+			       "t=0;:,D=5;:,i=7:7;:,o=stat;:,p=/x;:,r=0;:,\n");
+	const char *g1[] = { "-c", capture, "-r", gen, "-n", "t", "-u",
+			     "nobody", NULL };
+	ck_assert_int_eq(ioriot(g1, &err), 1);
+	ck_assert_msg(strstr(err, "symlink"), "%s", err);
+	free(err);
+	const char *g2[] = { "-c", capture, "-r", replay, "-n", "t", NULL };
+	unsetenv("SUDO_USER");
+	ck_assert_int_eq(ioriot(g2, &err), 2);
+	ck_assert_msg(strstr(err, "-u USER"), "%s", err);
+	free(err);
+
+	after = snapshot(victim);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	free(victim);
+	free(secret);
+	free(capture);
+	free(pub);
+	free(sb);
+	free(replay);
+	free(json);
+	free(csv);
+	free(fifo);
+	free(mine);
+	free(gen);
+}
+END_TEST
+
+/* The swapper of attack 3: replace every symlink of the sandbox by a hard
+ * link to the victim's file, over and over, until killed. */
+struct swapper {
+	const char *dir;
+	const char *victim_file;
+};
+
+static int swap_links(void *arg)
+{
+	const struct swapper *s = arg;
+	char path[PATH_MAX];
+
+	for (;;) {
+		for (int i = 0; i < 2000; i++) {
+			struct stat st;
+
+			snprintf(path, sizeof(path), "%s/l%d", s->dir, i);
+			if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+			    unlink(path) == 0)
+				link(s->victim_file, path);
+		}
+	}
+	return 0;
+}
+
+/* Write @value to @path; the old value in @old (64 bytes) if not NULL. */
+static void sysctl_set(const char *path, const char *value, char *old)
+{
+	if (old) {
+		char *t = tu_read(path, NULL);
+		ck_assert_ptr_nonnull(t);
+		snprintf(old, 64, "%s", t);
+		free(t);
+	}
+	int fd = open(path, O_WRONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_gt(write(fd, value, strlen(value)), 0);
+	close(fd);
+}
+
+/*
+ * Attack 3: init creates symlinks in a directory the test user owns while
+ * the user swaps each new link for a hard link to a root file.  Init must
+ * never give that file to the user (it used to chown the link by name).
+ * Hard links to other users' files need protected_hardlinks off, as on
+ * hosts that keep the old default.
+ */
+START_TEST(test_init_chown_race)
+{
+	NEED_MOUNT();
+	char *victim = make_victim("race"), *before, *after, *sb, *init_text;
+	char *replay = at("race.replay"), *err, old[64], *dir;
+	char *victim_file = tu_join(victim, "secret");
+	FILE *f;
+	size_t len;
+
+	/* The victim file must be on the same file system as the links. */
+	free(victim_file);
+	victim_file = tu_join(mnt, "root-secret");
+	free(tu_write_str(mnt, "root-secret", "secret on the mount\n"));
+	ck_assert_int_eq(chmod(victim_file, 0600), 0);
+	before = snapshot(victim);
+	ck_assert(asprintf(&sb, "%s/.ioriot/race", mnt) > 0);
+	f = open_memstream(&init_text, &len);
+	fprintf(f, "d @/d\n");
+	for (int i = 0; i < 2000; i++)
+		fprintf(f, "l @/d/l%d target=@/d/target\n", i);
+	fclose(f);
+	write_replay(replay, "race", "nobody", sb, init_text, "", 0);
+	ck_assert(asprintf(&dir, "%s/d", sb) > 0);
+
+	sysctl_set("/proc/sys/fs/protected_hardlinks", "0", old);
+	struct swapper s = { .dir = dir, .victim_file = victim_file };
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(126);
+		_exit(swap_links(&s));
+	}
+	int rc = 0;
+	for (int round = 0; round < 4; round++) {
+		const char *init[] = { "-q", "-i", replay, NULL };
+		rc |= ioriot(init, &err) > 1;	/* a lost race may fail init */
+		free(err);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	sysctl_set("/proc/sys/fs/protected_hardlinks", old, NULL);
+
+	struct stat st;
+	ck_assert_int_eq(stat(victim_file, &st), 0);
+	ck_assert_msg(st.st_uid == 0 && st.st_gid == 0 &&
+		      (st.st_mode & 07777) == 0600,
+		      "the root file became %u:%u %o", (unsigned)st.st_uid,
+		      (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777));
+	ck_assert_int_eq(rc, 0);
+	after = snapshot(victim);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	free(victim);
+	free(victim_file);
+	free(init_text);
+	free(sb);
+	free(dir);
+	free(replay);
+}
+END_TEST
+
+/*
+ * Attack 8: a replay stopped by SIGINT exits 130 and its statistics say
+ * it was interrupted.
+ */
+START_TEST(test_interrupted_replay)
+{
+	NEED_MOUNT();
+	char *sb, *replay = at("stop.replay"), *json = at("stop.json");
+	char *ops = NULL, *text;
+	size_t len;
+	FILE *f = open_memstream(&ops, &len);
+	int status;
+
+	for (unsigned i = 0; i < 100; i++)	/* 10 s at -s 1 */
+		fprintf(f, "%u 1:1 %u 10 - stat 0 path=@/f\n", i + 1,
+			i * 100000000u);
+	fclose(f);
+	ck_assert(asprintf(&sb, "%s/.ioriot/stop", mnt) > 0);
+	write_replay(replay, "stop", "nobody", sb, "f 1 @/f\n", ops, 100);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(tu_bin(), "ioriot", "-R", replay, "-D", "-s", "1", "-S",
+		      json, NULL);
+		_exit(127);
+	}
+	struct timespec ts = { .tv_sec = 1, .tv_nsec = 500000000 };
+	nanosleep(&ts, NULL);
+	kill(pid, SIGINT);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 130);
+	text = tu_read(json, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "\"interrupted\": true"), "%s", text);
+	free(text);
+	free(ops);
+	free(sb);
+	free(json);
+	free(replay);
+}
+END_TEST
+
+Suite *security_suite(void)
+{
+	Suite *s = suite_create("security");
+	TCase *tc = tcase_create("attacks");
+
+	tcase_add_unchecked_fixture(tc, fs_setup, fs_teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_symlinked_ioriot);
+	tcase_add_test(tc, test_unreachable_sandbox);
+	tcase_add_test(tc, test_not_a_mountpoint);
+	tcase_add_test(tc, test_output_files);
+	tcase_add_test(tc, test_init_chown_race);
+	tcase_add_test(tc, test_interrupted_replay);
+	suite_add_tcase(s, tc);
+	return s;
+}
