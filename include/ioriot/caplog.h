@@ -78,6 +78,24 @@ struct caplog_header {
 	struct mounttab *mounts;	/* v4 mount table, NULL for v2/v3 */
 };
 
+/*
+ * The end record: the last line of every v4 log a capture wrote to its end
+ * ("#|end|events=N|...|", docs/capture-format.md §1), with the capture's
+ * counters.  A v4 log without it was cut short.
+ */
+struct caplog_end {
+	uint64_t events;		/* event lines and process records */
+	uint64_t lost;			/* events the probe lost */
+	uint64_t lost_disk_full;	/* events dropped: the log's disk filled */
+	uint64_t filtered;		/* events left out by path filters */
+	uint64_t paths_cut;		/* events logged without a path */
+	uint64_t snapshot_fds;		/* openfd records */
+	uint64_t missing_tracepoints;	/* not on the captured kernel */
+	uint64_t duration_ns;
+	char error[16];			/* "ENOSPC", "EDQUOT", "EFBIG": why
+					 * it stopped early; "" if it did not */
+};
+
 /* Why a line was rejected; counted by the reader. */
 enum caplog_bad {
 	CAPLOG_BAD_SYNTAX,	/* malformed field, bad number, bad escape */
@@ -109,6 +127,13 @@ const struct caplog_header *caplog_header(const struct caplog_reader *r);
  */
 int caplog_next(struct caplog_reader *r, struct cap_event *ev);
 
+/*
+ * The end record, if the lines read so far end with one (v4 only: later
+ * lines undo it); NULL if not.  After caplog_next() returned 0, NULL means
+ * the log was cut short.
+ */
+const struct caplog_end *caplog_end_record(const struct caplog_reader *r);
+
 /* Lines read so far, and bad lines per reason. */
 uint64_t caplog_lines(const struct caplog_reader *r);
 uint64_t caplog_bad(const struct caplog_reader *r, enum caplog_bad why);
@@ -129,6 +154,9 @@ void caplog_write_header(struct outbuf *ob, const struct caplog_header *hdr);
 
 /* Write the mount table as v4 header lines.  Errors are sticky in @ob. */
 void caplog_write_mounts(struct outbuf *ob, const struct mounttab *mt);
+
+/* Write the end record @end as one line.  Errors are sticky in @ob. */
+void caplog_write_end(struct outbuf *ob, const struct caplog_end *end);
 
 /*
  * Write @ev as one v4 line.  time_ns is written as is (the reader makes

@@ -4,7 +4,11 @@
  * so that generating millions of lines costs little more than memcpy.
  *
  * Errors are sticky: after a failed write every call is a no-op and
- * outbuf_flush()/outbuf_error() report the first -errno.
+ * outbuf_flush() reports the first -errno.  What write(2) did not take
+ * stays in buf[0..len) then, so that a writer can tell which of its lines
+ * were lost (the capture does on a full disk).  A put never flushes after
+ * its last byte: if the error is set during a put, none of that put's bytes
+ * after the failed flush are in the buffer.
  */
 #ifndef IORIOT_OUTBUF_H
 #define IORIOT_OUTBUF_H
@@ -19,13 +23,15 @@ struct outbuf {
 	int err;		/* first -errno seen, 0 if none */
 	size_t len;
 	uint64_t written;	/* bytes handed to write(2) so far */
+	uint64_t line_end;	/* of them, those up to the last '\n' */
 	char buf[1 << 16];
 };
 
 /* Set up @ob to write to @fd.  Never fails. */
 void outbuf_init(struct outbuf *ob, int fd);
 
-/* Write out everything buffered.  Returns 0 or the sticky -errno. */
+/* Write out everything buffered.  Returns 0 or the sticky -errno; on an
+ * error the bytes not written stay in the buffer. */
 int outbuf_flush(struct outbuf *ob);
 
 /* Make room for @need (<= sizeof buf) bytes; false if the writer failed. */

@@ -3,6 +3,7 @@
  * See docs/capture-format.md for the grammar and caplog.h for the contract.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ struct caplog_reader {
 	bool have_base;
 	uint64_t base_ns;		/* entry time of the first event */
 	uint64_t nlines;
+	struct caplog_end end;		/* the last end record read */
+	bool have_end;			/* ... and no line after it */
 	uint64_t bad[CAPLOG_BAD_COUNT];
 	uint64_t warned;
 };
@@ -445,6 +448,71 @@ static int parse_meta(struct caplog_reader *r, char *s, size_t len)
 	return 0;
 }
 
+#define END_PREFIX "#|end|"
+#define END_PREFIX_LEN (sizeof(END_PREFIX) - 1)
+
+static bool is_end_record(const struct line *ln)
+{
+	return ln->len >= END_PREFIX_LEN &&
+	       memcmp(ln->s, END_PREFIX, END_PREFIX_LEN) == 0;
+}
+
+/* The counter of the end record named @key, or NULL. */
+static uint64_t *end_counter(struct caplog_end *e, const char *key)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "events", offsetof(struct caplog_end, events) },
+		{ "lost", offsetof(struct caplog_end, lost) },
+		{ "lost_disk_full", offsetof(struct caplog_end, lost_disk_full) },
+		{ "filtered", offsetof(struct caplog_end, filtered) },
+		{ "paths_cut", offsetof(struct caplog_end, paths_cut) },
+		{ "snapshot_fds", offsetof(struct caplog_end, snapshot_fds) },
+		{ "missing_tracepoints",
+		  offsetof(struct caplog_end, missing_tracepoints) },
+		{ "duration_ns", offsetof(struct caplog_end, duration_ns) },
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(key, keys[i].key) == 0)
+			return (uint64_t *)((char *)e + keys[i].off);
+	return NULL;
+}
+
+/* Parse an end record ("#|end|key=value|...|") into r->end.  Unknown keys
+ * and items that do not parse are ignored, as in header lines. */
+static void parse_end(struct caplog_reader *r, char *s, size_t len)
+{
+	char *save = NULL;
+
+	memset(&r->end, 0, sizeof(r->end));
+	s[len] = '\0';
+	for (char *tok = strtok_r(s + END_PREFIX_LEN, "|", &save); tok;
+	     tok = strtok_r(NULL, "|", &save)) {
+		char *eq = strchr(tok, '='), *end;
+		uint64_t *counter;
+
+		if (!eq)
+			continue;
+		*eq++ = '\0';
+		if (escape_decode(eq, strlen(eq)) < 0)
+			continue;
+		if (strcmp(tok, "error") == 0) {
+			snprintf(r->end.error, sizeof(r->end.error), "%s", eq);
+			continue;
+		}
+		if (!(counter = end_counter(&r->end, tok)) || *eq < '0' || *eq > '9')
+			continue;
+		errno = 0;
+		uint64_t v = strtoull(eq, &end, 10);
+		if (!errno && !*end)
+			*counter = v;
+	}
+	r->have_end = true;
+}
+
 /* Read the version line; 0 or -errno with @err filled in. */
 static int read_version(struct caplog_reader *r, char *err, size_t errlen)
 {
@@ -520,7 +588,9 @@ struct caplog_reader *caplog_open(const char *path, char *err, size_t errlen)
 		if (rc == 0)
 			break;
 		r->nlines++;
-		if (r->pending.len >= 2 && memcmp(r->pending.s, "#|", 2) == 0) {
+		/* An end record ends the header (a log without events). */
+		if (r->pending.len >= 2 && memcmp(r->pending.s, "#|", 2) == 0 &&
+		    !is_end_record(&r->pending)) {
 			rc = parse_meta(r, r->pending.s, r->pending.len);
 			if (rc) {
 				snprintf(err, errlen, "%s: out of memory", path);
@@ -559,6 +629,9 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev)
 				return rc;
 			r->nlines++;
 		}
+		/* Only the last line may end the log. */
+		if (ln.len || (ln.flags & (LINE_TOO_LONG | LINE_NO_NEWLINE)))
+			r->have_end = false;
 		if (ln.flags & LINE_TOO_LONG) {
 			reject(r, &ln, CAPLOG_BAD_TOO_LONG, NULL);
 			continue;
@@ -569,7 +642,13 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev)
 		}
 		if (ln.len && ln.s[ln.len - 1] == '\r')	/* CRLF logs */
 			ln.s[--ln.len] = '\0';
-		if (ln.len == 0 || ln.s[0] == '#')
+		if (ln.len == 0)
+			continue;
+		if (r->hdr.version >= 4 && is_end_record(&ln)) {
+			parse_end(r, ln.s, ln.len);
+			continue;
+		}
+		if (ln.s[0] == '#')
 			continue;
 		enum caplog_bad why;
 		const char *msg = split_fields(ln.s, ln.len, r->hdr.version, &f,
@@ -583,6 +662,11 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev)
 		ev->lineno = ln.lineno;
 		return 1;
 	}
+}
+
+const struct caplog_end *caplog_end_record(const struct caplog_reader *r)
+{
+	return r->have_end ? &r->end : NULL;
 }
 
 uint64_t caplog_lines(const struct caplog_reader *r)

@@ -32,6 +32,22 @@ void caplog_write_mounts(struct outbuf *ob, const struct mounttab *mt)
 	}
 }
 
+void caplog_write_end(struct outbuf *ob, const struct caplog_end *end)
+{
+	outbuf_puts(ob, "#|end|");
+	outbuf_meta_u64(ob, "events", end->events);
+	outbuf_meta_u64(ob, "lost", end->lost);
+	outbuf_meta_u64(ob, "lost_disk_full", end->lost_disk_full);
+	outbuf_meta_u64(ob, "filtered", end->filtered);
+	outbuf_meta_u64(ob, "paths_cut", end->paths_cut);
+	outbuf_meta_u64(ob, "snapshot_fds", end->snapshot_fds);
+	outbuf_meta_u64(ob, "missing_tracepoints", end->missing_tracepoints);
+	outbuf_meta_u64(ob, "duration_ns", end->duration_ns);
+	if (end->error[0])
+		outbuf_meta(ob, "error", end->error);
+	outbuf_putc(ob, '\n');
+}
+
 static void num_field(struct outbuf *ob, char key, int64_t v)
 {
 	char k[2] = { key, '=' };

@@ -12,6 +12,7 @@ void outbuf_init(struct outbuf *ob, int fd)
 	ob->err = 0;
 	ob->len = 0;
 	ob->written = 0;
+	ob->line_end = 0;
 }
 
 int outbuf_flush(struct outbuf *ob)
@@ -27,10 +28,16 @@ int outbuf_flush(struct outbuf *ob)
 			ob->err = -errno;
 			break;
 		}
+		const char *nl = memrchr(ob->buf + done, '\n', (size_t)n);
+		if (nl)
+			ob->line_end = ob->written +
+				       (uint64_t)(nl + 1 - (ob->buf + done));
 		done += (size_t)n;
 		ob->written += (uint64_t)n;
 	}
-	ob->len = 0;
+	/* Keep what was not written (an error) for the owner to inspect. */
+	memmove(ob->buf, ob->buf + done, ob->len - done);
+	ob->len -= done;
 	return ob->err;
 }
 
@@ -39,6 +46,10 @@ void outbuf_put_slow(struct outbuf *ob, const void *data, size_t len)
 	const char *p = data;
 
 	while (!ob->err && len) {
+		if (ob->len == sizeof(ob->buf)) {
+			outbuf_flush(ob);
+			continue;
+		}
 		size_t room = sizeof(ob->buf) - ob->len;
 		size_t chunk = len < room ? len : room;
 
@@ -46,8 +57,6 @@ void outbuf_put_slow(struct outbuf *ob, const void *data, size_t len)
 		ob->len += chunk;
 		p += chunk;
 		len -= chunk;
-		if (ob->len == sizeof(ob->buf))
-			outbuf_flush(ob);
 	}
 }
 
