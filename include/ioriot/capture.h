@@ -42,6 +42,9 @@ struct capture_summary {
 	uint64_t paths_cut;		/* events whose path could not be read
 					 * whole: logged without it */
 	int detached;			/* tracepoints missing on this kernel */
+	uint64_t lost_disk_full;	/* events dropped: the log's disk filled */
+	int log_full;			/* -ENOSPC, -EDQUOT or -EFBIG: the log's
+					 * disk filled and the capture stopped */
 };
 
 /* True once *opt->stop is set (by a signal handler or another thread). */
@@ -52,15 +55,21 @@ static inline bool stop_requested(const struct capture_options *opt)
 
 /*
  * Capture into opt->output until *opt->stop or the duration ends, then write
- * out everything and close a valid log.  Returns 0, or -errno with a message
- * in @err: -EPERM not root / no CAP_BPF, -ENOENT no BTF, -EACCES output not
- * writable, or what loading the probe failed with.
+ * out everything and close a valid log, which ends with its end record.
+ * Returns 0, or -errno with a message in @err: -EPERM not root / no
+ * CAP_BPF, -ENOENT no BTF, -EACCES output not writable, or what loading the
+ * probe failed with.  When the log's disk fills (-ENOSPC, -EDQUOT, -EFBIG)
+ * the capture stops: the log is cut back to whole lines and ended with its
+ * end record (capture_log_finish()), @sum is complete with sum->log_full
+ * set, and that -errno is returned with "capture log PATH: ...: stopped
+ * after N events" in @err.
  */
 int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		char *err, size_t errlen);
 
 /*
- * Capture like capture_run(), but with the SystemTap module @module (built
+ * Capture like capture_run() (the same return values, the same end of the
+ * log on a full disk), but with the SystemTap module @module (built
  * from systemtap/ioriot.stp): runs staprun without a shell and writes what
  * the module prints, adding the mount table and the snapshot of open files.
  * Returns 0, or -errno with a message in @err (-ECHILD: staprun failed).
@@ -69,11 +78,42 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		     struct capture_summary *sum, char *err, size_t errlen);
 
 /*
- * Create or truncate the capture log @path for writing: mode 0600 (it names
- * every user's files) and never through a symlink.  Returns the fd, or
- * -errno with a message in @err.
+ * Create or truncate the capture log @path for writing, through
+ * outfile_open() (outfile.h): mode 0600 even if it existed (it names every
+ * user's files), never through a symlink (-ELOOP), never into a FIFO, a
+ * device or a directory (-EINVAL, and without blocking), never a file with
+ * other hard links (-EMLINK) or of another user (-EPERM; for root under
+ * sudo, the sudo user's files are accepted).  A refused file is left as it
+ * was.  SIGXFSZ is ignored from then on, so that a file size limit fails a
+ * write with EFBIG, handled like a full disk.  Returns the fd, or -errno
+ * with a message in @err.
  */
 int capture_open_log(const char *path, char *err, size_t errlen);
+
+/* True if @err (-errno) means the log's disk is full: -ENOSPC, -EDQUOT
+ * (quota) or -EFBIG (file size limit). */
+bool capture_log_full(int err);
+
+/* True if the log line @line (@len bytes) is an event or a process record,
+ * what sum->events counts: not a '#' line, nor a lost, cwd or openfd
+ * record. */
+bool capture_line_is_event(const char *line, size_t len);
+
+/*
+ * End the capture log written through @ob, whose fd @ob alone wrote from
+ * offset 0: flush it and write the end record with @sum's counters as its
+ * last line.  When the disk is full (now, or earlier: ob->err), the file
+ * is cut back to its last complete line, and further line by line until
+ * the end record fits; @sum is corrected for the lines that are not in the
+ * log (events becomes what the log holds, lost_disk_full counts the rest)
+ * and sum->log_full is set.  The backends count a line whose own write set
+ * ob->err as lost to the full disk themselves.  sum->bytes becomes the
+ * log's size.  Returns 0; the full-disk -errno when the log was ended that
+ * way ("capture log PATH: ...: stopped after N events" in @err); or another
+ * -errno with @err (the log may then lack its end record).
+ */
+int capture_log_finish(struct outbuf *ob, struct capture_summary *sum,
+		       const char *path, char *err, size_t errlen);
 
 /*
  * Turn probe record @e (with its paths @p1, @p2 of e->path_len bytes) into

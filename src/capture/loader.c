@@ -92,6 +92,24 @@ static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 }
 
 /*
+ * Write @ce and count it.  Once a write failed nothing more is written; on
+ * a full disk the events from then on are lost to it (capture.h).
+ */
+static void write_event(struct loader *ld, const struct cap_event *ce)
+{
+	bool failed = ld->ob->err != 0;
+
+	if (!failed) {
+		caplog_write_event(ld->ob, ce);
+		failed = ld->ob->err != 0;
+	}
+	if (!failed)
+		ld->sum->events++;
+	else if (capture_log_full(ld->ob->err))
+		ld->sum->lost_disk_full++;
+}
+
+/*
  * One event, in entry-time order (reorder.h): completed by the resolver,
  * filtered, written.  fd operations are filtered before the resolver
  * forgets a closed fd's path, path operations after it made their paths
@@ -112,8 +130,7 @@ static void emit_event(void *ctx, struct cap_event *ce)
 		ld->sum->excluded++;
 		return;
 	}
-	caplog_write_event(ld->ob, ce);
-	ld->sum->events++;
+	write_event(ld, ce);
 }
 
 /* One ring buffer record: held until its turn, then a log line.  Returns
@@ -231,7 +248,9 @@ static void note_lost(struct loader *ld, struct capture_bpf *skel)
 	ev.time_ns = clock_ns(CLOCK_MONOTONIC);
 	ev.count = (int64_t)(lost - ld->sum->lost);
 	ev.have = CAP_COUNT;
-	caplog_write_event(ld->ob, &ev);
+	/* After a failed write the end record still has the total. */
+	if (!ld->ob->err)
+		caplog_write_event(ld->ob, &ev);
 	ld->sum->lost = lost;
 }
 
@@ -302,18 +321,6 @@ static int track(struct capture_bpf *skel, const uint32_t *pids, size_t n)
 					 sizeof(pids[i]), &yes, sizeof(yes), BPF_ANY))
 			return -errno;
 	return 0;
-}
-
-int capture_open_log(const char *path, char *err, size_t errlen)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-		      O_NOFOLLOW, 0600);
-
-	if (fd < 0) {
-		fd = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-	}
-	return fd;
 }
 
 int capture_run(const struct capture_options *opt, struct capture_summary *sum,
@@ -463,9 +470,12 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
 	if (opt->status && isatty(2))
 		fputc('\n', stderr);
-	rc = ld->err ? ld->err : outbuf_flush(ld->ob);
+	/* A log that misses events for want of memory gets no end record. */
+	rc = ld->err;
 	if (rc)
 		snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
+	else
+		rc = capture_log_finish(ld->ob, sum, opt->output, err, errlen);
 out:
 	if (fd >= 0) {
 		sum->bytes = ld->ob->written;

@@ -147,7 +147,8 @@ static int snapshot_process(const struct snapshot_options *o, uint32_t pid,
 		if (!path_filter_keeps(o->filter, target, (size_t)n))
 			continue;
 		caplog_write_event(ob, &ev);
-		(*nfds)++;
+		if (!ob->err)		/* else it is not in the log */
+			(*nfds)++;
 	}
 	closedir(d);
 	return err;

@@ -67,6 +67,26 @@ static pid_t spawn_staprun(const struct capture_options *opt, const char *module
 	return child;
 }
 
+/*
+ * Write a line the module printed (with its newline) and count it.  Once a
+ * write failed nothing more is written; on a full disk the events from then
+ * on are lost to it (capture.h).
+ */
+static void put_line(struct outbuf *ob, struct capture_summary *sum,
+		     const char *line, size_t len)
+{
+	bool event = capture_line_is_event(line, len), failed = ob->err != 0;
+
+	if (!failed) {
+		outbuf_put(ob, line, len);
+		failed = ob->err != 0;
+	}
+	if (event && !failed)
+		sum->events++;
+	else if (event && capture_log_full(ob->err))
+		sum->lost_disk_full++;
+}
+
 /* After the module's header: the mount table and the snapshot. */
 static int write_preamble(const struct capture_options *opt, struct outbuf *ob,
 			  struct resolver *res, struct capture_summary *sum)
@@ -139,7 +159,9 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 	for (;;) {
 		struct pollfd p = { .fd = in, .events = POLLIN };
 
-		if (!interrupted && (stop_requested(opt) ||
+		/* A failed write (a full disk) stops the capture too; what the
+		 * module still prints is counted. */
+		if (!interrupted && (stop_requested(opt) || ob->err ||
 				     clock_ns(CLOCK_MONOTONIC) - start >= duration)) {
 			kill(child, SIGINT);	/* staprun ends the session */
 			interrupted = true;
@@ -177,9 +199,7 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 				}
 				preamble = true;
 			}
-			outbuf_put(ob, line, len);
-			if (line[0] != '#')
-				sum->events++;
+			put_line(ob, sum, line, len);
 			line = nl + 1;
 		}
 		have -= (size_t)(line - buf);
@@ -199,7 +219,8 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 	}
 	if (waitpid(child, &status, 0) == child) {
 		child = -1;
-		if (!sum->events && (!WIFEXITED(status) || WEXITSTATUS(status))) {
+		if (!sum->events && !sum->lost_disk_full &&
+		    (!WIFEXITED(status) || WEXITSTATUS(status))) {
 			snprintf(err, errlen, "staprun %s failed (%s %d): is the module "
 				 "built for this kernel, and are you root?", module,
 				 WIFEXITED(status) ? "exit status" : "signal",
@@ -209,9 +230,7 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		}
 	}
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
-	rc = outbuf_flush(ob);
-	if (rc)
-		snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
+	rc = capture_log_finish(ob, sum, opt->output, err, errlen);
 out:
 	if (child > 0) {
 		kill(child, SIGINT);
