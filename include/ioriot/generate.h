@@ -7,6 +7,7 @@
 #ifndef IORIOT_GENERATE_H
 #define IORIOT_GENERATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,6 +52,9 @@ struct gen_summary {
 	uint64_t paths;
 	uint64_t init_dirs, init_files, init_links, init_bytes, init_absent;
 	uint64_t lost_events;
+	bool end_missing;		/* a v4 log without its end record */
+	bool have_end;			/* end holds the log's end record */
+	struct caplog_end end;
 	uint64_t deps_dropped;		/* beyond DEPS_MAX per operation */
 	uint64_t duration_ns;
 };
@@ -61,7 +65,9 @@ struct gen_summary {
  * leaves no file that looks complete.  Returns 0, or -errno with a message
  * naming the file (and line, for input errors) in @err.  -ENODATA: the log
  * was read but no operation is left to replay; @sum is complete then and
- * tells why, and no file is written.
+ * tells why, and no file is written.  A v4 log without its end record (a
+ * capture cut short) is read all the same, with a warning (log_warn) and
+ * sum->end_missing set.
  */
 int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		 char *err, size_t errlen);

@@ -329,6 +329,28 @@ err:
 	return rc;
 }
 
+/* Whether the log ended with its end record (v4), and what it says. */
+static void note_end(const struct gen_options *opt,
+		     const struct caplog_reader *r, struct gen_summary *sum)
+{
+	const struct caplog_end *end = caplog_end_record(r);
+
+	if (end) {
+		sum->have_end = true;
+		sum->end = *end;
+		if (end->error[0])
+			log_warn("%s: the capture stopped early, its log's disk "
+				 "was full (%s): %" PRIu64 " events were lost "
+				 "to it", opt->capture_path, end->error,
+				 end->lost_disk_full);
+	} else if (sum->capture_version >= 4) {
+		sum->end_missing = true;
+		log_warn("%s ends without its end record: the capture was cut "
+			 "short (killed, or its disk filled); %" PRIu64
+			 " events read", opt->capture_path, sum->events);
+	}
+}
+
 int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		 char *err, size_t errlen)
 {
@@ -399,6 +421,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 			 strerror(-rc));
 		goto out;
 	}
+	note_end(opt, r, sum);
 	sum->lines = caplog_lines(r);
 	for (int i = 0; i < CAPLOG_BAD_COUNT; i++)
 		sum->bad[i] = caplog_bad(r, (enum caplog_bad)i);
@@ -426,6 +449,36 @@ out:
 	mounttab_free(mounts);
 	caplog_close(r);
 	return rc;
+}
+
+/* The end record's counters, or that a v4 log lacks it. */
+static void print_end(FILE *out, const struct gen_summary *s)
+{
+	const struct caplog_end *e = &s->end;
+
+	if (s->end_missing)
+		fprintf(out, "Capture end record: missing: the capture was cut "
+			"short\n");
+	if (!s->have_end)
+		return;
+	fprintf(out, "Capture end record: %s%s\n", e->error[0] ?
+		"the capture stopped early, disk full: " : "complete", e->error);
+	fprintf(out, "  %-45s %" PRIu64 "\n", "Events in the capture", e->events);
+	fprintf(out, "  %-45s %" PRIu64 "\n", "Events lost in the capture", e->lost);
+	if (e->lost_disk_full || e->error[0])
+		fprintf(out, "  %-45s %" PRIu64 "\n", "Events lost to the full disk",
+			e->lost_disk_full);
+	fprintf(out, "  %-45s %" PRIu64 "\n", "Events filtered out by path",
+		e->filtered);
+	if (e->paths_cut)
+		fprintf(out, "  %-45s %" PRIu64 "\n", "Events logged without a path",
+			e->paths_cut);
+	fprintf(out, "  %-45s %" PRIu64 "\n", "Files open at start", e->snapshot_fds);
+	if (e->missing_tracepoints)
+		fprintf(out, "  %-45s %" PRIu64 "\n", "Tracepoints missing",
+			e->missing_tracepoints);
+	fprintf(out, "  %-45s %.3fs\n", "Capture duration",
+		(double)e->duration_ns / 1e9);
 }
 
 void generate_print_summary(FILE *out, const struct gen_summary *s)
@@ -456,6 +509,7 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 			fprintf(out, "  %-45s %" PRIu64 "\n", filter_names[i],
 				s->filtered[i]);
 	fprintf(out, "Events lost by the probe: %" PRIu64 "\n", s->lost_events);
+	print_end(out, s);
 	if (s->deps_dropped)
 		fprintf(out, "Dependencies dropped (over %d per operation): %"
 			PRIu64 "\n", DEPS_MAX, s->deps_dropped);
