@@ -1293,6 +1293,147 @@ START_TEST(test_fd_race)
 }
 END_TEST
 
+/* ---- the log file ------------------------------------------------------ */
+
+#define NOBODY 65534
+
+/* A file @dir/@name holding @text with mode @mode and owner @uid. */
+static char *make_file(const char *dir, const char *name, const char *text,
+		       mode_t mode, uid_t uid)
+{
+	char *path = tu_write_str(dir, name, text);
+
+	ck_assert_int_eq(chown(path, uid, uid), 0);
+	ck_assert_int_eq(chmod(path, mode), 0);
+	return path;
+}
+
+/* @path still holds @text with mode @mode and owner @uid. */
+static void assert_unchanged(const char *path, const char *text, mode_t mode,
+			     uid_t uid)
+{
+	struct stat st;
+	char *now = tu_read(path, NULL);
+
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_msg(now && !strcmp(now, text), "%s: %s", path, now);
+	ck_assert_uint_eq(st.st_mode & 07777, mode);
+	ck_assert_uint_eq(st.st_uid, uid);
+	free(now);
+}
+
+/* Root, and no SUDO_UID that would let another user's file pass. */
+static bool log_file_setup(void)
+{
+	if (geteuid() != 0) {
+		printf("capture: log file test skipped: not root\n");
+		return false;
+	}
+	unsetenv("SUDO_UID");		/* this forked test process only */
+	return true;
+}
+
+/* A file an unprivileged user made first stays theirs: refused. */
+START_TEST(log_refuses_other_users_file)
+{
+	char err[ERRLEN] = "", *dir, *path;
+	int fd;
+
+	if (!log_file_setup())
+		return;
+	dir = tu_scratch();
+	path = make_file(dir, "io.capture", "mine\n", 0644, NOBODY);
+	fd = capture_open_log(path, err, sizeof(err));
+	ck_assert_int_eq(fd, -EPERM);
+	ck_assert_msg(strstr(err, path) && strstr(err, "another user"), "%s", err);
+	assert_unchanged(path, "mine\n", 0644, NOBODY);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* A FIFO is refused at once, with or without a reader, and gets nothing. */
+START_TEST(log_refuses_fifo)
+{
+	char err[ERRLEN] = "", *dir, *path, c;
+	int fd, rd;
+
+	if (!log_file_setup())
+		return;
+	dir = tu_scratch();
+	path = tu_join(dir, "io.capture");
+	ck_assert_int_eq(mkfifo(path, 0666), 0);
+	alarm(10);			/* a blocking open fails the test */
+	fd = capture_open_log(path, err, sizeof(err));
+	ck_assert_msg(fd < 0, "FIFO without a reader opened");
+	rd = open(path, O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(rd, 0);
+	fd = capture_open_log(path, err, sizeof(err));
+	ck_assert_int_eq(fd, -EINVAL);
+	ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
+	/* Nothing came through: EOF (the refused writer closed) or none. */
+	ck_assert_int_le(read(rd, &c, 1), 0);
+	alarm(0);
+	close(rd);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* A symlink to a victim is refused; the victim keeps its content. */
+START_TEST(log_refuses_symlink)
+{
+	char err[ERRLEN] = "", *dir, *victim, *path;
+	int fd;
+
+	if (!log_file_setup())
+		return;
+	dir = tu_scratch();
+	victim = make_file(dir, "passwd", "root:x:0:0\n", 0644, 0);
+	path = tu_join(dir, "io.capture");
+	ck_assert_int_eq(symlink(victim, path), 0);
+	fd = capture_open_log(path, err, sizeof(err));
+	ck_assert_int_eq(fd, -ELOOP);
+	ck_assert_msg(strstr(err, "symlink"), "%s", err);
+	assert_unchanged(victim, "root:x:0:0\n", 0644, 0);
+	free(path);
+	free(victim);
+	free(dir);
+}
+END_TEST
+
+/* Root's own old log, mode 0644: emptied and made 0600. */
+START_TEST(log_own_file_private_and_empty)
+{
+	char err[ERRLEN] = "", *dir, *path;
+	struct stat st;
+	int fd;
+
+	if (!log_file_setup())
+		return;
+	dir = tu_scratch();
+	path = make_file(dir, "io.capture", "old log\n", 0644, 0);
+	fd = capture_open_log(path, err, sizeof(err));
+	ck_assert_msg(fd >= 0, "%s", err);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(st.st_size, 0);
+	ck_assert_int_eq(st.st_uid, 0);
+	close(fd);
+	/* A new one is created 0600 whatever the umask. */
+	free(path);
+	path = tu_join(dir, "new.capture");
+	umask(0);
+	fd = capture_open_log(path, err, sizeof(err));
+	ck_assert_msg(fd >= 0, "%s", err);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	close(fd);
+	free(path);
+	free(dir);
+}
+END_TEST
+
 Suite *capture_suite(void)
 {
 	Suite *s = suite_create("capture");
@@ -1302,6 +1443,14 @@ Suite *capture_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_workload, 0, NCASES);
 	tcase_add_test(tc, test_fd_race);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("log file");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_test(tc, log_refuses_other_users_file);
+	tcase_add_test(tc, log_refuses_fifo);
+	tcase_add_test(tc, log_refuses_symlink);
+	tcase_add_test(tc, log_own_file_private_and_empty);
 	suite_add_tcase(s, tc);
 	return s;
 }
