@@ -1274,6 +1274,146 @@ START_TEST(garbage_after_header)
 }
 END_TEST
 
+/* ---- the end record ---------------------------------------------------- */
+
+/* Read every event of @path; returns the reader, at its end. */
+static struct caplog_reader *read_to_end(const char *path, uint64_t *events)
+{
+	struct caplog_reader *r = open_ok(path);
+	struct cap_event ev;
+	int rc;
+
+	*events = 0;
+	while ((rc = caplog_next(r, &ev)) == 1)
+		(*events)++;
+	ck_assert_int_eq(rc, 0);
+	return r;
+}
+
+/* Every counter written comes back; the record is no event. */
+START_TEST(end_round_trip)
+{
+	char *dir = tu_scratch(), *path;
+	struct caplog_header hdr = { .version = 4, .host = "h", .backend = "bpf" };
+	struct cap_event ev;
+	struct caplog_end want = {
+		.events = 1, .lost = 2, .lost_disk_full = 3, .filtered = 4,
+		.paths_cut = 5, .snapshot_fds = 6, .missing_tracepoints = 7,
+		.duration_ns = UINT64_MAX, .error = "ENOSPC",
+	};
+	struct outbuf *ob = malloc(sizeof(*ob));
+	uint64_t n;
+
+	ck_assert(ob);
+	fill_event(&ev, SYS_READ, CAP_FD | CAP_COUNT | CAP_RET);
+	path = tu_join(dir, "end.capture");
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	outbuf_init(ob, fd);
+	caplog_write_header(ob, &hdr);
+	caplog_write_event(ob, &ev);
+	caplog_write_end(ob, &want);
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	ck_assert_int_eq(close(fd), 0);
+
+	char *text = tu_read(path, NULL);
+	ck_assert_msg(strstr(text, "\n#|end|events=1|lost=2|lost_disk_full=3|"
+			     "filtered=4|paths_cut=5|snapshot_fds=6|"
+			     "missing_tracepoints=7|duration_ns="
+			     "18446744073709551615|error=ENOSPC|\n"), "%s", text);
+	struct caplog_reader *r = read_to_end(path, &n);
+	const struct caplog_end *got = caplog_end_record(r);
+	ck_assert_uint_eq(n, 1);
+	assert_no_bad(r);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_uint_eq(got->events, 1);
+	ck_assert_uint_eq(got->lost, 2);
+	ck_assert_uint_eq(got->lost_disk_full, 3);
+	ck_assert_uint_eq(got->filtered, 4);
+	ck_assert_uint_eq(got->paths_cut, 5);
+	ck_assert_uint_eq(got->snapshot_fds, 6);
+	ck_assert_uint_eq(got->missing_tracepoints, 7);
+	ck_assert_uint_eq(got->duration_ns, UINT64_MAX);
+	ck_assert_str_eq(got->error, "ENOSPC");
+	caplog_close(r);
+	free(text);
+	free(path);
+	free(ob);
+	free(dir);
+}
+END_TEST
+
+#define V4_HEAD "#|capture_version=4|\n#|host=h|backend=bpf|\n"
+#define V4_EVENT "t=5;:,D=1;:,i=1:1;:,o=close;:,d=3;:,r=0;:,\n"
+
+/* Logs and whether they end with their end record (after their events). */
+static const struct {
+	const char *text;
+	bool ended;
+	uint64_t events;
+} end_cases[] = {
+	/* 0: complete */
+	{ V4_HEAD V4_EVENT "#|end|events=1|\n", true, 1 },
+	/* 1: cut at a line boundary */
+	{ V4_HEAD V4_EVENT V4_EVENT, false, 2 },
+	/* 2: cut inside the end record */
+	{ V4_HEAD V4_EVENT "#|end|events=1|lo", false, 1 },
+	/* 3: an event after the end record */
+	{ V4_HEAD "#|end|events=0|\n" V4_EVENT, false, 1 },
+	/* 4: no events at all: the end record follows the header */
+	{ V4_HEAD "#|end|events=0|duration_ns=7|\n", true, 0 },
+	/* 5: CRLF, unknown keys and items without '=' are ignored */
+	{ V4_HEAD V4_EVENT "#|end|events=1|future=x|odd|\r\n", true, 1 },
+	/* 6: a comment after the end record undoes it too */
+	{ V4_HEAD V4_EVENT "#|end|events=1|\n# more\n", false, 1 },
+	/* 7: header only */
+	{ V4_HEAD, false, 0 },
+	/* 8: v3 never has one, and its #|end| lines are comments */
+	{ "#|capture_version=3|\n#|end|events=1|\n", false, 0 },
+};
+
+START_TEST(end_record_last_line)
+{
+	char *dir = tu_scratch();
+	char *path = tu_write_str(dir, "x.capture", end_cases[_i].text);
+	uint64_t n;
+	struct caplog_reader *r = read_to_end(path, &n);
+	const struct caplog_end *end = caplog_end_record(r);
+
+	ck_assert_msg(!end == !end_cases[_i].ended, "case %d: end record %s",
+		      _i, end ? "found" : "missing");
+	ck_assert_uint_eq(n, end_cases[_i].events);
+	if (_i == 4)
+		ck_assert_uint_eq(end->duration_ns, 7);
+	if (end)
+		ck_assert_str_eq(end->error, "");
+	caplog_close(r);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* A reader that does not know the end record (this one, before it) takes
+ * it as a comment, or among the header lines as unknown items. */
+START_TEST(end_record_is_a_comment_by_the_old_rules)
+{
+	char *dir = tu_scratch();
+	char *path = tu_write_str(dir, "x.capture",
+				  V4_HEAD "#|end|events=0|host=z|\n");
+	uint64_t n;
+	struct caplog_reader *r = read_to_end(path, &n);
+
+	/* Only the known key that must not be there would change the
+	 * header: the end record is never parsed as header items. */
+	ck_assert_str_eq(caplog_header(r)->host, "h");
+	ck_assert_ptr_nonnull(caplog_end_record(r));
+	assert_no_bad(r);
+	caplog_close(r);
+	free(path);
+	free(dir);
+}
+END_TEST
+
 /* The bad-input tests reject lines on purpose: keep their warnings quiet. */
 static void quiet(void)
 {
@@ -1315,6 +1455,14 @@ Suite *caplog_suite(void)
 	tcase_add_test(tc, truncated_last_line);
 	tcase_add_test(tc, bad_lines_counted_together);
 	tcase_add_loop_test(tc, garbage_after_header, 0, 4);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("end");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_checked_fixture(tc, quiet, NULL);
+	tcase_add_test(tc, end_round_trip);
+	tcase_add_loop_test(tc, end_record_last_line, 0, ARRAY_SIZE(end_cases));
+	tcase_add_test(tc, end_record_is_a_comment_by_the_old_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -642,6 +643,152 @@ START_TEST(test_fail_v3_no_mount_table)
 }
 END_TEST
 
+/* ---- the end record ---------------------------------------------------- */
+
+#define END_HEAD "#|capture_version=4|\n#|host=h|backend=bpf|\n" \
+		 "#|mount=/|fstype=ext4|\n"
+#define END_EVENTS "t=0;:,D=5;:,i=7:7;:,o=stat;:,p=/data/a;:,r=0;:,\n" \
+		   "t=9;:,D=5;:,i=7:7;:,o=stat;:,p=/data/b;:,r=0;:,\n"
+
+/*
+ * Generate @capture with warnings on: its stderr and the printed summary
+ * into malloc'd strings.  The test process is forked: fd 2 may be moved.
+ */
+static void run_warned(const char *capture, const char *mounts,
+		       const char *dir, struct gen_summary *sum,
+		       char **warnings, char **summary)
+{
+	char *replay = tu_join(dir, "out.replay"), *errpath;
+	char err[ERRLEN];
+	size_t len;
+	FILE *f;
+	int saved = dup(2), fd, rc;
+
+	errpath = tu_join(dir, "stderr.txt");
+	fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert(saved >= 0 && fd >= 0 && dup2(fd, 2) == 2);
+	log_set_level(LOG_WARN);
+	rc = run(capture, replay, mounts, sum, err);
+	fflush(stderr);
+	ck_assert(dup2(saved, 2) == 2);
+	close(saved);
+	close(fd);
+	ck_assert_msg(rc == 0, "generate: %s (%d)", err, rc);
+	*warnings = tu_read(errpath, NULL);
+	ck_assert_ptr_nonnull(*warnings);
+	f = open_memstream(summary, &len);
+	ck_assert_ptr_nonnull(f);
+	generate_print_summary(f, sum);
+	ck_assert_int_eq(fclose(f), 0);
+	free(errpath);
+	free(replay);
+}
+
+/* A v4 log cut at a line boundary: read, warned about, flagged. */
+START_TEST(test_end_missing)
+{
+	char *dir = tu_scratch();
+	char *capture = tu_write_str(dir, "cut.capture", END_HEAD END_EVENTS);
+	char *warn, *summary, *want;
+	struct gen_summary sum;
+
+	run_warned(capture, NULL, dir, &sum, &warn, &summary);
+	ck_assert(sum.end_missing);
+	ck_assert(!sum.have_end);
+	ck_assert_uint_eq(sum.events, 2);
+	ck_assert(asprintf(&want, "%s ends without its end record: the capture "
+			   "was cut short (killed, or its disk filled); 2 events "
+			   "read\n", capture) > 0);
+	ck_assert_msg(strstr(warn, want), "stderr: %s", warn);
+	ck_assert_msg(strstr(summary, "Capture end record: missing: the capture "
+			     "was cut short\n"), "summary: %s", summary);
+	free(want);
+	free(warn);
+	free(summary);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+/* A complete v4 log: no warning; the summary shows the record's counts. */
+START_TEST(test_end_present)
+{
+	char *dir = tu_scratch();
+	char *capture = tu_write_str(dir, "ok.capture", END_HEAD END_EVENTS
+		"#|end|events=2|lost=3|lost_disk_full=0|filtered=4|paths_cut=0|"
+		"snapshot_fds=1|missing_tracepoints=0|duration_ns=2500000000|\n");
+	char *warn, *summary;
+	struct gen_summary sum;
+
+	run_warned(capture, NULL, dir, &sum, &warn, &summary);
+	ck_assert(!sum.end_missing);
+	ck_assert(sum.have_end);
+	ck_assert_uint_eq(sum.end.lost, 3);
+	ck_assert_str_eq(warn, "");
+	ck_assert_msg(strstr(summary, "Capture end record: complete\n"),
+		      "summary: %s", summary);
+	ck_assert_msg(strstr(summary, "  Events lost in the capture") &&
+		      strstr(summary, " 3\n  Events filtered out by path") &&
+		      strstr(summary, " 4\n  Files open at start") &&
+		      strstr(summary, "  Capture duration") &&
+		      strstr(summary, " 2.500s\n"), "summary: %s", summary);
+	ck_assert_msg(!strstr(summary, "full disk"), "summary: %s", summary);
+	free(warn);
+	free(summary);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+/* A capture stopped by a full disk: complete, but said so. */
+START_TEST(test_end_disk_full)
+{
+	char *dir = tu_scratch();
+	char *capture = tu_write_str(dir, "full.capture", END_HEAD END_EVENTS
+		"#|end|events=2|lost=0|lost_disk_full=17|error=ENOSPC|\n");
+	char *warn, *summary;
+	struct gen_summary sum;
+
+	run_warned(capture, NULL, dir, &sum, &warn, &summary);
+	ck_assert(!sum.end_missing);
+	ck_assert_msg(strstr(warn, "full.capture: the capture stopped early, its "
+			     "log's disk was full (ENOSPC): 17 events were lost "
+			     "to it\n"), "stderr: %s", warn);
+	ck_assert_msg(strstr(summary, "Capture end record: the capture stopped "
+			     "early, disk full: ENOSPC\n") &&
+		      strstr(summary, "  Events lost to the full disk"),
+		      "summary: %s", summary);
+	free(warn);
+	free(summary);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+/* v3 logs (original I/O Riot) have no end record and get no warning. */
+START_TEST(test_end_v3_not_needed)
+{
+	char *dir = tu_scratch();
+	char *capture = fixture("v3basic", "capture");
+	char *mounts = fixture("v3basic", "mounts");
+	char *warn, *summary;
+	struct gen_summary sum;
+
+	run_warned(capture, mounts, dir, &sum, &warn, &summary);
+	ck_assert_int_eq(sum.capture_version, 3);
+	ck_assert(!sum.end_missing);
+	ck_assert(!sum.have_end);
+	ck_assert_msg(!strstr(warn, "end record"), "stderr: %s", warn);
+	ck_assert_msg(!strstr(summary, "Capture end record"), "summary: %s",
+		      summary);
+	free(warn);
+	free(summary);
+	free(mounts);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
 Suite *generate_suite(void)
 {
 	Suite *s = suite_create("generate");
@@ -673,6 +820,14 @@ Suite *generate_suite(void)
 	tcase_add_test(tc, test_fail_only_bad_lines);
 	tcase_add_test(tc, test_fail_missing_capture);
 	tcase_add_test(tc, test_fail_v3_no_mount_table);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("end record");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_test(tc, test_end_missing);
+	tcase_add_test(tc, test_end_present);
+	tcase_add_test(tc, test_end_disk_full);
+	tcase_add_test(tc, test_end_v3_not_needed);
 	suite_add_tcase(s, tc);
 	return s;
 }
