@@ -174,8 +174,10 @@ demo: deps
 # Fuzzing (fuzz/*.c, libFuzzer): the modules the harnesses use (the two
 # readers, the generator, util) are built again with clang, coverage and
 # ASan + UBSan into their own directory.  clang's -Wformat=2 also flags
-# v*printf() in helpers without a format attribute, which gcc accepts.  scripts/fuzz.sh seeds a working corpus per
-# harness from tests/data, runs each for FUZZ_SECONDS and prints the figures.
+# v*printf() in helpers without a format attribute, which gcc accepts.
+# scripts/fuzz.sh seeds a working corpus per harness from tests/data, runs
+# each for FUZZ_SECONDS and prints the figures; crash inputs go to
+# $(FUZZ_OUT)/crashes/NAME/.
 FUZZ_OUT := .output/fuzz
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60

@@ -11,7 +11,7 @@
 # tests/data (copied: tests/data is never written) and the regression inputs
 # of tests/data/fuzz/NAME.  Inputs that crash, leak, hang (over 10 s) or run
 # out of memory go to OUTDIR/crashes/NAME/; the full output is in
-# OUTDIR/NAME.log.  Exits 1 if any harness found something.
+# OUTDIR/NAME.log.  Exits 1 if any harness found something or did not run.
 set -eu
 
 [ $# -ge 3 ] || { echo "usage: $0 OUTDIR SECONDS NAME..." >&2; exit 2; }
@@ -60,6 +60,7 @@ for name in "$@"; do
 		"$name" "${execs:-?}" "${rate:-?}" "${cov:-cov: ? ft: ?}" \
 		"$files" "$new")
 	[ "$new" -gt 0 ] && { found=1; line="$line -> $crashes/"; }
+	[ -n "$execs" ] || { found=1; line="$line (did not run: see $log)"; }
 	report="$report$line
 "
 done
@@ -68,6 +69,6 @@ echo
 echo "Fuzzing, ${secs}s per harness (logs: $out/NAME.log):"
 printf '%s' "$report"
 if [ "$found" -ne 0 ]; then
-	echo "Crash inputs were written; reproduce with $out/fuzz_NAME FILE"
+	echo "Reproduce a crash with $out/fuzz_NAME FILE; once fixed, keep FILE in tests/data/fuzz/NAME/"
 	exit 1
 fi
