@@ -22,7 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -808,6 +811,41 @@ static void capture_workload(struct run *r)
 	ck_assert_uint_gt(sum.bytes, 0);
 }
 
+/* Events and process records: what the end record's events counts. */
+static uint64_t count_events(const struct cap_event *ev, size_t n)
+{
+	uint64_t events = 0;
+
+	for (size_t i = 0; i < n; i++)
+		events += ev[i].sys != SYS_CWD && ev[i].sys != SYS_OPENFD &&
+			  ev[i].sys != SYS_LOST;
+	return events;
+}
+
+/* The log @path, read to its end by @rd, ends with an end record that
+ * counts the @n events read, and nothing lost. */
+static void check_end(const char *path, const struct caplog_reader *rd,
+		      const struct cap_event *ev, size_t n)
+{
+	const struct caplog_end *end = caplog_end_record(rd);
+	size_t len;
+	char *text = tu_read(path, &len), *last;
+
+	ck_assert_msg(end, "%s: no end record", path);
+	ck_assert_uint_eq(end->events, count_events(ev, n));
+	ck_assert_uint_eq(end->lost, 0);
+	ck_assert_uint_eq(end->lost_disk_full, 0);
+	ck_assert_str_eq(end->error, "");
+	ck_assert_uint_gt(end->duration_ns, 0);
+	/* The very last line. */
+	ck_assert(text && len > 0 && text[len - 1] == '\n');
+	text[len - 1] = '\0';
+	last = strrchr(text, '\n');
+	ck_assert_msg(last && !strncmp(last + 1, "#|end|events=", 13),
+		      "%s: last line: %s", path, last ? last + 1 : text);
+	free(text);
+}
+
 /* Read every event of r->log into r->ev; the log must be clean. */
 static void read_log(struct run *r)
 {
@@ -836,6 +874,7 @@ static void read_log(struct run *r)
 		ck_assert_msg(caplog_bad(rd, why) == 0, "%s: %llu lines: %s",
 			      r->log, (unsigned long long)caplog_bad(rd, why),
 			      caplog_bad_name(why));
+	check_end(r->log, rd, r->ev, r->nev);
 	caplog_close(rd);
 }
 
@@ -1434,6 +1473,367 @@ START_TEST(log_own_file_private_and_empty)
 }
 END_TEST
 
+/* ---- a full disk ------------------------------------------------------- */
+
+#define FULL_EVENTS 6000	/* lines offered, far more than fit */
+
+/*
+ * A tmpfs of @size at @dir, mounted in a mount namespace of this (forked)
+ * test process, so that it goes away with it.  False, with a note, if that
+ * cannot be done here.
+ */
+static bool private_tmpfs(const char *dir, const char *size)
+{
+	char opts[32];
+
+	snprintf(opts, sizeof(opts), "size=%s", size);
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", dir, "tmpfs", 0, opts) < 0) {
+		printf("capture: disk full test skipped: no tmpfs: %s\n",
+		       geteuid() ? "not root" : strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Write a log as the backends do to the capture log @path: a header, then
+ * FULL_EVENTS events of varied length with an openfd record, and a lost
+ * record every 100, counting like the backends (capture.h); then end it.
+ * Returns capture_log_finish()'s result, the counts in @sum.
+ */
+static int write_full_log(const char *path, struct capture_summary *sum,
+			  char *err, rlim_t limit)
+{
+	struct rlimit rl, saved;
+	static const char dirs[] = "/srv/data/some/deeper/directory/for/length";
+	struct caplog_header hdr = { .version = 4, .host = "h", .backend = "bpf" };
+	struct outbuf *ob = malloc(sizeof(*ob));
+	struct cap_event ev;
+	int fd = capture_open_log(path, err, ERRLEN), rc;
+
+	ck_assert_msg(fd >= 0, "%s", err);
+	ck_assert(ob);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	rl = saved;
+	if (limit)
+		rl.rlim_cur = limit;
+	/* No check from here to the reset: Check's own file would hit the
+	 * limit. */
+	setrlimit(RLIMIT_FSIZE, &rl);
+	memset(sum, 0, sizeof(*sum));
+	outbuf_init(ob, fd);
+	caplog_write_header(ob, &hdr);
+	memset(&ev, 0, sizeof(ev));
+	ev.sys = SYS_OPENFD;
+	ev.pid = ev.tid = 9;
+	ev.fd = 3;
+	ev.path = "/srv/data/open";
+	ev.path_len = 14;
+	ev.have = CAP_FD | CAP_PATH;
+	caplog_write_event(ob, &ev);
+	sum->snapshot_fds = !ob->err;
+	for (int i = 0; i < FULL_EVENTS; i++) {
+		bool lost = i % 100 == 99, failed = ob->err != 0;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.time_ns = (uint64_t)i * 1000;
+		ev.pid = ev.tid = 9;
+		ev.sys = lost ? SYS_LOST : SYS_NEWFSTATAT;
+		ev.count = 1;
+		ev.path = dirs;
+		ev.path_len = (uint32_t)(i * 7 % (sizeof(dirs) - 1));
+		ev.have = lost ? CAP_COUNT : CAP_PATH | CAP_RET | CAP_DUR;
+		if (!failed)
+			caplog_write_event(ob, &ev);
+		failed = ob->err != 0;
+		if (lost)
+			sum->lost++;
+		else if (!failed)
+			sum->events++;
+		else if (capture_log_full(ob->err))
+			sum->lost_disk_full++;
+	}
+	sum->duration_ns = 12345;
+	rc = capture_log_finish(ob, sum, path, err, ERRLEN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	ck_assert_uint_eq(sum->bytes, ob->written);
+	ck_assert_int_eq(close(fd), 0);
+	free(ob);
+	return rc;
+}
+
+/*
+ * The log @path after a capture stopped by a full disk (@error): whole
+ * lines, then the end record; the reader finds every event the record
+ * counts, and the generator reads it without error.  Returns the events.
+ */
+static uint64_t check_full_log(const char *path, const char *error,
+			       const struct capture_summary *sum)
+{
+	char err[ERRLEN], *text, *last, *replay;
+	struct caplog_reader *rd = caplog_open(path, err, sizeof(err));
+	struct cap_event ev;
+	uint64_t events = 0, openfds = 0;
+	size_t len;
+	int rc;
+
+	ck_assert_msg(rd, "%s", err);
+	while ((rc = caplog_next(rd, &ev)) == 1) {
+		events += ev.sys != SYS_CWD && ev.sys != SYS_OPENFD &&
+			  ev.sys != SYS_LOST;
+		openfds += ev.sys == SYS_OPENFD;
+	}
+	ck_assert_int_eq(rc, 0);
+	for (int why = 0; why < CAPLOG_BAD_COUNT; why++)
+		ck_assert_msg(caplog_bad(rd, why) == 0, "%s: %s", path,
+			      caplog_bad_name(why));
+	const struct caplog_end *end = caplog_end_record(rd);
+	ck_assert_msg(end, "%s: no end record", path);
+	ck_assert_str_eq(end->error, error);
+	ck_assert_uint_eq(end->events, events);
+	ck_assert_uint_gt(end->lost_disk_full, 0);
+	if (sum) {
+		ck_assert_uint_eq(sum->events, events);
+		ck_assert_uint_eq(sum->snapshot_fds, openfds);
+		ck_assert_uint_eq(end->lost_disk_full, sum->lost_disk_full);
+		ck_assert_uint_eq(end->lost, sum->lost);
+		ck_assert_uint_eq(end->snapshot_fds, openfds);
+	}
+	caplog_close(rd);
+
+	text = tu_read(path, &len);
+	ck_assert(text && len > 0 && text[len - 1] == '\n');
+	text[len - 1] = '\0';
+	last = strrchr(text, '\n');
+	ck_assert_msg(last && !strncmp(last + 1, "#|end|events=", 13),
+		      "last line: %s", last ? last + 1 : text);
+	free(text);
+
+	/* Generate takes it as a complete log (a warning only). */
+	struct gen_options go = { .capture_path = path, .name = "test",
+				  .user = "u" };
+	struct gen_summary gs;
+	char *dir = tu_scratch();
+	replay = tu_join(dir, "full.replay");
+	go.replay_path = replay;
+	log_set_level(LOG_ERROR);
+	rc = generate_run(&go, &gs, err, sizeof(err));
+	ck_assert_msg(rc == 0 || rc == -ENODATA, "generate: %s", err);
+	ck_assert(gs.have_end && !gs.end_missing);
+	ck_assert_uint_eq(gs.end.events, events);
+	free(replay);
+	free(dir);
+	return events;
+}
+
+/* Offsets at which the file size limit cuts the log: in the header (only
+ * it is left), and at odd places among the events. */
+static const rlim_t fsize_limits[] = { 30, 4096 + 17, 65536 + 1000, 100003 };
+
+/* RLIMIT_FSIZE (EFBIG) is exact to the byte: the end record needs lines
+ * cut off, one by one. */
+START_TEST(full_file_size_limit)
+{
+	struct capture_summary sum;
+	char err[ERRLEN] = "", *dir = tu_scratch();
+	char *path = tu_join(dir, "io.capture");
+	struct stat st;
+	int rc;
+
+	rc = write_full_log(path, &sum, err, fsize_limits[_i]);
+	ck_assert_msg(rc == -EFBIG, "%d: %s", rc, err);
+	ck_assert_int_eq(sum.log_full, -EFBIG);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_le((uint64_t)st.st_size, fsize_limits[_i]);
+	ck_assert_uint_eq((uint64_t)st.st_size, sum.bytes);
+	ck_assert_uint_eq(sum.events + sum.lost_disk_full,
+			  FULL_EVENTS - FULL_EVENTS / 100);
+	if (_i == 0) {
+		/* Not even the end record fits after the version line. */
+		ck_assert_msg(strstr(err, "not even the end record fits"), "%s",
+			      err);
+		ck_assert_uint_eq(sum.events, 0);
+		ck_assert_int_eq(st.st_size, 21);
+	} else {
+		char want[128];
+		snprintf(want, sizeof(want), "capture log %s: File too large: "
+			 "stopped after %llu events", path,
+			 (unsigned long long)sum.events);
+		ck_assert_str_eq(err, want);
+		ck_assert_uint_gt(sum.events, 0);
+		check_full_log(path, "EFBIG", &sum);
+		/* The cut left less than a line and an end record free. */
+		ck_assert_uint_gt((uint64_t)st.st_size + 250, fsize_limits[_i]);
+	}
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* A real ENOSPC, on a small tmpfs. */
+START_TEST(full_tmpfs)
+{
+	struct capture_summary sum;
+	char err[ERRLEN] = "", *dir = tu_scratch();
+	char *path = tu_join(dir, "io.capture");
+	int rc;
+
+	if (!private_tmpfs(dir, "64k"))
+		goto out;
+	rc = write_full_log(path, &sum, err, 0);
+	ck_assert_msg(rc == -ENOSPC, "%d: %s", rc, err);
+	ck_assert_msg(strstr(err, "No space left on device: stopped after "),
+		      "%s", err);
+	ck_assert_uint_le(sum.bytes, 64 * 1024);
+	ck_assert_uint_gt(sum.events, 0);
+	check_full_log(path, "ENOSPC", &sum);
+out:
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* A fake staprun in @dir, first in PATH: it prints a module's header and
+ * @n close events, then a lost record. */
+static void fake_staprun(const char *dir, unsigned n)
+{
+	char *script, *path;
+
+	ck_assert(asprintf(&script,
+		"#!/bin/sh\n"
+		"echo '#|capture_version=4|'\n"
+		"echo '#|host=h|kernel=k|backend=systemtap|start_epoch_ns=1|'\n"
+		"yes 't=1700000000000000000;:,D=10;:,i=5:5;:,o=close;:,d=3;:,r=0;:,'"
+		" | head -n %u\n"
+		"echo 't=1700000000000000001;:,i=0:0;:,o=lost;:,c=2;:,'\n", n) > 0);
+	free(tu_write_str(dir, "staprun", script));
+	path = tu_join(dir, "staprun");
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	free(path);
+	free(script);
+	ck_assert(asprintf(&path, "%s:%s", dir, getenv("PATH")) > 0);
+	setenv("PATH", path, 1);	/* this forked test process only */
+	free(path);
+}
+
+/* The SystemTap backend ends its log with the end record too. */
+START_TEST(stap_end_record)
+{
+	struct capture_options opt = { .comm = "no-such-comm-x" };
+	struct capture_summary sum;
+	char err[ERRLEN] = "", *dir = tu_scratch(), *text;
+	char *path = tu_join(dir, "io.capture");
+	const char *want;
+	int rc;
+
+	fake_staprun(dir, 5);
+	opt.output = path;
+	rc = capture_stap_run(&opt, "mod.ko", &sum, err, sizeof(err));
+	ck_assert_msg(rc == 0, "%d: %s", rc, err);
+	ck_assert_uint_eq(sum.events, 5);
+	text = tu_read(path, NULL);
+	want = "o=lost;:,c=2;:,\n#|end|events=5|lost=0|lost_disk_full=0|"
+	       "filtered=0|paths_cut=0|snapshot_fds=0|missing_tracepoints=0|"
+	       "duration_ns=";
+	char *at = strstr(text, want);
+	ck_assert_msg(at && !strchr(strchr(at, '#'), '\n')[1], "log: %s", text);
+	free(text);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* ... and on a full disk stops staprun and ends its log cleanly. */
+START_TEST(stap_full_tmpfs)
+{
+	struct capture_options opt = { .comm = "no-such-comm-x" };
+	struct capture_summary sum;
+	char err[ERRLEN] = "", *dir = tu_scratch(), *mnt;
+	char *path;
+	int rc;
+
+	mnt = tu_join(dir, "small");
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	path = tu_join(mnt, "io.capture");
+	fake_staprun(dir, 20000);
+	if (!private_tmpfs(mnt, "64k"))
+		goto out;
+	opt.output = path;
+	rc = capture_stap_run(&opt, "mod.ko", &sum, err, sizeof(err));
+	ck_assert_msg(rc == -ENOSPC, "%d: %s", rc, err);
+	ck_assert_msg(strstr(err, "No space left on device: stopped after "),
+		      "%s", err);
+	ck_assert_uint_eq(sum.events + sum.lost_disk_full, 20000);
+	ck_assert_uint_le(sum.bytes, 64 * 1024);
+	check_full_log(path, "ENOSPC", &sum);
+out:
+	free(path);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
+/*
+ * The binary, capturing a busy shell loop with the probe into a 256 KiB
+ * tmpfs: it stops on the full disk, prints its summary and the error,
+ * exits 1, and leaves a log that ends with its end record.
+ */
+START_TEST(bpf_full_tmpfs)
+{
+	const char *why = cannot_capture();
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "small");
+	char *path = tu_join(mnt, "io.capture"), *out = NULL, *err = NULL;
+	char pid[16];
+	pid_t loop;
+	int rc, status;
+
+	if (why) {
+		printf("capture: test bpf_full_tmpfs skipped: %s\n", why);
+		goto out;
+	}
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	if (!private_tmpfs(mnt, "256k"))
+		goto out;
+	loop = fork();
+	ck_assert_int_ge(loop, 0);
+	if (loop == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (null < 0 || dup2(null, 1) < 0)
+			_exit(126);
+		execl("/bin/sh", "sh", "-c",
+		      "while :; do cat /etc/hostname /etc/passwd; done",
+		      (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)loop);
+	char *const args[] = { "ioriot", "-c", path, "-x", pid,
+			       "--duration", "30", NULL };
+	rc = tu_run(args, &out, &err);
+	kill(loop, SIGKILL);
+	waitpid(loop, &status, 0);
+	ck_assert_msg(rc == 1, "exit %d; stdout: %s; stderr: %s", rc, out, err);
+	ck_assert_msg(strstr(err, "No space left on device: stopped after "),
+		      "stderr: %s", err);
+	ck_assert_msg(strstr(out, "Events: ") &&
+		      strstr(out, "Events lost to the full disk: ") &&
+		      strstr(out, "Capture log: "), "stdout: %s", out);
+	uint64_t events = check_full_log(path, "ENOSPC", NULL);
+	char want[64];
+	snprintf(want, sizeof(want), "Events: %llu\n",
+		 (unsigned long long)events);
+	ck_assert_msg(strstr(out, want), "stdout: %s, want %s", out, want);
+out:
+	free(out);
+	free(err);
+	free(path);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
 Suite *capture_suite(void)
 {
 	Suite *s = suite_create("capture");
@@ -1451,6 +1851,17 @@ Suite *capture_suite(void)
 	tcase_add_test(tc, log_refuses_fifo);
 	tcase_add_test(tc, log_refuses_symlink);
 	tcase_add_test(tc, log_own_file_private_and_empty);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("disk full");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, full_file_size_limit, 0,
+			    sizeof(fsize_limits) / sizeof(fsize_limits[0]));
+	tcase_add_test(tc, full_tmpfs);
+	tcase_add_test(tc, stap_end_record);
+	tcase_add_test(tc, stap_full_tmpfs);
+	tcase_add_test(tc, bpf_full_tmpfs);
 	suite_add_tcase(s, tc);
 	return s;
 }

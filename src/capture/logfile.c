@@ -11,6 +11,7 @@
  * here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +80,7 @@ static void uncount(struct capture_summary *sum, enum line_kind kind)
  * first of them may have begun in the file (from ob->line_end to
  * ob->written): its head is read back from there.  0 or -errno.
  */
-static int uncount_unwritten(const struct outbuf *ob,
+static int uncount_unwritten(const struct outbuf *ob, int rfd,
 			     struct capture_summary *sum)
 {
 	const char *p = ob->buf, *end = ob->buf + ob->len, *nl;
@@ -89,7 +90,7 @@ static int uncount_unwritten(const struct outbuf *ob,
 	if (ob->written > ob->line_end) {
 		size_t want = ob->written - ob->line_end < HEAD_MAX ?
 			      (size_t)(ob->written - ob->line_end) : HEAD_MAX;
-		ssize_t n = pread(ob->fd, head, want, (off_t)ob->line_end);
+		ssize_t n = pread(rfd, head, want, (off_t)ob->line_end);
 
 		if (n < 0)
 			return -errno;
@@ -137,11 +138,13 @@ static int line_start(int fd, uint64_t size, uint64_t *start)
 }
 
 /*
- * Cut the last line off the log of *@size bytes (it ends with a newline),
- * and take it out of @sum's counts.  -ENOSPC if that line is part of the
- * header (nothing left to cut), else 0 or -errno.
+ * Cut the last line off the log of *@size bytes (it ends with a newline;
+ * @fd writes it, @rfd reads it), and take it out of @sum's counts.
+ * -ENOSPC if that line is part of the header (nothing left to cut), else 0
+ * or -errno.
  */
-static int cut_last_line(int fd, uint64_t *size, struct capture_summary *sum)
+static int cut_last_line(int fd, int rfd, uint64_t *size,
+			 struct capture_summary *sum)
 {
 	char head[HEAD_MAX];
 	uint64_t start;
@@ -150,9 +153,9 @@ static int cut_last_line(int fd, uint64_t *size, struct capture_summary *sum)
 
 	if (*size == 0)
 		return -ENOSPC;
-	if ((rc = line_start(fd, *size, &start)))
+	if ((rc = line_start(rfd, *size, &start)))
 		return rc;
-	n = pread(fd, head, *size - start < HEAD_MAX ?
+	n = pread(rfd, head, *size - start < HEAD_MAX ?
 		  (size_t)(*size - start) : HEAD_MAX, (off_t)start);
 	if (n < 0)
 		return -errno;
@@ -210,22 +213,37 @@ static int put_end_at(struct outbuf *ob, const struct capture_summary *sum,
 	return rc;
 }
 
+/* The log open on @fd (write only), opened again for reading: the same
+ * file, whatever its name is now.  The fd, or -errno. */
+static int open_for_reading(int fd)
+{
+	char proc[64];
+	int rfd;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	rfd = open(proc, O_RDONLY | O_CLOEXEC);
+	return rfd < 0 ? -errno : rfd;
+}
+
 /* The disk filled: end the log cleanly in the room there is.  Returns the
  * full-disk -errno, or another -errno if the log could not be ended. */
 static int finish_full(struct outbuf *ob, struct capture_summary *sum,
 		       const char *path, char *err, size_t errlen)
 {
 	uint64_t size = ob->line_end;
-	int full = ob->err, rc;
+	int full = ob->err, rfd = open_for_reading(ob->fd), rc = rfd;
 
 	sum->log_full = full;
-	rc = uncount_unwritten(ob, sum);
+	if (rfd >= 0)
+		rc = uncount_unwritten(ob, rfd, sum);
 	while (!rc) {
 		rc = put_end_at(ob, sum, size);
 		if (!capture_log_full(rc))
 			break;
-		rc = cut_last_line(ob->fd, &size, sum);
+		rc = cut_last_line(ob->fd, rfd, &size, sum);
 	}
+	if (rfd >= 0)
+		close(rfd);
 	if (rc == -ENOSPC) {
 		snprintf(err, errlen, "capture log %s: %s: stopped after %llu "
 			 "events; not even the end record fits", path,
