@@ -559,7 +559,8 @@ START_TEST(test_generate_ok)
 	char *capture = tu_write_str(dir, "in.capture", HEADER EVENT
 		"t=10;:,D=5;:,i=7:7;:,o=openat;:,d=-100;:,p=/data/a;:,f=0;:,r=3;:,\n"
 		"t=20;:,D=5;:,i=7:7;:,o=read;:,d=3;:,c=100;:,r=100;:,\n"
-		"t=30;:,D=5;:,i=7:7;:,o=close;:,d=3;:,r=0;:,\n");
+		"t=30;:,D=5;:,i=7:7;:,o=close;:,d=3;:,r=0;:,\n"
+		"#|end|events=4|lost=0|\n");
 	char *replay = tu_join(dir, "out.replay");
 	const char *args[] = { "-c", capture, "-r", replay, "-n", "test",
 			       "-u", "tester", NULL };
