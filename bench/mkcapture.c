@@ -880,6 +880,9 @@ static int write_log(const char *out_path, uint64_t lines, uint32_t files,
 		step(&m, &m.thr[m.heap[0]]);
 		sift_down(&m, 0);
 	}
+	/* A complete log ends with its end record, as a capture's does. */
+	struct caplog_end end = { .events = lines };
+	caplog_write_end(m.ob, &end);
 	rc = outbuf_flush(m.ob);
 	if (fd != STDOUT_FILENO && close(fd) < 0 && !rc)
 		rc = -errno;

@@ -477,8 +477,9 @@ static void print_end(FILE *out, const struct gen_summary *s)
 	if (e->missing_tracepoints)
 		fprintf(out, "  %-45s %" PRIu64 "\n", "Tracepoints missing",
 			e->missing_tracepoints);
-	fprintf(out, "  %-45s %.3fs\n", "Capture duration",
-		(double)e->duration_ns / 1e9);
+	if (e->duration_ns)
+		fprintf(out, "  %-45s %.3fs\n", "Capture duration",
+			(double)e->duration_ns / 1e9);
 }
 
 void generate_print_summary(FILE *out, const struct gen_summary *s)
