@@ -98,6 +98,10 @@ static const struct program {
 	 * creates it, the others get EEXIST, and the log must hold them in
 	 * the order they began (reorder.h) for the replay to do the same. */
 	{ "writers", NULL, NULL, { "@writers", ".", NULL } },
+	/* Direct I/O: aligned buffers, offsets and lengths. */
+	{ "dd-direct", "dd", NULL, { "sh", "-c", "dd if=/dev/zero of=f bs=64k "
+	  "count=64 oflag=direct status=none && dd if=f of=/dev/null bs=64k "
+	  "iflag=direct status=none", NULL } },
 };
 #define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
 
