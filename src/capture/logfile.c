@@ -140,8 +140,8 @@ static int line_start(int fd, uint64_t size, uint64_t *start)
 /*
  * Cut the last line off the log of *@size bytes (it ends with a newline;
  * @fd writes it, @rfd reads it), and take it out of @sum's counts.
- * -ENOSPC if that line is part of the header (nothing left to cut), else 0
- * or -errno.
+ * -ENODATA if that line is part of the header (nothing left to cut), else
+ * 0 or -errno.
  */
 static int cut_last_line(int fd, int rfd, uint64_t *size,
 			 struct capture_summary *sum)
@@ -152,7 +152,7 @@ static int cut_last_line(int fd, int rfd, uint64_t *size,
 	int rc;
 
 	if (*size == 0)
-		return -ENOSPC;
+		return -ENODATA;
 	if ((rc = line_start(rfd, *size, &start)))
 		return rc;
 	n = pread(rfd, head, *size - start < HEAD_MAX ?
@@ -161,7 +161,7 @@ static int cut_last_line(int fd, int rfd, uint64_t *size,
 		return -errno;
 	enum line_kind kind = line_kind(head, (size_t)n);
 	if (kind == LK_META)
-		return -ENOSPC;
+		return -ENODATA;
 	if (ftruncate(fd, (off_t)start) < 0)
 		return -errno;
 	uncount(sum, kind);
@@ -244,7 +244,7 @@ static int finish_full(struct outbuf *ob, struct capture_summary *sum,
 	}
 	if (rfd >= 0)
 		close(rfd);
-	if (rc == -ENOSPC) {
+	if (rc == -ENODATA) {
 		snprintf(err, errlen, "capture log %s: %s: stopped after %llu "
 			 "events; not even the end record fits", path,
 			 strerror(-full), (unsigned long long)sum->events);
