@@ -346,7 +346,9 @@ static int run_capture(const struct cli_opts *o)
 		fprintf(stderr, "ioriot: capturing to %s (Ctrl-C stops)\n", o->capture);
 	int rc = o->module ? capture_stap_run(&co, o->module, &sum, err, sizeof(err))
 			   : capture_run(&co, &sum, err, sizeof(err));
-	if (rc) {
+	/* A full disk stopped the capture: the log is whole and ends with
+	 * its end record, so the summary comes first, then the error. */
+	if (rc && !sum.log_full) {
 		log_error("%s", err);
 		return 1;
 	}
@@ -361,12 +363,20 @@ static int run_capture(const struct cli_opts *o)
 			       (unsigned long long)sum.paths_cut);
 		printf("Events lost: %llu%s\n", (unsigned long long)sum.lost,
 		       sum.lost ? " (raise --ring-mb)" : "");
+		if (sum.log_full || sum.lost_disk_full)
+			printf("Events lost to the full disk: %llu\n",
+			       (unsigned long long)sum.lost_disk_full);
 		printf("Files open at start: %llu\n",
 		       (unsigned long long)sum.snapshot_fds);
 		printf("Tracepoints missing on this kernel: %d\n", sum.detached);
 		printf("Log size: %.1f MB\n", (double)sum.bytes / 1e6);
 		printf("Duration: %.1fs\n", (double)sum.duration_ns / 1e9);
 		printf("Capture log: %s\n", o->capture);
+	}
+	if (rc) {
+		fflush(stdout);
+		log_error("%s", err);
+		return 1;
 	}
 	return 0;
 }
