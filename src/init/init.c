@@ -164,11 +164,10 @@ static int job_add(struct job *j, const struct rlog_entry *e, const char *rel,
 /*
  * Open (or create) directory @name in @dirfd.  Returns the fd or -errno.
  */
-static int open_subdir(struct job *j, int dirfd, const char *name)
+static int open_subdir(int dirfd, const char *name)
 {
 	int fd = sandbox_openat(dirfd, name, O_RDONLY | O_DIRECTORY, 0);
 
-	(void)j;
 	if (fd == -ENOENT) {
 		if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
 			return -errno;
@@ -201,7 +200,7 @@ static int open_dirs(struct job *j, const char *rel, size_t len)
 		} else {
 			memcpy(comp, rel + start, clen);
 			comp[clen] = '\0';
-			next = open_subdir(j, cur, comp);
+			next = open_subdir(cur, comp);
 		}
 		if (cur != j->fd)
 			close(cur);
