@@ -360,24 +360,41 @@ static int top_of(int mfd, const char *mnt, bool create, char *err,
 	return fd;
 }
 
-int sandbox_open(const char *mnt, const char *name, uid_t uid, gid_t gid,
-		 char *err, size_t errlen)
+/*
+ * What sandbox_open() and sandbox_enter() start with: check @name, open
+ * mountpoint @mnt into *@mfd and its .ioriot (made if @create).  Returns
+ * the .ioriot fd, or -errno with a message (then *@mfd is -1).
+ */
+static int open_test_top(const char *mnt, const char *name, bool create,
+			 int *mfd, char *err, size_t errlen)
 {
-	int mfd, top = -1, fd = -1;
-	bool made;
+	int top;
 
+	*mfd = -1;
 	if (!test_name_valid(name)) {
 		snprintf(err, errlen, "invalid test name '%s'", name);
 		return -EINVAL;
 	}
-	mfd = sandbox_open_mount(mnt, err, errlen);
-	if (mfd < 0)
-		return mfd;
-	top = top_of(mfd, mnt, true, err, errlen);
+	top = sandbox_open_mount(mnt, err, errlen);
+	if (top < 0)
+		return top;
+	*mfd = top;
+	top = top_of(*mfd, mnt, create, err, errlen);
 	if (top < 0) {
-		fd = top;
-		goto out;
+		close(*mfd);
+		*mfd = -1;
 	}
+	return top;
+}
+
+int sandbox_open(const char *mnt, const char *name, uid_t uid, gid_t gid,
+		 char *err, size_t errlen)
+{
+	int mfd, top = open_test_top(mnt, name, true, &mfd, err, errlen), fd;
+	bool made;
+
+	if (top < 0)
+		return top;
 	/* Only root (or the owner) can change .ioriot: NAME is safe to
 	 * hand to the test user by its fd. */
 	fd = open_dir(top, name, &made);
@@ -389,9 +406,7 @@ int sandbox_open(const char *mnt, const char *name, uid_t uid, gid_t gid,
 	if (fd < 0)
 		snprintf(err, errlen, "%s/%s/%s: %s", mnt, SANDBOX_DIR, name,
 			 strerror(-fd));
-out:
-	if (top >= 0)
-		close(top);
+	close(top);
 	close(mfd);
 	return fd;
 }
@@ -399,41 +414,28 @@ out:
 int sandbox_enter(const char *mnt, const char *name, uid_t owner, char *err,
 		  size_t errlen)
 {
-	int mfd, top = -1, fd = -1;
+	int mfd, top = open_test_top(mnt, name, false, &mfd, err, errlen), fd;
 	struct stat st;
 
-	if (!test_name_valid(name)) {
-		snprintf(err, errlen, "invalid test name '%s'", name);
-		return -EINVAL;
-	}
-	mfd = sandbox_open_mount(mnt, err, errlen);
-	if (mfd < 0)
-		return mfd;
-	top = top_of(mfd, mnt, false, err, errlen);
-	if (top < 0) {
-		if (top == -ENOENT)
-			snprintf(err, errlen, "%s/%s: %s (run init first)", mnt,
-				 SANDBOX_DIR, strerror(ENOENT));
-		fd = top;
-		goto out;
-	}
+	if (top == -ENOENT)
+		snprintf(err, errlen, "%s/%s: %s (run init first)", mnt,
+			 SANDBOX_DIR, strerror(ENOENT));
+	if (top < 0)
+		return top;
 	fd = openat(top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		fd = errno == ENOTDIR ? -ELOOP : -errno;
 		snprintf(err, errlen, "%s/%s/%s: %s%s", mnt, SANDBOX_DIR, name,
 			 strerror(-fd), fd == -ENOENT ? " (run init first)" : "");
-		goto out;
-	}
-	if (!same_mount(fd, mfd) || fstat(fd, &st) < 0 || st.st_uid != owner) {
+	} else if (!same_mount(fd, mfd) || fstat(fd, &st) < 0 ||
+		   st.st_uid != owner) {
 		snprintf(err, errlen, "%s/%s/%s: not a directory of uid %u on "
 			 "this mount (run init for this test user)", mnt,
 			 SANDBOX_DIR, name, (unsigned)owner);
 		close(fd);
 		fd = -EPERM;
 	}
-out:
-	if (top >= 0)
-		close(top);
+	close(top);
 	close(mfd);
 	return fd;
 }
