@@ -26,7 +26,7 @@ seeds() {
 	generate) ls tests/data/caplog/* tests/data/generate/*.capture ;;
 	rlog) ls tests/data/generate/*.replay ;;
 	esac 2>/dev/null || true
-	[ -d "tests/data/fuzz/$1" ] && find "tests/data/fuzz/$1" -type f || true
+	[ -d "tests/data/fuzz/$1" ] && find "tests/data/fuzz/$1" -type f ! -name 'README*' || true
 }
 
 dict() {
