@@ -302,7 +302,7 @@ static volatile sig_atomic_t stop_signalled;
 /* The signal number that asked to stop, 0 if none. */
 static void on_stop_signal(int sig)
 {
-	stop_signalled = sig;
+	__atomic_store_n(&stop_signalled, sig, __ATOMIC_RELAXED);
 }
 
 static int run_capture(const struct cli_opts *o)

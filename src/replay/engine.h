@@ -153,7 +153,10 @@ struct engine {
 /* True once the replay must stop: a signal or a fatal error. */
 static inline bool engine_should_stop(struct engine *e)
 {
-	return (e->opt->stop && *e->opt->stop) || atomic_load(&e->failed);
+	/* The flag is a signal handler's: read atomically, as runners read
+	 * it while the handler may run on another thread. */
+	return (e->opt->stop && __atomic_load_n(e->opt->stop, __ATOMIC_RELAXED)) ||
+	       atomic_load(&e->failed);
 }
 
 /* Whether operation @seq has completed. */
