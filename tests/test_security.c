@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ioriot/outfile.h"
 #include "testutil.h"
 
 #define NOBODY 65534
@@ -461,6 +462,52 @@ START_TEST(test_output_files)
 }
 END_TEST
 
+static int swap_dir(void *arg)
+{
+	char **p = arg;	/* the directory, its new name, the link target */
+
+	return rename(p[0], p[1]) || symlink(p[2], p[0]) ? 1 : 0;
+}
+
+/*
+ * An output ioriot made is removed (a failed replay's new -S file) from
+ * the directory it was made in, never by its path: the user who owns that
+ * directory swaps it for a link to a root directory holding a file of the
+ * same name, which must survive.
+ */
+START_TEST(test_output_removed_by_fd)
+{
+	NEED_MOUNT();
+	char *victim = make_victim("rm"), *before = snapshot(victim);
+	char *home = at("home"), *pub = at("home/pub"), *moved = at("home/old");
+	char *path, *err_text, err[PATH_MAX + 256];
+	int dirfd = -1, fd;
+
+	make_dir(home, NOBODY, 0755);	/* the user's: pub can be swapped */
+	make_dir(pub, NOBODY, 0755);
+	path = tu_join(pub, "secret");		/* the victim's name */
+	fd = outfile_open(path, 0644, 0, NULL, &dirfd, err, sizeof(err));
+	ck_assert_msg(fd >= 0, "%s", err);
+	close(fd);
+	char *swap[3] = { pub, moved, victim };
+	ck_assert_int_eq(as_nobody(swap_dir, swap), 0);
+	ck_assert_int_eq(unlinkat(dirfd, outfile_base(path), 0), 0);
+	close(dirfd);
+	err_text = tu_join(moved, "secret");
+	ck_assert_int_ne(access(err_text, F_OK), 0);	/* ours is gone */
+	char *after = snapshot(victim);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(err_text);
+	free(path);
+	free(home);
+	free(pub);
+	free(moved);
+	free(before);
+	free(victim);
+}
+END_TEST
+
 /* The swapper of attack 3: replace every symlink of the sandbox by a hard
  * link to the victim's file, over and over, until killed. */
 struct swapper {
@@ -628,6 +675,7 @@ Suite *security_suite(void)
 	tcase_add_test(tc, test_unreachable_sandbox);
 	tcase_add_test(tc, test_not_a_mountpoint);
 	tcase_add_test(tc, test_output_files);
+	tcase_add_test(tc, test_output_removed_by_fd);
 	tcase_add_test(tc, test_init_chown_race);
 	tcase_add_test(tc, test_interrupted_replay);
 	suite_add_tcase(s, tc);

@@ -26,12 +26,19 @@ enum outfile_flags {
  * (-ELOOP), anything but a regular file (-EINVAL: a FIFO, a device, a
  * directory), a file with other hard links (-EMLINK), a file owned by
  * another user (-EPERM), and the file @input when @input is not NULL
- * (-EEXIST: an output must never overwrite its own input).  A file this
- * call created is removed again when a check fails.  Returns the fd, or
- * -errno with "PATH: why" in @err.
+ * (-EEXIST: an output must never overwrite its own input).  The file is
+ * opened in its directory, opened first (O_PATH); if @dirfd is not NULL
+ * that fd is handed over in *@dirfd, so that the caller can later remove
+ * the file it made with unlinkat(*@dirfd, outfile_base(@path)) and never
+ * by a path someone may have changed since.  A file this call created is
+ * removed the same way when a check fails.  Returns the fd, or -errno
+ * with "PATH: why" in @err.
  */
 int outfile_open(const char *path, mode_t mode, unsigned flags,
-		 const char *input, char *err, size_t errlen);
+		 const char *input, int *dirfd, char *err, size_t errlen);
+
+/* The last component of @path (a pointer into it). */
+const char *outfile_base(const char *path);
 
 /*
  * For outputs written to a temporary name and renamed over @path: 0 if

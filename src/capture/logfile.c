@@ -292,5 +292,5 @@ int capture_open_log(const char *path, char *err, size_t errlen)
 		return rc;
 	}
 	return outfile_open(path, 0600, OUTFILE_TRUNCATE | OUTFILE_PRIVATE,
-			    NULL, err, errlen);
+			    NULL, NULL, err, errlen);
 }

@@ -446,18 +446,19 @@ static void raise_nofile(void)
  * Open -S FILE before the replay drops privileges (outfile_open(): never
  * through a symlink, never another user's file or the replay file), without
  * emptying it: a replay that fails leaves an older file as it was.
- * *@created says whether it is new (then a failed replay removes it).
- * NULL with a message logged.
+ * *@new_in gets the fd of its directory if the file is new (then a failed
+ * replay removes it from there), else -1.  NULL with a message logged.
  */
-static FILE *open_stats(const char *path, const char *replay, bool *created)
+static FILE *open_stats(const char *path, const char *replay, int *new_in)
 {
 	char err[PATHMAP_MAX + 256];
 	struct stat st;
+	bool created = lstat(path, &st) < 0 && errno == ENOENT;
 	FILE *f;
-	int fd;
+	int fd, dirfd;
 
-	*created = lstat(path, &st) < 0 && errno == ENOENT;
-	fd = outfile_open(path, 0644, 0, replay, err, sizeof(err));
+	*new_in = -1;
+	fd = outfile_open(path, 0644, 0, replay, &dirfd, err, sizeof(err));
 	if (fd < 0) {
 		log_error("%s", err);
 		return NULL;
@@ -465,10 +466,15 @@ static FILE *open_stats(const char *path, const char *replay, bool *created)
 	if (!(f = fdopen(fd, "w"))) {
 		log_error("%s: %s", path, strerror(errno));
 		close(fd);
-		if (*created)
-			unlink(path);
+		if (created)
+			unlinkat(dirfd, outfile_base(path), 0);
+		close(dirfd);
 		return NULL;
 	}
+	if (created)
+		*new_in = dirfd;
+	else
+		close(dirfd);
 	return f;
 }
 
@@ -516,7 +522,7 @@ static int run_replay(const struct cli_opts *o)
 	struct cli_series series = { 0 };
 	bool have_series = o->csv || o->graphite;
 	FILE *stats = NULL;
-	bool stats_created = false;
+	int stats_new_in = -1;		/* a new -S file's directory */
 	struct disk_figures *disks = NULL;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	char err[PATHMAP_MAX + 256];
@@ -531,7 +537,7 @@ static int run_replay(const struct cli_opts *o)
 		return 1;
 	}
 	if (o->stats && !(stats = open_stats(o->stats, o->replay,
-					     &stats_created)))
+					     &stats_new_in)))
 		return 1;
 	/* Opened as root, like -S, before the privileges drop. */
 	if (have_series) {
@@ -591,11 +597,14 @@ out:
 		ret = 1;
 	if (stats) {		/* the replay failed: no report */
 		fclose(stats);
-		/* As the test user now: where it may not, an empty file
-		 * stays behind. */
-		if (stats_created && unlink(o->stats))
+		/* From the directory it was made in; as the test user now:
+		 * where it may not, an empty file stays behind. */
+		if (stats_new_in >= 0 &&
+		    unlinkat(stats_new_in, outfile_base(o->stats), 0))
 			log_warn("%s: %s", o->stats, strerror(errno));
 	}
+	if (stats_new_in >= 0)
+		close(stats_new_in);
 	diskstats_free(&rc.disks_before);
 	free(disks);
 	free(sum);

@@ -328,7 +328,7 @@ struct series *series_open(const struct series_config *cfg, char *err,
 		if (csv_header(s))
 			goto fail;
 		int fd = outfile_open(cfg->csv_path, 0644, OUTFILE_TRUNCATE,
-				      cfg->input, err, errlen);
+				      cfg->input, NULL, err, errlen);
 		if (fd < 0) {
 			ret = fd;
 			goto fail;

@@ -63,31 +63,68 @@ static const char *refusal(const struct stat *st, const char *input, int *rc)
 	return NULL;
 }
 
-int outfile_open(const char *path, mode_t mode, unsigned flags,
-		 const char *input, char *err, size_t errlen)
+const char *outfile_base(const char *path)
 {
-	const char *why;
-	struct stat st;
-	bool created = false;
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The directory @path names a file in, opened O_PATH: the fd, or -errno
+ * with a message. */
+static int open_parent(const char *path, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash == path ? strdup("/") :
+		    slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 	int fd, rc;
 
+	if (!dir) {
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rc = fd < 0 ? -errno : fd;
+	if (fd < 0)
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	free(dir);
+	return rc;
+}
+
+int outfile_open(const char *path, mode_t mode, unsigned flags,
+		 const char *input, int *dirfd, char *err, size_t errlen)
+{
+	const char *why, *base = outfile_base(path);
+	struct stat st;
+	bool created = false;
+	int dfd, fd, rc;
+
+	if (!*base) {
+		snprintf(err, errlen, "%s: names a directory", path);
+		return -EISDIR;
+	}
+	dfd = open_parent(path, err, errlen);
+	if (dfd < 0)
+		return dfd;
 	/* O_NONBLOCK: opening a FIFO without a reader must not hang. */
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC |
-		  O_NONBLOCK, mode);
+	fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC | O_NONBLOCK, mode);
 	if (fd >= 0)
 		created = true;
 	else if (errno == EEXIST)
-		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_CLOEXEC |
+			    O_NONBLOCK);
 	if (fd < 0 && errno == ENXIO) {	/* a FIFO without a reader */
 		snprintf(err, errlen, "%s: is not a regular file", path);
-		return -EINVAL;
+		rc = -EINVAL;
+		goto fail_dir;
 	}
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
 			 errno == ELOOP ? " (a symlink; ioriot does not write "
 			 "through one)" : "");
-		return rc;
+		goto fail_dir;
 	}
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
@@ -103,12 +140,19 @@ int outfile_open(const char *path, mode_t mode, unsigned flags,
 		why = strerror(errno);
 		goto fail;
 	}
+	if (dirfd)
+		*dirfd = dfd;
+	else
+		close(dfd);
 	return fd;
 fail:
 	snprintf(err, errlen, "%s: %s", path, why);
+	/* In the directory it was made in, whatever its path leads to now. */
 	if (created)
-		unlink(path);
+		unlinkat(dfd, base, 0);
 	close(fd);
+fail_dir:
+	close(dfd);
 	return rc;
 }
 
