@@ -41,6 +41,20 @@ int outfile_open(const char *path, mode_t mode, unsigned flags,
 const char *outfile_base(const char *path);
 
 /*
+ * The directory @path names a file in ("." for a bare name), opened
+ * O_PATH | O_DIRECTORY: the fd, or -errno with "PATH: why" in @err.
+ */
+int outfile_dir(const char *path, char *err, size_t errlen);
+
+/*
+ * A new file (O_RDWR, mode 0600, never through a symlink) in directory
+ * @dirfd for writing @base under another name, to be renamed over it:
+ * ".BASE.PID.N", its name put in @name (@len bytes).  Returns the fd, or
+ * -errno (-ENAMETOOLONG if the name does not fit).
+ */
+int outfile_temp(int dirfd, const char *base, char *name, size_t len);
+
+/*
  * For outputs written to a temporary name and renamed over @path: 0 if
  * @path does not exist or is a regular file of the caller's that is not
  * @input (if not NULL), else -errno with "PATH: why" in @err.  A rename

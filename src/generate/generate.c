@@ -14,6 +14,7 @@
 
 #include "gen.h"
 #include "ioriot/log.h"
+#include "ioriot/outfile.h"
 
 #define PROGRESS_EVERY (1u << 20)
 
@@ -240,19 +241,24 @@ static int write_output(struct gen *g, const struct gen_options *opt,
 			const struct caplog_header *ch, int ops_fd,
 			char *err, size_t errlen)
 {
-	char tmp[PATHMAP_MAX + 16];
+	const char *base = outfile_base(opt->replay_path);
+	char tmp[PATHMAP_MAX + 32];
 	struct outbuf *ob = malloc(sizeof(*ob));
-	int fd = -1, rc;
+	int dfd = -1, fd = -1, rc;
 
 	if (!ob) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", opt->replay_path);
-	fd = mkostemp(tmp, O_CLOEXEC);
+	/* Made, renamed and removed in the directory opened once, so no
+	 * path another user changes meanwhile can redirect them. */
+	dfd = rc = outfile_dir(opt->replay_path, err, errlen);
+	if (rc < 0)
+		goto out;
+	fd = rc = outfile_temp(dfd, base, tmp, sizeof(tmp));
 	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "%s: cannot create a file beside it: %s",
+			 opt->replay_path, strerror(-rc));
 		goto out;
 	}
 	outbuf_init(ob, fd);
@@ -277,14 +283,15 @@ static int write_output(struct gen *g, const struct gen_options *opt,
 		rc = -errno;
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
-	fd = -1;
-	if (!rc && rename(tmp, opt->replay_path) < 0)
+	if (!rc && renameat(dfd, tmp, dfd, base) < 0)
 		rc = -errno;
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", opt->replay_path, strerror(-rc));
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	}
 out:
+	if (dfd >= 0)
+		close(dfd);
 	free(ob);
 	return rc;
 }

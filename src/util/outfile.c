@@ -70,9 +70,7 @@ const char *outfile_base(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* The directory @path names a file in, opened O_PATH: the fd, or -errno
- * with a message. */
-static int open_parent(const char *path, char *err, size_t errlen)
+int outfile_dir(const char *path, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	char *dir = slash == path ? strdup("/") :
@@ -103,7 +101,7 @@ int outfile_open(const char *path, mode_t mode, unsigned flags,
 		snprintf(err, errlen, "%s: names a directory", path);
 		return -EISDIR;
 	}
-	dfd = open_parent(path, err, errlen);
+	dfd = outfile_dir(path, err, errlen);
 	if (dfd < 0)
 		return dfd;
 	/* O_NONBLOCK: opening a FIFO without a reader must not hang. */
@@ -154,6 +152,25 @@ fail:
 fail_dir:
 	close(dfd);
 	return rc;
+}
+
+int outfile_temp(int dirfd, const char *base, char *name, size_t len)
+{
+	static unsigned long counter;	/* updated atomically */
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+		int fd;
+
+		if ((size_t)snprintf(name, len, ".%s.%d.%lu", base, (int)getpid(),
+				     n) >= len)
+			return -ENAMETOOLONG;
+		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
 }
 
 int outfile_check_target(const char *path, const char *input, char *err,
