@@ -353,9 +353,8 @@ static int do_file(struct job *j, const struct item *it)
 	if (fd < 0)
 		return item_fail(j, it, "cannot create file", fd);
 	rc = fill_file(j, fd, it->size, &what);
-	/* Never a set-user-ID or set-group-ID file. */
-	if (!rc && it->mode != RLOG_NO_MODE &&
-	    fchmod(fd, (mode_t)it->mode & ~(mode_t)(S_ISUID | S_ISGID))) {
+	/* Permission bits only: the reader refuses more (no set-ID file). */
+	if (!rc && it->mode != RLOG_NO_MODE && fchmod(fd, (mode_t)it->mode)) {
 		rc = -errno;
 		what = "cannot set its mode";
 	}
