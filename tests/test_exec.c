@@ -1,9 +1,9 @@
 /*
  * Tests of the single-operation executor (src/replay/exec.c): every kind of
  * operation against a sandbox in a scratch directory ("<scratch>/m" plays
- * the mountpoint), the vfd lifecycle, paths that try to leave the sandbox
- * (a sentinel file next to the mountpoint must stay untouched), and several
- * threads replaying at once.
+ * the mountpoint), the vfd lifecycle, and several threads replaying at
+ * once.  The tests run unconfined: confinement is jail.c's, tested in
+ * test_jail.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,8 +44,8 @@ static void setup(void)
 	free(dot);
 
 	char err[256] = "";
-	ck_assert_msg(exec_init(&X, &sandbox, 1, err, sizeof(err)) == 0,
-		      "%s", err);
+	ck_assert_msg(exec_init(&X, geteuid(), getegid(), err,
+				sizeof(err)) == 0, "%s", err);
 }
 
 static void teardown(void)
@@ -292,7 +292,7 @@ static const struct step path_steps[] = {
 	{ SYS_READLINKAT, -EINVAL, "f", .have = C, .count = 4096,
 	  .want = -EINVAL },
 	{ SYS_LSTAT, 0, "l", .want = 0 },
-	{ SYS_STAT, 0, "l", .want = -ELOOP },
+	{ SYS_STAT, 0, "l", .want = 0 },
 	{ SYS_LINK, 0, "f", "h", .want = 0 },
 	{ SYS_LINKAT, -EEXIST, "f", "h", .want = -EEXIST },
 	{ SYS_RENAME, 0, "h", "i", .want = 0 },
@@ -357,69 +357,6 @@ START_TEST(test_path_ops)
 }
 END_TEST
 
-/* Escape attempts: each must fail without touching anything outside. */
-START_TEST(test_hostile)
-{
-	char *evil = tu_join(sandbox, "evil"), *evdir = tu_join(sandbox, "evdir");
-	char outside[PATH_MAX], dotdot[PATH_MAX], prefix[PATH_MAX];
-	struct stat st;
-
-	ck_assert_int_eq(symlink(sentinel, evil), 0);
-	ck_assert_int_eq(symlink(scratch, evdir), 0);
-	snprintf(outside, sizeof(outside), "%s", sentinel);
-	snprintf(dotdot, sizeof(dotdot), "%s/../../../sentinel", sandbox);
-	snprintf(prefix, sizeof(prefix), "%sx/f", sandbox);
-
-	const struct step steps[] = {
-		{ SYS_OPEN, 3, outside, .vfd = 1, .have = F,
-		  .flags = O_WRONLY | O_TRUNC, .want = -EPERM },
-		{ SYS_OPEN, 3, dotdot, .vfd = 1, .have = F,
-		  .flags = O_WRONLY | O_TRUNC, .want = -EPERM },
-		{ SYS_OPEN, 3, prefix, .vfd = 1, .have = F,
-		  .flags = O_WRONLY | O_CREAT, .want = -EPERM },
-		{ SYS_UNLINK, 0, outside, .want = -EPERM },
-		{ SYS_TRUNCATE, 0, outside, .have = C, .want = -EPERM },
-		{ SYS_OPEN, 3, "evil", .vfd = 1, .have = F,
-		  .flags = O_WRONLY | O_TRUNC, .want = -ELOOP },
-		{ SYS_OPEN, 3, "evdir/sentinel", .vfd = 1, .have = F,
-		  .flags = O_WRONLY | O_TRUNC, .want = -ELOOP },
-		{ SYS_TRUNCATE, 0, "evil", .have = C, .want = -ELOOP },
-		{ SYS_CHMOD, 0, "evil", .have = M, .mode = 0, .want = -ELOOP },
-		{ SYS_FCHMODAT2, 0, "evil", .have = M | F, .mode = 0,
-		  .flags = AT_SYMLINK_NOFOLLOW, .want = -ELOOP },
-		{ SYS_CHOWN, 0, "evil", .want = -ELOOP },
-		{ SYS_STAT, 0, "evil", .want = -ELOOP },
-		{ SYS_UTIMENSAT, 0, "evil", .want = -ELOOP },
-		{ SYS_UNLINK, 0, "evdir/sentinel", .want = -ELOOP },
-		{ SYS_RENAME, 0, "evdir/sentinel", "z", .want = -ELOOP },
-		{ SYS_RENAME, 0, "z", "evdir/sentinel", .want = -ELOOP },
-		{ SYS_LINK, 0, "evdir/sentinel", "z", .want = -ELOOP },
-		{ SYS_MKDIR, 0, "evdir/x", .want = -ELOOP },
-		{ SYS_SYMLINK, 0, "l", .target = outside, .want = -EPERM },
-		{ SYS_RMDIR, 0, "", .want = -EPERM },
-		{ SYS_UNLINKAT, 0, "", .have = F, .flags = AT_REMOVEDIR,
-		  .want = -EPERM },
-		{ SYS_RENAME, 0, "", "z", .want = -EPERM },
-		{ SYS_MKDIR, 0, "d", .want = 0 },
-		{ SYS_RENAME, 0, "d", "", .want = -EPERM },
-		{ SYS_LINK, 0, "", "z", .want = -EPERM },
-		{ SYS_OPEN, 3, "", .vfd = 1, .have = F,
-		  .flags = O_WRONLY | O_CREAT | O_TRUNC, .want = -EPERM },
-	};
-	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
-	check_sentinel();
-	ck_assert_int_eq(lstat(evil, &st), 0);
-	ck_assert(S_ISLNK(st.st_mode));
-	ck_assert_int_eq(stat(sandbox, &st), 0);
-	ck_assert(S_ISDIR(st.st_mode));
-	char *x = tu_join(scratch, "x");
-	ck_assert_int_ne(stat(x, &st), 0);
-	free(x);
-	free(evil);
-	free(evdir);
-}
-END_TEST
-
 #define NTHREADS 8
 #define NFILES 50
 
@@ -477,96 +414,10 @@ START_TEST(test_threads)
 }
 END_TEST
 
-START_TEST(test_locate)
+/* A vfd left open and a mapping left mapped are released by
+ * exec_destroy() (in teardown; ASan sees a leak). */
+START_TEST(test_release)
 {
-	/* A second mount inside the first sandbox, with its own. */
-	char *mnt2 = tu_join(sandbox, "sub"), *dot2 = tu_join(mnt2, ".ioriot");
-	char *sub = tu_join(dot2, "t"), *in_sub = tu_join(sub, "f");
-	char *in_top = tu_join(sandbox, "f"), *up = tu_join(sandbox, "../f");
-	char *roots[] = { sandbox, sub };
-	struct rlog_op op = { .sys = SYS_RENAME,
-			      .have = RL_PATH | RL_PATH2 | RL_TARGET };
-	struct exec_where w;
-	struct exec_ctx x;
-	char err[256] = "";
-	int64_t res = 0;
-
-	ck_assert(tu_mount_tmpfs(mnt2));
-	ck_assert_int_eq(mkdir(dot2, 0755), 0);
-	ck_assert_int_eq(mkdir(sub, 0755), 0);
-	ck_assert_msg(exec_init(&x, roots, 2, err, sizeof(err)) == 0, "%s",
-		      err);
-	/* The longest root a path is below; nothing for a path that is
-	 * not normalised, outside, or absent. */
-	op.path = in_sub;
-	op.path_len = (uint32_t)strlen(in_sub);
-	op.path2 = in_top;
-	op.path2_len = (uint32_t)strlen(in_top);
-	op.target = up;
-	op.target_len = (uint32_t)strlen(up);
-	exec_locate(&x, &op, &w);
-	ck_assert_int_eq(w.path, 1);
-	ck_assert_int_eq(w.path2, 0);
-	ck_assert_int_eq(w.target, -1);
-	op.path = sentinel;
-	op.path_len = (uint32_t)strlen(sentinel);
-	op.have &= ~RL_PATH2;
-	exec_locate(&x, &op, &w);
-	ck_assert_int_eq(w.path, -1);
-	ck_assert_int_eq(w.path2, -1);
-	/* exec_run() goes by @w: a refused or unknown sandbox is -EPERM
-	 * without a syscall. */
-	op = (struct rlog_op){ .sys = SYS_MKDIR, .have = RL_PATH | RL_MODE,
-			       .path = in_top, .mode = 0755,
-			       .path_len = (uint32_t)strlen(in_top) };
-	w = (struct exec_where){ .path = -1, .path2 = -1, .target = -1 };
-	ck_assert_int_eq(exec_run(&x, &op, &w, &res), 0);
-	ck_assert_int_eq(res, -EPERM);
-	w.path = 2;
-	ck_assert_int_eq(exec_run(&x, &op, &w, &res), 0);
-	ck_assert_int_eq(res, -EPERM);
-	ck_assert_int_eq(access(in_top, F_OK), -1);
-	w.path = 0;
-	ck_assert_int_eq(exec_run(&x, &op, &w, &res), 0);
-	ck_assert_int_eq(res, 0);
-	ck_assert_int_eq(access(in_top, F_OK), 0);
-	exec_destroy(&x);
-	check_sentinel();
-	free(mnt2);
-	free(dot2);
-	free(sub);
-	free(in_sub);
-	free(in_top);
-	free(up);
-}
-END_TEST
-
-START_TEST(test_init_errors)
-{
-	struct exec_ctx x;
-	char err[256] = "";
-	char *missing, *bad = "relative/.ioriot/t";
-	char *plain = tu_join(scratch, "plain"), *notmnt;
-
-	ck_assert(asprintf(&missing, "%.*s/missing",
-			   (int)(strrchr(sandbox, '/') - sandbox), sandbox) > 0);
-	ck_assert_int_eq(exec_init(&x, &missing, 1, err, sizeof(err)), -ENOENT);
-	ck_assert_ptr_nonnull(strstr(err, missing));
-	ck_assert_int_eq(exec_init(&x, &bad, 1, err, sizeof(err)), -EINVAL);
-	/* A directory that is not a mountpoint holds no sandbox. */
-	ck_assert_int_eq(mkdir(plain, 0755), 0);
-	notmnt = tu_join(plain, ".ioriot");
-	ck_assert_int_eq(mkdir(notmnt, 0755), 0);
-	free(notmnt);
-	notmnt = tu_join(plain, ".ioriot/t");
-	ck_assert_int_eq(mkdir(notmnt, 0755), 0);
-	ck_assert_int_eq(exec_init(&x, &notmnt, 1, err, sizeof(err)), -EINVAL);
-	ck_assert_msg(strstr(err, "not a mountpoint"), "%s", err);
-	free(notmnt);
-	free(plain);
-	memset(&x, 0, sizeof(x));
-	exec_destroy(&x);
-	/* A vfd left open and a mapping left mapped are released. */
 	const struct step steps[] = {
 		{ SYS_OPEN, 3, "f", .vfd = 1, .have = F | M,
 		  .flags = O_CREAT | O_RDWR, .mode = 0644, .want = 3 },
@@ -576,7 +427,6 @@ START_TEST(test_init_errors)
 		  .mode = PROT_READ, .flags = MAP_PRIVATE, .want = MAPADDR },
 	};
 	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
-	free(missing);
 }
 END_TEST
 
@@ -589,10 +439,8 @@ Suite *exec_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fd_ops);
 	tcase_add_test(tc, test_path_ops);
-	tcase_add_test(tc, test_hostile);
-	tcase_add_test(tc, test_locate);
 	tcase_add_test(tc, test_threads);
-	tcase_add_test(tc, test_init_errors);
+	tcase_add_test(tc, test_release);
 	suite_add_tcase(s, tc);
 	return s;
 }

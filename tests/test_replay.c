@@ -492,22 +492,26 @@ END_TEST
 
 /*
  * Symlinks planted in the sandbox after init, pointing out of it: a file
- * link and a directory link.  Opening, truncating, writing, creating below,
- * renaming over and unlinking through them leave the outside untouched.
+ * link, a directory link and a relative link climbing out.  Opening,
+ * truncating, writing, creating below, renaming over and unlinking through
+ * them leave the outside untouched.
  */
 START_TEST(test_hostile_symlinks)
 {
 	struct replay_summary sum;
 	char *outside = tu_join(scratch, "outside");
-	char *sentinel, *flink, *dlink, *text;
+	char *sentinel, *flink, *dlink, *rlink, *text;
 	FILE *f;
 
 	ck_assert_int_eq(mkdir(outside, 0755), 0);
 	sentinel = tu_write_str(outside, "sentinel", "keep me");
 	flink = tu_join(sandbox, "flink");
 	dlink = tu_join(sandbox, "dlink");
+	rlink = tu_join(sandbox, "rlink");
 	ck_assert_int_eq(symlink(sentinel, flink), 0);
 	ck_assert_int_eq(symlink(outside, dlink), 0);
+	/* From <scratch>/m/.ioriot/t: up to <scratch>, then outside. */
+	ck_assert_int_eq(symlink("../../../outside/sentinel", rlink), 0);
 
 	f = replay_begin();
 	fprintf(f, "1 1:1 0 10 - openat 3 vfd=1 path=%s flags=0x241 mode=0644\n",
@@ -522,13 +526,15 @@ START_TEST(test_hostile_symlinks)
 	fprintf(f, "7 1:2 0 10 - renameat 0 path=%s/sentinel path2=%s/x\n",
 		dlink, sandbox);
 	fprintf(f, "8 1:2 0 10 - chmod 0 path=%s mode=0777\n", flink);
-	replay_end(f, 8);
+	fprintf(f, "9 1:2 0 10 - truncate 0 path=%s off=0\n", rlink);
+	replay_end(f, 9);
 	ck_assert_int_eq(run(0, NULL, &sum), 0);
-	ck_assert_uint_eq(sum.ops, 8);
-	ck_assert_uint_eq(total_differ(&sum), 8);
-	/* Refused as symlinks, whichever component they are; the write
-	 * then has no fd. */
-	ck_assert_uint_eq(sum.differ_by_result[SYS_OPENAT][ELOOP], 2);
+	ck_assert_uint_eq(sum.ops, 9);
+	ck_assert_uint_eq(total_differ(&sum), 9);
+	/* The links are followed, in the jail, where the outside is not:
+	 * whichever component they are; the write then has no fd. */
+	ck_assert_uint_eq(sum.differ_by_result[SYS_OPENAT][ENOENT], 2);
+	ck_assert_uint_eq(sum.differ_by_result[SYS_TRUNCATE][ENOENT], 2);
 	ck_assert_uint_eq(sum.differ_by_result[SYS_WRITE][EBADF], 1);
 
 	text = tu_read(sentinel, NULL);
@@ -546,6 +552,7 @@ START_TEST(test_hostile_symlinks)
 	free(text);
 	free(flink);
 	free(dlink);
+	free(rlink);
 	free(sentinel);
 	free(outside);
 }

@@ -21,10 +21,7 @@
  *  3. Capture of the replay: per syscall, the count of successful calls and
  *     the bytes read or written are the same in both capture logs, and so
  *     is the count of failed calls per errno.  Both logs are counted
- *     alike, for the reasons given at count_log(): exec.c reaches every path
- *     through a directory fd, so a path call shows as its *at form, the
- *     O_PATH opens of its look-ups do not count, and a look-up that fails
- *     ends the operation before its own syscall.
+ *     alike (count_log()): exec.c makes each call once, in its *at form.
  *
  * The match rates are printed.  A program whose binary is not in PATH is
  * skipped with a note; so is everything without root or BTF.
@@ -678,41 +675,29 @@ static uint64_t results_check(const char *name, const char *json,
 
 /* ---- counting a capture log -------------------------------------------- */
 
-/* The syscall under which exec.c's form of a call shows in a capture (it
- * reaches paths through directory fds); syscalls not listed keep theirs. */
+/* The syscall under which exec.c's form of a call shows in a capture (the
+ * *at form, as the C library makes it); syscalls not listed keep theirs. */
 static const struct {
 	enum sys_id from, to;
 } as_replayed[] = {
-	{ SYS_OPEN, SYS_OPENAT2 }, { SYS_OPENAT, SYS_OPENAT2 },
-	{ SYS_CREAT, SYS_OPENAT2 },
+	{ SYS_OPEN, SYS_OPENAT }, { SYS_CREAT, SYS_OPENAT },
 	{ SYS_STAT, SYS_NEWFSTATAT }, { SYS_LSTAT, SYS_NEWFSTATAT },
 	{ SYS_FSTAT, SYS_NEWFSTATAT }, { SYS_FSTATAT, SYS_NEWFSTATAT },
-	{ SYS_STATFS, SYS_FSTATFS }, { SYS_STATFS64, SYS_FSTATFS },
-	{ SYS_FSTATFS64, SYS_FSTATFS },
-	{ SYS_ACCESS, SYS_FACCESSAT2 }, { SYS_FACCESSAT, SYS_FACCESSAT2 },
+	{ SYS_STATFS64, SYS_STATFS }, { SYS_FSTATFS64, SYS_FSTATFS },
+	{ SYS_ACCESS, SYS_FACCESSAT },
 	{ SYS_GETDENTS, SYS_GETDENTS64 }, { SYS_READDIR, SYS_GETDENTS64 },
 	{ SYS_MKDIR, SYS_MKDIRAT }, { SYS_RMDIR, SYS_UNLINKAT },
 	{ SYS_UNLINK, SYS_UNLINKAT }, { SYS_RENAME, SYS_RENAMEAT },
 	{ SYS_LINK, SYS_LINKAT }, { SYS_SYMLINK, SYS_SYMLINKAT },
-	{ SYS_READLINK, SYS_READLINKAT },
+	{ SYS_READLINK, SYS_READLINKAT }, { SYS_CHMOD, SYS_FCHMODAT },
 	{ SYS_CHOWN, SYS_FCHOWNAT }, { SYS_CHOWN16, SYS_FCHOWNAT },
 	{ SYS_LCHOWN, SYS_FCHOWNAT }, { SYS_LCHOWN16, SYS_FCHOWNAT },
 	{ SYS_FCHOWN16, SYS_FCHOWN }, { SYS_LLSEEK, SYS_LSEEK },
 	{ SYS_MMAP2, SYS_MMAP },
 };
 
-/* Whether this kernel has fchmodat2 (Linux 6.6). */
-static bool have_fchmodat2(void)
-{
-	return syscall(SYS_fchmodat2, AT_FDCWD, "", 0, AT_SYMLINK_NOFOLLOW) == 0 ||
-	       errno != ENOSYS;
-}
-
 static enum sys_id replayed_as(enum sys_id sys)
 {
-	/* exec.c's chmod: one fchmodat2, else an lstat and a fchmodat. */
-	if (sys == SYS_CHMOD || sys == SYS_FCHMODAT || sys == SYS_FCHMODAT2)
-		return have_fchmodat2() ? SYS_FCHMODAT2 : SYS_FCHMODAT;
 	for (size_t i = 0; i < sizeof(as_replayed) / sizeof(as_replayed[0]);
 	     i++)
 		if (as_replayed[i].from == sys)
@@ -795,33 +780,19 @@ static struct cap_event *read_events(const char *path, size_t *n)
 	return evs;
 }
 
-/* Whether @e uses fd @fd (as its fd or its second fd). */
-static bool uses_fd(const struct cap_event *e, int64_t fd)
-{
-	return ((e->have & CAP_FD) && e->fd == fd) ||
-	       ((e->have & CAP_FD2) && e->fd2 == fd);
-}
-
 /*
  * Count capture log @path into side @side of @ts (0: the program's capture,
- * 1: the replay's).  On side 1 only threads other than a process's main
- * thread count (the replay's timelines; its main thread opens the
- * sandboxes).  Else the same rules apply to both logs:
+ * 1: the replay's).  On side 1 only the replay's timelines count: not its
+ * main thread (it reads the replay file) nor the first thread it starts
+ * (the replay's own, which sets up the jail).  Else the same rules apply
+ * to both logs:
  *  - model_only() events do not count;
  *  - a call counts under replayed_as() its syscall when it succeeded, and
- *    as "failed ERRNO" otherwise: exec.c opens the parent directory or the
- *    path itself (O_PATH) first, and a look-up that fails ends the
- *    operation with that error before its own syscall;
- *  - an O_PATH open that its thread closes again is a look-up: neither it
- *    nor the close counts (exec.c's look-ups of parent directories and
- *    paths; glibc makes some too, e.g. for fchmodat), the calls on its fd
- *    do;
+ *    as "failed ERRNO" otherwise;
  *  - mmap counts with an fd; munmap and msync only at an address a file
  *    mmap of that process returned;
  *  - reads and writes add the bytes they moved.
- * Without fchmodat2 (before Linux 6.6) a successful chmod on side 0 counts
- * a newfstatat too (exec.c's check for a symlink).  Successful closes on
- * side 0 count as the successful opens: a program
+ * Successful closes on side 0 count as the successful opens: a program
  * closes a description once for every fd or child that shares it, or not
  * at all when it exits, and the generator writes one close for each
  * description, when its last reference goes.
@@ -833,22 +804,17 @@ static void count_log(const char *path, int side, struct tallies *ts)
 	bool *skip = calloc(n ? n : 1, sizeof(*skip));
 	struct { uint32_t pid; uint64_t addr; } maps[256];
 	size_t nmaps = 0;
+	uint32_t setup_tid = 0;
 
 	ck_assert_ptr_nonnull(skip);
 	for (size_t i = 0; i < n; i++) {
 		const struct cap_event *e = &ev[i];
-		size_t j;
 
-		skip[i] |= model_only(e) || (side == 1 && e->tid == e->pid);
-		if (sys_info(e->sys)->kind != SK_OPEN || !(e->have & CAP_FLAGS) ||
-		    !(e->flags & O_PATH) || !(e->have & CAP_RET) || e->ret < 0)
-			continue;
-		for (j = i + 1; j < n; j++)
-			if (ev[j].tid == e->tid && ev[j].sys == SYS_CLOSE &&
-			    uses_fd(&ev[j], e->ret))
-				break;
-		if (j < n)
-			skip[i] = skip[j] = true;
+		if (side == 1 && !setup_tid && e->tid != e->pid &&
+		    sys_info(e->sys)->kind < SK_EXIT_GROUP)
+			setup_tid = e->tid;
+		skip[i] = model_only(e) || (side == 1 && (e->tid == e->pid ||
+							  e->tid == setup_tid));
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct cap_event *e = &ev[i];
@@ -893,9 +859,6 @@ static void count_log(const char *path, int side, struct tallies *ts)
 			  (uint64_t)e->ret : 0);
 		if (side == 0 && kind == SK_OPEN && ok)
 			tally_add(ts, 0, sys_info(SYS_CLOSE)->name, 0);
-		if (side == 0 && ok && replayed_as(e->sys) == SYS_FCHMODAT &&
-		    !have_fchmodat2())
-			tally_add(ts, 0, sys_info(SYS_NEWFSTATAT)->name, 0);
 	}
 	free(skip);
 	free(ev);

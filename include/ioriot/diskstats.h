@@ -37,6 +37,10 @@ struct disk_figures {
  */
 int diskstats_read(struct diskstats *ds, const char *path);
 
+/* diskstats_read() from open file @fd, read from its start (a /proc file
+ * opened once can be read again and again, from a confined thread too). */
+int diskstats_read_fd(struct diskstats *ds, int fd);
+
 /*
  * The figures of each device that did I/O between @before and @after,
  * @secs apart, in @out (room for after->n entries; names point into

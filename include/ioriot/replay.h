@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ioriot/syscalls.h"
 
@@ -56,17 +57,22 @@ struct replay_options {
 	 * sleep wakes late by the timer's latency (0: REPLAY_SPIN_NS). */
 	uint64_t spin_ns;
 	const volatile sig_atomic_t *stop;	/* set by a signal handler */
-	/* Called about every 2 s from the calling thread. */
+	/* Called about every 2 s from the replay's own thread (confined to
+	 * the sandboxes: a callback can use only what it opened before). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total,
 			 int64_t ahead_ns);
 	void *progress_ctx;
-	/* Called once the replay file is open, before any sandbox is opened
-	 * and before any other thread exists: to drop privileges, so that
-	 * the sandboxes are entered with the test user's own rights.  A
-	 * non-zero return (-errno, with a message in @err) ends the run. */
+	/* The test user: owns the sandboxes; chown calls give files to it. */
+	uid_t uid;
+	gid_t gid;
+	/* Called from the replay's own thread once it is confined to the
+	 * sandboxes (jail.h), before any operation and before any other
+	 * replay thread exists: to drop privileges for good.  It must not
+	 * need any file it did not open before.  A non-zero return (-errno,
+	 * with a message in @err) ends the run. */
 	int (*ready)(void *ctx, char *err, size_t errlen);
 	void *ready_ctx;
-	/* When set with @tick_ns: called from the calling thread every
+	/* When set with @tick_ns: called from the replay's own thread every
 	 * @tick_ns and once more after the last operation, with the time
 	 * since the start and the figures so far (SYS_COUNT entries, summed
 	 * over the threads; only ops, bytes, differ and the histograms). */
@@ -90,6 +96,7 @@ struct replay_summary {
 	bool timed;			/* speed > 0: the next three are set */
 	uint64_t lateness_p50_ns, lateness_p99_ns, lateness_max_ns;
 	uint64_t lateness[REPLAY_LATENESS_BUCKETS];
+	uint64_t setid_stripped;	/* ops whose set-ID mode bits went */
 	struct replay_sys_stats sys[SYS_COUNT];
 	uint64_t differ_by_result[SYS_COUNT][REPLAY_RESULT_SLOTS];
 };

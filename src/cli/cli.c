@@ -214,6 +214,9 @@ struct replay_cli {
 	bool verbose;
 	uint64_t last_ns, last_done;
 	struct report_info info;
+	gid_t *groups;			/* the test user's, resolved early */
+	int ngroups;
+	int diskstats_fd;		/* /proc/diskstats, or -1 */
 	struct diskstats disks_before;	/* when the replay starts */
 	uint64_t disks_before_ns;
 };
@@ -406,20 +409,23 @@ static void replay_progress(void *ctx, uint64_t done, uint64_t total,
 }
 
 /*
- * Before any sandbox is opened: become the test user when run as root,
- * for good, and non-dumpable, so that the test user can neither trace the
- * replay nor use the files root opened for it (-S, --csv, the replay file).
+ * Once the replay is confined to its sandboxes, before its first
+ * operation: become the test user when run as root, for good, and
+ * non-dumpable, so that the test user can neither trace the replay nor use
+ * the files root opened for it (-S, --csv, the replay file).  Everything
+ * it needs was opened or resolved before (the jail has no /proc, no /etc).
  */
 static int replay_ready(void *ctx, char *err, size_t errlen)
 {
 	struct replay_cli *rc = ctx;
 
 	/* Without /proc/diskstats the stats just lack the devices. */
-	if (diskstats_read(&rc->disks_before, "/proc/diskstats") == 0)
+	if (rc->diskstats_fd >= 0 &&
+	    diskstats_read_fd(&rc->disks_before, rc->diskstats_fd) == 0)
 		rc->disks_before_ns = clock_ns(CLOCK_MONOTONIC);
 	if (geteuid() != 0 || rc->uid == 0)
 		return 0;
-	if (initgroups(rc->user, rc->gid) || setgid(rc->gid) ||
+	if (setgroups((size_t)rc->ngroups, rc->groups) || setgid(rc->gid) ||
 	    setuid(rc->uid) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) {
 		int e = errno;
 		snprintf(err, errlen, "cannot become user %s: %s", rc->user,
@@ -427,6 +433,30 @@ static int replay_ready(void *ctx, char *err, size_t errlen)
 		return -e;
 	}
 	return 0;
+}
+
+/* The groups of @user (primary group @gid) in a malloc'd array of
+ * *@n, or NULL with a message logged. */
+static gid_t *user_groups(const char *user, gid_t gid, int *n)
+{
+	gid_t *groups = NULL, *grown;
+	int want = 32;
+
+	for (;;) {
+		if (!(grown = realloc(groups, (size_t)want * sizeof(*groups)))) {
+			log_error("out of memory");
+			free(groups);
+			return NULL;
+		}
+		groups = grown;
+		*n = want;
+		if (getgrouplist(user, gid, groups, n) >= 0)
+			return groups;
+		if (*n <= want)
+			want *= 2;
+		else
+			want = *n;
+	}
 }
 
 /* Open as many files as the hard limit allows. */
@@ -528,10 +558,13 @@ static int run_replay(const struct cli_opts *o)
 	char err[PATHMAP_MAX + 256];
 	int ret = 1;
 
+	rc.diskstats_fd = -1;
 	if (test_of(o, user, name, &rc.uid, &rc.gid))
 		return 1;
 	rc.user = user;
 	rc.info.name = name;
+	ro.uid = rc.uid;
+	ro.gid = rc.gid;
 	if (!o->no_drop_caches && run_drop_caches(o)) {
 		log_error("replay needs root to drop caches first, or -D");
 		return 1;
@@ -539,10 +572,15 @@ static int run_replay(const struct cli_opts *o)
 	if (o->stats && !(stats = open_stats(o->stats, o->replay,
 					     &stats_new_in)))
 		return 1;
+	/* The jail has neither /etc nor /proc: what the replay needs of
+	 * them is resolved and opened now. */
+	if (!(rc.groups = user_groups(user, rc.gid, &rc.ngroups)))
+		goto out;
+	rc.diskstats_fd = open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
 	/* Opened as root, like -S, before the privileges drop. */
 	if (have_series) {
 		if (cli_series_open(&series, o->replay, name, o->csv,
-				    o->graphite))
+				    o->graphite, rc.diskstats_fd))
 			goto out;
 		ro.tick = cli_series_tick;
 		ro.tick_ctx = &series;
@@ -568,7 +606,7 @@ static int run_replay(const struct cli_opts *o)
 	}
 	struct diskstats after = { 0 };
 	if (rc.disks_before_ns &&
-	    diskstats_read(&after, "/proc/diskstats") == 0) {
+	    diskstats_read_fd(&after, rc.diskstats_fd) == 0) {
 		double secs = (double)(clock_ns(CLOCK_MONOTONIC) -
 				       rc.disks_before_ns) / 1e9;
 		disks = calloc(after.n ? after.n : 1, sizeof(*disks));
@@ -606,6 +644,9 @@ out:
 	if (stats_new_in >= 0)
 		close(stats_new_in);
 	diskstats_free(&rc.disks_before);
+	if (rc.diskstats_fd >= 0)
+		close(rc.diskstats_fd);
+	free(rc.groups);
 	free(disks);
 	free(sum);
 	return ret;

@@ -55,7 +55,8 @@ out:
 }
 
 int cli_series_open(struct cli_series *cs, const char *replay_path,
-		    const char *name, const char *csv, const char *graphite)
+		    const char *name, const char *csv, const char *graphite,
+		    int diskstats_fd)
 {
 	struct series_config cfg = {
 		.csv_path = csv, .graphite = graphite, .test_name = name,
@@ -82,7 +83,9 @@ int cli_series_open(struct cli_series *cs, const char *replay_path,
 		return ret;
 	}
 	/* Without /proc/diskstats the samples just lack the devices. */
-	diskstats_read(&cs->disks, "/proc/diskstats");
+	cs->diskstats_fd = diskstats_fd;
+	if (diskstats_fd >= 0)
+		diskstats_read_fd(&cs->disks, diskstats_fd);
 	return 0;
 }
 
@@ -100,7 +103,7 @@ void cli_series_tick(void *ctx, uint64_t t_ns,
 	if (!smp.interval_ns)
 		return;		/* nothing new since the last tick */
 	series_sample_add(&smp, cum, cs->prev);
-	if (diskstats_read(&now, "/proc/diskstats") == 0 && cs->disks.n) {
+	if (cs->disks.n && diskstats_read_fd(&now, cs->diskstats_fd) == 0) {
 		struct disk_figures *f = realloc(cs->figures, (now.n ? now.n : 1) *
 						 sizeof(*f));
 

@@ -17,6 +17,7 @@ struct cli_series {
 	struct series *writer;
 	struct replay_sys_stats *prev;	/* SYS_COUNT: at the last tick */
 	uint64_t prev_ns;
+	int diskstats_fd;		/* /proc/diskstats, or -1 */
 	struct diskstats disks;		/* at the last tick */
 	struct disk_figures *figures;
 	char (*devices)[32];		/* the sandboxes' block devices */
@@ -28,11 +29,13 @@ struct cli_series {
 /*
  * Open the CSV file (@csv) and/or the Graphite connection (@graphite,
  * HOST:PORT) for the replay of @replay_path, test @name: the CSV gets
- * columns for the block devices holding the file's sandboxes.  Returns 0,
- * or -errno with a message logged.
+ * columns for the block devices holding the file's sandboxes, read from
+ * @diskstats_fd (/proc/diskstats, opened by the caller; -1: none) at each
+ * tick.  Returns 0, or -errno with a message logged.
  */
 int cli_series_open(struct cli_series *cs, const char *replay_path,
-		    const char *name, const char *csv, const char *graphite);
+		    const char *name, const char *csv, const char *graphite,
+		    int diskstats_fd);
 
 /* The engine's tick callback (@ctx is the struct cli_series). */
 void cli_series_tick(void *ctx, uint64_t t_ns,

@@ -6,6 +6,7 @@
  * ms doing I/O.  Sectors are 512 bytes whatever the device's block size.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,16 +17,13 @@
 
 #include "ioriot/diskstats.h"
 
-int diskstats_read(struct diskstats *ds, const char *path)
+/* Parse /proc/diskstats text from @f into @ds.  Returns 0 or -errno. */
+static int parse(struct diskstats *ds, FILE *f)
 {
-	FILE *f = fopen(path, "re");
 	char line[512];
 	size_t cap = 0;
 	int ret = 0;
 
-	memset(ds, 0, sizeof(*ds));
-	if (!f)
-		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		struct disk_counters c = { 0 };
 		uint64_t rd_merges, wr_merges, in_flight;
@@ -55,9 +53,59 @@ int diskstats_read(struct diskstats *ds, const char *path)
 	if (ferror(f))
 		ret = -EIO;
 out:
-	fclose(f);
 	if (ret)
 		diskstats_free(ds);
+	return ret;
+}
+
+int diskstats_read_fd(struct diskstats *ds, int fd)
+{
+	size_t cap = 16384, len = 0;
+	char *buf = NULL, *grown;
+	ssize_t n;
+	FILE *f;
+	int ret;
+
+	memset(ds, 0, sizeof(*ds));
+	for (;;) {
+		if (len == cap || !buf) {
+			cap = buf ? cap * 2 : cap;
+			if (!(grown = realloc(buf, cap))) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			buf = grown;
+		}
+		n = pread(fd, buf + len, cap - len, (off_t)len);
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	f = len ? fmemopen(buf, len, "r") : NULL;
+	if (!f) {
+		ret = len ? -errno : 0;
+		goto out;
+	}
+	ret = parse(ds, f);
+	fclose(f);
+out:
+	free(buf);
+	return ret;
+}
+
+int diskstats_read(struct diskstats *ds, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	memset(ds, 0, sizeof(*ds));
+	if (fd < 0)
+		return -errno;
+	ret = diskstats_read_fd(ds, fd);
+	close(fd);
 	return ret;
 }
 

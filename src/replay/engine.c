@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "jail.h"
 #include "ioriot/clock.h"
 #include "ioriot/syscall_table.h"
 #include "ioriot/waitword.h"
@@ -187,7 +188,7 @@ static int run_op(struct runner *r, const struct slot *s)
 	} else {
 		t0 = engine_now(e);
 	}
-	ret = exec_run(&e->x, op, &s->where, &result);
+	ret = exec_op(&e->x, op, &result);
 	t1 = engine_now(e);
 	if (!ret)
 		ret = account(r, op, result, t1 - t0);
@@ -591,12 +592,71 @@ static void summarize(struct engine *e, struct replay_summary *sum)
 	}
 }
 
+/* What the replay's own thread (replay_thread()) works on. */
+struct replay_job {
+	struct engine *e;
+	struct replay_summary *sum;
+	char *err;
+	size_t errlen;
+	int ret;
+};
+
+/*
+ * The replay proper, in a thread of its own so that only it and the
+ * threads it starts are confined to the sandboxes (jail.h): set up the
+ * executor, enter the jail, let the caller drop privileges, run.
+ */
+static void *replay_thread(void *arg)
+{
+	struct replay_job *job = arg;
+	struct engine *e = job->e;
+	const struct replay_options *opt = e->opt;
+	const struct rlog_header *hdr = rlog_header(e->rlog);
+	char *err = job->err;
+	size_t errlen = job->errlen;
+	int ret;
+
+	ret = exec_init(&e->x, opt->uid, opt->gid, err, errlen);
+	if (!ret)
+		ret = jail_enter(hdr->sandboxes, hdr->nsandboxes, opt->uid,
+				 err, errlen);
+	/* Privileges go once the jail stands, before any operation. */
+	if (!ret && opt->ready)
+		ret = opt->ready(opt->ready_ctx, err, errlen);
+	if (ret)
+		goto out;
+	e->differ_by_result = calloc(SYS_COUNT, sizeof(*e->differ_by_result));
+	if (e->ticks)
+		e->cum = calloc(SYS_COUNT, sizeof(*e->cum));
+	if (!e->differ_by_result || (e->ticks && !e->cum)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* The first window is read before the clock starts. */
+	ret = feed_run(e, false);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", e->feed_err);
+		goto out;
+	}
+	ret = run_threads(e, atomic_load(&e->eof), err, errlen);
+	summarize(e, job->sum);
+	job->sum->setid_stripped = atomic_load(&e->x.setid_stripped);
+	if (e->ticks)		/* the rest of the last interval */
+		opt->tick(opt->tick_ctx, engine_now(e) - e->start_ns,
+			  job->sum->sys);
+out:
+	job->ret = ret;
+	return NULL;
+}
+
 int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	       char *err, size_t errlen)
 {
 	struct engine e = { .opt = opt, .speed = opt->speed };
-	const struct rlog_header *hdr;
+	struct replay_job job = { .e = &e, .sum = sum, .err = err,
+				  .errlen = errlen };
 	pthread_condattr_t ca;
+	pthread_t thread;
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
@@ -625,32 +685,19 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 		snprintf(err, errlen, "%s", e.feed_err);
 		goto out;
 	}
-	hdr = rlog_header(e.rlog);
-	/* Privileges go before any sandbox is opened, so the replay reaches
-	 * only what the test user can. */
-	if (opt->ready && (ret = opt->ready(opt->ready_ctx, err, errlen)))
-		goto out;
-	ret = exec_init(&e.x, hdr->sandboxes, hdr->nsandboxes, err, errlen);
+	/* While this is the only thread: a non-root user may mount in a
+	 * user namespace of its own. */
+	ret = jail_prepare(err, errlen);
 	if (ret)
 		goto out;
-	e.differ_by_result = calloc(SYS_COUNT, sizeof(*e.differ_by_result));
-	if (e.ticks)
-		e.cum = calloc(SYS_COUNT, sizeof(*e.cum));
-	if (!e.differ_by_result || (e.ticks && !e.cum)) {
-		ret = -ENOMEM;
+	ret = -pthread_create(&thread, NULL, replay_thread, &job);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the replay: %s",
+			 strerror(-ret));
 		goto out;
 	}
-	/* The first window is read before the clock starts. */
-	ret = feed_run(&e, false);
-	if (ret < 0) {
-		snprintf(err, errlen, "%s", e.feed_err);
-		goto out;
-	}
-	ret = run_threads(&e, atomic_load(&e.eof), err, errlen);
-	summarize(&e, sum);
-	if (e.ticks)		/* the rest of the last interval */
-		opt->tick(opt->tick_ctx, engine_now(&e) - e.start_ns,
-			  sum->sys);
+	pthread_join(thread, NULL);
+	ret = job.ret;
 out:
 	if (ret == -ENOMEM && errlen && !err[0])
 		snprintf(err, errlen, "%s: out of memory", opt->replay_path);

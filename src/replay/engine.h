@@ -57,7 +57,6 @@ struct slot {
 	/* deps.id[] holds the sequence numbers of the dependencies that had
 	 * not completed when the operation was read. */
 	struct rlog_op op;
-	struct exec_where where;	/* its paths' sandboxes (the feed) */
 	uint64_t seq;
 	char *strings;			/* path, path2, target */
 	size_t strings_cap;

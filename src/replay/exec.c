@@ -1,31 +1,23 @@
 /*
- * exec: carries out one replay operation as the syscall it was captured as,
- * confined to the sandboxes (exec.h).
+ * exec: carries out one replay operation as the syscall it was captured as
+ * (exec.h), once, failing ones included.
  *
- * Paths: the sandbox is the one whose root is the longest whole-component
- * prefix of the path; everything below it is reached from the sandbox's
- * directory fd only.  Symlinks are never followed during a replay:
- *  - calls that follow a final symlink (stat, statfs, access, chown,
- *    truncate, open, utimensat and the *at calls without
- *    AT_SYMLINK_NOFOLLOW) open the whole path with sandbox_openat(O_PATH)
- *    and work on that fd, so a symlink anywhere on the path gives -ELOOP;
- *  - calls that do not follow one (lstat, readlink, rmdir, unlink, rename,
- *    link, symlink, mkdir, lchown, chmod) open the parent directory with
- *    sandbox_openat() and act on the last component with the *at call and
- *    AT_SYMLINK_NOFOLLOW where it has one (chmod: fchmodat2, or before
- *    Linux 6.6 an lstat first; a symlink as the last component gives
- *    -ELOOP).
- * The sandbox root itself may be stat'ed, opened read-only or as the
- * directory of an O_TMPFILE, chmod'ed and chown'ed; as the target of a
- * create, removal, rename or link it gives -EPERM without a syscall.
+ * Paths go to the kernel as the replay file names them, absolute, in the
+ * *at form of the call (openat2 stays openat2): the calling thread is
+ * confined to the sandboxes (jail.h), so the kernel resolves them, their
+ * symlinks and their ".." as it did in the capture, and none leads out.
  *
  * Results: what the call returned, or -errno.  Where the replayed value
  * cannot equal the captured one although the call did the same thing, a
  * success is reported as the captured value: the fd of an open, the address
- * of an mmap, the length of a readlink (targets are rewritten into the
- * sandbox).
+ * of an mmap, the length of a readlink of an absolute target (rewritten
+ * into the sandbox).
  *
  * Not replayed as captured (documented choices):
+ *  - chown, fchown, lchown, fchownat give the file to the test user (its
+ *    own ids), which needs no privilege on its own files and costs the
+ *    same inode update; set-user-ID and set-group-ID bits of the modes of
+ *    open, mkdir and the chmod calls are dropped and counted.
  *  - fcntl: F_GETFL, F_SETFL (without O_ASYNC) run as captured; the lock
  *    commands run as an F_GETLK probe of the whole file (the pointer to the
  *    captured struct flock is gone, and POSIX locks of one process never
@@ -44,6 +36,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -59,8 +52,6 @@
 #include <unistd.h>
 
 #include "ioriot/exec.h"
-#include "ioriot/paths.h"
-#include "ioriot/sandbox.h"
 #include "ioriot/syscalls.h"
 
 #ifndef SYS_fchmodat2
@@ -75,16 +66,6 @@
 struct mapping {
 	char *addr;
 	size_t len;
-};
-
-/* A path resolved to its sandbox. */
-struct spath {
-	char buf[PATHMAP_MAX];
-	const char *rel;	/* below the sandbox root; "" for the root */
-	int sfd;		/* the sandbox's directory fd */
-	int pfd;		/* parent directory (after spath_parent) */
-	bool own;		/* pfd must be closed */
-	const char *name;	/* last component; "" for the root */
 };
 
 static pthread_key_t rbuf_key;
@@ -117,89 +98,30 @@ static int64_t neg_errno(long rc)
 	return rc < 0 ? -(int64_t)errno : (int64_t)rc;
 }
 
-/*
- * The sandbox of @path (@len bytes): its index, or -1 for a path that is
- * not normalised or lies outside every sandbox.
- */
-static int locate(const struct exec_ctx *x, const char *path, uint32_t len)
+/* Captured mode bits @mode as replayed: never set-user-ID or set-group-ID
+ * (each operation that had them counts in x->setid_stripped). */
+static mode_t safe_mode(struct exec_ctx *x, int64_t mode)
 {
-	int best = -1;
+	mode_t m = (mode_t)mode & 07777;
 
-	if (!path || len >= PATHMAP_MAX || memchr(path, '\0', len) ||
-	    !path_is_normal(path, len))
-		return -1;
-	for (size_t i = 0; i < x->nsandboxes; i++) {
-		const struct exec_sandbox *s = &x->sandboxes[i];
-		if (path_is_below(path, len, s->root, s->root_len) &&
-		    (best < 0 || s->root_len > x->sandboxes[best].root_len))
-			best = (int)i;
+	if (m & (S_ISUID | S_ISGID)) {
+		atomic_fetch_add_explicit(&x->setid_stripped, 1,
+					  memory_order_relaxed);
+		m &= ~(mode_t)(S_ISUID | S_ISGID);
 	}
-	return best;
+	return m;
 }
 
-/*
- * Place @path (@len bytes) in sandbox @sandbox, as locate() found it, in
- * @sp.  Returns 0, or -EPERM for a path locate() refused (@sandbox < 0).
- */
-static int resolve(const struct exec_ctx *x, const char *path, uint32_t len,
-		   int sandbox, struct spath *sp)
+/* The owner a chown sets: the replaying user's own ids, so that the call
+ * succeeds without privilege on the test user's files; -1 stays -1. */
+static uid_t own_uid(const struct exec_ctx *x, const struct rlog_op *op)
 {
-	const struct exec_sandbox *sb;
-
-	if (sandbox < 0 || (size_t)sandbox >= x->nsandboxes)
-		return -EPERM;
-	sb = &x->sandboxes[sandbox];
-	memcpy(sp->buf, path, len);
-	sp->buf[len] = '\0';
-	sp->rel = len == sb->root_len ? "" : sp->buf + sb->root_len + 1;
-	sp->sfd = sb->fd;
-	sp->pfd = -1;
-	sp->own = false;
-	sp->name = "";
-	return 0;
+	return op->have & RL_UID && op->uid != -1 ? x->uid : (uid_t)-1;
 }
 
-/* Open the parent directory of @sp as sp->pfd, the last component in
- * sp->name (the root: its own fd and "").  Returns 0 or -errno. */
-static int spath_parent(struct spath *sp)
+static gid_t own_gid(const struct exec_ctx *x, const struct rlog_op *op)
 {
-	char *slash = strrchr(sp->rel, '/');
-	int fd;
-
-	if (!slash) {
-		sp->pfd = sp->sfd;
-		sp->name = sp->rel;
-		return 0;
-	}
-	*slash = '\0';
-	fd = sandbox_openat(sp->sfd, sp->rel, O_PATH | O_DIRECTORY, 0);
-	if (fd < 0)
-		return fd;
-	sp->pfd = fd;
-	sp->own = true;
-	sp->name = slash + 1;
-	return 0;
-}
-
-/* The whole path as an O_PATH fd in *@fd (the root: the sandbox fd).
- * *@own tells whether to close it.  Returns 0 or -errno. */
-static int spath_open(const struct spath *sp, int *fd, bool *own)
-{
-	if (!*sp->rel) {
-		*fd = sp->sfd;
-		*own = false;
-		return 0;
-	}
-	*fd = sandbox_openat(sp->sfd, sp->rel, O_PATH, 0);
-	*own = *fd >= 0;
-	return *fd < 0 ? *fd : 0;
-}
-
-static void spath_done(struct spath *sp)
-{
-	if (sp->own)
-		close(sp->pfd);
-	sp->own = false;
+	return op->have & RL_GID && op->gid != -1 ? x->gid : (gid_t)-1;
 }
 
 /* Close every real fd of vfd table @t and free it.  Accepts NULL. */
@@ -521,7 +443,7 @@ static int64_t do_copy_range(struct exec_ctx *x, const struct rlog_op *op,
 /* Operations on an fd (op->fd): -ENOSYS in *@result for other ops.
  * Returns 0 or -ENOMEM. */
 static int fd_op(struct exec_ctx *x, const struct rlog_op *op,
-		 const struct exec_where *w, enum sys_id sys, int fd,
+		 enum sys_id sys, int fd,
 		 int64_t *result)
 {
 	struct stat st;
@@ -582,30 +504,19 @@ static int fd_op(struct exec_ctx *x, const struct rlog_op *op,
 				      count > 0 && count < READ_BUF ?
 				      (size_t)count : READ_BUF));
 		break;
-	case SYS_FCHMOD: r = neg_errno(fchmod(fd, (mode_t)mode)); break;
+	case SYS_FCHMOD: r = neg_errno(fchmod(fd, safe_mode(x, mode))); break;
 	case SYS_FCHOWN:
-		r = neg_errno(fchown(fd, op->have & RL_UID ? (uid_t)op->uid :
-				     (uid_t)-1, op->have & RL_GID ?
-				     (gid_t)op->gid : (gid_t)-1));
+		r = neg_errno(fchown(fd, own_uid(x, op), own_gid(x, op)));
 		break;
 	case SYS_FCNTL: r = do_fcntl(op, fd); break;
 	case SYS_MMAP: return do_mmap(x, op, fd, result);
 	case SYS_SENDFILE: r = do_sendfile(x, op, fd); break;
 	case SYS_COPY_FILE_RANGE: r = do_copy_range(x, op, fd); break;
-	case SYS_LINKAT: {
-		struct spath sp = { .own = false };
-		int rc = op->have & RL_PATH2 ?
-			 resolve(x, op->path2, op->path2_len, w->path2, &sp) :
-			 -EINVAL;
-		if (!rc && !*sp.rel)
-			rc = -EPERM;
-		if (!rc && !(rc = spath_parent(&sp)))
-			rc = (int)neg_errno(linkat(fd, "", sp.pfd, sp.name,
-						   AT_EMPTY_PATH));
-		spath_done(&sp);
-		r = rc;
+	case SYS_LINKAT:
+		r = op->have & RL_PATH2 ?
+		    neg_errno(linkat(fd, "", AT_FDCWD, op->path2, AT_EMPTY_PATH)) :
+		    -EINVAL;
 		break;
-	}
 	default:
 		r = -ENOSYS;
 	}
@@ -613,297 +524,144 @@ static int fd_op(struct exec_ctx *x, const struct rlog_op *op,
 	return 0;
 }
 
-/* open, openat, openat2, creat. */
+/* open, openat, openat2, creat: the *at form of the call, or openat2. */
 static int open_op(struct exec_ctx *x, const struct rlog_op *op,
-		   const struct exec_where *w, enum sys_id sys, int64_t *result)
+		   enum sys_id sys, int64_t *result)
 {
-	struct spath sp;
 	int flags = sys == SYS_CREAT ? O_CREAT | O_WRONLY | O_TRUNC :
 		    op->have & RL_FLAGS ? (int)op->flags : O_RDONLY;
-	mode_t mode = op->have & RL_MODE ? (mode_t)op->mode : 0644;
-	bool tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
-	int fd, rc;
+	bool creating = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+	mode_t mode = creating ? safe_mode(x, op->have & RL_MODE ?
+					   op->mode : 0644) : 0;
+	long fd;
 
-	if ((rc = resolve(x, op->path, op->path_len, w->path, &sp))) {
-		*result = rc;
-		return 0;
-	}
-	flags &= ~O_CLOEXEC;
-	if (!*sp.rel) {
-		if (!tmpfile && (flags & (O_CREAT | O_TRUNC))) {
-			*result = -EPERM;
-			return 0;
-		}
-		fd = openat(sp.sfd, ".", flags | O_NOFOLLOW | O_CLOEXEC, mode);
-		if (fd < 0)
-			fd = -errno;
+	flags |= O_CLOEXEC;
+	if (sys == SYS_OPENAT2) {
+		struct open_how how = { .flags = (uint64_t)flags, .mode = mode };
+
+		fd = syscall(SYS_openat2, AT_FDCWD, op->path, &how, sizeof(how));
 	} else {
-		fd = sandbox_openat(sp.sfd, sp.rel, flags, mode);
+		fd = syscall(SYS_openat, AT_FDCWD, op->path, flags, mode);
 	}
 	if (fd < 0) {
-		*result = fd;
+		*result = -errno;
 		return 0;
 	}
 	*result = op->ret >= 0 ? op->ret : fd;
 	if (!(op->have & RL_VFD)) {
-		close(fd);
+		close((int)fd);
 		return 0;
 	}
-	return vfd_put(x, op->vfd, fd);
+	return vfd_put(x, op->vfd, (int)fd);
 }
 
-/* Path ops that follow a final symlink: done on an O_PATH fd. */
-static int64_t follow_op(const struct rlog_op *op, enum sys_id sys,
-			 const struct spath *sp)
+/* readlink: the captured length where the target was rewritten into the
+ * sandbox (an absolute one), else what the call read. */
+static int64_t do_readlink(const struct rlog_op *op)
 {
-	struct stat st;
+	char *buf = read_buf();
+	size_t size = op->have & RL_COUNT && op->count > 0 &&
+		      op->count < READ_BUF ? (size_t)op->count : PATH_MAX;
+	ssize_t n = readlinkat(AT_FDCWD, op->path, buf, size);
+
+	if (n < 0)
+		return -errno;
+	return n > 0 && buf[0] == '/' && op->ret >= 0 ? op->ret : n;
+}
+
+/* Operations on op->path (and op->path2 or op->target), each the one
+ * syscall captured, in its *at form. */
+static int64_t path_op(struct exec_ctx *x, const struct rlog_op *op,
+		       enum sys_id sys)
+{
+	const char *p = op->path, *p2 = op->path2;
+	int flags = op->have & RL_FLAGS ? (int)op->flags : 0;
+	int mode = op->have & RL_MODE ? (int)op->mode : F_OK;
+	int nofollow = flags & AT_SYMLINK_NOFOLLOW;
 	struct statfs sfs;
 	struct statx stx;
-	int mode = op->have & RL_MODE ? (int)op->mode : F_OK;
-	int flags = op->have & RL_FLAGS ? (int)op->flags : 0;
-	bool own;
-	int fd, rc;
-	int64_t r;
-
-	if (sys == SYS_TRUNCATE) {
-		if (!*sp->rel)
-			return -EISDIR;
-		fd = sandbox_openat(sp->sfd, sp->rel, O_WRONLY | O_NONBLOCK, 0);
-		if (fd < 0)
-			return fd;
-		r = neg_errno(ftruncate(fd, op->have & RL_COUNT ?
-					(off_t)op->count : 0));
-		close(fd);
-		return r;
-	}
-	if ((rc = spath_open(sp, &fd, &own)))
-		return rc;
-	switch (sys) {
-	case SYS_STAT: case SYS_NEWFSTATAT:
-		r = neg_errno(fstatat(fd, "", &st, AT_EMPTY_PATH));
-		break;
-	case SYS_STATX:
-		r = neg_errno(statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS,
-				    &stx));
-		break;
-	case SYS_STATFS: r = neg_errno(fstatfs(fd, &sfs)); break;
-	case SYS_ACCESS: case SYS_FACCESSAT: case SYS_FACCESSAT2:
-		r = neg_errno(faccessat(fd, "", mode, AT_EMPTY_PATH |
-					(sys == SYS_FACCESSAT2 ?
-					 flags & AT_EACCESS : 0)));
-		break;
-	case SYS_CHOWN: case SYS_FCHOWNAT:
-		r = neg_errno(fchownat(fd, "", op->have & RL_UID ?
-				       (uid_t)op->uid : (uid_t)-1,
-				       op->have & RL_GID ? (gid_t)op->gid :
-				       (gid_t)-1, AT_EMPTY_PATH));
-		break;
-	case SYS_UTIMENSAT:
-		r = neg_errno(utimensat(fd, "", NULL, AT_EMPTY_PATH));
-		break;
-	default:
-		r = -ENOSYS;
-	}
-	if (own)
-		close(fd);
-	return r;
-}
-
-/*
- * chmod @name in @dirfd, a final symlink giving -ELOOP: fchmodat2 with
- * AT_SYMLINK_NOFOLLOW (Linux 6.6), so that the replay makes the one chmod
- * call the capture recorded; on older kernels, or where a filter refuses
- * the call, an lstat first.  Returns 0 or -errno.
- */
-static int64_t chmod_nofollow(int dirfd, const char *name, mode_t mode)
-{
 	struct stat st;
 
-	if (syscall(SYS_fchmodat2, dirfd, name, mode, AT_SYMLINK_NOFOLLOW) == 0)
-		return 0;
-	/* EOPNOTSUPP: a symlink, or a file system without modes. */
-	if (errno != ENOSYS && errno != EPERM && errno != EOPNOTSUPP)
-		return -errno;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	if (S_ISLNK(st.st_mode))
-		return -ELOOP;
-	return neg_errno(fchmodat(dirfd, name, mode, 0));
-}
-
-/* Path ops on the last component in its parent directory. */
-static int64_t parent_op(struct exec_ctx *x, const struct rlog_op *op,
-			 const struct exec_where *w, enum sys_id sys,
-			 struct spath *sp)
-{
-	int flags = op->have & RL_FLAGS ? (int)op->flags : 0;
-	mode_t mode = op->have & RL_MODE ? (mode_t)op->mode : 0777;
-	uid_t uid = op->have & RL_UID ? (uid_t)op->uid : (uid_t)-1;
-	gid_t gid = op->have & RL_GID ? (gid_t)op->gid : (gid_t)-1;
-	bool root = !*sp->rel;
-	struct spath sp2;
-	struct stat st;
-	char *buf;
-	int rc;
-	int64_t r;
-
+	if (!(op->have & RL_PATH))
+		return -EINVAL;
 	switch (sys) {
-	case SYS_MKDIR: case SYS_MKDIRAT: case SYS_RMDIR: case SYS_UNLINK:
-	case SYS_UNLINKAT: case SYS_RENAME: case SYS_RENAMEAT:
-	case SYS_RENAMEAT2: case SYS_LINK: case SYS_LINKAT: case SYS_SYMLINK:
-	case SYS_SYMLINKAT:
-		if (root)
-			return sys == SYS_MKDIR || sys == SYS_MKDIRAT ?
-			       -EEXIST : -EPERM;
-		break;
-	default:
-		break;
-	}
-	if (sys == SYS_SYMLINK || sys == SYS_SYMLINKAT) {
-		/* The target must lie in a sandbox too. */
-		if (!(op->have & RL_TARGET) ||
-		    resolve(x, op->target, op->target_len, w->target, &sp2))
-			return -EPERM;
-	}
-	if (sys == SYS_RENAME || sys == SYS_RENAMEAT || sys == SYS_RENAMEAT2 ||
-	    sys == SYS_LINK || sys == SYS_LINKAT) {
+	case SYS_RENAME: case SYS_RENAMEAT: case SYS_RENAMEAT2: case SYS_LINK:
+	case SYS_LINKAT:
 		if (!(op->have & RL_PATH2))
 			return -EINVAL;
-		if ((rc = resolve(x, op->path2, op->path2_len, w->path2,
-				   &sp2)))
-			return rc;
-		if (!*sp2.rel)
-			return -EPERM;
-	}
-	if ((rc = spath_parent(sp)))
-		return rc;
-	switch (sys) {
-	case SYS_LSTAT: case SYS_NEWFSTATAT:
-		r = neg_errno(fstatat(sp->pfd, sp->name, &st,
-				      AT_SYMLINK_NOFOLLOW |
-				      (root ? AT_EMPTY_PATH : 0)));
-		break;
-	case SYS_STATX: {
-		struct statx stx;
-		r = neg_errno(statx(sp->pfd, sp->name, AT_SYMLINK_NOFOLLOW |
-				    (root ? AT_EMPTY_PATH : 0),
-				    STATX_BASIC_STATS, &stx));
-		break;
-	}
-	case SYS_FACCESSAT2:
-		r = neg_errno(faccessat(sp->pfd, sp->name, op->have & RL_MODE ?
-					(int)op->mode : F_OK,
-					AT_SYMLINK_NOFOLLOW |
-					(flags & AT_EACCESS) |
-					(root ? AT_EMPTY_PATH : 0)));
-		break;
-	case SYS_UTIMENSAT:
-		r = neg_errno(root ? futimens(sp->pfd, NULL) :
-			      utimensat(sp->pfd, sp->name, NULL,
-					AT_SYMLINK_NOFOLLOW));
-		break;
-	case SYS_READLINK: case SYS_READLINKAT:
-		buf = read_buf();
-		r = neg_errno(readlinkat(sp->pfd, sp->name, buf,
-					 op->have & RL_COUNT && op->count > 0 &&
-					 op->count < READ_BUF ?
-					 (size_t)op->count : PATH_MAX));
-		if (r >= 0 && op->ret >= 0)
-			r = op->ret;
-		break;
-	case SYS_CHMOD: case SYS_FCHMODAT: case SYS_FCHMODAT2:
-		if (root) {
-			r = neg_errno(fchmod(sp->pfd, mode));
-			break;
-		}
-		r = chmod_nofollow(sp->pfd, sp->name, mode);
-		break;
-	case SYS_LCHOWN: case SYS_FCHOWNAT:
-		r = neg_errno(fchownat(sp->pfd, sp->name, uid, gid,
-				       AT_SYMLINK_NOFOLLOW |
-				       (root ? AT_EMPTY_PATH : 0)));
-		break;
-	case SYS_MKDIR: case SYS_MKDIRAT:
-		r = neg_errno(mkdirat(sp->pfd, sp->name, mode));
-		break;
-	case SYS_RMDIR:
-		r = neg_errno(unlinkat(sp->pfd, sp->name, AT_REMOVEDIR));
-		break;
-	case SYS_UNLINK: case SYS_UNLINKAT:
-		r = neg_errno(unlinkat(sp->pfd, sp->name,
-				       sys == SYS_UNLINKAT ?
-				       flags & AT_REMOVEDIR : 0));
 		break;
 	case SYS_SYMLINK: case SYS_SYMLINKAT:
-		r = neg_errno(symlinkat(sp2.buf, sp->pfd, sp->name));
-		break;
-	case SYS_RENAME: case SYS_RENAMEAT: case SYS_RENAMEAT2:
-	case SYS_LINK: case SYS_LINKAT:
-		if ((rc = spath_parent(&sp2))) {
-			r = rc;
-			break;
-		}
-		if (sys == SYS_LINK || sys == SYS_LINKAT)
-			r = neg_errno(linkat(sp->pfd, sp->name, sp2.pfd,
-					     sp2.name, 0));
-		else
-			r = neg_errno(renameat2(sp->pfd, sp->name, sp2.pfd,
-						sp2.name, sys == SYS_RENAMEAT2 ?
-						(unsigned)flags &
-						(RENAME_NOREPLACE |
-						 RENAME_EXCHANGE) : 0));
-		spath_done(&sp2);
+		if (!(op->have & RL_TARGET))
+			return -EINVAL;
 		break;
 	default:
-		r = -ENOSYS;
+		break;
 	}
-	spath_done(sp);
-	return r;
-}
-
-/* Whether @sys on a path follows a final symlink (then it runs as a
- * follow_op on an O_PATH fd of the whole path). */
-static bool follows(const struct rlog_op *op, enum sys_id sys)
-{
-	int flags = op->have & RL_FLAGS ? (int)op->flags : 0;
-
 	switch (sys) {
-	case SYS_STAT: case SYS_STATFS: case SYS_ACCESS: case SYS_FACCESSAT:
-	case SYS_CHOWN: case SYS_TRUNCATE:
-		return true;
-	case SYS_NEWFSTATAT: case SYS_STATX: case SYS_FACCESSAT2:
-	case SYS_UTIMENSAT: case SYS_FCHOWNAT:
-		return !(flags & AT_SYMLINK_NOFOLLOW);
+	case SYS_STAT: return neg_errno(fstatat(AT_FDCWD, p, &st, 0));
+	case SYS_LSTAT:
+		return neg_errno(fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW));
+	case SYS_NEWFSTATAT:
+		return neg_errno(fstatat(AT_FDCWD, p, &st, flags &
+					 (AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT)));
+	case SYS_STATX:
+		return neg_errno(statx(AT_FDCWD, p, flags & (AT_SYMLINK_NOFOLLOW |
+						AT_NO_AUTOMOUNT |
+						AT_STATX_SYNC_TYPE),
+				       STATX_BASIC_STATS, &stx));
+	case SYS_STATFS: return neg_errno(statfs(p, &sfs));
+	case SYS_ACCESS: case SYS_FACCESSAT:	/* glibc would make faccessat2 */
+		return neg_errno(syscall(SYS_faccessat, AT_FDCWD, p, mode));
+	case SYS_FACCESSAT2:
+		return neg_errno(faccessat(AT_FDCWD, p, mode, flags &
+					   (AT_EACCESS | AT_SYMLINK_NOFOLLOW)));
+	case SYS_READLINK: case SYS_READLINKAT: return do_readlink(op);
+	case SYS_CHMOD: case SYS_FCHMODAT:
+		return neg_errno(fchmodat(AT_FDCWD, p, safe_mode(x, op->mode), 0));
+	case SYS_FCHMODAT2:
+		return neg_errno(syscall(SYS_fchmodat2, AT_FDCWD, p,
+					 safe_mode(x, op->mode), nofollow));
+	case SYS_CHOWN:
+		return neg_errno(fchownat(AT_FDCWD, p, own_uid(x, op),
+					  own_gid(x, op), 0));
+	case SYS_LCHOWN:
+		return neg_errno(fchownat(AT_FDCWD, p, own_uid(x, op),
+					  own_gid(x, op), AT_SYMLINK_NOFOLLOW));
+	case SYS_FCHOWNAT:
+		return neg_errno(fchownat(AT_FDCWD, p, own_uid(x, op),
+					  own_gid(x, op), nofollow));
+	case SYS_UTIMENSAT:
+		return neg_errno(utimensat(AT_FDCWD, p, NULL, nofollow));
+	case SYS_TRUNCATE:
+		return neg_errno(truncate(p, op->have & RL_COUNT ?
+					  (off_t)op->count : 0));
+	case SYS_MKDIR: case SYS_MKDIRAT:
+		return neg_errno(mkdirat(AT_FDCWD, p, safe_mode(x, op->have &
+						RL_MODE ? op->mode : 0777)));
+	case SYS_RMDIR: return neg_errno(unlinkat(AT_FDCWD, p, AT_REMOVEDIR));
+	case SYS_UNLINK: return neg_errno(unlinkat(AT_FDCWD, p, 0));
+	case SYS_UNLINKAT:
+		return neg_errno(unlinkat(AT_FDCWD, p, flags & AT_REMOVEDIR));
+	case SYS_RENAME: case SYS_RENAMEAT:
+		return neg_errno(renameat(AT_FDCWD, p, AT_FDCWD, p2));
+	case SYS_RENAMEAT2:
+		return neg_errno(renameat2(AT_FDCWD, p, AT_FDCWD, p2,
+					   (unsigned)flags & (RENAME_NOREPLACE |
+							      RENAME_EXCHANGE)));
+	case SYS_LINK: return neg_errno(linkat(AT_FDCWD, p, AT_FDCWD, p2, 0));
+	case SYS_LINKAT:
+		return neg_errno(linkat(AT_FDCWD, p, AT_FDCWD, p2,
+					flags & AT_SYMLINK_FOLLOW));
+	case SYS_SYMLINK: case SYS_SYMLINKAT:
+		return neg_errno(symlinkat(op->target, AT_FDCWD, p));
 	default:
-		return false;
+		return -ENOSYS;
 	}
-}
-
-void exec_locate(const struct exec_ctx *x, const struct rlog_op *op,
-		 struct exec_where *w)
-{
-	w->path = op->have & RL_PATH ? locate(x, op->path, op->path_len) : -1;
-	w->path2 = op->have & RL_PATH2 ?
-		   locate(x, op->path2, op->path2_len) : -1;
-	w->target = op->have & RL_TARGET ?
-		    locate(x, op->target, op->target_len) : -1;
 }
 
 int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 {
-	struct exec_where w;
-
-	exec_locate(x, op, &w);
-	return exec_run(x, op, &w, result);
-}
-
-int exec_run(struct exec_ctx *x, const struct rlog_op *op,
-	     const struct exec_where *w, int64_t *result)
-{
 	enum sys_id sys;
-	enum sys_kind kind;
-	struct spath sp;
-	int rc;
 
 	if ((unsigned)op->sys >= SYS_COUNT) {
 		*result = -ENOSYS;
@@ -914,10 +672,13 @@ int exec_run(struct exec_ctx *x, const struct rlog_op *op,
 	if (!read_buf())
 		return -ENOMEM;
 	sys = sys_canonical(op->sys);
-	kind = sys_info(sys)->kind;
-	switch (kind) {
+	switch (sys_info(sys)->kind) {
 	case SK_OPEN:
-		return open_op(x, op, w, sys, result);
+		if (!(op->have & RL_PATH)) {
+			*result = -EINVAL;
+			return 0;
+		}
+		return open_op(x, op, sys, result);
 	case SK_SYNC:
 		sync();
 		*result = 0;
@@ -943,15 +704,7 @@ int exec_run(struct exec_ctx *x, const struct rlog_op *op,
 		/* fall through */
 	case SK_PATHOP: case SK_TRUNCATE: case SK_MKDIR: case SK_RMDIR:
 	case SK_UNLINK: case SK_RENAME: case SK_SYMLINK:
-		if (!(op->have & RL_PATH))
-			rc = -EINVAL;
-		else
-			rc = resolve(x, op->path, op->path_len, w->path, &sp);
-		if (!rc)
-			*result = follows(op, sys) ? follow_op(op, sys, &sp) :
-				  parent_op(x, op, w, sys, &sp);
-		else
-			*result = rc;
+		*result = path_op(x, op, sys);
 		return 0;
 	default:
 		*result = -ENOSYS;
@@ -962,7 +715,7 @@ int exec_run(struct exec_ctx *x, const struct rlog_op *op,
 		*result = -EBADF;
 		return 0;
 	}
-	return fd_op(x, op, w, sys, fd, result);
+	return fd_op(x, op, sys, fd, result);
 }
 
 /* Fill @buf with non-zero, non-repeating bytes (xorshift). */
@@ -978,13 +731,15 @@ static void gen_data(char *buf, size_t len)
 	}
 }
 
-int exec_init(struct exec_ctx *x, char *const *roots, size_t n, char *err,
+int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
 	      size_t errlen)
 {
 	int rc;
 
 	memset(x, 0, sizeof(*x));
 	pthread_mutex_init(&x->lock, NULL);
+	x->uid = uid;
+	x->gid = gid;
 	x->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (x->devnull < 0) {
 		rc = -errno;
@@ -993,7 +748,6 @@ int exec_init(struct exec_ctx *x, char *const *roots, size_t n, char *err,
 	}
 	x->vfds = vfd_table_new();
 	if (!x->vfds || u64map_init(&x->maps) ||
-	    !(x->sandboxes = calloc(n ? n : 1, sizeof(*x->sandboxes))) ||
 	    !(x->data = aligned_alloc(IO_ALIGN, DATA_LEN))) {
 		rc = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
@@ -1001,39 +755,6 @@ int exec_init(struct exec_ctx *x, char *const *roots, size_t n, char *err,
 	}
 	x->data_len = DATA_LEN;
 	gen_data(x->data, x->data_len);
-	for (size_t i = 0; i < n; i++) {
-		struct exec_sandbox *s = &x->sandboxes[i];
-		size_t len = strlen(roots[i]);
-		if (!path_is_normal(roots[i], len) || len < 2) {
-			rc = -EINVAL;
-			snprintf(err, errlen, "sandbox %s is not a normalised path",
-				 roots[i]);
-			goto fail;
-		}
-		s->fd = -1;
-		if (!(s->root = strdup(roots[i]))) {
-			rc = -ENOMEM;
-			snprintf(err, errlen, "out of memory");
-			goto fail;
-		}
-		x->nsandboxes++;
-		s->root_len = len;
-		char mnt[PATHMAP_MAX], why[PATHMAP_MAX + 256];
-		const char *name;
-		if (sandbox_split(roots[i], mnt, &name)) {
-			rc = -EINVAL;
-			snprintf(err, errlen, "sandbox %s is not <mountpoint>/%s/NAME",
-				 roots[i], SANDBOX_DIR);
-			goto fail;
-		}
-		s->fd = sandbox_enter(mnt, name, geteuid(), why, sizeof(why));
-		if (s->fd < 0) {
-			rc = s->fd;
-			snprintf(err, errlen, "cannot enter sandbox %s: %s",
-				 roots[i], why);
-			goto fail;
-		}
-	}
 	return 0;
 fail:
 	exec_destroy(x);
@@ -1045,12 +766,6 @@ void exec_destroy(struct exec_ctx *x)
 	struct u64map_slot *s;
 	size_t pos = 0;
 
-	for (size_t i = 0; i < x->nsandboxes; i++) {
-		if (x->sandboxes[i].fd >= 0)
-			close(x->sandboxes[i].fd);
-		free(x->sandboxes[i].root);
-	}
-	free(x->sandboxes);
 	vfd_table_free(x->vfds);
 	if (x->maps.slots) {
 		while ((s = u64map_next(&x->maps, &pos))) {

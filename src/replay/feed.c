@@ -348,8 +348,6 @@ static int queue_pending(struct engine *e, bool wait)
 			 "%s: out of memory", e->opt->replay_path);
 		return -ENOMEM;
 	}
-	/* The path checks, off the runner's thread: on the slot's copy. */
-	exec_locate(&e->x, &s->op, &s->where);
 	if (op->time_ns + op->dur_ns > e->captured_ns)
 		e->captured_ns = op->time_ns + op->dur_ns;
 	r->queue[tail & (e->queue_slots - 1)] = seq % WINDOW_SLOTS;

@@ -99,6 +99,9 @@ int report_write(FILE *f, const struct report_info *info,
 		(unsigned long long)sum->timelines,
 		(unsigned long long)sum->processes);
 	fprintf(f, "\tCaptured time: %.2fs\n", (double)sum->captured_ns / 1e9);
+	if (sum->setid_stripped)
+		fprintf(f, "\tSet-user/group-ID bits not replayed: %llu "
+			"operations\n", (unsigned long long)sum->setid_stripped);
 	if (sum->timed)
 		fprintf(f, "\tStart lateness p50/p99/max: %.1f/%.1f/%.1f us\n",
 			us(sum->lateness_p50_ns), us(sum->lateness_p99_ns),
@@ -193,9 +196,10 @@ int report_write_json(FILE *f, const struct report_info *info,
 		",\n  \"highest_loadavg\": %.2f,\n  \"performed_ioops\": %" PRIu64
 		",\n  \"average_ioops_per_s\": %.2f,\n  \"time_ahead_ns\": %" PRId64
 		",\n  \"total_time_ns\": %" PRIu64 ",\n  \"captured_time_ns\": %" PRIu64
-		",\n", sum->processes, sum->timelines, info->loadavg_max, sum->ops,
+		",\n  \"setid_stripped\": %" PRIu64 ",\n", sum->processes,
+		sum->timelines, info->loadavg_max, sum->ops,
 		secs > 0 ? (double)sum->ops / secs : 0.0, sum->ahead_ns,
-		sum->duration_ns, sum->captured_ns);
+		sum->duration_ns, sum->captured_ns, sum->setid_stripped);
 	if (sum->timed)
 		fprintf(f, "  \"start_lateness_ns\": {\"p50\": %" PRIu64
 			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "},\n",
