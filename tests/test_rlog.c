@@ -326,6 +326,29 @@ START_TEST(test_lenient_values)
 }
 END_TEST
 
+/* Symlink targets may be relative, as they are: the replay resolves them
+ * from the link, in its jail. */
+START_TEST(test_relative_targets)
+{
+	static const char text[] = HDR
+		"#INIT\nl /.ioriot/t/a target=../../x/y\n#OPS\n"
+		"1 1:1 0 0 - symlink 0 path=/.ioriot/t/l target=b/./c\n"
+		"#END|ops=1|\n";
+	char err[ERRLEN] = "";
+	struct rlog_reader *r = open_ok(text, err);
+	struct rlog_entry e;
+
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.type, RLOG_ENTRY_INIT);
+	assert_bytes(e.init_target, e.init_target_len, "../../x/y", 9);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert(e.op.have & RL_TARGET);
+	assert_bytes(e.op.target, e.op.target_len, "b/./c", 5);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	rlog_close(r);
+}
+END_TEST
+
 START_TEST(test_no_ops)
 {
 	char err[ERRLEN] = "";
@@ -424,9 +447,11 @@ static const struct bad_file {
 	{ HDR "#INIT\nl /.ioriot/t/a\n", 0, 0, ":3: malformed INIT symlink" },
 	{ HDR "#INIT\nl /.ioriot/t/a /.ioriot/t/b\n", 0, 0, ":3: malformed INIT symlink" },
 	{ HDR "#INIT\nl /.ioriot/t/a target=/etc/passwd\n", 0, 0,
-	  ":3: INIT symlink target is not a normalised path inside a sandbox" },
+	  ":3: INIT symlink target is neither relative nor a normalised path "
+	  "inside a sandbox" },
 	{ HDR "#INIT\nl /.ioriot/t/a target=/.ioriot/t/../x\n", 0, 0,
-	  ":3: INIT symlink target is not a normalised path inside a sandbox" },
+	  ":3: INIT symlink target is neither relative nor a normalised path "
+	  "inside a sandbox" },
 	{ HDR "#INIT\nl /.ioriot/t/a target=/.ioriot/t/b c\n", 0, 0,
 	  ":3: extra field after the INIT path" },
 	{ HDR "#INIT\nl /etc/x target=/.ioriot/t/b\n", 0, 0,
@@ -573,6 +598,7 @@ Suite *rlog_suite(void)
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_deps);
 	tcase_add_test(tc, test_lenient_values);
+	tcase_add_test(tc, test_relative_targets);
 	tcase_add_test(tc, test_no_ops);
 	tcase_add_test(tc, test_open_missing_file);
 	tcase_add_loop_test(tc, test_bad_file, 0,

@@ -139,11 +139,17 @@ void nstree_mode_seen(struct node *n, int64_t mode);
 void nstree_mode_changed(struct node *n);
 
 /*
- * A readlink of @n read the target whose sandbox path is @target (@len
- * bytes): if @n is a symlink that existed before the capture and was not
- * created since, INIT makes it with that target.  Returns 0 or -ENOMEM.
+ * A readlink of @n read the target @target (@len bytes: relative as read,
+ * or an absolute one's sandbox path): if @n is a symlink that existed
+ * before the capture and was not created since, INIT makes it with that
+ * target.  Returns 0 or -ENOMEM.
  */
 int nstree_link_target(struct node *n, const char *target, size_t len);
+
+/* An lstat of @n, a symlink, saw it @size bytes long (its target's
+ * length): INIT makes a link of that length when no readlink told the
+ * target. */
+void nstree_link_size_seen(struct node *n, uint64_t size);
 
 /* @n was truncated to @size. */
 void nstree_truncated(struct node *n, uint64_t size);

@@ -13,28 +13,71 @@
 
 #include "gen.h"
 
-/* The directory of link @link, from which a relative target is taken. */
-static void link_dir(const struct resolved *link, char dir[PATHMAP_MAX])
+/*
+ * Whether relative symlink target @t (@len bytes) of link @link resolves,
+ * lexically from the link's directory, without climbing above the link's
+ * mount root.  Then it stays relative: it resolves alike in the sandbox.
+ * One that climbs out of its mount would reach, in the replay's jail, none
+ * of what it reached on the captured host.
+ */
+static bool stays_in_mount(const struct resolved *link, const char *t,
+			   size_t len)
 {
+	size_t mlen = link->mount ? link->mount->dir_len : 0, pos, start, clen;
+	long depth = -1;		/* the link's own name is not a level */
+
+	if (!link->mount || link->norm_len < mlen)
+		return false;
+	pos = mlen;
+	while (path_next_component(link->norm, link->norm_len, &pos, &start))
+		depth++;
+	pos = 0;
+	while ((clen = path_next_component(t, len, &pos, &start))) {
+		if (clen == 2 && t[start] == '.' && t[start + 1] == '.')
+			depth--;
+		else if (clen != 1 || t[start] != '.')
+			depth++;
+		if (depth < 0)
+			return false;
+	}
+	return true;
+}
+
+/* Resolve target @t (@len bytes) of link @link, from the link's directory
+ * if relative, into g->path[@slot]. */
+static enum pathmap_status link_target_resolve(struct gen *g,
+					       const struct resolved *link,
+					       const char *t, size_t len,
+					       int slot)
+{
+	char dir[PATHMAP_MAX];
 	size_t dlen = link->norm_len;
 
 	while (dlen > 1 && link->norm[dlen - 1] != '/')
 		dlen--;
 	memcpy(dir, link->norm, dlen);
 	dir[dlen > 1 ? dlen - 1 : 1] = '\0';
+	return gen_resolve(g, dir, t, len, slot);
 }
 
-/* readlink of @n read a target (path2, a link's content): a relative one
- * is taken from the link's directory, and if it maps into a sandbox, INIT
- * can make the link. */
+/* readlink of @n read a target (path2, a link's content): INIT can make
+ * the link with a relative one that stays in its mount as it is, with any
+ * other if it maps into a sandbox. */
 static void link_target_seen(struct gen *g, struct node *n)
 {
 	const struct cap_event *ev = g->ev;
-	char dir[PATHMAP_MAX];
+	int rc;
 
-	link_dir(&g->path[0], dir);
-	if (gen_resolve(g, dir, ev->path2, ev->path2_len, 1) == PATHMAP_OK &&
-	    nstree_link_target(n, g->path[1].sandbox, g->path[1].sandbox_len))
+	if (ev->path2[0] != '/' &&
+	    stays_in_mount(&g->path[0], ev->path2, ev->path2_len))
+		rc = nstree_link_target(n, ev->path2, ev->path2_len);
+	else if (link_target_resolve(g, &g->path[0], ev->path2,
+				     ev->path2_len, 1) == PATHMAP_OK)
+		rc = nstree_link_target(n, g->path[1].sandbox,
+					g->path[1].sandbox_len);
+	else
+		rc = 0;
+	if (rc)
 		gen_oom(g);
 }
 
@@ -57,6 +100,9 @@ void gen_on_pathop(struct gen *g, struct proc *p)
 		if (sys_is_stat(ev->sys) && (ev->have & CAP_SIZE) &&
 		    (type == NT_FILE || type == NT_UNKNOWN))
 			nstree_size_seen(node_data(n), (uint64_t)ev->size);
+		if (sys_is_stat(ev->sys) && (ev->have & CAP_SIZE) &&
+		    type == NT_SYMLINK && ev->size > 0)
+			nstree_link_size_seen(node_data(n), (uint64_t)ev->size);
 		if (sys_is_stat(ev->sys) && (ev->have & CAP_MODE))
 			nstree_mode_seen(node_data(n), ev->mode);
 		if (sys_is_chmod(ev->sys))
@@ -64,6 +110,8 @@ void gen_on_pathop(struct gen *g, struct proc *p)
 		if (type == NT_SYMLINK && ev->ret > 0 &&
 		    (ev->have & CAP_PATH2))
 			link_target_seen(g, n);
+		if (type == NT_SYMLINK && !sys_is_stat(ev->sys) && ev->ret > 0)
+			nstree_link_size_seen(node_data(n), (uint64_t)ev->ret);
 		if (ev->sys == SYS_TRUNCATE && (ev->have & CAP_COUNT))
 			nstree_truncated(node_data(n), (uint64_t)ev->count);
 	} else if (ev->ret == -ENOENT) {
@@ -223,15 +271,16 @@ void gen_on_link(struct gen *g, struct proc *p)
 }
 
 /*
- * symlink(target p, linkpath P).  The target is where the link pointed on
- * the capture host: made absolute from the link's directory and rewritten
- * into the sandbox, so that no replayed link can point out of it.
+ * symlink(target p, linkpath P).  A relative target that stays in the
+ * link's mount stays as it is (the replay resolves it from the link, in
+ * its jail); any other is made absolute from the link's directory and
+ * rewritten into the sandbox, and one outside every captured mount is
+ * filtered.
  */
 void gen_on_symlink(struct gen *g, struct proc *p)
 {
 	const struct cap_event *ev = g->ev;
 	struct rlog_op op;
-	char dir[PATHMAP_MAX];
 
 	if (!(ev->have & CAP_PATH)) {
 		gen_filtered(g, GF_INCOMPLETE);
@@ -240,18 +289,25 @@ void gen_on_symlink(struct gen *g, struct proc *p)
 	if (!gen_resolve_path(g, p, 1))
 		return;
 	const struct resolved *link = &g->path[1];
-	link_dir(link, dir);
-	enum pathmap_status st = gen_resolve(g, dir, ev->path, ev->path_len, 0);
-	if (st != PATHMAP_OK) {
-		gen_filtered(g, gen_filter_of(st));
-		return;
+	bool relative = ev->path_len > 0 && ev->path[0] != '/' &&
+			ev->path_len < PATHMAP_MAX &&
+			!memchr(ev->path, '\0', ev->path_len) &&
+			stays_in_mount(link, ev->path, ev->path_len);
+	if (!relative) {
+		enum pathmap_status st = link_target_resolve(g, link, ev->path,
+							     ev->path_len, 0);
+		if (st != PATHMAP_OK) {
+			gen_filtered(g, gen_filter_of(st));
+			return;
+		}
 	}
 	struct node *n = link->node;
 	gen_op_init(g, &op, ev->sys);
 	gen_op_args(&op, ev);
 	gen_op_path(g, &op, link, false);
-	op.target = g->path[0].sandbox;
-	op.target_len = (uint32_t)g->path[0].sandbox_len;
+	op.target = relative ? ev->path : g->path[0].sandbox;
+	op.target_len = (uint32_t)(relative ? ev->path_len :
+				   g->path[0].sandbox_len);
 	op.have |= RL_TARGET;
 	gen_op_touch(g, &op, &n->res);
 	gen_op_touch(g, &op, gen_parent_res(n));

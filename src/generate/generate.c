@@ -155,6 +155,22 @@ static void mark_init(struct gen *g)
 	}
 }
 
+/*
+ * The target INIT gives a link whose target no readlink showed: @len bytes
+ * (an lstat's st_size; 1 if unknown) naming nothing, relative, in
+ * @buf (PATHMAP_MAX bytes).  The link dangles, as a link to an unknown
+ * place may.
+ */
+static const char *unknown_target(uint64_t len, char *buf)
+{
+	size_t n = len && len < PATHMAP_MAX ? (size_t)len : 1;
+
+	for (size_t i = 0; i < n; i++)	/* components of at most 200 bytes */
+		buf[i] = i % 201 == 200 ? '/' : '_';
+	buf[n] = '\0';
+	return buf;
+}
+
 /* Write the INIT entries under their original paths, and count them. */
 static void write_init(struct gen *g, struct outbuf *ob)
 {
@@ -173,12 +189,17 @@ static void write_init(struct gen *g, struct outbuf *ob)
 					RLOG_NO_MODE);
 			sum->init_dirs++;
 		} else if (n->preexisting && n->type == NT_SYMLINK &&
-			   n->init_target && !n->opened && !n->has_children) {
-			/* A link that was opened or had paths below it is
-			 * made a file or directory instead: the replay never
-			 * follows links. */
-			rlog_write_init_symlink(ob, sandbox, len, n->init_target,
-						strlen(n->init_target));
+			   !n->opened && !n->has_children) {
+			/* A link only lstat'ed or read.  One that was opened
+			 * or had paths below it is made the file or directory
+			 * it led to: the capture names the link, not where it
+			 * led. */
+			char unknown[PATHMAP_MAX];
+			const char *target = n->init_target ? n->init_target :
+					     unknown_target(n->init_size,
+							    unknown);
+			rlog_write_init_symlink(ob, sandbox, len, target,
+						strlen(target));
 			sum->init_links++;
 		} else if (n->preexisting) {
 			rlog_write_init(ob, RLOG_INIT_FILE, n->init_size,

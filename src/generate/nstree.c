@@ -533,6 +533,13 @@ int nstree_link_target(struct node *n, const char *target, size_t len)
 	return n->init_target ? 0 : -ENOMEM;
 }
 
+void nstree_link_size_seen(struct node *n, uint64_t size)
+{
+	if (n && n->preexisting && !n->mode_changed && n->type == NT_SYMLINK &&
+	    !n->init_size && size < PATHMAP_MAX)
+		n->init_size = size;
+}
+
 void nstree_truncated(struct node *n, uint64_t size)
 {
 	if (!range_ok(size, 0))

@@ -380,6 +380,19 @@ static bool confined(const struct rlog_reader *r, const char *path, size_t len)
 	return false;
 }
 
+/*
+ * Whether @target (@len bytes) can be a symlink's content: a relative one
+ * is any name (it resolves from the link, in the replay's jail, where
+ * nothing outside the sandboxes exists), an absolute one must be confined.
+ */
+static bool link_target_ok(const struct rlog_reader *r, const char *target,
+			   size_t len)
+{
+	if (!len || len >= PATHMAP_MAX || memchr(target, '\0', len))
+		return false;
+	return target[0] != '/' || confined(r, target, len);
+}
+
 /* Check what makes an operation safe and replayable: increasing ids,
  * dependencies on earlier ids only, confined paths.  0 or -EPROTO. */
 static int check_op(struct rlog_reader *r, const struct line *ln,
@@ -412,12 +425,14 @@ static int check_op(struct rlog_reader *r, const struct line *ln,
 			       paths[i].bit == RL_PATH2 ? op->path2_len :
 			       op->target_len;
 
-		if ((op->have & paths[i].bit) && !confined(r, p, len)) {
-			line_err(r, ln, err, errlen,
-				 "%s is not a normalised path inside a sandbox",
-				 paths[i].name);
-			return -EPROTO;
-		}
+		if (!(op->have & paths[i].bit) ||
+		    (paths[i].bit == RL_TARGET ? link_target_ok(r, p, len) :
+		     confined(r, p, len)))
+			continue;
+		line_err(r, ln, err, errlen, "%s is not a normalised path "
+			 "inside a sandbox%s", paths[i].name,
+			 paths[i].bit == RL_TARGET ? " (nor a relative one)" : "");
+		return -EPROTO;
 	}
 	r->last_id = op->id;
 	return 0;
@@ -543,9 +558,10 @@ static int parse_init(struct rlog_reader *r, struct line *ln,
 		}
 		target = mode_tok + 7;
 		tlen = escape_decode(target, mlen - 7);
-		if (tlen < 0 || !confined(r, target, (size_t)tlen)) {
+		if (tlen < 0 || !link_target_ok(r, target, (size_t)tlen)) {
 			line_err(r, ln, err, errlen,
-				 "INIT symlink target is not a normalised path inside a sandbox");
+				 "INIT symlink target is neither relative nor a "
+				 "normalised path inside a sandbox");
 			return -EPROTO;
 		}
 		mode_tok = NULL;
