@@ -530,6 +530,121 @@ START_TEST(test_init_and_replay)
 }
 END_TEST
 
+/* The line of @text that starts with @prefix, malloc'd; NULL if none. */
+static char *line_starting(const char *text, const char *prefix)
+{
+	for (const char *p = text; p; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (!strncmp(p, prefix, strlen(prefix)))
+			return strndup(p, strcspn(p, "\n"));
+	}
+	return NULL;
+}
+
+/*
+ * -R of a file whose INIT makes a 100-byte file that the capture read 4096
+ * bytes of, twice: the text stats count both reads as short, by 8092 bytes,
+ * the read of a closed fd by its errno, and the lseek to the end as
+ * another value; the JSON stats have the same figures, and --compare shows
+ * them.
+ */
+START_TEST(test_replay_short)
+{
+	char *dir = tu_scratch();
+	char *mnt = tu_join(dir, "mnt");
+	char *sb, *text, *replay, *stats, *out, *err, *row, *line;
+	const char *section;
+	unsigned long long ops, bytes, differ, nshort;
+	int rc;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_replay_short: skipped, needs root\n");
+		free(mnt);
+		free(dir);
+		return;
+	}
+	ck_assert_msg(tu_mount_tmpfs(mnt), "sandboxes must be on a mountpoint");
+	ck_assert(asprintf(&sb, "%s/.ioriot/t", mnt) > 0);
+	ck_assert(asprintf(&text,
+		"#|replay_version=1|name=t|user=root|\n"
+		"#|sandbox=%1$s|\n#INIT\nf 100 %1$s/small\n#OPS\n"
+		"1 7:7 0 1000 - openat 3 vfd=1 path=%1$s/small flags=0x0\n"
+		"2 7:7 1000 1000 - read 4096 fd=1 count=4096\n"
+		"3 7:7 2000 1000 - read 4096 fd=1 count=4096\n"
+		"4 7:7 3000 1000 - pread64 100 fd=1 off=0 count=100\n"
+		"5 7:7 4000 1000 - lseek 8192 fd=1 off=0 whence=2\n"
+		"6 7:7 5000 1000 - close 0 fd=1\n"
+		"7 7:7 6000 1000 - read 4096 fd=1 count=4096\n"
+		"#END|ops=7|\n", sb) > 0);
+	replay = tu_write_str(dir, "t.replay", text);
+	free(text);
+	stats = tu_join(dir, "short.json");
+	const char *args[] = { "-R", replay, "-D", "-u", "root",
+			       "--allow-root", "-S", stats, NULL };
+	rc = run(args, &out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+
+	/* The table row: syscall, ops, bytes, differ, short. */
+	row = line_starting(out, "read ");
+	ck_assert_msg(row, "no read row: %s", out);
+	ck_assert_int_eq(sscanf(row, "read %llu %llu %llu %llu", &ops, &bytes,
+				&differ, &nshort), 4);
+	ck_assert_uint_eq(ops, 3);
+	ck_assert_uint_eq(bytes, 100);
+	ck_assert_uint_eq(differ, 3);
+	ck_assert_uint_eq(nshort, 2);
+	free(row);
+	row = line_starting(out, "pread64 ");
+	ck_assert_ptr_nonnull(row);
+	ck_assert_int_eq(sscanf(row, "pread64 %llu %llu %llu %llu", &ops,
+				&bytes, &differ, &nshort), 4);
+	ck_assert_uint_eq(differ, 0);
+	ck_assert_uint_eq(nshort, 0);
+	free(row);
+	/* The differing results: pread64 read what the capture did. */
+	section = strstr(out, "\nDiffering results (");
+	ck_assert_msg(section &&
+		      strstr(section, "\nread               short 2 (8092 "
+			     "bytes fewer), EBADF 1\n") &&
+		      strstr(section, "\nlseek              value 1\n") &&
+		      !strstr(section, "\npread64 "), "stdout: %s", out);
+	free(out);
+	free(err);
+
+	text = tu_read(stats, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "\"read\": {\"ops\": 3, \"bytes\": 100, "
+			     "\"differ\": 3, \"short\": 2, \"short_bytes\": "
+			     "8092, ") &&
+		      strstr(text, "\"differ_by_result\": {\"short\": 2, "
+			     "\"EBADF\": 1}}") &&
+		      strstr(text, "\"pread64\": {\"ops\": 1, \"bytes\": 100, "
+			     "\"differ\": 0, \"short\": 0, \"short_bytes\": 0, ") &&
+		      strstr(text, "\"differ_by_result\": {\"value\": 1}}"),
+		      "%s", text);
+	free(text);
+
+	const char *cmp[] = { "--compare", stats, NULL };
+	rc = run(cmp, &out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	line = line_starting(out, "read short bytes ");
+	ck_assert_msg(line && strstr(line, " 8092"), "%s", out);
+	free(line);
+	line = line_starting(out, "lseek differ ");
+	ck_assert_msg(line && strstr(line, " 1"), "%s", out);
+	free(line);
+	ck_assert_msg(!line_starting(out, "pread64 differ"), "%s", out);
+	free(out);
+	free(err);
+	free(stats);
+	free(replay);
+	free(sb);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_missing_capture)
 {
 	char *dir = tu_scratch();
@@ -802,6 +917,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_replay);
 	tcase_add_test(tc, test_init_and_replay);
 	tcase_add_test(tc, test_replay_thread_limit);
+	tcase_add_test(tc, test_replay_short);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("generate");

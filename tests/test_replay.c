@@ -390,6 +390,56 @@ START_TEST(test_differ_and_missing_dep)
 }
 END_TEST
 
+/*
+ * Reads of a 100-byte file where the capture read 4096 bytes twice: both
+ * are short (100 and 0 bytes), by 8092 bytes in all; a read as captured
+ * is not; an lseek to another end is another value; the failures are
+ * counted by errno.
+ */
+START_TEST(test_differ_values)
+{
+	struct replay_summary sum;
+	char data[100];
+	char *small;
+	FILE *f = replay_begin();
+
+	memset(data, 'x', sizeof(data));
+	small = tu_write(sandbox, "small", data, sizeof(data));
+	fprintf(f, "1 1:1 0 10 - openat 3 vfd=1 path=%s flags=0x0\n", small);
+	fprintf(f, "2 1:1 0 10 - read 4096 fd=1 count=4096\n");
+	fprintf(f, "3 1:1 0 10 - read 4096 fd=1 count=4096\n");
+	fprintf(f, "4 1:1 0 10 - pread64 50 fd=1 off=0 count=50\n");
+	fprintf(f, "5 1:1 0 10 - lseek 5000 fd=1 off=0 whence=2\n");
+	fprintf(f, "6 1:1 0 10 - lseek 10 fd=1 off=10 whence=0\n");
+	fprintf(f, "7 1:1 0 10 - close 0 fd=1\n");
+	fprintf(f, "8 1:1 0 10 - openat 4 vfd=2 path=%s/missing flags=0x0\n",
+		sandbox);
+	fprintf(f, "9 1:1 0 10 - read 10 fd=2 count=10\n");
+	replay_end(f, 9);
+
+	ck_assert_int_eq(run(0, NULL, &sum), 0);
+	ck_assert_uint_eq(sum.ops, 9);
+	ck_assert_uint_eq(sum.sys[SYS_READ].ops, 3);
+	ck_assert_uint_eq(sum.sys[SYS_READ].bytes, 100);
+	ck_assert_uint_eq(sum.sys[SYS_READ].differ, 3);
+	ck_assert_uint_eq(sum.sys[SYS_READ].short_ops, 2);
+	ck_assert_uint_eq(sum.sys[SYS_READ].short_bytes, 4096 - 100 + 4096);
+	ck_assert_uint_eq(sum.differ_by_result[SYS_READ][REPLAY_RESULT_SHORT],
+			  2);
+	ck_assert_uint_eq(sum.differ_by_result[SYS_READ][EBADF], 1);
+	ck_assert_uint_eq(sum.sys[SYS_PREAD64].differ, 0);
+	ck_assert_uint_eq(sum.sys[SYS_LSEEK].differ, 1);
+	ck_assert_uint_eq(sum.sys[SYS_LSEEK].short_ops, 0);
+	ck_assert_uint_eq(sum.differ_by_result[SYS_LSEEK][REPLAY_RESULT_VALUE],
+			  1);
+	ck_assert_uint_eq(sum.sys[SYS_OPENAT].differ, 1);
+	ck_assert_uint_eq(sum.differ_by_result[SYS_OPENAT][ENOENT], 1);
+	ck_assert_uint_eq(sum.sys[SYS_CLOSE].differ, 0);
+	ck_assert_uint_eq(total_differ(&sum), 5);
+	free(small);
+}
+END_TEST
+
 /* At speed 1 the last operation starts no earlier than its captured time;
  * at speed 2 no earlier than half of it; at 0 the times are ignored. */
 START_TEST(test_speed)
@@ -609,6 +659,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_workers_threads);
 	tcase_add_test(tc, test_many_timelines);
 	tcase_add_test(tc, test_differ_and_missing_dep);
+	tcase_add_test(tc, test_differ_values);
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_spin);
 	tcase_add_test(tc, test_stop);

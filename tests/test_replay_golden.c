@@ -31,7 +31,9 @@ static const struct {
 	{ "dirfds", "" },
 	{ "dupexec", "" },
 	{ "eexist", "" },
-	{ "fdops", "" },
+	/* The hand-written capture's getdents64 returned 1024 bytes, not
+	 * the size of the entries the directory has. */
+	{ "fdops", "getdents64=1" },
 	{ "fork", "" },
 	{ "openfd", "" },
 	{ "order", "" },

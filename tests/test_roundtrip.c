@@ -18,7 +18,8 @@
  *     program removed is absent; and every entry of the sandbox copy exists
  *     in DIR with the same type.
  *  2. Results: per syscall, the JSON's "ops" equal the replay file's
- *     operations, and no result class differs from the capture ("differ").
+ *     operations, and no result differs from the capture ("differ": no
+ *     other byte count, value or errno; docs/stats.md).
  *  3. Capture of the replay: per syscall, the count of successful calls and
  *     the bytes read or written are the same in both capture logs, and so
  *     is the count of failed calls per errno.  Both logs are counted

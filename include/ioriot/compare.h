@@ -4,12 +4,14 @@
  * and becomes a column named after the file (its base name without
  * `.json`).  Rows: total time, performed ioops, ioops/s, time ahead,
  * highest loadavg, start lateness (when a run was timed), the replay
- * latency percentiles of every syscall present in any run, and per block
- * device %util, await and MB/s.
+ * latency percentiles of every syscall present in any run, per syscall
+ * the results that differ from the capture, the short ones and the bytes
+ * they lacked (only rows where a run has a value other than 0; "-" for a
+ * file without them), and per block device %util, await and MB/s.
  *
  * A row with a direction marks its best value with '*': lower is best for
- * times, latencies, lateness and await, higher for ioops/s, time ahead and
- * MB/s.  Performed ioops, loadavg and %util have no best.  Values are
+ * times, latencies, lateness, differing results and await, higher for
+ * ioops/s, time ahead and MB/s.  Performed ioops, loadavg and %util have no best.  Values are
  * compared as printed; a row whose values are all equal, or that has fewer
  * than two, marks nothing.
  */

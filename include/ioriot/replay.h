@@ -21,9 +21,35 @@
 #include "ioriot/syscalls.h"
 
 #define REPLAY_LATENCY_BUCKETS 64	/* log2 buckets of ns */
-/* Differing results by what the replay got: slot 0 success, slot E errno
- * E, the last slot any errno beyond. */
-#define REPLAY_RESULT_SLOTS 136
+
+/*
+ * How a replayed result compares with the captured one
+ * (replay_result_compare()).  Every class but REPLAY_SAME is a differing
+ * result.
+ */
+enum replay_match {
+	REPLAY_SAME,		/* as captured */
+	REPLAY_SHORT,		/* a count: succeeded with fewer bytes */
+	REPLAY_MORE,		/* a count: succeeded with more bytes */
+	REPLAY_VALUE,		/* succeeded with another value */
+	REPLAY_OK,		/* succeeded where the capture failed */
+	REPLAY_ERRNO,		/* failed: the capture did not, or otherwise */
+};
+
+/*
+ * Differing results by what the replay got (replay_result_slot()): slot 0
+ * a success where the capture failed, slot E errno E, then any errno
+ * beyond, then a success with fewer bytes, with more bytes, with another
+ * value.
+ */
+enum {
+	REPLAY_RESULT_OK = 0,
+	REPLAY_RESULT_EOTHER = 135,
+	REPLAY_RESULT_SHORT,
+	REPLAY_RESULT_MORE,
+	REPLAY_RESULT_VALUE,
+	REPLAY_RESULT_SLOTS
+};
 /* Start lateness: 16 buckets per power of two of ns (histogram.c). */
 #define REPLAY_LATENESS_BUCKETS 976
 /* Replay threads when neither workers nor threads are given, and with
@@ -35,7 +61,9 @@
 /* Per syscall: counts, bytes and latency histograms of the run. */
 struct replay_sys_stats {
 	uint64_t ops, bytes;
-	uint64_t differ;		/* result class differs from the capture */
+	/* Results that differ from the capture (replay_result_compare()),
+	 * and of them the short ones with the bytes they lacked. */
+	uint64_t differ, short_ops, short_bytes;
 	uint64_t lat[REPLAY_LATENCY_BUCKETS];	/* replayed durations */
 	uint64_t cap_lat[REPLAY_LATENCY_BUCKETS];	/* captured durations */
 	uint64_t lat_max, cap_lat_max;
@@ -75,7 +103,8 @@ struct replay_options {
 	/* When set with @tick_ns: called from the replay's own thread every
 	 * @tick_ns and once more after the last operation, with the time
 	 * since the start and the figures so far (SYS_COUNT entries, summed
-	 * over the threads; only ops, bytes, differ and the histograms). */
+	 * over the threads; only ops, bytes, differ, short_ops, short_bytes
+	 * and the histograms). */
 	void (*tick)(void *ctx, uint64_t t_ns,
 		     const struct replay_sys_stats *cum);
 	void *tick_ctx;
@@ -103,11 +132,29 @@ struct replay_summary {
 
 /*
  * Replay opt->replay_path into its sandboxes (created by init).  Returns 0,
- * or -errno with a message naming the file (and line) in @err.  Failed
- * operations are counted (sum->sys[].differ), never fatal.
+ * or -errno with a message naming the file (and line) in @err.  Results
+ * that differ from the capture are counted (sum->sys[].differ), never
+ * fatal.
  */
 int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	       char *err, size_t errlen);
+
+/*
+ * Compare the result @got of replaying an operation of @sys with the
+ * captured result @want (both a value or -errno; for mmap an address or
+ * -errno up to -4095).  A byte count (read, write, sendfile,
+ * copy_file_range, getdents) must be equal, or is REPLAY_SHORT or
+ * REPLAY_MORE; for the results that cannot be equal by nature (the fd of
+ * an open, the address of an mmap or mremap, fcntl's flags of a file the
+ * replay opens its own way) success is enough; any other value must be
+ * equal (REPLAY_VALUE).  A failure must have the captured errno.
+ */
+enum replay_match replay_result_compare(enum sys_id sys, int64_t want,
+					int64_t got);
+
+/* The differ_by_result slot of a result @got that compared as @m
+ * (not REPLAY_SAME). */
+unsigned replay_result_slot(enum replay_match m, int64_t got);
 
 /* The ns value below which @pct percent of histogram @h lies (upper bucket
  * bound), 0 for an empty histogram. */

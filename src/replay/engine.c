@@ -60,15 +60,6 @@ static void mark_done(struct engine *e, uint64_t seq)
 		waitword_wake_all(w);
 }
 
-/* Whether the replayed result @got tells another story than @want: one
- * failed and the other did not, or both failed with different errors. */
-static bool result_differs(int64_t want, int64_t got)
-{
-	if ((want < 0) != (got < 0))
-		return true;
-	return want < 0 && want != got;
-}
-
 static bool moves_bytes(enum sys_id sys)
 {
 	switch (sys_info(sys)->kind) {
@@ -84,6 +75,7 @@ static int account(struct runner *r, const struct rlog_op *op,
 		   int64_t result, uint64_t dur)
 {
 	struct replay_sys_stats *s = r->sys[op->sys];
+	enum replay_match m = replay_result_compare(op->sys, op->ret, result);
 
 	if (!s) {
 		s = calloc(1, sizeof(*s));
@@ -98,14 +90,15 @@ static int account(struct runner *r, const struct rlog_op *op,
 	s->ops++;
 	if (result > 0 && moves_bytes(op->sys))
 		s->bytes += (uint64_t)result;
-	if (result_differs(op->ret, result)) {
-		int64_t slot = result >= 0 ? 0 : -result;
-
-		if (slot >= REPLAY_RESULT_SLOTS)
-			slot = REPLAY_RESULT_SLOTS - 1;
+	if (m != REPLAY_SAME) {
 		s->differ++;
+		if (m == REPLAY_SHORT) {
+			s->short_ops++;
+			s->short_bytes += (uint64_t)(op->ret - result);
+		}
 		atomic_fetch_add_explicit(
-			&r->eng->differ_by_result[op->sys][slot], 1,
+			&r->eng->differ_by_result[op->sys]
+				[replay_result_slot(m, result)], 1,
 			memory_order_relaxed);
 	}
 	s->lat[replay_latency_bucket(dur)]++;
@@ -390,6 +383,8 @@ static void add_sys_stats(struct replay_sys_stats *to, const struct runner *r)
 		b->ops += a->ops;
 		b->bytes += a->bytes;
 		b->differ += a->differ;
+		b->short_ops += a->short_ops;
+		b->short_bytes += a->short_bytes;
 		for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++) {
 			b->lat[i] += a->lat[i];
 			b->cap_lat[i] += a->cap_lat[i];

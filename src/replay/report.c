@@ -1,9 +1,10 @@
 /*
  * The text statistics of a replay (report.h): the original's summary
  * lines, then one row per syscall that was replayed with its operations,
- * bytes, results that differed from the capture, and latency percentiles
- * of the replay beside those of the capture, and the differing results by
- * what the replay got; or all of it as JSON.
+ * bytes, results that differed from the capture (replay_result_compare())
+ * and the short ones among them, and latency percentiles of the replay
+ * beside those of the capture, and the differing results by what the
+ * replay got; or all of it as JSON.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,33 +38,46 @@ static void latency_cells(FILE *f, const uint64_t *h, uint64_t max)
 	fprintf(f, " %9.1f", us(max));
 }
 
-/* The name of result slot @i: "OK", "ELOOP", ..., "other". */
+/* The name of result slot @i: "short", "more", "value", "OK", "ELOOP",
+ * ..., "other". */
 static const char *result_name(int i, char buf[16])
 {
-	const char *name = i ? strerrorname_np(i) : "OK";
+	const char *name;
 
-	if (i == REPLAY_RESULT_SLOTS - 1)
-		return "other";
+	switch (i) {
+	case REPLAY_RESULT_OK: return "OK";
+	case REPLAY_RESULT_EOTHER: return "other";
+	case REPLAY_RESULT_SHORT: return "short";
+	case REPLAY_RESULT_MORE: return "more";
+	case REPLAY_RESULT_VALUE: return "value";
+	}
+	name = strerrorname_np(i);
 	if (name)
 		return name;
 	snprintf(buf, 16, "E%d", i);
 	return buf;
 }
 
-/* "NAME COUNT" pairs of the differing results of @s, or JSON members. */
+/* "NAME COUNT" pairs of the differing results of @s, or JSON members:
+ * the successes with another value first, then OK and the errnos.  In the
+ * text the short ones say how many bytes they lacked. */
 static void differ_list(FILE *f, const struct replay_summary *sum, int s,
 			bool json)
 {
 	const char *sep = "";
 	char buf[16];
 
-	for (int i = 0; i < REPLAY_RESULT_SLOTS; i++) {
+	for (int k = 0; k < REPLAY_RESULT_SLOTS; k++) {
+		int i = (k + REPLAY_RESULT_SHORT) % REPLAY_RESULT_SLOTS;
 		uint64_t n = sum->differ_by_result[s][i];
 
 		if (!n)
 			continue;
 		fprintf(f, json ? "%s\"%s\": %" PRIu64 : "%s%s %" PRIu64, sep,
 			result_name(i, buf), n);
+		if (!json && i == REPLAY_RESULT_SHORT)
+			fprintf(f, " (%" PRIu64 " bytes fewer)",
+				sum->sys[s].short_bytes);
 		sep = ", ";
 	}
 }
@@ -109,19 +123,20 @@ int report_write(FILE *f, const struct report_info *info,
 
 	fprintf(f, "\nLatency in us (replay, then capture; percentiles are "
 		"upper bounds of power-of-two buckets)\n");
-	fprintf(f, "%-18s %10s %14s %8s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
-		"syscall", "ops", "bytes", "differ", "p50", "p95", "p99",
-		"p99.9", "max", "cap p50", "cap p95", "cap p99", "cap p99.9",
-		"cap max");
+	fprintf(f, "%-18s %10s %14s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s "
+		"%9s %9s\n", "syscall", "ops", "bytes", "differ", "short", "p50",
+		"p95", "p99", "p99.9", "max", "cap p50", "cap p95", "cap p99",
+		"cap p99.9", "cap max");
 	for (int s = 0; s < SYS_COUNT; s++) {
 		const struct replay_sys_stats *st = &sum->sys[s];
 
 		if (!st->ops)
 			continue;
-		fprintf(f, "%-18s %10llu %14llu %8llu", sys_info(s)->replay_name,
-			(unsigned long long)st->ops,
+		fprintf(f, "%-18s %10llu %14llu %8llu %8llu",
+			sys_info(s)->replay_name, (unsigned long long)st->ops,
 			(unsigned long long)st->bytes,
-			(unsigned long long)st->differ);
+			(unsigned long long)st->differ,
+			(unsigned long long)st->short_ops);
 		latency_cells(f, st->lat, st->lat_max);
 		latency_cells(f, st->cap_lat, st->cap_lat_max);
 		fputc('\n', f);
@@ -142,7 +157,10 @@ int report_write(FILE *f, const struct report_info *info,
 		if (!sum->sys[s].differ)
 			continue;
 		if (first)
-			fprintf(f, "\nDiffering results (what the replay got)\n");
+			fprintf(f, "\nDiffering results (what the replay got; "
+				"short: fewer bytes than captured, more: more, "
+				"value: another value, OK: success where the "
+				"capture failed)\n");
 		first = 0;
 		fprintf(f, "%-18s ", sys_info(s)->replay_name);
 		differ_list(f, sum, s, false);
@@ -214,8 +232,10 @@ int report_write_json(FILE *f, const struct report_info *info,
 		if (!st->ops)
 			continue;
 		fprintf(f, "%s\n    \"%s\": {\"ops\": %" PRIu64 ", \"bytes\": %"
-			PRIu64 ", \"differ\": %" PRIu64 ", ", sep,
-			sys_info(s)->replay_name, st->ops, st->bytes, st->differ);
+			PRIu64 ", \"differ\": %" PRIu64 ", \"short\": %" PRIu64
+			", \"short_bytes\": %" PRIu64 ", ", sep,
+			sys_info(s)->replay_name, st->ops, st->bytes, st->differ,
+			st->short_ops, st->short_bytes);
 		json_latency(f, "latency_ns", st->lat, st->lat_max);
 		fprintf(f, ", ");
 		json_latency(f, "captured_latency_ns", st->cap_lat,

@@ -49,6 +49,12 @@ static const struct field syscall_fields[] = {
 	{ "latency_ns", W_OBJECT },
 };
 
+/* Members a syscall may lack: files of older versions have no "short"
+ * and "short_bytes". */
+static const struct field syscall_optional[] = {
+	{ "differ", W_INT }, { "short", W_INT }, { "short_bytes", W_INT },
+};
+
 static const struct field latency_fields[] = {
 	{ "p50", W_INT }, { "p95", W_INT }, { "p99", W_INT },
 	{ "p99.9", W_INT }, { "max", W_INT },
@@ -153,6 +159,27 @@ static int check_fields(const struct checker *ck, const struct json_value *obj,
 	return 0;
 }
 
+/* Those of the members @fields of @obj at @where that it has. */
+static int check_optional(const struct checker *ck,
+			  const struct json_value *obj, const char *where,
+			  const struct field *fields, size_t n)
+{
+	char member[COMPARE_LABEL_MAX];
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct json_value *v = json_get(obj, fields[i].key);
+
+		if (!v)
+			continue;
+		pointer(member, sizeof(member), where, fields[i].key);
+		ret = check_value(ck, v, obj, member, fields[i].want);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* At most COMPARE_MAX_ITEMS members or elements in @v at @where. */
 static int check_count(const struct checker *ck, const struct json_value *v,
 		       const char *where)
@@ -179,6 +206,9 @@ static int check_syscalls(const struct checker *ck,
 		if (!ret)
 			ret = check_fields(ck, s, where, syscall_fields,
 					   NFIELDS(syscall_fields));
+		if (!ret)
+			ret = check_optional(ck, s, where, syscall_optional,
+					     NFIELDS(syscall_optional));
 		if (!ret)
 			ret = check_fields(ck, json_get(s, "latency_ns"), lat,
 					   latency_fields,

@@ -73,6 +73,13 @@ static const struct figure latency_figures[] = {
 	{ "max", "latency_ns", "max", NULL, 1e-3, BEST_LOW, 1 },
 };
 
+/* Files of older versions have no "short" and "short_bytes": "-". */
+static const struct figure result_figures[] = {
+	{ "differ", NULL, "differ", NULL, 1, BEST_LOW, 0 },
+	{ "short", NULL, "short", NULL, 1, BEST_LOW, 0 },
+	{ "short bytes", NULL, "short_bytes", NULL, 1, BEST_LOW, 0 },
+};
+
 static const struct figure device_figures[] = {
 	{ "%util", NULL, "util_pct", NULL, 1, BEST_NONE, 1 },
 	{ "r_await (ms)", NULL, "r_await_ms", "r_per_s", 1, BEST_LOW, 3 },
@@ -169,9 +176,19 @@ static int cmp_items(const void *a, const void *b)
 	return (x->run > y->run) - (x->run < y->run);
 }
 
-/* For each name in @items, a row per figure of @figs. */
+/* Whether the @n values @v are all 0 or none. */
+static bool all_zero(const double *v, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		if (!isnan(v[j]) && v[j] != 0)
+			return false;
+	return true;
+}
+
+/* For each name in @items, a row per figure of @figs; with @nonzero only
+ * the rows where a run has a value but 0. */
 static int add_item_rows(struct table *t, struct item *items, size_t n,
-			 const struct figure *figs, size_t nfigs)
+			 const struct figure *figs, size_t nfigs, bool nonzero)
 {
 	qsort(items, n, sizeof(*items), cmp_items);
 	for (size_t i = 0, end; i < n; i = end) {
@@ -188,6 +205,8 @@ static int add_item_rows(struct table *t, struct item *items, size_t n,
 			for (size_t k = end; k-- > i;)
 				v[items[k].run] = figure_value(items[k].v,
 							       &figs[f]);
+			if (nonzero && all_zero(v, t->nruns))
+				t->n--;
 		}
 	}
 	return 0;
@@ -219,15 +238,16 @@ static struct item device_item(const struct json_value *v, size_t i,
 /*
  * The rows of member @member (an object or array per run) under the
  * heading @heading: one item per element of every run, then a row per
- * name and figure.  0 or -ENOMEM.
+ * name and figure (with @nonzero, only those where a run has a value but
+ * 0); no heading when no row is left.  0 or -ENOMEM.
  */
 static int add_member_rows(struct table *t, const struct compare *c,
 			   const char *member, item_of_fn item_of,
 			   const char *heading, const struct figure *figs,
-			   size_t nfigs)
+			   size_t nfigs, bool nonzero)
 {
 	struct item *items;
-	size_t n = 0, max = 0;
+	size_t n = 0, max = 0, heading_row;
 	int ret;
 
 	for (size_t j = 0; j < c->n; j++)
@@ -243,9 +263,12 @@ static int add_member_rows(struct table *t, const struct compare *c,
 		for (size_t i = 0; i < json_count(v); i++)
 			items[n++] = item_of(v, i, j);
 	}
+	heading_row = t->n;
 	ret = add_row(t, NULL, heading, BEST_NONE, HEADING) ? 0 : -ENOMEM;
 	if (!ret)
-		ret = add_item_rows(t, items, n, figs, nfigs);
+		ret = add_item_rows(t, items, n, figs, nfigs, nonzero);
+	if (!ret && t->n == heading_row + 1)
+		t->n = heading_row;
 	free(items);
 	return ret;
 }
@@ -267,12 +290,18 @@ static int build(struct table *t, const struct compare *c)
 		ret = add_member_rows(t, c, "syscalls", syscall_item,
 				      "Latency in us (replay; upper bounds of "
 				      "power-of-two buckets)", latency_figures,
-				      NFIGS(latency_figures));
+				      NFIGS(latency_figures), false);
+	if (!ret)
+		ret = add_member_rows(t, c, "syscalls", syscall_item,
+				      "Results that differ from the capture "
+				      "(operations; short: with fewer bytes)",
+				      result_figures, NFIGS(result_figures),
+				      true);
 	if (!ret)
 		ret = add_member_rows(t, c, "block_devices", device_item,
 				      "Block devices (from /proc/diskstats, as "
 				      "iostat -x)", device_figures,
-				      NFIGS(device_figures));
+				      NFIGS(device_figures), false);
 	return ret;
 }
 
