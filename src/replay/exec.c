@@ -58,6 +58,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "aio.h"
 #include "ioriot/exec.h"
 #include "ioriot/paths.h"
 #include "ioriot/sandbox.h"
@@ -937,6 +938,12 @@ int exec_run(struct exec_ctx *x, const struct rlog_op *op,
 	case SK_FDOP: case SK_FCNTL: case SK_MMAP: case SK_SENDFILE:
 	case SK_COPY_RANGE:
 		break;
+	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
+	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
+	case SK_AIO_DATA: case SK_AIO_DONE:
+		return aio_exec(x->aio, op, kind == SK_IOCB && (op->have & RL_FD) ?
+				vfd_get(x, op->fd) : -1, x->data, x->data_len,
+				result);
 	case SK_STATAT: case SK_LINK:
 		if (!(op->have & RL_PATH) && (op->have & RL_FD))
 			break;		/* AT_EMPTY_PATH on a vfd */
@@ -992,7 +999,7 @@ int exec_init(struct exec_ctx *x, char *const *roots, size_t n, char *err,
 		goto fail;
 	}
 	x->vfds = vfd_table_new();
-	if (!x->vfds || u64map_init(&x->maps) ||
+	if (!x->vfds || u64map_init(&x->maps) || !(x->aio = aio_table_new()) ||
 	    !(x->sandboxes = calloc(n ? n : 1, sizeof(*x->sandboxes))) ||
 	    !(x->data = aligned_alloc(IO_ALIGN, DATA_LEN))) {
 		rc = -ENOMEM;
@@ -1051,6 +1058,8 @@ void exec_destroy(struct exec_ctx *x)
 		free(x->sandboxes[i].root);
 	}
 	free(x->sandboxes);
+	/* Its contexts first: their requests use the vfds' files. */
+	aio_table_free(x->aio);
 	vfd_table_free(x->vfds);
 	if (x->maps.slots) {
 		while ((s = u64map_next(&x->maps, &pos))) {
