@@ -3,7 +3,9 @@
  * tests/test_roundtrip.c) of Linux native AIO through the raw syscalls,
  * with O_DIRECT, as databases and fio's libaio engine do it.
  *
- * Usage: aio DIR.  In DIR/aio.dat (created, O_DIRECT):
+ * Usage: aio DIR.  It first reads a byte from stdin (a test lets it go
+ * once the capture runs; EOF goes too).  Then in DIR/aio.dat (created,
+ * O_DIRECT):
  *  - io_setup(AIO_DEPTH);
  *  - one io_submit of 4 PWRITEs of 4096 bytes at 0, 4096, 8192, 12288;
  *    io_getevents(min 4, nr 8) reaps them;
@@ -73,10 +75,11 @@ int main(int argc, char **argv)
 	struct iocb cbs[AIO_BATCH_MAX];
 	aio_context_t ctx = 0;
 	struct iovec iov[2];
-	char *buf;
+	char *buf, go;
 	int dirfd, fd;
 
 	CHECK(argc == 2);
+	CHECK(read(0, &go, 1) >= 0);
 	CHECK((dirfd = open(argv[1], O_PATH | O_DIRECTORY)) >= 0);
 	CHECK((fd = openat(dirfd, "aio.dat", O_CREAT | O_RDWR | O_TRUNC |
 			   O_DIRECT, 0644)) >= 0);
