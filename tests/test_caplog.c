@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/aio_abi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,16 @@ static const unsigned kind_fields[] = {
 	[SK_OPENFD] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_OFFSET | CAP_SIZE,
 	[SK_CWD] = CAP_PATH,
 	[SK_LOST] = CAP_COUNT,
+	[SK_AIO_SETUP] = CAP_COUNT | CAP_ADDR | CAP_RET,
+	[SK_AIO_DESTROY] = CAP_ADDR | CAP_RET,
+	[SK_AIO_SUBMIT] = CAP_ADDR | CAP_COUNT | CAP_RET,
+	[SK_AIO_CANCEL] = CAP_ADDR | CAP_ADDR2 | CAP_RET,
+	[SK_AIO_GETEVENTS] = CAP_ADDR | CAP_ARG | CAP_COUNT | CAP_RET,
+	[SK_IOCB] = CAP_ADDR | CAP_ADDR2 | CAP_FD | CAP_FD2 | CAP_OFFSET |
+		    CAP_COUNT | CAP_FLAGS | CAP_CMD | CAP_ARG,
+	[SK_IO_EVENT] = CAP_ADDR | CAP_ADDR2 | CAP_RET,
+	[SK_AIO_DATA] = CAP_RET,
+	[SK_AIO_DONE] = CAP_RET,
 };
 
 static const char op_path[] = "/srv/data/file with space";
@@ -405,6 +416,64 @@ START_TEST(v4_header_round_trip)
 	ck_assert_uint_eq(out.lineno, 2 + ARRAY_SIZE(mounts) + 1);
 	ck_assert_int_eq(caplog_next(r, &out), 0);
 	ck_assert_uint_eq(caplog_lines(r), 2 + ARRAY_SIZE(mounts) + 1);
+	assert_no_bad(r);
+	caplog_close(r);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* The AIO lines of docs/capture-format.md §5.1, as a BPF capture writes
+ * them: iocb records before their io_submit, io_event records after
+ * their io_getevents. */
+START_TEST(v4_aio_lines)
+{
+	char *dir = tu_mkdtemp();
+	char *path = tu_write_str(dir, "log",
+		"#|capture_version=4|\n"
+		"t=10;:,D=5;:,i=7:8;:,o=io_setup;:,c=32;:,a=139625767301120;:,r=0;:,\n"
+		"t=20;:,D=0;:,i=7:8;:,o=iocb;:,d=4;:,f=0;:,O=4096;:,c=8192;:,F=8;:,"
+		"G=1;:,e=9;:,a=139625767301120;:,A=140728297147904;:,\n"
+		"t=20;:,D=70;:,i=7:8;:,o=io_submit;:,c=1;:,a=139625767301120;:,r=1;:,\n"
+		"t=30;:,D=9;:,i=7:8;:,o=io_pgetevents;:,c=8;:,G=1;:,"
+		"a=139625767301120;:,r=1;:,\n"
+		"t=30;:,D=0;:,i=7:8;:,o=io_event;:,a=139625767301120;:,"
+		"A=140728297147904;:,r=-5;:,\n"
+		"t=40;:,D=3;:,i=7:8;:,o=io_destroy;:,a=139625767301120;:,r=0;:,\n");
+	struct caplog_reader *r = open_ok(path);
+	const uint64_t ctx = 139625767301120ULL, cb = 140728297147904ULL;
+	struct cap_event out, want[] = {
+		{ .sys = SYS_IO_SETUP, .time_ns = 0, .dur_ns = 5, .count = 32,
+		  .addr = ctx, .have = CAP_COUNT | CAP_ADDR | CAP_RET | CAP_DUR },
+		{ .sys = SYS_IOCB, .time_ns = 10, .fd = 4, .fd2 = 9, .flags = 0,
+		  .offset = 4096, .count = 8192, .cmd = IOCB_CMD_PWRITEV,
+		  .arg = IOCB_FLAG_RESFD, .addr = ctx, .addr2 = cb,
+		  .have = CAP_FD | CAP_FD2 | CAP_FLAGS | CAP_OFFSET | CAP_COUNT |
+			  CAP_CMD | CAP_ARG | CAP_ADDR | CAP_ADDR2 },
+		{ .sys = SYS_IO_SUBMIT, .time_ns = 10, .dur_ns = 70, .count = 1,
+		  .addr = ctx, .ret = 1,
+		  .have = CAP_COUNT | CAP_ADDR | CAP_RET | CAP_DUR },
+		{ .sys = SYS_IO_PGETEVENTS, .time_ns = 20, .dur_ns = 9,
+		  .count = 8, .arg = 1, .addr = ctx, .ret = 1,
+		  .have = CAP_COUNT | CAP_ARG | CAP_ADDR | CAP_RET | CAP_DUR },
+		{ .sys = SYS_IO_EVENT, .time_ns = 20, .addr = ctx, .addr2 = cb,
+		  .ret = -5, .have = CAP_ADDR | CAP_ADDR2 | CAP_RET },
+		{ .sys = SYS_IO_DESTROY, .time_ns = 30, .dur_ns = 3, .addr = ctx,
+		  .have = CAP_ADDR | CAP_RET | CAP_DUR },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		want[i].pid = 7;
+		want[i].tid = 8;
+		if (!(want[i].have & CAP_FD))
+			want[i].fd = -1;
+		if (!(want[i].have & CAP_FD2))
+			want[i].fd2 = -1;
+		ck_assert_int_eq(caplog_next(r, &out), 1);
+		assert_event(sys_info(want[i].sys)->name, &want[i], &out);
+	}
+	ck_assert_int_eq(caplog_next(r, &out), 0);
 	assert_no_bad(r);
 	caplog_close(r);
 	free(path);
@@ -930,6 +999,20 @@ struct bad_line {
 
 static const struct bad_line bad_lines[] = {
 	{ 4, L("t=1;:,i=1:1;:,o=frobnicate;:,"), CAPLOG_BAD_UNKNOWN_OP },
+	/* AIO lines (§5.1) */
+	{ 4, L("t=1;:,i=1:1;:,o=io_submitt;:,a=5;:,c=1;:,r=1;:,"),
+	  CAPLOG_BAD_UNKNOWN_OP },
+	{ 4, L("t=1;:,i=1:1;:,o=iocb;:,a=0x7f00;:,A=1;:,d=3;:,F=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=iocb;:,a=5;:,A=18446744073709551616;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=iocb;:,a=5;:,A=1;:,F=pread;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=io_event;:,a=5;:,A=;:,r=4096;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=io_getevents;:,a=5;:,G=1;c=8;:,r=1;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("a=5;:,i=1:1;:,o=io_event;:,A=7;:,r=0;:,"), CAPLOG_BAD_MISSING },
 	{ 4, L("t=1;:,i=1:1;:,o=;:,"), CAPLOG_BAD_UNKNOWN_OP },
 	{ 4, L("t=1;:,i=1:1;:,o=SYNC;:,"), CAPLOG_BAD_UNKNOWN_OP },
 	{ 4, L("i=1:1;:,o=sync;:,r=0;:,"), CAPLOG_BAD_MISSING },
@@ -1430,6 +1513,7 @@ Suite *caplog_suite(void)
 	tcase_add_test(tc, v4_path_escaping);
 	tcase_add_test(tc, v4_header_round_trip);
 	tcase_add_test(tc, v4_unknown_keys_ignored);
+	tcase_add_test(tc, v4_aio_lines);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("v3");

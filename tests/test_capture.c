@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/aio_abi.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -38,6 +39,7 @@
 #include "ioriot/log.h"
 #include "ioriot/mounts.h"
 #include "testutil.h"
+#include "workloads/aio.h"
 #include "workloads/fdrace.h"
 
 #define ERRLEN 4096
@@ -314,7 +316,7 @@ static const char *const paths_replay[] = {
 	"newfstatat 0 path=%S/sub/f1",
 	"statx 0 path=%S/sub/f1",
 	"renameat2 0 path=%S/sub/f1 path2=%S/sub/f2 flags=0x1",
-	"symlinkat 0 path=%S/sub/sl target=%S/sub/f2",
+	"symlinkat 0 path=%S/sub/sl target=f2",
 	"readlinkat 2 path=%S/sub/sl",
 	"linkat 0 path=%S/sub/f2 path2=%S/sub/l2",
 	"fchmodat 0 path=%S/sub/l2 mode=0600",
@@ -325,7 +327,7 @@ static const char *const paths_replay[] = {
 	"creat path=%S/d2/f4 mode=0640",
 	"rename 0 path=%S/d2/f4 path2=%S/d2/f5",
 	"link 0 path=%S/sub/f2 path2=%S/d2/hard",
-	"symlink 0 path=%S/d2/sym target=%S/sub/f2",
+	"symlink 0 path=%S/d2/sym target=../sub/f2",
 	"readlink 9 path=%S/d2/sym",
 	"lstat 0 path=%S/d2/sym",
 	"stat 0 path=%S/d2/sym",
@@ -499,6 +501,65 @@ static const char *const leaderexit_replay[] = {
 	NULL
 };
 
+/* ---- aio --------------------------------------------------------------- */
+
+#define AIO_HAVE (CAP_ADDR | CAP_RET)
+#define IOCB(op, off, len) \
+	{ E(IOCB), .have = CAP_CMD | CAP_OFFSET | CAP_COUNT | CAP_ARG | \
+	  CAP_FLAGS | CAP_ADDR | CAP_ADDR2, .lacks = CAP_RET | CAP_FD2, \
+	  .cmd = (op), .offset = (off), .count = (len), .arg = 0, .flags = 0, \
+	  .v_fd = 3 }
+#define IO_EVENT(res) \
+	{ E(IO_EVENT), .have = CAP_ADDR | CAP_ADDR2 | CAP_RET, .ret = (res) }
+#define IO_EVENT_ANY { E(IO_EVENT), .have = CAP_ADDR | CAP_ADDR2 }
+
+/* 3: aio.dat's fd.  The second batch's completions come in any order:
+ * their results are checked in the replay file. */
+static const struct exp aio_main[] = {
+	{ E(OPENAT), .have = CAP_PATH | CAP_FLAGS, .path = "aio.dat",
+	  .flags = O_CREAT | O_DIRECT, .flags_mask = O_CREAT | O_DIRECT,
+	  .v_ret = 3 },
+	{ E(IO_SETUP), .have = CAP_COUNT | AIO_HAVE, .count = AIO_DEPTH,
+	  .ret = 0 },
+	IOCB(IOCB_CMD_PWRITE, 0, 4096), IOCB(IOCB_CMD_PWRITE, 4096, 4096),
+	IOCB(IOCB_CMD_PWRITE, 8192, 4096), IOCB(IOCB_CMD_PWRITE, 12288, 4096),
+	{ E(IO_SUBMIT), .have = CAP_COUNT | AIO_HAVE, .count = 4, .ret = 4 },
+	{ E(IO_GETEVENTS), .have = CAP_COUNT | CAP_ARG | AIO_HAVE,
+	  .count = 2 * AIO_BATCH_MAX, .arg = 4, .ret = 4 },
+	IO_EVENT(4096), IO_EVENT(4096), IO_EVENT(4096), IO_EVENT(4096),
+	IOCB(IOCB_CMD_PREAD, 0, 4096), IOCB(IOCB_CMD_PREAD, 4096, 8192),
+	IOCB(IOCB_CMD_PWRITEV, AIO_VEC_OFF, 8192), IOCB(IOCB_CMD_FDSYNC, 0, 0),
+	{ E(IO_SUBMIT), .have = CAP_COUNT | AIO_HAVE, .count = 4, .ret = 4 },
+	{ E(IO_GETEVENTS), .have = CAP_COUNT | CAP_ARG | AIO_HAVE,
+	  .count = 2 * AIO_BATCH_MAX, .arg = 4, .ret = 4 },
+	IO_EVENT_ANY, IO_EVENT_ANY, IO_EVENT_ANY, IO_EVENT_ANY,
+	{ E(IO_DESTROY), .have = AIO_HAVE, .ret = 0 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 3 },
+	END
+};
+
+static const struct exp *const aio_chains[] = { aio_main, NULL };
+
+static const char *const aio_replay[] = {
+	"openat path=%S/aio.dat vfd=$D",
+	"io_setup 0 count=32 ctx=$C",
+	"iocb 0 fd=$D off=0 count=4096 cmd=1 ctx=$C",
+	"iocb 0 fd=$D off=12288 count=4096 cmd=1 ctx=$C",
+	"io_submit 4 count=4 ctx=$C",
+	"io_getevents 4 count=8 ctx=$C min=4",
+	"aio_pwrite 4096 fd=$D ctx=$C",
+	"iocb 0 fd=$D off=4096 count=8192 cmd=0 ctx=$C",
+	"iocb 0 fd=$D off=32768 count=8192 cmd=8 ctx=$C",
+	"iocb 0 fd=$D off=0 count=0 cmd=3 ctx=$C",
+	"aio_pread 4096 fd=$D ctx=$C",
+	"aio_pread 8192 fd=$D ctx=$C",
+	"aio_pwritev 8192 fd=$D ctx=$C",
+	"aio_fdsync 0 fd=$D ctx=$C",
+	"io_destroy 0 ctx=$C",
+	"close 0 fd=$D",
+	NULL
+};
+
 static const struct workload workloads[] = {
 	{ "fileio", fileio_chains, fileio_replay, "|timelines=1|processes=1|" },
 	{ "paths", paths_chains, paths_replay, "|timelines=1|processes=1|" },
@@ -508,6 +569,7 @@ static const struct workload workloads[] = {
 	  "|timelines=2|processes=2|" },
 	{ "leaderexit", leaderexit_chains, leaderexit_replay,
 	  "|timelines=2|processes=1|" },
+	{ "aio", aio_chains, aio_replay, "|timelines=1|processes=1|" },
 };
 
 /* How a case selects what to capture. */
@@ -526,6 +588,7 @@ static const struct {
 	{ &workloads[2], BY_PID },
 	{ &workloads[3], BY_PID },
 	{ &workloads[4], BY_PID },
+	{ &workloads[5], BY_PID },
 	{ &workloads[3], BY_COMM },
 	{ &workloads[0], EVERYTHING },
 	{ &workloads[4], EVERYTHING },

@@ -453,6 +453,68 @@ START_TEST(test_summary_fdops)
 }
 END_TEST
 
+/*
+ * AIO: two threads share a context; a batch of three iocbs (one a POLL,
+ * not replayed) of which the log holds two records for a submit of four;
+ * completions in another order than submitted, one for an iocb never
+ * seen; a call on a context never set up.  Checks the operations, the
+ * INIT size the read completion asks for, and the counts.
+ */
+START_TEST(test_aio)
+{
+	char *dir = tu_scratch();
+	char *capture = tu_write_str(dir, "aio.capture",
+		"#|capture_version=4|\n"
+		"#|mount=/|fstype=ext4|\n"
+		"t=1;:,i=5:5;:,o=openat;:,d=-100;:,p=/d/f;:,f=16386;:,r=3;:,\n"
+		"t=2;:,i=5:5;:,o=io_setup;:,c=16;:,a=1000;:,r=0;:,\n"
+		"t=3;:,i=5:5;:,o=iocb;:,a=1000;:,A=64;:,d=3;:,F=0;:,O=8192;:,c=4096;:,\n"
+		"t=3;:,i=5:5;:,o=iocb;:,a=1000;:,A=128;:,d=3;:,F=1;:,O=0;:,c=512;:,f=16;:,\n"
+		"t=3;:,i=5:5;:,o=iocb;:,a=1000;:,A=192;:,d=3;:,F=5;:,c=1;:,\n"
+		"t=3;:,D=9;:,i=5:5;:,o=io_submit;:,a=1000;:,c=4;:,r=4;:,\n"
+		"t=4;:,i=5:6;:,o=io_getevents;:,a=1000;:,G=1;:,c=8;:,r=3;:,\n"
+		"t=4;:,i=5:6;:,o=io_event;:,a=1000;:,A=128;:,r=512;:,\n"
+		"t=4;:,i=5:6;:,o=io_event;:,a=1000;:,A=64;:,r=4096;:,\n"
+		"t=4;:,i=5:6;:,o=io_event;:,a=1000;:,A=256;:,r=7;:,\n"
+		"t=5;:,i=5:5;:,o=io_submit;:,a=2000;:,c=1;:,r=-22;:,\n"
+		"t=6;:,i=5:6;:,o=io_destroy;:,a=1000;:,r=0;:,\n"
+		"t=7;:,i=5:5;:,o=close;:,d=3;:,r=0;:,\n");
+	char *replay = tu_join(dir, "aio.replay");
+	char err[ERRLEN], *text;
+	struct gen_summary s;
+	static const char *const want[] = {
+		"2 5:5 1 0 - io_setup 0 count=16 ctx=1\n",
+		"3 5:5 2 0 - iocb 0 fd=1 off=8192 count=4096 cmd=0 ctx=1 tag=1\n",
+		"4 5:5 2 0 - iocb 0 fd=1 flags=0x10 off=0 count=512 cmd=1 ctx=1 "
+		"tag=2\n",
+		"5 5:5 2 9 - io_submit 4 count=4 ctx=1\n",
+		"6 5:6 3 0 5 io_getevents 3 count=8 ctx=1 min=1\n",
+		"7 5:6 3 0 4 aio_pwrite 512 fd=1 ctx=1 tag=2\n",
+		"8 5:6 3 0 3 aio_pread 4096 fd=1 ctx=1 tag=1\n",
+		"9 5:6 5 0 - io_destroy 0 ctx=1\n",
+		"f 12288 /.ioriot/test/d/f\n",
+	};
+
+	ck_assert_msg(run(capture, replay, NULL, &s, err) == 0, "%s", err);
+	text = tu_read(replay, NULL);
+	ck_assert_ptr_nonnull(text);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strstr(text, want[i]), "no line %s in\n%s",
+			      want[i], text);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_IOCB], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_IO_SUBMIT], 1);
+	/* the poll, the completion of an unknown iocb, the submit on a
+	 * context never set up */
+	ck_assert_uint_eq(s.filtered[GF_AIO], 3);
+	ck_assert_uint_eq(s.aio_iocbs_missing, 1);
+	free(text);
+	free(replay);
+	free(capture);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_summary_paths)
 {
 	struct gen_summary s;
@@ -807,6 +869,7 @@ Suite *generate_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_checked_fixture(tc, quiet, NULL);
 	tcase_add_test(tc, test_summary_fdops);
+	tcase_add_test(tc, test_aio);
 	tcase_add_test(tc, test_summary_paths);
 	tcase_add_test(tc, test_summary_processes);
 	suite_add_tcase(s, tc);

@@ -42,14 +42,15 @@ static const struct {
 	{ "pathops", "faccessat2=1" },
 	{ "rename", "" },
 	/* The capture opened a file through a symlink to outside the
-	 * sandbox: the replay never follows it (ELOOP), so the write and
+	 * sandbox: in the replay's jail it leads nowhere, so the write and
 	 * close on that fd fail too. */
 	{ "symlinks", "openat=1 close=1 write=1" },
-	/* Links from before the capture come back, their readlinks work;
-	 * but not /data/self, whose target (/proc) maps into no sandbox,
-	 * nor /data/lib.so, opened through: init makes files of them, and
-	 * readlink of a file fails with EINVAL. */
-	{ "prelinks", "readlink=2" },
+	/* Links from before the capture come back, their readlinks work
+	 * (/data/self, whose target (/proc) maps into no sandbox, as a link
+	 * of the captured length to nothing); but not /data/lib.so, opened
+	 * through: init makes a file of it, and readlink of a file fails
+	 * with EINVAL. */
+	{ "prelinks", "readlink=1" },
 	/* The capture's faccessat2(X_OK) on run.sh works: INIT mode 0755. */
 	{ "modes", "" },
 };

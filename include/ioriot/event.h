@@ -26,6 +26,17 @@
 #define IORIOT_EV_HOW		(1u << 5)	/* openat2: extra[0] flags, [1] mode */
 #define IORIOT_EV_NO_RET	(1u << 6)	/* no return (exit_group) */
 #define IORIOT_EV_IOV		(1u << 7)	/* extra[0] the iovecs' total length */
+#define IORIOT_EV_AIOCTX	(1u << 8)	/* io_setup: extra[0] the new ctx id */
+#define IORIOT_EV_IOCB		(1u << 9)	/* iocb record: extra[0] opcode |
+						 * aio_flags << 16, extra[1] resfd;
+						 * args: ctx, iocb address, fd,
+						 * offset, nbytes, rw_flags */
+#define IORIOT_EV_NO_COUNT	(1u << 10)	/* iocb record: vectored with more
+						 * iovecs than summed: no nbytes */
+
+/* io_submit: iocbs read per call; io_getevents: io_events read per call.
+ * Those beyond are counted as lost. */
+#define IORIOT_EV_AIO_MAX	64
 
 struct ioriot_event {
 	__u64 time_ns;		/* syscall entry, CLOCK_MONOTONIC */

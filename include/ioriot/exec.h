@@ -19,6 +19,8 @@
 #include "ioriot/rlog.h"
 #include "ioriot/u64map.h"
 
+struct aio_table;
+
 /* The vfd table is split by vfd number so that timelines working on
  * different files never wait for each other's lock. */
 #define EXEC_VFD_SHARDS 64
@@ -39,6 +41,7 @@ struct exec_ctx {
 	gid_t gid;
 	atomic_uint_least64_t setid_stripped;	/* operations whose set-user-
 						 * or set-group-ID bits went */
+	struct aio_table *aio;		/* AIO contexts (src/replay/aio.h) */
 };
 
 /*

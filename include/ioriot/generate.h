@@ -25,6 +25,8 @@ enum gen_filter {
 	GF_NOT_FILE,		/* anonymous mmap, mremap, by-address op not on a file map */
 	GF_FD_TABLE,		/* only changes fd tables or processes (dup, fork, ...) */
 	GF_INCOMPLETE,		/* lacks a path, fd or result the operation needs */
+	GF_AIO,			/* AIO: poll or noop request, unknown context or
+				 * request */
 	GF_COUNT
 };
 
@@ -52,6 +54,7 @@ struct gen_summary {
 	uint64_t paths;
 	uint64_t init_dirs, init_files, init_links, init_bytes, init_absent;
 	uint64_t lost_events;
+	uint64_t aio_iocbs_missing;	/* submitted, without an iocb record */
 	bool end_missing;		/* a v4 log without its end record */
 	bool have_end;			/* end holds the log's end record */
 	struct caplog_end end;

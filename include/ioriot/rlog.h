@@ -42,6 +42,9 @@ enum rlog_have {
 	RL_GID = 1 << 14,	/* gid= */
 	RL_ADDR = 1 << 15,	/* addr= */
 	RL_TARGET = 1 << 16,	/* target= (symlink content) */
+	RL_CTX = 1 << 17,	/* ctx=: a virtual AIO context id */
+	RL_TAG = 1 << 18,	/* tag=: a virtual id of one AIO request */
+	RL_MIN = 1 << 19,	/* min=: io_getevents' min_nr */
 };
 
 struct rlog_op {
@@ -64,6 +67,8 @@ struct rlog_op {
 	int64_t offset2, whence, cmd, arg;
 	int64_t uid, gid;
 	uint64_t addr;
+	uint64_t ctx, tag;		/* AIO context and request */
+	int64_t min;
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };

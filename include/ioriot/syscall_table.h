@@ -33,6 +33,12 @@ enum sys_kind {
 	SK_FCHDIR,
 	SK_MMAP,
 	SK_ADDR,	/* munmap, msync, mremap: by address */
+	SK_AIO_SETUP,	/* io_setup: a new AIO context */
+	SK_AIO_DESTROY,	/* io_destroy */
+	SK_AIO_SUBMIT,	/* io_submit: the iocb records before it */
+	SK_AIO_CANCEL,	/* io_cancel */
+	SK_AIO_GETEVENTS,	/* io_getevents, io_pgetevents: the io_event
+				 * records after it */
 	/* Kinds from here on are not syscalls with a result (events.c relies
 	 * on this order). */
 	SK_EXIT_GROUP,
@@ -42,6 +48,10 @@ enum sys_kind {
 	SK_OPENFD,	/* v4 record: fd open before capture started */
 	SK_CWD,		/* v4 record: working directory at capture start */
 	SK_LOST,	/* v4 record: events the probe lost */
+	SK_IOCB,	/* v4 record: one iocb of the io_submit after it */
+	SK_IO_EVENT,	/* v4 record: one completion io_getevents returned */
+	SK_AIO_DATA,	/* replay: completion of an AIO read or write */
+	SK_AIO_DONE,	/* replay: completion of an AIO fsync or fdatasync */
 };
 
 /* X(id, name, kind, v3 return key, replay name) */
@@ -129,13 +139,27 @@ enum sys_kind {
 	X(MUNMAP, "munmap", SK_ADDR, 's', "munmap") \
 	X(MSYNC, "msync", SK_ADDR, 's', "msync") \
 	X(MREMAP, "mremap", SK_ADDR, 's', "mremap") \
+	X(IO_SETUP, "io_setup", SK_AIO_SETUP, 0, "io_setup") \
+	X(IO_DESTROY, "io_destroy", SK_AIO_DESTROY, 0, "io_destroy") \
+	X(IO_SUBMIT, "io_submit", SK_AIO_SUBMIT, 0, "io_submit") \
+	X(IO_CANCEL, "io_cancel", SK_AIO_CANCEL, 0, "io_cancel") \
+	X(IO_GETEVENTS, "io_getevents", SK_AIO_GETEVENTS, 0, "io_getevents") \
+	X(IO_PGETEVENTS, "io_pgetevents", SK_AIO_GETEVENTS, 0, "io_getevents") \
 	X(EXIT_GROUP, "exit_group", SK_EXIT_GROUP, 0, "exit_group") \
 	X(FORK, "fork", SK_FORK, 0, "fork") \
 	X(EXEC, "exec", SK_EXEC, 0, "exec") \
 	X(EXIT, "exit", SK_EXIT, 0, "exit") \
 	X(OPENFD, "openfd", SK_OPENFD, 0, "openfd") \
 	X(CWD, "cwd", SK_CWD, 0, "cwd") \
-	X(LOST, "lost", SK_LOST, 0, "lost")
+	X(LOST, "lost", SK_LOST, 0, "lost") \
+	X(IOCB, "iocb", SK_IOCB, 0, "iocb") \
+	X(IO_EVENT, "io_event", SK_IO_EVENT, 0, "io_event") \
+	X(AIO_PREAD, "aio_pread", SK_AIO_DATA, 0, "aio_pread") \
+	X(AIO_PWRITE, "aio_pwrite", SK_AIO_DATA, 0, "aio_pwrite") \
+	X(AIO_PREADV, "aio_preadv", SK_AIO_DATA, 0, "aio_preadv") \
+	X(AIO_PWRITEV, "aio_pwritev", SK_AIO_DATA, 0, "aio_pwritev") \
+	X(AIO_FSYNC, "aio_fsync", SK_AIO_DONE, 0, "aio_fsync") \
+	X(AIO_FDSYNC, "aio_fdsync", SK_AIO_DONE, 0, "aio_fdsync")
 
 enum sys_id {
 #define SYS_ENUM(id, name, kind, v3ret, rname) SYS_##id,

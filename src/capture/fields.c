@@ -3,6 +3,7 @@
  * keys, per syscall (x86_64 signatures).  Pure, so it is unit-tested.
  */
 #include <errno.h>
+#include <linux/aio_abi.h>
 #include <string.h>
 
 #include "ioriot/capture.h"
@@ -14,6 +15,7 @@
  *   O    offset (64)    c    count / length (64)
  *   W    whence (int)   F    fcntl command (int)   G  arg or gid
  *   U    uid (int)      a    address (64)          _  not logged
+ *   A    second address (64): an iocb's user address
  */
 static const char *const layouts[SYS_COUNT] = {
 	[SYS_OPEN] = "pfm", [SYS_OPENAT] = "dpfm", [SYS_OPENAT2] = "dp",
@@ -47,6 +49,12 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_MMAP] = "acmfdO", [SYS_MUNMAP] = "ac", [SYS_MSYNC] = "acf",
 	[SYS_MREMAP] = "a_cf",	/* c: the new size */ [SYS_EXIT_GROUP] = "", [SYS_FORK] = "",
 	[SYS_EXEC] = "", [SYS_EXIT] = "",
+	/* AIO: a is the context id (io_setup's comes with the record), G
+	 * io_getevents' min_nr. */
+	[SYS_IO_SETUP] = "c", [SYS_IO_DESTROY] = "a", [SYS_IO_SUBMIT] = "ac",
+	[SYS_IO_CANCEL] = "aA", [SYS_IO_GETEVENTS] = "aGc",
+	[SYS_IO_PGETEVENTS] = "aGc", [SYS_IOCB] = "aAdOcf",
+	[SYS_IO_EVENT] = "aA",
 };
 
 int capture_event_fields(const struct ioriot_event *e, const char *p1,
@@ -86,6 +94,7 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 			  ce->have |= CAP_ARG; break;
 		case 'U': ce->uid = i32; ce->have |= CAP_UID; break;
 		case 'a': ce->addr = raw; ce->have |= CAP_ADDR; break;
+		case 'A': ce->addr2 = raw; ce->have |= CAP_ADDR2; break;
 		case 'p':
 			ce->path = p1;
 			ce->path_len = e->path_len[0];
@@ -132,6 +141,21 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 		ce->child_tid = (uint32_t)e->extra[1];
 		ce->have |= CAP_CHILD;
 	}
+	if (e->flags & IORIOT_EV_AIOCTX) {
+		ce->addr = e->extra[0];
+		ce->have |= CAP_ADDR;
+	}
+	if (e->flags & IORIOT_EV_IOCB) {
+		ce->cmd = (int64_t)(e->extra[0] & 0xffff);	/* opcode */
+		ce->arg = (int64_t)(e->extra[0] >> 16);		/* aio_flags */
+		ce->have |= CAP_CMD | CAP_ARG;
+		if (ce->arg & IOCB_FLAG_RESFD) {
+			ce->fd2 = (int32_t)e->extra[1];
+			ce->have |= CAP_FD2;
+		}
+	}
+	if (e->flags & IORIOT_EV_NO_COUNT)
+		ce->have &= ~CAP_COUNT;
 	if (e->sys == SYS_EXEC && e->path_len[0]) {
 		ce->path = p1;
 		ce->path_len = e->path_len[0];

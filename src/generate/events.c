@@ -75,6 +75,15 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	case SK_FCHDIR: gen_on_chdir(g, p, true); break;
 	case SK_MMAP: gen_on_mmap(g, p); break;
 	case SK_ADDR: gen_on_addr(g, p); break;
+	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
+	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
+	case SK_IO_EVENT:
+		gen_on_aio(g, p);
+		break;
+	case SK_AIO_DATA: case SK_AIO_DONE:
+		/* Replay file names, not captured calls. */
+		gen_filtered(g, GF_AIO);
+		break;
 	case SK_CWD:
 		gen_filtered(g, GF_FD_TABLE);
 		if (ev->have & CAP_PATH) {

@@ -34,6 +34,11 @@ struct gen {
 	struct outbuf *ops;		/* operation lines (temporary file) */
 	uint64_t next_id;
 	uint64_t next_vfd;
+	uint64_t next_ctx, next_tag;	/* virtual AIO contexts, requests */
+	struct u64map aio;		/* captured ctx id -> contexts of
+					 * that id (events_aio.c) */
+	struct u64map aio_batch;	/* timeline -> iocb records since its
+					 * last io_submit, + 1 */
 	int err;			/* first -errno (ENOMEM) seen */
 	const struct cap_event *ev;	/* the event being handled */
 	struct resolved path[2];
@@ -94,6 +99,10 @@ void gen_on_remove(struct gen *g, struct proc *p);
 void gen_on_rename(struct gen *g, struct proc *p);
 void gen_on_link(struct gen *g, struct proc *p);
 void gen_on_symlink(struct gen *g, struct proc *p);
+void gen_on_aio(struct gen *g, struct proc *p);
+
+/* Free the AIO state of @g (events_aio.c).  Accepts a zeroed g. */
+void gen_aio_free(struct gen *g);
 
 /* Handle one event: update the model and write its operations. */
 void gen_event(struct gen *g, const struct cap_event *ev);

@@ -28,6 +28,7 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_NOT_FILE] = "not file I/O (anonymous mmap, ...)",
 	[GF_FD_TABLE] = "fd table or process only (dup, fork, ...)",
 	[GF_INCOMPLETE] = "lacks a path, fd or result it needs",
+	[GF_AIO] = "AIO poll/noop, unknown AIO context or request",
 };
 
 const char *gen_filter_name(enum gen_filter why)
@@ -412,6 +413,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	ops = malloc(sizeof(*ops));
 	rc = -ENOMEM;
 	if (!g.mount_used || !g.ns || !ops || u64map_init(&g.timelines) ||
+	    u64map_init(&g.aio_batch) ||
 	    procs_init(&g.procs, gen_release, &g)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -468,6 +470,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	rc = write_output(&g, opt, ch, ops_fd, err, errlen);
 out:
 	procs_destroy(&g.procs);
+	gen_aio_free(&g);
 	u64map_destroy(&g.timelines);
 	nstree_free(g.ns);
 	free(g.mount_used);
@@ -538,6 +541,9 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 			fprintf(out, "  %-45s %" PRIu64 "\n", filter_names[i],
 				s->filtered[i]);
 	fprintf(out, "Events lost by the probe: %" PRIu64 "\n", s->lost_events);
+	if (s->aio_iocbs_missing)
+		fprintf(out, "AIO requests submitted without an iocb record: %"
+			PRIu64 "\n", s->aio_iocbs_missing);
 	print_end(out, s);
 	if (s->deps_dropped)
 		fprintf(out, "Dependencies dropped (over %d per operation): %"

@@ -51,6 +51,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "aio.h"
 #include "ioriot/exec.h"
 #include "ioriot/syscalls.h"
 
@@ -698,6 +699,12 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 	case SK_FDOP: case SK_FCNTL: case SK_MMAP: case SK_SENDFILE:
 	case SK_COPY_RANGE:
 		break;
+	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
+	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
+	case SK_AIO_DATA: case SK_AIO_DONE:
+		return aio_exec(x->aio, op, sys_info(sys)->kind == SK_IOCB && (op->have & RL_FD) ?
+				vfd_get(x, op->fd) : -1, x->data, x->data_len,
+				result);
 	case SK_STATAT: case SK_LINK:
 		if (!(op->have & RL_PATH) && (op->have & RL_FD))
 			break;		/* AT_EMPTY_PATH on a vfd */
@@ -747,7 +754,7 @@ int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
 		goto fail;
 	}
 	x->vfds = vfd_table_new();
-	if (!x->vfds || u64map_init(&x->maps) ||
+	if (!x->vfds || u64map_init(&x->maps) || !(x->aio = aio_table_new()) ||
 	    !(x->data = aligned_alloc(IO_ALIGN, DATA_LEN))) {
 		rc = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
@@ -766,6 +773,8 @@ void exec_destroy(struct exec_ctx *x)
 	struct u64map_slot *s;
 	size_t pos = 0;
 
+	/* Its contexts first: their requests use the vfds' files. */
+	aio_table_free(x->aio);
 	vfd_table_free(x->vfds);
 	if (x->maps.slots) {
 		while ((s = u64map_next(&x->maps, &pos))) {

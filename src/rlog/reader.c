@@ -82,6 +82,9 @@ static const struct arg_key arg_keys[] = {
 	NUM_KEY("uid", AT_SDEC, RL_UID, uid),
 	NUM_KEY("gid", AT_SDEC, RL_GID, gid),
 	NUM_KEY("addr", AT_HEX, RL_ADDR, addr),
+	NUM_KEY("ctx", AT_UDEC, RL_CTX, ctx),
+	NUM_KEY("tag", AT_UDEC, RL_TAG, tag),
+	NUM_KEY("min", AT_SDEC, RL_MIN, min),
 };
 
 #define NARG_KEYS (sizeof(arg_keys) / sizeof(arg_keys[0]))

@@ -34,8 +34,8 @@ void rlog_write_init_symlink(struct outbuf *ob, const char *path, size_t len,
 }
 
 /* Bytes a line needs besides its paths: 7 columns, up to DEPS_MAX deps and
- * 17 keyed numbers, each at most 32 bytes with its key. */
-#define FIXED_MAX (32 * (7 + DEPS_MAX + 17))
+ * 20 keyed numbers, each at most 32 bytes with its key. */
+#define FIXED_MAX (32 * (7 + DEPS_MAX + 20))
 
 static inline char *key(char *p, const char *k, size_t len)
 {
@@ -118,6 +118,12 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		p = fmt_i64(KEY(p, "gid="), op->gid);
 	if (h & RL_ADDR)
 		p = fmt_hex(KEY(p, "addr="), op->addr);
+	if (h & RL_CTX)
+		p = fmt_u64(KEY(p, "ctx="), op->ctx);
+	if (h & RL_TAG)
+		p = fmt_u64(KEY(p, "tag="), op->tag);
+	if (h & RL_MIN)
+		p = fmt_i64(KEY(p, "min="), op->min);
 	*p++ = '\n';
 	ob->len = (size_t)(p - ob->buf);
 }

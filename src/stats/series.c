@@ -91,6 +91,14 @@ enum series_class series_class_of(enum sys_id id)
 		}
 	case SK_ADDR:
 		return id == SYS_MSYNC ? SC_SYNC : SC_OTHER;
+	case SK_AIO_DATA:
+		return id == SYS_AIO_PREAD || id == SYS_AIO_PREADV ?
+		       SC_READ : SC_WRITE;
+	case SK_AIO_DONE:
+		return SC_SYNC;
+	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
+	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
+	case SK_IO_EVENT:
 	case SK_SEEK: case SK_FCNTL: case SK_CHDIR: case SK_FCHDIR:
 	case SK_MMAP: case SK_EXIT_GROUP: case SK_FORK: case SK_EXEC:
 	case SK_EXIT: case SK_CWD: case SK_LOST:
@@ -118,11 +126,13 @@ void series_sample_add(struct series_sample *smp,
 		c->ops += a->ops - (b ? b->ops : 0);
 		for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++)
 			c->lat[i] += a->lat[i] - (b ? b->lat[i] : 0);
+		bool aio_read = id == SYS_AIO_PREAD || id == SYS_AIO_PREADV;
+
 		if (kind == SK_READ || kind == SK_SENDFILE ||
-		    kind == SK_COPY_RANGE)
+		    kind == SK_COPY_RANGE || aio_read)
 			smp->rd_bytes += bytes;
 		if (kind == SK_WRITE || kind == SK_SENDFILE ||
-		    kind == SK_COPY_RANGE)
+		    kind == SK_COPY_RANGE || (kind == SK_AIO_DATA && !aio_read))
 			smp->wr_bytes += bytes;
 	}
 }
