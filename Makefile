@@ -155,6 +155,14 @@ $(SKELETON): $(OUTPUT)/capture.bpf.o
 
 $(OUTPUT)/src/capture/loader.o: $(SKELETON)
 
+# Syscall names of the build host's architecture, for the capture's counts
+# of the syscalls it does not record.
+$(OUTPUT)/syscall_names.h: scripts/gen-syscall-names.sh | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)scripts/gen-syscall-names.sh "$(CC)" > $@
+
+$(OUTPUT)/src/capture/sysnames.o: $(OUTPUT)/syscall_names.h
+
 check: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(TEST_BIN) $(WORKLOAD_BINS)
 	$(Q)IORIOT_BIN=$(CURDIR)/$(BIN) IORIOT_TESTDATA=$(CURDIR)/tests/data \

@@ -1497,6 +1497,130 @@ START_TEST(end_record_is_a_comment_by_the_old_rules)
 }
 END_TEST
 
+/* ---- the uncaptured record ---------------------------------------------- */
+
+/* Written by the capture, read back sorted by count, then name. */
+START_TEST(uncaptured_round_trip)
+{
+	char *dir = tu_scratch(), *path = tu_join(dir, "u.capture");
+	struct caplog_header hdr = { .version = 4, .host = "h", .backend = "bpf" };
+	struct caplog_end end = { .events = 0 };
+	static struct uncaptured want;
+	struct outbuf *ob = malloc(sizeof(*ob));
+	uint64_t n;
+
+	ck_assert(ob);
+	memset(&want, 0, sizeof(want));
+	ck_assert_int_eq(uncaptured_add(&want, "futex", 7), 0);
+	ck_assert_int_eq(uncaptured_add(&want, "io_submit", 4230), 0);
+	ck_assert_int_eq(uncaptured_add(&want, "io_getevents", 4230), 0);
+	ck_assert_int_eq(uncaptured_add(&want, "ioctl", 1ULL << 40), 0);
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	outbuf_init(ob, fd);
+	caplog_write_header(ob, &hdr);
+	uncaptured_write(ob, &want);
+	caplog_write_end(ob, &end);
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	ck_assert_int_eq(close(fd), 0);
+
+	char *text = tu_read(path, NULL);
+	ck_assert_msg(strstr(text, "\n#|uncaptured|futex=7|io_submit=4230|"
+			     "io_getevents=4230|ioctl=1099511627776|\n"
+			     "#|end|"), "%s", text);
+	struct caplog_reader *r = read_to_end(path, &n);
+	const struct uncaptured *got = caplog_uncaptured(r);
+	ck_assert_uint_eq(n, 0);
+	assert_no_bad(r);
+	ck_assert_ptr_nonnull(caplog_end_record(r));
+	ck_assert_ptr_nonnull(got);
+	ck_assert(got->known);
+	ck_assert_uint_eq(got->n, 4);
+	ck_assert_str_eq(got->v[0].name, "ioctl");
+	ck_assert_uint_eq(got->v[0].count, 1ULL << 40);
+	ck_assert_str_eq(got->v[1].name, "io_getevents");
+	ck_assert_str_eq(got->v[2].name, "io_submit");
+	ck_assert_uint_eq(got->v[2].count, 4230);
+	ck_assert_str_eq(got->v[3].name, "futex");
+	ck_assert_uint_eq(got->v[3].count, 7);
+	ck_assert_uint_eq(uncaptured_other(got), 7);
+	ck_assert_uint_eq(uncaptured_file_io(got), (1ULL << 40) + 8460);
+	caplog_close(r);
+	free(text);
+	free(path);
+	free(ob);
+	free(dir);
+}
+END_TEST
+
+/* Logs with an uncaptured record: how many syscalls it names (-1: none
+ * read) and the bad lines. */
+static const struct {
+	const char *text;
+	int names;
+	uint64_t bad;
+} uncap_cases[] = {
+	/* 0: none at all: SystemTap, older captures */
+	{ V4_HEAD V4_EVENT "#|end|events=1|\n", -1, 0 },
+	/* 1: before the end record, with events */
+	{ V4_HEAD V4_EVENT "#|uncaptured|flock=2|getpid=1|\n#|end|events=1|\n",
+	  2, 0 },
+	/* 2: nothing uncaptured */
+	{ V4_HEAD "#|uncaptured|\n#|end|events=0|\n", 0, 0 },
+	/* 3: right after the header: not a header line */
+	{ V4_HEAD "#|uncaptured|host=3|\n" V4_EVENT, 1, 0 },
+	/* 4-9: malformed: a bad line, the record is not taken */
+	{ V4_HEAD V4_EVENT "#|uncaptured|flock=x|\n", -1, 1 },
+	{ V4_HEAD V4_EVENT "#|uncaptured|flock=2\n", -1, 1 },
+	{ V4_HEAD V4_EVENT "#|uncaptured|Flock=2|\n", -1, 1 },
+	{ V4_HEAD V4_EVENT "#|uncaptured|flock=2|flock=3|\n", -1, 1 },
+	{ V4_HEAD V4_EVENT "#|uncaptured|flock|\n", -1, 1 },
+	{ V4_HEAD V4_EVENT "#|uncaptured|flock=-1|\n", -1, 1 },
+	/* 10: a second one is a bad line; the first stays */
+	{ V4_HEAD "#|uncaptured|flock=2|\n" V4_EVENT "#|uncaptured|tee=1|\n",
+	  1, 1 },
+	/* 11: 2^64 is too many */
+	{ V4_HEAD "#|uncaptured|tee=18446744073709551616|\n", -1, 1 },
+	/* 12: v3 has none: a comment */
+	{ "#|capture_version=3|\n#|uncaptured|flock=x|\n", -1, 0 },
+};
+
+START_TEST(uncaptured_record)
+{
+	char *dir = tu_scratch();
+	char *path = tu_write_str(dir, "x.capture", uncap_cases[_i].text);
+	uint64_t n, bad = 0;
+	struct caplog_reader *r = read_to_end(path, &n);
+	const struct uncaptured *u = caplog_uncaptured(r);
+
+	for (int why = 0; why < CAPLOG_BAD_COUNT; why++)
+		bad += caplog_bad(r, why);
+	ck_assert_msg(bad == uncap_cases[_i].bad, "case %d: %llu bad lines",
+		      _i, (unsigned long long)bad);
+	ck_assert_uint_eq(caplog_bad(r, CAPLOG_BAD_SYNTAX), bad);
+	if (uncap_cases[_i].names < 0) {
+		ck_assert_msg(!u, "case %d: a record was read", _i);
+	} else {
+		ck_assert_msg(u, "case %d: no record read", _i);
+		ck_assert_uint_eq(u->n, (size_t)uncap_cases[_i].names);
+	}
+	if (_i == 1) {
+		ck_assert_str_eq(u->v[0].name, "flock");
+		ck_assert_uint_eq(u->v[0].count, 2);
+		ck_assert_ptr_nonnull(caplog_end_record(r));
+	}
+	if (_i == 3) {
+		ck_assert_str_eq(caplog_header(r)->host, "h");
+		ck_assert_uint_eq(n, 1);
+	}
+	if (_i == 10)
+		ck_assert_str_eq(u->v[0].name, "flock");
+	caplog_close(r);
+	free(path);
+	free(dir);
+}
+END_TEST
+
 /* The bad-input tests reject lines on purpose: keep their warnings quiet. */
 static void quiet(void)
 {
@@ -1547,6 +1671,8 @@ Suite *caplog_suite(void)
 	tcase_add_test(tc, end_round_trip);
 	tcase_add_loop_test(tc, end_record_last_line, 0, ARRAY_SIZE(end_cases));
 	tcase_add_test(tc, end_record_is_a_comment_by_the_old_rules);
+	tcase_add_test(tc, uncaptured_round_trip);
+	tcase_add_loop_test(tc, uncaptured_record, 0, ARRAY_SIZE(uncap_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -41,6 +41,7 @@
 #include "testutil.h"
 #include "workloads/aio.h"
 #include "workloads/fdrace.h"
+#include "workloads/uncaptured.h"
 
 #define ERRLEN 4096
 #define NVARS 16
@@ -1395,6 +1396,94 @@ START_TEST(test_fd_race)
 }
 END_TEST
 
+/* The count of syscall @name in @u, 0 if it has none. */
+static uint64_t uncaptured_count(const struct uncaptured *u, const char *name)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (strcmp(u->v[i].name, name) == 0)
+			return u->v[i].count;
+	return 0;
+}
+
+/*
+ * A workload that makes syscalls the probe does not capture, each a known
+ * number of times (tests/workloads/uncaptured.c), captured with -x: the
+ * log's uncaptured record holds exactly those, by name, and nothing of
+ * other processes (the noise process sleeps, the workload never does);
+ * generate carries it into the replay file's header.
+ */
+START_TEST(test_uncaptured)
+{
+	static const char *const no_lines[] = { NULL };
+	static const struct workload uncaptured = {
+		.name = "uncaptured", .replay = no_lines,
+		.counts = "|processes=1|"
+	};
+	const char *why = cannot_capture();
+	char err[ERRLEN], *mark, *text;
+	struct caplog_reader *rd;
+	const struct uncaptured *u;
+	struct cap_event ev;
+	struct run r;
+	int rc;
+
+	if (why) {
+		printf("capture: test uncaptured skipped: %s\n", why);
+		return;
+	}
+	run_init(&r, &uncaptured, BY_PID);
+	capture_workload(&r);
+	read_log(&r);
+	rd = caplog_open(r.log, err, sizeof(err));
+	ck_assert_msg(rd, "%s", err);
+	while ((rc = caplog_next(rd, &ev)) == 1)
+		;
+	ck_assert_int_eq(rc, 0);
+	u = caplog_uncaptured(rd);
+	if (!u)
+		dump_log(&r);
+	ck_assert_msg(u, "%s: no uncaptured record", r.log);
+	mark = tu_join(r.wdir, UNCAP_IA32_MARK);
+	const struct {
+		const char *name;
+		uint64_t count;
+	} want[] = {
+		{ "ioctl", UNCAP_IOCTLS },
+		{ "flock", UNCAP_FLOCKS },
+		{ "io_uring_setup", UNCAP_URING },
+		{ "fsetxattr", UNCAP_XATTRS },
+		{ "getppid", UNCAP_GETPPIDS },
+		{ UNCAP_OTHER_ABI, access(mark, F_OK) == 0 ? UNCAP_IA32 : 0 },
+	};
+	size_t nwant = 0;
+	text = tu_read(r.log, NULL);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ck_assert_msg(uncaptured_count(u, want[i].name) == want[i].count,
+			      "%s: %llu, want %llu: %s", want[i].name,
+			      (unsigned long long)uncaptured_count(u, want[i].name),
+			      (unsigned long long)want[i].count,
+			      strstr(text, "#|uncaptured|"));
+		nwant += want[i].count > 0;
+	}
+	/* Nothing else: not the noise process's, not captured syscalls. */
+	ck_assert_msg(u->n == nwant, "%zu syscalls, want %zu: %s", u->n, nwant,
+		      strstr(text, "#|uncaptured|"));
+	ck_assert_uint_eq(uncaptured_other(u), UNCAP_GETPPIDS);
+	caplog_close(rd);
+	free(text);
+	free(mark);
+
+	/* Generate: in the summary, and in the replay header as in the log. */
+	check_replay(&r);
+	text = tu_read(r.replay, NULL);
+	ck_assert_msg(text && strstr(text, "\n#|uncaptured|getppid=7|ioctl=5|flock=4|"
+				     "io_uring_setup=3|"),
+		      "replay: %.600s", text);
+	free(text);
+	run_free(&r);
+}
+END_TEST
+
 /* ---- the log file ------------------------------------------------------ */
 
 #define NOBODY 65534
@@ -1906,6 +1995,7 @@ Suite *capture_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_workload, 0, NCASES);
 	tcase_add_test(tc, test_fd_race);
+	tcase_add_test(tc, test_uncaptured);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("log file");

@@ -803,6 +803,99 @@ START_TEST(test_end_present)
 }
 END_TEST
 
+/*
+ * The syscalls the capture did not record: file I/O by name in the summary
+ * with a warning, the others as a total, and all of them in the replay
+ * file's header, where the replay reads them back.
+ */
+START_TEST(test_uncaptured_carried)
+{
+	char *dir = tu_scratch();
+	char *capture = tu_write_str(dir, "u.capture", END_HEAD END_EVENTS
+		"#|uncaptured|futex=100|io_submit=4230|io_getevents=4230|"
+		"ioctl=3|\n#|end|events=2|\n");
+	char *replay = tu_join(dir, "out.replay"), *warn, *summary, *text;
+	char *want, err[ERRLEN];
+	struct gen_summary sum;
+	struct rlog_reader *r;
+
+	run_warned(capture, NULL, dir, &sum, &warn, &summary);
+	ck_assert(sum.uncaptured.known);
+	ck_assert_uint_eq(sum.uncaptured.n, 4);
+	ck_assert(asprintf(&want, "%s: 8463 calls of the file I/O API were not "
+			   "captured, so they are not replayed (summary: Not "
+			   "captured)\n", capture) > 0);
+	ck_assert_msg(strstr(warn, want), "stderr: %s", warn);
+	ck_assert_msg(strstr(summary, "Not captured (not replayed): "
+			     "io_getevents 4230, io_submit 4230, ioctl 3\n"
+			     "Other syscalls not captured: 100 (not file I/O)\n"),
+		      "summary: %s", summary);
+	text = tu_read(replay, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "|duration_ns=14|\n#|uncaptured|io_getevents="
+			     "4230|io_submit=4230|futex=100|ioctl=3|\n#|sandbox="),
+		      "replay: %s", text);
+	r = rlog_open(replay, err, sizeof(err));
+	ck_assert_msg(r, "%s", err);
+	ck_assert(rlog_header(r)->uncaptured.known);
+	ck_assert_uint_eq(rlog_header(r)->uncaptured.n, 4);
+	ck_assert_str_eq(rlog_header(r)->uncaptured.v[3].name, "ioctl");
+	rlog_close(r);
+	free(text);
+	free(want);
+	free(warn);
+	free(summary);
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
+/* Without the record (SystemTap, older captures) the summary says it was
+ * not counted, the replay header has no such line; a malformed record is
+ * a bad line, reported with its file and line. */
+START_TEST(test_uncaptured_absent_or_malformed)
+{
+	char *dir = tu_scratch();
+	char *capture = tu_write_str(dir, "none.capture", END_HEAD END_EVENTS
+				     "#|end|events=2|\n");
+	char *replay = tu_join(dir, "out.replay"), *warn, *summary, *text;
+	char *want;
+	struct gen_summary sum;
+
+	for (int bad = 0; bad < 2; bad++) {
+		if (bad) {
+			free(capture);
+			capture = tu_write_str(dir, "bad.capture", END_HEAD
+					       END_EVENTS "#|uncaptured|flock=1|"
+					       "io_submit=x|\n#|end|events=2|\n");
+		}
+		run_warned(capture, NULL, dir, &sum, &warn, &summary);
+		ck_assert(!sum.uncaptured.known);
+		ck_assert_msg(strstr(summary, "Not captured: not counted by this "
+				     "capture (SystemTap, or an older ioriot)\n"),
+			      "summary: %s", summary);
+		ck_assert_msg(!strstr(summary, "Other syscalls"), "summary: %s",
+			      summary);
+		text = tu_read(replay, NULL);
+		ck_assert_ptr_nonnull(text);
+		ck_assert_msg(!strstr(text, "uncaptured"), "replay: %s", text);
+		ck_assert(asprintf(&want, "%s:6: malformed line: uncaptured "
+				   "record: item is not NAME=COUNT: "
+				   "'io_submit=x', line skipped\n", capture) > 0);
+		ck_assert_msg(!bad == !strstr(warn, want), "stderr: %s", warn);
+		ck_assert_uint_eq(sum.bad[CAPLOG_BAD_SYNTAX], (uint64_t)bad);
+		free(want);
+		free(text);
+		free(warn);
+		free(summary);
+	}
+	free(replay);
+	free(capture);
+	free(dir);
+}
+END_TEST
+
 /* A capture stopped by a full disk: complete, but said so. */
 START_TEST(test_end_disk_full)
 {
@@ -892,6 +985,8 @@ Suite *generate_suite(void)
 	tcase_add_test(tc, test_end_present);
 	tcase_add_test(tc, test_end_disk_full);
 	tcase_add_test(tc, test_end_v3_not_needed);
+	tcase_add_test(tc, test_uncaptured_carried);
+	tcase_add_test(tc, test_uncaptured_absent_or_malformed);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -401,6 +401,19 @@ static const struct bad_file {
 	{ "#|replay_version=1|", 0, EPROTO, ":1: last line has no newline" },
 	{ HDR "#|sandbox=mnt/x|\n", 0, EPROTO,
 	  ":2: sandbox= is not an absolute path" },
+	{ HDR "#|ops=1|\n#|uncaptured|io_submit=12|tee=x|\n", 0, EPROTO,
+	  ":3: malformed uncaptured header line, expected "
+	  "#|uncaptured|NAME=N|...|: item is not NAME=COUNT: 'tee=x'" },
+	{ HDR "#|uncaptured|io_submit=12\n", 0, EPROTO,
+	  ":2: malformed uncaptured header line, expected "
+	  "#|uncaptured|NAME=N|...|: item not ended by |: 'io_submit=12'" },
+	{ HDR "#|uncaptured|IO=1|\n", 0, EPROTO, ":2: malformed uncaptured "
+	  "header line, expected #|uncaptured|NAME=N|...|: bad syscall name: "
+	  "'IO=1'" },
+	{ HDR "#|uncaptured|tee=1|tee=2|\n", 0, EPROTO,
+	  ": syscall named twice: 'tee=2'" },
+	{ HDR "#|uncaptured|tee=1|\n#|uncaptured|\n", 0, EPROTO,
+	  ":3: a second uncaptured header line" },
 	{ HDR "#|sandbox=|\n", 0, EPROTO, ":2: sandbox=" },
 	{ "#|replay_version=1|name=a%zz|\n", 0, EPROTO, ":1: bad %XX escape" },
 	{ "#|replay_version=1|name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -567,6 +580,32 @@ START_TEST(test_bad_file)
 }
 END_TEST
 
+/* The uncaptured header line is read into the header, sorted; a file
+ * without one has none. */
+START_TEST(test_uncaptured)
+{
+	char err[ERRLEN] = "";
+	struct rlog_reader *r = open_ok(HDR "#|ops=0|\n#|uncaptured|futex=3|"
+					"io_submit=9|flock=9|\n#OPS\n#END|ops=0|\n",
+					err);
+	const struct uncaptured *u = &rlog_header(r)->uncaptured;
+
+	ck_assert(u->known);
+	ck_assert_uint_eq(u->n, 3);
+	ck_assert_str_eq(u->v[0].name, "flock");
+	ck_assert_uint_eq(u->v[0].count, 9);
+	ck_assert_str_eq(u->v[1].name, "io_submit");
+	ck_assert_str_eq(u->v[2].name, "futex");
+	ck_assert_uint_eq(u->v[2].count, 3);
+	ck_assert_uint_eq(rlog_header(r)->ops_hint, 0);
+	rlog_close(r);
+	r = open_ok(HDR "#OPS\n#END|ops=0|\n", err);
+	ck_assert(!rlog_header(r)->uncaptured.known);
+	ck_assert_uint_eq(rlog_header(r)->uncaptured.n, 0);
+	rlog_close(r);
+}
+END_TEST
+
 /* A line longer than the line reader takes is an error naming its line. */
 START_TEST(test_line_too_long)
 {
@@ -601,6 +640,7 @@ Suite *rlog_suite(void)
 	tcase_add_test(tc, test_relative_targets);
 	tcase_add_test(tc, test_no_ops);
 	tcase_add_test(tc, test_open_missing_file);
+	tcase_add_test(tc, test_uncaptured);
 	tcase_add_loop_test(tc, test_bad_file, 0,
 			    (int)(sizeof(bad_files) / sizeof(bad_files[0])));
 	tcase_add_test(tc, test_line_too_long);

@@ -16,6 +16,7 @@
 #include "ioriot/mounts.h"
 #include "ioriot/outbuf.h"
 #include "ioriot/syscalls.h"
+#include "ioriot/uncaptured.h"
 
 #define CAPLOG_VERSION 4
 
@@ -133,6 +134,16 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev);
  * the log was cut short.
  */
 const struct caplog_end *caplog_end_record(const struct caplog_reader *r);
+
+/*
+ * The syscalls the capture did not record, from the log's uncaptured
+ * record ("#|uncaptured|NAME=N|...|", v4 only, docs/capture-format.md
+ * §1.2), sorted by count; NULL if no well-formed one was read (yet): logs
+ * of SystemTap, of older captures, v2/v3.  A malformed record, or a second
+ * one, is a bad line (CAPLOG_BAD_SYNTAX, with a warning naming file and
+ * line).
+ */
+const struct uncaptured *caplog_uncaptured(const struct caplog_reader *r);
 
 /* Lines read so far, and bad lines per reason. */
 uint64_t caplog_lines(const struct caplog_reader *r);

@@ -13,6 +13,7 @@
 #include "ioriot/caplog.h"
 #include "ioriot/event.h"
 #include "ioriot/paths.h"
+#include "ioriot/uncaptured.h"
 
 #define CAPTURE_DEFAULT_DURATION_NS (3600ULL * 1000000000ULL)
 #define CAPTURE_DEFAULT_RING_BYTES (64ULL << 20)
@@ -45,6 +46,10 @@ struct capture_summary {
 	uint64_t lost_disk_full;	/* events dropped: the log's disk filled */
 	int log_full;			/* -ENOSPC, -EDQUOT or -EFBIG: the log's
 					 * disk filled and the capture stopped */
+	/* Syscalls of the captured processes the probe did not record, by
+	 * name (BPF only; not known with SystemTap).  When known, the log
+	 * holds them as its uncaptured record, before the end record. */
+	struct uncaptured uncaptured;
 };
 
 /* True once *opt->stop is set (by a signal handler or another thread). */
@@ -100,11 +105,21 @@ bool capture_log_full(int err);
 bool capture_line_is_event(const char *line, size_t len);
 
 /*
+ * The name of syscall number @nr of the architecture ioriot was built for
+ * (from its <asm/unistd.h>), or NULL if it has none.
+ */
+const char *capture_syscall_name(unsigned nr);
+
+/* The number of syscall @name of that architecture, or -1 if it has none. */
+int capture_syscall_nr(const char *name);
+
+/*
  * End the capture log written through @ob, whose fd @ob alone wrote from
- * offset 0: flush it and write the end record with @sum's counters as its
- * last line.  When the disk is full (now, or earlier: ob->err), the file
- * is cut back to its last complete line, and further line by line until
- * the end record fits; @sum is corrected for the lines that are not in the
+ * offset 0: flush it, write sum->uncaptured as the uncaptured record if
+ * it is known, and the end record with @sum's counters as its last line.
+ * When the disk is full (now, or earlier: ob->err), the file is cut back
+ * to its last complete line, and further line by line until both records
+ * fit; @sum is corrected for the lines that are not in the
  * log (events becomes what the log holds, lost_disk_full counts the rest)
  * and sum->log_full is set.  The backends count a line whose own write set
  * ob->err as lost to the full disk themselves.  sum->bytes becomes the

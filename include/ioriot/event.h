@@ -38,6 +38,15 @@
  * Those beyond are counted as lost. */
 #define IORIOT_EV_AIO_MAX	64
 
+/*
+ * The probe counts the syscalls of the captured processes that it does
+ * not capture per CPU, in an array of IORIOT_UNCAP_SLOTS counters indexed
+ * by syscall number; the last slot counts every syscall of another ABI
+ * (32-bit compat, x32) and every number beyond.
+ */
+#define IORIOT_UNCAP_SLOTS 1024
+#define IORIOT_UNCAP_OTHER_ABI (IORIOT_UNCAP_SLOTS - 1)
+
 struct ioriot_event {
 	__u64 time_ns;		/* syscall entry, CLOCK_MONOTONIC */
 	__u64 dur_ns;

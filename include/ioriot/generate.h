@@ -58,6 +58,9 @@ struct gen_summary {
 	bool end_missing;		/* a v4 log without its end record */
 	bool have_end;			/* end holds the log's end record */
 	struct caplog_end end;
+	/* The log's uncaptured record (caplog_uncaptured()): unknown if it
+	 * had none.  Carried into the replay file's header. */
+	struct uncaptured uncaptured;
 	uint64_t deps_dropped;		/* beyond DEPS_MAX per operation */
 	uint64_t duration_ns;
 };

@@ -11,6 +11,7 @@
 
 #include "ioriot/diskstats.h"
 #include "ioriot/replay.h"
+#include "ioriot/uncaptured.h"
 
 struct report_info {
 	const char *name;		/* test name from the replay file */
@@ -18,6 +19,9 @@ struct report_info {
 	const struct disk_figures *disks;	/* devices that did I/O */
 	size_t ndisks;
 	int interrupted_by;		/* the signal that stopped it, or 0 */
+	/* The capture's syscalls it did not record (the replay file's
+	 * header); NULL or unknown: not printed, JSON null. */
+	const struct uncaptured *uncaptured;
 };
 
 /* Write the report of @sum to @f.  Returns 0 or -errno (a write error). */

@@ -20,6 +20,7 @@
 #include "ioriot/deps.h"
 #include "ioriot/outbuf.h"
 #include "ioriot/syscalls.h"
+#include "ioriot/uncaptured.h"
 
 #define RLOG_VERSION 1
 
@@ -117,14 +118,20 @@ struct rlog_header {
 					 * absent; sizes queues only */
 	char **sandboxes;		/* absolute sandbox roots */
 	size_t nsandboxes;
+	/* The capture's syscalls it did not record, from the header line
+	 * "#|uncaptured|NAME=N|...|", sorted by count; unknown (known
+	 * false) in a file without one. */
+	struct uncaptured uncaptured;
 };
 
 struct rlog_reader;
 
 /*
  * Open a replay file and read its header.  Returns NULL with errno set
- * (ENODATA empty, EPROTO no header, EPROTONOSUPPORT unknown version, or
- * open(2)'s error) and a message naming file and line in @err.
+ * (ENODATA empty, EPROTO no header, a malformed header line such as an
+ * uncaptured line that is not "#|uncaptured|NAME=N|...|" or comes twice,
+ * EPROTONOSUPPORT unknown version, or open(2)'s error) and a message
+ * naming file and line in @err.
  */
 struct rlog_reader *rlog_open(const char *path, char *err, size_t errlen);
 

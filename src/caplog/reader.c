@@ -12,6 +12,7 @@
 #include "ioriot/escape.h"
 #include "ioriot/linereader.h"
 #include "ioriot/log.h"
+#include "ioriot/uncaptured.h"
 
 #define MAX_WARNINGS 10
 #define NS_PER_MS 1000000ULL
@@ -29,6 +30,7 @@ struct caplog_reader {
 	uint64_t nlines;
 	struct caplog_end end;		/* the last end record read */
 	bool have_end;			/* ... and no line after it */
+	struct uncaptured uncap;	/* the uncaptured record, if read */
 	uint64_t bad[CAPLOG_BAD_COUNT];
 	uint64_t warned;
 };
@@ -513,6 +515,32 @@ static void parse_end(struct caplog_reader *r, char *s, size_t len)
 	r->have_end = true;
 }
 
+static bool is_uncap_record(const struct line *ln)
+{
+	return ln->len >= UNCAP_PREFIX_LEN &&
+	       memcmp(ln->s, UNCAP_PREFIX, UNCAP_PREFIX_LEN) == 0;
+}
+
+/* Take the uncaptured record @ln into r->uncap; a malformed one, or a
+ * second one, is a bad line. */
+static void parse_uncap(struct caplog_reader *r, const struct line *ln)
+{
+	char item[48], detail[128];
+	const char *why;
+
+	if (r->uncap.known) {
+		reject(r, ln, CAPLOG_BAD_SYNTAX, "a second uncaptured record");
+		return;
+	}
+	why = uncaptured_parse(&r->uncap, ln->s + UNCAP_PREFIX_LEN,
+			       ln->len - UNCAP_PREFIX_LEN, item);
+	if (why) {
+		snprintf(detail, sizeof(detail), "uncaptured record: %s: '%s'",
+			 why, item);
+		reject(r, ln, CAPLOG_BAD_SYNTAX, detail);
+	}
+}
+
 /* Read the version line; 0 or -errno with @err filled in. */
 static int read_version(struct caplog_reader *r, char *err, size_t errlen)
 {
@@ -588,9 +616,11 @@ struct caplog_reader *caplog_open(const char *path, char *err, size_t errlen)
 		if (rc == 0)
 			break;
 		r->nlines++;
-		/* An end record ends the header (a log without events). */
+		/* An end or uncaptured record ends the header (a log
+		 * without events). */
 		if (r->pending.len >= 2 && memcmp(r->pending.s, "#|", 2) == 0 &&
-		    !is_end_record(&r->pending)) {
+		    !is_end_record(&r->pending) &&
+		    !is_uncap_record(&r->pending)) {
 			rc = parse_meta(r, r->pending.s, r->pending.len);
 			if (rc) {
 				snprintf(err, errlen, "%s: out of memory", path);
@@ -648,6 +678,10 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev)
 			parse_end(r, ln.s, ln.len);
 			continue;
 		}
+		if (r->hdr.version >= 4 && is_uncap_record(&ln)) {
+			parse_uncap(r, &ln);
+			continue;
+		}
 		if (ln.s[0] == '#')
 			continue;
 		enum caplog_bad why;
@@ -667,6 +701,11 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev)
 const struct caplog_end *caplog_end_record(const struct caplog_reader *r)
 {
 	return r->have_end ? &r->end : NULL;
+}
+
+const struct uncaptured *caplog_uncaptured(const struct caplog_reader *r)
+{
+	return r->uncap.known ? &r->uncap : NULL;
 }
 
 uint64_t caplog_lines(const struct caplog_reader *r)

@@ -6,7 +6,8 @@
  * Entry stores the arguments per thread, exit sends one struct ioriot_event
  * (include/ioriot/event.h) with duration, result and paths through a ring
  * buffer.  Events the ring buffer cannot take are counted, never dropped
- * silently.
+ * silently; so are the syscalls of the captured processes that no pair
+ * of tracepoints records (sys_enter, per syscall number).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -24,6 +25,10 @@ const volatile bool filter_tgid = false;	/* only tgids in `tracked` */
 const volatile bool filter_comm = false;	/* only tasks named targ_comm */
 const volatile char targ_comm[16] = {};
 
+/* 1 for each syscall number the probe captures (or records as a process
+ * event), set by the loader before load from the programs it loads. */
+const volatile __u8 captured_nr[IORIOT_UNCAP_SLOTS] = {};
+
 /* Events the ring buffer had no room for. */
 __u64 lost_events = 0;
 
@@ -35,6 +40,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 << 20);		/* the loader may resize */
 } events SEC(".maps");
+
+/* Syscalls of the captured processes not captured, per number. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IORIOT_UNCAP_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} uncaptured SEC(".maps");
 
 /* Arguments of the syscall each thread is in. */
 struct inflight {
@@ -674,6 +687,41 @@ int enter_exit_group(struct trace_event_raw_sys_enter *ctx)
 	s->ev.flags = IORIOT_EV_NO_RET;
 	s->ev.args[0] = ctx->args[0];
 	send(s, 0, 0);
+	return 0;
+}
+
+#ifdef __TARGET_ARCH_x86
+#define X86_TS_COMPAT 0x0002	/* thread_info.status: an ia32 syscall */
+#endif
+
+/*
+ * Every syscall of every task: count the ones of the captured processes
+ * that the probe does not capture.  Numbers first, the cheap test that
+ * lets captured syscalls go; the process filter after.  The number of an
+ * ia32 syscall means another syscall: counted in the other-ABI slot, as
+ * are x32 numbers (__X32_SYSCALL_BIT) and all beyond the table.
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+{
+	__u32 nr = (__u32)id;
+	__u64 *count;
+
+	if (id < 0)
+		return 0;	/* skipped by seccomp or a tracer */
+#ifdef __TARGET_ARCH_x86
+	if (bpf_get_current_task_btf()->thread_info.status & X86_TS_COMPAT)
+		nr = IORIOT_UNCAP_OTHER_ABI;
+#endif
+	if (id >= IORIOT_UNCAP_OTHER_ABI)
+		nr = IORIOT_UNCAP_OTHER_ABI;
+	else if (nr != IORIOT_UNCAP_OTHER_ABI && captured_nr[nr])
+		return 0;
+	if (!wanted(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	count = bpf_map_lookup_elem(&uncaptured, &nr);
+	if (count)
+		*count += 1;
 	return 0;
 }
 

@@ -210,6 +210,109 @@ static int disable_missing(struct capture_bpf *skel)
 	return missing;
 }
 
+/* The syscall a sys_enter_@tp tracepoint belongs to: its own name, or
+ * the one the kernel's table gives it (newstat is stat, sendfile64 is
+ * sendfile).  Its number, or -1. */
+static int tracepoint_nr(const char *tp)
+{
+	char name[64];
+	size_t len = strlen(tp);
+	int nr = capture_syscall_nr(tp);
+
+	if (nr < 0 && strncmp(tp, "new", 3) == 0)
+		nr = capture_syscall_nr(tp + 3);
+	if (nr < 0 && len > 2 && len < sizeof(name) &&
+	    strcmp(tp + len - 2, "64") == 0) {
+		memcpy(name, tp, len - 2);
+		name[len - 2] = '\0';
+		nr = capture_syscall_nr(name);
+	}
+	return nr;
+}
+
+/*
+ * Mark for the probe the syscall numbers it captures: those of the entry
+ * programs that will load, and the process calls whose effect the process
+ * records show (fork, exec).  The probe counts the others.
+ */
+static void mark_captured(struct capture_bpf *skel)
+{
+	static const char *const process_calls[] = {
+		"clone", "clone3", "fork", "vfork", "execve", "execveat",
+	};
+	static const char prefix[] = "tracepoint/syscalls/sys_enter_";
+	volatile __u8 *captured = skel->rodata->captured_nr;
+	struct bpf_program *prog;
+	int nr;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *sec = bpf_program__section_name(prog);
+
+		if (strncmp(sec, prefix, sizeof(prefix) - 1) != 0 ||
+		    !bpf_program__autoload(prog))
+			continue;
+		nr = tracepoint_nr(sec + sizeof(prefix) - 1);
+		if (nr >= 0 && nr < IORIOT_UNCAP_OTHER_ABI)
+			captured[nr] = 1;
+		else
+			log_warn("%s: no syscall number known: its calls are "
+				 "counted as not captured", sec + 11);
+	}
+	for (size_t i = 0; i < sizeof(process_calls) / sizeof(process_calls[0]); i++) {
+		nr = capture_syscall_nr(process_calls[i]);
+		if (nr >= 0 && nr < IORIOT_UNCAP_OTHER_ABI)
+			captured[nr] = 1;
+	}
+}
+
+/*
+ * The probe's counts of syscalls it did not capture, summed over the
+ * CPUs, into @u by name, sorted.  0 or -errno (@u is then unknown).
+ */
+static int read_uncaptured(struct capture_bpf *skel, struct uncaptured *u)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *per_cpu;
+	int rc = 0;
+
+	memset(u, 0, sizeof(*u));
+	if (ncpu < 0)
+		return ncpu;
+	per_cpu = calloc((size_t)ncpu, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	for (uint32_t nr = 0; nr < IORIOT_UNCAP_SLOTS && !rc; nr++) {
+		const char *name = capture_syscall_name(nr);
+		char numbered[UNCAP_NAME_MAX];
+		uint64_t sum = 0;
+
+		if (bpf_map__lookup_elem(skel->maps.uncaptured, &nr, sizeof(nr),
+					 per_cpu, (size_t)ncpu * sizeof(*per_cpu), 0)) {
+			rc = -errno;
+			break;
+		}
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			sum += per_cpu[cpu];
+		if (!sum)
+			continue;
+		if (nr == IORIOT_UNCAP_OTHER_ABI)
+			name = UNCAP_OTHER_ABI;
+		else if (!name) {
+			snprintf(numbered, sizeof(numbered), "syscall_%u", nr);
+			name = numbered;
+		}
+		rc = uncaptured_add(u, name, sum);
+	}
+	free(per_cpu);
+	if (rc) {
+		memset(u, 0, sizeof(*u));
+		return rc;
+	}
+	uncaptured_sort(u);
+	u->known = true;
+	return 0;
+}
+
 static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
@@ -390,6 +493,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		goto out;
 	}
 	sum->detached = disable_missing(skel);
+	mark_captured(skel);
 	if ((rc = capture_bpf__load(skel))) {
 		snprintf(err, errlen, "loading the BPF probe: %s%s", strerror(-rc),
 			 rc == -EPERM ? " (BPF not permitted: root with "
@@ -470,6 +574,9 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	reorder_release(&ld->order, UINT64_MAX, emit_event, ld);
 	note_lost(ld, skel);
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
+	if ((rc = read_uncaptured(skel, &sum->uncaptured)))
+		log_warn("reading the counts of syscalls not captured: %s: the "
+			 "log has no uncaptured record", strerror(-rc));
 	if (opt->status && isatty(2))
 		fputc('\n', stderr);
 	/* A log that misses events for want of memory gets no end record. */

@@ -187,15 +187,25 @@ static void end_of(const struct capture_summary *sum, struct caplog_end *end)
 			 sum->log_full == -EFBIG ? "EFBIG" : "ENOSPC");
 }
 
+/* The uncaptured record, when the capture counted, and the end record. */
+static void write_trailer(struct outbuf *ob, const struct capture_summary *sum)
+{
+	struct caplog_end end;
+
+	if (sum->uncaptured.known)
+		uncaptured_write(ob, &sum->uncaptured);
+	end_of(sum, &end);
+	caplog_write_end(ob, &end);
+}
+
 /*
- * Write the end record at @size, the end of the log's last complete line,
- * after cutting off what follows.  A record that does not fit whole is
+ * Write the uncaptured and end records at @size, the end of the log's last
+ * complete line, after cutting off what follows.  Records that do not fit whole are
  * cut off again.  0 or -errno.
  */
 static int put_end_at(struct outbuf *ob, const struct capture_summary *sum,
 		      uint64_t size)
 {
-	struct caplog_end end;
 	int rc;
 
 	if (ftruncate(ob->fd, (off_t)size) < 0 ||
@@ -203,8 +213,7 @@ static int put_end_at(struct outbuf *ob, const struct capture_summary *sum,
 		return -errno;
 	outbuf_init(ob, ob->fd);
 	ob->written = ob->line_end = size;
-	end_of(sum, &end);
-	caplog_write_end(ob, &end);
+	write_trailer(ob, sum);
 	rc = outbuf_flush(ob);
 	if (rc && ftruncate(ob->fd, (off_t)size) < 0)
 		return -errno;
@@ -263,12 +272,10 @@ static int finish_full(struct outbuf *ob, struct capture_summary *sum,
 int capture_log_finish(struct outbuf *ob, struct capture_summary *sum,
 		       const char *path, char *err, size_t errlen)
 {
-	struct caplog_end end;
 	int rc = outbuf_flush(ob);
 
 	if (!rc) {
-		end_of(sum, &end);
-		caplog_write_end(ob, &end);
+		write_trailer(ob, sum);
 		rc = outbuf_flush(ob);
 	}
 	if (capture_log_full(rc))

@@ -217,6 +217,7 @@ struct replay_cli {
 	gid_t *groups;			/* the test user's, resolved early */
 	int ngroups;
 	int diskstats_fd;		/* /proc/diskstats, or -1 */
+	struct uncaptured uncaptured;	/* from the replay file's header */
 	struct diskstats disks_before;	/* when the replay starts */
 	uint64_t disks_before_ns;
 };
@@ -234,12 +235,13 @@ static bool user_ids(const char *user, uid_t *uid, gid_t *gid)
 }
 
 /*
- * The test of @o->replay: its name, and its user (-u, else the file's
- * user=) with ids.  Returns 0, or 1 after saying why (an unreadable file,
- * an unknown user).
+ * The test of @o->replay: its name, its user (-u, else the file's user=)
+ * with ids, and, if @uncap is not NULL, the syscalls its capture did not
+ * record.  Returns 0, or 1 after saying why (an unreadable file, an
+ * unknown user).
  */
 static int test_of(const struct cli_opts *o, char user[256], char name[256],
-		   uid_t *uid, gid_t *gid)
+		   uid_t *uid, gid_t *gid, struct uncaptured *uncap)
 {
 	char err[PATHMAP_MAX + 256];
 	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
@@ -250,6 +252,8 @@ static int test_of(const struct cli_opts *o, char user[256], char name[256],
 	}
 	snprintf(user, 256, "%s", o->user ? o->user : rlog_header(r)->user);
 	snprintf(name, 256, "%s", rlog_header(r)->name);
+	if (uncap)
+		*uncap = rlog_header(r)->uncaptured;
 	rlog_close(r);
 	if (!user_ids(user, uid, gid)) {
 		log_error("unknown user '%s' (-u USER, or user= in %s)", user,
@@ -278,7 +282,7 @@ static int run_init(const struct cli_opts *o)
 	};
 	char err[PATHMAP_MAX + 256], user[256], name[256];
 
-	if (test_of(o, user, name, &io.uid, &io.gid))
+	if (test_of(o, user, name, &io.uid, &io.gid, NULL))
 		return 1;
 	if (geteuid() != 0 && io.uid != geteuid()) {
 		log_error("init creates files owned by %s: run it as root", user);
@@ -372,6 +376,15 @@ static int run_capture(const struct cli_opts *o)
 		printf("Files open at start: %llu\n",
 		       (unsigned long long)sum.snapshot_fds);
 		printf("Tracepoints missing on this kernel: %d\n", sum.detached);
+		if (sum.uncaptured.known) {
+			printf("Not captured (not replayed): ");
+			if (!uncaptured_file_io(&sum.uncaptured))
+				printf("none");
+			uncaptured_print_file_io(stdout, &sum.uncaptured, false);
+			printf("\nOther syscalls not captured: %llu (not file "
+			       "I/O)\n", (unsigned long long)
+			       uncaptured_other(&sum.uncaptured));
+		}
 		printf("Log size: %.1f MB\n", (double)sum.bytes / 1e6);
 		printf("Duration: %.1fs\n", (double)sum.duration_ns / 1e9);
 		printf("Capture log: %s\n", o->capture);
@@ -559,10 +572,11 @@ static int run_replay(const struct cli_opts *o)
 	int ret = 1;
 
 	rc.diskstats_fd = -1;
-	if (test_of(o, user, name, &rc.uid, &rc.gid))
+	if (test_of(o, user, name, &rc.uid, &rc.gid, &rc.uncaptured))
 		return 1;
 	rc.user = user;
 	rc.info.name = name;
+	rc.info.uncaptured = &rc.uncaptured;
 	ro.uid = rc.uid;
 	ro.gid = rc.gid;
 	if (!o->no_drop_caches && run_drop_caches(o)) {

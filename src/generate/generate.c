@@ -241,6 +241,8 @@ static void write_header(struct gen *g, struct outbuf *ob,
 	outbuf_meta_u64(ob, "processes", sum->processes);
 	outbuf_meta_u64(ob, "duration_ns", sum->duration_ns);
 	outbuf_putc(ob, '\n');
+	if (sum->uncaptured.known)
+		uncaptured_write(ob, &sum->uncaptured);
 	for (size_t i = 0; i < mt->n; i++) {
 		if (!g->mount_used[i])
 			continue;
@@ -358,6 +360,25 @@ err:
 	return rc;
 }
 
+/* The syscalls the capture did not record, if it counted them: a warning
+ * when file I/O is among them. */
+static void note_uncaptured(const struct gen_options *opt,
+			    const struct caplog_reader *r,
+			    struct gen_summary *sum)
+{
+	const struct uncaptured *u = caplog_uncaptured(r);
+	uint64_t file_io;
+
+	if (!u)
+		return;
+	sum->uncaptured = *u;
+	file_io = uncaptured_file_io(u);
+	if (file_io)
+		log_warn("%s: %" PRIu64 " calls of the file I/O API were not "
+			 "captured, so they are not replayed (summary: Not "
+			 "captured)", opt->capture_path, file_io);
+}
+
 /* Whether the log ended with its end record (v4), and what it says. */
 static void note_end(const struct gen_options *opt,
 		     const struct caplog_reader *r, struct gen_summary *sum)
@@ -452,6 +473,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		goto out;
 	}
 	note_end(opt, r, sum);
+	note_uncaptured(opt, r, sum);
 	sum->lines = caplog_lines(r);
 	for (int i = 0; i < CAPLOG_BAD_COUNT; i++)
 		sum->bad[i] = caplog_bad(r, (enum caplog_bad)i);
@@ -513,6 +535,22 @@ static void print_end(FILE *out, const struct gen_summary *s)
 			(double)e->duration_ns / 1e9);
 }
 
+/* The syscalls the capture did not record, file I/O by name. */
+static void print_uncaptured(FILE *out, const struct uncaptured *u)
+{
+	if (!u->known) {
+		fprintf(out, "Not captured: not counted by this capture "
+			"(SystemTap, or an older ioriot)\n");
+		return;
+	}
+	fprintf(out, "Not captured (not replayed): ");
+	if (!uncaptured_file_io(u))
+		fprintf(out, "none");
+	uncaptured_print_file_io(out, u, false);
+	fprintf(out, "\nOther syscalls not captured: %" PRIu64 " (not file "
+		"I/O)\n", uncaptured_other(u));
+}
+
 void generate_print_summary(FILE *out, const struct gen_summary *s)
 {
 	uint64_t bad = 0, filtered = 0;
@@ -544,6 +582,7 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 	if (s->aio_iocbs_missing)
 		fprintf(out, "AIO requests submitted without an iocb record: %"
 			PRIu64 "\n", s->aio_iocbs_missing);
+	print_uncaptured(out, &s->uncaptured);
 	print_end(out, s);
 	if (s->deps_dropped)
 		fprintf(out, "Dependencies dropped (over %d per operation): %"

@@ -4,7 +4,8 @@
  * bytes, results that differed from the capture (replay_result_compare())
  * and the short ones among them, and latency percentiles of the replay
  * beside those of the capture, and the differing results by what the
- * replay got; or all of it as JSON.
+ * replay got; or all of it as JSON.  The syscalls the capture did not
+ * record come from the replay file's header.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -121,6 +122,15 @@ int report_write(FILE *f, const struct report_info *info,
 			us(sum->lateness_p50_ns), us(sum->lateness_p99_ns),
 			us(sum->lateness_max_ns));
 
+	if (info->uncaptured && info->uncaptured->known) {
+		fprintf(f, "\tNot replayed (not captured): ");
+		if (!uncaptured_file_io(info->uncaptured))
+			fprintf(f, "none");
+		uncaptured_print_file_io(f, info->uncaptured, false);
+		fprintf(f, "\n\tOther syscalls not captured: %" PRIu64
+			" (not file I/O)\n", uncaptured_other(info->uncaptured));
+	}
+
 	fprintf(f, "\nLatency in us (replay, then capture; percentiles are "
 		"upper bounds of power-of-two buckets)\n");
 	fprintf(f, "%-18s %10s %14s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s "
@@ -225,6 +235,14 @@ int report_write_json(FILE *f, const struct report_info *info,
 			sum->lateness_max_ns);
 	else
 		fprintf(f, "  \"start_lateness_ns\": null,\n");
+	if (info->uncaptured && info->uncaptured->known) {
+		fprintf(f, "  \"uncaptured\": {\"not_replayed\": {");
+		uncaptured_print_file_io(f, info->uncaptured, true);
+		fprintf(f, "}, \"other\": %" PRIu64 "},\n",
+			uncaptured_other(info->uncaptured));
+	} else {
+		fprintf(f, "  \"uncaptured\": null,\n");
+	}
 	fprintf(f, "  \"syscalls\": {");
 	for (int s = 0; s < SYS_COUNT; s++) {
 		const struct replay_sys_stats *st = &sum->sys[s];

@@ -766,6 +766,34 @@ bad_value:
 	return -EPROTO;
 }
 
+static bool is_uncap_line(const struct line *ln)
+{
+	return ln->len >= UNCAP_PREFIX_LEN &&
+	       memcmp(ln->s, UNCAP_PREFIX, UNCAP_PREFIX_LEN) == 0;
+}
+
+/* Take the uncaptured header line @ln into the header.  0 or -EPROTO. */
+static int parse_uncap_line(struct rlog_reader *r, const struct line *ln,
+			    char *err, size_t errlen)
+{
+	const char *why;
+	char item[48];
+
+	if (r->hdr.uncaptured.known) {
+		line_err(r, ln, err, errlen,
+			 "a second uncaptured header line");
+		return -EPROTO;
+	}
+	why = uncaptured_parse(&r->hdr.uncaptured, ln->s + UNCAP_PREFIX_LEN,
+			       ln->len - UNCAP_PREFIX_LEN, item);
+	if (why) {
+		line_err(r, ln, err, errlen, "malformed uncaptured header line, "
+			 "expected #|uncaptured|NAME=N|...|: %s: '%s'", why, item);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 /* Check line 1 and take the version from it.  Returns 0 or -errno. */
 static int parse_first_line(struct rlog_reader *r, struct line *ln, char *err,
 			    size_t errlen)
@@ -894,7 +922,9 @@ static int read_header(struct rlog_reader *r, char *err, size_t errlen)
 		if (ln.len == 0)
 			continue;
 		if (is_header_line(&ln)) {
-			ret = parse_header_line(r, &ln, err, errlen);
+			ret = is_uncap_line(&ln) ?
+			      parse_uncap_line(r, &ln, err, errlen) :
+			      parse_header_line(r, &ln, err, errlen);
 			if (ret)
 				return ret;
 			continue;

@@ -1,0 +1,18 @@
+/*
+ * uncaptured.h: what the uncaptured workload (uncaptured.c) does once the
+ * probe is attached, shared with its test (tests/test_capture.c).
+ */
+#ifndef WORKLOAD_UNCAPTURED_H
+#define WORKLOAD_UNCAPTURED_H
+
+#define UNCAP_IOCTLS 5		/* ioctl(FIONREAD) */
+#define UNCAP_FLOCKS 4		/* flock: LOCK_SH, LOCK_UN, twice */
+#define UNCAP_URING 3		/* io_uring_setup(0, NULL): fails */
+#define UNCAP_XATTRS 2		/* fsetxattr */
+#define UNCAP_GETPPIDS 7	/* getppid: not file I/O */
+#define UNCAP_IA32 3		/* x86_64: getpid by int $0x80 (ia32) */
+
+/* Made in DIR before the capture when int $0x80 works on this kernel. */
+#define UNCAP_IA32_MARK "ia32"
+
+#endif
