@@ -2,7 +2,8 @@
 /*
  * capture.bpf.c: the kernel side of the eBPF capture.  One tracepoint pair
  * (syscalls:sys_enter_X / sys_exit_X) per traced syscall, so syscalls that
- * are not traced cost nothing; BTF tracepoints for fork, exec and exit.
+ * are not traced run only a short counter (on_sys_enter); BTF tracepoints
+ * for fork, exec and exit.
  * Entry stores the arguments per thread, exit sends one struct ioriot_event
  * (include/ioriot/event.h) with duration, result and paths through a ring
  * buffer.  Events the ring buffer cannot take are counted, never dropped
