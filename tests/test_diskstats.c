@@ -3,8 +3,10 @@
  * style figures of an interval, on hand-made files.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ioriot/diskstats.h"
 #include "testutil.h"
@@ -24,6 +26,18 @@ static const char after[] =
 	"   7       0 loop0 1 0 8 0 1 0 8 0 0 1 1\n"	/* reset: backwards */
 	" 259       1 new 9 0 72 9 0 0 0 0 0 9 9\n";	/* not in before */
 
+/* diskstats_read() of the file at @path: -errno of open(2) too. */
+static int read_path(struct diskstats *ds, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = diskstats_read(ds, fd);
+	close(fd);
+	return rc;
+}
+
 START_TEST(test_delta)
 {
 	char *dir = tu_scratch();
@@ -32,8 +46,8 @@ START_TEST(test_delta)
 	struct diskstats ds_b, ds_a;
 	struct disk_figures fig[8];
 
-	ck_assert_int_eq(diskstats_read(&ds_b, b), 0);
-	ck_assert_int_eq(diskstats_read(&ds_a, a), 0);
+	ck_assert_int_eq(read_path(&ds_b, b), 0);
+	ck_assert_int_eq(read_path(&ds_a, a), 0);
 	ck_assert_uint_eq(ds_b.n, 4);
 	ck_assert_str_eq(ds_b.dev[2].name, "loop0");
 	ck_assert_uint_eq(ds_a.dev[0].io_ticks_ms, 2000);
@@ -71,12 +85,12 @@ START_TEST(test_errors)
 	struct diskstats ds;
 
 	/* A line in another format is skipped, the rest is read. */
-	ck_assert_int_eq(diskstats_read(&ds, bad), 0);
+	ck_assert_int_eq(read_path(&ds, bad), 0);
 	ck_assert_uint_eq(ds.n, 1);
 	ck_assert_str_eq(ds.dev[0].name, "sdb");
 	diskstats_free(&ds);
-	ck_assert_int_eq(diskstats_read(&ds, missing), -ENOENT);
-	ck_assert_int_eq(diskstats_read(&ds, "/proc/diskstats"), 0);
+	ck_assert_int_eq(read_path(&ds, missing), -ENOENT);
+	ck_assert_int_eq(read_path(&ds, "/proc/diskstats"), 0);
 	diskstats_free(&ds);
 	free(bad);
 	free(missing);

@@ -31,15 +31,13 @@ struct disk_figures {
 };
 
 /*
- * Read the counters of every device in @path (/proc/diskstats format) into
- * @ds; lines in another format (old partition lines, names longer than 31
- * bytes) are skipped.  Returns 0, or -errno when the file cannot be read.
+ * Read the counters of every device in open file @fd (/proc/diskstats
+ * format), from its start, into @ds; lines in another format (old partition
+ * lines, names longer than 31 bytes) are skipped.  A /proc file opened once
+ * can be read again and again, from the replay's confined thread too.
+ * Returns 0, or -errno when the file cannot be read.
  */
-int diskstats_read(struct diskstats *ds, const char *path);
-
-/* diskstats_read() from open file @fd, read from its start (a /proc file
- * opened once can be read again and again, from a confined thread too). */
-int diskstats_read_fd(struct diskstats *ds, int fd);
+int diskstats_read(struct diskstats *ds, int fd);
 
 /*
  * The figures of each device that did I/O between @before and @after,

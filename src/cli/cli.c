@@ -434,7 +434,7 @@ static int replay_ready(void *ctx, char *err, size_t errlen)
 
 	/* Without /proc/diskstats the stats just lack the devices. */
 	if (rc->diskstats_fd >= 0 &&
-	    diskstats_read_fd(&rc->disks_before, rc->diskstats_fd) == 0)
+	    diskstats_read(&rc->disks_before, rc->diskstats_fd) == 0)
 		rc->disks_before_ns = clock_ns(CLOCK_MONOTONIC);
 	if (geteuid() != 0 || rc->uid == 0)
 		return 0;
@@ -620,7 +620,7 @@ static int run_replay(const struct cli_opts *o)
 	}
 	struct diskstats after = { 0 };
 	if (rc.disks_before_ns &&
-	    diskstats_read_fd(&after, rc.diskstats_fd) == 0) {
+	    diskstats_read(&after, rc.diskstats_fd) == 0) {
 		double secs = (double)(clock_ns(CLOCK_MONOTONIC) -
 				       rc.disks_before_ns) / 1e9;
 		disks = calloc(after.n ? after.n : 1, sizeof(*disks));

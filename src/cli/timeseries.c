@@ -85,7 +85,7 @@ int cli_series_open(struct cli_series *cs, const char *replay_path,
 	/* Without /proc/diskstats the samples just lack the devices. */
 	cs->diskstats_fd = diskstats_fd;
 	if (diskstats_fd >= 0)
-		diskstats_read_fd(&cs->disks, diskstats_fd);
+		diskstats_read(&cs->disks, diskstats_fd);
 	return 0;
 }
 
@@ -103,7 +103,7 @@ void cli_series_tick(void *ctx, uint64_t t_ns,
 	if (!smp.interval_ns)
 		return;		/* nothing new since the last tick */
 	series_sample_add(&smp, cum, cs->prev);
-	if (cs->disks.n && diskstats_read_fd(&now, cs->diskstats_fd) == 0) {
+	if (cs->disks.n && diskstats_read(&now, cs->diskstats_fd) == 0) {
 		struct disk_figures *f = realloc(cs->figures, (now.n ? now.n : 1) *
 						 sizeof(*f));
 

@@ -6,7 +6,6 @@
  * ms doing I/O.  Sectors are 512 bytes whatever the device's block size.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +57,7 @@ out:
 	return ret;
 }
 
-int diskstats_read_fd(struct diskstats *ds, int fd)
+int diskstats_read(struct diskstats *ds, int fd)
 {
 	size_t cap = 16384, len = 0;
 	char *buf = NULL, *grown;
@@ -94,18 +93,6 @@ int diskstats_read_fd(struct diskstats *ds, int fd)
 	fclose(f);
 out:
 	free(buf);
-	return ret;
-}
-
-int diskstats_read(struct diskstats *ds, const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
-
-	memset(ds, 0, sizeof(*ds));
-	if (fd < 0)
-		return -errno;
-	ret = diskstats_read_fd(ds, fd);
-	close(fd);
 	return ret;
 }
 
