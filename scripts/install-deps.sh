@@ -11,6 +11,8 @@ packages="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev check
 pkg-config systemtap strace time e2fsprogs xfsprogs tar git sqlite3"
 packages="$packages gnuplot-nox graphite-carbon python3-whisper"	# series tests, ioriot-plot
 packages="$packages fio"	# round trip of Linux AIO (libaio engine)
+packages="$packages liburing-dev"	# io_uring replay (linked statically)
+packages="$packages attr postgresql"	# round trips: setfattr/getfattr, PostgreSQL
 if [ "${1:-}" = fuzz ]; then
 	packages="$packages libclang-rt-14-dev"	# libFuzzer for clang 14
 fi
