@@ -33,10 +33,34 @@
 						 * offset, nbytes, rw_flags */
 #define IORIOT_EV_NO_COUNT	(1u << 10)	/* iocb record: vectored with more
 						 * iovecs than summed: no nbytes */
+#define IORIOT_EV_FLOCK		(1u << 11)	/* fcntl lock command: args[2]
+						 * l_type | l_whence << 16 (the
+						 * struct flock pointer's place),
+						 * extra[0] l_start, [1] l_len */
+#define IORIOT_EV_IOCTL_ARGS	(1u << 12)	/* ioctl: what its argument
+						 * pointed to replaces it.
+						 * FICLONERANGE: args[2] src fd,
+						 * [3] src offset, [4] length,
+						 * [5] dest offset; FIDEDUPERANGE:
+						 * args[2] dest_count, [3] src
+						 * offset, [4] length */
+#define IORIOT_EV_SRC_SIZE	(1u << 13)	/* FICLONE, FICLONERANGE: extra[0]
+						 * the source's size at entry */
+#define IORIOT_EV_XATTR_ARGS	(1u << 14)	/* setxattrat, getxattrat: extra[1]
+						 * struct xattr_args' size |
+						 * flags << 32 */
+#define IORIOT_EV_ACL		(1u << 15)	/* a set of a POSIX ACL of three
+						 * entries: extra[0] its
+						 * permissions as mode bits */
 
 /* io_submit: iocbs read per call; io_getevents: io_events read per call.
  * Those beyond are counted as lost. */
 #define IORIOT_EV_AIO_MAX	64
+
+/* FIDEDUPERANGE: destinations recorded per call (dedupe records, each
+ * args[0] dest fd, [1] dest offset, [2] bytes_deduped, ret its status);
+ * those beyond are counted as lost. */
+#define IORIOT_EV_DEDUPE_MAX	16
 
 /*
  * The probe counts the syscalls of the captured processes that it does

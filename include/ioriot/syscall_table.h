@@ -39,6 +39,12 @@ enum sys_kind {
 	SK_AIO_CANCEL,	/* io_cancel */
 	SK_AIO_GETEVENTS,	/* io_getevents, io_pgetevents: the io_event
 				 * records after it */
+	SK_IOCTL,	/* ioctl: FICLONE, FICLONERANGE, FIDEDUPERANGE (the
+			 * dedupe records before it) */
+	SK_XATTR,	/* extended attributes: by path, link, fd or dirfd */
+	SK_FLOCK,	/* flock */
+	SK_SPLICE,	/* splice, tee: d = in fd, e = out fd */
+	SK_MKNOD,	/* mknod, mknodat */
 	/* Kinds from here on are not syscalls with a result (events.c relies
 	 * on this order). */
 	SK_EXIT_GROUP,
@@ -52,6 +58,9 @@ enum sys_kind {
 	SK_IO_EVENT,	/* v4 record: one completion io_getevents returned */
 	SK_AIO_DATA,	/* replay: completion of an AIO read or write */
 	SK_AIO_DONE,	/* replay: completion of an AIO fsync or fdatasync */
+	SK_DEDUPE,	/* v4 record: one destination of the FIDEDUPERANGE
+			 * ioctl after it; replay: that destination queued */
+	SK_DEDUPE_DONE,	/* replay: a FIDEDUPERANGE destination's result */
 };
 
 /* X(id, name, kind, v3 return key, replay name) */
@@ -145,6 +154,28 @@ enum sys_kind {
 	X(IO_CANCEL, "io_cancel", SK_AIO_CANCEL, 0, "io_cancel") \
 	X(IO_GETEVENTS, "io_getevents", SK_AIO_GETEVENTS, 0, "io_getevents") \
 	X(IO_PGETEVENTS, "io_pgetevents", SK_AIO_GETEVENTS, 0, "io_getevents") \
+	X(IOCTL, "ioctl", SK_IOCTL, 0, "ioctl") \
+	X(SETXATTR, "setxattr", SK_XATTR, 0, "setxattr") \
+	X(LSETXATTR, "lsetxattr", SK_XATTR, 0, "lsetxattr") \
+	X(FSETXATTR, "fsetxattr", SK_XATTR, 0, "fsetxattr") \
+	X(SETXATTRAT, "setxattrat", SK_XATTR, 0, "setxattrat") \
+	X(GETXATTR, "getxattr", SK_XATTR, 0, "getxattr") \
+	X(LGETXATTR, "lgetxattr", SK_XATTR, 0, "lgetxattr") \
+	X(FGETXATTR, "fgetxattr", SK_XATTR, 0, "fgetxattr") \
+	X(GETXATTRAT, "getxattrat", SK_XATTR, 0, "getxattrat") \
+	X(LISTXATTR, "listxattr", SK_XATTR, 0, "listxattr") \
+	X(LLISTXATTR, "llistxattr", SK_XATTR, 0, "llistxattr") \
+	X(FLISTXATTR, "flistxattr", SK_XATTR, 0, "flistxattr") \
+	X(LISTXATTRAT, "listxattrat", SK_XATTR, 0, "listxattrat") \
+	X(REMOVEXATTR, "removexattr", SK_XATTR, 0, "removexattr") \
+	X(LREMOVEXATTR, "lremovexattr", SK_XATTR, 0, "lremovexattr") \
+	X(FREMOVEXATTR, "fremovexattr", SK_XATTR, 0, "fremovexattr") \
+	X(REMOVEXATTRAT, "removexattrat", SK_XATTR, 0, "removexattrat") \
+	X(FLOCK, "flock", SK_FLOCK, 0, "flock") \
+	X(SPLICE, "splice", SK_SPLICE, 0, "splice") \
+	X(TEE, "tee", SK_SPLICE, 0, "tee") \
+	X(MKNOD, "mknod", SK_MKNOD, 0, "mknod") \
+	X(MKNODAT, "mknodat", SK_MKNOD, 0, "mknodat") \
 	X(EXIT_GROUP, "exit_group", SK_EXIT_GROUP, 0, "exit_group") \
 	X(FORK, "fork", SK_FORK, 0, "fork") \
 	X(EXEC, "exec", SK_EXEC, 0, "exec") \
@@ -159,7 +190,9 @@ enum sys_kind {
 	X(AIO_PREADV, "aio_preadv", SK_AIO_DATA, 0, "aio_preadv") \
 	X(AIO_PWRITEV, "aio_pwritev", SK_AIO_DATA, 0, "aio_pwritev") \
 	X(AIO_FSYNC, "aio_fsync", SK_AIO_DONE, 0, "aio_fsync") \
-	X(AIO_FDSYNC, "aio_fdsync", SK_AIO_DONE, 0, "aio_fdsync")
+	X(AIO_FDSYNC, "aio_fdsync", SK_AIO_DONE, 0, "aio_fdsync") \
+	X(DEDUPE, "dedupe", SK_DEDUPE, 0, "dedupe") \
+	X(DEDUPE_DONE, "dedupe_done", SK_DEDUPE_DONE, 0, "dedupe_done")
 
 enum sys_id {
 #define SYS_ENUM(id, name, kind, v3ret, rname) SYS_##id,

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <linux/aio_abi.h>
+#include <linux/fs.h>
 #include <string.h>
 
 #include "ioriot/capture.h"
@@ -55,7 +56,52 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_IO_CANCEL] = "aA", [SYS_IO_GETEVENTS] = "aGc",
 	[SYS_IO_PGETEVENTS] = "aGc", [SYS_IOCB] = "aAdOcf",
 	[SYS_IO_EVENT] = "aA",
+	/* ioctl: what its argument pointed to comes with the record
+	 * (ioctl_fields()).  Extended attributes: P is the name, G the
+	 * flags of a set, f the AT_ flags of the *at forms (their size and
+	 * flags come with the record). */
+	[SYS_IOCTL] = "dF",
+	[SYS_SETXATTR] = "pP_cG", [SYS_LSETXATTR] = "pP_cG",
+	[SYS_FSETXATTR] = "dP_cG", [SYS_SETXATTRAT] = "dpfP",
+	[SYS_GETXATTR] = "pP_c", [SYS_LGETXATTR] = "pP_c",
+	[SYS_FGETXATTR] = "dP_c", [SYS_GETXATTRAT] = "dpfP",
+	[SYS_LISTXATTR] = "p_c", [SYS_LLISTXATTR] = "p_c",
+	[SYS_FLISTXATTR] = "d_c", [SYS_LISTXATTRAT] = "dpf_c",
+	[SYS_REMOVEXATTR] = "pP", [SYS_LREMOVEXATTR] = "pP",
+	[SYS_FREMOVEXATTR] = "dP", [SYS_REMOVEXATTRAT] = "dpfP",
+	[SYS_FLOCK] = "df", [SYS_SPLICE] = "d_e_cf", [SYS_TEE] = "decf",
+	[SYS_MKNOD] = "pm", [SYS_MKNODAT] = "dpm",
+	[SYS_DEDUPE] = "dQc",
 };
+
+/* The clone and dedupe ranges of an ioctl record (IORIOT_EV_IOCTL_ARGS),
+ * FICLONE's source fd, and the source's size. */
+static void ioctl_fields(const struct ioriot_event *e, struct cap_event *ce)
+{
+	uint32_t cmd = (uint32_t)e->args[1];
+
+	if (cmd == FICLONE || (cmd == FICLONERANGE &&
+			       (e->flags & IORIOT_EV_IOCTL_ARGS))) {
+		ce->fd2 = (int32_t)e->args[2];
+		ce->have |= CAP_FD2;
+	}
+	if (e->flags & IORIOT_EV_IOCTL_ARGS) {
+		ce->offset = (int64_t)e->args[3];
+		ce->count = (int64_t)e->args[4];
+		ce->have |= CAP_OFFSET | CAP_COUNT;
+		if (cmd == FICLONERANGE) {
+			ce->offset2 = (int64_t)e->args[5];
+			ce->have |= CAP_OFFSET2;
+		} else if (cmd == FIDEDUPERANGE) {
+			ce->arg = (int64_t)e->args[2];
+			ce->have |= CAP_ARG;
+		}
+	}
+	if (e->flags & IORIOT_EV_SRC_SIZE) {
+		ce->size = (int64_t)e->extra[0];
+		ce->have |= CAP_SIZE;
+	}
+}
 
 int capture_event_fields(const struct ioriot_event *e, const char *p1,
 			 const char *p2, struct cap_event *ce)
@@ -156,6 +202,28 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 	}
 	if (e->flags & IORIOT_EV_NO_COUNT)
 		ce->have &= ~CAP_COUNT;
+	if (e->flags & IORIOT_EV_FLOCK) {
+		/* A lock command: the struct flock, not its address. */
+		ce->arg = (int16_t)(e->args[2] & 0xffff);	/* l_type */
+		ce->whence = (int16_t)(e->args[2] >> 16 & 0xffff);
+		ce->offset = (int64_t)e->extra[0];
+		ce->count = (int64_t)e->extra[1];
+		ce->have |= CAP_WHENCE | CAP_OFFSET | CAP_COUNT;
+	}
+	if (e->sys == SYS_IOCTL)
+		ioctl_fields(e, ce);
+	if (e->flags & IORIOT_EV_XATTR_ARGS) {
+		ce->count = (int64_t)(uint32_t)e->extra[1];	/* size */
+		ce->have |= CAP_COUNT;
+		if (e->sys == SYS_SETXATTRAT) {
+			ce->arg = (int64_t)(uint32_t)(e->extra[1] >> 32);
+			ce->have |= CAP_ARG;
+		}
+	}
+	if (e->flags & IORIOT_EV_ACL) {
+		ce->mode = (int64_t)e->extra[0];
+		ce->have |= CAP_MODE;
+	}
 	if (e->sys == SYS_EXEC && e->path_len[0]) {
 		ce->path = p1;
 		ce->path_len = e->path_len[0];
