@@ -27,6 +27,9 @@ enum gen_filter {
 	GF_INCOMPLETE,		/* lacks a path, fd or result the operation needs */
 	GF_AIO,			/* AIO: poll or noop request, unknown context or
 				 * request */
+	GF_DEVICE,		/* mknod of a device: needs privilege */
+	GF_IOCTL,		/* an ioctl command other than the clone and
+				 * dedupe ones */
 	GF_COUNT
 };
 
@@ -53,6 +56,8 @@ struct gen_summary {
 	uint64_t processes;
 	uint64_t paths;
 	uint64_t init_dirs, init_files, init_links, init_bytes, init_absent;
+	uint64_t init_xattrs;		/* a entries */
+	uint64_t init_xattrs_left;	/* existed, but not user.*: not made */
 	uint64_t lost_events;
 	uint64_t aio_iocbs_missing;	/* submitted, without an iocb record */
 	bool end_missing;		/* a v4 log without its end record */

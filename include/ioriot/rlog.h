@@ -6,6 +6,7 @@
  *   #|sandbox=/mnt/.ioriot/NAME|                   one per sandbox
  *   #INIT
  *   d PATH | f SIZE PATH [mode=0OCT] | l PATH target=PATH | x PATH
+ *   a SIZE PATH name=NAME                          an xattr of the path before
  *   #OPS
  *   ID PID:TID TIME_NS DUR_NS DEPS OP RET key=value ...
  *   #END|ops=N|
@@ -46,6 +47,7 @@ enum rlog_have {
 	RL_CTX = 1 << 17,	/* ctx=: a virtual AIO context id */
 	RL_TAG = 1 << 18,	/* tag=: a virtual id of one AIO request */
 	RL_MIN = 1 << 19,	/* min=: io_getevents' min_nr */
+	RL_NAME = 1 << 20,	/* name=: an extended attribute's name */
 };
 
 struct rlog_op {
@@ -70,12 +72,20 @@ struct rlog_op {
 	uint64_t addr;
 	uint64_t ctx, tag;		/* AIO context and request */
 	int64_t min;
+	const char *name;		/* an extended attribute's name */
+	uint32_t name_len;
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };
 
 enum rlog_init_kind { RLOG_INIT_DIR = 'd', RLOG_INIT_FILE = 'f',
-		      RLOG_INIT_SYMLINK = 'l', RLOG_INIT_ABSENT = 'x' };
+		      RLOG_INIT_SYMLINK = 'l', RLOG_INIT_ABSENT = 'x',
+		      RLOG_INIT_XATTR = 'a' };
+
+/* The largest value of an extended attribute (XATTR_SIZE_MAX) and the
+ * longest name (XATTR_NAME_MAX), as replay files may hold them. */
+#define RLOG_XATTR_SIZE_MAX 65536
+#define RLOG_XATTR_NAME_MAX 255
 
 /* No INIT mode (rlog_write_init(), struct rlog_entry). */
 #define RLOG_NO_MODE (-1)
@@ -90,6 +100,12 @@ void rlog_write_init(struct outbuf *ob, enum rlog_init_kind kind,
 void rlog_write_init_symlink(struct outbuf *ob, const char *path, size_t len,
 			     const char *target, size_t target_len);
 
+/* Write an INIT extended attribute entry: @path (a file or directory
+ * listed before it) has attribute @name (@name_len bytes) with a value of
+ * @size bytes.  Errors are sticky in @ob. */
+void rlog_write_init_xattr(struct outbuf *ob, uint64_t size, const char *path,
+			   size_t len, const char *name, size_t name_len);
+
 /* Write one operation line.  Errors are sticky in @ob. */
 void rlog_write_op(struct outbuf *ob, const struct rlog_op *op);
 
@@ -101,7 +117,8 @@ struct rlog_entry {
 	int init_mode;			/* files: 0..0777, or RLOG_NO_MODE */
 	const char *init_path;
 	uint32_t init_path_len;
-	const char *init_target;	/* symlinks: what it links to */
+	const char *init_target;	/* symlinks: what it links to;
+					 * xattrs: the attribute's name */
 	uint32_t init_target_len;
 	struct rlog_op op;
 	uint64_t lineno;

@@ -317,3 +317,38 @@ void gen_on_symlink(struct gen *g, struct proc *p)
 		nstree_exists(n, NT_UNKNOWN);
 	gen_op_emit(g, &op);
 }
+
+/*
+ * mknod, mknodat: a regular file, a FIFO or a socket is made again;
+ * a character or block device needs privilege the replay does not have
+ * (counted).  Opens of a FIFO made here are replayed with O_NONBLOCK
+ * (events_fd.c).
+ */
+void gen_on_mknod(struct gen *g, struct proc *p)
+{
+	const struct cap_event *ev = g->ev;
+	mode_t type = ev->have & CAP_MODE ? (mode_t)ev->mode & S_IFMT : 0;
+	struct rlog_op op;
+
+	if (type == S_IFCHR || type == S_IFBLK) {
+		gen_filtered(g, GF_DEVICE);
+		return;
+	}
+	if (!gen_resolve_path(g, p, 0))
+		return;
+	struct node *n = g->path[0].node;
+	gen_op_init(g, &op, ev->sys);
+	gen_op_args(&op, ev);
+	gen_op_path(g, &op, &g->path[0], false);
+	gen_op_touch(g, &op, &n->res);
+	gen_op_touch(g, &op, gen_parent_res(n));
+	if (ev->ret == 0) {
+		nstree_created(n, NT_FILE, true);
+		n->fifo = type == S_IFIFO;
+	} else if (ev->ret == -EEXIST) {
+		nstree_exists(n, NT_UNKNOWN);
+	} else if (ev->ret == -ENOENT && n->parent) {
+		nstree_enoent(n->parent);
+	}
+	gen_op_emit(g, &op);
+}

@@ -64,7 +64,7 @@ static bool moves_bytes(enum sys_id sys)
 {
 	switch (sys_info(sys)->kind) {
 	case SK_READ: case SK_WRITE: case SK_SENDFILE: case SK_COPY_RANGE:
-	case SK_AIO_DATA:
+	case SK_AIO_DATA: case SK_SPLICE:
 		return true;
 	default:
 		return false;
