@@ -20,6 +20,7 @@
 #include "ioriot/u64map.h"
 
 struct aio_table;
+struct dedupe_table;
 
 /* The vfd table is split by vfd number so that timelines working on
  * different files never wait for each other's lock. */
@@ -42,6 +43,8 @@ struct exec_ctx {
 	atomic_uint_least64_t setid_stripped;	/* operations whose set-user-
 						 * or set-group-ID bits went */
 	struct aio_table *aio;		/* AIO contexts (src/replay/aio.h) */
+	struct dedupe_table *dedupe;	/* FIDEDUPERANGE destinations per
+					 * timeline (src/replay/fileops.h) */
 };
 
 /*

@@ -19,9 +19,14 @@
  *    same inode update; set-user-ID and set-group-ID bits of the modes of
  *    open, mkdir and the chmod calls are dropped and counted.
  *  - fcntl: F_GETFL, F_SETFL (without O_ASYNC) run as captured; the lock
- *    commands run as an F_GETLK probe of the whole file (the pointer to the
- *    captured struct flock is gone, and POSIX locks of one process never
- *    conflict anyway); every other command gives -EINVAL.
+ *    commands run with the captured struct flock, and a blocking one waits
+ *    a bounded time (locks.c); in logs of older captures, which lack the
+ *    struct, they run as an F_GETLK probe of the whole file; every other
+ *    command gives -EINVAL.
+ *  - mknod of a character or block device is refused (-EPERM, no call):
+ *    the generator writes none, a hand-edited file may.
+ *  - splice replaces the captured pipe by one of the thread's own
+ *    (splice.c); extended attribute values are generated data (xattr.c).
  *  - mmap never uses MAP_FIXED; munmap unmaps the whole mapping that holds
  *    the captured address; msync works on the part of it the capture named.
  *  - A sendfile without a write side (captured to a socket) goes to
@@ -52,6 +57,7 @@
 #include <unistd.h>
 
 #include "aio.h"
+#include "fileops.h"
 #include "ioriot/exec.h"
 #include "ioriot/syscalls.h"
 
@@ -316,6 +322,8 @@ static int64_t do_fcntl(const struct rlog_op *op, int fd)
 				       ~O_ASYNC));
 	case F_GETLK: case F_SETLK: case F_SETLKW:
 	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
+		if (op->have & RL_WHENCE)
+			return lock_call(op, fd);
 		return neg_errno(fcntl(fd, F_GETLK, &fl));
 	default:
 		return -EINVAL;
@@ -510,6 +518,15 @@ static int fd_op(struct exec_ctx *x, const struct rlog_op *op,
 		r = neg_errno(fchown(fd, own_uid(x, op), own_gid(x, op)));
 		break;
 	case SYS_FCNTL: r = do_fcntl(op, fd); break;
+	case SYS_FLOCK: r = lock_call(op, fd); break;
+	case SYS_IOCTL: {
+		int rc, fd2 = op->have & RL_FD2 ? vfd_get(x, op->fd2) : -1;
+
+		r = clone_call(x->dedupe, op, fd, fd2, &rc);
+		if (rc)
+			return rc;
+		break;
+	}
 	case SYS_MMAP: return do_mmap(x, op, fd, result);
 	case SYS_SENDFILE: r = do_sendfile(x, op, fd); break;
 	case SYS_COPY_FILE_RANGE: r = do_copy_range(x, op, fd); break;
@@ -655,9 +672,56 @@ static int64_t path_op(struct exec_ctx *x, const struct rlog_op *op,
 					flags & AT_SYMLINK_FOLLOW));
 	case SYS_SYMLINK: case SYS_SYMLINKAT:
 		return neg_errno(symlinkat(op->target, AT_FDCWD, p));
+	case SYS_MKNOD: case SYS_MKNODAT: {
+		mode_t type = (mode_t)op->mode & S_IFMT;
+
+		if (type == S_IFCHR || type == S_IFBLK)
+			return -EPERM;
+		return neg_errno(mknodat(AT_FDCWD, p, type |
+					 safe_mode(x, op->mode), 0));
+	}
 	default:
 		return -ENOSYS;
 	}
+}
+
+/* The real fd of op's vfd @have (RL_FD or RL_FD2: @vfd), -1 if the line
+ * has none, -2 if it is not open. */
+static int line_fd(struct exec_ctx *x, const struct rlog_op *op,
+		   unsigned have, uint64_t vfd)
+{
+	int fd;
+
+	if (!(op->have & have))
+		return -1;
+	fd = vfd_get(x, vfd);
+	return fd < 0 ? -2 : fd;
+}
+
+/* The file API calls of fileops.h: *@result and 0, or -ENOMEM. */
+static int fileapi_op(struct exec_ctx *x, const struct rlog_op *op,
+		      enum sys_kind kind, int64_t *result)
+{
+	int fd = line_fd(x, op, RL_FD, op->fd);
+	int fd2 = line_fd(x, op, RL_FD2, op->fd2);
+	int rc = 0;
+
+	if (fd == -2 || fd2 == -2) {
+		*result = -EBADF;
+		return 0;
+	}
+	switch (kind) {
+	case SK_XATTR:
+		*result = xattr_call(op, fd, x->data, read_buf(), READ_BUF);
+		break;
+	case SK_SPLICE:
+		*result = splice_call(op, fd, fd2, x->data, x->data_len);
+		break;
+	default:	/* SK_DEDUPE, SK_DEDUPE_DONE */
+		*result = clone_call(x->dedupe, op, fd, fd2, &rc);
+		break;
+	}
+	return rc;
 }
 
 int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
@@ -697,8 +761,10 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 	}
 	case SK_READ: case SK_WRITE: case SK_SEEK: case SK_READDIR:
 	case SK_FDOP: case SK_FCNTL: case SK_MMAP: case SK_SENDFILE:
-	case SK_COPY_RANGE:
+	case SK_COPY_RANGE: case SK_FLOCK: case SK_IOCTL:
 		break;
+	case SK_XATTR: case SK_SPLICE: case SK_DEDUPE: case SK_DEDUPE_DONE:
+		return fileapi_op(x, op, sys_info(sys)->kind, result);
 	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
 	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
 	case SK_AIO_DATA: case SK_AIO_DONE:
@@ -710,7 +776,7 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 			break;		/* AT_EMPTY_PATH on a vfd */
 		/* fall through */
 	case SK_PATHOP: case SK_TRUNCATE: case SK_MKDIR: case SK_RMDIR:
-	case SK_UNLINK: case SK_RENAME: case SK_SYMLINK:
+	case SK_UNLINK: case SK_RENAME: case SK_SYMLINK: case SK_MKNOD:
 		*result = path_op(x, op, sys);
 		return 0;
 	default:
@@ -755,6 +821,7 @@ int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
 	}
 	x->vfds = vfd_table_new();
 	if (!x->vfds || u64map_init(&x->maps) || !(x->aio = aio_table_new()) ||
+	    !(x->dedupe = dedupe_table_new()) ||
 	    !(x->data = aligned_alloc(IO_ALIGN, DATA_LEN))) {
 		rc = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
@@ -775,6 +842,7 @@ void exec_destroy(struct exec_ctx *x)
 
 	/* Its contexts first: their requests use the vfds' files. */
 	aio_table_free(x->aio);
+	dedupe_table_free(x->dedupe);
 	vfd_table_free(x->vfds);
 	if (x->maps.slots) {
 		while ((s = u64map_next(&x->maps, &pos))) {
