@@ -14,6 +14,7 @@
  *   d e  fd (int)       p P  path (the string comes with the record)
  *   f    flags (int)    m    mode / prot (int)
  *   O    offset (64)    c    count / length (64)
+ *   Q    second offset (64)
  *   W    whence (int)   F    fcntl command (int)   G  arg or gid
  *   U    uid (int)      a    address (64)          _  not logged
  *   A    second address (64): an iocb's user address
@@ -80,6 +81,7 @@ static void ioctl_fields(const struct ioriot_event *e, struct cap_event *ce)
 {
 	uint32_t cmd = (uint32_t)e->args[1];
 
+	ce->cmd = cmd;		/* an unsigned int: as the kernel reads it */
 	if (cmd == FICLONE || (cmd == FICLONERANGE &&
 			       (e->flags & IORIOT_EV_IOCTL_ARGS))) {
 		ce->fd2 = (int32_t)e->args[2];
@@ -133,6 +135,7 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 		case 'f': ce->flags = i32; ce->have |= CAP_FLAGS; break;
 		case 'm': ce->mode = i32; ce->have |= CAP_MODE; break;
 		case 'O': ce->offset = (int64_t)raw; ce->have |= CAP_OFFSET; break;
+		case 'Q': ce->offset2 = (int64_t)raw; ce->have |= CAP_OFFSET2; break;
 		case 'c': ce->count = (int64_t)raw; ce->have |= CAP_COUNT; break;
 		case 'W': ce->whence = i32; ce->have |= CAP_WHENCE; break;
 		case 'F': ce->cmd = i32; ce->have |= CAP_CMD; break;
