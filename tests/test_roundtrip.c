@@ -2,7 +2,8 @@
  * Round trips of real programs: each program (tar, git, sqlite3 with a
  * rollback journal and with WAL, and tests/workloads/writers, several
  * processes writing at once) works in its own directory DIR = MNT/NAME on a
- * loop-mounted ext4 image, captured with -x and --include DIR; the log is
+ * loop-mounted ext4 image (or xfs with reflink, where its table entry says
+ * so), captured with -x and --include DIR; the log is
  * generated into a replay file (test NAME, sandbox MNT/.ioriot/NAME),
  * initialised, and replayed by `ioriot -r -S FILE.json`, itself captured
  * with -x and --include on the sandbox.  Then:
@@ -12,7 +13,8 @@
  *     copy of DIR with the same type, regular files with the same size and
  *     symlinks with the same target (relative ones as they are, absolute
  *     ones below their tree's root: the generator rewrites those into the
- *     sandbox), and those it created with the same
+ *     sandbox), the same extended attributes (names and value sizes), and
+ *     those it created with the same
  *     permissions (what existed before gets the mode a stat of the capture
  *     showed, else 0644 or 0755); what the
  *     program removed is absent; and every entry of the sandbox copy exists
@@ -27,7 +29,8 @@
  *     AIO counts requests per opcode with their lengths and completions
  *     with their bytes, not the number of io_getevents calls.
  *
- * The match rates are printed.  A program whose binary is not in PATH is
+ * The match rates are printed, and with IORIOT_ROUNDTRIP_COUNTS set the
+ * counts of check 3 for each program.  A program whose binary is not in PATH is
  * skipped with a note; so is everything without root or BTF.
  */
 #include <errno.h>
@@ -43,6 +46,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +64,7 @@
 
 #define ERRLEN 4096
 #define IMAGE_MB 128
+#define XFS_IMAGE_MB 320	/* mkfs.xfs makes none below 300 MB */
 #define CAPTURE_CAP_NS (20ULL * 1000000000ULL)	/* safety net */
 #define STOP_DELAY_US 100000	/* capture on after the program exited */
 #define CAPTURE_TRIES 5		/* the probe may be busy with another capture */
@@ -68,6 +73,8 @@
 
 static void prepare_tar(const char *dir);
 static void prepare_git(const char *dir);
+static void prepare_xattrs(const char *dir);
+static void prepare_cp(const char *dir);
 
 #define SQL_TXNS "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT);" \
 	"BEGIN; INSERT INTO t(b) VALUES(hex(randomblob(200)));" \
@@ -83,41 +90,59 @@ static void prepare_git(const char *dir);
 static const struct program {
 	const char *name;		/* test name and directory on the image */
 	const char *need;		/* binary that must be in PATH, or NULL */
+	bool xfs;			/* on the xfs image, not the ext4 one */
 	void (*prepare)(const char *dir);	/* inputs, made before */
 	const char *argv[8];
 } programs[] = {
-	{ "tar", "tar", prepare_tar, { "tar", "-xf", "../a.tar", NULL } },
+	{ "tar", "tar", false, prepare_tar, { "tar", "-xf", "../a.tar", NULL } },
 	/* git add reads the symlink w/d1/link, from before the capture; init
 	 * makes it again from the target the capture read. */
-	{ "git", "git", prepare_git, { "sh", "-c", "git init -q && git add . "
+	{ "git", "git", false, prepare_git, { "sh", "-c", "git init -q && git add . "
 	  "&& git -c user.name=ioriot -c user.email=ioriot@example.org "
 	  "commit -q -m roundtrip", NULL } },
-	{ "sqlite", "sqlite3", NULL, { "sqlite3", "db", SQL_TXNS, NULL } },
-	{ "sqlite-wal", "sqlite3", NULL, { "sqlite3", "db",
+	{ "sqlite", "sqlite3", false, NULL, { "sqlite3", "db", SQL_TXNS, NULL } },
+	{ "sqlite-wal", "sqlite3", false, NULL, { "sqlite3", "db",
 	  "PRAGMA journal_mode=WAL;" SQL_TXNS, NULL } },
 	/* Four processes at once.  Their mkdirs of one directory race: one
 	 * creates it, the others get EEXIST, and the log must hold them in
 	 * the order they began (reorder.h) for the replay to do the same. */
-	{ "writers", NULL, NULL, { "@writers", ".", NULL } },
+	{ "writers", NULL, false, NULL, { "@writers", ".", NULL } },
 	/* Relative links made, read and replaced, one climbing two levels,
 	 * and links from before the capture only lstat'ed (ls -l): they
 	 * come back as links with the same targets.  (Files reached only
 	 * through a link are not in INIT: README, limits.) */
-	{ "symlinks", "ln", prepare_git, { "sh", "-c", "ln -s d1/f1 a && "
+	{ "symlinks", "ln", false, prepare_git, { "sh", "-c", "ln -s d1/f1 a && "
 	  "ln -s ../README d1/up && ln -s a b && readlink b >/dev/null && "
 	  "mkdir -p x/y && ln -s ../../d1 x/y/z && ls -l d1 >/dev/null && "
 	  "rm a && ln -s d1/f3 a", NULL } },
 	/* Direct I/O: aligned buffers, offsets and lengths. */
-	{ "dd-direct", "dd", NULL, { "sh", "-c", "dd if=/dev/zero of=f bs=64k "
+	{ "dd-direct", "dd", false, NULL, { "sh", "-c", "dd if=/dev/zero of=f bs=64k "
 	  "count=64 oflag=direct status=none && dd if=f of=/dev/null bs=64k "
 	  "iflag=direct status=none", NULL } },
 	/* Linux AIO with O_DIRECT through the raw syscalls: several iocbs
 	 * per io_submit, reaped by io_getevents. */
-	{ "aio", NULL, NULL, { "@aio", ".", NULL } },
+	{ "aio", NULL, false, NULL, { "@aio", ".", NULL } },
 	/* fio's libaio engine: random reads and writes at depth 16. */
-	{ "fio", "fio", NULL, { "sh", "-c", "fio --name=rt --ioengine=libaio "
+	{ "fio", "fio", false, NULL, { "sh", "-c", "fio --name=rt --ioengine=libaio "
 	  "--direct=1 --rw=randrw --bs=4k --size=16m --iodepth=16 "
 	  "--filename=rt.dat --randseed=1 --output=/dev/null", NULL } },
+	/* Clones on xfs: one FICLONE per file, no data copied. */
+	{ "reflink", "cp", true, prepare_git, { "sh", "-c", "mkdir c && "
+	  "cp --reflink=always d1/f1 d1/f2 d1/f5 README c/", NULL } },
+	/* Attributes set, replaced, removed and read; some from before the
+	 * capture (INIT makes them). */
+	{ "xattr", "setfattr", false, prepare_xattrs, { "sh", "-c",
+	  "setfattr -n user.new -v hello d1/f1 && "
+	  "setfattr -n user.old -v 0x0102030405060708 d1/f1 && "
+	  "setfattr -x user.gone d1/f2 && getfattr -d d1/f1 d1/f2 d1 "
+	  ">/dev/null && getfattr -n user.keep d1/f2 >/dev/null && "
+	  "setfattr -n user.dir -v x d1", NULL } },
+	/* cp -a of a tree with user attributes: modes as ACLs, owners,
+	 * times, links. */
+	{ "cp-a", "cp", false, prepare_cp, { "cp", "-a", "src", "dst", NULL } },
+	/* Two flock(1)s on one file: the second waits for the first. */
+	{ "flock", "flock", false, NULL, { "sh", "-c", "flock lk sleep 0.3 & "
+	  "sleep 0.1; flock lk true; wait", NULL } },
 };
 #define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
 
@@ -184,10 +209,52 @@ static void prepare_git(const char *dir)
 	free(w);
 }
 
+/* Set attribute @name of @dir/@rel to @len bytes. */
+static void put_xattr(const char *dir, const char *rel, const char *name,
+		      size_t len)
+{
+	char *path = tu_join(dir, rel), value[256];
+
+	ck_assert_uint_le(len, sizeof(value));
+	memset(value, 'v', len);
+	ck_assert_msg(lsetxattr(path, name, value, len, 0) == 0, "%s: %s: %s",
+		      path, name, strerror(errno));
+	free(path);
+}
+
+/* The tree in DIR/w, with attributes the program reads, replaces and
+ * removes. */
+static void prepare_xattrs(const char *dir)
+{
+	char *w = tu_join(dir, "w");
+
+	make_tree(w);
+	put_xattr(w, "d1/f1", "user.old", 3);
+	put_xattr(w, "d1/f2", "user.keep", 10);
+	put_xattr(w, "d1/f2", "user.gone", 200);
+	put_xattr(w, "d1", "user.tag", 4);
+	free(w);
+}
+
+/* DIR/w/src: the tree, with attributes on files and a directory. */
+static void prepare_cp(const char *dir)
+{
+	char *src = tu_join(dir, "w/src");
+
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	make_tree(src);
+	put_xattr(src, "d1/f1", "user.a", 5);
+	put_xattr(src, "d1/f1", "user.b", 100);
+	put_xattr(src, "d1/f5", "user.c", 1);
+	put_xattr(src, "d1/d2", "user.d", 7);
+	free(src);
+}
+
 /* ---- the image --------------------------------------------------------- */
 
 static char *fs_root;		/* scratch directory: image, logs, replays */
 static char *fs_mnt;		/* the mounted image, NULL if none */
+static char *fs_xfs;		/* the mounted xfs image, NULL if none */
 
 /* Why captures cannot run here, or NULL. */
 static const char *cannot_capture(void)
@@ -209,6 +276,10 @@ static void fs_setup(void)
 		return;
 	}
 	fs_root = tu_mkdtemp();
+	dir = tu_join(fs_root, "xfs");
+	if (tu_mount_image(dir, "mkfs.xfs", "-f", XFS_IMAGE_MB))
+		fs_xfs = realpath(dir, NULL);
+	free(dir);
 	dir = tu_join(fs_root, "img");
 	if (!tu_mount_image(dir, "mkfs.ext4", "-F", IMAGE_MB)) {
 		free(dir);
@@ -222,6 +293,11 @@ static void fs_setup(void)
 
 static void fs_teardown(void)
 {
+	if (fs_xfs && umount2(fs_xfs, 0) < 0 && umount2(fs_xfs, MNT_DETACH) < 0)
+		printf("roundtrip: cannot unmount %s: %s\n", fs_xfs,
+		       strerror(errno));
+	free(fs_xfs);
+	fs_xfs = NULL;
 	if (fs_mnt && umount2(fs_mnt, 0) < 0 && umount2(fs_mnt, MNT_DETACH) < 0)
 		printf("roundtrip: cannot unmount %s: %s\n", fs_mnt,
 		       strerror(errno));
@@ -404,6 +480,7 @@ struct entry {
 	long long size;
 	struct timespec ctime;
 	char *target;		/* symlinks: link_place() of the content */
+	char *xattrs;		/* "NAME=SIZE " per attribute, sorted */
 };
 
 struct tree {
@@ -433,6 +510,34 @@ static char *link_place(const char *target)
 	return strdup(target);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The extended attributes of @path, not following a symlink, as
+ * "NAME=SIZE " each, sorted by name (malloc'd). */
+static char *xattr_list(const char *path)
+{
+	char names[4096], *sorted[128], *text = NULL;
+	ssize_t len = llistxattr(path, names, sizeof(names));
+	size_t n = 0, tlen = 0;
+	FILE *f = open_memstream(&text, &tlen);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(len >= 0, "%s: llistxattr: %s", path, strerror(errno));
+	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(names + i) + 1) {
+		ck_assert_uint_lt(n, sizeof(sorted) / sizeof(sorted[0]));
+		sorted[n++] = names + i;
+	}
+	qsort(sorted, n, sizeof(sorted[0]), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s=%zd ", sorted[i],
+			lgetxattr(path, sorted[i], NULL, 0));
+	ck_assert_int_eq(fclose(f), 0);
+	return text;
+}
+
 static int tree_one(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
 {
@@ -458,6 +563,7 @@ static int tree_one(const char *path, const struct stat *st, int flag,
 	e->mode = st->st_mode & 07777;
 	e->size = (long long)st->st_size;
 	e->ctime = st->st_ctim;
+	e->xattrs = xattr_list(path);
 	if (e->type == 'l') {
 		len = readlink(path, target, sizeof(target) - 1);
 		ck_assert_int_ge(len, 0);
@@ -492,14 +598,16 @@ static void tree_free(struct tree *t)
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->e[i].rel);
 		free(t->e[i].target);
+		free(t->e[i].xattrs);
 	}
 	free(t->e);
 }
 
-/* True if @a (in the sandbox) and @b agree in type, size and target. */
+/* True if @a (in the sandbox) and @b agree in type, size, target and
+ * extended attributes. */
 static bool same_entry(const struct entry *a, const struct entry *b)
 {
-	if (a->type != b->type)
+	if (a->type != b->type || strcmp(a->xattrs, b->xattrs))
 		return false;
 	if (a->type == 'f' && a->size != b->size)
 		return false;
@@ -531,11 +639,12 @@ static size_t tree_check(const char *name, const struct tree *before,
 		if (s && same_entry(s, a) && (b || s->mode == a->mode))
 			ok++;
 		else
-			printf("roundtrip: %s: %s is %c %lld %04o in the "
-			       "capture, %c %lld %04o in the replay\n", name,
-			       a->rel, a->type, a->size, a->mode,
-			       s ? s->type : '-', s ? s->size : -1LL,
-			       s ? s->mode : 0);
+			printf("roundtrip: %s: %s is %c %lld %04o [%s] in "
+			       "the capture, %c %lld %04o [%s] in the "
+			       "replay\n", name, a->rel, a->type, a->size,
+			       a->mode, a->xattrs, s ? s->type : '-',
+			       s ? s->size : -1LL, s ? s->mode : 0,
+			       s ? s->xattrs : "");
 	}
 	for (size_t i = 0; i < before->n; i++) {
 		const char *rel = before->e[i].rel;
@@ -914,6 +1023,7 @@ static char *program_arg(const char *arg)
 START_TEST(test_program)
 {
 	const struct program *p = &programs[_i];
+	const char *mnt = p->xfs ? fs_xfs : fs_mnt;
 	char *dir, *w, *home, *sbdir, *sandbox, *log1, *log2, *replay, *json;
 	char *errfile, *env_home, *differ, *argv[8] = { NULL }, *text;
 	char *out = NULL, *err = NULL, ierr[ERRLEN];
@@ -925,8 +1035,9 @@ START_TEST(test_program)
 	uint64_t ops[SYS_COUNT], total_ops = 0, same_ops;
 	size_t tree_ok, tree_total, sys_ok = 0;
 
-	if (!fs_mnt) {
-		printf("roundtrip: %s skipped: no image mounted\n", p->name);
+	if (!mnt) {
+		printf("roundtrip: %s skipped: no %s image mounted\n", p->name,
+		       p->xfs ? "xfs" : "ext4");
 		return;
 	}
 	if (p->need && !in_path(p->need)) {
@@ -934,7 +1045,7 @@ START_TEST(test_program)
 		       p->need);
 		return;
 	}
-	dir = tu_join(fs_mnt, p->name);
+	dir = tu_join(mnt, p->name);
 	w = tu_join(dir, "w");
 	home = tu_join(dir, "home");
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
@@ -942,7 +1053,7 @@ START_TEST(test_program)
 	ck_assert_int_eq(mkdir(home, 0755), 0);
 	if (p->prepare)
 		p->prepare(dir);
-	ck_assert(asprintf(&sandbox, "%s/.ioriot/%s", fs_mnt, p->name) > 0);
+	ck_assert(asprintf(&sandbox, "%s/.ioriot/%s", mnt, p->name) > 0);
 	ck_assert(asprintf(&sbdir, "%s/%s", sandbox, p->name) > 0);
 	ck_assert(asprintf(&log1, "%s/%s.capture", fs_root, p->name) > 0);
 	ck_assert(asprintf(&log2, "%s/%s.replay.capture", fs_root,
@@ -993,6 +1104,13 @@ START_TEST(test_program)
 	for (size_t i = 0; i < ts.n; i++) {
 		const struct tally *t = &ts.t[i];
 
+		if (getenv("IORIOT_ROUNDTRIP_COUNTS"))
+			printf("roundtrip: %s: %-28s %6llu %9llu B captured, "
+			       "%6llu %9llu B replayed\n", p->name, t->key,
+			       (unsigned long long)t->n[0],
+			       (unsigned long long)t->bytes[0],
+			       (unsigned long long)t->n[1],
+			       (unsigned long long)t->bytes[1]);
 		if (t->n[0] == t->n[1] && t->bytes[0] == t->bytes[1]) {
 			sys_ok++;
 			continue;
