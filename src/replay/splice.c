@@ -75,7 +75,7 @@ static void drain(void)
 	static __thread char buf[DRAIN_BUF];
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 
-	while (vmsplice(pipe_fds[0], &iov, 1, 0) > 0)
+	while (vmsplice(pipe_fds[0], &iov, 1, SPLICE_F_NONBLOCK) > 0)
 		;
 }
 
@@ -90,7 +90,7 @@ static void fill(const char *data, size_t len)
 	while (done < len) {
 		struct iovec iov = { .iov_base = (void *)(data + done),
 				     .iov_len = len - done };
-		ssize_t n = vmsplice(pipe_fds[1], &iov, 1, 0);
+		ssize_t n = vmsplice(pipe_fds[1], &iov, 1, SPLICE_F_NONBLOCK);
 
 		if (n <= 0)
 			break;
