@@ -140,6 +140,9 @@ static const struct program {
 	/* cp -a of a tree with user attributes: modes as ACLs, owners,
 	 * times, links. */
 	{ "cp-a", "cp", false, prepare_cp, { "cp", "-a", "src", "dst", NULL } },
+	/* The file API workload: clones, dedupe, every xattr call, locks,
+	 * splice through pipes, mknod (no device), hints and syncs. */
+	{ "fileapi", NULL, true, NULL, { "@fileapi", ".", "nodev", NULL } },
 	/* Two flock(1)s on one file: the second waits for the first. */
 	{ "flock", "flock", false, NULL, { "sh", "-c", "flock lk sleep 0.3 & "
 	  "sleep 0.1; flock lk true; wait", NULL } },
@@ -818,6 +821,7 @@ static const struct {
 	{ SYS_LCHOWN, SYS_FCHOWNAT }, { SYS_LCHOWN16, SYS_FCHOWNAT },
 	{ SYS_FCHOWN16, SYS_FCHOWN }, { SYS_LLSEEK, SYS_LSEEK },
 	{ SYS_MMAP2, SYS_MMAP }, { SYS_IO_PGETEVENTS, SYS_IO_GETEVENTS },
+	{ SYS_MKNOD, SYS_MKNODAT },
 };
 
 static enum sys_id replayed_as(enum sys_id sys)
@@ -859,7 +863,8 @@ static void tally_add(struct tallies *ts, int side, const char *key,
 
 /* Whether an event of @sys is left out of the counts: records and calls
  * that only change the fd table, working directory or mappings, which
- * the generator models but does not replay. */
+ * the generator models but does not replay, and tee, which moves data
+ * between pipes only (not replayed). */
 static bool model_only(const struct cap_event *e)
 {
 	switch (sys_info(e->sys)->kind) {
@@ -872,7 +877,7 @@ static bool model_only(const struct cap_event *e)
 		       e->cmd == F_DUPFD_CLOEXEC || e->cmd == F_GETFD ||
 		       e->cmd == F_SETFD;
 	default:
-		return e->sys == SYS_MREMAP;
+		return e->sys == SYS_MREMAP || e->sys == SYS_TEE;
 	}
 }
 
@@ -997,7 +1002,8 @@ static void count_log(const char *path, int side, struct tallies *ts)
 		tally_add(ts, side, key, ok && (kind == SK_READ ||
 						kind == SK_WRITE ||
 						kind == SK_SENDFILE ||
-						kind == SK_COPY_RANGE) ?
+						kind == SK_COPY_RANGE ||
+						kind == SK_SPLICE) ?
 			  (uint64_t)e->ret : 0);
 		if (side == 0 && kind == SK_OPEN && ok)
 			tally_add(ts, 0, sys_info(SYS_CLOSE)->name, 0);
