@@ -266,6 +266,62 @@ START_TEST(test_round_trip)
 }
 END_TEST
 
+/* INIT a entries and name= arguments: any byte but NUL in a name, up to
+ * 255, escaped; the path of an a entry must be confined, its name not. */
+START_TEST(test_xattr_entries)
+{
+	static const char name[] = "user.%a b;:\n\xff|=";
+	struct rlog_op op = {
+		.id = 1, .pid = 1, .tid = 1, .sys = SYS_LSETXATTR,
+		.have = RL_PATH | RL_NAME | RL_COUNT | RL_ARG | RL_MODE,
+		.path = "/.ioriot/t/f", .path_len = 12, .name = name,
+		.name_len = sizeof(name) - 1, .count = 28, .arg = 2,
+		.mode = 0750,
+	};
+	struct outbuf *ob = malloc(sizeof(*ob));
+	char path[64], err[ERRLEN] = "";
+	struct rlog_reader *r;
+	struct rlog_entry e;
+	int fd;
+
+	ck_assert_ptr_nonnull(ob);
+	ck_assert_int_lt(snprintf(path, sizeof(path),
+				  "/tmp/ioriot-test-rlog-XXXXXX"),
+			 (int)sizeof(path));
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	outbuf_init(ob, fd);
+	outbuf_puts(ob, HDR "#INIT\n");
+	rlog_write_init(ob, RLOG_INIT_FILE, 3, "/.ioriot/t/f", 12,
+			RLOG_NO_MODE);
+	rlog_write_init_xattr(ob, RLOG_XATTR_SIZE_MAX, "/.ioriot/t/f", 12,
+			      name, sizeof(name) - 1);
+	outbuf_puts(ob, "#OPS\n");
+	rlog_write_op(ob, &op);
+	outbuf_puts(ob, "#END|ops=1|\n");
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	ck_assert_int_eq(close(fd), 0);
+	free(ob);
+
+	r = rlog_open(path, err, sizeof(err));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_msg(r, "rlog_open: %s", err);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.init_kind, RLOG_INIT_FILE);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.init_kind, RLOG_INIT_XATTR);
+	ck_assert_uint_eq(e.init_size, RLOG_XATTR_SIZE_MAX);
+	assert_bytes(e.init_path, e.init_path_len, "/.ioriot/t/f", 12);
+	assert_bytes(e.init_target, e.init_target_len, name, sizeof(name) - 1);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.type, RLOG_ENTRY_OP);
+	assert_op_eq(&e.op, &op);
+	assert_bytes(e.op.name, e.op.name_len, name, sizeof(name) - 1);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	rlog_close(r);
+}
+END_TEST
+
 START_TEST(test_deps)
 {
 	static const char text[] = HDR
@@ -547,6 +603,35 @@ static const struct bad_file {
 	{ HDR "#OPS\n1 1:1 0 0 - close 0 fd=1 fd=2\n", 0, 0,
 	  ":3: argument given twice 'fd=2'" },
 	{ NUL_LINE, sizeof(NUL_LINE) - 1, 0, ":3: NUL byte in line" },
+	/* extended attributes: INIT a entries and name= */
+	{ HDR "#INIT\na 65537 /.ioriot/t/f name=user.x\n", 0, 0,
+	  ":3: INIT xattr value of more than 65536 bytes" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f\n", 0, 0,
+	  ":3: malformed INIT xattr, expected a SIZE PATH name=NAME" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f mode=0644\n", 0, 0,
+	  ":3: malformed INIT xattr" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f name=\n", 0, 0,
+	  ":3: malformed INIT xattr, expected a SIZE PATH name=NAME" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f name=a%00b\n", 0, 0,
+	  ":3: INIT xattr name is not 1 to 255 bytes without NUL" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f name=%zz\n", 0, 0,
+	  ":3: INIT xattr name is not" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 0, 0,
+	  ":3: INIT xattr name is not" },
+	{ HDR "#INIT\na x /.ioriot/t/f name=u\n", 0, 0,
+	  ":3: malformed size in INIT entry, expected a SIZE PATH" },
+	{ HDR "#INIT\na 5 /etc/passwd name=user.x\n", 0, 0,
+	  ":3: INIT path is not a normalised path inside a sandbox" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f name=user.x more\n", 0, 0,
+	  ":3: extra field after the INIT path" },
+	{ HDR "#OPS\n1 1:1 0 0 - getxattr 5 path=/.ioriot/t/f name=\n", 0, 0,
+	  ":3: bad attribute name (1 to 255 bytes, no NUL) in argument" },
+	{ HDR "#OPS\n1 1:1 0 0 - fgetxattr 5 fd=1 name=u%00\n", 0, 0,
+	  ":3: bad %XX escape in argument" },
+	{ HDR "#OPS\n1 1:1 0 0 - removexattr 0 path=/.ioriot/t/f "
+	  "name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 0, 0, ":3: bad attribute name" },
+	{ HDR "#OPS\n1 1:1 0 0 - setxattr 0 path=/.ioriot/t/f name=u "
+	  "name=v\n", 0, 0, ":3: argument given twice 'name=v'" },
 };
 
 START_TEST(test_bad_file)
@@ -636,6 +721,7 @@ Suite *rlog_suite(void)
 
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_deps);
+	tcase_add_test(tc, test_xattr_entries);
 	tcase_add_test(tc, test_lenient_values);
 	tcase_add_test(tc, test_relative_targets);
 	tcase_add_test(tc, test_no_ops);
