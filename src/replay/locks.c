@@ -84,12 +84,13 @@ int64_t lock_call(const struct rlog_op *op, int fd)
 	if ((op->have & (RL_ARG | RL_WHENCE | RL_OFFSET | RL_COUNT)) !=
 	    (RL_ARG | RL_WHENCE | RL_OFFSET | RL_COUNT))
 		return -EINVAL;
+	/* An unlock never waits: the captured command itself. */
 	switch (cmd) {
 	case F_SETLKW:
-		return fl.l_type == F_UNLCK ? try_lock(op, fd, F_SETLK, &fl) :
+		return fl.l_type == F_UNLCK ? try_lock(op, fd, cmd, &fl) :
 		       wait_lock(op, fd, F_SETLK, &fl);
 	case F_OFD_SETLKW:
-		return fl.l_type == F_UNLCK ? try_lock(op, fd, F_OFD_SETLK, &fl) :
+		return fl.l_type == F_UNLCK ? try_lock(op, fd, cmd, &fl) :
 		       wait_lock(op, fd, F_OFD_SETLK, &fl);
 	case F_GETLK: case F_SETLK: case F_OFD_GETLK: case F_OFD_SETLK:
 		return try_lock(op, fd, cmd, &fl);
