@@ -53,6 +53,7 @@
 #include "ioriot/rlog.h"
 #include "ioriot/syscalls.h"
 #include "testutil.h"
+#include "../src/replay/dioalign.h"
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452	/* Linux 6.6; one number on every architecture */
@@ -795,12 +796,21 @@ static struct cap_event *read_events(const char *path, size_t *n)
 	return evs;
 }
 
+/* Whether @e is the replay's own statx for the direct I/O alignment of a
+ * device (src/replay/dioalign.h): its flags are no replayed statx's. */
+static bool dioalign_probe(const struct cap_event *e)
+{
+	return e->sys == SYS_STATX && (e->have & CAP_FLAGS) &&
+	       e->flags == DIOALIGN_STATX_FLAGS;
+}
+
 /*
  * Count capture log @path into side @side of @ts (0: the program's capture,
  * 1: the replay's).  On side 1 only the replay's timelines count: not its
  * main thread (it reads the replay file) nor the first thread it starts
- * (the replay's own, which sets up the jail).  Else the same rules apply
- * to both logs:
+ * (the replay's own, which sets up the jail); nor the statx the replay
+ * adds once per device at the first O_DIRECT open (dioalign_probe()).
+ * Else the same rules apply to both logs:
  *  - model_only() events do not count;
  *  - a call counts under replayed_as() its syscall when it succeeded, and
  *    as "failed ERRNO" otherwise;
@@ -829,7 +839,8 @@ static void count_log(const char *path, int side, struct tallies *ts)
 		    sys_info(e->sys)->kind < SK_EXIT_GROUP)
 			setup_tid = e->tid;
 		skip[i] = model_only(e) || (side == 1 && (e->tid == e->pid ||
-							  e->tid == setup_tid));
+							  e->tid == setup_tid ||
+							  dioalign_probe(e)));
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct cap_event *e = &ev[i];

@@ -20,6 +20,7 @@
 #include "ioriot/u64map.h"
 
 struct aio_table;
+struct dioalign;
 
 /* The vfd table is split by vfd number so that timelines working on
  * different files never wait for each other's lock. */
@@ -42,6 +43,10 @@ struct exec_ctx {
 	atomic_uint_least64_t setid_stripped;	/* operations whose set-user-
 						 * or set-group-ID bits went */
 	struct aio_table *aio;		/* AIO contexts (src/replay/aio.h) */
+	struct dioalign *dio;		/* direct I/O alignment per device
+					 * (src/replay/dioalign.h), or NULL */
+	atomic_size_t dio_align;	/* of the read buffers: the largest
+					 * learnt from an O_DIRECT file */
 };
 
 /*
@@ -52,6 +57,14 @@ struct exec_ctx {
  */
 int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
 	      size_t errlen);
+
+/*
+ * Learn the devices of sandbox roots @roots (@n, as the replay file's
+ * header lists them), so that the direct I/O alignment is asked once per
+ * device (src/replay/dioalign.h).  Reads /sys: call it before the jail.
+ * Without it every O_DIRECT open asks its own.  Returns 0 or -ENOMEM.
+ */
+int exec_learn_sandboxes(struct exec_ctx *x, char *const *roots, size_t n);
 
 /*
  * Carry out @op, whose strings are NUL-terminated.  *@result gets what the
