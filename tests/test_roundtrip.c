@@ -33,12 +33,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <grp.h>
 #include <limits.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -48,6 +51,7 @@
 
 #include "ioriot/caplog.h"
 #include "ioriot/capture.h"
+#include "ioriot/diskstats.h"
 #include "ioriot/init.h"
 #include "ioriot/paths.h"
 #include "ioriot/rlog.h"
@@ -55,13 +59,16 @@
 #include "testutil.h"
 #include "../src/replay/dioalign.h"
 
+#ifndef FIFREEZE		/* linux/fs.h, which clashes with sys/mount.h */
+#define FIFREEZE _IOWR('X', 119, int)
+#define FITHAW _IOWR('X', 120, int)
+#endif
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452	/* Linux 6.6; one number on every architecture */
 #endif
 
 #define ERRLEN 4096
-#define IMAGE_MB 128
-#define CAPTURE_CAP_NS (20ULL * 1000000000ULL)	/* safety net */
+#define CAPTURE_CAP_NS (120ULL * 1000000000ULL)	/* safety net */
 #define STOP_DELAY_US 100000	/* capture on after the program exited */
 #define CAPTURE_TRIES 5		/* the probe may be busy with another capture */
 
@@ -70,6 +77,8 @@
 static void prepare_tar(const char *dir);
 static void prepare_git(const char *dir);
 
+#define PG_BIN "/usr/lib/postgresql/15/bin"	/* Debian's postgresql-15 */
+
 #define SQL_TXNS "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT);" \
 	"BEGIN; INSERT INTO t(b) VALUES(hex(randomblob(200)));" \
 	"INSERT INTO t(b) VALUES(hex(randomblob(3000))); COMMIT;" \
@@ -77,23 +86,39 @@ static void prepare_git(const char *dir);
 	"INSERT INTO t(b) SELECT b FROM t; COMMIT;" \
 	"BEGIN; DELETE FROM t WHERE a = 2; COMMIT;"
 
+/* The file systems a program runs on (struct program's fs). */
+enum { FS_EXT4 = 1 << 0, FS_XFS = 1 << 1 };
+
 /*
  * A program runs in DIR/w with HOME=DIR/home, GIT_CONFIG_NOSYSTEM=1 and
- * LC_ALL=C.  In argv, "@" followed by a name is that workload binary.
+ * LC_ALL=C, as root unless it names a user.  In argv, "@" followed by a
+ * name is that workload binary.  Fields after argv may be left out: zero
+ * is their default (ext4 only, as root).
  */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct program {
 	const char *name;		/* test name and directory on the image */
-	const char *need;		/* binary that must be in PATH, or NULL */
+	const char *need;		/* binary that must be in PATH (or this
+					 * absolute path), or NULL */
 	void (*prepare)(const char *dir);	/* inputs, made before */
 	const char *argv[8];
+	unsigned fs;			/* FS_* it runs on; 0: FS_EXT4 only */
+	const char *user;		/* runs as this user, or NULL: root */
+	mode_t umask;			/* the program's own umask(2), which
+					 * the capture does not record: the
+					 * replay runs under it; 0: 022 */
+	const char *exclude;		/* below DIR: not captured, or NULL */
 } programs[] = {
-	{ "tar", "tar", prepare_tar, { "tar", "-xf", "../a.tar", NULL } },
+	{ "tar", "tar", prepare_tar, { "tar", "-xf", "../a.tar", NULL },
+	  FS_EXT4 | FS_XFS },
 	/* git add reads the symlink w/d1/link, from before the capture; init
 	 * makes it again from the target the capture read. */
 	{ "git", "git", prepare_git, { "sh", "-c", "git init -q && git add . "
 	  "&& git -c user.name=ioriot -c user.email=ioriot@example.org "
 	  "commit -q -m roundtrip", NULL } },
-	{ "sqlite", "sqlite3", NULL, { "sqlite3", "db", SQL_TXNS, NULL } },
+	{ "sqlite", "sqlite3", NULL, { "sqlite3", "db", SQL_TXNS, NULL },
+	  FS_EXT4 | FS_XFS },
 	{ "sqlite-wal", "sqlite3", NULL, { "sqlite3", "db",
 	  "PRAGMA journal_mode=WAL;" SQL_TXNS, NULL } },
 	/* Four processes at once.  Their mkdirs of one directory race: one
@@ -108,18 +133,44 @@ static const struct program {
 	  "ln -s ../README d1/up && ln -s a b && readlink b >/dev/null && "
 	  "mkdir -p x/y && ln -s ../../d1 x/y/z && ls -l d1 >/dev/null && "
 	  "rm a && ln -s d1/f3 a", NULL } },
+	/* Reads and writes of several MiB each: one call each. */
+	{ "dd-big", "dd", NULL, { "sh", "-c", "dd if=/dev/zero of=f bs=3M "
+	  "count=2 status=none && dd if=f of=/dev/null bs=3M status=none",
+	  NULL }, FS_EXT4 | FS_XFS },
 	/* Direct I/O: aligned buffers, offsets and lengths. */
 	{ "dd-direct", "dd", NULL, { "sh", "-c", "dd if=/dev/zero of=f bs=64k "
 	  "count=64 oflag=direct status=none && dd if=f of=/dev/null bs=64k "
-	  "iflag=direct status=none", NULL } },
+	  "iflag=direct status=none", NULL }, FS_EXT4 | FS_XFS },
 	/* Linux AIO with O_DIRECT through the raw syscalls: several iocbs
 	 * per io_submit, reaped by io_getevents. */
-	{ "aio", NULL, NULL, { "@aio", ".", NULL } },
+	{ "aio", NULL, NULL, { "@aio", ".", NULL }, FS_EXT4 | FS_XFS },
 	/* fio's libaio engine: random reads and writes at depth 16. */
 	{ "fio", "fio", NULL, { "sh", "-c", "fio --name=rt --ioengine=libaio "
 	  "--direct=1 --rw=randrw --bs=4k --size=16m --iodepth=16 "
-	  "--filename=rt.dat --randseed=1 --output=/dev/null", NULL } },
+	  "--filename=rt.dat --randseed=1 --output=/dev/null", NULL },
+	  FS_EXT4 | FS_XFS },
+	/*
+	 * A database server of many processes with fsync: initdb, the
+	 * server on a socket in DIR/w (no TCP), pgbench's tables and 3 s of
+	 * its transactions from two clients, stop.  PostgreSQL refuses to
+	 * run as root, and sets umask 077 for itself.  Its socket is made
+	 * by bind(2), which is not captured: its chmod and unlink would be
+	 * replayed on nothing, so it is not captured at all.  Without
+	 * parallel index builds: their workers' overlapping mkdirs of one
+	 * directory can end in the other order than they began (README,
+	 * limits).
+	 */
+	{ "postgres", PG_BIN "/pgbench", NULL, { "sh", "-c", "set -e; "
+	  "B=" PG_BIN "; $B/initdb -D pg -U postgres -A trust; "
+	  "$B/pg_ctl -D pg -w -s -l pg.log -o \"-c listen_addresses= "
+	  "-c unix_socket_directories=$PWD "
+	  "-c max_parallel_maintenance_workers=0\" start; "
+	  "$B/pgbench -h \"$PWD\" -U postgres -i -s 1 -q postgres; "
+	  "$B/pgbench -h \"$PWD\" -U postgres -T 3 -c 2 postgres; "
+	  "$B/pg_ctl -D pg -w -s stop", NULL }, FS_EXT4, "postgres", 077,
+	  "w/.s.PGSQL.5432" },
 };
+#pragma GCC diagnostic pop
 #define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
 
 /* Write @len bytes of a pattern to @dir/@name. */
@@ -185,10 +236,29 @@ static void prepare_git(const char *dir)
 	free(w);
 }
 
-/* ---- the image --------------------------------------------------------- */
+/* ---- the images -------------------------------------------------------- */
 
-static char *fs_root;		/* scratch directory: image, logs, replays */
-static char *fs_mnt;		/* the mounted image, NULL if none */
+/* One loop-mounted image per file system, in fs_root/NAME. */
+static const struct image {
+	const char *name;	/* its file system, and its directory */
+	unsigned fs;		/* FS_* */
+	unsigned mb;		/* sparse */
+	unsigned sector;	/* logical block size of its loop device */
+	const char *mkfs[8];
+} images[] = {
+	/* Inode tables and journal written by mkfs, not by a kernel thread
+	 * in the background while device I/O is counted. */
+	{ "ext4", FS_EXT4, 512, 512, { "mkfs.ext4", "-q", "-F", "-E",
+	  "lazy_itable_init=0,lazy_journal_init=0", NULL } },
+	/* 4 KiB sectors (losetup --sector-size 4096): direct I/O needs 4 KiB
+	 * offsets and lengths.  xfsprogs refuses images below 300 MB. */
+	{ "xfs", FS_XFS, 512, 4096, { "mkfs.xfs", "-q", "-f", NULL } },
+};
+#define NIMAGES (sizeof(images) / sizeof(images[0]))
+
+static char *fs_root;		/* scratch directory: images, logs, replays */
+static char *img_mnt[NIMAGES];	/* the mounted images, NULL if not */
+static char img_dev[NIMAGES][32];	/* their devices in /proc/diskstats */
 
 /* Why captures cannot run here, or NULL. */
 static const char *cannot_capture(void)
@@ -203,44 +273,56 @@ static const char *cannot_capture(void)
 static void fs_setup(void)
 {
 	const char *why = cannot_capture();
-	char *dir, *real;
 
 	if (why) {
 		printf("roundtrip: skipped, %s\n", why);
 		return;
 	}
 	fs_root = tu_mkdtemp();
-	dir = tu_join(fs_root, "img");
-	if (!tu_mount_image(dir, "mkfs.ext4", "-F", IMAGE_MB)) {
-		free(dir);
-		return;
+	for (size_t i = 0; i < NIMAGES; i++) {
+		const struct image *im = &images[i];
+		char *dir = tu_join(fs_root, im->name), *real;
+
+		if (!tu_mount_loop(dir, im->mb, im->sector, im->mkfs)) {
+			free(dir);
+			continue;
+		}
+		real = realpath(dir, NULL);
+		img_mnt[i] = real ? real : dir;
+		if (real)
+			free(dir);
+		if (diskstats_device_of(img_mnt[i], img_dev[i],
+					sizeof(img_dev[i])) < 0)
+			img_dev[i][0] = '\0';
 	}
-	real = realpath(dir, NULL);
-	fs_mnt = real ? real : dir;
-	if (real)
-		free(dir);
 }
 
 static void fs_teardown(void)
 {
-	if (fs_mnt && umount2(fs_mnt, 0) < 0 && umount2(fs_mnt, MNT_DETACH) < 0)
-		printf("roundtrip: cannot unmount %s: %s\n", fs_mnt,
-		       strerror(errno));
-	free(fs_mnt);
-	fs_mnt = NULL;
+	for (size_t i = 0; i < NIMAGES; i++) {
+		if (img_mnt[i] && umount2(img_mnt[i], 0) < 0 &&
+		    umount2(img_mnt[i], MNT_DETACH) < 0)
+			printf("roundtrip: cannot unmount %s: %s\n",
+			       img_mnt[i], strerror(errno));
+		free(img_mnt[i]);
+		img_mnt[i] = NULL;
+	}
 	if (fs_root)
 		tu_rmtree(fs_root);
 	free(fs_root);
 	fs_root = NULL;
 }
 
-/* True if @name is an executable file in a directory of $PATH. */
+/* True if @name is an executable file in a directory of $PATH (@name
+ * itself if it has a slash). */
 static bool in_path(const char *name)
 {
 	const char *env = getenv("PATH");
 	char *copy, *dir, *save = NULL, *path;
 	bool found = false;
 
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
 	if (!env)
 		return false;
 	copy = strdup(env);
@@ -266,14 +348,24 @@ struct child {
 	volatile sig_atomic_t stop;	/* the capture's stop flag */
 };
 
+/* Who a program runs as, uid (uid_t)-1 being the test's own user, and
+ * with which umask. */
+struct runas {
+	uid_t uid;
+	gid_t gid;
+	mode_t umask;
+};
+
+#define AS_ROOT ((struct runas){ (uid_t)-1, (gid_t)-1, 022 })
+
 /*
  * Fork a child that blocks reading stdin (a pipe), and once it gets a byte
- * runs @argv in @cwd with @envp, stdin and stdout on /dev/null, stderr to
- * @errfile.
+ * runs @argv in @cwd with @envp as @as, stdin and stdout on /dev/null,
+ * stderr to @errfile.
  */
 static void child_start(struct child *c, const char *const argv[],
 			const char *cwd, char *const envp[],
-			const char *errfile)
+			const char *errfile, struct runas as)
 {
 	int p[2];
 
@@ -293,6 +385,11 @@ static void child_start(struct child *c, const char *const argv[],
 			_exit(125);
 		if (dup2(null, 0) < 0)
 			_exit(126);
+		if (as.uid != (uid_t)-1 &&
+		    (setgroups(0, NULL) < 0 || setgid(as.gid) < 0 ||
+		     setuid(as.uid) < 0))
+			_exit(126);
+		umask(as.umask);
 		closefrom(3);
 		execvpe(argv[0], (char *const *)argv, envp);
 		dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
@@ -345,21 +442,24 @@ static void *child_watch(void *arg)
 
 /*
  * Run @argv as described at child_start() under a capture into @log of the
- * child (-x) and I/O below @include; the program must exit 0 and no event
- * may be lost.  A capture that fails before the probe is attached (another
- * capture may hold it) is tried again.
+ * child (-x) and I/O below @include but not below @exclude (or NULL); the
+ * program must exit 0 and no event may be lost.  A capture that fails
+ * before the probe is attached (another capture may hold it) is tried
+ * again.
  */
 static void run_captured(const char *const argv[], const char *cwd,
 			 char *const envp[], const char *log,
-			 const char *include, const char *errfile)
+			 const char *include, const char *exclude,
+			 const char *errfile, struct runas as)
 {
-	const char *inc[] = { include };
+	const char *inc[] = { include }, *exc[] = { exclude };
 	struct child c;
 	struct capture_summary sum;
 	struct capture_options opt = {
 		.output = log,
 		.duration_ns = CAPTURE_CAP_NS,
-		.filter = { .include = inc, .ninclude = 1 },
+		.filter = { .include = inc, .ninclude = 1, .exclude = exc,
+			    .nexclude = exclude ? 1 : 0 },
 		.ready = child_go,
 	};
 	char err[ERRLEN] = "";
@@ -367,7 +467,7 @@ static void run_captured(const char *const argv[], const char *cwd,
 	pthread_t th;
 	int rc = -EAGAIN;
 
-	child_start(&c, argv, cwd, envp, errfile);
+	child_start(&c, argv, cwd, envp, errfile, as);
 	child_wait_blocked(&c);
 	opt.pid = (uint32_t)c.pid;
 	opt.stop = &c.stop;
@@ -908,6 +1008,134 @@ static void count_log(const char *path, int side, struct tallies *ts)
 	free(ev);
 }
 
+/* ---- device I/O -------------------------------------------------------- */
+
+/*
+ * Check 4 compares what reached the image's loop device.  Below this many
+ * sectors (read, or written) the figures are printed, not checked: a
+ * small workload's device I/O is mostly what the file system adds on its
+ * own (journal commits and their timing, inode table and allocation
+ * blocks, xfs log records), which the replay, faster and without the
+ * program's own files already cached, cannot and need not repeat
+ * sector for sector.
+ */
+#define DEV_MIN_SECTORS 512
+#define DEV_TOLERANCE 0.10
+
+/* Sectors (512 bytes) read and written on a device. */
+struct dev_io {
+	uint64_t rd, wr;
+};
+
+/* The counters of device @name so far. */
+static struct dev_io dev_counters(const char *name)
+{
+	int fd = open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
+	struct diskstats ds;
+	struct dev_io io = { 0, 0 };
+	bool found = false;
+
+	ck_assert_msg(fd >= 0, "/proc/diskstats: %s", strerror(errno));
+	ck_assert_int_eq(diskstats_read(&ds, fd), 0);
+	close(fd);
+	for (size_t i = 0; i < ds.n; i++) {
+		if (strcmp(ds.dev[i].name, name))
+			continue;
+		io.rd = ds.dev[i].rd_sectors;
+		io.wr = ds.dev[i].wr_sectors;
+		found = true;
+	}
+	diskstats_free(&ds);
+	ck_assert_msg(found, "%s is not in /proc/diskstats", name);
+	return io;
+}
+
+/* Everything of the file system at @mnt on its device: syncfs(2), then a
+ * freeze and thaw, which also writes back the metadata xfs keeps in its
+ * log only after a sync. */
+static void fs_settle(const char *mnt)
+{
+	int fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	ck_assert_msg(fd >= 0, "%s: %s", mnt, strerror(errno));
+	ck_assert_msg(syncfs(fd) == 0, "syncfs %s: %s", mnt, strerror(errno));
+	ck_assert_msg(ioctl(fd, FIFREEZE, 0) == 0, "freeze %s: %s", mnt,
+		      strerror(errno));
+	ck_assert_msg(ioctl(fd, FITHAW, 0) == 0, "thaw %s: %s", mnt,
+		      strerror(errno));
+	close(fd);
+}
+
+/* Start counting device I/O of image @img: its file system settled, the
+ * page cache and the dentry and inode caches dropped (as ioriot -d). */
+static struct dev_io dev_start(size_t img)
+{
+	int fd;
+
+	fs_settle(img_mnt[img]);
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	ck_assert_msg(fd >= 0 && write(fd, "3", 1) == 1,
+		      "drop_caches: %s", strerror(errno));
+	close(fd);
+	return dev_counters(img_dev[img]);
+}
+
+/* The device I/O of image @img since @start, its file system settled. */
+static struct dev_io dev_stop(size_t img, struct dev_io start)
+{
+	struct dev_io now;
+
+	fs_settle(img_mnt[img]);
+	now = dev_counters(img_dev[img]);
+	return (struct dev_io){ now.rd - start.rd, now.wr - start.wr };
+}
+
+/* "RATIO" of @rep to @orig, or "-" (in a static buffer of @slot). */
+static const char *ratio_text(uint64_t orig, uint64_t rep, int slot)
+{
+	static char buf[2][16];
+
+	if (!orig)
+		return "-";
+	snprintf(buf[slot], sizeof(buf[slot]), "%.2f",
+		 (double)rep / (double)orig);
+	return buf[slot];
+}
+
+/* Whether @rep is within DEV_TOLERANCE of @orig, or both are too few
+ * sectors to tell (*@checked false). */
+static bool dev_close(uint64_t orig, uint64_t rep, bool *checked)
+{
+	uint64_t big = orig > rep ? orig : rep, diff = orig > rep ?
+		       orig - rep : rep - orig;
+
+	*checked = big >= DEV_MIN_SECTORS;
+	return !*checked || (double)diff <= DEV_TOLERANCE * (double)orig;
+}
+
+/*
+ * Check 4 for @label: print the device I/O of the program @orig and of the
+ * replay @rep, and return whether each of reads and writes is within
+ * DEV_TOLERANCE where it is DEV_MIN_SECTORS or more.
+ */
+static bool dev_check(const char *label, struct dev_io orig,
+		      struct dev_io rep)
+{
+	bool rd_checked, wr_checked;
+	bool rd_ok = dev_close(orig.rd, rep.rd, &rd_checked);
+	bool wr_ok = dev_close(orig.wr, rep.wr, &wr_checked);
+
+	printf("roundtrip: %-18s device sectors read %llu / %llu (%s)%s, "
+	       "written %llu / %llu (%s)%s\n", label,
+	       (unsigned long long)orig.rd, (unsigned long long)rep.rd,
+	       ratio_text(orig.rd, rep.rd, 0),
+	       rd_checked ? (rd_ok ? "" : " DIFFERS") : " (too few to check)",
+	       (unsigned long long)orig.wr, (unsigned long long)rep.wr,
+	       ratio_text(orig.wr, rep.wr, 1),
+	       wr_checked ? (wr_ok ? "" : " DIFFERS") : " (too few to check)");
+	return rd_ok && wr_ok;
+}
+
 /* ---- the test ---------------------------------------------------------- */
 
 /* "@" + name in @arg is a workload binary (malloc'd), else a copy. */
@@ -922,30 +1150,56 @@ static char *program_arg(const char *arg)
 	return tu_join(dir, arg + 1);
 }
 
+/* The round trips: each program on each file system it names. */
+static struct run {
+	unsigned char prog, img;
+} runs[NPROGRAMS * NIMAGES];
+
+/* The user @p runs as: AS_ROOT, or its named user's ids. */
+static struct runas program_user(const struct program *p)
+{
+	struct passwd *pw;
+
+	if (!p->user)
+		return AS_ROOT;
+	pw = getpwnam(p->user);
+	ck_assert_msg(pw, "no user %s", p->user);
+	return (struct runas){ pw->pw_uid, pw->pw_gid, 022 };
+}
+
 START_TEST(test_program)
 {
-	const struct program *p = &programs[_i];
+	const struct program *p = &programs[runs[_i].prog];
+	size_t img = runs[_i].img;
+	const char *mnt = img_mnt[img];
 	char *dir, *w, *home, *sbdir, *sandbox, *log1, *log2, *replay, *json;
 	char *errfile, *env_home, *differ, *argv[8] = { NULL }, *text;
-	char *out = NULL, *err = NULL, ierr[ERRLEN];
+	char *exclude = NULL;
+	char *out = NULL, *err = NULL, ierr[ERRLEN], label[48];
 	char *envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL,
 			 "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "TZ=UTC", NULL };
 	struct tree before, after, sb;
 	struct tallies ts = { .n = 0 };
 	struct init_summary isum;
+	struct dev_io io_start, io_orig, io_rep;
+	struct runas as;
 	uint64_t ops[SYS_COUNT], total_ops = 0, same_ops;
 	size_t tree_ok, tree_total, sys_ok = 0;
+	bool dev_ok;
 
-	if (!fs_mnt) {
-		printf("roundtrip: %s skipped: no image mounted\n", p->name);
+	snprintf(label, sizeof(label), "%s/%s", p->name, images[img].name);
+	if (!mnt || !img_dev[img][0]) {
+		printf("roundtrip: %s skipped: no %s image mounted\n", label,
+		       images[img].name);
 		return;
 	}
 	if (p->need && !in_path(p->need)) {
-		printf("roundtrip: %s skipped: no %s in PATH\n", p->name,
+		printf("roundtrip: %s skipped: no %s in PATH\n", label,
 		       p->need);
 		return;
 	}
-	dir = tu_join(fs_mnt, p->name);
+	as = program_user(p);
+	dir = tu_join(mnt, p->name);
 	w = tu_join(dir, "w");
 	home = tu_join(dir, "home");
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
@@ -953,22 +1207,35 @@ START_TEST(test_program)
 	ck_assert_int_eq(mkdir(home, 0755), 0);
 	if (p->prepare)
 		p->prepare(dir);
-	ck_assert(asprintf(&sandbox, "%s/.ioriot/%s", fs_mnt, p->name) > 0);
+	if (as.uid != (uid_t)-1)
+		ck_assert(!chown(dir, as.uid, as.gid) &&
+			  !chown(w, as.uid, as.gid) &&
+			  !chown(home, as.uid, as.gid));
+	ck_assert(asprintf(&sandbox, "%s/.ioriot/%s", mnt, p->name) > 0);
 	ck_assert(asprintf(&sbdir, "%s/%s", sandbox, p->name) > 0);
-	ck_assert(asprintf(&log1, "%s/%s.capture", fs_root, p->name) > 0);
-	ck_assert(asprintf(&log2, "%s/%s.replay.capture", fs_root,
-			   p->name) > 0);
-	ck_assert(asprintf(&replay, "%s/%s.replay", fs_root, p->name) > 0);
-	ck_assert(asprintf(&json, "%s/%s.json", fs_root, p->name) > 0);
-	ck_assert(asprintf(&errfile, "%s/%s.stderr", fs_root, p->name) > 0);
+	ck_assert(asprintf(&log1, "%s/%s-%s.capture", fs_root, p->name,
+			   images[img].name) > 0);
+	ck_assert(asprintf(&log2, "%s/%s-%s.replay.capture", fs_root,
+			   p->name, images[img].name) > 0);
+	ck_assert(asprintf(&replay, "%s/%s-%s.replay", fs_root, p->name,
+			   images[img].name) > 0);
+	ck_assert(asprintf(&json, "%s/%s-%s.json", fs_root, p->name,
+			   images[img].name) > 0);
+	ck_assert(asprintf(&errfile, "%s/%s-%s.stderr", fs_root, p->name,
+			   images[img].name) > 0);
 	ck_assert(asprintf(&env_home, "HOME=%s", home) > 0);
 	envp[1] = env_home;
+	if (p->exclude)
+		exclude = tu_join(dir, p->exclude);
 	for (size_t i = 0; p->argv[i]; i++)
 		ck_assert_ptr_nonnull(argv[i] = program_arg(p->argv[i]));
 
 	/* The program, captured. */
 	tree_read(dir, &before);
-	run_captured((const char *const *)argv, w, envp, log1, dir, errfile);
+	io_start = dev_start(img);
+	run_captured((const char *const *)argv, w, envp, log1, dir, exclude,
+		     errfile, as);
+	io_orig = dev_stop(img, io_start);
 	tree_read(dir, &after);
 
 	/* Generate, init, and the replay, captured. */
@@ -984,7 +1251,11 @@ START_TEST(test_program)
 	/* As root, as captured: the programs' chowns and modes replay. */
 	const char *rep[] = { tu_bin(), "-r", replay, "-D", "-u", "root",
 			      "--allow-root", "-q", "-S", json, NULL };
-	run_captured(rep, fs_root, envp, log2, sandbox, errfile);
+	io_start = dev_start(img);
+	run_captured(rep, fs_root, envp, log2, sandbox, NULL, errfile,
+		     (struct runas){ (uid_t)-1, (gid_t)-1,
+				     p->umask ? p->umask : 022 });
+	io_rep = dev_stop(img, io_start);
 
 	/* 1: the tree. */
 	tree_read(sbdir, &sb);
@@ -1009,24 +1280,27 @@ START_TEST(test_program)
 			continue;
 		}
 		printf("roundtrip: %s: %s: %llu calls (%llu bytes) captured, "
-		       "%llu (%llu bytes) replayed\n", p->name, t->key,
+		       "%llu (%llu bytes) replayed\n", label, t->key,
 		       (unsigned long long)t->n[0],
 		       (unsigned long long)t->bytes[0],
 		       (unsigned long long)t->n[1],
 		       (unsigned long long)t->bytes[1]);
 	}
 
-	printf("roundtrip: %-10s results %llu/%llu ops as captured; "
+	printf("roundtrip: %-18s results %llu/%llu ops as captured; "
 	       "capture of the replay %zu/%zu syscall counts and bytes "
-	       "equal; tree %zu/%zu entries equal\n", p->name,
+	       "equal; tree %zu/%zu entries equal\n", label,
 	       (unsigned long long)same_ops, (unsigned long long)total_ops,
 	       sys_ok, ts.n, tree_ok, tree_total);
+	dev_ok = dev_check(label, io_orig, io_rep);
 	if (*differ)
-		printf("roundtrip: %s: statistics\n%s", p->name, text);
+		printf("roundtrip: %s: statistics\n%s", label, text);
 	fflush(stdout);
-	ck_assert_msg(!*differ, "%s: results differ: '%s'", p->name, differ);
-	ck_assert_msg(tree_ok == tree_total, "%s: the trees differ", p->name);
-	ck_assert_msg(sys_ok == ts.n, "%s: the captures differ", p->name);
+	ck_assert_msg(!*differ, "%s: results differ: '%s'", label, differ);
+	ck_assert_msg(tree_ok == tree_total, "%s: the trees differ", label);
+	ck_assert_msg(sys_ok == ts.n, "%s: the captures differ", label);
+	ck_assert_msg(dev_ok, "%s: the device I/O differs by more than %.0f%%",
+		      label, DEV_TOLERANCE * 100);
 
 	free(text);
 	free(differ);
@@ -1035,6 +1309,7 @@ START_TEST(test_program)
 	tree_free(&sb);
 	for (size_t i = 0; argv[i]; i++)
 		free(argv[i]);
+	free(exclude);
 	free(env_home);
 	free(errfile);
 	free(json);
@@ -1053,10 +1328,21 @@ Suite *roundtrip_suite(void)
 {
 	Suite *s = suite_create("roundtrip");
 	TCase *tc = tcase_create("programs");
+	int n = 0;
 
+	for (size_t i = 0; i < NPROGRAMS; i++) {
+		unsigned fs = programs[i].fs ? programs[i].fs : FS_EXT4;
+
+		for (size_t j = 0; j < NIMAGES; j++) {
+			if (!(fs & images[j].fs))
+				continue;
+			runs[n].prog = (unsigned char)i;
+			runs[n++].img = (unsigned char)j;
+		}
+	}
 	tcase_add_unchecked_fixture(tc, fs_setup, fs_teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_program, 0, (int)NPROGRAMS);
+	tcase_set_timeout(tc, 120);	/* postgres: about 30 s */
+	tcase_add_loop_test(tc, test_program, 0, n);
 	suite_add_tcase(s, tc);
 	return s;
 }
