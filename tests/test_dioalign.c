@@ -238,7 +238,8 @@ START_TEST(test_exec_direct)
 		.count = 8192, .offset = 4096 }), 8192);
 	ck_assert_int_eq(run(&x, (struct rlog_op){ .sys = SYS_PREAD64,
 		.ret = 512, .fd = 1, .have = RL_FD | RL_COUNT | RL_OFFSET,
-		.count = 512, .offset = 512 }), f->sector > 512 ? -EINVAL : 512);
+		.count = 512, .offset = 512 }),
+		f->sector > 512 ? -EINVAL : 512);
 
 	ck_assert_int_eq(run(&x, (struct rlog_op){ .sys = SYS_OPENAT, .ret = 4,
 		.path = path2, .vfd = 2, .have = RL_PATH | RL_VFD | RL_FLAGS |

@@ -109,6 +109,10 @@ static const struct program {
 					 * the capture does not record: the
 					 * replay runs under it; 0: 022 */
 	const char *exclude;		/* below DIR: not captured, or NULL */
+	const char *may_differ;		/* "SYSCALL:CLASS ..." (as in the
+					 * statistics' differ_by_result) of
+					 * results known to differ at times,
+					 * printed, not failed; NULL: none */
 } programs[] = {
 	{ "tar", "tar", prepare_tar, { "tar", "-xf", "../a.tar", NULL },
 	  FS_EXT4 | FS_XFS },
@@ -158,7 +162,9 @@ static const struct program {
 	 * replayed on nothing, so it is not captured at all.  Without
 	 * parallel index builds: their workers' overlapping mkdirs of one
 	 * directory can end in the other order than they began (README,
-	 * limits).
+	 * limits).  A backend's lseek(SEEK_END) of a table may see another
+	 * backend's extension of it that the capture saw later: calls on
+	 * different descriptions of one file are not ordered (README).
 	 */
 	{ "postgres", PG_BIN "/pgbench", NULL, { "sh", "-c", "set -e; "
 	  "B=" PG_BIN "; $B/initdb -D pg -U postgres -A trust; "
@@ -167,8 +173,8 @@ static const struct program {
 	  "-c max_parallel_maintenance_workers=0\" start; "
 	  "$B/pgbench -h \"$PWD\" -U postgres -i -s 1 -q postgres; "
 	  "$B/pgbench -h \"$PWD\" -U postgres -T 3 -c 2 postgres; "
-	  "$B/pg_ctl -D pg -w -s stop", NULL }, FS_EXT4, "postgres", 077,
-	  "w/.s.PGSQL.5432" },
+	  "$B/pg_ctl -D pg -w -s stop", NULL }, FS_EXT4 | FS_XFS, "postgres",
+	  077, "w/.s.PGSQL.5432", "lseek:value" },
 };
 #pragma GCC diagnostic pop
 #define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
@@ -710,10 +716,11 @@ static char *sys_counts_text(const uint64_t n[SYS_COUNT])
 }
 
 /*
- * The number after member @key of the member object @name of "syscalls"
- * in JSON text @json, or -1 if there is none.
+ * Where the value of member @key of the member object @name of "syscalls"
+ * in JSON text @json begins, or NULL if there is none.
  */
-static long long json_sys(const char *json, const char *name, const char *key)
+static const char *json_sys_at(const char *json, const char *name,
+			       const char *key)
 {
 	const char *s = strstr(json, "\"syscalls\"");
 	char pat[64];
@@ -721,25 +728,50 @@ static long long json_sys(const char *json, const char *name, const char *key)
 
 	snprintf(pat, sizeof(pat), "\"%s\"", name);
 	if (!s || !(s = strstr(s, pat)))
-		return -1;
+		return NULL;
 	s += strlen(pat);
 	s += strspn(s, " \t\n:");
 	if (*s != '{')
-		return -1;
+		return NULL;
 	snprintf(pat, sizeof(pat), "\"%s\"", key);
 	for (; *s; s++) {
 		if (*s == '{' || *s == '[') {
 			depth++;
 		} else if (*s == '}' || *s == ']') {
 			if (--depth == 0)
-				return -1;
+				return NULL;
 		} else if (depth == 1 && !strncmp(s, pat, strlen(pat))) {
 			s += strlen(pat);
-			s += strspn(s, " \t\n:");
-			return strtoll(s, NULL, 10);
+			return s + strspn(s, " \t\n:");
 		}
 	}
-	return -1;
+	return NULL;
+}
+
+/* The number after member @key of syscall @name's object (json_sys_at()),
+ * or -1. */
+static long long json_sys(const char *json, const char *name, const char *key)
+{
+	const char *s = json_sys_at(json, name, key);
+
+	return s ? strtoll(s, NULL, 10) : -1;
+}
+
+/* How many of syscall @name's results differed as @class ("value",
+ * "ENOENT", ...: its "differ_by_result"), 0 if none. */
+static long long json_differ_by(const char *json, const char *name,
+				const char *class)
+{
+	const char *s = json_sys_at(json, name, "differ_by_result");
+	const char *end = s && *s == '{' ? strchr(s, '}') : NULL;
+	char pat[80];
+
+	snprintf(pat, sizeof(pat), "\"%s\"", class);
+	if (!end || !(s = strstr(s, pat)) || s > end)
+		return 0;
+	s += strlen(pat);
+	s += strspn(s, " \t\n:");
+	return strtoll(s, NULL, 10);
 }
 
 /* The number after the first member @key of @json, or -1. */
@@ -756,19 +788,44 @@ static long long json_top(const char *json, const char *key)
 	return strtoll(s, NULL, 10);
 }
 
+/* How many results of syscall @sys differed in a way @known ("SYSCALL:CLASS
+ * ...", or NULL) names. */
+static long long known_differ(const char *json, const char *sys,
+			      const char *known)
+{
+	char item[64];
+	long long n = 0;
+	size_t len = strlen(sys);
+
+	for (const char *k = known; k && *k; k += strcspn(k, " "),
+	     k += strspn(k, " ")) {
+		size_t ilen = strcspn(k, " ");
+
+		if (ilen >= sizeof(item) || ilen <= len + 1 ||
+		    strncmp(k, sys, len) || k[len] != ':')
+			continue;
+		memcpy(item, k + len + 1, ilen - len - 1);
+		item[ilen - len - 1] = '\0';
+		n += json_differ_by(json, sys, item);
+	}
+	return n;
+}
+
 /*
  * Check 2 for program @name: returns the operations whose result class
- * matched, and "SYSCALL=N
- * ..." of those that differed in *@differ (malloc'd).
+ * matched, and "SYSCALL=N ..." of those that differed in *@differ
+ * (malloc'd), less those @known ("SYSCALL:CLASS ...", or NULL) names,
+ * which are printed.
  */
 static uint64_t results_check(const char *name, const char *json,
-			      const uint64_t ops[SYS_COUNT], char **differ)
+			      const uint64_t ops[SYS_COUNT], const char *known,
+			      char **differ)
 {
 	uint64_t total = 0, bad = 0, d_all[SYS_COUNT] = { 0 };
 
 	for (int s = 0; s < SYS_COUNT; s++) {
 		const char *sys = sys_info(s)->replay_name;
-		long long n, d;
+		long long n, d, k;
 
 		if (!ops[s])
 			continue;
@@ -778,7 +835,11 @@ static uint64_t results_check(const char *name, const char *json,
 		ck_assert_msg(n == (long long)ops[s] && d >= 0,
 			      "%s: %s: %llu in the replay file, %lld replayed",
 			      name, sys, (unsigned long long)ops[s], n);
-		d_all[s] = (uint64_t)d;
+		k = known_differ(json, sys, known);
+		if (k)
+			printf("roundtrip: %s: %s: %lld results differ as "
+			       "known (%s)\n", name, sys, k, known);
+		d_all[s] = (uint64_t)(d - k);
 		bad += (uint64_t)d;
 	}
 	*differ = sys_counts_text(d_all);
@@ -1019,7 +1080,7 @@ static void count_log(const char *path, int side, struct tallies *ts)
  * program's own files already cached, cannot and need not repeat
  * sector for sector.
  */
-#define DEV_MIN_SECTORS 512
+#define DEV_MIN_SECTORS 2048
 #define DEV_TOLERANCE 0.10
 
 /* Sectors (512 bytes) read and written on a device. */
@@ -1265,7 +1326,7 @@ START_TEST(test_program)
 	replay_counts(replay, ops);
 	text = tu_read(json, NULL);
 	ck_assert_ptr_nonnull(text);
-	same_ops = results_check(p->name, text, ops, &differ);
+	same_ops = results_check(label, text, ops, p->may_differ, &differ);
 	for (int s = 0; s < SYS_COUNT; s++)
 		total_ops += ops[s];
 

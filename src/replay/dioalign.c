@@ -18,7 +18,7 @@
 /* A device of a sandbox root. */
 struct dio_dev {
 	dev_t dev;
-	unsigned lbs;		/* logical block size, 0 if not a block device */
+	unsigned lbs;		/* logical block size; 0: no block device */
 	atomic_uint align;	/* 0 until statx was asked */
 };
 
