@@ -1,11 +1,14 @@
 /*
  * Round trips of real programs: each program (tar, git, sqlite3 with a
- * rollback journal and with WAL, and tests/workloads/writers, several
- * processes writing at once) works in its own directory DIR = MNT/NAME on a
- * loop-mounted ext4 image, captured with -x and --include DIR; the log is
- * generated into a replay file (test NAME, sandbox MNT/.ioriot/NAME),
- * initialised, and replayed by `ioriot -r -S FILE.json`, itself captured
- * with -x and --include on the sandbox.  Then:
+ * rollback journal and with WAL, tests/workloads/writers with several
+ * processes writing at once, dd with large and with direct I/O, Linux AIO,
+ * fio's libaio engine, a PostgreSQL server under pgbench) works in its own
+ * directory DIR = MNT/NAME on each file system its row names (a loop-mounted
+ * ext4 image on 512-byte sectors, an xfs image on 4096-byte sectors),
+ * captured with -x and --include DIR; the log is generated into a replay
+ * file (test NAME, sandbox MNT/.ioriot/NAME), initialised, and replayed by
+ * `ioriot -r -S FILE.json`, itself captured with -x and --include on the
+ * sandbox.  Then:
  *
  *  1. Tree: every entry the program created or changed below DIR (new, or
  *     another type, size or ctime than before the run) is in the sandbox
@@ -19,13 +22,21 @@
  *     in DIR with the same type.
  *  2. Results: per syscall, the JSON's "ops" equal the replay file's
  *     operations, and no result differs from the capture ("differ": no
- *     other byte count, value or errno; docs/stats.md).
+ *     other byte count, value or errno; docs/stats.md), but those a row
+ *     names as known to differ at times (printed, with the reason at the
+ *     row).
  *  3. Capture of the replay: per syscall, the count of successful calls and
  *     the bytes read or written are the same in both capture logs, and so
  *     is the count of failed calls per errno.  Both logs are counted
  *     alike (count_log()): exec.c makes each call once, in its *at form;
  *     AIO counts requests per opcode with their lengths and completions
  *     with their bytes, not the number of io_getevents calls.
+ *  4. Device I/O: the sectors read and written on the image's loop device
+ *     (/proc/diskstats) while the program ran and while the replay ran,
+ *     each counted from settled file systems and dropped caches to a
+ *     settled file system again, are within 10%, reads and writes each,
+ *     where either side has DEV_MIN_SECTORS or more; a line per round trip
+ *     prints both and their ratio.
  *
  * The match rates are printed.  A program whose binary is not in PATH is
  * skipped with a note; so is everything without root or BTF.
