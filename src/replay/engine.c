@@ -613,6 +613,11 @@ static void *replay_thread(void *arg)
 	int ret;
 
 	ret = exec_init(&e->x, opt->uid, opt->gid, err, errlen);
+	if (!ret && exec_learn_sandboxes(&e->x, hdr->sandboxes,
+					 hdr->nsandboxes)) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+	}
 	if (!ret)
 		ret = jail_enter(hdr->sandboxes, hdr->nsandboxes, opt->uid,
 				 err, errlen);
