@@ -20,6 +20,7 @@
 #include "ioriot/u64map.h"
 
 struct aio_table;
+struct uring_table;
 
 /* The vfd table is split by vfd number so that timelines working on
  * different files never wait for each other's lock. */
@@ -42,6 +43,9 @@ struct exec_ctx {
 	atomic_uint_least64_t setid_stripped;	/* operations whose set-user-
 						 * or set-group-ID bits went */
 	struct aio_table *aio;		/* AIO contexts (src/replay/aio.h) */
+	struct uring_table *uring;	/* io_uring rings (src/replay/uring.h) */
+	atomic_uint_least64_t uring_flags_dropped;	/* rings set up without
+						 * some captured setup flag */
 };
 
 /*
