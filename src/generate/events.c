@@ -20,8 +20,10 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	struct proc *p;
 
 	g->ev = ev;
-	/* The sqe records a timeline holds go before its next event. */
-	if (g->uring_held.count && si->kind != SK_URING_SQE)
+	/* The sqe records a timeline holds go before its next event; a
+	 * completion of one of them waits for them (events_uring.c). */
+	if (g->uring_held.count && si->kind != SK_URING_SQE &&
+	    si->kind != SK_URING_CQE)
 		gen_uring_flush(g, timeline(ev));
 	if (si->kind == SK_LOST) {
 		g->sum->lost_events += ev->have & CAP_COUNT ? (uint64_t)ev->count : 0;

@@ -294,13 +294,16 @@ static void on_cqe(struct gen *g);
 
 /*
  * Write the held sqe records of batch @b (timeline @tl), then the
- * completions held for them.  A written request keeps IOSQE_IO_LINK or
- * IOSQE_IO_HARDLINK only if its chain reaches the next request written
- * to its ring: through held requests not written that link on too.
+ * completions held for them; when the current event is the enter that
+ * submitted them, those follow it (gen_uring_after()).  A written
+ * request keeps IOSQE_IO_LINK or IOSQE_IO_HARDLINK only if its chain
+ * reaches the next request written to its ring: through held requests
+ * not written that link on too.
  */
 static void batch_write(struct gen *g, uint64_t tl, struct gbatch *b)
 {
 	const struct cap_event *cur = g->ev;
+	bool after = cur && sys_info(cur->sys)->kind == SK_URING_ENTER;
 	struct sqe_plan *pl = b->nsqe ? calloc(b->nsqe, sizeof(*pl)) : NULL;
 
 	u64map_del(&g->uring_held, tl);
@@ -330,13 +333,41 @@ static void batch_write(struct gen *g, uint64_t tl, struct gbatch *b)
 		write_sqe(g, &b->sqe[i], &pl[i],
 			  (flags & ~(int64_t)URING_SQE_LINKS) | links);
 	}
-	for (size_t i = 0; i < b->ncqe; i++) {
+	g->ev = cur;
+	free(pl);
+	for (size_t i = 0; !after && i < b->ncqe; i++) {
 		g->ev = &b->cqe[i];
+		on_cqe(g);
+		g->ev = cur;
+	}
+	for (size_t i = 0; after && i < b->ncqe; i++) {
+		if (!g->uring_late && !(g->uring_late = calloc(1, sizeof(*b)))) {
+			gen_oom(g);
+			break;
+		}
+		if (push(&g->uring_late->cqe, &g->uring_late->ncqe,
+			 &g->uring_late->cqe_cap, &b->cqe[i])) {
+			gen_oom(g);
+			break;
+		}
+	}
+	batch_free(b);
+}
+
+void gen_uring_after(struct gen *g)
+{
+	const struct cap_event *cur = g->ev;
+	struct gbatch *late = g->uring_late;
+
+	if (!late)
+		return;
+	g->uring_late = NULL;
+	for (size_t i = 0; i < late->ncqe; i++) {
+		g->ev = &late->cqe[i];
 		on_cqe(g);
 	}
 	g->ev = cur;
-	free(pl);
-	batch_free(b);
+	batch_free(late);
 }
 
 void gen_uring_flush(struct gen *g, uint64_t tl)
@@ -621,7 +652,10 @@ void gen_on_uring(struct gen *g, struct proc *p)
 		on_cqe(g);
 		break;
 	case SK_URING_SETUP: on_setup(g, p); break;
-	case SK_URING_ENTER: on_enter(g); break;
+	case SK_URING_ENTER:
+		on_enter(g);
+		gen_uring_after(g);
+		break;
 	case SK_URING_REGISTER: on_register(g); break;
 	case SK_URING_FILE: on_table_entry(g, p, true); break;
 	case SK_URING_BUF: on_table_entry(g, p, false); break;
@@ -671,6 +705,8 @@ void gen_uring_free(struct gen *g)
 	while (g->uring_held.slots && (s = u64map_next(&g->uring_held, &pos)))
 		batch_free(s->value);
 	u64map_destroy(&g->uring_held);
+	batch_free(g->uring_late);
+	g->uring_late = NULL;
 	pos = 0;
 	while (g->uring.slots && (s = u64map_next(&g->uring, &pos)))
 		ring_free(g, s->value);

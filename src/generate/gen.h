@@ -14,6 +14,8 @@
 #include "ioriot/rlog.h"
 #include "ioriot/u64map.h"
 
+struct gbatch;
+
 /* A path of the current event, normalised, rewritten and modelled. */
 struct resolved {
 	char norm[PATHMAP_MAX];
@@ -43,6 +45,8 @@ struct gen {
 					 * (events_uring.c) */
 	struct u64map uring_held;	/* timeline -> sqe records not
 					 * written yet */
+	struct gbatch *uring_late;	/* completions to write after the
+					 * current event */
 	int err;			/* first -errno (ENOMEM) seen */
 	const struct cap_event *ev;	/* the event being handled */
 	struct resolved path[2];
@@ -113,6 +117,10 @@ void gen_on_uring(struct gen *g, struct proc *p);
 
 /* Write the sqe records timeline @tl holds (before its next event). */
 void gen_uring_flush(struct gen *g, uint64_t tl);
+
+/* Write the completions of the sqe records just written (after the
+ * event that wrote them). */
+void gen_uring_after(struct gen *g);
 
 /* Write the sqe records every timeline holds (at the end of the log). */
 void gen_uring_flush_all(struct gen *g);
