@@ -616,6 +616,25 @@ static const struct exp uring_main[] = {
 	  .v_fd = 4 },
 	CQE_ANY, CQE_ANY, CQE_ANY, CQE_ANY, CQE_ANY,
 	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 4 },
+	END
+};
+
+/* 5: the SQPOLL ring's fd.  Its requests are submitted by its kernel
+ * thread, and recorded as the main thread's, which set the ring up. */
+static const struct exp uring_sqpoll[] = {
+	{ E(IO_URING_SETUP), .have = CAP_COUNT | CAP_FLAGS,
+	  .count = URING_DEPTH, .flags = IORING_SETUP_SQPOLL, .v_ret = 5 },
+	{ E(SQE), .have = CAP_CMD | CAP_OFFSET | CAP_COUNT | CAP_ARG |
+	  CAP_ADDR2, .cmd = IORING_OP_WRITE, .offset = URING_SQPOLL_OFF,
+	  .count = 4096, .arg = 0, .v_fd = 3, .v_fd2 = 5 },
+	{ E(CQE), .have = CAP_CMD | CAP_RET, .cmd = IORING_OP_WRITE,
+	  .ret = 4096, .v_fd2 = 5 },
+	{ E(SQE), .have = CAP_CMD | CAP_OFFSET | CAP_COUNT | CAP_ARG |
+	  CAP_ADDR2, .cmd = IORING_OP_READ, .offset = URING_SQPOLL_OFF,
+	  .count = 4096, .arg = 0, .v_fd = 3, .v_fd2 = 5 },
+	{ E(CQE), .have = CAP_CMD | CAP_RET, .cmd = IORING_OP_READ,
+	  .ret = 4096, .v_fd2 = 5 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 5 },
 	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 3 },
 	END
 };
@@ -628,7 +647,7 @@ static const struct exp uring_timeout[] = {
 };
 
 static const struct exp *const uring_chains[] = { uring_main, uring_timeout,
-						 NULL };
+						 uring_sqpoll, NULL };
 
 static const char *const uring_replay[] = {
 	"#|uring_skipped|timeout=1|",
@@ -657,6 +676,11 @@ static const char *const uring_replay[] = {
 	"uring_readv 8192 fd=$D ctx=$C",
 	"uring_read_fixed 4096 fd=$D ctx=$C",
 	"uring_nop 0 ctx=$C",
+	"io_uring_setup count=8 flags=0x2 ctx=$Q",
+	"sqe 0 fd=$D off=24576 count=4096 cmd=23 ctx=$Q",
+	"uring_write 4096 fd=$D ctx=$Q",
+	"sqe 0 fd=$D off=24576 count=4096 cmd=22 ctx=$Q",
+	"uring_read 4096 fd=$D ctx=$Q",
 	"close 0 fd=$D",
 	NULL
 };

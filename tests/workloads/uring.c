@@ -18,6 +18,10 @@
  *    READV of 8192 at URING_VEC_OFF, a READ_FIXED into buffer 1 of fixed
  *    file 0 at URING_FIXED_OFF, a NOP, and a TIMEOUT of 1 ms (not file
  *    I/O: it completes with -ETIME);
+ *  - io_uring_queue_exit;
+ *  - a second ring with IORING_SETUP_SQPOLL (its kernel thread submits):
+ *    a WRITE of 4096 at URING_SQPOLL_OFF, then a READ of it, each
+ *    submitted and waited for on its own;
  *  - io_uring_queue_exit, close.
  * Every completion is reaped by user_data (its request's index) and its
  * result checked: on failure it prints what failed and exits 1.
@@ -69,6 +73,18 @@ static void batch(struct io_uring *ring, const int *want, int n)
 		io_uring_cqe_seen(ring, cqe);
 		seen++;
 	}
+}
+
+/* Submit the one request prepared on SQPOLL ring @ring and check its
+ * completion against @want. */
+static void one(struct io_uring *ring, int want)
+{
+	struct io_uring_cqe *cqe;
+
+	CHECK(io_uring_submit(ring) == 1);
+	CHECK_RC(io_uring_wait_cqe(ring, &cqe));
+	CHECK(cqe->res == want);
+	io_uring_cqe_seen(ring, cqe);
 }
 
 int main(int argc, char **argv)
@@ -128,7 +144,16 @@ int main(int argc, char **argv)
 	sqe = sqe_of(&ring, 4);
 	io_uring_prep_timeout(sqe, &ts, 0, 0);
 	batch(&ring, want2, 5);
+	io_uring_queue_exit(&ring);
 
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL,
+				     .sq_thread_idle = 100 };
+	CHECK_RC(io_uring_queue_init_params(URING_DEPTH, &ring, &p));
+	io_uring_prep_write(sqe_of(&ring, 0), fd, buf, 4096, URING_SQPOLL_OFF);
+	one(&ring, 4096);
+	io_uring_prep_read(sqe_of(&ring, 1), fd, buf + 4096, 4096,
+			   URING_SQPOLL_OFF);
+	one(&ring, 4096);
 	io_uring_queue_exit(&ring);
 	CHECK(close(fd) == 0);
 	CHECK(close(dirfd) == 0);

@@ -7,5 +7,6 @@
 #define URING_NBUFS 2		/* registered buffers */
 #define URING_VEC_OFF 4096	/* the WRITEV's and READV's offset */
 #define URING_FIXED_OFF 16384	/* the WRITE_FIXED's offset */
+#define URING_SQPOLL_OFF 24576	/* the SQPOLL ring's WRITE and READ */
 
 #endif
