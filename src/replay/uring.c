@@ -364,13 +364,14 @@ static int do_entry(struct ring *r, const struct rlog_op *op, int fd,
 }
 
 /* The entries of kind @file that timeline @tl queued on @r (under
- * r->lock), taken off the queue: slots from *@base, *@n of them, a fd
- * (-1: empty) or a buffer size each, in @fds or @lens (malloc'd).  0 or
- * -ENOMEM. */
-static int take_entries(struct ring *r, uint64_t tl, bool file, uint64_t *base,
-			size_t *n, int **fds, uint64_t **lens)
+ * r->lock), taken off the queue: slots from *@base (0 for a whole table,
+ * @update false), *@n of them, a fd (-1: empty) or a buffer size each,
+ * in @fds or @lens (malloc'd).  0 or -ENOMEM. */
+static int take_entries(struct ring *r, uint64_t tl, bool file, bool update,
+			uint64_t *base, size_t *n, int **fds, uint64_t **lens)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t lo = update ? UINT64_MAX : 0, hi = 0;
+	bool any = false;
 	size_t kept = 0;
 
 	*n = 0;
@@ -383,9 +384,10 @@ static int take_entries(struct ring *r, uint64_t tl, bool file, uint64_t *base,
 			continue;
 		lo = e->slot < lo ? e->slot : lo;
 		hi = e->slot > hi ? e->slot : hi;
+		any = true;
 	}
-	*base = lo == UINT64_MAX ? 0 : lo;
-	if (lo != UINT64_MAX) {
+	*base = any ? lo : 0;
+	if (any) {
 		*n = (size_t)(hi - lo + 1);
 		if (file)
 			*fds = malloc(*n * sizeof(**fds));
@@ -480,11 +482,14 @@ static int64_t do_register(struct ring *r, const struct rlog_op *op,
 	int *fds = NULL;
 	size_t n = 0;
 	bool files = false, table = uring_register_table(opcode, &files);
+	bool update = opcode == URING_REG_FILES_UPDATE ||
+		      opcode == URING_REG_FILES_UPDATE2 ||
+		      opcode == URING_REG_BUFFERS_UPDATE;
 	int64_t ret;
 
 	pthread_mutex_lock(&r->lock);
-	if (table && take_entries(r, timeline_of(op), files, &base, &n, &fds,
-				  &lens)) {
+	if (table && take_entries(r, timeline_of(op), files, update, &base, &n,
+				  &fds, &lens)) {
 		*rc = -ENOMEM;
 		ret = -ENOMEM;
 		goto out;
