@@ -38,9 +38,11 @@ struct gureq {
 	enum sys_id done;	/* the completion's operation */
 	uint32_t pid, tid;	/* its timeline */
 	uint64_t vfd;		/* 0 for a nop */
-	struct ofd *ofd;	/* a reference, for a current-position I/O */
+	struct ofd *ofd;	/* a reference: the kernel holds the file
+				 * until the request completes */
 	struct node *node;
 	int64_t off;		/* -1: the file position, not known */
+	bool at_pos;		/* at the file position: it moves it */
 	struct resource res;
 };
 
@@ -233,12 +235,11 @@ static void write_sqe(struct gen *g, const struct cap_event *ev,
 	if (pl->ofd) {
 		rq->vfd = pl->ofd->vfd;
 		rq->node = pl->ofd->node;
-		if (rq->off == -1 && pl->ofd->pos_known)
-			rq->off = (int64_t)pl->ofd->pos;
-		if (ev->have & CAP_OFFSET && ev->offset == -1) {
-			rq->ofd = pl->ofd;	/* the position moves */
-			pl->ofd->refs++;
-		}
+		rq->ofd = pl->ofd;
+		pl->ofd->refs++;
+		rq->at_pos = rq->off == -1;
+		if (rq->at_pos)
+			rq->off = pl->ofd->pos_known ? (int64_t)pl->ofd->pos : -1;
 	}
 	/* A user_data still in the table is a request whose completion was
 	 * not captured: the new one takes its place. */
@@ -586,6 +587,7 @@ static void on_cqe(struct gen *g)
 	struct cap_event as_req;
 	struct gureq *rq;
 	struct rlog_op op;
+	bool data, reading;
 
 	if (!r)
 		return;
@@ -608,13 +610,14 @@ static void on_cqe(struct gen *g)
 	}
 	gen_op_touch(g, &op, &r->res);
 	gen_op_touch(g, &op, &rq->res);
-	if (rq->node)
+	if (rq->ofd) {
+		/* A close of its vfd waits for it. */
+		gen_op_touch(g, &op, &rq->ofd->res);
 		gen_op_touch(g, &op, &rq->node->res);
+	}
 	gen_op_emit(g, &op);
-	g->ev = ev;
-	bool data = sys_info(rq->done)->kind == SK_URING_DATA;
-	bool reading = uring_completion_reads(rq->done);
-
+	data = sys_info(rq->done)->kind == SK_URING_DATA;
+	reading = uring_completion_reads(rq->done);
 	/* Like a pread64 or pwrite64 of res bytes: what INIT must hold. */
 	if (data && ev->ret > 0 && rq->node && rq->off >= 0) {
 		if (reading)
@@ -622,9 +625,12 @@ static void on_cqe(struct gen *g)
 		else
 			nstree_write(rq->node, (uint64_t)rq->off, (uint64_t)ev->ret);
 	}
-	if (data && rq->ofd && rq->ofd->pos_known && ev->ret > 0)
+	if (data && rq->at_pos && rq->ofd->pos_known && ev->ret > 0)
 		rq->ofd->pos += (uint64_t)ev->ret;
+	/* Its reference goes: a close of its fd meanwhile is written now,
+	 * on its timeline. */
 	req_free(g, u64map_del(&r->reqs, ev->addr2));
+	g->ev = ev;
 }
 
 void gen_on_uring(struct gen *g, struct proc *p)
