@@ -21,7 +21,7 @@
  * records of a timeline are held until its next other event (its
  * io_uring_enter, as a rule), so that the link flags of the requests
  * written can skip the requests not written, and completions of held
- * requests follow them.  Requests of other kinds than file I/O
+ * requests follow them; an SQPOLL ring's are written as they come.  Requests of other kinds than file I/O
  * (networking, timeouts, poll, ...) are counted by opcode name and not
  * written.
  */
@@ -329,8 +329,10 @@ static void batch_write(struct gen *g, uint64_t tl, struct gbatch *b)
 			if (!(b->sqe[j].arg & URING_SQE_LINKS))
 				links = 0;
 		}
-		if (j >= b->nsqe)
-			links = 0;	/* the chain ends with the batch */
+		/* The chain ends with the batch; an SQPOLL ring's requests
+		 * are written one by one, with their flags as captured. */
+		if (j >= b->nsqe && !pl[i].ring->sqpoll)
+			links = 0;
 		write_sqe(g, &b->sqe[i], &pl[i],
 			  (flags & ~(int64_t)URING_SQE_LINKS) | links);
 	}
@@ -636,15 +638,22 @@ static void on_cqe(struct gen *g)
 void gen_on_uring(struct gen *g, struct proc *p)
 {
 	const struct cap_event *ev = g->ev;
+	struct guring *r;
 	struct gbatch *b;
 	uint64_t tl;
 
 	switch (sys_info(ev->sys)->kind) {
 	case SK_URING_SQE:
-		/* Held until the timeline's next other event. */
-		if ((b = batch_of(g, timeline(ev), true)) &&
+		/* Held until the timeline's next other event; an SQPOLL
+		 * ring's (its kernel thread submits, no enter follows)
+		 * written at once. */
+		tl = timeline(ev);
+		if ((b = batch_of(g, tl, true)) &&
 		    push(&b->sqe, &b->nsqe, &b->sqe_cap, ev))
 			gen_oom(g);
+		r = ev->have & CAP_FD2 ? ring_find(g, ev->pid, ev->fd2) : NULL;
+		if (b && r && r->sqpoll)
+			batch_write(g, tl, b);
 		break;
 	case SK_URING_CQE:
 		/* Of a held request: written after it. */
