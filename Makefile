@@ -77,7 +77,9 @@ BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	      -I$(dir $(VMLINUX_H)) -Iinclude -Wall -Werror
 LIBBPF_LIBS := -Wl,-Bstatic -lbpf -Wl,-Bdynamic -lelf -lz
-LDLIBS += $(LIBBPF_LIBS)
+# liburing (the io_uring replay), static too.
+LIBURING_LIBS := -Wl,-Bstatic -luring -Wl,-Bdynamic
+LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS)
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
@@ -134,7 +136,10 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) \
 		      | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -pthread
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -pthread $(WORKLOAD_LIBS_$*)
+
+# The uring workload uses liburing, linked as ioriot links it.
+WORKLOAD_LIBS_uring := $(LIBURING_LIBS)
 
 $(OUTPUT):
 	$(Q)mkdir -p $@

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/io_uring.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,9 @@ static const char *const goldens[] = {
 	"modes",	/* INIT file modes from stat results, not after a
 			 * chmod, not for files the capture created */
 	"prelinks",	/* symlinks from before the capture: targets read */
+	"uring",	/* io_uring: fixed files, a chain cut by a request not
+			 * replayed, a completion before its enter, an SQPOLL
+			 * ring, unknown rings and requests */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))
@@ -515,6 +519,38 @@ START_TEST(test_aio)
 }
 END_TEST
 
+/* The counts of the uring golden: what is written, what is not and why,
+ * the requests submitted without a record, the skipped kinds by name. */
+START_TEST(test_uring_counts)
+{
+	struct gen_summary s;
+	char *dir = tu_scratch();
+	char *replay = gen_fixture("uring", dir, "test.replay", &s);
+
+	ck_assert_uint_eq(s.ops_per_sys[SYS_IO_URING_SETUP], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_URING_FILE], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_IO_URING_REGISTER], 1);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_SQE], 4);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_IO_URING_ENTER], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_URING_READ], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_URING_WRITE], 1);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_URING_FSYNC], 1);
+	/* the eventfd register, the timeout and its completion, the
+	 * completion never submitted, the request and the enter on a ring
+	 * never set up, the ring's mmap, the close of its fd */
+	ck_assert_uint_eq(s.filtered[GF_URING], 8);
+	ck_assert_uint_eq(s.uring_sqes_missing, 1);
+	ck_assert_uint_eq(s.uring_skipped[IORING_OP_TIMEOUT], 1);
+	for (int op = 0; op < 256; op++)
+		ck_assert_uint_eq(s.uring_skipped[op],
+				  op == IORING_OP_TIMEOUT ? 1 : 0);
+	ck_assert_uint_eq(s.init_bytes, 12288);
+	free(replay);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_summary_paths)
 {
 	struct gen_summary s;
@@ -963,6 +999,7 @@ Suite *generate_suite(void)
 	tcase_add_checked_fixture(tc, quiet, NULL);
 	tcase_add_test(tc, test_summary_fdops);
 	tcase_add_test(tc, test_aio);
+	tcase_add_test(tc, test_uring_counts);
 	tcase_add_test(tc, test_summary_paths);
 	tcase_add_test(tc, test_summary_processes);
 	suite_add_tcase(s, tc);

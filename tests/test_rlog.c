@@ -118,6 +118,20 @@ static void assert_op_eq(const struct rlog_op *a, const struct rlog_op *b)
 		ck_assert_int_eq(a->gid, b->gid);
 	if (b->have & RL_ADDR)
 		ck_assert_uint_eq(a->addr, b->addr);
+	if (b->have & RL_CTX)
+		ck_assert_uint_eq(a->ctx, b->ctx);
+	if (b->have & RL_TAG)
+		ck_assert_uint_eq(a->tag, b->tag);
+	if (b->have & RL_MIN)
+		ck_assert_int_eq(a->min, b->min);
+	if (b->have & RL_CQ)
+		ck_assert_int_eq(a->cq, b->cq);
+	if (b->have & RL_SLOT)
+		ck_assert_uint_eq(a->slot, b->slot);
+	if (b->have & RL_BUF)
+		ck_assert_uint_eq(a->buf, b->buf);
+	if (b->have & RL_SQFLAGS)
+		ck_assert_int_eq(a->sqflags, b->sqflags);
 }
 
 /* A path with a space, '%', a newline and a byte that is not UTF-8. */
@@ -547,6 +561,52 @@ static const struct bad_file {
 	{ HDR "#OPS\n1 1:1 0 0 - close 0 fd=1 fd=2\n", 0, 0,
 	  ":3: argument given twice 'fd=2'" },
 	{ NUL_LINE, sizeof(NUL_LINE) - 1, 0, ":3: NUL byte in line" },
+	/* io_uring lines: what the replay needs, within the kernel's
+	 * limits (its buffers and rings are sized by them) */
+	{ HDR "#|uring_skipped|send=1|send=2|\n", 0, EPROTO,
+	  ":2: malformed uring_skipped header line, expected "
+	  "#|uring_skipped|NAME=N|...|: syscall named twice: 'send=2'" },
+	{ HDR "#|uring_skipped|send=x|\n", 0, EPROTO,
+	  "malformed uring_skipped header line" },
+	{ HDR "#|uring_skipped|\n#|uring_skipped|\n", 0, EPROTO,
+	  ":3: a second uring_skipped header line" },
+	{ HDR "#OPS\n1 1:1 0 0 - io_uring_setup 3 ctx=1\n", 0, 0,
+	  ":3: malformed io_uring_setup operation: count= (entries) missing" },
+	{ HDR "#OPS\n1 1:1 0 0 - io_uring_setup 3 count=65536 ctx=1\n", 0, 0,
+	  "count= (entries) missing or beyond 1..32768" },
+	{ HDR "#OPS\n1 1:1 0 0 - io_uring_setup 3 count=8 cq=0 ctx=1\n", 0, 0,
+	  "cq= beyond 1..65536" },
+	{ HDR "#OPS\n1 1:1 0 0 - io_uring_enter 1 count=1\n", 0, 0,
+	  ":3: malformed io_uring_enter operation: no ctx= (ring)" },
+	{ HDR "#OPS\n1 1:1 0 0 - io_uring_register 0 ctx=1\n", 0, 0,
+	  "malformed io_uring_register operation: no cmd= (opcode)" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 cmd=22 fd=1 count=1\n", 0, 0,
+	  "malformed sqe operation: no tag= or cmd=" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=22 fd=1 count=-1\n", 0, 0,
+	  "malformed sqe operation: count= beyond 0..0x7ffff000" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=23 fd=1 "
+	  "count=4294967296\n", 0, 0, "count= beyond 0..0x7ffff000" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=22 fd=1 sqflags=0x80\n",
+	  0, 0, "malformed sqe operation: sqflags= beyond 0x7f" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=4 slot=1048576\n", 0, 0,
+	  "malformed sqe operation: slot= beyond 2^20 - 1" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=4 buf=16384\n", 0, 0,
+	  "malformed sqe operation: buf= beyond 16383" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=22 sqflags=0xZ\n", 0, 0,
+	  "malformed number in argument 'sqflags=0xZ'" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_file 0 ctx=1 fd=1\n", 0, 0,
+	  "malformed uring_file operation: no slot=" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_buf 0 ctx=1 slot=0 count=1073741825\n", 0,
+	  0, "malformed uring_buf operation: count= (buffer size) missing or "
+	  "beyond 1..2^30" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_buf 0 ctx=1 slot=0\n", 0, 0,
+	  "malformed uring_buf operation: count= (buffer size)" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_read 4096 ctx=1 fd=1\n", 0, 0,
+	  ":3: malformed uring_read operation: no tag=" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_fsync 0 tag=1\n", 0, 0,
+	  "malformed uring_fsync operation: no ctx= (ring)" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=22 slot=-1\n", 0, 0,
+	  "malformed number in argument 'slot=-1'" },
 };
 
 START_TEST(test_bad_file)
@@ -606,6 +666,80 @@ START_TEST(test_uncaptured)
 }
 END_TEST
 
+/* io_uring operations with every key of theirs read back as written,
+ * and the uring_skipped header line into the header, sorted. */
+START_TEST(test_uring_lines)
+{
+	struct rlog_op ops[] = {
+		{ .id = 1, .pid = 7, .tid = 7, .sys = SYS_IO_URING_SETUP, .ret = 5,
+		  .have = RL_COUNT | RL_FLAGS | RL_CQ | RL_CTX, .count = 32768,
+		  .flags = 0x3108, .cq = 65536, .ctx = 1 },
+		{ .id = 2, .pid = 7, .tid = 7, .sys = SYS_URING_FILE,
+		  .have = RL_FD | RL_CTX | RL_SLOT, .fd = 3, .ctx = 1,
+		  .slot = 1048575 },
+		{ .id = 3, .pid = 7, .tid = 7, .sys = SYS_URING_BUF,
+		  .have = RL_COUNT | RL_CTX | RL_SLOT, .count = 1 << 30,
+		  .ctx = 1, .slot = 16383 },
+		{ .id = 4, .pid = 7, .tid = 7, .sys = SYS_IO_URING_REGISTER,
+		  .have = RL_CMD | RL_COUNT | RL_CTX, .cmd = 15, .count = 32,
+		  .ctx = 1 },
+		{ .id = 5, .pid = 7, .tid = 8, .sys = SYS_SQE,
+		  .have = RL_FD | RL_OFFSET | RL_COUNT | RL_FLAGS | RL_CMD |
+			  RL_CTX | RL_TAG | RL_SLOT | RL_BUF | RL_SQFLAGS,
+		  .fd = 3, .offset = -1, .count = 0x7ffff000, .flags = 0x10,
+		  .cmd = 5, .ctx = 1, .tag = UINT64_MAX, .slot = 0, .buf = 16383,
+		  .sqflags = 0x7f },
+		{ .id = 6, .pid = 7, .tid = 8, .sys = SYS_SQE,
+		  .have = RL_CMD | RL_CTX | RL_TAG | RL_COUNT, .cmd = 17,
+		  .count = INT64_MAX, .ctx = 1, .tag = 2 },
+		{ .id = 7, .pid = 7, .tid = 8, .sys = SYS_IO_URING_ENTER, .ret = 2,
+		  .have = RL_COUNT | RL_MIN | RL_FLAGS | RL_CTX, .count = 2,
+		  .min = 1, .flags = 1, .ctx = 1, .deps = { .id = { 4 }, .n = 1 } },
+		{ .id = 8, .pid = 7, .tid = 8, .sys = SYS_URING_WRITE_FIXED,
+		  .ret = -125, .have = RL_FD | RL_CTX | RL_TAG, .fd = 3, .ctx = 1,
+		  .tag = UINT64_MAX },
+	};
+	size_t nops = sizeof(ops) / sizeof(ops[0]);
+	struct outbuf *ob = malloc(sizeof(*ob));
+	char path[64], err[ERRLEN] = "";
+	const struct uncaptured *u;
+	struct rlog_reader *r;
+	struct rlog_entry e;
+	int fd;
+
+	ck_assert_ptr_nonnull(ob);
+	snprintf(path, sizeof(path), "/tmp/ioriot-test-rlog-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	outbuf_init(ob, fd);
+	outbuf_puts(ob, HDR "#|uring_skipped|timeout=2|send=9|\n#OPS\n");
+	for (size_t i = 0; i < nops; i++)
+		rlog_write_op(ob, &ops[i]);
+	outbuf_puts(ob, "#END|ops=8|\n");
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	ck_assert_int_eq(close(fd), 0);
+	free(ob);
+	r = rlog_open(path, err, sizeof(err));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_msg(r, "rlog_open: %s", err);
+	u = &rlog_header(r)->uring_skipped;
+	ck_assert(u->known);
+	ck_assert_uint_eq(u->n, 2);
+	ck_assert_str_eq(u->v[0].name, "send");
+	ck_assert_uint_eq(u->v[0].count, 9);
+	ck_assert_str_eq(u->v[1].name, "timeout");
+	ck_assert(!rlog_header(r)->uncaptured.known);
+	for (size_t i = 0; i < nops; i++) {
+		int ret = rlog_next(r, &e, err, sizeof(err));
+
+		ck_assert_msg(ret == 1, "op %zu: %d %s", i, ret, err);
+		assert_op_eq(&e.op, &ops[i]);
+	}
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	rlog_close(r);
+}
+END_TEST
+
 /* A line longer than the line reader takes is an error naming its line. */
 START_TEST(test_line_too_long)
 {
@@ -635,6 +769,7 @@ Suite *rlog_suite(void)
 	TCase *tc = tcase_create("rlog");
 
 	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_uring_lines);
 	tcase_add_test(tc, test_deps);
 	tcase_add_test(tc, test_lenient_values);
 	tcase_add_test(tc, test_relative_targets);

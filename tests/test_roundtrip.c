@@ -29,8 +29,9 @@
  *     the bytes read or written are the same in both capture logs, and so
  *     is the count of failed calls per errno.  Both logs are counted
  *     alike (count_log()): exec.c makes each call once, in its *at form;
- *     AIO counts requests per opcode with their lengths and completions
- *     with their bytes, not the number of io_getevents calls.
+ *     AIO and io_uring count requests per opcode with their lengths and
+ *     completions with their bytes, not the number of io_getevents or
+ *     io_uring_enter calls; the mappings of a ring's fd are not counted.
  *  4. Device I/O: the sectors read and written on the image's loop device
  *     (/proc/diskstats) while the program ran and while the replay ran,
  *     each counted from settled file systems and dropped caches to a
@@ -67,6 +68,7 @@
 #include "ioriot/paths.h"
 #include "ioriot/rlog.h"
 #include "ioriot/syscalls.h"
+#include "ioriot/uring.h"
 #include "testutil.h"
 #include "../src/replay/dioalign.h"
 
@@ -186,6 +188,22 @@ static const struct program {
 	  "$B/pgbench -h \"$PWD\" -U postgres -T 3 -c 2 postgres; "
 	  "$B/pg_ctl -D pg -w -s stop", NULL }, FS_EXT4 | FS_XFS, "postgres",
 	  077, "w/.s.PGSQL.5432", "lseek:value" },
+	  	/* io_uring through liburing: fixed files and buffers, linked
+	 * requests, batches of several requests. */
+	{ "uring", NULL, NULL, { "@uring", ".", NULL } },
+	/* fio's io_uring engine at depth 16: buffered, with fixed files,
+	 * and with O_DIRECT. */
+	{ "fio-uring", "fio", NULL, { "sh", "-c", "fio --name=rt "
+	  "--ioengine=io_uring --rw=randrw --bs=4k --size=4m --iodepth=16 "
+	  "--filename=rt.dat --randseed=1 --output=/dev/null", NULL } },
+	{ "fio-uring-fixed", "fio", NULL, { "sh", "-c", "fio --name=rt "
+	  "--ioengine=io_uring --registerfiles=1 --rw=randrw --bs=4k "
+	  "--size=4m --iodepth=16 --filename=rt.dat --randseed=1 "
+	  "--output=/dev/null", NULL } },
+	{ "fio-uring-direct", "fio", NULL, { "sh", "-c", "fio --name=rt "
+	  "--ioengine=io_uring --direct=1 --rw=randrw --bs=4k --size=4m "
+	  "--iodepth=16 --filename=rt.dat --randseed=1 --output=/dev/null",
+	  NULL }, FS_EXT4 | FS_XFS },
 };
 #pragma GCC diagnostic pop
 #define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
@@ -940,6 +958,21 @@ static bool model_only(const struct cap_event *e)
 	}
 }
 
+/* A ring's fd in a process. */
+struct ring_fd {
+	uint32_t pid;
+	int64_t fd;
+};
+
+static bool is_ring(const struct ring_fd *rings, size_t n, uint32_t pid,
+		    int64_t fd)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rings[i].pid == pid && rings[i].fd == fd)
+			return true;
+	return false;
+}
+
 /* The events of capture log @path, paths dropped. */
 static struct cap_event *read_events(const char *path, size_t *n)
 {
@@ -1000,7 +1033,8 @@ static void count_log(const char *path, int side, struct tallies *ts)
 	struct cap_event *ev = read_events(path, &n);
 	bool *skip = calloc(n ? n : 1, sizeof(*skip));
 	struct { uint32_t pid; uint64_t addr; } maps[256];
-	size_t nmaps = 0;
+	struct ring_fd rings[64];
+	size_t nmaps = 0, nrings = 0;
 	uint32_t setup_tid = 0;
 
 	ck_assert_ptr_nonnull(skip);
@@ -1041,12 +1075,44 @@ static void count_log(const char *path, int side, struct tallies *ts)
 			if (e->sys == SYS_MUNMAP && ok)
 				maps[m] = maps[--nmaps];
 		}
-		/* AIO: the requests by opcode with their lengths, and the
-		 * completions with their bytes.  io_getevents calls are not
-		 * counted: when completions come in another order than
-		 * captured, the replay reaps more often (aio.c). */
-		if (kind == SK_AIO_GETEVENTS)
+		/* AIO and io_uring: the requests by opcode with their
+		 * lengths, and the completions with their bytes.  Neither
+		 * io_getevents nor io_uring_enter calls are counted: when
+		 * completions come in another order than captured, the
+		 * replay waits more often (aio.c, uring.c).  A ring's own
+		 * memory is the replay's ring's, mapped as its library
+		 * maps it. */
+		if (kind == SK_AIO_GETEVENTS || kind == SK_URING_ENTER)
 			continue;
+		if (kind == SK_URING_SETUP && ok) {
+			ck_assert_uint_lt(nrings, 64);
+			rings[nrings].pid = e->pid;
+			rings[nrings++].fd = e->ret;
+		}
+		if (kind == SK_MMAP && is_ring(rings, nrings, e->pid, e->fd))
+			continue;
+		/* Kinds not replayed (not file I/O): the generator counts
+		 * them by name instead (uring_skipped). */
+		if ((kind == SK_URING_SQE || kind == SK_URING_CQE) &&
+		    (e->have & CAP_CMD) &&
+		    uring_completion_of(e->cmd) == SYS_COUNT)
+			continue;
+		if (kind == SK_URING_SQE || kind == SK_URING_CQE) {
+			snprintf(key, sizeof(key), "%s opcode %lld%s",
+				 sys_info(e->sys)->name,
+				 e->have & CAP_CMD ? (long long)e->cmd : -1LL,
+				 kind == SK_URING_CQE && e->ret < 0 ?
+				 " failed" : "");
+			tally_add(ts, side, key, kind == SK_URING_SQE ?
+				  (e->have & CAP_COUNT ? (uint64_t)e->count : 0) :
+				  (e->ret > 0 ? (uint64_t)e->ret : 0));
+			continue;
+		}
+		if (kind == SK_URING_FILE || kind == SK_URING_BUF) {
+			tally_add(ts, side, sys_info(e->sys)->name,
+				  kind == SK_URING_BUF ? (uint64_t)e->count : 0);
+			continue;
+		}
 		if (kind == SK_IOCB) {
 			snprintf(key, sizeof(key), "iocb opcode %lld",
 				 (long long)e->cmd);

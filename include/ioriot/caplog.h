@@ -41,6 +41,7 @@ enum cap_have {
 	CAP_ADDR2 = 1 << 16,	/* A */
 	CAP_CHILD = 1 << 17,	/* k */
 	CAP_DUR = 1 << 18,	/* D */
+	CAP_BUF = 1 << 19,	/* B: an io_uring request's buffer index */
 };
 
 /* One operation, whatever log version it came from. */
@@ -57,6 +58,7 @@ struct cap_event {
 	int64_t flags, mode, whence, cmd, arg, uid;
 	int64_t size;
 	uint64_t addr, addr2;
+	int64_t buf_index;
 	uint32_t child_pid, child_tid;
 	const char *path, *path2;	/* decoded, NUL-terminated */
 	uint32_t path_len, path2_len;

@@ -34,9 +34,27 @@
 #define IORIOT_EV_NO_COUNT	(1u << 10)	/* iocb record: vectored with more
 						 * iovecs than summed: no nbytes */
 
-/* io_submit: iocbs read per call; io_getevents: io_events read per call.
- * Those beyond are counted as lost. */
+#define IORIOT_EV_RING		(1u << 11)	/* io_uring_enter on a registered
+						 * ring index: extra[0] the ring's
+						 * fd, learnt during the call */
+#define IORIOT_EV_URING_SETUP	(1u << 12)	/* io_uring_setup: extra[0] the
+						 * setup flags, extra[1] cq_entries */
+#define IORIOT_EV_SQE		(1u << 13)	/* sqe record: extra[0] opcode |
+						 * sqe flags << 8 | buf_index << 16
+						 * | IORIOT_EV_SQE_BUF; args: ring
+						 * fd, fd or fixed index, offset,
+						 * length, op flags, user_data */
+#define IORIOT_EV_ABSENT	(1u << 14)	/* extra[1]: bit i set, argument i
+						 * of the layout is absent */
+
+/* io_submit: iocbs read per call; io_getevents: io_events read per call;
+ * io_uring_register: files or buffers read per call.  Those beyond are
+ * counted as lost. */
 #define IORIOT_EV_AIO_MAX	64
+#define IORIOT_EV_URING_REG_MAX	64
+
+/* In an sqe record's extra[0]: the request names a buffer (buf_index). */
+#define IORIOT_EV_SQE_BUF	(1ull << 32)
 
 /*
  * The probe counts the syscalls of the captured processes that it does

@@ -22,6 +22,7 @@
 struct aio_table;
 struct dioalign;
 struct exec_bigdata;
+struct uring_table;
 
 /* The vfd table is split by vfd number so that timelines working on
  * different files never wait for each other's lock. */
@@ -50,6 +51,9 @@ struct exec_ctx {
 					 * (src/replay/dioalign.h), or NULL */
 	atomic_size_t dio_align;	/* of the read buffers: the largest
 					 * learnt from an O_DIRECT file */
+	struct uring_table *uring;	/* io_uring rings (src/replay/uring.h) */
+	atomic_uint_least64_t uring_flags_dropped;	/* rings set up without
+						 * some captured setup flag */
 };
 
 /*

@@ -45,7 +45,12 @@ enum rlog_have {
 	RL_TARGET = 1 << 16,	/* target= (symlink content) */
 	RL_CTX = 1 << 17,	/* ctx=: a virtual AIO context id */
 	RL_TAG = 1 << 18,	/* tag=: a virtual id of one AIO request */
-	RL_MIN = 1 << 19,	/* min=: io_getevents' min_nr */
+	RL_MIN = 1 << 19,	/* min=: io_getevents' min_nr, io_uring_enter's
+				 * min_complete */
+	RL_CQ = 1 << 20,	/* cq=: io_uring_setup's cq_entries */
+	RL_SLOT = 1 << 21,	/* slot=: a fixed file's index */
+	RL_BUF = 1 << 22,	/* buf=: a registered buffer's index */
+	RL_SQFLAGS = 1 << 23,	/* sqflags=: an io_uring request's IOSQE_* */
 };
 
 struct rlog_op {
@@ -68,8 +73,11 @@ struct rlog_op {
 	int64_t offset2, whence, cmd, arg;
 	int64_t uid, gid;
 	uint64_t addr;
-	uint64_t ctx, tag;		/* AIO context and request */
+	uint64_t ctx, tag;		/* AIO context or io_uring ring, and
+					 * request */
 	int64_t min;
+	int64_t cq, sqflags;		/* io_uring */
+	uint64_t slot, buf;
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };
@@ -122,6 +130,10 @@ struct rlog_header {
 	 * "#|uncaptured|NAME=N|...|", sorted by count; unknown (known
 	 * false) in a file without one. */
 	struct uncaptured uncaptured;
+	/* The io_uring requests the generator did not write, counted by
+	 * opcode name, from "#|uring_skipped|NAME=N|...|"; unknown (known
+	 * false) in a file without one. */
+	struct uncaptured uring_skipped;
 };
 
 struct rlog_reader;

@@ -39,6 +39,10 @@ enum sys_kind {
 	SK_AIO_CANCEL,	/* io_cancel */
 	SK_AIO_GETEVENTS,	/* io_getevents, io_pgetevents: the io_event
 				 * records after it */
+	SK_URING_SETUP,		/* io_uring_setup: a new ring */
+	SK_URING_ENTER,		/* io_uring_enter: the sqe records before it */
+	SK_URING_REGISTER,	/* io_uring_register: the uring_file or
+				 * uring_buf records before it */
 	/* Kinds from here on are not syscalls with a result (events.c relies
 	 * on this order). */
 	SK_EXIT_GROUP,
@@ -52,6 +56,12 @@ enum sys_kind {
 	SK_IO_EVENT,	/* v4 record: one completion io_getevents returned */
 	SK_AIO_DATA,	/* replay: completion of an AIO read or write */
 	SK_AIO_DONE,	/* replay: completion of an AIO fsync or fdatasync */
+	SK_URING_SQE,	/* v4 record: one io_uring request submitted */
+	SK_URING_CQE,	/* v4 record: one io_uring completion posted */
+	SK_URING_FILE,	/* v4 record: one fixed file io_uring_register set */
+	SK_URING_BUF,	/* v4 record: one buffer io_uring_register set */
+	SK_URING_DATA,	/* replay: completion of an io_uring read or write */
+	SK_URING_DONE,	/* replay: completion of another io_uring request */
 };
 
 /* X(id, name, kind, v3 return key, replay name) */
@@ -145,6 +155,10 @@ enum sys_kind {
 	X(IO_CANCEL, "io_cancel", SK_AIO_CANCEL, 0, "io_cancel") \
 	X(IO_GETEVENTS, "io_getevents", SK_AIO_GETEVENTS, 0, "io_getevents") \
 	X(IO_PGETEVENTS, "io_pgetevents", SK_AIO_GETEVENTS, 0, "io_getevents") \
+	X(IO_URING_SETUP, "io_uring_setup", SK_URING_SETUP, 0, "io_uring_setup") \
+	X(IO_URING_ENTER, "io_uring_enter", SK_URING_ENTER, 0, "io_uring_enter") \
+	X(IO_URING_REGISTER, "io_uring_register", SK_URING_REGISTER, 0, \
+	  "io_uring_register") \
 	X(EXIT_GROUP, "exit_group", SK_EXIT_GROUP, 0, "exit_group") \
 	X(FORK, "fork", SK_FORK, 0, "fork") \
 	X(EXEC, "exec", SK_EXEC, 0, "exec") \
@@ -159,7 +173,28 @@ enum sys_kind {
 	X(AIO_PREADV, "aio_preadv", SK_AIO_DATA, 0, "aio_preadv") \
 	X(AIO_PWRITEV, "aio_pwritev", SK_AIO_DATA, 0, "aio_pwritev") \
 	X(AIO_FSYNC, "aio_fsync", SK_AIO_DONE, 0, "aio_fsync") \
-	X(AIO_FDSYNC, "aio_fdsync", SK_AIO_DONE, 0, "aio_fdsync")
+	X(AIO_FDSYNC, "aio_fdsync", SK_AIO_DONE, 0, "aio_fdsync") \
+	X(SQE, "sqe", SK_URING_SQE, 0, "sqe") \
+	X(CQE, "cqe", SK_URING_CQE, 0, "cqe") \
+	X(URING_FILE, "uring_file", SK_URING_FILE, 0, "uring_file") \
+	X(URING_BUF, "uring_buf", SK_URING_BUF, 0, "uring_buf") \
+	X(URING_NOP, "uring_nop", SK_URING_DONE, 0, "uring_nop") \
+	X(URING_READV, "uring_readv", SK_URING_DATA, 0, "uring_readv") \
+	X(URING_WRITEV, "uring_writev", SK_URING_DATA, 0, "uring_writev") \
+	X(URING_FSYNC, "uring_fsync", SK_URING_DONE, 0, "uring_fsync") \
+	X(URING_READ_FIXED, "uring_read_fixed", SK_URING_DATA, 0, \
+	  "uring_read_fixed") \
+	X(URING_WRITE_FIXED, "uring_write_fixed", SK_URING_DATA, 0, \
+	  "uring_write_fixed") \
+	X(URING_SYNC_FILE_RANGE, "uring_sync_file_range", SK_URING_DONE, 0, \
+	  "uring_sync_file_range") \
+	X(URING_FALLOCATE, "uring_fallocate", SK_URING_DONE, 0, \
+	  "uring_fallocate") \
+	X(URING_READ, "uring_read", SK_URING_DATA, 0, "uring_read") \
+	X(URING_WRITE, "uring_write", SK_URING_DATA, 0, "uring_write") \
+	X(URING_FADVISE, "uring_fadvise", SK_URING_DONE, 0, "uring_fadvise") \
+	X(URING_FTRUNCATE, "uring_ftruncate", SK_URING_DONE, 0, \
+	  "uring_ftruncate")
 
 enum sys_id {
 #define SYS_ENUM(id, name, kind, v3ret, rname) SYS_##id,

@@ -67,7 +67,7 @@ static inline int slot_of(unsigned char key)
 		 BIT('d') | BIT('e') | BIT('p') | BIT('P') | BIT('f') | \
 		 BIT('m') | BIT('O') | BIT('Q') | BIT('W') | BIT('c') | \
 		 BIT('F') | BIT('G') | BIT('U') | BIT('s') | BIT('a') | \
-		 BIT('A') | BIT('k') | BIT('T'))
+		 BIT('A') | BIT('k') | BIT('B') | BIT('T'))
 
 static const char *const bad_names[CAPLOG_BAD_COUNT] = {
 	[CAPLOG_BAD_SYNTAX] = "malformed line",
@@ -346,6 +346,7 @@ static const char *build_event(struct caplog_reader *r, struct fields *f,
 		TAKE('Q', offset2, CAP_OFFSET2);
 		TAKE('U', uid, CAP_UID);
 		TAKE('s', size, CAP_SIZE);
+		TAKE('B', buf_index, CAP_BUF);
 		if (HAS(f, 'a')) {
 			ev->addr = (uint64_t)NUM(f, 'a');
 			ev->have |= CAP_ADDR;

@@ -122,6 +122,8 @@ void caplog_write_event(struct outbuf *ob, const struct cap_event *ev)
 		num_field(ob, 'a', (int64_t)ev->addr);
 	if (h & CAP_ADDR2)
 		num_field(ob, 'A', (int64_t)ev->addr2);
+	if (h & CAP_BUF)
+		num_field(ob, 'B', ev->buf_index);
 	if (h & CAP_CHILD)
 		ids_field(ob, 'k', ev->child_pid, ev->child_tid);
 	if (h & CAP_RET)

@@ -15,7 +15,8 @@
  *   O    offset (64)    c    count / length (64)
  *   W    whence (int)   F    fcntl command (int)   G  arg or gid
  *   U    uid (int)      a    address (64)          _  not logged
- *   A    second address (64): an iocb's user address
+ *   A    second address (64): an iocb's user address, an io_uring
+ *        request's user_data
  */
 static const char *const layouts[SYS_COUNT] = {
 	[SYS_OPEN] = "pfm", [SYS_OPENAT] = "dpfm", [SYS_OPENAT2] = "dp",
@@ -55,7 +56,32 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_IO_CANCEL] = "aA", [SYS_IO_GETEVENTS] = "aGc",
 	[SYS_IO_PGETEVENTS] = "aGc", [SYS_IOCB] = "aAdOcf",
 	[SYS_IO_EVENT] = "aA",
+	/* io_uring: e is the ring's fd in records; the flags, cq_entries,
+	 * opcode, sqe flags and buffer index come with the record. */
+	[SYS_IO_URING_SETUP] = "c", [SYS_IO_URING_ENTER] = "dcGf",
+	[SYS_IO_URING_REGISTER] = "dF_c", [SYS_SQE] = "edOcfA",
+	[SYS_CQE] = "eAF", [SYS_URING_FILE] = "edO", [SYS_URING_BUF] = "ecO",
 };
+
+/* The have bit of layout character @c, 0 for none. */
+static unsigned have_of(char c)
+{
+	switch (c) {
+	case 'd': return CAP_FD;
+	case 'e': return CAP_FD2;
+	case 'f': return CAP_FLAGS;
+	case 'm': return CAP_MODE;
+	case 'O': return CAP_OFFSET;
+	case 'c': return CAP_COUNT;
+	case 'W': return CAP_WHENCE;
+	case 'F': return CAP_CMD;
+	case 'G': return CAP_ARG;
+	case 'U': return CAP_UID;
+	case 'a': return CAP_ADDR;
+	case 'A': return CAP_ADDR2;
+	default: return 0;
+	}
+}
 
 int capture_event_fields(const struct ioriot_event *e, const char *p1,
 			 const char *p2, struct cap_event *ce)
@@ -156,6 +182,28 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 	}
 	if (e->flags & IORIOT_EV_NO_COUNT)
 		ce->have &= ~CAP_COUNT;
+	if (e->flags & IORIOT_EV_ABSENT)
+		for (int i = 0; layout[i] && i < 6; i++)
+			if (e->extra[1] & (1ull << i))
+				ce->have &= ~have_of(layout[i]);
+	if ((e->flags & IORIOT_EV_RING) && e->sys == SYS_IO_URING_ENTER) {
+		ce->fd = (int64_t)e->extra[0];
+		ce->have |= CAP_FD;
+	}
+	if ((e->flags & IORIOT_EV_URING_SETUP) && e->sys == SYS_IO_URING_SETUP) {
+		ce->flags = (int64_t)e->extra[0];
+		ce->arg = (int64_t)e->extra[1];
+		ce->have |= CAP_FLAGS | CAP_ARG;
+	}
+	if ((e->flags & IORIOT_EV_SQE) && e->sys == SYS_SQE) {
+		ce->cmd = (int64_t)(e->extra[0] & 0xff);	/* opcode */
+		ce->arg = (int64_t)(e->extra[0] >> 8 & 0xff);	/* sqe flags */
+		ce->have |= CAP_CMD | CAP_ARG;
+		if (e->extra[0] & IORIOT_EV_SQE_BUF) {
+			ce->buf_index = (int64_t)(e->extra[0] >> 16 & 0xffff);
+			ce->have |= CAP_BUF;
+		}
+	}
 	if (e->sys == SYS_EXEC && e->path_len[0]) {
 		ce->path = p1;
 		ce->path_len = e->path_len[0];

@@ -51,9 +51,9 @@ struct loader {
  * its fds (before the event changes them; both of sendfile and
  * copy_file_range).  An event is kept if the filter selects one of them.
  * An event with none (sockets, pipes, ...) is kept unless the filter has
- * includes.  Process records, by-address operations and the AIO calls
- * and records are always kept (an iocb whose fd was filtered counts as an
- * unknown fd in generate).
+ * includes.  Process records, by-address operations and the AIO and
+ * io_uring calls and records are always kept (an iocb or sqe whose fd was
+ * filtered counts as an unknown fd in generate).
  */
 static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 {
@@ -64,7 +64,7 @@ static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 	int n = 0;
 
 	if ((!f->ninclude && !f->nexclude) || kind >= SK_EXIT_GROUP ||
-	    kind == SK_ADDR || (kind >= SK_AIO_SETUP && kind <= SK_AIO_GETEVENTS))
+	    kind == SK_ADDR || (kind >= SK_AIO_SETUP && kind <= SK_URING_REGISTER))
 		return false;
 	/* A link's content (symlink's p, readlink's P) is no path it
 	 * touched. */

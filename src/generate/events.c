@@ -20,6 +20,11 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	struct proc *p;
 
 	g->ev = ev;
+	/* The sqe records a timeline holds go before its next event; a
+	 * completion of one of them waits for them (events_uring.c). */
+	if (g->uring_held.count && si->kind != SK_URING_SQE &&
+	    si->kind != SK_URING_CQE)
+		gen_uring_flush(g, timeline(ev));
 	if (si->kind == SK_LOST) {
 		g->sum->lost_events += ev->have & CAP_COUNT ? (uint64_t)ev->count : 0;
 		return;
@@ -28,6 +33,7 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		/* No process to create: exit_group and the exit record both
 		 * end one. */
 		gen_filtered(g, GF_FD_TABLE);
+		gen_uring_exit(g, ev->pid);
 		procs_exit(&g->procs, ev->pid);
 		g->ev = NULL;
 		return;
@@ -84,6 +90,11 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		/* Replay file names, not captured calls. */
 		gen_filtered(g, GF_AIO);
 		break;
+	case SK_URING_SETUP: case SK_URING_ENTER: case SK_URING_REGISTER:
+	case SK_URING_SQE: case SK_URING_CQE: case SK_URING_FILE:
+	case SK_URING_BUF: case SK_URING_DATA: case SK_URING_DONE:
+		gen_on_uring(g, p);
+		break;
 	case SK_CWD:
 		gen_filtered(g, GF_FD_TABLE);
 		if (ev->have & CAP_PATH) {
@@ -100,6 +111,8 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		break;
 	case SK_EXEC:
 		gen_filtered(g, GF_FD_TABLE);
+		if (ev->ret >= 0 || !(ev->have & CAP_RET))
+			gen_uring_exit(g, ev->pid);
 		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
 		    proc_exec(&g->procs, p))
 			gen_oom(g);

@@ -174,7 +174,10 @@ void gen_on_close(struct gen *g, struct proc *p)
 		return;
 	}
 	if (!o) {
-		gen_filtered(g, GF_UNKNOWN_FD);
+		/* A ring's fd: its ring is not used any more (the replay's
+		 * lives until the end). */
+		gen_filtered(g, ev->ret == 0 && gen_uring_closed(g, ev->pid, ev->fd) ?
+			     GF_URING : GF_UNKNOWN_FD);
 		return;
 	}
 	if (!o->vfd)
@@ -496,6 +499,11 @@ void gen_on_mmap(struct gen *g, struct proc *p)
 
 	if (!(ev->have & CAP_FD) || ev->fd < 0) {
 		gen_filtered(g, GF_NOT_FILE);	/* anonymous memory */
+		return;
+	}
+	/* A ring's memory: the replay's ring has its own. */
+	if (!proc_fd(p, ev->fd) && gen_uring_is_ring(g, ev->pid, ev->fd)) {
+		gen_filtered(g, GF_URING);
 		return;
 	}
 	struct ofd *o = gen_event_ofd(g, p, ev->fd);

@@ -14,6 +14,8 @@
 #include "ioriot/rlog.h"
 #include "ioriot/u64map.h"
 
+struct gbatch;
+
 /* A path of the current event, normalised, rewritten and modelled. */
 struct resolved {
 	char norm[PATHMAP_MAX];
@@ -39,6 +41,12 @@ struct gen {
 					 * that id (events_aio.c) */
 	struct u64map aio_batch;	/* timeline -> iocb records since its
 					 * last io_submit, + 1 */
+	struct u64map uring;		/* pid << 32 | ring fd -> ring
+					 * (events_uring.c) */
+	struct u64map uring_held;	/* timeline -> sqe records not
+					 * written yet */
+	struct gbatch *uring_late;	/* completions to write after the
+					 * current event */
 	int err;			/* first -errno (ENOMEM) seen */
 	const struct cap_event *ev;	/* the event being handled */
 	struct resolved path[2];
@@ -103,6 +111,32 @@ void gen_on_aio(struct gen *g, struct proc *p);
 
 /* Free the AIO state of @g (events_aio.c).  Accepts a zeroed g. */
 void gen_aio_free(struct gen *g);
+
+/* events_uring.c: io_uring calls and records. */
+void gen_on_uring(struct gen *g, struct proc *p);
+
+/* Write the sqe records timeline @tl holds (before its next event). */
+void gen_uring_flush(struct gen *g, uint64_t tl);
+
+/* Write the completions of the sqe records just written (after the
+ * event that wrote them). */
+void gen_uring_after(struct gen *g);
+
+/* Write the sqe records every timeline holds (at the end of the log). */
+void gen_uring_flush_all(struct gen *g);
+
+/* True if @fd of @pid is a ring's. */
+bool gen_uring_is_ring(struct gen *g, uint32_t pid, int64_t fd);
+
+/* Close of @fd of @pid: true if it was a ring, now forgotten. */
+bool gen_uring_closed(struct gen *g, uint32_t pid, int64_t fd);
+
+/* Forget the rings of @pid (exit, exec: ring fds are close-on-exec). */
+void gen_uring_exit(struct gen *g, uint32_t pid);
+
+/* Free the io_uring state of @g; before procs_destroy(), whose
+ * descriptions its fixed files hold.  Accepts a zeroed g. */
+void gen_uring_free(struct gen *g);
 
 /* Handle one event: update the model and write its operations. */
 void gen_event(struct gen *g, const struct cap_event *ev);

@@ -64,7 +64,7 @@ static bool moves_bytes(enum sys_id sys)
 {
 	switch (sys_info(sys)->kind) {
 	case SK_READ: case SK_WRITE: case SK_SENDFILE: case SK_COPY_RANGE:
-	case SK_AIO_DATA:
+	case SK_AIO_DATA: case SK_URING_DATA:
 		return true;
 	default:
 		return false;
@@ -642,6 +642,7 @@ static void *replay_thread(void *arg)
 	ret = run_threads(e, atomic_load(&e->eof), err, errlen);
 	summarize(e, job->sum);
 	job->sum->setid_stripped = atomic_load(&e->x.setid_stripped);
+	job->sum->uring_flags_dropped = atomic_load(&e->x.uring_flags_dropped);
 	if (e->ticks)		/* the rest of the last interval */
 		opt->tick(opt->tick_ctx, engine_now(e) - e->start_ns,
 			  job->sum->sys);

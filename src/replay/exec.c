@@ -56,6 +56,7 @@
 
 #include "aio.h"
 #include "dioalign.h"
+#include "uring.h"
 #include "ioriot/exec.h"
 #include "ioriot/syscalls.h"
 
@@ -815,6 +816,16 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 				atomic_load_explicit(&x->dio_align,
 						     memory_order_acquire),
 				result);
+	case SK_URING_SETUP: case SK_URING_ENTER: case SK_URING_REGISTER:
+	case SK_URING_SQE: case SK_URING_FILE: case SK_URING_BUF:
+	case SK_URING_DATA: case SK_URING_DONE:
+		return uring_exec(x->uring, op, op->have & RL_FD &&
+				  sys_info(sys)->kind != SK_URING_DATA &&
+				  sys_info(sys)->kind != SK_URING_DONE ?
+				  vfd_get(x, op->fd) : -1, x->data, x->data_len,
+				  atomic_load_explicit(&x->dio_align,
+						       memory_order_acquire),
+				  &x->uring_flags_dropped, result);
 	case SK_STATAT: case SK_LINK:
 		if (!(op->have & RL_PATH) && (op->have & RL_FD))
 			break;		/* AT_EMPTY_PATH on a vfd */
@@ -873,6 +884,7 @@ int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
 	}
 	x->vfds = vfd_table_new();
 	if (!x->vfds || u64map_init(&x->maps) || !(x->aio = aio_table_new()) ||
+	    !(x->uring = uring_table_new()) ||
 	    !(x->data = aligned_alloc(DIOALIGN_MAX, DATA_LEN))) {
 		rc = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
@@ -891,8 +903,9 @@ void exec_destroy(struct exec_ctx *x)
 	struct u64map_slot *s;
 	size_t pos = 0;
 
-	/* Its contexts first: their requests use the vfds' files. */
+	/* Its contexts and rings first: their requests use the vfds' files. */
 	aio_table_free(x->aio);
+	uring_table_free(x->uring);
 	vfd_table_free(x->vfds);
 	if (x->maps.slots) {
 		while ((s = u64map_next(&x->maps, &pos))) {

@@ -8,7 +8,7 @@
  * syscalls made by int $0x80; if so it creates DIR/ia32.  Then it waits for
  * one byte on stdin (the probe is attached) and makes, in this order
  * (counts in uncaptured.h): ioctl FIONREAD of the file; flock LOCK_SH and
- * LOCK_UN; io_uring_setup with no entries (it fails: the call counts);
+ * LOCK_UN; remap_file_pages of no memory (it fails: the call counts);
  * fsetxattr user.ioriot (its result does
  * not matter: a file system without user xattrs fails it); getppid; getpid
  * by int $0x80 when DIR/ia32 was made.  Nothing else until exit_group.
@@ -93,8 +93,8 @@ int main(int argc, char **argv)
 		CHECK(syscall(SYS_flock, fd, LOCK_SH) == 0);
 		CHECK(syscall(SYS_flock, fd, LOCK_UN) == 0);
 	}
-	for (int i = 0; i < UNCAP_URING; i++)
-		CHECK(syscall(SYS_io_uring_setup, 0, NULL) < 0);
+	for (int i = 0; i < UNCAP_REMAP; i++)
+		CHECK(syscall(SYS_remap_file_pages, 0, 0, 0, 0, 0) < 0);
 	for (int i = 0; i < UNCAP_XATTRS; i++)
 		syscall(SYS_fsetxattr, fd, "user.ioriot", "v", 1, 0);
 	for (int i = 0; i < UNCAP_GETPPIDS; i++)

@@ -7,7 +7,7 @@
 
 #define UNCAP_IOCTLS 5		/* ioctl(FIONREAD) */
 #define UNCAP_FLOCKS 4		/* flock: LOCK_SH, LOCK_UN, twice */
-#define UNCAP_URING 3		/* io_uring_setup(0, NULL): fails */
+#define UNCAP_REMAP 6		/* remap_file_pages of nothing: fails */
 #define UNCAP_XATTRS 2		/* fsetxattr */
 #define UNCAP_GETPPIDS 7	/* getppid: not file I/O */
 #define UNCAP_IA32 3		/* x86_64: getpid by int $0x80 (ia32) */
