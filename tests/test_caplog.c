@@ -115,6 +115,7 @@ static void assert_event(const char *what, const struct cap_event *want,
 	SAME(CAP_ADDR2, addr2);
 	SAME(CAP_CHILD, child_pid);
 	SAME(CAP_CHILD, child_tid);
+	SAME(CAP_UMASK, umask);
 #undef SAME
 	if (h & CAP_PATH)
 		assert_path(what, got->path, got->path_len, want->path,
@@ -128,7 +129,8 @@ static void assert_event(const char *what, const struct cap_event *want,
 
 /* The fields a v4 record of each kind carries. */
 static const unsigned kind_fields[] = {
-	[SK_OPEN] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE | CAP_RET,
+	[SK_OPEN] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE | CAP_UMASK |
+		    CAP_RET,
 	[SK_CLOSE] = CAP_FD | CAP_RET,
 	[SK_CLOSE_RANGE] = CAP_FD | CAP_FD2 | CAP_FLAGS | CAP_RET,
 	[SK_DUP] = CAP_FD | CAP_FD2 | CAP_FLAGS | CAP_RET,
@@ -143,7 +145,8 @@ static const unsigned kind_fields[] = {
 		      CAP_ARG | CAP_COUNT | CAP_SIZE | CAP_RET,
 	[SK_STATAT] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_SIZE | CAP_RET,
 	[SK_TRUNCATE] = CAP_PATH | CAP_OFFSET | CAP_RET,
-	[SK_MKDIR] = CAP_FD | CAP_PATH | CAP_MODE | CAP_RET,
+	[SK_MKDIR] = CAP_FD | CAP_PATH | CAP_MODE | CAP_UMASK | CAP_RET,
+	[SK_MKNOD] = CAP_FD | CAP_PATH | CAP_MODE | CAP_UMASK | CAP_RET,
 	[SK_RMDIR] = CAP_PATH | CAP_RET,
 	[SK_UNLINK] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_RET,
 	[SK_RENAME] = CAP_FD | CAP_FD2 | CAP_PATH | CAP_PATH2 | CAP_FLAGS |
@@ -210,6 +213,7 @@ static void fill_event(struct cap_event *ev, enum sys_id sys, unsigned have)
 	ev->addr2 = 0x7f0000001000ULL;
 	ev->child_pid = 99999;
 	ev->child_tid = 100000;
+	ev->umask = 027;
 	ev->path = op_path;
 	ev->path_len = sizeof(op_path) - 1;
 	ev->path2 = op_path2;
@@ -273,7 +277,7 @@ START_TEST(v4_all_fields_extremes)
 {
 	struct cap_event ev;
 
-	fill_event(&ev, SYS_FALLOCATE, (CAP_DUR << 1) - 1);
+	fill_event(&ev, SYS_FALLOCATE, (CAP_UMASK << 1) - 1);
 	ev.time_ns = BASE_NS + 1;
 	ev.dur_ns = 3599ULL * 1000000000ULL;
 	ev.pid = UINT32_MAX;
@@ -294,6 +298,7 @@ START_TEST(v4_all_fields_extremes)
 	ev.addr2 = 0;
 	ev.child_pid = UINT32_MAX;
 	ev.child_tid = 1;
+	ev.umask = 0777;
 	ev.path = "";
 	ev.path_len = 0;
 	round_trip(&ev);
@@ -1028,6 +1033,12 @@ static const struct bad_line bad_lines[] = {
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,d=+1;:,"), CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,d= 1;:,"), CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,d=0x10;:,"), CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mkdir;:,p=/a;:,m=511;:,u=512;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mkdir;:,p=/a;:,m=511;:,u=-1;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 3, L("t=1;:,i=1:1;:,o=mkdir;:,p=/a;:,m=511;:,u=18;:,"),
+	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,r=18446744073709551616;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,r=123456789012345678901;:,"),

@@ -41,6 +41,7 @@ enum cap_have {
 	CAP_ADDR2 = 1 << 16,	/* A */
 	CAP_CHILD = 1 << 17,	/* k */
 	CAP_DUR = 1 << 18,	/* D */
+	CAP_UMASK = 1 << 19,	/* u: the umask at a call making an inode */
 };
 
 /* One operation, whatever log version it came from. */
@@ -56,6 +57,7 @@ struct cap_event {
 	int64_t count;
 	int64_t flags, mode, whence, cmd, arg, uid;
 	int64_t size;
+	int64_t umask;		/* the process's umask (CAP_UMASK) */
 	uint64_t addr, addr2;
 	uint32_t child_pid, child_tid;
 	const char *path, *path2;	/* decoded, NUL-terminated */
