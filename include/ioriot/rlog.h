@@ -46,6 +46,8 @@ enum rlog_have {
 	RL_CTX = 1 << 17,	/* ctx=: a virtual AIO context id */
 	RL_TAG = 1 << 18,	/* tag=: a virtual id of one AIO request */
 	RL_MIN = 1 << 19,	/* min=: io_getevents' min_nr */
+	RL_UMASK = 1 << 20,	/* umask=0OCT: the captured umask (0 to 0777)
+				 * of a call that makes an inode */
 };
 
 struct rlog_op {
@@ -70,6 +72,7 @@ struct rlog_op {
 	uint64_t addr;
 	uint64_t ctx, tag;		/* AIO context and request */
 	int64_t min;
+	int64_t umask;			/* RL_UMASK */
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };

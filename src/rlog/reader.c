@@ -85,6 +85,7 @@ static const struct arg_key arg_keys[] = {
 	NUM_KEY("ctx", AT_UDEC, RL_CTX, ctx),
 	NUM_KEY("tag", AT_UDEC, RL_TAG, tag),
 	NUM_KEY("min", AT_SDEC, RL_MIN, min),
+	NUM_KEY("umask", AT_MODE, RL_UMASK, umask),
 };
 
 #define NARG_KEYS (sizeof(arg_keys) / sizeof(arg_keys[0]))
@@ -435,6 +436,11 @@ static int check_op(struct rlog_reader *r, const struct line *ln,
 		line_err(r, ln, err, errlen, "%s is not a normalised path "
 			 "inside a sandbox%s", paths[i].name,
 			 paths[i].bit == RL_TARGET ? " (nor a relative one)" : "");
+		return -EPROTO;
+	}
+	if ((op->have & RL_UMASK) && (uint64_t)op->umask > 0777) {
+		line_err(r, ln, err, errlen, "umask 0%llo beyond 0777",
+			 (unsigned long long)op->umask);
 		return -EPROTO;
 	}
 	r->last_id = op->id;
