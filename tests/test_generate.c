@@ -51,6 +51,10 @@ static const char *const goldens[] = {
 	"modes",	/* INIT file modes from stat results, not after a
 			 * chmod, not for files the capture created */
 	"prelinks",	/* symlinks from before the capture: targets read */
+	"umask",	/* captured umasks carried (not on opens that make
+			 * nothing, nor from a line without one); mknod and
+			 * bind make their path, EADDRINUSE proves it was
+			 * there, ENOENT that its directory was not */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))
