@@ -33,9 +33,9 @@
 						 * offset, nbytes, rw_flags */
 #define IORIOT_EV_NO_COUNT	(1u << 10)	/* iocb record: vectored with more
 						 * iovecs than summed: no nbytes */
-/* A high bit, apart from the argument bits above: */
-#define IORIOT_EV_UMASK		(1u << 24)	/* umask: the calling task's umask
-						 * at a call that creates an inode */
+/* A high bit, apart from the argument bits above.  umask: the calling
+ * task's umask at a call that makes an inode. */
+#define IORIOT_EV_UMASK		(1u << 24)
 
 /* io_submit: iocbs read per call; io_getevents: io_events read per call.
  * Those beyond are counted as lost. */
