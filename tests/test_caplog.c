@@ -116,6 +116,7 @@ static void assert_event(const char *what, const struct cap_event *want,
 	SAME(CAP_BUF, buf_index);
 	SAME(CAP_CHILD, child_pid);
 	SAME(CAP_CHILD, child_tid);
+	SAME(CAP_UMASK, umask);
 #undef SAME
 	if (h & CAP_PATH)
 		assert_path(what, got->path, got->path_len, want->path,
@@ -129,7 +130,8 @@ static void assert_event(const char *what, const struct cap_event *want,
 
 /* The fields a v4 record of each kind carries. */
 static const unsigned kind_fields[] = {
-	[SK_OPEN] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE | CAP_RET,
+	[SK_OPEN] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE | CAP_UMASK |
+		    CAP_RET,
 	[SK_CLOSE] = CAP_FD | CAP_RET,
 	[SK_CLOSE_RANGE] = CAP_FD | CAP_FD2 | CAP_FLAGS | CAP_RET,
 	[SK_DUP] = CAP_FD | CAP_FD2 | CAP_FLAGS | CAP_RET,
@@ -144,7 +146,8 @@ static const unsigned kind_fields[] = {
 		      CAP_ARG | CAP_COUNT | CAP_SIZE | CAP_RET,
 	[SK_STATAT] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_SIZE | CAP_RET,
 	[SK_TRUNCATE] = CAP_PATH | CAP_OFFSET | CAP_RET,
-	[SK_MKDIR] = CAP_FD | CAP_PATH | CAP_MODE | CAP_RET,
+	[SK_MKDIR] = CAP_FD | CAP_PATH | CAP_MODE | CAP_UMASK | CAP_RET,
+	[SK_MKNOD] = CAP_FD | CAP_PATH | CAP_MODE | CAP_UMASK | CAP_RET,
 	[SK_RMDIR] = CAP_PATH | CAP_RET,
 	[SK_UNLINK] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_RET,
 	[SK_RENAME] = CAP_FD | CAP_FD2 | CAP_PATH | CAP_PATH2 | CAP_FLAGS |
@@ -222,6 +225,7 @@ static void fill_event(struct cap_event *ev, enum sys_id sys, unsigned have)
 	ev->buf_index = 17;
 	ev->child_pid = 99999;
 	ev->child_tid = 100000;
+	ev->umask = 027;
 	ev->path = op_path;
 	ev->path_len = sizeof(op_path) - 1;
 	ev->path2 = op_path2;
@@ -285,7 +289,7 @@ START_TEST(v4_all_fields_extremes)
 {
 	struct cap_event ev;
 
-	fill_event(&ev, SYS_FALLOCATE, (CAP_BUF << 1) - 1);
+	fill_event(&ev, SYS_FALLOCATE, (CAP_UMASK << 1) - 1);
 	ev.time_ns = BASE_NS + 1;
 	ev.dur_ns = 3599ULL * 1000000000ULL;
 	ev.pid = UINT32_MAX;
@@ -307,6 +311,7 @@ START_TEST(v4_all_fields_extremes)
 	ev.buf_index = 65535;
 	ev.child_pid = UINT32_MAX;
 	ev.child_tid = 1;
+	ev.umask = 0777;
 	ev.path = "";
 	ev.path_len = 0;
 	round_trip(&ev);
@@ -1139,6 +1144,12 @@ static const struct bad_line bad_lines[] = {
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,d=+1;:,"), CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,d= 1;:,"), CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,d=0x10;:,"), CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mkdir;:,p=/a;:,m=511;:,u=512;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mkdir;:,p=/a;:,m=511;:,u=-1;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 3, L("t=1;:,i=1:1;:,o=mkdir;:,p=/a;:,m=511;:,u=18;:,"),
+	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,r=18446744073709551616;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,r=123456789012345678901;:,"),

@@ -69,7 +69,7 @@ struct exp {
 	unsigned have, lacks;
 	const char *path, *path2;
 	int64_t fd, fd2, flags, mode, offset, count, whence, cmd, arg, size,
-		ret, buf_index;
+		ret, buf_index, umask;
 	int64_t flags_mask;	/* non-zero: compare flags & flags_mask */
 	bool ret_positive;
 	bool any_tid;		/* any thread of the process */
@@ -1225,6 +1225,8 @@ static const struct {
 	{ CAP_RET, offsetof(struct cap_event, ret), offsetof(struct exp, ret) },
 	{ CAP_BUF, offsetof(struct cap_event, buf_index),
 	  offsetof(struct exp, buf_index) },
+	{ CAP_UMASK, offsetof(struct cap_event, umask),
+	  offsetof(struct exp, umask) },
 };
 
 static int64_t field(const void *base, size_t off)
@@ -1608,6 +1610,131 @@ START_TEST(test_uncaptured)
 				     "ioctl=5|flock=4|"),
 		      "replay: %.600s", text);
 	free(text);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- umask and Unix sockets ------------------------------------------- */
+
+#define MADE (CAP_PATH | CAP_MODE | CAP_UMASK | CAP_RET)
+#define OPENED (CAP_PATH | CAP_MODE | CAP_UMASK)	/* ret: a variable */
+
+/* 2: the files' fds; 3: the child's pid; 4: the thread's tid */
+static const struct exp umask_main[] = {
+	{ E(OPEN), .have = OPENED | CAP_FLAGS, .path = "f600",
+	  .flags = O_CREAT | O_WRONLY, .flags_mask = O_CREAT | O_ACCMODE,
+	  .mode = 0666, .umask = 077, .v_ret = 2 },
+	{ E(CLOSE), .have = CAP_RET, .lacks = CAP_UMASK, .ret = 0, .v_fd = 2 },
+	{ E(MKDIR), .have = MADE, .path = "d700", .mode = 0777, .umask = 077,
+	  .ret = 0 },
+	/* No inode made: no umask. */
+	{ E(OPEN), .have = CAP_PATH | CAP_FLAGS, .lacks = CAP_UMASK,
+	  .path = "f600", .flags = O_RDONLY, .flags_mask = O_CREAT | O_ACCMODE,
+	  .v_ret = 2 },
+	{ E(OPENAT), .have = OPENED | CAP_FD, .fd = AT_FDCWD, .path = "f640",
+	  .mode = 0666, .umask = 027, .v_ret = 2 },
+	{ E(MKDIRAT), .have = MADE | CAP_FD, .fd = AT_FDCWD, .path = "d750",
+	  .mode = 0777, .umask = 027, .ret = 0 },
+	{ E(CREAT), .have = OPENED, .path = "c640", .mode = 0666, .umask = 027,
+	  .v_ret = 2 },
+	{ E(OPENAT2), .have = OPENED | CAP_FLAGS, .path = "o600",
+	  .flags = O_CREAT | O_WRONLY, .flags_mask = O_CREAT | O_ACCMODE,
+	  .mode = 0606, .umask = 027, .v_ret = 2 },
+	{ E(OPENAT), .have = OPENED | CAP_FLAGS, .path = ".",
+	  .flags = O_TMPFILE | O_WRONLY, .flags_mask = O_TMPFILE | O_ACCMODE,
+	  .mode = 0666, .umask = 027, .v_ret = 2 },
+	{ E(MKNOD), .have = MADE, .lacks = CAP_FD, .path = "fifo",
+	  .mode = S_IFIFO | 0666, .umask = 027, .ret = 0 },
+	{ E(MKNODAT), .have = MADE | CAP_FD, .fd = AT_FDCWD, .path = "reg",
+	  .mode = S_IFREG | 0666, .umask = 027, .ret = 0 },
+	/* The socket's inode; its fd is not logged. */
+	{ E(BIND), .have = CAP_PATH | CAP_UMASK | CAP_RET,
+	  .lacks = CAP_FD | CAP_MODE, .path = "sock", .umask = 027, .ret = 0 },
+	/* glibc's lstat */
+	{ E(NEWFSTATAT), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "sock",
+	  .mode = S_IFSOCK | 0750, .ret = 0 },
+	{ E(CHMOD), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "sock",
+	  .mode = 0770, .ret = 0 },
+	{ E(UNLINK), .have = CAP_PATH | CAP_RET, .path = "sock", .ret = 0 },
+	/* The thread's fork record has the process's own pid. */
+	{ E(FORK), .have = CAP_CHILD, .v_child = V_WPID, .v_ctid = 4 },
+	{ E(MKDIR), .have = MADE, .path = "t750", .mode = 0777, .umask = 027,
+	  .ret = 0, .v_tid = 4 },
+	{ E(FORK), .have = CAP_CHILD, .v_child = 3 },
+	{ E(MKDIR), .have = MADE, .path = "k777", .mode = 0777, .umask = 0,
+	  .ret = 0, .v_pid = 3 },
+	{ E(MKDIR), .have = MADE, .path = "p750", .mode = 0777, .umask = 027,
+	  .ret = 0 },
+	END
+};
+
+static const struct exp *const umask_chains[] = { umask_main, NULL };
+
+/* The umask goes into the replay file; bind's line has its path. */
+static const char *const umask_replay[] = {
+	"open path=%S/f600 mode=0666 umask=077",
+	"mkdir 0 path=%S/d700 mode=0777 umask=077",
+	"openat path=%S/f640 mode=0666 umask=027",
+	"creat path=%S/c640 mode=0666 umask=027",
+	"openat2 path=%S/o600 mode=0606 umask=027",
+	"mknod 0 path=%S/fifo mode=010666 umask=027",
+	"mknodat 0 path=%S/reg mode=0100666 umask=027",
+	"bind 0 path=%S/sock umask=027",
+	"chmod 0 path=%S/sock mode=0770",
+	"unlink 0 path=%S/sock",
+	"mkdir 0 path=%S/k777 mode=0777 umask=0",
+	NULL
+};
+
+/*
+ * tests/workloads/umask.c, captured with -x: every call that makes an
+ * inode carries the umask its process had then (077 from before the
+ * capture, 027 after umask(2), the thread's shared one, the child's own
+ * 0), opens without O_CREAT carry none; bind of a Unix socket to a path
+ * is an event with that path, the other two binds are counted among the
+ * syscalls not captured.  Generate carries the umask into the replay file.
+ */
+START_TEST(test_umask)
+{
+	static const struct workload umask_w = {
+		.name = "umask", .chains = umask_chains, .replay = umask_replay,
+		.counts = "|timelines=3|processes=2|"
+	};
+	const char *why = cannot_capture();
+	char err[ERRLEN];
+	struct caplog_reader *rd;
+	const struct uncaptured *u;
+	struct cap_event ev;
+	size_t binds = 0;
+	struct run r;
+	int rc;
+
+	if (why) {
+		printf("capture: test umask skipped: %s\n", why);
+		return;
+	}
+	run_init(&r, &umask_w, BY_PID);
+	capture_workload(&r);
+	read_log(&r);
+	check_pids(&r);
+	match_chain(&r, umask_main, 0);
+	for (size_t i = 0; i < r.nev; i++)
+		binds += r.ev[i].sys == SYS_BIND;
+	ck_assert_uint_eq(binds, 1);
+	rd = caplog_open(r.log, err, sizeof(err));
+	ck_assert_msg(rd, "%s", err);
+	while ((rc = caplog_next(rd, &ev)) == 1)
+		ck_assert_msg(!(ev.have & CAP_UMASK) ||
+			      sys_info(ev.sys)->kind == SK_OPEN ||
+			      sys_info(ev.sys)->kind == SK_MKDIR ||
+			      sys_info(ev.sys)->kind == SK_MKNOD,
+			      "%s has a umask", sys_info(ev.sys)->name);
+	ck_assert_int_eq(rc, 0);
+	u = caplog_uncaptured(rd);
+	ck_assert_msg(u, "%s: no uncaptured record", r.log);
+	ck_assert_uint_eq(uncaptured_count(u, "bind"), 2);
+	caplog_close(rd);
+	check_replay(&r);
 	run_free(&r);
 }
 END_TEST
@@ -2124,6 +2251,7 @@ Suite *capture_suite(void)
 	tcase_add_loop_test(tc, test_workload, 0, NCASES);
 	tcase_add_test(tc, test_fd_race);
 	tcase_add_test(tc, test_uncaptured);
+	tcase_add_test(tc, test_umask);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("log file");

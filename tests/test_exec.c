@@ -388,6 +388,72 @@ static void *worker(void *arg)
 	return (void *)(uintptr_t)fails;
 }
 
+/* Run @sys on @rel with mode @mode (with RL_MODE if @have_mode) and
+ * umask @mask (with RL_UMASK if >= 0); its result. */
+static int64_t make_node(enum sys_id sys, const char *rel, int64_t flags,
+			 bool have_mode, int64_t mode, int64_t mask)
+{
+	struct rlog_op op = { .id = 1, .sys = sys, .flags = flags,
+			      .mode = mode, .umask = mask < 0 ? 0 : mask };
+	int64_t res = 12345;
+
+	op.path = sbpath(rel);
+	op.path_len = (uint32_t)strlen(op.path);
+	op.have = RL_PATH | (flags ? RL_FLAGS : 0) | (have_mode ? RL_MODE : 0) |
+		  (mask >= 0 ? RL_UMASK : 0);
+	ck_assert_int_eq(exec_op(&X, &op, &res), 0);
+	return res;
+}
+
+static mode_t mode_of(const char *rel)
+{
+	struct stat st;
+
+	ck_assert_msg(lstat(sbpath(rel), &st) == 0, "%s: %s", rel,
+		      strerror(errno));
+	return st.st_mode;
+}
+
+/*
+ * Inodes are made with the captured permissions: the mode less the
+ * captured umask, or without one less the umask the replay found; the
+ * replay's own umask is 0 meanwhile.  bind makes a socket inode, mknod
+ * no device.
+ */
+START_TEST(test_created_modes)
+{
+	mode_t now = umask(0);
+
+	ck_assert_uint_eq(now, 0);
+	ck_assert_int_eq(make_node(SYS_MKDIRAT, "d", 0, true, 0777, 027), 0);
+	ck_assert_uint_eq(mode_of("d"), S_IFDIR | 0750);
+	ck_assert_int_eq(make_node(SYS_OPENAT, "f", O_CREAT | O_WRONLY, true,
+				   0666, 077), 0);
+	ck_assert_uint_eq(mode_of("f"), S_IFREG | 0600);
+	ck_assert_int_eq(make_node(SYS_OPENAT, "g", O_CREAT | O_WRONLY, true,
+				   0666, -1), 0);
+	ck_assert_uint_eq(mode_of("g"), S_IFREG | (0666 & ~X.umask));
+	ck_assert_int_eq(make_node(SYS_MKNODAT, "fifo", 0, true,
+				   S_IFIFO | 0666, 027), 0);
+	ck_assert_uint_eq(mode_of("fifo"), S_IFIFO | 0640);
+	ck_assert_int_eq(make_node(SYS_MKNOD, "reg", 0, true, 0604, 0), 0);
+	ck_assert_uint_eq(mode_of("reg"), S_IFREG | 0604);
+	ck_assert_int_eq(make_node(SYS_MKNOD, "dev", 0, true, S_IFCHR | 0666,
+				   0), -EPERM);
+	ck_assert_int_eq(make_node(SYS_MKNOD, "nomode", 0, false, 0, 0),
+			 -EINVAL);
+	ck_assert_int_eq(access(sbpath("dev"), F_OK), -1);
+	ck_assert_int_eq(access(sbpath("nomode"), F_OK), -1);
+	ck_assert_int_eq(make_node(SYS_BIND, "sock", 0, false, 0, 022), 0);
+	ck_assert_uint_eq(mode_of("sock"), S_IFSOCK | 0755);
+	ck_assert_int_eq(make_node(SYS_BIND, "sock", 0, false, 0, 022),
+			 -EADDRINUSE);
+	ck_assert_int_eq(make_node(SYS_BIND, "nodir/sock", 0, false, 0, 022),
+			 -ENOENT);
+	check_sentinel();
+}
+END_TEST
+
 START_TEST(test_threads)
 {
 	pthread_t th[NTHREADS];
@@ -439,6 +505,7 @@ Suite *exec_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fd_ops);
 	tcase_add_test(tc, test_path_ops);
+	tcase_add_test(tc, test_created_modes);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_release);
 	suite_add_tcase(s, tc);

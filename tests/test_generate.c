@@ -55,6 +55,10 @@ static const char *const goldens[] = {
 	"uring",	/* io_uring: fixed files, a chain cut by a request not
 			 * replayed, a completion before its enter, an SQPOLL
 			 * ring, unknown rings and requests */
+	"umask",	/* captured umasks carried (not on opens that make
+			 * nothing, nor from a line without one); mknod and
+			 * bind make their path, EADDRINUSE proves it was
+			 * there, ENOENT that its directory was not */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

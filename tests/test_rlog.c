@@ -132,6 +132,8 @@ static void assert_op_eq(const struct rlog_op *a, const struct rlog_op *b)
 		ck_assert_uint_eq(a->buf, b->buf);
 	if (b->have & RL_SQFLAGS)
 		ck_assert_int_eq(a->sqflags, b->sqflags);
+	if (b->have & RL_UMASK)
+		ck_assert_int_eq(a->umask, b->umask);
 }
 
 /* A path with a space, '%', a newline and a byte that is not UTF-8. */
@@ -171,7 +173,7 @@ START_TEST(test_round_trip)
 		.have = RL_FD | RL_FD2 | RL_VFD | RL_PATH | RL_PATH2 |
 			RL_FLAGS | RL_MODE | RL_OFFSET | RL_OFFSET2 |
 			RL_WHENCE | RL_COUNT | RL_CMD | RL_ARG | RL_UID |
-			RL_GID | RL_ADDR | RL_TARGET,
+			RL_GID | RL_ADDR | RL_TARGET | RL_UMASK,
 		.fd = 3, .fd2 = UINT64_MAX, .vfd = 17,
 		.path = weird, .path_len = sizeof(weird) - 1,
 		.path2 = "/.ioriot/my%test/x/y", .path2_len = 20,
@@ -179,7 +181,7 @@ START_TEST(test_round_trip)
 		.flags = 0x80241, .mode = 0644, .offset = INT64_MAX,
 		.offset2 = -1, .whence = 2, .count = 123456789,
 		.cmd = 1030, .arg = INT64_MIN, .uid = 1000, .gid = -1,
-		.addr = 0x7f0012345000ULL,
+		.addr = 0x7f0012345000ULL, .umask = 0777,
 	};
 	ops[1] = (struct rlog_op){
 		.id = 2, .pid = 4242, .tid = 4244, .time_ns = 2000,
@@ -196,6 +198,8 @@ START_TEST(test_round_trip)
 		.path = "/mnt/.ioriot/my%test", .path_len = 20, .flags = -1,
 		.mode = 0,
 	};
+	ops[2].have |= RL_UMASK;
+	ops[2].umask = 0;
 	ops[3] = (struct rlog_op){
 		.id = 4, .pid = 1, .tid = 1, .time_ns = 3000,
 		.sys = SYS_SYNC, .ret = 0,
@@ -547,6 +551,18 @@ static const struct bad_file {
 	{ HDR "#OPS\n1 1:1 0 0 - chmod 0 mode=644\n", 0, 0,
 	  "malformed number in argument 'mode=644'" },
 	{ HDR "#OPS\n1 1:1 0 0 - chmod 0 mode=0789\n", 0, 0, "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - mkdir 0 mode=0777 umask=022x\n", 0, 0,
+	  ":3: malformed number in argument 'umask=022x'" },
+	{ HDR "#OPS\n1 1:1 0 0 - mkdir 0 mode=0777 umask=22\n", 0, 0,
+	  "malformed number in argument 'umask=22'" },
+	{ HDR "#OPS\n1 1:1 0 0 - mkdir 0 mode=0777 umask=0800\n", 0, 0,
+	  "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - mkdir 0 mode=0777 umask=-022\n", 0, 0,
+	  "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - bind 0 umask=01000\n", 0, 0,
+	  ":3: umask 01000 beyond 0777" },
+	{ HDR "#OPS\n1 1:1 0 0 - bind 0 umask=022 umask=022\n", 0, 0,
+	  "argument given twice 'umask=022'" },
 	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0xZZ\n", 0, 0, "malformed number" },
 	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0x\n", 0, 0, "malformed number" },
 	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0x10000000000000000\n", 0, 0,

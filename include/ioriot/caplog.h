@@ -42,6 +42,7 @@ enum cap_have {
 	CAP_CHILD = 1 << 17,	/* k */
 	CAP_DUR = 1 << 18,	/* D */
 	CAP_BUF = 1 << 19,	/* B: an io_uring request's buffer index */
+	CAP_UMASK = 1 << 20,	/* u: the umask at a call making an inode */
 };
 
 /* One operation, whatever log version it came from. */
@@ -57,6 +58,7 @@ struct cap_event {
 	int64_t count;
 	int64_t flags, mode, whence, cmd, arg, uid;
 	int64_t size;
+	int64_t umask;		/* the process's umask (CAP_UMASK) */
 	uint64_t addr, addr2;
 	int64_t buf_index;
 	uint32_t child_pid, child_tid;

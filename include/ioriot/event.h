@@ -33,6 +33,9 @@
 						 * offset, nbytes, rw_flags */
 #define IORIOT_EV_NO_COUNT	(1u << 10)	/* iocb record: vectored with more
 						 * iovecs than summed: no nbytes */
+/* A high bit, apart from the argument bits above.  umask: the calling
+ * task's umask at a call that makes an inode. */
+#define IORIOT_EV_UMASK		(1u << 24)
 
 #define IORIOT_EV_RING		(1u << 11)	/* io_uring_enter on a registered
 						 * ring index: extra[0] the ring's
@@ -75,7 +78,7 @@ struct ioriot_event {
 	__u64 args[6];		/* the raw syscall arguments */
 	__u64 extra[2];		/* see the flags */
 	__u16 path_len[2];	/* bytes of each path that follows, 0: none */
-	__u32 pad;
+	__u32 umask;		/* see IORIOT_EV_UMASK, else 0 */
 };
 
 #endif

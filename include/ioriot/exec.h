@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -54,13 +55,19 @@ struct exec_ctx {
 	struct uring_table *uring;	/* io_uring rings (src/replay/uring.h) */
 	atomic_uint_least64_t uring_flags_dropped;	/* rings set up without
 						 * some captured setup flag */
+	mode_t umask;			/* the replay's own umask, for the
+					 * operations without umask= */
+	bool umask_taken;		/* exec_init() set the umask to 0 */
 };
 
 /*
  * Set up @x for a replay whose chown calls give files to @uid:@gid (the
  * test user's ids; -1 in a captured call stays -1).  Opens /dev/null, so
- * call it before the thread is confined.  Returns 0 or -errno with a
- * message in @err.
+ * call it before the thread is confined.  Sets the umask of the calling
+ * thread (of the threads that share its fs_struct: CLONE_FS) to 0 until
+ * exec_destroy(), and keeps the old one for the operations without a
+ * captured umask: each operation that makes an inode passes the mode the
+ * kernel made in the capture.  Returns 0 or -errno with a message in @err.
  */
 int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
 	      size_t errlen);
@@ -79,7 +86,9 @@ int exec_learn_sandboxes(struct exec_ctx *x, char *const *roots, size_t n);
  * an mmap and a readlink of an absolute target (rewritten into the
  * sandbox) a success is reported as the captured value.  Set-user-ID and
  * set-group-ID bits of a mode are never replayed (counted in
- * x->setid_stripped); a chown gives the file to the test user.  An
+ * x->setid_stripped); a chown gives the file to the test user.  The
+ * permissions of an inode an operation makes are its mode less the
+ * captured umask (umask=), else less the umask exec_init() found.  An
  * unknown vfd gives -EBADF, a missing argument -EINVAL, without a syscall.
  * Safe to call from several threads: the engine orders operations on one
  * vfd or path by their dependencies.  Returns 0, or -ENOMEM when the
@@ -87,7 +96,8 @@ int exec_learn_sandboxes(struct exec_ctx *x, char *const *roots, size_t n);
  */
 int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result);
 
-/* Close every fd and mapping and free @x.  Accepts a zeroed context. */
+/* Close every fd and mapping, free @x, and give the calling thread back
+ * the umask exec_init() found.  Accepts a zeroed context. */
 void exec_destroy(struct exec_ctx *x);
 
 #endif

@@ -51,6 +51,8 @@ enum rlog_have {
 	RL_SLOT = 1 << 21,	/* slot=: a fixed file's index */
 	RL_BUF = 1 << 22,	/* buf=: a registered buffer's index */
 	RL_SQFLAGS = 1 << 23,	/* sqflags=: an io_uring request's IOSQE_* */
+	RL_UMASK = 1 << 24,	/* umask=0OCT: the captured umask (0 to 0777)
+				 * of a call that makes an inode */
 };
 
 struct rlog_op {
@@ -78,6 +80,7 @@ struct rlog_op {
 	int64_t min;
 	int64_t cq, sqflags;		/* io_uring */
 	uint64_t slot, buf;
+	int64_t umask;			/* RL_UMASK */
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };

@@ -26,6 +26,8 @@ enum sys_kind {
 	SK_RENAME,
 	SK_LINK,
 	SK_SYMLINK,	/* p = target (a string), P = new link path */
+	SK_MKNOD,	/* a new inode at p that is no directory: mknod,
+			 * mknodat, bind of a Unix socket to a path */
 	SK_SENDFILE,	/* d = out fd, e = in fd */
 	SK_COPY_RANGE,	/* d = in fd, e = out fd */
 	SK_SYNC,	/* whole system */
@@ -114,6 +116,9 @@ enum sys_kind {
 	X(READDIR, "readdir", SK_READDIR, 's', "getdents64") \
 	X(MKDIR, "mkdir", SK_MKDIR, 's', "mkdir") \
 	X(MKDIRAT, "mkdirat", SK_MKDIR, 's', "mkdirat") \
+	X(MKNOD, "mknod", SK_MKNOD, 's', "mknod") \
+	X(MKNODAT, "mknodat", SK_MKNOD, 's', "mknodat") \
+	X(BIND, "bind", SK_MKNOD, 's', "bind") \
 	X(RMDIR, "rmdir", SK_RMDIR, 's', "rmdir") \
 	X(UNLINK, "unlink", SK_UNLINK, 's', "unlink") \
 	X(UNLINKAT, "unlinkat", SK_UNLINK, 's', "unlinkat") \

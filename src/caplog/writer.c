@@ -118,6 +118,8 @@ void caplog_write_event(struct outbuf *ob, const struct cap_event *ev)
 		num_field(ob, 'U', ev->uid);
 	if (h & CAP_SIZE)
 		num_field(ob, 's', ev->size);
+	if (h & CAP_UMASK)
+		num_field(ob, 'u', ev->umask);
 	if (h & CAP_ADDR)
 		num_field(ob, 'a', (int64_t)ev->addr);
 	if (h & CAP_ADDR2)

@@ -57,6 +57,7 @@ struct inflight {
 	__u64 args[6];
 	__u64 extra[2];
 	__u32 flags;
+	__u32 umask;		/* with IORIOT_EV_UMASK */
 };
 
 /* Task storage: a hash map update per syscall costs several times more. */
@@ -108,6 +109,12 @@ enum extra_kind {
 
 #define IOV_MAX_SUMMED 8	/* more iovecs: the record has no total */
 
+/* Open flags that make a new inode (x86_64 values; O_TMPFILE is
+ * __O_TMPFILE | O_DIRECTORY). */
+#define OPEN_O_CREAT 0100
+#define OPEN_O_TMPFILE_BIT 020000000
+#define SOCK_AF_UNIX 1
+
 static __always_inline bool wanted(__u32 tgid)
 {
 	if (stopped || tgid == own_tgid)
@@ -139,6 +146,47 @@ static __always_inline __u64 read_user_u64(__u64 uptr)
 	return v;
 }
 
+/*
+ * The umask the kernel applies to the mode of the inode the call makes:
+ * the calling task's at entry (fs_struct, shared by the tasks cloned
+ * with CLONE_FS), so processes that were there before the capture, and
+ * threads with or without a umask of their own, are alike.
+ */
+static __always_inline void take_umask(struct inflight *in)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	in->umask = BPF_CORE_READ(task, fs, umask);
+	in->flags |= IORIOT_EV_UMASK;
+}
+
+/* Whether the call @sys (@in: its arguments) makes an inode whose mode
+ * the umask masks: an open with O_CREAT or O_TMPFILE, mkdir, mknod. */
+static __always_inline bool makes_inode(__u32 sys, const struct inflight *in)
+{
+	__u64 open_flags;
+
+	switch (sys) {
+	case SYS_CREAT: case SYS_MKDIR: case SYS_MKDIRAT: case SYS_MKNOD:
+	case SYS_MKNODAT:
+		return true;
+	case SYS_OPEN:
+		open_flags = in->args[1];
+		break;
+	case SYS_OPENAT:
+		open_flags = in->args[2];
+		break;
+	case SYS_OPENAT2:
+		if (!(in->flags & IORIOT_EV_HOW))
+			return false;
+		open_flags = in->extra[0];
+		break;
+	default:
+		return false;
+	}
+	return open_flags & (OPEN_O_CREAT | OPEN_O_TMPFILE_BIT);
+}
+
 static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 				    __u32 sys, int nargs, enum extra_kind kind)
 {
@@ -156,6 +204,7 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 	in->time_ns = bpf_ktime_get_ns();
 	in->sys = sys;
 	in->flags = 0;
+	in->umask = 0;
 	/* Only the syscall's own arguments: the kernel refuses to attach a
 	 * program that reads past the tracepoint's record.  Spelled out: the
 	 * verifier refuses a loop's moving ctx pointer. */
@@ -193,6 +242,8 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 		in->extra[1] = read_user_u64(in->args[2] + 8);	/* how->mode */
 		in->flags |= IORIOT_EV_HOW;
 	}
+	if (makes_inode(sys, in))
+		take_umask(in);
 	return 0;
 }
 
@@ -306,7 +357,7 @@ static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
 	ev->extra[0] = in->extra[0];
 	ev->extra[1] = in->extra[1];
 	ev->path_len[0] = ev->path_len[1] = 0;
-	ev->pad = 0;
+	ev->umask = in->umask;
 }
 
 static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
@@ -441,6 +492,8 @@ TRACE(getdents, 3, SYS_GETDENTS, -1, -1, EX_NONE)
 TRACE(getdents64, 3, SYS_GETDENTS64, -1, -1, EX_NONE)
 TRACE(mkdir, 2, SYS_MKDIR, 0, -1, EX_NONE)
 TRACE(mkdirat, 3, SYS_MKDIRAT, 1, -1, EX_NONE)
+TRACE(mknod, 3, SYS_MKNOD, 0, -1, EX_NONE)
+TRACE(mknodat, 4, SYS_MKNODAT, 1, -1, EX_NONE)
 TRACE(rmdir, 1, SYS_RMDIR, 0, -1, EX_NONE)
 TRACE(unlink, 1, SYS_UNLINK, 0, -1, EX_NONE)
 TRACE(unlinkat, 3, SYS_UNLINKAT, 1, -1, EX_NONE)
@@ -901,7 +954,7 @@ int on_uring_submit(struct trace_event_raw_io_uring_submit_req *tp)
 	if (!o)
 		ev->extra[1] |= 1u << SQE_RING;
 	ev->path_len[0] = ev->path_len[1] = 0;
-	ev->pad = 0;
+	ev->umask = 0;
 	bpf_ringbuf_submit(ev, wake_flag());
 	return 0;
 }
@@ -941,7 +994,7 @@ int on_uring_complete(struct trace_event_raw_io_uring_complete *tp)
 	ev->extra[0] = 0;
 	ev->extra[1] = (o ? 0 : 1u << CQE_RING) | (req ? 0 : 1u << CQE_OP);
 	ev->path_len[0] = ev->path_len[1] = 0;
-	ev->pad = 0;
+	ev->umask = 0;
 	bpf_ringbuf_submit(ev, wake_flag());
 	return 0;
 }
@@ -1053,6 +1106,86 @@ int exit_io_uring_register(struct trace_event_raw_sys_exit *ctx)
 	if (n > sent)
 		__sync_fetch_and_add(&lost_events, n - sent);
 	return on_exit(ctx, SYS_IO_URING_REGISTER, -1, -1, EX_NONE);
+}
+
+/*
+ * bind(2) of a Unix socket to a path makes a socket inode there, under
+ * the umask: captured as an event with that path (sun_path, up to its
+ * NUL or the address length).  Other binds (Internet addresses, abstract
+ * Unix names) touch no file: counted as syscalls not captured, under
+ * their syscall number (the tracepoint's id).
+ */
+#define SUN_PATH_MAX 108
+
+SEC("tracepoint/syscalls/sys_enter_bind")
+int enter_bind(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 addr = ctx->args[1], len = ctx->args[2];
+	struct inflight *in;
+	__u16 family = 0;
+	char first = 0;
+
+	if (!wanted(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	on_enter(ctx, SYS_BIND, 3, EX_NONE);
+	in = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), NULL,
+				  0);
+	if (!in || in->sys != SYS_BIND)
+		return 0;
+	/* The syscall tracepoints' record has an int __syscall_nr where
+	 * raw_syscalls' has a long id: its low half. */
+	in->extra[1] = (__u32)ctx->id;
+	if (len > 2 && addr &&
+	    !bpf_probe_read_user(&family, sizeof(family), (void *)addr) &&
+	    family == SOCK_AF_UNIX &&
+	    !bpf_probe_read_user(&first, 1, (void *)(addr + 2)) && first)
+		take_umask(in);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_bind")
+int exit_bind(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct inflight *in = bpf_task_storage_get(&inflight,
+						   bpf_get_current_task_btf(),
+						   NULL, 0);
+	__u32 zero = 0, nr, n, len = 0;
+	struct scratch *s;
+	__u64 *count;
+
+	if (!in || !in->time_ns || in->sys != SYS_BIND)
+		return 0;
+	if (!(in->flags & IORIOT_EV_UMASK)) {
+		nr = in->extra[1] < IORIOT_UNCAP_OTHER_ABI ?
+		     (__u32)in->extra[1] : IORIOT_UNCAP_OTHER_ABI;
+		count = bpf_map_lookup_elem(&uncaptured, &nr);
+		if (count)
+			*count += 1;
+		goto out;
+	}
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s) {
+		__sync_fetch_and_add(&lost_events, 1);
+		goto out;
+	}
+	fill(&s->ev, id, SYS_BIND, in, ctx->ret);
+	s->ev.extra[1] = 0;
+	n = in->args[2] - 2 < SUN_PATH_MAX ? (__u32)(in->args[2] - 2) :
+					      SUN_PATH_MAX;
+	if (n > SUN_PATH_MAX)
+		n = SUN_PATH_MAX;
+	if (bpf_probe_read_user(s->paths, n, (void *)(in->args[1] + 2)))
+		n = 0;
+	for (int i = 0; i < SUN_PATH_MAX; i++) {
+		if (i >= n || !s->paths[i])
+			break;
+		len++;
+	}
+	send(s, len, 0);
+out:
+	in->time_ns = 0;
+	return 0;
 }
 
 /* exit_group does not return: sent at entry. */

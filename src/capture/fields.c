@@ -36,6 +36,9 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_FSTATFS] = "d", [SYS_ACCESS] = "pm", [SYS_FACCESSAT] = "dpm",
 	[SYS_FACCESSAT2] = "dpmf", [SYS_GETDENTS] = "d_c",
 	[SYS_GETDENTS64] = "d_c", [SYS_MKDIR] = "pm", [SYS_MKDIRAT] = "dpm",
+	/* mknod's device number is not logged; bind's path comes from its
+	 * sockaddr_un with the record, its socket fd is not logged. */
+	[SYS_MKNOD] = "pm", [SYS_MKNODAT] = "dpm", [SYS_BIND] = "",
 	[SYS_RMDIR] = "p", [SYS_UNLINK] = "p", [SYS_UNLINKAT] = "dpf",
 	[SYS_RENAME] = "pP", [SYS_RENAMEAT] = "dpeP",
 	[SYS_RENAMEAT2] = "dpePf", [SYS_LINK] = "pP", [SYS_LINKAT] = "dpePf",
@@ -203,6 +206,15 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 			ce->buf_index = (int64_t)(e->extra[0] >> 16 & 0xffff);
 			ce->have |= CAP_BUF;
 		}
+	}
+	if (e->flags & IORIOT_EV_UMASK) {
+		ce->umask = e->umask & 0777;
+		ce->have |= CAP_UMASK;
+	}
+	if (e->sys == SYS_BIND && e->path_len[0]) {
+		ce->path = p1;
+		ce->path_len = e->path_len[0];
+		ce->have |= CAP_PATH;
 	}
 	if (e->sys == SYS_EXEC && e->path_len[0]) {
 		ce->path = p1;

@@ -251,8 +251,8 @@ static bool uses_dirfd(enum sys_id sys)
 	switch (sys) {
 	case SYS_OPENAT: case SYS_OPENAT2: case SYS_NEWFSTATAT: case SYS_STATX:
 	case SYS_FACCESSAT: case SYS_FACCESSAT2: case SYS_MKDIRAT:
-	case SYS_UNLINKAT: case SYS_RENAMEAT: case SYS_RENAMEAT2:
-	case SYS_LINKAT: case SYS_SYMLINKAT: case SYS_READLINKAT:
+	case SYS_MKNODAT: case SYS_UNLINKAT: case SYS_RENAMEAT:
+	case SYS_RENAMEAT2: case SYS_LINKAT: case SYS_SYMLINKAT: case SYS_READLINKAT:
 	case SYS_FCHMODAT: case SYS_FCHMODAT2: case SYS_FCHOWNAT:
 	case SYS_UTIMENSAT:
 		return true;

@@ -75,6 +75,7 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	case SK_RENAME: gen_on_rename(g, p); break;
 	case SK_LINK: gen_on_link(g, p); break;
 	case SK_SYMLINK: gen_on_symlink(g, p); break;
+	case SK_MKNOD: gen_on_mknod(g, p); break;
 	case SK_SENDFILE: case SK_COPY_RANGE: gen_on_transfer(g, p); break;
 	case SK_SYNC: gen_on_sync(g); break;
 	case SK_CHDIR: gen_on_chdir(g, p, false); break;

@@ -1,7 +1,7 @@
 /*
  * events_path: what the generator does with operations on paths: lookups
  * (stat, access, ...), and the namespace changes mkdir, unlink, rmdir,
- * rename, link and symlink.
+ * rename, link, symlink, and mknod (bind of a Unix socket alike).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -315,5 +315,32 @@ void gen_on_symlink(struct gen *g, struct proc *p)
 		nstree_created(n, NT_SYMLINK, true);
 	else if (ev->ret == -EEXIST)
 		nstree_exists(n, NT_UNKNOWN);
+	gen_op_emit(g, &op);
+}
+
+/*
+ * mknod, mknodat, and bind of a Unix socket to a path: a new inode that is
+ * no directory (a socket, a FIFO, a regular file, a device) at p.  bind
+ * fails with EADDRINUSE where mknod fails with EEXIST.
+ */
+void gen_on_mknod(struct gen *g, struct proc *p)
+{
+	const struct cap_event *ev = g->ev;
+	struct rlog_op op;
+
+	if (!gen_resolve_path(g, p, 0))
+		return;
+	struct node *n = g->path[0].node;
+	gen_op_init(g, &op, ev->sys);
+	gen_op_args(&op, ev);
+	gen_op_path(g, &op, &g->path[0], false);
+	gen_op_touch(g, &op, &n->res);
+	gen_op_touch(g, &op, gen_parent_res(n));
+	if (ev->ret == 0)
+		nstree_created(n, NT_FILE, true);
+	else if (ev->ret == -EEXIST || ev->ret == -EADDRINUSE)
+		nstree_exists(n, NT_UNKNOWN);
+	else if (ev->ret == -ENOENT && n->parent)
+		nstree_enoent(n->parent);
 	gen_op_emit(g, &op);
 }

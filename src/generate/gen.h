@@ -107,6 +107,7 @@ void gen_on_remove(struct gen *g, struct proc *p);
 void gen_on_rename(struct gen *g, struct proc *p);
 void gen_on_link(struct gen *g, struct proc *p);
 void gen_on_symlink(struct gen *g, struct proc *p);
+void gen_on_mknod(struct gen *g, struct proc *p);
 void gen_on_aio(struct gen *g, struct proc *p);
 
 /* Free the AIO state of @g (events_aio.c).  Accepts a zeroed g. */

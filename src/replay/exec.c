@@ -26,6 +26,19 @@
  *    the captured address; msync works on the part of it the capture named.
  *  - A sendfile without a write side (captured to a socket) goes to
  *    /dev/null.
+ *  - The replay runs with umask 0 (exec_init()): an operation that makes
+ *    an inode passes the permissions the capture's call got, its mode
+ *    less the captured umask (umask=; without one, less the replay's
+ *    own umask), whatever umask each captured process had.
+ *  - bind of a Unix socket to a path is replayed as the inode it made:
+ *    mknodat(S_IFSOCK) with the permissions the socket got, 0777 less the
+ *    umask.  bind takes no mode, only the process's umask, which the
+ *    timelines share; unix_bind makes the inode with that same mknod,
+ *    and no sun_path limit applies to the longer sandbox path.  EEXIST
+ *    is reported as bind's EADDRINUSE.
+ *  - mknod and mknodat make sockets, FIFOs and regular files; device
+ *    nodes are never made (-EPERM, what a user without CAP_MKNOD gets),
+ *    and the device number is not captured.
  *  - Reads go to a per-thread buffer of READ_BUF bytes, grown for a
  *    larger read; writes come from the generated data, a larger shared
  *    copy of its pattern for a larger write.  A read or write of more
@@ -210,6 +223,42 @@ static mode_t safe_mode(struct exec_ctx *x, int64_t mode)
 		m &= ~(mode_t)(S_ISUID | S_ISGID);
 	}
 	return m;
+}
+
+/* The permission bits an operation that makes an inode with mode @mode
+ * passes under the replay's umask 0: less the captured umask, else less
+ * the replay's own, as the kernel masked them. */
+static mode_t created_mode(struct exec_ctx *x, const struct rlog_op *op,
+			   int64_t mode)
+{
+	mode_t mask = op->have & RL_UMASK ? (mode_t)op->umask & 0777 :
+					    x->umask;
+
+	return safe_mode(x, mode) & ~mask;
+}
+
+/* mknod, mknodat: sockets, FIFOs and regular files (type 0 is one);
+ * never a device node; -EINVAL without a mode. */
+static int64_t do_mknod(struct exec_ctx *x, const struct rlog_op *op)
+{
+	mode_t type = (mode_t)op->mode & S_IFMT;
+
+	if (!(op->have & RL_MODE))
+		return -EINVAL;
+	if (S_ISCHR(type) || S_ISBLK(type))
+		return -EPERM;
+	return neg_errno(mknodat(AT_FDCWD, op->path, type |
+				 created_mode(x, op, op->mode), 0));
+}
+
+/* bind of a Unix socket to op->path: the socket inode, 0777 less the
+ * umask (see the top of the file). */
+static int64_t do_bind(struct exec_ctx *x, const struct rlog_op *op)
+{
+	int64_t r = neg_errno(mknodat(AT_FDCWD, op->path, S_IFSOCK |
+				      created_mode(x, op, 0777), 0));
+
+	return r == -EEXIST ? -EADDRINUSE : r;
 }
 
 /* The owner a chown sets: the replaying user's own ids, so that the call
@@ -639,8 +688,8 @@ static int open_op(struct exec_ctx *x, const struct rlog_op *op,
 	int flags = sys == SYS_CREAT ? O_CREAT | O_WRONLY | O_TRUNC :
 		    op->have & RL_FLAGS ? (int)op->flags : O_RDONLY;
 	bool creating = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
-	mode_t mode = creating ? safe_mode(x, op->have & RL_MODE ?
-					   op->mode : 0644) : 0;
+	mode_t mode = creating ? created_mode(x, op, op->have & RL_MODE ?
+					      op->mode : 0644) : 0;
 	long fd;
 
 	flags |= O_CLOEXEC;
@@ -746,8 +795,11 @@ static int64_t path_op(struct exec_ctx *x, const struct rlog_op *op,
 		return neg_errno(truncate(p, op->have & RL_COUNT ?
 					  (off_t)op->count : 0));
 	case SYS_MKDIR: case SYS_MKDIRAT:
-		return neg_errno(mkdirat(AT_FDCWD, p, safe_mode(x, op->have &
-						RL_MODE ? op->mode : 0777)));
+		return neg_errno(mkdirat(AT_FDCWD, p, created_mode(x, op,
+						op->have & RL_MODE ?
+						op->mode : 0777)));
+	case SYS_MKNOD: case SYS_MKNODAT: return do_mknod(x, op);
+	case SYS_BIND: return do_bind(x, op);
 	case SYS_RMDIR: return neg_errno(unlinkat(AT_FDCWD, p, AT_REMOVEDIR));
 	case SYS_UNLINK: return neg_errno(unlinkat(AT_FDCWD, p, 0));
 	case SYS_UNLINKAT:
@@ -831,7 +883,7 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 			break;		/* AT_EMPTY_PATH on a vfd */
 		/* fall through */
 	case SK_PATHOP: case SK_TRUNCATE: case SK_MKDIR: case SK_RMDIR:
-	case SK_UNLINK: case SK_RENAME: case SK_SYMLINK:
+	case SK_UNLINK: case SK_RENAME: case SK_SYMLINK: case SK_MKNOD:
 		*result = path_op(x, op, sys);
 		return 0;
 	default:
@@ -873,6 +925,8 @@ int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
 
 	memset(x, 0, sizeof(*x));
 	pthread_mutex_init(&x->lock, NULL);
+	x->umask = umask(0);
+	x->umask_taken = true;
 	x->uid = uid;
 	x->gid = gid;
 	atomic_init(&x->dio_align, DIOALIGN_MIN);
@@ -925,6 +979,8 @@ void exec_destroy(struct exec_ctx *x)
 	free(x->data);
 	if (x->devnull > 0)
 		close(x->devnull);
+	if (x->umask_taken)
+		umask(x->umask);
 	pthread_mutex_destroy(&x->lock);
 	memset(x, 0, sizeof(*x));
 }

@@ -90,6 +90,7 @@ static const struct arg_key arg_keys[] = {
 	NUM_KEY("slot", AT_UDEC, RL_SLOT, slot),
 	NUM_KEY("buf", AT_UDEC, RL_BUF, buf),
 	NUM_KEY("sqflags", AT_FLAGS, RL_SQFLAGS, sqflags),
+	NUM_KEY("umask", AT_MODE, RL_UMASK, umask),
 };
 
 #define NARG_KEYS (sizeof(arg_keys) / sizeof(arg_keys[0]))
@@ -502,6 +503,11 @@ static int check_op(struct rlog_reader *r, const struct line *ln,
 		line_err(r, ln, err, errlen, "%s is not a normalised path "
 			 "inside a sandbox%s", paths[i].name,
 			 paths[i].bit == RL_TARGET ? " (nor a relative one)" : "");
+		return -EPROTO;
+	}
+	if ((op->have & RL_UMASK) && (uint64_t)op->umask > 0777) {
+		line_err(r, ln, err, errlen, "umask 0%llo beyond 0777",
+			 (unsigned long long)op->umask);
 		return -EPROTO;
 	}
 	const char *problem = uring_op_problem(op);

@@ -132,6 +132,8 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		p = fmt_u64(KEY(p, "buf="), op->buf);
 	if (h & RL_SQFLAGS)
 		p = fmt_hex(KEY(p, "sqflags="), (uint64_t)op->sqflags);
+	if (h & RL_UMASK)
+		p = fmt_oct(KEY(p, "umask="), (uint64_t)op->umask);
 	*p++ = '\n';
 	ob->len = (size_t)(p - ob->buf);
 }

@@ -71,7 +71,7 @@ enum series_class series_class_of(enum sys_id id)
 	case SK_PATHOP: case SK_STATAT: case SK_READDIR:
 		return SC_META;
 	case SK_MKDIR: case SK_RMDIR: case SK_UNLINK: case SK_RENAME:
-	case SK_LINK: case SK_SYMLINK:
+	case SK_LINK: case SK_SYMLINK: case SK_MKNOD:
 		return SC_NAMESPACE;
 	case SK_SYNC:
 		return SC_SYNC;
