@@ -175,6 +175,7 @@ static const unsigned kind_fields[] = {
 	[SK_IOCB] = CAP_ADDR | CAP_ADDR2 | CAP_FD | CAP_FD2 | CAP_OFFSET |
 		    CAP_COUNT | CAP_FLAGS | CAP_CMD | CAP_ARG,
 	[SK_IO_EVENT] = CAP_ADDR | CAP_ADDR2 | CAP_RET,
+	[SK_MAPPAGE] = CAP_ADDR | CAP_OFFSET,
 	[SK_AIO_DATA] = CAP_RET,
 	[SK_AIO_DONE] = CAP_RET,
 };

@@ -27,6 +27,7 @@ enum gen_filter {
 	GF_INCOMPLETE,		/* lacks a path, fd or result the operation needs */
 	GF_AIO,			/* AIO: poll or noop request, unknown context or
 				 * request */
+	GF_UNKNOWN_MAP,		/* page record of a mapping not replayed */
 	GF_COUNT
 };
 

@@ -46,7 +46,13 @@ enum rlog_have {
 	RL_CTX = 1 << 17,	/* ctx=: a virtual AIO context id */
 	RL_TAG = 1 << 18,	/* tag=: a virtual id of one AIO request */
 	RL_MIN = 1 << 19,	/* min=: io_getevents' min_nr */
+	RL_STRIDE = 1 << 20,	/* stride=: pages from one touched page to the
+				 * next (mmap_read, mmap_write) */
 };
+
+/* The page of mmap_read and mmap_write: count= and stride= are in pages
+ * of this size (the capture's, x86_64). */
+#define RLOG_PAGE_SIZE 4096
 
 struct rlog_op {
 	/* The fields most operations use come first (the replay engine
@@ -70,6 +76,7 @@ struct rlog_op {
 	uint64_t addr;
 	uint64_t ctx, tag;		/* AIO context and request */
 	int64_t min;
+	uint64_t stride;		/* pages between touched pages */
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };

@@ -47,7 +47,8 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_FCNTL] = "dFG", [SYS_DUP] = "d", [SYS_DUP2] = "de",
 	[SYS_DUP3] = "def", [SYS_CHDIR] = "p", [SYS_FCHDIR] = "d",
 	[SYS_MMAP] = "acmfdO", [SYS_MUNMAP] = "ac", [SYS_MSYNC] = "acf",
-	[SYS_MREMAP] = "a_cf",	/* c: the new size */ [SYS_EXIT_GROUP] = "", [SYS_FORK] = "",
+	[SYS_MREMAP] = "a_cf",	/* c: the new size */ [SYS_MADVISE] = "acf",
+	[SYS_EXIT_GROUP] = "", [SYS_FORK] = "",
 	[SYS_EXEC] = "", [SYS_EXIT] = "",
 	/* AIO: a is the context id (io_setup's comes with the record), G
 	 * io_getevents' min_nr. */
@@ -55,6 +56,8 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_IO_CANCEL] = "aA", [SYS_IO_GETEVENTS] = "aGc",
 	[SYS_IO_PGETEVENTS] = "aGc", [SYS_IOCB] = "aAdOcf",
 	[SYS_IO_EVENT] = "aA",
+	/* Page records: the page's address and its offset in the file. */
+	[SYS_MMAP_READ] = "aO", [SYS_MMAP_WRITE] = "aO",
 };
 
 int capture_event_fields(const struct ioriot_event *e, const char *p1,

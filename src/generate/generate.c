@@ -29,6 +29,8 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_FD_TABLE] = "fd table or process only (dup, fork, ...)",
 	[GF_INCOMPLETE] = "lacks a path, fd or result it needs",
 	[GF_AIO] = "AIO poll/noop, unknown AIO context or request",
+	[GF_UNKNOWN_MAP] = "page of a mapping not replayed (mapped before "
+			   "the capture, not a replayed file, moved)",
 };
 
 const char *gen_filter_name(enum gen_filter why)
@@ -461,6 +463,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		if (g.err || ops->err)
 			break;
 	}
+	gen_flush_pages(&g);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: read error: %s", opt->capture_path,
 			 strerror(-rc));
@@ -530,6 +533,10 @@ static void print_end(FILE *out, const struct gen_summary *s)
 	if (e->missing_tracepoints)
 		fprintf(out, "  %-45s %" PRIu64 "\n", "Tracepoints missing",
 			e->missing_tracepoints);
+	if (e->maps_unfollowed)
+		fprintf(out, "  %-45s %" PRIu64 "\n",
+			"File mappings not followed (page faults lost)",
+			e->maps_unfollowed);
 	if (e->duration_ns)
 		fprintf(out, "  %-45s %.3fs\n", "Capture duration",
 			(double)e->duration_ns / 1e9);

@@ -124,6 +124,8 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		p = fmt_u64(KEY(p, "tag="), op->tag);
 	if (h & RL_MIN)
 		p = fmt_i64(KEY(p, "min="), op->min);
+	if (h & RL_STRIDE)
+		p = fmt_u64(KEY(p, "stride="), op->stride);
 	*p++ = '\n';
 	ob->len = (size_t)(p - ob->buf);
 }

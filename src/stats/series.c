@@ -96,6 +96,8 @@ enum series_class series_class_of(enum sys_id id)
 		       SC_READ : SC_WRITE;
 	case SK_AIO_DONE:
 		return SC_SYNC;
+	case SK_MAPPAGE:
+		return id == SYS_MMAP_READ ? SC_READ : SC_WRITE;
 	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
 	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
 	case SK_IO_EVENT:
@@ -129,10 +131,11 @@ void series_sample_add(struct series_sample *smp,
 		bool aio_read = id == SYS_AIO_PREAD || id == SYS_AIO_PREADV;
 
 		if (kind == SK_READ || kind == SK_SENDFILE ||
-		    kind == SK_COPY_RANGE || aio_read)
+		    kind == SK_COPY_RANGE || aio_read || id == SYS_MMAP_READ)
 			smp->rd_bytes += bytes;
 		if (kind == SK_WRITE || kind == SK_SENDFILE ||
-		    kind == SK_COPY_RANGE || (kind == SK_AIO_DATA && !aio_read))
+		    kind == SK_COPY_RANGE || (kind == SK_AIO_DATA && !aio_read) ||
+		    id == SYS_MMAP_WRITE)
 			smp->wr_bytes += bytes;
 	}
 }
