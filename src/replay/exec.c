@@ -22,8 +22,14 @@
  *    commands run as an F_GETLK probe of the whole file (the pointer to the
  *    captured struct flock is gone, and POSIX locks of one process never
  *    conflict anyway); every other command gives -EINVAL.
- *  - mmap never uses MAP_FIXED; munmap unmaps the whole mapping that holds
- *    the captured address; msync works on the part of it the capture named.
+ *  - mmap never uses MAP_FIXED and drops PROT_EXEC; munmap unmaps the whole
+ *    mapping that holds the captured address; msync and madvise work on
+ *    the part of it the capture named (madvise with the advice of
+ *    safe_advice() only).
+ *  - mmap_read and mmap_write touch one byte of each page, a load or a
+ *    store, through the replay's mapping: the same page faults as
+ *    captured.  A page the mapping or the file no longer has (SIGBUS,
+ *    SIGSEGV) ends the operation short, not the replay.
  *  - A sendfile without a write side (captured to a socket) goes to
  *    /dev/null.
  *  - Reads go to a per-thread buffer of READ_BUF bytes, writes come from
@@ -39,6 +45,8 @@
 #include <linux/openat2.h>
 #include <limits.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +75,14 @@
 struct mapping {
 	char *addr;
 	size_t len;
+	int prot;
 };
+
+/* Where a fault while touching a page of a mapping returns to (this
+ * thread's, NULL when it touches none). */
+static __thread sigjmp_buf *touch_env;
+static pthread_once_t touch_once = PTHREAD_ONCE_INIT;
+static struct sigaction touch_old_bus, touch_old_segv;
 
 static pthread_key_t rbuf_key;
 static pthread_once_t rbuf_once = PTHREAD_ONCE_INIT;
@@ -351,6 +366,7 @@ static int do_mmap(struct exec_ctx *x, const struct rlog_op *op, int fd,
 	}
 	m->addr = a;
 	m->len = len;
+	m->prot = prot;
 	pthread_mutex_lock(&x->lock);
 	old = u64map_get(&x->maps, (uint64_t)op->ret);
 	if (u64map_put(&x->maps, (uint64_t)op->ret, m)) {
@@ -385,6 +401,26 @@ static struct mapping *map_find(struct exec_ctx *x, uint64_t addr,
 	return NULL;
 }
 
+/* The madvise advice a replay gives: those about caching, reading ahead,
+ * writing back and the memory's use; never MADV_HWPOISON,
+ * MADV_SOFT_OFFLINE (they take pages from the machine) nor any the
+ * replay does not know. */
+static bool safe_advice(int64_t advice)
+{
+	switch (advice) {
+	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL:
+	case MADV_WILLNEED: case MADV_DONTNEED: case MADV_FREE:
+	case MADV_REMOVE: case MADV_DONTFORK: case MADV_DOFORK:
+	case MADV_MERGEABLE: case MADV_UNMERGEABLE: case MADV_HUGEPAGE:
+	case MADV_NOHUGEPAGE: case MADV_DONTDUMP: case MADV_DODUMP:
+	case MADV_WIPEONFORK: case MADV_KEEPONFORK: case MADV_COLD:
+	case MADV_PAGEOUT: case MADV_POPULATE_READ: case MADV_POPULATE_WRITE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int64_t do_addr(struct exec_ctx *x, const struct rlog_op *op)
 {
 	struct mapping *m;
@@ -409,9 +445,96 @@ static int64_t do_addr(struct exec_ctx *x, const struct rlog_op *op)
 	size_t len = m->len - start;
 	if (op->have & RL_COUNT && (uint64_t)op->count < len)
 		len = (size_t)op->count;
+	if (op->sys == SYS_MADVISE) {
+		int64_t advice = op->have & RL_FLAGS ? op->flags : MADV_NORMAL;
+
+		return safe_advice(advice) ?
+		       neg_errno(madvise(m->addr + start, len, (int)advice)) :
+		       -EINVAL;
+	}
 	return neg_errno(msync(m->addr + start, len,
 			       op->have & RL_FLAGS ? (int)op->flags &
 			       (MS_ASYNC | MS_SYNC | MS_INVALIDATE) : MS_SYNC));
+}
+
+/* SIGBUS or SIGSEGV: back to touch_pages() if it touched a page, else
+ * the handler there was before (the fault comes again on return). */
+static void touch_fault(int sig, siginfo_t *si, void *uc)
+{
+	(void)si;
+	(void)uc;
+	if (touch_env)
+		siglongjmp(*touch_env, 1);
+	sigaction(sig, sig == SIGBUS ? &touch_old_bus : &touch_old_segv, NULL);
+}
+
+static void touch_install(void)
+{
+	struct sigaction sa = { .sa_sigaction = touch_fault,
+				.sa_flags = SA_SIGINFO | SA_NODEFER };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &touch_old_bus);
+	sigaction(SIGSEGV, &sa, &touch_old_segv);
+}
+
+/* Touch @n pages @step bytes apart from @base, as far as @len bytes
+ * from it reach: a load or a store of one byte each.  Returns the pages
+ * touched before a fault (a page beyond the end of the file) stopped it. */
+static uint64_t touch_pages(char *base, size_t step, size_t len, uint64_t n,
+			    bool write, char byte)
+{
+	uint64_t fit = (len - 1) / step + 1;
+	volatile uint64_t done = 0;
+	sigjmp_buf env;
+
+	if (n > fit)
+		n = fit;
+	/* No mask saved: SA_NODEFER leaves the signal unblocked. */
+	if (sigsetjmp(env, 0)) {
+		touch_env = NULL;
+		return done;
+	}
+	touch_env = &env;
+	while (done < n) {
+		volatile char *p = base + done * step;
+
+		if (write)
+			*p = byte;
+		else
+			(void)*p;
+		done++;
+	}
+	touch_env = NULL;
+	return done;
+}
+
+/* mmap_read, mmap_write: op->count pages op->stride pages apart from the
+ * captured address op->addr, through the replay's mapping that holds it.
+ * Pages beyond the mapping are not touched.  The pages touched, or
+ * -errno. */
+static int64_t do_pages(struct exec_ctx *x, const struct rlog_op *op)
+{
+	bool write = sys_canonical(op->sys) == SYS_MMAP_WRITE;
+	uint64_t stride = op->have & RL_STRIDE ? op->stride : 1;
+	struct mapping *m;
+	uint64_t key = 0, n;
+	size_t start;
+
+	if (!(op->have & RL_ADDR) || !(op->have & RL_COUNT) || op->count <= 0 ||
+	    !stride || stride > SIZE_MAX / RLOG_PAGE_SIZE)
+		return -EINVAL;
+	pthread_mutex_lock(&x->lock);
+	m = map_find(x, op->addr, &key);
+	pthread_mutex_unlock(&x->lock);
+	if (!m || !(m->prot & (write ? PROT_WRITE : PROT_READ)))
+		return -EFAULT;
+	if (pthread_once(&touch_once, touch_install))
+		return -EAGAIN;
+	start = (size_t)(op->addr - key);
+	n = touch_pages(m->addr + start, (size_t)stride * RLOG_PAGE_SIZE,
+			m->len - start, (uint64_t)op->count, write, x->data[0]);
+	return (int64_t)n;
 }
 
 static int64_t do_sendfile(struct exec_ctx *x, const struct rlog_op *op,
@@ -686,6 +809,9 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 		return 0;
 	case SK_ADDR:
 		*result = sys == SYS_MREMAP ? -ENOSYS : do_addr(x, op);
+		return 0;
+	case SK_MAPPAGE:
+		*result = do_pages(x, op);
 		return 0;
 	case SK_CLOSE: {
 		void *v = op->have & RL_FD ? vfd_del(x, op->fd) : NULL;
