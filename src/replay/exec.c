@@ -79,8 +79,9 @@ struct mapping {
 };
 
 /* Where a fault while touching a page of a mapping returns to (this
- * thread's, NULL when it touches none). */
-static __thread sigjmp_buf *touch_env;
+ * thread's, NULL when it touches none; volatile: the signal handler
+ * reads it, and no store to it may be left out or moved). */
+static __thread sigjmp_buf *volatile touch_env;
 static pthread_once_t touch_once = PTHREAD_ONCE_INIT;
 static struct sigaction touch_old_bus, touch_old_segv;
 
