@@ -53,6 +53,8 @@ static const struct {
 	{ "prelinks", "readlink=1" },
 	/* The capture's faccessat2(X_OK) on run.sh works: INIT mode 0755. */
 	{ "modes", "" },
+	/* Pages read and written through shared and private mappings. */
+	{ "mmapio", "" },
 };
 #define NGOLDEN (sizeof(golden) / sizeof(golden[0]))
 
