@@ -51,9 +51,10 @@ struct loader {
  * its fds (before the event changes them; both of sendfile and
  * copy_file_range).  An event is kept if the filter selects one of them.
  * An event with none (sockets, pipes, ...) is kept unless the filter has
- * includes.  Process records, by-address operations and the AIO calls
- * and records are always kept (an iocb whose fd was filtered counts as an
- * unknown fd in generate).
+ * includes.  Process records, by-address operations, page records and
+ * the AIO calls and records are always kept (an iocb whose fd was
+ * filtered counts as an unknown fd in generate, a page of a mapping of a
+ * filtered file as a page of no replayed mapping).
  */
 static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 {

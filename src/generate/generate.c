@@ -29,8 +29,7 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_FD_TABLE] = "fd table or process only (dup, fork, ...)",
 	[GF_INCOMPLETE] = "lacks a path, fd or result it needs",
 	[GF_AIO] = "AIO poll/noop, unknown AIO context or request",
-	[GF_UNKNOWN_MAP] = "page of a mapping not replayed (mapped before "
-			   "the capture, not a replayed file, moved)",
+	[GF_UNKNOWN_MAP] = "page not in a replayed file mapping",
 };
 
 const char *gen_filter_name(enum gen_filter why)
