@@ -42,6 +42,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,6 +119,25 @@ static const struct program {
 	{ "fio", "fio", NULL, { "sh", "-c", "fio --name=rt --ioengine=libaio "
 	  "--direct=1 --rw=randrw --bs=4k --size=16m --iodepth=16 "
 	  "--filename=rt.dat --randseed=1 --output=/dev/null", NULL } },
+	/* I/O through mappings: reads and writes of some pages of a shared
+	 * mapping, msync, a private one (tests/workloads/mmapio.c). */
+	{ "mmapio", NULL, NULL, { "@mmapio", ".", NULL } },
+	/* fio's mmap engine: random writes into a shared mapping, written
+	 * back at the end, then a sequential read through one. */
+	{ "fio-mmap", "fio", NULL, { "sh", "-c", "fio --name=rtm "
+	  "--ioengine=mmap --rw=randwrite --bs=4k --size=4m --end_fsync=1 "
+	  "--filename=m.dat --randseed=1 --output=/dev/null && fio --name=rtm "
+	  "--ioengine=mmap --rw=read --bs=64k --size=4m --filename=m.dat "
+	  "--output=/dev/null", NULL } },
+	/* A Python writer: a new file made 1 MiB long, written through a
+	 * shared mapping, msync (flush), close. */
+	{ "python-mmap", "python3", NULL, { "python3", "-c", "import mmap\n"
+	  "with open('py.dat', 'w+b') as f:\n"
+	  " f.truncate(1 << 20)\n"
+	  " m = mmap.mmap(f.fileno(), 1 << 20)\n"
+	  " m[:] = b'x' * (1 << 20)\n"
+	  " m.flush()\n"
+	  " m.close()\n", NULL } },
 };
 #define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
 
@@ -804,8 +824,9 @@ static struct cap_event *read_events(const char *path, size_t *n)
  *  - model_only() events do not count;
  *  - a call counts under replayed_as() its syscall when it succeeded, and
  *    as "failed ERRNO" otherwise;
- *  - mmap counts with an fd; munmap and msync only at an address a file
- *    mmap of that process returned;
+ *  - mmap counts with an fd; munmap, msync and madvise only at an address
+ *    a file mmap of that process returned; a page record (mmap_read,
+ *    mmap_write) only in such a mapping, as one page;
  *  - reads and writes add the bytes they moved.
  * Successful closes on side 0 count as the successful opens: a program
  * closes a description once for every fd or child that shares it, or not
@@ -817,7 +838,7 @@ static void count_log(const char *path, int side, struct tallies *ts)
 	size_t n;
 	struct cap_event *ev = read_events(path, &n);
 	bool *skip = calloc(n ? n : 1, sizeof(*skip));
-	struct { uint32_t pid; uint64_t addr; } maps[256];
+	struct { uint32_t pid; uint64_t addr, len; } maps[256];
 	size_t nmaps = 0;
 	uint32_t setup_tid = 0;
 
@@ -846,6 +867,7 @@ static void count_log(const char *path, int side, struct tallies *ts)
 			if (ok) {
 				ck_assert_uint_lt(nmaps, 256);
 				maps[nmaps].pid = e->pid;
+				maps[nmaps].len = (uint64_t)e->count;
 				maps[nmaps++].addr = (uint64_t)e->ret;
 			}
 		} else if (kind == SK_ADDR) {
@@ -857,6 +879,15 @@ static void count_log(const char *path, int side, struct tallies *ts)
 				continue;
 			if (e->sys == SYS_MUNMAP && ok)
 				maps[m] = maps[--nmaps];
+		} else if (kind == SK_MAPPAGE) {
+			for (m = 0; m < nmaps; m++)
+				if (maps[m].pid == e->pid &&
+				    e->addr - maps[m].addr < maps[m].len)
+					break;
+			if (m < nmaps)
+				tally_add(ts, side, sys_info(e->sys)->name,
+					  RLOG_PAGE_SIZE);
+			continue;
 		}
 		/* AIO: the requests by opcode with their lengths, and the
 		 * completions with their bytes.  io_getevents calls are not
@@ -895,6 +926,46 @@ static void count_log(const char *path, int side, struct tallies *ts)
 	}
 	free(skip);
 	free(ev);
+}
+
+/* ---- device writes ----------------------------------------------------- */
+
+/* Programs whose device writes are compared: I/O through mappings, which
+ * reaches the device only when written back. */
+static const char *const dev_checked[] = { "mmapio", "fio-mmap",
+					   "python-mmap" };
+
+/* The sectors written to the image's device so far, once its file
+ * system has written back what it holds. */
+static uint64_t dev_written(void)
+{
+	unsigned long long v[7];
+	char path[64];
+	struct stat st;
+	int fd = open(fs_mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(syncfs(fd), 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_int_eq(close(fd), 0);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat",
+		 major(st.st_dev), minor(st.st_dev));
+	f = fopen(path, "re");
+	ck_assert_msg(f, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(fscanf(f, "%llu %llu %llu %llu %llu %llu %llu", &v[0],
+				&v[1], &v[2], &v[3], &v[4], &v[5], &v[6]), 7);
+	fclose(f);
+	return v[6];
+}
+
+/* The count of tally @key on @side, 0 if none. */
+static uint64_t tally_of(const struct tallies *ts, int side, const char *key)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (!strcmp(ts->t[i].key, key))
+			return ts->t[i].n[side];
+	return 0;
 }
 
 /* ---- the test ---------------------------------------------------------- */
@@ -957,7 +1028,10 @@ START_TEST(test_program)
 
 	/* The program, captured. */
 	tree_read(dir, &before);
+	uint64_t sectors[4];
+	sectors[0] = dev_written();
 	run_captured((const char *const *)argv, w, envp, log1, dir, errfile);
+	sectors[1] = dev_written();
 	tree_read(dir, &after);
 
 	/* Generate, init, and the replay, captured. */
@@ -973,7 +1047,9 @@ START_TEST(test_program)
 	/* As root, as captured: the programs' chowns and modes replay. */
 	const char *rep[] = { tu_bin(), "-r", replay, "-D", "-u", "root",
 			      "--allow-root", "-q", "-S", json, NULL };
+	sectors[2] = dev_written();
 	run_captured(rep, fs_root, envp, log2, sandbox, errfile);
+	sectors[3] = dev_written();
 
 	/* 1: the tree. */
 	tree_read(sbdir, &sb);
@@ -1010,12 +1086,33 @@ START_TEST(test_program)
 	       "equal; tree %zu/%zu entries equal\n", p->name,
 	       (unsigned long long)same_ops, (unsigned long long)total_ops,
 	       sys_ok, ts.n, tree_ok, tree_total);
+	/* Pages faulted and device writes, for I/O through mappings. */
+	bool dev_check = false;
+	for (size_t i = 0; i < sizeof(dev_checked) / sizeof(dev_checked[0]); i++)
+		dev_check |= !strcmp(p->name, dev_checked[i]);
+	uint64_t dev_cap = sectors[1] - sectors[0];
+	uint64_t dev_rep = sectors[3] - sectors[2];
+	if (dev_check)
+		printf("roundtrip: %-10s pages faulted %llu read, %llu written "
+		       "captured; %llu, %llu replayed; device sectors written "
+		       "%llu captured, %llu replayed\n", p->name,
+		       (unsigned long long)tally_of(&ts, 0, "mmap_read"),
+		       (unsigned long long)tally_of(&ts, 0, "mmap_write"),
+		       (unsigned long long)tally_of(&ts, 1, "mmap_read"),
+		       (unsigned long long)tally_of(&ts, 1, "mmap_write"),
+		       (unsigned long long)dev_cap, (unsigned long long)dev_rep);
 	if (*differ)
 		printf("roundtrip: %s: statistics\n%s", p->name, text);
 	fflush(stdout);
 	ck_assert_msg(!*differ, "%s: results differ: '%s'", p->name, differ);
 	ck_assert_msg(tree_ok == tree_total, "%s: the trees differ", p->name);
 	ck_assert_msg(sys_ok == ts.n, "%s: the captures differ", p->name);
+	/* The same data reaches the device, give or take the metadata. */
+	ck_assert_msg(!dev_check || (dev_rep * 2 >= dev_cap &&
+				     dev_rep <= dev_cap * 2),
+		      "%s: %llu sectors written captured, %llu replayed",
+		      p->name, (unsigned long long)dev_cap,
+		      (unsigned long long)dev_rep);
 
 	free(text);
 	free(differ);
