@@ -3,10 +3,6 @@
  * by address (munmap, msync, madvise, mremap), and the page records of
  * I/O through a mapping, gathered into runs (docs/replay-format.md §4.3).
  */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "gen.h"
 
 /* Page records further apart than this start a new operation: a run is

@@ -84,6 +84,7 @@ struct mapping {
 static __thread sigjmp_buf *volatile touch_env;
 static pthread_once_t touch_once = PTHREAD_ONCE_INIT;
 static struct sigaction touch_old_bus, touch_old_segv;
+static int touch_err;		/* -errno: the handler is not installed */
 
 static pthread_key_t rbuf_key;
 static pthread_once_t rbuf_once = PTHREAD_ONCE_INIT;
@@ -469,14 +470,21 @@ static void touch_fault(int sig, siginfo_t *si, void *uc)
 	sigaction(sig, sig == SIGBUS ? &touch_old_bus : &touch_old_segv, NULL);
 }
 
+/* Install touch_fault() for SIGBUS and SIGSEGV; touch_err on failure. */
 static void touch_install(void)
 {
 	struct sigaction sa = { .sa_sigaction = touch_fault,
 				.sa_flags = SA_SIGINFO | SA_NODEFER };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, &touch_old_bus);
-	sigaction(SIGSEGV, &sa, &touch_old_segv);
+	if (sigaction(SIGBUS, &sa, &touch_old_bus) < 0) {
+		touch_err = -errno;
+		return;
+	}
+	if (sigaction(SIGSEGV, &sa, &touch_old_segv) < 0) {
+		touch_err = -errno;
+		sigaction(SIGBUS, &touch_old_bus, NULL);
+	}
 }
 
 /* Touch @n pages @step bytes apart from @base, as far as @len bytes
@@ -530,8 +538,11 @@ static int64_t do_pages(struct exec_ctx *x, const struct rlog_op *op)
 	pthread_mutex_unlock(&x->lock);
 	if (!m || !(m->prot & (write ? PROT_WRITE : PROT_READ)))
 		return -EFAULT;
+	/* Without the handler a page beyond the file would end the replay. */
 	if (pthread_once(&touch_once, touch_install))
 		return -EAGAIN;
+	if (touch_err)
+		return touch_err;
 	start = (size_t)(op->addr - key);
 	n = touch_pages(m->addr + start, (size_t)stride * RLOG_PAGE_SIZE,
 			m->len - start, (uint64_t)op->count, write, x->data[0]);
