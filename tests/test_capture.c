@@ -573,8 +573,13 @@ static const char *const aio_replay[] = {
 	  .offset = (pg) * MMAPIO_PAGE, .v_addr = (var), \
 	  .addr_off = (pg) * MMAPIO_PAGE }
 
-/* 3: pre.dat's fd, 4: the shared mapping, 5: the private one. */
+/* 3: pre.dat's fd, 4: the shared mapping, 5: the private one, 6: the
+ * mapping made before the capture (from /proc/PID/maps). */
 static const struct exp mmapio_main[] = {
+	{ .sys = SYS_MMAP_READ, .have = CAP_OFFSET, .lacks = CAP_RET,
+	  .offset = MMAPIO_EARLY_PAGE * MMAPIO_PAGE, .v_addr = 6 },
+	{ E(MUNMAP), .have = CAP_COUNT | CAP_RET, .count = MMAPIO_PAGE,
+	  .ret = 0, .v_addr = 6, .addr_off = 0 },
 	{ E(OPENAT), .have = CAP_PATH | CAP_FLAGS, .path = "pre.dat",
 	  .flags = O_RDWR, .v_ret = 3 },
 	{ E(MMAP), .have = CAP_COUNT | CAP_MODE | CAP_FLAGS | CAP_OFFSET,
@@ -1390,12 +1395,15 @@ static void check_replay(struct run *r)
 /*
  * Exactly the faults of mmapio.h in the workload's mappings: each page
  * read at the start of a 64 KiB window faults, each page written faults
- * once until the msync writes it back.
+ * once until the msync writes it back; the page of the mapping made
+ * before the capture too.
  */
 static void mmapio_check(const struct run *r)
 {
 	uint64_t shared = (uint64_t)r->vars[4], priv = (uint64_t)r->vars[5];
-	size_t reads = 0, writes = 0, priv_reads = 0, other = 0;
+	uint64_t early = (uint64_t)r->vars[6];
+	size_t reads = 0, writes = 0, priv_reads = 0, early_reads = 0;
+	size_t other = 0;
 
 	for (size_t i = 0; i < r->nev; i++) {
 		const struct cap_event *e = &r->ev[i];
@@ -1405,14 +1413,20 @@ static void mmapio_check(const struct run *r)
 			continue;
 		if (e->addr - shared < MAP_LEN)
 			e->sys == SYS_MMAP_READ ? reads++ : writes++;
-		else if (e->addr - priv < MMAPIO_PAGE)
+		/* The private mapping may get the early one's address. */
+		else if (e->addr == priv &&
+			 e->offset == MMAPIO_PRIV_PAGE * MMAPIO_PAGE)
 			e->sys == SYS_MMAP_READ ? priv_reads++ : other++;
+		else if (e->addr == early &&
+			 e->offset == MMAPIO_EARLY_PAGE * MMAPIO_PAGE)
+			e->sys == SYS_MMAP_READ ? early_reads++ : other++;
 		else
 			other++;	/* ld.so.cache, libraries' data */
 	}
 	ck_assert_uint_eq(reads, 3);
 	ck_assert_uint_eq(writes, 5);
 	ck_assert_uint_eq(priv_reads, 1);
+	ck_assert_uint_eq(early_reads, 1);
 	(void)other;
 }
 

@@ -2,9 +2,11 @@
  * mmapio: a capture and round-trip workload (tests/test_capture.c,
  * tests/test_roundtrip.c) of file I/O through memory mappings.
  *
- * Usage: mmapio DIR.  It first writes DIR/pre.dat (MMAPIO_PAGES pages),
- * then reads a byte from stdin (a test lets it go once the capture runs;
+ * Usage: mmapio DIR.  It first writes DIR/pre.dat (MMAPIO_PAGES pages)
+ * and maps its page MMAPIO_EARLY_PAGE alone, PROT_READ, MAP_SHARED; then
+ * it reads a byte from stdin (a test lets it go once the capture runs;
  * EOF goes too).  Then, with the constants of mmapio.h:
+ *  - read one byte of that early mapping, munmap it;
  *  - open pre.dat read-write; mmap all of it PROT_READ|PROT_WRITE,
  *    MAP_SHARED; madvise MADV_RANDOM;
  *  - read one byte of each page of MMAPIO_READS, write one byte of each
@@ -39,20 +41,26 @@ int main(int argc, char **argv)
 {
 	static const int reads[] = MMAPIO_READS, writes[] = MMAPIO_WRITES;
 	const size_t len = (size_t)MMAPIO_PAGES * MMAPIO_PAGE;
-	volatile char *m;
+	volatile char *m, *early;
 	char *buf, go;
 	int dirfd, fd;
 	unsigned sum = 0;
 
 	CHECK(argc == 2);
 	CHECK((dirfd = open(argv[1], O_PATH | O_DIRECTORY)) >= 0);
-	CHECK((fd = openat(dirfd, "pre.dat", O_CREAT | O_WRONLY | O_TRUNC,
+	CHECK((fd = openat(dirfd, "pre.dat", O_CREAT | O_RDWR | O_TRUNC,
 			   0644)) >= 0);
 	CHECK((buf = malloc(len)) != NULL);
 	memset(buf, 'p', len);
 	CHECK(write(fd, buf, len) == (ssize_t)len);
+	early = mmap(NULL, MMAPIO_PAGE, PROT_READ, MAP_SHARED, fd,
+		     (off_t)MMAPIO_EARLY_PAGE * MMAPIO_PAGE);
+	CHECK(early != MAP_FAILED);
 	CHECK(close(fd) == 0);
 	CHECK(read(0, &go, 1) >= 0);
+
+	sum += (unsigned char)early[0];
+	CHECK(munmap((void *)early, MMAPIO_PAGE) == 0);
 
 	CHECK((fd = openat(dirfd, "pre.dat", O_RDWR)) >= 0);
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -74,6 +82,6 @@ int main(int argc, char **argv)
 	CHECK(close(fd) == 0);
 	CHECK(close(dirfd) == 0);
 	free(buf);
-	CHECK(sum == 3 * 'p');
+	CHECK(sum == 4 * 'p');
 	return 0;
 }

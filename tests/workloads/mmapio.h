@@ -5,6 +5,7 @@
 #define MMAPIO_PAGE 4096
 #define MMAPIO_PAGES 64		/* pre.dat's size and the shared mapping's */
 #define MMAPIO_PRIV_PAGE 8	/* the page the private mapping maps */
+#define MMAPIO_EARLY_PAGE 60	/* mapped before the go byte, read after */
 
 /* Pages read through the shared mapping: each the first of a 64 KiB
  * window, so that each faults whatever fault-around mapped before. */
