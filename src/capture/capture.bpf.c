@@ -3,7 +3,8 @@
  * capture.bpf.c: the kernel side of the eBPF capture.  One tracepoint pair
  * (syscalls:sys_enter_X / sys_exit_X) per traced syscall, so syscalls that
  * are not traced run only a short counter (on_sys_enter); BTF tracepoints
- * for fork, exec and exit.
+ * for fork, exec and exit; the page fault tracepoints for I/O through file
+ * mappings, with the probe's own table of each process's file mappings.
  * Entry stores the arguments per thread, exit sends one struct ioriot_event
  * (include/ioriot/event.h) with duration, result and paths through a ring
  * buffer.  Events the ring buffer cannot take are counted, never dropped

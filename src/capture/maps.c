@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ioriot/capture.h"
@@ -37,22 +38,66 @@ static bool parse_line(char *line, struct maps_line *l)
 	return true;
 }
 
-/* Whether file (@major:@minor, @inode) is mapped executable in the
- * lines of @f: then it is a program or a library, not data. */
-static bool executable(FILE *f, unsigned major, unsigned minor,
-		       uint64_t inode)
+/* The whole of @path, NUL-terminated, malloc'd; NULL with errno set. */
+static char *read_all(const char *path)
 {
-	char line[PATHMAP_MAX + 128];
-	struct maps_line l;
+	FILE *f = fopen(path, "re");
+	size_t len = 0, cap = 16384;
+	char *buf = NULL, *grown;
+	int err = 0;
 
-	rewind(f);
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (parse_line(line, &l) && l.perms[2] == 'x' &&
-		    l.inode == inode && l.dev_major == major &&
-		    l.dev_minor == minor)
-			return true;
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (!(grown = realloc(buf, cap + 1))) {
+			err = ENOMEM;
+			break;
+		}
+		buf = grown;
+		len += fread(buf + len, 1, cap - len, f);
+		if (len < cap)
+			break;
+		cap *= 2;
 	}
+	if (!err && ferror(f))
+		err = EIO;
+	fclose(f);
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/* The next line of @text from *@pos (its newline made a NUL), or NULL. */
+static char *next_line(char *text, size_t *pos)
+{
+	char *line = text + *pos, *nl;
+
+	if (!*line)
+		return NULL;
+	nl = strchr(line, '\n');
+	if (nl) {
+		*nl = '\0';
+		*pos = (size_t)(nl + 1 - text);
+	} else {
+		*pos += strlen(line);
+	}
+	return line;
+}
+
+/* Whether file (@major:@minor, @inode) is mapped executable in the
+ * @n parsed lines @lines: then it is a program or a library, not data. */
+static bool executable(const struct maps_line *lines, size_t n,
+		       const struct maps_line *file)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lines[i].perms[2] == 'x' && lines[i].inode == file->inode &&
+		    lines[i].dev_major == file->dev_major &&
+		    lines[i].dev_minor == file->dev_minor)
+			return true;
 	return false;
 }
 
@@ -60,48 +105,50 @@ int capture_read_maps(const char *proc_root, uint32_t pid,
 		      const struct path_filter *filter, struct ioriot_maps *t,
 		      uint64_t *full)
 {
-	char path[64], line[PATHMAP_MAX + 128];
-	long pos;
-	FILE *f;
-	size_t n = 0;
+	struct maps_line *lines = NULL, *grown;
+	size_t nlines = 0, cap = 0, pos = 0, n = 0;
+	char path[64], *text, *line;
+	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
 	*full = 0;
 	snprintf(path, sizeof(path), "%s/%u/maps", proc_root, pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (!(text = read_all(path)))
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		struct maps_line l;
+	while ((line = next_line(text, &pos))) {
+		if (nlines == cap) {
+			cap = cap ? 2 * cap : 64;
+			if (!(grown = realloc(lines, cap * sizeof(*lines)))) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			lines = grown;
+		}
+		if (parse_line(line, &lines[nlines]))
+			nlines++;
+	}
+	for (size_t i = 0; i < nlines; i++) {
+		const struct maps_line *l = &lines[i];
+		size_t len = strlen(l->path);
 
-		line[strcspn(line, "\n")] = '\0';
-		size_t len;
-
-		if (!parse_line(line, &l) || !l.inode || l.path[0] != '/' ||
-		    l.perms[2] == 'x')
-			continue;
-		len = strlen(l.path);
-		/* A deleted file cannot be named. */
-		if ((len > 10 && !strcmp(l.path + len - 10, " (deleted)")) ||
-		    !path_filter_keeps(filter, l.path, len))
-			continue;
-		/* executable() reads the file again: come back here. */
-		pos = ftell(f);
-		bool lib = executable(f, l.dev_major, l.dev_minor, l.inode);
-		if (pos < 0 || fseek(f, pos, SEEK_SET) < 0)
-			break;
-		if (lib)
+		if (!l->inode || l->path[0] != '/' || l->perms[2] == 'x' ||
+		    /* A deleted file cannot be named. */
+		    (len > 10 && !strcmp(l->path + len - 10, " (deleted)")) ||
+		    !path_filter_keeps(filter, l->path, len) ||
+		    executable(lines, nlines, l))
 			continue;
 		if (n == IORIOT_EV_MAPS) {
 			(*full)++;
 			continue;
 		}
-		t->r[n].start = l.start;
-		t->r[n].end = l.end;
-		t->r[n].offset = l.offset;
-		t->r[n].shared = l.perms[3] == 's';
+		t->r[n].start = l->start;
+		t->r[n].end = l->end;
+		t->r[n].offset = l->offset;
+		t->r[n].shared = l->perms[3] == 's';
 		n++;
 	}
-	fclose(f);
-	return 0;
+out:
+	free(lines);
+	free(text);
+	return rc;
 }
