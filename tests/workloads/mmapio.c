@@ -2,8 +2,11 @@
  * mmapio: a capture and round-trip workload (tests/test_capture.c,
  * tests/test_roundtrip.c) of file I/O through memory mappings.
  *
- * Usage: mmapio DIR.  It first writes DIR/pre.dat (MMAPIO_PAGES pages)
- * and maps its page MMAPIO_EARLY_PAGE alone, PROT_READ, MAP_SHARED; then
+ * Usage: mmapio DIR.  It first writes DIR/pre.dat (MMAPIO_PAGES pages),
+ * fsyncs it and drops it from the page cache (POSIX_FADV_DONTNEED: each
+ * read fault reads its page alone, so the same pages fault in a replay,
+ * which does the same), and maps its page MMAPIO_EARLY_PAGE alone,
+ * PROT_READ, MAP_SHARED; then
  * it reads a byte from stdin (a test lets it go once the capture runs;
  * EOF goes too).  Then, with the constants of mmapio.h:
  *  - read one byte of that early mapping, munmap it;
@@ -53,6 +56,8 @@ int main(int argc, char **argv)
 	CHECK((buf = malloc(len)) != NULL);
 	memset(buf, 'p', len);
 	CHECK(write(fd, buf, len) == (ssize_t)len);
+	CHECK(fsync(fd) == 0);
+	CHECK(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0);
 	early = mmap(NULL, MMAPIO_PAGE, PROT_READ, MAP_SHARED, fd,
 		     (off_t)MMAPIO_EARLY_PAGE * MMAPIO_PAGE);
 	CHECK(early != MAP_FAILED);
