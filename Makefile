@@ -58,6 +58,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 BENCH_BINS := $(OUTPUT)/bench/mkcapture $(OUTPUT)/bench/syscall-loop \
+	      $(OUTPUT)/bench/fault-loop \
 	      $(OUTPUT)/bench/mkreplay
 
 # Small programs with known syscall sequences, captured by the tests.

@@ -179,6 +179,7 @@ static const unsigned kind_fields[] = {
 	[SK_IOCB] = CAP_ADDR | CAP_ADDR2 | CAP_FD | CAP_FD2 | CAP_OFFSET |
 		    CAP_COUNT | CAP_FLAGS | CAP_CMD | CAP_ARG,
 	[SK_IO_EVENT] = CAP_ADDR | CAP_ADDR2 | CAP_RET,
+	[SK_MAPPAGE] = CAP_ADDR | CAP_OFFSET,
 	[SK_AIO_DATA] = CAP_RET,
 	[SK_AIO_DONE] = CAP_RET,
 	[SK_URING_SETUP] = CAP_COUNT | CAP_FLAGS | CAP_ARG | CAP_RET,
@@ -570,6 +571,64 @@ START_TEST(v4_uring_lines)
 			want[i].fd = -1;
 		if (!(want[i].have & CAP_FD2))
 			want[i].fd2 = -1;
+		ck_assert_int_eq(caplog_next(r, &out), 1);
+		assert_event(sys_info(want[i].sys)->name, &want[i], &out);
+	}
+	ck_assert_int_eq(caplog_next(r, &out), 0);
+	assert_no_bad(r);
+	caplog_close(r);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* The lines of I/O through a mapping (docs/capture-format.md §5.2) as a
+ * BPF capture writes them: the mmap, madvise, page records with no D
+ * worth reading and no result, msync. */
+START_TEST(v4_page_lines)
+{
+	char *dir = tu_mkdtemp();
+	char *path = tu_write_str(dir, "log",
+		"#|capture_version=4|\n"
+		"t=10;:,D=5;:,i=7:8;:,o=mmap;:,d=4;:,f=1;:,m=3;:,O=0;:,"
+		"c=262144;:,a=0;:,r=140528146776064;:,\n"
+		"t=20;:,D=4;:,i=7:8;:,o=madvise;:,f=1;:,c=262144;:,"
+		"a=140528146776064;:,r=0;:,\n"
+		"t=30;:,D=0;:,i=7:8;:,o=mmap_read;:,O=65536;:,"
+		"a=140528146841600;:,\n"
+		"t=40;:,D=0;:,i=7:9;:,o=mmap_write;:,O=18446744073709547520;:,"
+		"a=18446744073709547520;:,\n"
+		"t=50;:,D=9;:,i=7:8;:,o=msync;:,f=4;:,c=262144;:,"
+		"a=140528146776064;:,r=0;:,\n");
+	struct caplog_reader *r = open_ok(path);
+	const uint64_t map = 140528146776064ULL;
+	struct cap_event out, want[] = {
+		{ .sys = SYS_MMAP, .time_ns = 0, .dur_ns = 5, .fd = 4, .flags = 1,
+		  .mode = 3, .offset = 0, .count = 262144, .addr = 0,
+		  .ret = (int64_t)map,
+		  .have = CAP_FD | CAP_FLAGS | CAP_MODE | CAP_OFFSET |
+			  CAP_COUNT | CAP_ADDR | CAP_RET | CAP_DUR },
+		{ .sys = SYS_MADVISE, .time_ns = 10, .dur_ns = 4, .flags = 1,
+		  .count = 262144, .addr = map,
+		  .have = CAP_FLAGS | CAP_COUNT | CAP_ADDR | CAP_RET | CAP_DUR },
+		{ .sys = SYS_MMAP_READ, .time_ns = 20, .offset = 65536,
+		  .addr = map + 65536, .have = CAP_OFFSET | CAP_ADDR },
+		{ .sys = SYS_MMAP_WRITE, .time_ns = 30, .tid = 9,
+		  .offset = -4096, .addr = UINT64_MAX - 4095,
+		  .have = CAP_OFFSET | CAP_ADDR },
+		{ .sys = SYS_MSYNC, .time_ns = 40, .dur_ns = 9, .flags = 4,
+		  .count = 262144, .addr = map,
+		  .have = CAP_FLAGS | CAP_COUNT | CAP_ADDR | CAP_RET | CAP_DUR },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		want[i].pid = 7;
+		if (!want[i].tid)
+			want[i].tid = 8;
+		if (!(want[i].have & CAP_FD))
+			want[i].fd = -1;
+		want[i].fd2 = -1;
 		ck_assert_int_eq(caplog_next(r, &out), 1);
 		assert_event(sys_info(want[i].sys)->name, &want[i], &out);
 	}
@@ -1129,6 +1188,19 @@ static const struct bad_line bad_lines[] = {
 	{ 4, L("t=1;:,i=1:1;:,o=io_uring_enter;:,d=5;:,G=1;c=2;:,r=2;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("i=1:1;:,o=cqe;:,e=5;:,A=1;:,r=0;:,"), CAPLOG_BAD_MISSING },
+	/* Page records (§5.2) */
+	{ 4, L("t=1;:,i=1:1;:,o=mmap_reed;:,a=4096;:,O=0;:,"),
+	  CAPLOG_BAD_UNKNOWN_OP },
+	{ 4, L("t=1;:,i=1:1;:,o=mmap_read;:,a=0x7f0000001000;:,O=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mmap_write;:,a=4096;:,O=4k;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mmap_write;:,a=18446744073709551616;:,O=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mmap_read;:,a=4096;O=0;:,"), CAPLOG_BAD_SYNTAX },
+	{ 4, L("i=1:1;:,o=mmap_read;:,a=4096;:,O=0;:,"), CAPLOG_BAD_MISSING },
+	{ 4, L("t=1;:,i=1:1;:,o=madvise;:,a=4096;:,c=4096;:,f=MADV_RANDOM;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=;:,"), CAPLOG_BAD_UNKNOWN_OP },
 	{ 4, L("t=1;:,i=1:1;:,o=SYNC;:,"), CAPLOG_BAD_UNKNOWN_OP },
 	{ 4, L("i=1:1;:,o=sync;:,r=0;:,"), CAPLOG_BAD_MISSING },
@@ -1504,7 +1576,8 @@ START_TEST(end_round_trip)
 	struct caplog_end want = {
 		.events = 1, .lost = 2, .lost_disk_full = 3, .filtered = 4,
 		.paths_cut = 5, .snapshot_fds = 6, .missing_tracepoints = 7,
-		.duration_ns = UINT64_MAX, .error = "ENOSPC",
+		.maps_unfollowed = 8, .duration_ns = UINT64_MAX,
+		.error = "ENOSPC",
 	};
 	struct outbuf *ob = malloc(sizeof(*ob));
 	uint64_t n;
@@ -1524,8 +1597,9 @@ START_TEST(end_round_trip)
 	char *text = tu_read(path, NULL);
 	ck_assert_msg(strstr(text, "\n#|end|events=1|lost=2|lost_disk_full=3|"
 			     "filtered=4|paths_cut=5|snapshot_fds=6|"
-			     "missing_tracepoints=7|duration_ns="
-			     "18446744073709551615|error=ENOSPC|\n"), "%s", text);
+			     "missing_tracepoints=7|maps_unfollowed=8|"
+			     "duration_ns=18446744073709551615|error=ENOSPC|\n"),
+		      "%s", text);
 	struct caplog_reader *r = read_to_end(path, &n);
 	const struct caplog_end *got = caplog_end_record(r);
 	ck_assert_uint_eq(n, 1);
@@ -1538,6 +1612,7 @@ START_TEST(end_round_trip)
 	ck_assert_uint_eq(got->paths_cut, 5);
 	ck_assert_uint_eq(got->snapshot_fds, 6);
 	ck_assert_uint_eq(got->missing_tracepoints, 7);
+	ck_assert_uint_eq(got->maps_unfollowed, 8);
 	ck_assert_uint_eq(got->duration_ns, UINT64_MAX);
 	ck_assert_str_eq(got->error, "ENOSPC");
 	caplog_close(r);
@@ -1761,6 +1836,7 @@ Suite *caplog_suite(void)
 	tcase_add_test(tc, v4_unknown_keys_ignored);
 	tcase_add_test(tc, v4_aio_lines);
 	tcase_add_test(tc, v4_uring_lines);
+	tcase_add_test(tc, v4_page_lines);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("v3");

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -42,6 +43,7 @@
 #include "testutil.h"
 #include "workloads/aio.h"
 #include "workloads/fdrace.h"
+#include "workloads/mmapio.h"
 #include "workloads/uncaptured.h"
 #include "workloads/uring.h"
 
@@ -62,7 +64,8 @@
  * tids); V_WPID holds the workload's pid.  The first event that matches
  * binds an unbound variable; a bound one must be equal.  The event must
  * belong to process v_pid (0: the workload) and thread v_tid (0: the main
- * thread, tid == pid; any thread with any_tid).
+ * thread, tid == pid; any thread with any_tid).  With v_addr, the event's
+ * address (a) is variable v_addr plus addr_off.
  */
 struct exp {
 	enum sys_id sys;
@@ -73,7 +76,8 @@ struct exp {
 	int64_t flags_mask;	/* non-zero: compare flags & flags_mask */
 	bool ret_positive;
 	bool any_tid;		/* any thread of the process */
-	int v_ret, v_fd, v_fd2, v_child, v_ctid, v_pid, v_tid;
+	int v_ret, v_fd, v_fd2, v_child, v_ctid, v_pid, v_tid, v_addr;
+	int64_t addr_off;
 };
 
 #define E(name) .sys = SYS_##name
@@ -685,6 +689,68 @@ static const char *const uring_replay[] = {
 	NULL
 };
 
+/* ---- mmapio ------------------------------------------------------------ */
+
+#define MAP_LEN (MMAPIO_PAGES * MMAPIO_PAGE)
+#define PAGE(op, pg, var) \
+	{ .sys = SYS_##op, .have = CAP_OFFSET, .lacks = CAP_RET, \
+	  .offset = (pg) * MMAPIO_PAGE, .v_addr = (var), \
+	  .addr_off = (pg) * MMAPIO_PAGE }
+
+/* 3: pre.dat's fd, 4: the shared mapping, 5: the private one, 6: the
+ * mapping made before the capture (from /proc/PID/maps). */
+static const struct exp mmapio_main[] = {
+	{ .sys = SYS_MMAP_READ, .have = CAP_OFFSET, .lacks = CAP_RET,
+	  .offset = MMAPIO_EARLY_PAGE * MMAPIO_PAGE, .v_addr = 6 },
+	{ E(MUNMAP), .have = CAP_COUNT | CAP_RET, .count = MMAPIO_PAGE,
+	  .ret = 0, .v_addr = 6, .addr_off = 0 },
+	{ E(OPENAT), .have = CAP_PATH | CAP_FLAGS, .path = "pre.dat",
+	  .flags = O_RDWR, .v_ret = 3 },
+	{ E(MMAP), .have = CAP_COUNT | CAP_MODE | CAP_FLAGS | CAP_OFFSET,
+	  .count = MAP_LEN, .mode = PROT_READ | PROT_WRITE, .flags = MAP_SHARED,
+	  .offset = 0, .v_fd = 3, .v_ret = 4 },
+	{ E(MADVISE), .have = CAP_COUNT | CAP_FLAGS | CAP_RET, .count = MAP_LEN,
+	  .flags = MADV_RANDOM, .ret = 0, .v_addr = 4 },
+	PAGE(MMAP_READ, 0, 4), PAGE(MMAP_READ, 16, 4), PAGE(MMAP_READ, 32, 4),
+	PAGE(MMAP_WRITE, 1, 4), PAGE(MMAP_WRITE, 2, 4), PAGE(MMAP_WRITE, 3, 4),
+	PAGE(MMAP_WRITE, 40, 4),
+	{ E(MSYNC), .have = CAP_COUNT | CAP_FLAGS | CAP_RET, .count = MAP_LEN,
+	  .flags = MS_SYNC, .ret = 0, .v_addr = 4 },
+	PAGE(MMAP_WRITE, MMAPIO_REWRITE, 4),
+	{ E(MUNMAP), .have = CAP_COUNT | CAP_RET, .count = MAP_LEN, .ret = 0,
+	  .v_addr = 4 },
+	{ E(MMAP), .have = CAP_COUNT | CAP_FLAGS | CAP_OFFSET,
+	  .count = MMAPIO_PAGE, .flags = MAP_PRIVATE,
+	  .offset = MMAPIO_PRIV_PAGE * MMAPIO_PAGE, .v_fd = 3, .v_ret = 5 },
+	/* A write to a private page not mapped yet reads the file's page. */
+	{ .sys = SYS_MMAP_READ, .have = CAP_OFFSET, .lacks = CAP_RET,
+	  .offset = MMAPIO_PRIV_PAGE * MMAPIO_PAGE, .v_addr = 5 },
+	{ E(MUNMAP), .have = CAP_COUNT | CAP_RET, .count = MMAPIO_PAGE,
+	  .ret = 0, .v_addr = 5 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 3 },
+	END
+};
+
+static const struct exp *const mmapio_chains[] = { mmapio_main, NULL };
+
+/* pre.dat was written before the capture: INIT needs it into page 40. */
+static const char *const mmapio_replay[] = {
+	"f 163841 %S/pre.dat",
+	"openat 4 vfd=$D path=%S/pre.dat flags=0x2",
+	"mmap $M fd=$D flags=0x1 mode=03 off=0 count=262144",
+	"madvise 0 fd=$D flags=0x1 count=262144",
+	"mmap_read 3 fd=$D off=0 count=3 stride=16",
+	"mmap_write 3 fd=$D off=4096 count=3",
+	"mmap_write 1 fd=$D off=163840 count=1",
+	"msync 0 fd=$D flags=0x4 count=262144",
+	"mmap_write 1 fd=$D off=4096 count=1",
+	"munmap 0 fd=$D count=262144",
+	"mmap $P fd=$D flags=0x2 mode=03 off=32768 count=4096",
+	"mmap_read 1 fd=$D off=32768 count=1",
+	"close 0 fd=$D",
+	NULL
+};
+
 static const struct workload workloads[] = {
 	{ "fileio", fileio_chains, fileio_replay, "|timelines=1|processes=1|" },
 	{ "paths", paths_chains, paths_replay, "|timelines=1|processes=1|" },
@@ -696,6 +762,7 @@ static const struct workload workloads[] = {
 	  "|timelines=2|processes=1|" },
 	{ "aio", aio_chains, aio_replay, "|timelines=1|processes=1|" },
 	{ "uring", uring_chains, uring_replay, "|timelines=1|processes=1|" },
+	{ "mmapio", mmapio_chains, mmapio_replay, "|timelines=1|processes=1|" },
 };
 
 /* How a case selects what to capture. */
@@ -1266,12 +1333,16 @@ static bool matches(const struct run *r, const struct exp *x,
 		return false;
 	if (x->ret_positive && (!(e->have & CAP_RET) || e->ret <= 0))
 		return false;
+	if (x->v_addr && !(e->have & CAP_ADDR))
+		return false;
 	if ((x->v_ret && !(e->have & CAP_RET)) ||
 	    (x->v_fd && !(e->have & CAP_FD)) ||
 	    (x->v_fd2 && !(e->have & CAP_FD2)) ||
 	    ((x->v_child || x->v_ctid) && !(e->have & CAP_CHILD)))
 		return false;
-	return var_match(vars, bound, x->v_ret, e->ret) &&
+	return var_match(vars, bound, x->v_addr,
+			 (int64_t)(e->addr - (uint64_t)x->addr_off)) &&
+	       var_match(vars, bound, x->v_ret, e->ret) &&
 	       var_match(vars, bound, x->v_fd, e->fd) &&
 	       var_match(vars, bound, x->v_fd2, e->fd2) &&
 	       var_match(vars, bound, x->v_child, e->child_pid) &&
@@ -1450,6 +1521,52 @@ static void check_replay(struct run *r)
 	free(text);
 }
 
+/*
+ * Exactly the faults of mmapio.h in the workload's mappings: each page
+ * read at the start of a 64 KiB window faults, each page written faults
+ * once until the msync writes it back; the page of the mapping made
+ * before the capture too.
+ */
+static void mmapio_check(const struct run *r)
+{
+	uint64_t shared = (uint64_t)r->vars[4], priv = (uint64_t)r->vars[5];
+	uint64_t early = (uint64_t)r->vars[6];
+	size_t reads = 0, writes = 0, priv_reads = 0, early_reads = 0;
+	size_t other = 0;
+
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct cap_event *e = &r->ev[i];
+
+		if (e->pid != (uint32_t)r->pid ||
+		    sys_info(e->sys)->kind != SK_MAPPAGE)
+			continue;
+		if (e->addr - shared < MAP_LEN)
+			e->sys == SYS_MMAP_READ ? reads++ : writes++;
+		/* The private mapping may get the early one's address. */
+		else if (e->addr == priv &&
+			 e->offset == MMAPIO_PRIV_PAGE * MMAPIO_PAGE)
+			e->sys == SYS_MMAP_READ ? priv_reads++ : other++;
+		else if (e->addr == early &&
+			 e->offset == MMAPIO_EARLY_PAGE * MMAPIO_PAGE)
+			e->sys == SYS_MMAP_READ ? early_reads++ : other++;
+		else
+			other++;	/* ld.so.cache, libraries' data */
+	}
+	ck_assert_uint_eq(reads, 3);
+	ck_assert_uint_eq(writes, 5);
+	ck_assert_uint_eq(priv_reads, 1);
+	ck_assert_uint_eq(early_reads, 1);
+	(void)other;
+}
+
+/* Checks of a workload beyond its chains, by name. */
+static const struct {
+	const char *name;
+	void (*check)(const struct run *r);
+} more_checks[] = {
+	{ "mmapio", mmapio_check },
+};
+
 START_TEST(test_workload)
 {
 	const char *why = cannot_capture();
@@ -1466,6 +1583,9 @@ START_TEST(test_workload)
 	check_times(&r);
 	for (int c = 0; r.w->chains[c]; c++)
 		match_chain(&r, r.w->chains[c], c);
+	for (size_t c = 0; c < sizeof(more_checks) / sizeof(more_checks[0]); c++)
+		if (!strcmp(more_checks[c].name, r.w->name))
+			more_checks[c].check(&r);
 	check_replay(&r);
 	run_free(&r);
 }

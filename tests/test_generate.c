@@ -59,6 +59,10 @@ static const char *const goldens[] = {
 			 * nothing, nor from a line without one); mknod and
 			 * bind make their path, EADDRINUSE proves it was
 			 * there, ENOENT that its directory was not */
+	"mmapio",	/* page records gathered into runs of one stride, one
+			 * timeline, one mapping, no gap over 1 ms; pages
+			 * of no known mapping; INIT size from the pages;
+			 * madvise and msync on a file mapping only */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))
@@ -577,6 +581,33 @@ START_TEST(test_summary_paths)
 }
 END_TEST
 
+/* mmapio: 14 page records become 8 operations; two have no mapping the
+ * generator knows (one's offset is not the mapping's), a madvise of
+ * anonymous memory is not file I/O. */
+START_TEST(test_summary_mmapio)
+{
+	struct gen_summary s;
+	char *dir = tu_scratch();
+	char *replay = gen_fixture("mmapio", dir, "test.replay", &s);
+
+	ck_assert_uint_eq(s.events, 23);
+	ck_assert_uint_eq(s.ops, 16);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MMAP_READ], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MMAP_WRITE], 6);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MMAP], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MUNMAP], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MADVISE], 1);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MSYNC], 1);
+	ck_assert_uint_eq(s.filtered[GF_UNKNOWN_MAP], 2);
+	ck_assert_uint_eq(s.filtered[GF_NOT_FILE], 1);
+	ck_assert_uint_eq(s.timelines, 2);
+	ck_assert_uint_eq(s.init_files, 1);
+	ck_assert_uint_eq(s.init_bytes, 131073);	/* into page 32 */
+	free(replay);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_summary_processes)
 {
 	struct gen_summary s;
@@ -1002,6 +1033,7 @@ Suite *generate_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_checked_fixture(tc, quiet, NULL);
 	tcase_add_test(tc, test_summary_fdops);
+	tcase_add_test(tc, test_summary_mmapio);
 	tcase_add_test(tc, test_aio);
 	tcase_add_test(tc, test_uring_counts);
 	tcase_add_test(tc, test_summary_paths);

@@ -59,6 +59,8 @@ static const struct {
 	/* bind and mknod make their nodes (bind as mknodat), an existing
 	 * one gives bind's EADDRINUSE, mknodat's EEXIST. */
 	{ "umask", "" },
+	/* Pages read and written through shared and private mappings. */
+	{ "mmapio", "" },
 };
 #define NGOLDEN (sizeof(golden) / sizeof(golden[0]))
 

@@ -134,6 +134,8 @@ static void assert_op_eq(const struct rlog_op *a, const struct rlog_op *b)
 		ck_assert_int_eq(a->sqflags, b->sqflags);
 	if (b->have & RL_UMASK)
 		ck_assert_int_eq(a->umask, b->umask);
+	if (b->have & RL_STRIDE)
+		ck_assert_uint_eq(a->stride, b->stride);
 }
 
 /* A path with a space, '%', a newline and a byte that is not UTF-8. */
@@ -202,7 +204,10 @@ START_TEST(test_round_trip)
 	ops[2].umask = 0;
 	ops[3] = (struct rlog_op){
 		.id = 4, .pid = 1, .tid = 1, .time_ns = 3000,
-		.sys = SYS_SYNC, .ret = 0,
+		.sys = SYS_MMAP_WRITE, .ret = 3,
+		.have = RL_FD | RL_ADDR | RL_OFFSET | RL_COUNT | RL_STRIDE,
+		.fd = 17, .addr = 0x7f0012345000ULL, .offset = 1LL << 40,
+		.count = 3, .stride = UINT64_MAX,
 	};
 
 	ck_assert_int_lt(snprintf(path, sizeof(path),
@@ -623,6 +628,26 @@ static const struct bad_file {
 	  "malformed uring_fsync operation: no ctx= (ring)" },
 	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=22 slot=-1\n", 0, 0,
 	  "malformed number in argument 'slot=-1'" },
+	/* Pages through a mapping: where, how many, how far apart. */
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 addr=0x7f0000000000 "
+	  "count=0\n", 0, 0, ":3: mmap_read needs fd=, addr= and a count= of "
+	  "1 or more pages (and a stride= of 1 or more)" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_write 3 fd=1 addr=0x7f0000000000 "
+	  "count=-3\n", 0, 0, ":3: mmap_write needs fd=, addr= and a count=" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 count=3\n", 0, 0,
+	  ":3: mmap_read needs fd=, addr=" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 addr=0x1000 count=3\n", 0, 0,
+	  ":3: mmap_read needs fd=, addr=" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 addr=0x1000\n", 0, 0,
+	  ":3: mmap_read needs fd=, addr=" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 addr=0x1000 count=3 "
+	  "stride=0\n", 0, 0, "(and a stride= of 1 or more)" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 addr=0x1000 count=3 "
+	  "stride=-1\n", 0, 0, ":3: malformed number in argument 'stride=-1'" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_write 3 fd=1 addr=4096 count=3\n", 0, 0,
+	  ":3: malformed number in argument 'addr=4096'" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_writ 3 fd=1 addr=0x1000 count=3\n", 0, 0,
+	  ":3: unknown operation 'mmap_writ'" },
 };
 
 START_TEST(test_bad_file)

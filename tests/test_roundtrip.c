@@ -32,6 +32,8 @@
  *     AIO and io_uring count requests per opcode with their lengths and
  *     completions with their bytes, not the number of io_getevents or
  *     io_uring_enter calls; the mappings of a ring's fd are not counted.
+ *     Page faults on file mappings (mmap_read, mmap_write) are compared
+ *     apart: whether a touch faults depends on the page cache (below).
  *  4. Device I/O: the sectors read and written on the image's loop device
  *     (/proc/diskstats) while the program ran and while the replay ran,
  *     each counted from settled file systems and dropped caches to a
@@ -57,6 +59,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,6 +209,25 @@ static const struct program {
 	  "--ioengine=io_uring --direct=1 --rw=randrw --bs=4k --size=4m "
 	  "--iodepth=16 --filename=rt.dat --randseed=1 --output=/dev/null",
 	  NULL }, FS_EXT4 | FS_XFS },
+	/* I/O through mappings: reads and writes of some pages of a shared
+	 * mapping, msync, a private one (tests/workloads/mmapio.c). */
+	{ "mmapio", NULL, NULL, { "@mmapio", ".", NULL } },
+	/* fio's mmap engine: random writes into a shared mapping, written
+	 * back at the end, then a sequential read through one. */
+	{ "fio-mmap", "fio", NULL, { "sh", "-c", "fio --name=rtm "
+	  "--ioengine=mmap --rw=randwrite --bs=4k --size=4m --end_fsync=1 "
+	  "--filename=m.dat --randseed=1 --output=/dev/null && fio --name=rtm "
+	  "--ioengine=mmap --rw=read --bs=64k --size=4m --filename=m.dat "
+	  "--output=/dev/null", NULL } },
+	/* A Python writer: a new file made 1 MiB long, written through a
+	 * shared mapping, msync (flush), close. */
+	{ "python-mmap", "python3", NULL, { "python3", "-c", "import mmap\n"
+	  "with open('py.dat', 'w+b') as f:\n"
+	  " f.truncate(1 << 20)\n"
+	  " m = mmap.mmap(f.fileno(), 1 << 20)\n"
+	  " m[:] = b'x' * (1 << 20)\n"
+	  " m.flush()\n"
+	  " m.close()\n", NULL } },
 };
 #pragma GCC diagnostic pop
 #define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
@@ -1023,20 +1045,22 @@ static bool dioalign_probe(const struct cap_event *e)
  *  - model_only() events do not count;
  *  - a call counts under replayed_as() its syscall when it succeeded, and
  *    as "failed ERRNO" otherwise;
- *  - mmap counts with an fd; munmap and msync only at an address a file
- *    mmap of that process returned;
+ *  - mmap counts with an fd; munmap, msync and madvise only at an address
+ *    a file mmap of that process returned; a page record (mmap_read,
+ *    mmap_write) only in such a mapping, as one page, into @pages;
  *  - reads and writes add the bytes they moved.
  * Successful closes on side 0 count as the successful opens: a program
  * closes a description once for every fd or child that shares it, or not
  * at all when it exits, and the generator writes one close for each
  * description, when its last reference goes.
  */
-static void count_log(const char *path, int side, struct tallies *ts)
+static void count_log(const char *path, int side, struct tallies *ts,
+		      struct tallies *pages)
 {
 	size_t n;
 	struct cap_event *ev = read_events(path, &n);
 	bool *skip = calloc(n ? n : 1, sizeof(*skip));
-	struct { uint32_t pid; uint64_t addr; } maps[256];
+	struct { uint32_t pid; uint64_t addr, len; } maps[256];
 	struct ring_fd rings[64];
 	size_t nmaps = 0, nrings = 0;
 	uint32_t setup_tid = 0;
@@ -1067,6 +1091,7 @@ static void count_log(const char *path, int side, struct tallies *ts)
 			if (ok) {
 				ck_assert_uint_lt(nmaps, 256);
 				maps[nmaps].pid = e->pid;
+				maps[nmaps].len = (uint64_t)e->count;
 				maps[nmaps++].addr = (uint64_t)e->ret;
 			}
 		} else if (kind == SK_ADDR) {
@@ -1078,6 +1103,15 @@ static void count_log(const char *path, int side, struct tallies *ts)
 				continue;
 			if (e->sys == SYS_MUNMAP && ok)
 				maps[m] = maps[--nmaps];
+		} else if (kind == SK_MAPPAGE) {
+			for (m = 0; m < nmaps; m++)
+				if (maps[m].pid == e->pid &&
+				    e->addr - maps[m].addr < maps[m].len)
+					break;
+			if (m < nmaps)
+				tally_add(pages, side, sys_info(e->sys)->name,
+					  RLOG_PAGE_SIZE);
+			continue;
 		}
 		/* AIO and io_uring: the requests by opcode with their
 		 * lengths, and the completions with their bytes.  Neither
@@ -1278,6 +1312,15 @@ static bool dev_check(const char *label, struct dev_io orig,
 	return rd_ok && wr_ok;
 }
 
+/* The count of tally @key on @side, 0 if none. */
+static uint64_t tally_of(const struct tallies *ts, int side, const char *key)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (!strcmp(ts->t[i].key, key))
+			return ts->t[i].n[side];
+	return 0;
+}
+
 /* ---- the test ---------------------------------------------------------- */
 
 /* "@" + name in @arg is a workload binary (malloc'd), else a copy. */
@@ -1321,7 +1364,7 @@ START_TEST(test_program)
 	char *envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL,
 			 "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "TZ=UTC", NULL };
 	struct tree before, after, sb;
-	struct tallies ts = { .n = 0 };
+	struct tallies ts = { .n = 0 }, pages = { .n = 0 };
 	struct init_summary isum;
 	struct dev_io io_start, io_orig, io_rep;
 	struct runas as;
@@ -1411,8 +1454,8 @@ START_TEST(test_program)
 		total_ops += ops[s];
 
 	/* 3: the capture of the replay. */
-	count_log(log1, 0, &ts);
-	count_log(log2, 1, &ts);
+	count_log(log1, 0, &ts, &pages);
+	count_log(log2, 1, &ts, &pages);
 	for (size_t i = 0; i < ts.n; i++) {
 		const struct tally *t = &ts.t[i];
 
@@ -1434,6 +1477,14 @@ START_TEST(test_program)
 	       (unsigned long long)same_ops, (unsigned long long)total_ops,
 	       sys_ok, ts.n, tree_ok, tree_total);
 	dev_ok = dev_check(label, io_orig, io_rep);
+	/* Pages faulted, for I/O through mappings. */
+	if (pages.n)
+		printf("roundtrip: %-10s pages faulted %llu read, %llu written "
+		       "captured; %llu, %llu replayed\n", label,
+		       (unsigned long long)tally_of(&pages, 0, "mmap_read"),
+		       (unsigned long long)tally_of(&pages, 0, "mmap_write"),
+		       (unsigned long long)tally_of(&pages, 1, "mmap_read"),
+		       (unsigned long long)tally_of(&pages, 1, "mmap_write"));
 	if (*differ)
 		printf("roundtrip: %s: statistics\n%s", label, text);
 	fflush(stdout);
@@ -1442,6 +1493,26 @@ START_TEST(test_program)
 	ck_assert_msg(sys_ok == ts.n, "%s: the captures differ", label);
 	ck_assert_msg(dev_ok, "%s: the device I/O differs by more than %.0f%%",
 		      label, DEV_TOLERANCE * 100);
+	/*
+	 * The pages the replay touched are the captured ones (its results,
+	 * check 2).  Whether a touch faults depends on the page cache: a
+	 * read fault maps the cached neighbours (the fault-around window, on
+	 * recent kernels all of a large folio), and a fault that lost a race
+	 * is taken again.  So the replay may fault fewer times for reads,
+	 * and within 2 (or a tenth) as often for writes, which fault once
+	 * per page until written back; never more often than that.
+	 */
+	for (size_t i = 0; i < pages.n; i++) {
+		uint64_t a = pages.t[i].n[0], b = pages.t[i].n[1];
+		uint64_t tol = a / 10 > 2 ? a / 10 : 2;
+		bool reads = !strcmp(pages.t[i].key, "mmap_read");
+
+		ck_assert_msg(b <= a + tol && (reads ? b > 0 || a == 0 :
+					       b + tol >= a),
+			      "%s: %s: %llu pages faulted captured, %llu "
+			      "replayed", label, pages.t[i].key,
+			      (unsigned long long)a, (unsigned long long)b);
+	}
 
 	free(text);
 	free(differ);

@@ -96,6 +96,9 @@ struct caplog_end {
 	uint64_t paths_cut;		/* events logged without a path */
 	uint64_t snapshot_fds;		/* openfd records */
 	uint64_t missing_tracepoints;	/* not on the captured kernel */
+	uint64_t maps_unfollowed;	/* file mappings beyond the probe's
+					 * table: their page faults are not
+					 * in the log */
 	uint64_t duration_ns;
 	char error[16];			/* "ENOSPC", "EDQUOT", "EFBIG": why
 					 * it stopped early; "" if it did not */

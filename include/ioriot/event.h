@@ -50,6 +50,35 @@
 #define IORIOT_EV_ABSENT	(1u << 14)	/* extra[1]: bit i set, argument i
 						 * of the layout is absent */
 
+/*
+ * A page record (sys SYS_MMAP_READ or SYS_MMAP_WRITE, IORIOT_EV_NO_RET,
+ * dur_ns 0): a page fault of a captured process on a file mapping the
+ * probe follows.  args[0] is the page's user address, args[1] its offset
+ * in the file; time_ns when the fault was taken.
+ */
+#define IORIOT_EV_PAGE_SIZE	4096
+
+/*
+ * The file mappings the probe follows, per process (a hash map by tgid):
+ * made by mmap during the capture (not executable, not MAP_DENYWRITE: the
+ * dynamic linker's), or found in /proc/PID/maps when it starts.  Ranges
+ * never overlap; a free slot has end 0.  A process with more file
+ * mappings than slots gets no more (counted).
+ */
+#define IORIOT_EV_MAPS		64
+
+struct ioriot_map_range {
+	__u64 start, end;	/* [start, end), page aligned; end 0: free */
+	__u64 offset;		/* the file offset of start */
+	__u64 shared;		/* MAP_SHARED: a write fault dirties the file */
+};
+
+struct ioriot_maps {
+	struct ioriot_map_range r[IORIOT_EV_MAPS];
+	struct ioriot_map_range cut;	/* the probe's scratch: the upper
+					 * part of a range cut in two */
+};
+
 /* io_submit: iocbs read per call; io_getevents: io_events read per call;
  * io_uring_register: files or buffers read per call.  Those beyond are
  * counted as lost. */

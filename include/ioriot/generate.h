@@ -29,6 +29,7 @@ enum gen_filter {
 				 * request */
 	GF_URING,		/* io_uring: a request kind or register opcode
 				 * not replayed, unknown ring or request */
+	GF_UNKNOWN_MAP,		/* page record of a mapping not replayed */
 	GF_COUNT
 };
 

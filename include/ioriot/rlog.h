@@ -53,7 +53,13 @@ enum rlog_have {
 	RL_SQFLAGS = 1 << 23,	/* sqflags=: an io_uring request's IOSQE_* */
 	RL_UMASK = 1 << 24,	/* umask=0OCT: the captured umask (0 to 0777)
 				 * of a call that makes an inode */
+	RL_STRIDE = 1 << 25,	/* stride=: pages from one touched page to the
+				 * next (mmap_read, mmap_write) */
 };
+
+/* The page of mmap_read and mmap_write: count= and stride= are in pages
+ * of this size (the capture's, x86_64). */
+#define RLOG_PAGE_SIZE 4096
 
 struct rlog_op {
 	/* The fields most operations use come first (the replay engine
@@ -81,6 +87,7 @@ struct rlog_op {
 	int64_t cq, sqflags;		/* io_uring */
 	uint64_t slot, buf;
 	int64_t umask;			/* RL_UMASK */
+	uint64_t stride;		/* pages between touched pages */
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };

@@ -34,7 +34,7 @@ enum sys_kind {
 	SK_CHDIR,
 	SK_FCHDIR,
 	SK_MMAP,
-	SK_ADDR,	/* munmap, msync, mremap: by address */
+	SK_ADDR,	/* munmap, msync, mremap, madvise: by address */
 	SK_AIO_SETUP,	/* io_setup: a new AIO context */
 	SK_AIO_DESTROY,	/* io_destroy */
 	SK_AIO_SUBMIT,	/* io_submit: the iocb records before it */
@@ -56,6 +56,9 @@ enum sys_kind {
 	SK_LOST,	/* v4 record: events the probe lost */
 	SK_IOCB,	/* v4 record: one iocb of the io_submit after it */
 	SK_IO_EVENT,	/* v4 record: one completion io_getevents returned */
+	SK_MAPPAGE,	/* v4 record: one page of a file mapping faulted in
+			 * (read) or dirtied (write); replay: a run of such
+			 * pages touched through the replay's mapping */
 	SK_AIO_DATA,	/* replay: completion of an AIO read or write */
 	SK_AIO_DONE,	/* replay: completion of an AIO fsync or fdatasync */
 	SK_URING_SQE,	/* v4 record: one io_uring request submitted */
@@ -154,6 +157,7 @@ enum sys_kind {
 	X(MUNMAP, "munmap", SK_ADDR, 's', "munmap") \
 	X(MSYNC, "msync", SK_ADDR, 's', "msync") \
 	X(MREMAP, "mremap", SK_ADDR, 's', "mremap") \
+	X(MADVISE, "madvise", SK_ADDR, 's', "madvise") \
 	X(IO_SETUP, "io_setup", SK_AIO_SETUP, 0, "io_setup") \
 	X(IO_DESTROY, "io_destroy", SK_AIO_DESTROY, 0, "io_destroy") \
 	X(IO_SUBMIT, "io_submit", SK_AIO_SUBMIT, 0, "io_submit") \
@@ -173,6 +177,8 @@ enum sys_kind {
 	X(LOST, "lost", SK_LOST, 0, "lost") \
 	X(IOCB, "iocb", SK_IOCB, 0, "iocb") \
 	X(IO_EVENT, "io_event", SK_IO_EVENT, 0, "io_event") \
+	X(MMAP_READ, "mmap_read", SK_MAPPAGE, 0, "mmap_read") \
+	X(MMAP_WRITE, "mmap_write", SK_MAPPAGE, 0, "mmap_write") \
 	X(AIO_PREAD, "aio_pread", SK_AIO_DATA, 0, "aio_pread") \
 	X(AIO_PWRITE, "aio_pwrite", SK_AIO_DATA, 0, "aio_pwrite") \
 	X(AIO_PREADV, "aio_preadv", SK_AIO_DATA, 0, "aio_preadv") \

@@ -479,6 +479,8 @@ static uint64_t *end_counter(struct caplog_end *e, const char *key)
 		{ "missing_tracepoints",
 		  offsetof(struct caplog_end, missing_tracepoints) },
 		{ "duration_ns", offsetof(struct caplog_end, duration_ns) },
+		{ "maps_unfollowed",
+		  offsetof(struct caplog_end, maps_unfollowed) },
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)

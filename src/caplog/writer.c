@@ -42,6 +42,8 @@ void caplog_write_end(struct outbuf *ob, const struct caplog_end *end)
 	outbuf_meta_u64(ob, "paths_cut", end->paths_cut);
 	outbuf_meta_u64(ob, "snapshot_fds", end->snapshot_fds);
 	outbuf_meta_u64(ob, "missing_tracepoints", end->missing_tracepoints);
+	if (end->maps_unfollowed)
+		outbuf_meta_u64(ob, "maps_unfollowed", end->maps_unfollowed);
 	outbuf_meta_u64(ob, "duration_ns", end->duration_ns);
 	if (end->error[0])
 		outbuf_meta(ob, "error", end->error);

@@ -51,7 +51,8 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_FCNTL] = "dFG", [SYS_DUP] = "d", [SYS_DUP2] = "de",
 	[SYS_DUP3] = "def", [SYS_CHDIR] = "p", [SYS_FCHDIR] = "d",
 	[SYS_MMAP] = "acmfdO", [SYS_MUNMAP] = "ac", [SYS_MSYNC] = "acf",
-	[SYS_MREMAP] = "a_cf",	/* c: the new size */ [SYS_EXIT_GROUP] = "", [SYS_FORK] = "",
+	[SYS_MREMAP] = "a_cf",	/* c: the new size */ [SYS_MADVISE] = "acf",
+	[SYS_EXIT_GROUP] = "", [SYS_FORK] = "",
 	[SYS_EXEC] = "", [SYS_EXIT] = "",
 	/* AIO: a is the context id (io_setup's comes with the record), G
 	 * io_getevents' min_nr. */
@@ -64,6 +65,8 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_IO_URING_SETUP] = "c", [SYS_IO_URING_ENTER] = "dcGf",
 	[SYS_IO_URING_REGISTER] = "dF_c", [SYS_SQE] = "edOcfA",
 	[SYS_CQE] = "eAF", [SYS_URING_FILE] = "edO", [SYS_URING_BUF] = "ecO",
+	/* Page records: the page's address and its offset in the file. */
+	[SYS_MMAP_READ] = "aO", [SYS_MMAP_WRITE] = "aO",
 };
 
 /* The have bit of layout character @c, 0 for none. */

@@ -380,6 +380,11 @@ static int run_capture(const struct cli_opts *o)
 		printf("Files open at start: %llu\n",
 		       (unsigned long long)sum.snapshot_fds);
 		printf("Tracepoints missing on this kernel: %d\n", sum.detached);
+		if (sum.maps_unfollowed)
+			printf("File mappings not followed (more than %d in a "
+			       "process; their page faults are not captured): "
+			       "%llu\n", IORIOT_EV_MAPS,
+			       (unsigned long long)sum.maps_unfollowed);
 		if (sum.uncaptured.known) {
 			printf("Not captured (not replayed): ");
 			if (!uncaptured_file_io(&sum.uncaptured))

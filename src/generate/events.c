@@ -20,6 +20,8 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	struct proc *p;
 
 	g->ev = ev;
+	if (si->kind != SK_MAPPAGE)
+		gen_flush_pages(g);
 	/* The sqe records a timeline holds go before its next event; a
 	 * completion of one of them waits for them (events_uring.c). */
 	if (g->uring_held.count && si->kind != SK_URING_SQE &&
@@ -81,6 +83,7 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	case SK_CHDIR: gen_on_chdir(g, p, false); break;
 	case SK_FCHDIR: gen_on_chdir(g, p, true); break;
 	case SK_MMAP: gen_on_mmap(g, p); break;
+	case SK_MAPPAGE: gen_on_page(g, p); break;
 	case SK_ADDR: gen_on_addr(g, p); break;
 	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
 	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:

@@ -26,6 +26,16 @@ struct resolved {
 	const struct mount_entry *mount;
 };
 
+/* Page records being gathered into one mmap_read or mmap_write
+ * (events_map.c): pages at one stride, of one timeline and mapping. */
+struct page_run {
+	struct rlog_op op;		/* op.id 0: none open */
+	uint64_t tl;			/* its timeline */
+	uint64_t map;			/* the mapping's captured address */
+	uint64_t last_addr;		/* the last page */
+	uint64_t last_ns;		/* its record's time */
+};
+
 struct gen {
 	struct gen_summary *sum;
 	struct pathmap pm;
@@ -47,6 +57,7 @@ struct gen {
 					 * written yet */
 	struct gbatch *uring_late;	/* completions to write after the
 					 * current event */
+	struct page_run run;		/* page records not written yet */
 	int err;			/* first -errno (ENOMEM) seen */
 	const struct cap_event *ev;	/* the event being handled */
 	struct resolved path[2];
@@ -84,7 +95,8 @@ void gen_install_skipped(struct gen *g, struct proc *p, int64_t fd,
 struct resource *gen_parent_res(struct node *n);
 void gen_set_cwd(struct gen *g, struct proc *p, const char *cwd);
 
-/* events_fd.c and events_path.c: one handler per kind of event. */
+/* events_fd.c, events_path.c, events_map.c: one handler per kind of
+ * event. */
 void gen_on_open(struct gen *g, struct proc *p);
 void gen_on_openfd(struct gen *g, struct proc *p);
 void gen_on_close(struct gen *g, struct proc *p);
@@ -100,6 +112,7 @@ void gen_on_sync(struct gen *g);
 void gen_on_chdir(struct gen *g, struct proc *p, bool by_fd);
 void gen_on_mmap(struct gen *g, struct proc *p);
 void gen_on_addr(struct gen *g, struct proc *p);
+void gen_on_page(struct gen *g, struct proc *p);
 void gen_on_pathop(struct gen *g, struct proc *p);
 void gen_on_statat(struct gen *g, struct proc *p);
 void gen_on_mkdir(struct gen *g, struct proc *p);
@@ -109,6 +122,10 @@ void gen_on_link(struct gen *g, struct proc *p);
 void gen_on_symlink(struct gen *g, struct proc *p);
 void gen_on_mknod(struct gen *g, struct proc *p);
 void gen_on_aio(struct gen *g, struct proc *p);
+
+/* Write the page run still open, if any (events_map.c): before every
+ * event that is not a page record, and at the end of the log. */
+void gen_flush_pages(struct gen *g);
 
 /* Free the AIO state of @g (events_aio.c).  Accepts a zeroed g. */
 void gen_aio_free(struct gen *g);

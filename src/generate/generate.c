@@ -31,6 +31,7 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_INCOMPLETE] = "lacks a path, fd or result it needs",
 	[GF_AIO] = "AIO poll/noop, unknown AIO context or request",
 	[GF_URING] = "io_uring: not replayed kind, unknown ring/request",
+	[GF_UNKNOWN_MAP] = "page not in a replayed file mapping",
 };
 
 const char *gen_filter_name(enum gen_filter why)
@@ -482,6 +483,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		if (g.err || ops->err)
 			break;
 	}
+	gen_flush_pages(&g);
 	if (rc == 0)
 		gen_uring_flush_all(&g);
 	if (rc < 0) {
@@ -554,6 +556,10 @@ static void print_end(FILE *out, const struct gen_summary *s)
 	if (e->missing_tracepoints)
 		fprintf(out, "  %-45s %" PRIu64 "\n", "Tracepoints missing",
 			e->missing_tracepoints);
+	if (e->maps_unfollowed)
+		fprintf(out, "  %-45s %" PRIu64 "\n",
+			"File mappings not followed (page faults lost)",
+			e->maps_unfollowed);
 	if (e->duration_ns)
 		fprintf(out, "  %-45s %.3fs\n", "Capture duration",
 			(double)e->duration_ns / 1e9);

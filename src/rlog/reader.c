@@ -91,6 +91,7 @@ static const struct arg_key arg_keys[] = {
 	NUM_KEY("buf", AT_UDEC, RL_BUF, buf),
 	NUM_KEY("sqflags", AT_FLAGS, RL_SQFLAGS, sqflags),
 	NUM_KEY("umask", AT_MODE, RL_UMASK, umask),
+	NUM_KEY("stride", AT_UDEC, RL_STRIDE, stride),
 };
 
 #define NARG_KEYS (sizeof(arg_keys) / sizeof(arg_keys[0]))
@@ -503,6 +504,16 @@ static int check_op(struct rlog_reader *r, const struct line *ln,
 		line_err(r, ln, err, errlen, "%s is not a normalised path "
 			 "inside a sandbox%s", paths[i].name,
 			 paths[i].bit == RL_TARGET ? " (nor a relative one)" : "");
+		return -EPROTO;
+	}
+	/* Pages through a mapping: where, how many, how far apart. */
+	if (sys_info(op->sys)->kind == SK_MAPPAGE &&
+	    ((op->have & (RL_FD | RL_ADDR | RL_COUNT)) !=
+	     (RL_FD | RL_ADDR | RL_COUNT) || op->count < 1 ||
+	     ((op->have & RL_STRIDE) && op->stride < 1))) {
+		line_err(r, ln, err, errlen, "%s needs fd=, addr= and a count= "
+			 "of 1 or more pages (and a stride= of 1 or more)",
+			 sys_info(op->sys)->replay_name);
 		return -EPROTO;
 	}
 	if ((op->have & RL_UMASK) && (uint64_t)op->umask > 0777) {

@@ -134,6 +134,8 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		p = fmt_hex(KEY(p, "sqflags="), (uint64_t)op->sqflags);
 	if (h & RL_UMASK)
 		p = fmt_oct(KEY(p, "umask="), (uint64_t)op->umask);
+	if (h & RL_STRIDE)
+		p = fmt_u64(KEY(p, "stride="), op->stride);
 	*p++ = '\n';
 	ob->len = (size_t)(p - ob->buf);
 }

@@ -97,6 +97,8 @@ enum series_class series_class_of(enum sys_id id)
 		       SC_READ : SC_WRITE;
 	case SK_AIO_DONE:
 		return SC_SYNC;
+	case SK_MAPPAGE:
+		return id == SYS_MMAP_READ ? SC_READ : SC_WRITE;
 	case SK_URING_DATA:
 		return uring_completion_reads(id) ? SC_READ : SC_WRITE;
 	case SK_URING_DONE:
@@ -145,11 +147,13 @@ void series_sample_add(struct series_sample *smp,
 		bool uring_read = uring_completion_reads(id);
 
 		if (kind == SK_READ || kind == SK_SENDFILE ||
-		    kind == SK_COPY_RANGE || aio_read || uring_read)
+		    kind == SK_COPY_RANGE || aio_read || uring_read ||
+		    id == SYS_MMAP_READ)
 			smp->rd_bytes += bytes;
 		if (kind == SK_WRITE || kind == SK_SENDFILE ||
 		    kind == SK_COPY_RANGE || (kind == SK_AIO_DATA && !aio_read) ||
-		    (kind == SK_URING_DATA && !uring_read))
+		    (kind == SK_URING_DATA && !uring_read) ||
+		    id == SYS_MMAP_WRITE)
 			smp->wr_bytes += bytes;
 	}
 }
