@@ -158,6 +158,11 @@ static const struct program {
 	{ "dd-direct", "dd", NULL, { "sh", "-c", "dd if=/dev/zero of=f bs=64k "
 	  "count=64 oflag=direct status=none && dd if=f of=/dev/null bs=64k "
 	  "iflag=direct status=none", NULL }, FS_EXT4 | FS_XFS },
+	/* Two direct writers at once, each then reading its file back. */
+	{ "dd-direct-par", "dd", NULL, { "sh", "-c", "for f in a b; do "
+	  "(dd if=/dev/zero of=$f bs=64k count=48 oflag=direct status=none && "
+	  "dd if=$f of=/dev/null bs=64k iflag=direct status=none) & done; "
+	  "wait", NULL }, FS_EXT4 | FS_XFS },
 	/* Files, directories, nodes and a Unix socket made under umasks
 	 * 077, 027 (a thread's too) and a child's 0: the replay, under the
 	 * harness's 022, makes them with the captured permissions. */
@@ -170,6 +175,16 @@ static const struct program {
 	  "--direct=1 --rw=randrw --bs=4k --size=16m --iodepth=16 "
 	  "--filename=rt.dat --randseed=1 --output=/dev/null", NULL },
 	  FS_EXT4 | FS_XFS },
+	/* fio's psync engine: two processes, each with a file of its own,
+	 * random reads and writes with pread and pwrite. */
+	{ "fio-psync", "fio", NULL, { "sh", "-c", "fio --name=rt "
+	  "--ioengine=psync --rw=randrw --bs=4k --size=4m --numjobs=2 "
+	  "--randseed=1 --output=/dev/null", NULL }, FS_EXT4 | FS_XFS },
+	/* fio's posixaio engine: glibc's POSIX AIO, whose threads make the
+	 * preads and pwrites, at depth 8. */
+	{ "fio-posixaio", "fio", NULL, { "sh", "-c", "fio --name=rt "
+	  "--ioengine=posixaio --rw=randrw --bs=4k --size=4m --iodepth=8 "
+	  "--filename=rt.dat --randseed=1 --output=/dev/null", NULL } },
 	/*
 	 * A database server of many processes with fsync: initdb, the
 	 * server on a socket in DIR/w (no TCP), pgbench's tables and 3 s of
