@@ -1042,6 +1042,27 @@ static struct cap_event *read_events(const char *path, size_t *n)
 	return evs;
 }
 
+/* Print the syscalls of the program the capture at @path did not record
+ * (its uncaptured record), as the issue's closing tables list them. */
+static void print_uncaptured(const char *label, const char *path)
+{
+	char err[ERRLEN];
+	struct caplog_reader *rd = caplog_open(path, err, sizeof(err));
+	const struct uncaptured *u;
+	struct cap_event ev;
+
+	ck_assert_msg(rd, "%s", err);
+	while (caplog_next(rd, &ev) == 1)
+		;
+	u = caplog_uncaptured(rd);
+	printf("roundtrip: %-18s not captured:", label);
+	for (size_t i = 0; u->known && i < u->n; i++)
+		printf(" %s=%llu", u->v[i].name,
+		       (unsigned long long)u->v[i].count);
+	printf("%s\n", !u->known ? " (no record)" : u->n ? "" : " none");
+	caplog_close(rd);
+}
+
 /* Whether @e is the replay's own statx for the direct I/O alignment of a
  * device (src/replay/dioalign.h): its flags are no replayed statx's. */
 static bool dioalign_probe(const struct cap_event *e)
@@ -1492,6 +1513,7 @@ START_TEST(test_program)
 	       (unsigned long long)same_ops, (unsigned long long)total_ops,
 	       sys_ok, ts.n, tree_ok, tree_total);
 	dev_ok = dev_check(label, io_orig, io_rep);
+	print_uncaptured(label, log1);
 	/* Pages faulted, for I/O through mappings. */
 	if (pages.n)
 		printf("roundtrip: %-10s pages faulted %llu read, %llu written "
