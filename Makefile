@@ -58,6 +58,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 BENCH_BINS := $(OUTPUT)/bench/mkcapture $(OUTPUT)/bench/syscall-loop \
+	      $(OUTPUT)/bench/fault-loop \
 	      $(OUTPUT)/bench/mkreplay
 
 # Small programs with known syscall sequences, captured by the tests.
@@ -77,7 +78,9 @@ BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	      -I$(dir $(VMLINUX_H)) -Iinclude -Wall -Werror
 LIBBPF_LIBS := -Wl,-Bstatic -lbpf -Wl,-Bdynamic -lelf -lz
-LDLIBS += $(LIBBPF_LIBS)
+# liburing (the io_uring replay), static too.
+LIBURING_LIBS := -Wl,-Bstatic -luring -Wl,-Bdynamic
+LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS)
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
@@ -134,7 +137,10 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) \
 		      | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -pthread
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -pthread $(WORKLOAD_LIBS_$*)
+
+# The uring workload uses liburing, linked as ioriot links it.
+WORKLOAD_LIBS_uring := $(LIBURING_LIBS)
 
 $(OUTPUT):
 	$(Q)mkdir -p $@

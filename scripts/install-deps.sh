@@ -13,6 +13,7 @@ packages="$packages gnuplot-nox graphite-carbon python3-whisper"	# series tests,
 packages="$packages fio"	# round trip of Linux AIO (libaio engine)
 packages="$packages liburing-dev"	# io_uring replay (linked statically)
 packages="$packages attr postgresql"	# round trips: setfattr/getfattr, PostgreSQL
+packages="$packages python3"	# round trip: a Python writer through mmap
 if [ "${1:-}" = fuzz ]; then
 	packages="$packages libclang-rt-14-dev"	# libFuzzer for clang 14
 fi

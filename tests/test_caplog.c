@@ -113,8 +113,10 @@ static void assert_event(const char *what, const struct cap_event *want,
 	SAME(CAP_SIZE, size);
 	SAME(CAP_ADDR, addr);
 	SAME(CAP_ADDR2, addr2);
+	SAME(CAP_BUF, buf_index);
 	SAME(CAP_CHILD, child_pid);
 	SAME(CAP_CHILD, child_tid);
+	SAME(CAP_UMASK, umask);
 #undef SAME
 	if (h & CAP_PATH)
 		assert_path(what, got->path, got->path_len, want->path,
@@ -128,7 +130,8 @@ static void assert_event(const char *what, const struct cap_event *want,
 
 /* The fields a v4 record of each kind carries. */
 static const unsigned kind_fields[] = {
-	[SK_OPEN] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE | CAP_RET,
+	[SK_OPEN] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE | CAP_UMASK |
+		    CAP_RET,
 	[SK_CLOSE] = CAP_FD | CAP_RET,
 	[SK_CLOSE_RANGE] = CAP_FD | CAP_FD2 | CAP_FLAGS | CAP_RET,
 	[SK_DUP] = CAP_FD | CAP_FD2 | CAP_FLAGS | CAP_RET,
@@ -144,7 +147,8 @@ static const unsigned kind_fields[] = {
 		      CAP_ARG | CAP_COUNT | CAP_SIZE | CAP_RET,
 	[SK_STATAT] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_SIZE | CAP_RET,
 	[SK_TRUNCATE] = CAP_PATH | CAP_OFFSET | CAP_RET,
-	[SK_MKDIR] = CAP_FD | CAP_PATH | CAP_MODE | CAP_RET,
+	[SK_MKDIR] = CAP_FD | CAP_PATH | CAP_MODE | CAP_UMASK | CAP_RET,
+	[SK_MKNOD] = CAP_FD | CAP_PATH | CAP_MODE | CAP_UMASK | CAP_RET,
 	[SK_RMDIR] = CAP_PATH | CAP_RET,
 	[SK_UNLINK] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_RET,
 	[SK_RENAME] = CAP_FD | CAP_FD2 | CAP_PATH | CAP_PATH2 | CAP_FLAGS |
@@ -176,8 +180,19 @@ static const unsigned kind_fields[] = {
 	[SK_IOCB] = CAP_ADDR | CAP_ADDR2 | CAP_FD | CAP_FD2 | CAP_OFFSET |
 		    CAP_COUNT | CAP_FLAGS | CAP_CMD | CAP_ARG,
 	[SK_IO_EVENT] = CAP_ADDR | CAP_ADDR2 | CAP_RET,
+	[SK_MAPPAGE] = CAP_ADDR | CAP_OFFSET,
 	[SK_AIO_DATA] = CAP_RET,
 	[SK_AIO_DONE] = CAP_RET,
+	[SK_URING_SETUP] = CAP_COUNT | CAP_FLAGS | CAP_ARG | CAP_RET,
+	[SK_URING_ENTER] = CAP_FD | CAP_COUNT | CAP_ARG | CAP_FLAGS | CAP_RET,
+	[SK_URING_REGISTER] = CAP_FD | CAP_CMD | CAP_COUNT | CAP_RET,
+	[SK_URING_SQE] = CAP_FD2 | CAP_FD | CAP_OFFSET | CAP_COUNT | CAP_FLAGS |
+			 CAP_ADDR2 | CAP_CMD | CAP_ARG | CAP_BUF,
+	[SK_URING_CQE] = CAP_FD2 | CAP_ADDR2 | CAP_CMD | CAP_RET,
+	[SK_URING_FILE] = CAP_FD2 | CAP_FD | CAP_OFFSET,
+	[SK_URING_BUF] = CAP_FD2 | CAP_COUNT | CAP_OFFSET,
+	[SK_URING_DATA] = CAP_RET,
+	[SK_URING_DONE] = CAP_RET,
 	[SK_IOCTL] = CAP_FD | CAP_FD2 | CAP_CMD | CAP_OFFSET | CAP_OFFSET2 |
 		     CAP_COUNT | CAP_ARG | CAP_SIZE | CAP_RET,
 	[SK_XATTR] = CAP_FD | CAP_PATH | CAP_PATH2 | CAP_FLAGS | CAP_COUNT |
@@ -185,7 +200,6 @@ static const unsigned kind_fields[] = {
 	[SK_FLOCK] = CAP_FD | CAP_FLAGS | CAP_RET,
 	[SK_SPLICE] = CAP_FD | CAP_FD2 | CAP_OFFSET | CAP_OFFSET2 | CAP_COUNT |
 		      CAP_FLAGS | CAP_RET,
-	[SK_MKNOD] = CAP_FD | CAP_PATH | CAP_MODE | CAP_RET,
 	[SK_DEDUPE] = CAP_FD | CAP_OFFSET2 | CAP_COUNT | CAP_RET,
 	[SK_DEDUPE_DONE] = CAP_RET,
 };
@@ -219,8 +233,10 @@ static void fill_event(struct cap_event *ev, enum sys_id sys, unsigned have)
 	ev->size = 123456789012LL;
 	ev->addr = 0xffffffffff600000ULL;
 	ev->addr2 = 0x7f0000001000ULL;
+	ev->buf_index = 17;
 	ev->child_pid = 99999;
 	ev->child_tid = 100000;
+	ev->umask = 027;
 	ev->path = op_path;
 	ev->path_len = sizeof(op_path) - 1;
 	ev->path2 = op_path2;
@@ -284,7 +300,7 @@ START_TEST(v4_all_fields_extremes)
 {
 	struct cap_event ev;
 
-	fill_event(&ev, SYS_FALLOCATE, (CAP_DUR << 1) - 1);
+	fill_event(&ev, SYS_FALLOCATE, (CAP_UMASK << 1) - 1);
 	ev.time_ns = BASE_NS + 1;
 	ev.dur_ns = 3599ULL * 1000000000ULL;
 	ev.pid = UINT32_MAX;
@@ -303,8 +319,10 @@ START_TEST(v4_all_fields_extremes)
 	ev.size = 0;
 	ev.addr = UINT64_MAX;
 	ev.addr2 = 0;
+	ev.buf_index = 65535;
 	ev.child_pid = UINT32_MAX;
 	ev.child_tid = 1;
+	ev.umask = 0777;
 	ev.path = "";
 	ev.path_len = 0;
 	round_trip(&ev);
@@ -481,6 +499,146 @@ START_TEST(v4_aio_lines)
 			want[i].fd = -1;
 		if (!(want[i].have & CAP_FD2))
 			want[i].fd2 = -1;
+		ck_assert_int_eq(caplog_next(r, &out), 1);
+		assert_event(sys_info(want[i].sys)->name, &want[i], &out);
+	}
+	ck_assert_int_eq(caplog_next(r, &out), 0);
+	assert_no_bad(r);
+	caplog_close(r);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* The io_uring lines of docs/capture-format.md §5.2, as a BPF capture
+ * writes them: registered files and buffers before their register, sqe
+ * records before their enter, cqe records after it; a request of an
+ * SQPOLL ring's kernel thread and a cqe without its ring or opcode. */
+START_TEST(v4_uring_lines)
+{
+	char *dir = tu_mkdtemp();
+	char *path = tu_write_str(dir, "log",
+		"#|capture_version=4|\n"
+		"t=10;:,D=5;:,i=7:8;:,o=io_uring_setup;:,f=8;:,c=16;:,G=64;:,r=5;:,\n"
+		"t=20;:,D=0;:,i=7:8;:,o=uring_file;:,d=4;:,e=5;:,O=0;:,\n"
+		"t=20;:,D=0;:,i=7:8;:,o=uring_file;:,d=-1;:,e=5;:,O=1;:,\n"
+		"t=20;:,D=9;:,i=7:8;:,o=io_uring_register;:,d=5;:,c=2;:,F=2;:,r=0;:,\n"
+		"t=25;:,D=0;:,i=7:8;:,o=uring_buf;:,e=5;:,O=0;:,c=65536;:,\n"
+		"t=25;:,D=8;:,i=7:8;:,o=io_uring_register;:,d=5;:,c=1;:,F=0;:,r=0;:,\n"
+		"t=30;:,D=0;:,i=7:8;:,o=sqe;:,d=0;:,e=5;:,f=0;:,O=8192;:,c=4096;:,"
+		"F=5;:,G=5;:,A=140728297147904;:,B=0;:,\n"
+		"t=30;:,D=0;:,i=7:8;:,o=sqe;:,e=5;:,F=26;:,G=0;:,A=18446744073709551615;:,\n"
+		"t=30;:,D=70;:,i=7:8;:,o=io_uring_enter;:,d=5;:,f=1;:,c=2;:,G=1;:,r=2;:,\n"
+		"t=31;:,D=0;:,i=7:8;:,o=cqe;:,e=5;:,F=5;:,A=140728297147904;:,r=4096;:,\n"
+		"t=32;:,D=0;:,i=7:7;:,o=sqe;:,d=4;:,f=1;:,O=0;:,c=0;:,F=3;:,G=0;:,A=3;:,\n"
+		"t=33;:,D=0;:,i=7:7;:,o=cqe;:,A=3;:,r=-5;:,\n");
+	struct caplog_reader *r = open_ok(path);
+	const uint64_t ud = 140728297147904ULL;
+	struct cap_event out, want[] = {
+		{ .sys = SYS_IO_URING_SETUP, .time_ns = 0, .dur_ns = 5,
+		  .flags = 8, .count = 16, .arg = 64, .ret = 5,
+		  .have = CAP_FLAGS | CAP_COUNT | CAP_ARG | CAP_RET | CAP_DUR },
+		{ .sys = SYS_URING_FILE, .time_ns = 10, .fd = 4, .fd2 = 5,
+		  .offset = 0, .have = CAP_FD | CAP_FD2 | CAP_OFFSET },
+		{ .sys = SYS_URING_FILE, .time_ns = 10, .fd = -1, .fd2 = 5,
+		  .offset = 1, .have = CAP_FD | CAP_FD2 | CAP_OFFSET },
+		{ .sys = SYS_IO_URING_REGISTER, .time_ns = 10, .dur_ns = 9,
+		  .fd = 5, .count = 2, .cmd = 2, .ret = 0,
+		  .have = CAP_FD | CAP_COUNT | CAP_CMD | CAP_RET | CAP_DUR },
+		{ .sys = SYS_URING_BUF, .time_ns = 15, .fd2 = 5, .offset = 0,
+		  .count = 65536, .have = CAP_FD2 | CAP_OFFSET | CAP_COUNT },
+		{ .sys = SYS_IO_URING_REGISTER, .time_ns = 15, .dur_ns = 8,
+		  .fd = 5, .count = 1, .cmd = 0, .ret = 0,
+		  .have = CAP_FD | CAP_COUNT | CAP_CMD | CAP_RET | CAP_DUR },
+		{ .sys = SYS_SQE, .time_ns = 20, .fd = 0, .fd2 = 5, .flags = 0,
+		  .offset = 8192, .count = 4096, .cmd = 5, .arg = 5,
+		  .addr2 = ud, .buf_index = 0,
+		  .have = CAP_FD | CAP_FD2 | CAP_FLAGS | CAP_OFFSET | CAP_COUNT |
+			  CAP_CMD | CAP_ARG | CAP_ADDR2 | CAP_BUF },
+		{ .sys = SYS_SQE, .time_ns = 20, .fd2 = 5, .cmd = 26, .arg = 0,
+		  .addr2 = UINT64_MAX,
+		  .have = CAP_FD2 | CAP_CMD | CAP_ARG | CAP_ADDR2 },
+		{ .sys = SYS_IO_URING_ENTER, .time_ns = 20, .dur_ns = 70,
+		  .fd = 5, .flags = 1, .count = 2, .arg = 1, .ret = 2,
+		  .have = CAP_FD | CAP_FLAGS | CAP_COUNT | CAP_ARG | CAP_RET |
+			  CAP_DUR },
+		{ .sys = SYS_CQE, .time_ns = 21, .fd2 = 5, .cmd = 5, .addr2 = ud,
+		  .ret = 4096, .have = CAP_FD2 | CAP_CMD | CAP_ADDR2 | CAP_RET },
+		{ .sys = SYS_SQE, .time_ns = 22, .tid = 7, .fd = 4, .flags = 1,
+		  .offset = 0, .count = 0, .cmd = 3, .arg = 0, .addr2 = 3,
+		  .have = CAP_FD | CAP_FLAGS | CAP_OFFSET | CAP_COUNT | CAP_CMD |
+			  CAP_ARG | CAP_ADDR2 },
+		{ .sys = SYS_CQE, .time_ns = 23, .tid = 7, .addr2 = 3, .ret = -5,
+		  .have = CAP_ADDR2 | CAP_RET },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		want[i].pid = 7;
+		if (!want[i].tid)
+			want[i].tid = 8;
+		if (!(want[i].have & CAP_FD))
+			want[i].fd = -1;
+		if (!(want[i].have & CAP_FD2))
+			want[i].fd2 = -1;
+		ck_assert_int_eq(caplog_next(r, &out), 1);
+		assert_event(sys_info(want[i].sys)->name, &want[i], &out);
+	}
+	ck_assert_int_eq(caplog_next(r, &out), 0);
+	assert_no_bad(r);
+	caplog_close(r);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* The lines of I/O through a mapping (docs/capture-format.md §5.2) as a
+ * BPF capture writes them: the mmap, madvise, page records with no D
+ * worth reading and no result, msync. */
+START_TEST(v4_page_lines)
+{
+	char *dir = tu_mkdtemp();
+	char *path = tu_write_str(dir, "log",
+		"#|capture_version=4|\n"
+		"t=10;:,D=5;:,i=7:8;:,o=mmap;:,d=4;:,f=1;:,m=3;:,O=0;:,"
+		"c=262144;:,a=0;:,r=140528146776064;:,\n"
+		"t=20;:,D=4;:,i=7:8;:,o=madvise;:,f=1;:,c=262144;:,"
+		"a=140528146776064;:,r=0;:,\n"
+		"t=30;:,D=0;:,i=7:8;:,o=mmap_read;:,O=65536;:,"
+		"a=140528146841600;:,\n"
+		"t=40;:,D=0;:,i=7:9;:,o=mmap_write;:,O=18446744073709547520;:,"
+		"a=18446744073709547520;:,\n"
+		"t=50;:,D=9;:,i=7:8;:,o=msync;:,f=4;:,c=262144;:,"
+		"a=140528146776064;:,r=0;:,\n");
+	struct caplog_reader *r = open_ok(path);
+	const uint64_t map = 140528146776064ULL;
+	struct cap_event out, want[] = {
+		{ .sys = SYS_MMAP, .time_ns = 0, .dur_ns = 5, .fd = 4, .flags = 1,
+		  .mode = 3, .offset = 0, .count = 262144, .addr = 0,
+		  .ret = (int64_t)map,
+		  .have = CAP_FD | CAP_FLAGS | CAP_MODE | CAP_OFFSET |
+			  CAP_COUNT | CAP_ADDR | CAP_RET | CAP_DUR },
+		{ .sys = SYS_MADVISE, .time_ns = 10, .dur_ns = 4, .flags = 1,
+		  .count = 262144, .addr = map,
+		  .have = CAP_FLAGS | CAP_COUNT | CAP_ADDR | CAP_RET | CAP_DUR },
+		{ .sys = SYS_MMAP_READ, .time_ns = 20, .offset = 65536,
+		  .addr = map + 65536, .have = CAP_OFFSET | CAP_ADDR },
+		{ .sys = SYS_MMAP_WRITE, .time_ns = 30, .tid = 9,
+		  .offset = -4096, .addr = UINT64_MAX - 4095,
+		  .have = CAP_OFFSET | CAP_ADDR },
+		{ .sys = SYS_MSYNC, .time_ns = 40, .dur_ns = 9, .flags = 4,
+		  .count = 262144, .addr = map,
+		  .have = CAP_FLAGS | CAP_COUNT | CAP_ADDR | CAP_RET | CAP_DUR },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		want[i].pid = 7;
+		if (!want[i].tid)
+			want[i].tid = 8;
+		if (!(want[i].have & CAP_FD))
+			want[i].fd = -1;
+		want[i].fd2 = -1;
 		ck_assert_int_eq(caplog_next(r, &out), 1);
 		assert_event(sys_info(want[i].sys)->name, &want[i], &out);
 	}
@@ -1119,6 +1277,35 @@ static const struct bad_line bad_lines[] = {
 	{ 4, L("t=1;:,i=1:1;:,o=io_getevents;:,a=5;:,G=1;c=8;:,r=1;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("a=5;:,i=1:1;:,o=io_event;:,A=7;:,r=0;:,"), CAPLOG_BAD_MISSING },
+	/* io_uring lines (§5.2) */
+	{ 4, L("t=1;:,i=1:1;:,o=io_uring_submit;:,d=5;:,r=1;:,"),
+	  CAPLOG_BAD_UNKNOWN_OP },
+	{ 4, L("t=1;:,i=1:1;:,o=sqe;:,e=5;:,d=4;:,F=read;:,A=1;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=sqe;:,e=5;:,d=4;:,F=22;:,B=0x1;:,A=1;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=sqe;:,e=5;:,F=22;:,A=18446744073709551616;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=cqe;:,e=5;:,A=1;:,r=4096"
+	       ";:"), CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=uring_file;:,e=5;:,O=0;:,d=;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=io_uring_enter;:,d=5;:,G=1;c=2;:,r=2;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("i=1:1;:,o=cqe;:,e=5;:,A=1;:,r=0;:,"), CAPLOG_BAD_MISSING },
+	/* Page records (§5.2) */
+	{ 4, L("t=1;:,i=1:1;:,o=mmap_reed;:,a=4096;:,O=0;:,"),
+	  CAPLOG_BAD_UNKNOWN_OP },
+	{ 4, L("t=1;:,i=1:1;:,o=mmap_read;:,a=0x7f0000001000;:,O=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mmap_write;:,a=4096;:,O=4k;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mmap_write;:,a=18446744073709551616;:,O=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mmap_read;:,a=4096;O=0;:,"), CAPLOG_BAD_SYNTAX },
+	{ 4, L("i=1:1;:,o=mmap_read;:,a=4096;:,O=0;:,"), CAPLOG_BAD_MISSING },
+	{ 4, L("t=1;:,i=1:1;:,o=madvise;:,a=4096;:,c=4096;:,f=MADV_RANDOM;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=;:,"), CAPLOG_BAD_UNKNOWN_OP },
 	{ 4, L("t=1;:,i=1:1;:,o=SYNC;:,"), CAPLOG_BAD_UNKNOWN_OP },
 	{ 4, L("i=1:1;:,o=sync;:,r=0;:,"), CAPLOG_BAD_MISSING },
@@ -1134,6 +1321,12 @@ static const struct bad_line bad_lines[] = {
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,d=+1;:,"), CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,d= 1;:,"), CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,d=0x10;:,"), CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mkdir;:,p=/a;:,m=511;:,u=512;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=mkdir;:,p=/a;:,m=511;:,u=-1;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 3, L("t=1;:,i=1:1;:,o=mkdir;:,p=/a;:,m=511;:,u=18;:,"),
+	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,r=18446744073709551616;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,r=123456789012345678901;:,"),
@@ -1488,7 +1681,8 @@ START_TEST(end_round_trip)
 	struct caplog_end want = {
 		.events = 1, .lost = 2, .lost_disk_full = 3, .filtered = 4,
 		.paths_cut = 5, .snapshot_fds = 6, .missing_tracepoints = 7,
-		.duration_ns = UINT64_MAX, .error = "ENOSPC",
+		.maps_unfollowed = 8, .duration_ns = UINT64_MAX,
+		.error = "ENOSPC",
 	};
 	struct outbuf *ob = malloc(sizeof(*ob));
 	uint64_t n;
@@ -1508,8 +1702,9 @@ START_TEST(end_round_trip)
 	char *text = tu_read(path, NULL);
 	ck_assert_msg(strstr(text, "\n#|end|events=1|lost=2|lost_disk_full=3|"
 			     "filtered=4|paths_cut=5|snapshot_fds=6|"
-			     "missing_tracepoints=7|duration_ns="
-			     "18446744073709551615|error=ENOSPC|\n"), "%s", text);
+			     "missing_tracepoints=7|maps_unfollowed=8|"
+			     "duration_ns=18446744073709551615|error=ENOSPC|\n"),
+		      "%s", text);
 	struct caplog_reader *r = read_to_end(path, &n);
 	const struct caplog_end *got = caplog_end_record(r);
 	ck_assert_uint_eq(n, 1);
@@ -1522,6 +1717,7 @@ START_TEST(end_round_trip)
 	ck_assert_uint_eq(got->paths_cut, 5);
 	ck_assert_uint_eq(got->snapshot_fds, 6);
 	ck_assert_uint_eq(got->missing_tracepoints, 7);
+	ck_assert_uint_eq(got->maps_unfollowed, 8);
 	ck_assert_uint_eq(got->duration_ns, UINT64_MAX);
 	ck_assert_str_eq(got->error, "ENOSPC");
 	caplog_close(r);
@@ -1744,6 +1940,8 @@ Suite *caplog_suite(void)
 	tcase_add_test(tc, v4_header_round_trip);
 	tcase_add_test(tc, v4_unknown_keys_ignored);
 	tcase_add_test(tc, v4_aio_lines);
+	tcase_add_test(tc, v4_uring_lines);
+	tcase_add_test(tc, v4_page_lines);
 	tcase_add_test(tc, v4_fileapi_lines);
 	suite_add_tcase(s, tc);
 

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/aio_abi.h>
+#include <linux/io_uring.h>
 #include <linux/fs.h>
 #include <linux/xattr.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -44,8 +46,10 @@
 #include "testutil.h"
 #include "workloads/aio.h"
 #include "workloads/fdrace.h"
+#include "workloads/mmapio.h"
 #include "workloads/fileapi.h"
 #include "workloads/uncaptured.h"
+#include "workloads/uring.h"
 
 #define ERRLEN 4096
 #define NVARS 16
@@ -64,18 +68,20 @@
  * tids); V_WPID holds the workload's pid.  The first event that matches
  * binds an unbound variable; a bound one must be equal.  The event must
  * belong to process v_pid (0: the workload) and thread v_tid (0: the main
- * thread, tid == pid; any thread with any_tid).
+ * thread, tid == pid; any thread with any_tid).  With v_addr, the event's
+ * address (a) is variable v_addr plus addr_off.
  */
 struct exp {
 	enum sys_id sys;
 	unsigned have, lacks;
 	const char *path, *path2;
 	int64_t fd, fd2, flags, mode, offset, offset2, count, whence, cmd,
-		arg, size, ret;
+		arg, size, ret, buf_index, umask;
 	int64_t flags_mask;	/* non-zero: compare flags & flags_mask */
 	bool ret_positive;
 	bool any_tid;		/* any thread of the process */
-	int v_ret, v_fd, v_fd2, v_child, v_ctid, v_pid, v_tid;
+	int v_ret, v_fd, v_fd2, v_child, v_ctid, v_pid, v_tid, v_addr;
+	int64_t addr_off;
 };
 
 #define E(name) .sys = SYS_##name
@@ -565,6 +571,190 @@ static const char *const aio_replay[] = {
 	NULL
 };
 
+/* ---- uring ------------------------------------------------------------- */
+
+#define SQE(op, off, len, sqflags) \
+	{ E(SQE), .have = CAP_CMD | CAP_OFFSET | CAP_COUNT | CAP_ARG | \
+	  CAP_ADDR2, .lacks = CAP_BUF, .cmd = (op), .offset = (off), \
+	  .count = (len), .arg = (sqflags), .v_fd = 3, .v_fd2 = 4 }
+#define SQE_FIXED(op, off, buf) \
+	{ E(SQE), .have = CAP_FD | CAP_CMD | CAP_OFFSET | CAP_COUNT | \
+	  CAP_ARG | CAP_BUF | CAP_ADDR2, .fd = 0, .cmd = (op), \
+	  .offset = (off), .count = URING_BUF, .arg = IOSQE_FIXED_FILE, \
+	  .buf_index = (buf), .v_fd2 = 4 }
+#define CQE_ANY { E(CQE), .have = CAP_ADDR2, .v_fd2 = 4 }
+
+/* 2: the dirfd, 3: uring.dat's fd, 4: the ring's fd.  Completions come
+ * in any order: their results are checked in the replay file. */
+static const struct exp uring_main[] = {
+	{ E(OPENAT), .have = CAP_PATH | CAP_FLAGS, .path = "uring.dat",
+	  .flags = O_CREAT | O_RDWR | O_TRUNC, .v_fd = 2, .v_ret = 3 },
+	{ E(IO_URING_SETUP), .have = CAP_COUNT | CAP_FLAGS | CAP_ARG,
+	  .count = URING_DEPTH, .flags = 0, .arg = 2 * URING_DEPTH, .v_ret = 4 },
+	{ E(URING_FILE), .have = CAP_OFFSET, .lacks = CAP_RET, .offset = 0,
+	  .v_fd = 3, .v_fd2 = 4 },
+	{ E(IO_URING_REGISTER), .have = CAP_CMD | CAP_COUNT | CAP_RET,
+	  .cmd = IORING_REGISTER_FILES, .count = 1, .ret = 0, .v_fd = 4 },
+	{ E(URING_BUF), .have = CAP_OFFSET | CAP_COUNT, .lacks = CAP_RET,
+	  .offset = 0, .count = URING_BUF, .v_fd2 = 4 },
+	{ E(URING_BUF), .have = CAP_OFFSET | CAP_COUNT, .lacks = CAP_RET,
+	  .offset = 1, .count = URING_BUF, .v_fd2 = 4 },
+	{ E(IO_URING_REGISTER), .have = CAP_CMD | CAP_COUNT | CAP_RET,
+	  .cmd = IORING_REGISTER_BUFFERS, .count = URING_NBUFS, .ret = 0,
+	  .v_fd = 4 },
+	SQE(IORING_OP_WRITE, 0, 4096, 0),
+	SQE(IORING_OP_WRITEV, URING_VEC_OFF, 8192, IOSQE_IO_LINK),
+	/* The kernel may mark an fsync async itself: its flags vary. */
+	{ E(SQE), .have = CAP_CMD | CAP_FLAGS | CAP_ADDR2, .cmd = IORING_OP_FSYNC,
+	  .flags = IORING_FSYNC_DATASYNC, .v_fd = 3, .v_fd2 = 4 },
+	SQE_FIXED(IORING_OP_WRITE_FIXED, URING_FIXED_OFF, 0),
+	{ E(IO_URING_ENTER), .have = CAP_COUNT | CAP_ARG | CAP_FLAGS | CAP_RET,
+	  .count = 4, .arg = 4, .flags = IORING_ENTER_GETEVENTS, .ret = 4,
+	  .v_fd = 4 },
+	CQE_ANY, CQE_ANY, CQE_ANY, CQE_ANY,
+	SQE(IORING_OP_READ, 0, 4096, 0),
+	SQE(IORING_OP_READV, URING_VEC_OFF, 8192, 0),
+	SQE_FIXED(IORING_OP_READ_FIXED, URING_FIXED_OFF, 1),
+	{ E(SQE), .have = CAP_CMD | CAP_ARG | CAP_ADDR2, .lacks = CAP_FD,
+	  .cmd = IORING_OP_NOP, .arg = 0, .v_fd2 = 4 },
+	{ E(SQE), .have = CAP_CMD | CAP_ADDR2, .lacks = CAP_FD,
+	  .cmd = IORING_OP_TIMEOUT, .v_fd2 = 4 },
+	{ E(IO_URING_ENTER), .have = CAP_COUNT | CAP_ARG | CAP_FLAGS | CAP_RET,
+	  .count = 5, .arg = 5, .flags = IORING_ENTER_GETEVENTS, .ret = 5,
+	  .v_fd = 4 },
+	CQE_ANY, CQE_ANY, CQE_ANY, CQE_ANY, CQE_ANY,
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 4 },
+	END
+};
+
+/* 5: the SQPOLL ring's fd.  Its requests are submitted by its kernel
+ * thread, and recorded as the main thread's, which set the ring up. */
+static const struct exp uring_sqpoll[] = {
+	{ E(IO_URING_SETUP), .have = CAP_COUNT | CAP_FLAGS,
+	  .count = URING_DEPTH, .flags = IORING_SETUP_SQPOLL, .v_ret = 5 },
+	{ E(SQE), .have = CAP_CMD | CAP_OFFSET | CAP_COUNT | CAP_ARG |
+	  CAP_ADDR2, .cmd = IORING_OP_WRITE, .offset = URING_SQPOLL_OFF,
+	  .count = 4096, .arg = 0, .v_fd = 3, .v_fd2 = 5 },
+	{ E(CQE), .have = CAP_CMD | CAP_RET, .cmd = IORING_OP_WRITE,
+	  .ret = 4096, .v_fd2 = 5 },
+	{ E(SQE), .have = CAP_CMD | CAP_OFFSET | CAP_COUNT | CAP_ARG |
+	  CAP_ADDR2, .cmd = IORING_OP_READ, .offset = URING_SQPOLL_OFF,
+	  .count = 4096, .arg = 0, .v_fd = 3, .v_fd2 = 5 },
+	{ E(CQE), .have = CAP_CMD | CAP_RET, .cmd = IORING_OP_READ,
+	  .ret = 4096, .v_fd2 = 5 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 5 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 3 },
+	END
+};
+
+/* The timeout's completion, -ETIME, in the second batch. */
+static const struct exp uring_timeout[] = {
+	{ E(CQE), .have = CAP_CMD | CAP_ADDR2 | CAP_RET,
+	  .cmd = IORING_OP_TIMEOUT, .ret = -ETIME, .v_fd2 = 4 },
+	END
+};
+
+static const struct exp *const uring_chains[] = { uring_main, uring_timeout,
+						 uring_sqpoll, NULL };
+
+static const char *const uring_replay[] = {
+	"#|uring_skipped|timeout=1|",
+	"openat path=%S/uring.dat vfd=$D",
+	"io_uring_setup count=8 flags=0x0 ctx=$C",
+	"uring_file 0 fd=$D ctx=$C slot=0",
+	"io_uring_register 0 count=1 cmd=2 ctx=$C",
+	"uring_buf 0 count=4096 ctx=$C slot=0",
+	"uring_buf 0 count=4096 ctx=$C slot=1",
+	"io_uring_register 0 count=2 cmd=0 ctx=$C",
+	"sqe 0 fd=$D off=0 count=4096 cmd=23 ctx=$C",
+	"sqe 0 fd=$D off=4096 count=8192 cmd=2 ctx=$C sqflags=0x4",
+	"sqe 0 fd=$D flags=0x1 cmd=3 ctx=$C",
+	"sqe 0 fd=$D off=16384 count=4096 cmd=5 ctx=$C slot=0 buf=0 sqflags=0x1",
+	"io_uring_enter 4 flags=0x1 count=4 ctx=$C min=4",
+	"uring_write 4096 fd=$D ctx=$C",
+	"uring_writev 8192 fd=$D ctx=$C",
+	"uring_fsync 0 fd=$D ctx=$C",
+	"uring_write_fixed 4096 fd=$D ctx=$C",
+	"sqe 0 fd=$D off=0 count=4096 cmd=22 ctx=$C",
+	"sqe 0 fd=$D off=4096 count=8192 cmd=1 ctx=$C",
+	"sqe 0 fd=$D off=16384 count=4096 cmd=4 ctx=$C slot=0 buf=1 sqflags=0x1",
+	"sqe 0 cmd=0 ctx=$C",
+	"io_uring_enter 5 flags=0x1 count=5 ctx=$C min=5",
+	"uring_read 4096 fd=$D ctx=$C",
+	"uring_readv 8192 fd=$D ctx=$C",
+	"uring_read_fixed 4096 fd=$D ctx=$C",
+	"uring_nop 0 ctx=$C",
+	"io_uring_setup count=8 flags=0x2 ctx=$Q",
+	"sqe 0 fd=$D off=24576 count=4096 cmd=23 ctx=$Q",
+	"uring_write 4096 fd=$D ctx=$Q",
+	"sqe 0 fd=$D off=24576 count=4096 cmd=22 ctx=$Q",
+	"uring_read 4096 fd=$D ctx=$Q",
+	"close 0 fd=$D",
+	NULL
+};
+
+/* ---- mmapio ------------------------------------------------------------ */
+
+#define MAP_LEN (MMAPIO_PAGES * MMAPIO_PAGE)
+#define PAGE(op, pg, var) \
+	{ .sys = SYS_##op, .have = CAP_OFFSET, .lacks = CAP_RET, \
+	  .offset = (pg) * MMAPIO_PAGE, .v_addr = (var), \
+	  .addr_off = (pg) * MMAPIO_PAGE }
+
+/* 3: pre.dat's fd, 4: the shared mapping, 5: the private one, 6: the
+ * mapping made before the capture (from /proc/PID/maps). */
+static const struct exp mmapio_main[] = {
+	{ .sys = SYS_MMAP_READ, .have = CAP_OFFSET, .lacks = CAP_RET,
+	  .offset = MMAPIO_EARLY_PAGE * MMAPIO_PAGE, .v_addr = 6 },
+	{ E(MUNMAP), .have = CAP_COUNT | CAP_RET, .count = MMAPIO_PAGE,
+	  .ret = 0, .v_addr = 6, .addr_off = 0 },
+	{ E(OPENAT), .have = CAP_PATH | CAP_FLAGS, .path = "pre.dat",
+	  .flags = O_RDWR, .v_ret = 3 },
+	{ E(MMAP), .have = CAP_COUNT | CAP_MODE | CAP_FLAGS | CAP_OFFSET,
+	  .count = MAP_LEN, .mode = PROT_READ | PROT_WRITE, .flags = MAP_SHARED,
+	  .offset = 0, .v_fd = 3, .v_ret = 4 },
+	{ E(MADVISE), .have = CAP_COUNT | CAP_FLAGS | CAP_RET, .count = MAP_LEN,
+	  .flags = MADV_RANDOM, .ret = 0, .v_addr = 4 },
+	PAGE(MMAP_READ, 0, 4), PAGE(MMAP_READ, 16, 4), PAGE(MMAP_READ, 32, 4),
+	PAGE(MMAP_WRITE, 1, 4), PAGE(MMAP_WRITE, 2, 4), PAGE(MMAP_WRITE, 3, 4),
+	PAGE(MMAP_WRITE, 40, 4),
+	{ E(MSYNC), .have = CAP_COUNT | CAP_FLAGS | CAP_RET, .count = MAP_LEN,
+	  .flags = MS_SYNC, .ret = 0, .v_addr = 4 },
+	PAGE(MMAP_WRITE, MMAPIO_REWRITE, 4),
+	{ E(MUNMAP), .have = CAP_COUNT | CAP_RET, .count = MAP_LEN, .ret = 0,
+	  .v_addr = 4 },
+	{ E(MMAP), .have = CAP_COUNT | CAP_FLAGS | CAP_OFFSET,
+	  .count = MMAPIO_PAGE, .flags = MAP_PRIVATE,
+	  .offset = MMAPIO_PRIV_PAGE * MMAPIO_PAGE, .v_fd = 3, .v_ret = 5 },
+	/* A write to a private page not mapped yet reads the file's page. */
+	{ .sys = SYS_MMAP_READ, .have = CAP_OFFSET, .lacks = CAP_RET,
+	  .offset = MMAPIO_PRIV_PAGE * MMAPIO_PAGE, .v_addr = 5 },
+	{ E(MUNMAP), .have = CAP_COUNT | CAP_RET, .count = MMAPIO_PAGE,
+	  .ret = 0, .v_addr = 5 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 3 },
+	END
+};
+
+static const struct exp *const mmapio_chains[] = { mmapio_main, NULL };
+
+/* pre.dat was written before the capture: INIT needs it into page 40. */
+static const char *const mmapio_replay[] = {
+	"f 163841 %S/pre.dat",
+	"openat 4 vfd=$D path=%S/pre.dat flags=0x2",
+	"mmap $M fd=$D flags=0x1 mode=03 off=0 count=262144",
+	"madvise 0 fd=$D flags=0x1 count=262144",
+	"mmap_read 3 fd=$D off=0 count=3 stride=16",
+	"mmap_write 3 fd=$D off=4096 count=3",
+	"mmap_write 1 fd=$D off=163840 count=1",
+	"msync 0 fd=$D flags=0x4 count=262144",
+	"mmap_write 1 fd=$D off=4096 count=1",
+	"munmap 0 fd=$D count=262144",
+	"mmap $P fd=$D flags=0x2 mode=03 off=32768 count=4096",
+	"mmap_read 1 fd=$D off=32768 count=1",
+	"close 0 fd=$D",
+	NULL
+};
+
 static const struct workload workloads[] = {
 	{ "fileio", fileio_chains, fileio_replay, "|timelines=1|processes=1|" },
 	{ "paths", paths_chains, paths_replay, "|timelines=1|processes=1|" },
@@ -575,6 +765,8 @@ static const struct workload workloads[] = {
 	{ "leaderexit", leaderexit_chains, leaderexit_replay,
 	  "|timelines=2|processes=1|" },
 	{ "aio", aio_chains, aio_replay, "|timelines=1|processes=1|" },
+	{ "uring", uring_chains, uring_replay, "|timelines=1|processes=1|" },
+	{ "mmapio", mmapio_chains, mmapio_replay, "|timelines=1|processes=1|" },
 };
 
 /* How a case selects what to capture. */
@@ -594,6 +786,7 @@ static const struct {
 	{ &workloads[3], BY_PID },
 	{ &workloads[4], BY_PID },
 	{ &workloads[5], BY_PID },
+	{ &workloads[6], BY_PID },
 	{ &workloads[3], BY_COMM },
 	{ &workloads[0], EVERYTHING },
 	{ &workloads[4], EVERYTHING },
@@ -1103,6 +1296,10 @@ static const struct {
 	{ CAP_ARG, offsetof(struct cap_event, arg), offsetof(struct exp, arg) },
 	{ CAP_SIZE, offsetof(struct cap_event, size), offsetof(struct exp, size) },
 	{ CAP_RET, offsetof(struct cap_event, ret), offsetof(struct exp, ret) },
+	{ CAP_BUF, offsetof(struct cap_event, buf_index),
+	  offsetof(struct exp, buf_index) },
+	{ CAP_UMASK, offsetof(struct cap_event, umask),
+	  offsetof(struct exp, umask) },
 };
 
 static int64_t field(const void *base, size_t off)
@@ -1142,12 +1339,16 @@ static bool matches(const struct run *r, const struct exp *x,
 		return false;
 	if (x->ret_positive && (!(e->have & CAP_RET) || e->ret <= 0))
 		return false;
+	if (x->v_addr && !(e->have & CAP_ADDR))
+		return false;
 	if ((x->v_ret && !(e->have & CAP_RET)) ||
 	    (x->v_fd && !(e->have & CAP_FD)) ||
 	    (x->v_fd2 && !(e->have & CAP_FD2)) ||
 	    ((x->v_child || x->v_ctid) && !(e->have & CAP_CHILD)))
 		return false;
-	return var_match(vars, bound, x->v_ret, e->ret) &&
+	return var_match(vars, bound, x->v_addr,
+			 (int64_t)(e->addr - (uint64_t)x->addr_off)) &&
+	       var_match(vars, bound, x->v_ret, e->ret) &&
 	       var_match(vars, bound, x->v_fd, e->fd) &&
 	       var_match(vars, bound, x->v_fd2, e->fd2) &&
 	       var_match(vars, bound, x->v_child, e->child_pid) &&
@@ -1326,6 +1527,52 @@ static void check_replay(struct run *r)
 	free(text);
 }
 
+/*
+ * Exactly the faults of mmapio.h in the workload's mappings: each page
+ * read at the start of a 64 KiB window faults, each page written faults
+ * once until the msync writes it back; the page of the mapping made
+ * before the capture too.
+ */
+static void mmapio_check(const struct run *r)
+{
+	uint64_t shared = (uint64_t)r->vars[4], priv = (uint64_t)r->vars[5];
+	uint64_t early = (uint64_t)r->vars[6];
+	size_t reads = 0, writes = 0, priv_reads = 0, early_reads = 0;
+	size_t other = 0;
+
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct cap_event *e = &r->ev[i];
+
+		if (e->pid != (uint32_t)r->pid ||
+		    sys_info(e->sys)->kind != SK_MAPPAGE)
+			continue;
+		if (e->addr - shared < MAP_LEN)
+			e->sys == SYS_MMAP_READ ? reads++ : writes++;
+		/* The private mapping may get the early one's address. */
+		else if (e->addr == priv &&
+			 e->offset == MMAPIO_PRIV_PAGE * MMAPIO_PAGE)
+			e->sys == SYS_MMAP_READ ? priv_reads++ : other++;
+		else if (e->addr == early &&
+			 e->offset == MMAPIO_EARLY_PAGE * MMAPIO_PAGE)
+			e->sys == SYS_MMAP_READ ? early_reads++ : other++;
+		else
+			other++;	/* ld.so.cache, libraries' data */
+	}
+	ck_assert_uint_eq(reads, 3);
+	ck_assert_uint_eq(writes, 5);
+	ck_assert_uint_eq(priv_reads, 1);
+	ck_assert_uint_eq(early_reads, 1);
+	(void)other;
+}
+
+/* Checks of a workload beyond its chains, by name. */
+static const struct {
+	const char *name;
+	void (*check)(const struct run *r);
+} more_checks[] = {
+	{ "mmapio", mmapio_check },
+};
+
 START_TEST(test_workload)
 {
 	const char *why = cannot_capture();
@@ -1342,6 +1589,9 @@ START_TEST(test_workload)
 	check_times(&r);
 	for (int c = 0; r.w->chains[c]; c++)
 		match_chain(&r, r.w->chains[c], c);
+	for (size_t c = 0; c < sizeof(more_checks) / sizeof(more_checks[0]); c++)
+		if (!strcmp(more_checks[c].name, r.w->name))
+			more_checks[c].check(&r);
 	check_replay(&r);
 	run_free(&r);
 }
@@ -1456,7 +1706,7 @@ START_TEST(test_uncaptured)
 	} want[] = {
 		{ "ioctl", UNCAP_IOCTLS },
 		{ "vmsplice", UNCAP_VMSPLICES },
-		{ "io_uring_setup", UNCAP_URING },
+		{ "remap_file_pages", UNCAP_REMAP },
 		{ "cachestat", UNCAP_CACHESTATS },
 		{ "getppid", UNCAP_GETPPIDS },
 		{ UNCAP_OTHER_ABI, access(mark, F_OK) == 0 ? UNCAP_IA32 : 0 },
@@ -1482,10 +1732,135 @@ START_TEST(test_uncaptured)
 	/* Generate: in the summary, and in the replay header as in the log. */
 	check_replay(&r);
 	text = tu_read(r.replay, NULL);
-	ck_assert_msg(text && strstr(text, "\n#|uncaptured|getppid=7|ioctl=5|vmsplice=4|"
-				     "io_uring_setup=3|"),
+	ck_assert_msg(text && strstr(text, "\n#|uncaptured|getppid=7|remap_file_pages=6|"
+				     "ioctl=5|vmsplice=4|"),
 		      "replay: %.600s", text);
 	free(text);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- umask and Unix sockets ------------------------------------------- */
+
+#define MADE (CAP_PATH | CAP_MODE | CAP_UMASK | CAP_RET)
+#define OPENED (CAP_PATH | CAP_MODE | CAP_UMASK)	/* ret: a variable */
+
+/* 2: the files' fds; 3: the child's pid; 4: the thread's tid */
+static const struct exp umask_main[] = {
+	{ E(OPEN), .have = OPENED | CAP_FLAGS, .path = "f600",
+	  .flags = O_CREAT | O_WRONLY, .flags_mask = O_CREAT | O_ACCMODE,
+	  .mode = 0666, .umask = 077, .v_ret = 2 },
+	{ E(CLOSE), .have = CAP_RET, .lacks = CAP_UMASK, .ret = 0, .v_fd = 2 },
+	{ E(MKDIR), .have = MADE, .path = "d700", .mode = 0777, .umask = 077,
+	  .ret = 0 },
+	/* No inode made: no umask. */
+	{ E(OPEN), .have = CAP_PATH | CAP_FLAGS, .lacks = CAP_UMASK,
+	  .path = "f600", .flags = O_RDONLY, .flags_mask = O_CREAT | O_ACCMODE,
+	  .v_ret = 2 },
+	{ E(OPENAT), .have = OPENED | CAP_FD, .fd = AT_FDCWD, .path = "f640",
+	  .mode = 0666, .umask = 027, .v_ret = 2 },
+	{ E(MKDIRAT), .have = MADE | CAP_FD, .fd = AT_FDCWD, .path = "d750",
+	  .mode = 0777, .umask = 027, .ret = 0 },
+	{ E(CREAT), .have = OPENED, .path = "c640", .mode = 0666, .umask = 027,
+	  .v_ret = 2 },
+	{ E(OPENAT2), .have = OPENED | CAP_FLAGS, .path = "o600",
+	  .flags = O_CREAT | O_WRONLY, .flags_mask = O_CREAT | O_ACCMODE,
+	  .mode = 0606, .umask = 027, .v_ret = 2 },
+	{ E(OPENAT), .have = OPENED | CAP_FLAGS, .path = ".",
+	  .flags = O_TMPFILE | O_WRONLY, .flags_mask = O_TMPFILE | O_ACCMODE,
+	  .mode = 0666, .umask = 027, .v_ret = 2 },
+	{ E(MKNOD), .have = MADE, .lacks = CAP_FD, .path = "fifo",
+	  .mode = S_IFIFO | 0666, .umask = 027, .ret = 0 },
+	{ E(MKNODAT), .have = MADE | CAP_FD, .fd = AT_FDCWD, .path = "reg",
+	  .mode = S_IFREG | 0666, .umask = 027, .ret = 0 },
+	/* The socket's inode; its fd is not logged. */
+	{ E(BIND), .have = CAP_PATH | CAP_UMASK | CAP_RET,
+	  .lacks = CAP_FD | CAP_MODE, .path = "sock", .umask = 027, .ret = 0 },
+	/* glibc's lstat */
+	{ E(NEWFSTATAT), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "sock",
+	  .mode = S_IFSOCK | 0750, .ret = 0 },
+	{ E(CHMOD), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "sock",
+	  .mode = 0770, .ret = 0 },
+	{ E(UNLINK), .have = CAP_PATH | CAP_RET, .path = "sock", .ret = 0 },
+	/* The thread's fork record has the process's own pid. */
+	{ E(FORK), .have = CAP_CHILD, .v_child = V_WPID, .v_ctid = 4 },
+	{ E(MKDIR), .have = MADE, .path = "t750", .mode = 0777, .umask = 027,
+	  .ret = 0, .v_tid = 4 },
+	{ E(FORK), .have = CAP_CHILD, .v_child = 3 },
+	{ E(MKDIR), .have = MADE, .path = "k777", .mode = 0777, .umask = 0,
+	  .ret = 0, .v_pid = 3 },
+	{ E(MKDIR), .have = MADE, .path = "p750", .mode = 0777, .umask = 027,
+	  .ret = 0 },
+	END
+};
+
+static const struct exp *const umask_chains[] = { umask_main, NULL };
+
+/* The umask goes into the replay file; bind's line has its path. */
+static const char *const umask_replay[] = {
+	"open path=%S/f600 mode=0666 umask=077",
+	"mkdir 0 path=%S/d700 mode=0777 umask=077",
+	"openat path=%S/f640 mode=0666 umask=027",
+	"creat path=%S/c640 mode=0666 umask=027",
+	"openat2 path=%S/o600 mode=0606 umask=027",
+	"mknod 0 path=%S/fifo mode=010666 umask=027",
+	"mknodat 0 path=%S/reg mode=0100666 umask=027",
+	"bind 0 path=%S/sock umask=027",
+	"chmod 0 path=%S/sock mode=0770",
+	"unlink 0 path=%S/sock",
+	"mkdir 0 path=%S/k777 mode=0777 umask=0",
+	NULL
+};
+
+/*
+ * tests/workloads/umask.c, captured with -x: every call that makes an
+ * inode carries the umask its process had then (077 from before the
+ * capture, 027 after umask(2), the thread's shared one, the child's own
+ * 0), opens without O_CREAT carry none; bind of a Unix socket to a path
+ * is an event with that path, the other two binds are counted among the
+ * syscalls not captured.  Generate carries the umask into the replay file.
+ */
+START_TEST(test_umask)
+{
+	static const struct workload umask_w = {
+		.name = "umask", .chains = umask_chains, .replay = umask_replay,
+		.counts = "|timelines=3|processes=2|"
+	};
+	const char *why = cannot_capture();
+	char err[ERRLEN];
+	struct caplog_reader *rd;
+	const struct uncaptured *u;
+	struct cap_event ev;
+	size_t binds = 0;
+	struct run r;
+	int rc;
+
+	if (why) {
+		printf("capture: test umask skipped: %s\n", why);
+		return;
+	}
+	run_init(&r, &umask_w, BY_PID);
+	capture_workload(&r);
+	read_log(&r);
+	check_pids(&r);
+	match_chain(&r, umask_main, 0);
+	for (size_t i = 0; i < r.nev; i++)
+		binds += r.ev[i].sys == SYS_BIND;
+	ck_assert_uint_eq(binds, 1);
+	rd = caplog_open(r.log, err, sizeof(err));
+	ck_assert_msg(rd, "%s", err);
+	while ((rc = caplog_next(rd, &ev)) == 1)
+		ck_assert_msg(!(ev.have & CAP_UMASK) ||
+			      sys_info(ev.sys)->kind == SK_OPEN ||
+			      sys_info(ev.sys)->kind == SK_MKDIR ||
+			      sys_info(ev.sys)->kind == SK_MKNOD,
+			      "%s has a umask", sys_info(ev.sys)->name);
+	ck_assert_int_eq(rc, 0);
+	u = caplog_uncaptured(rd);
+	ck_assert_msg(u, "%s: no uncaptured record", r.log);
+	ck_assert_uint_eq(uncaptured_count(u, "bind"), 2);
+	caplog_close(rd);
+	check_replay(&r);
 	run_free(&r);
 }
 END_TEST
@@ -1636,6 +2011,7 @@ static const char *const fileapi_replay[] = {
 	"splice 100 fd2=$D flags=0x0 off2=8192 count=100",
 	"mknod 0 path=%S/fifo mode=010644",
 	"mknodat 0 path=%S/reg mode=0100600",
+	"mknod 0 path=%S/null mode=020600",
 	"sync_file_range 0 fd=$S flags=0x2 off=0 count=4096",
 	"fadvise64 0 fd=$S flags=0x3 off=0 count=4096",
 	"readahead 0 fd=$S off=0 count=4096",
@@ -1668,8 +2044,8 @@ static uint64_t log_uncaptured(const char *path, const char *name)
  * xfs with reflink, captured with -x: each call with its arguments and
  * result, the dedupe record before its ioctl, the *xattrat calls where
  * the kernel has them; the FIONREAD ioctl only as an uncaptured ioctl;
- * and the replay file: every call but tee and the device's mknod, src's
- * attribute from before in INIT.
+ * and the replay file: every call but tee (the device's mknod too, which
+ * the replay refuses), src's attribute from before in INIT.
  */
 START_TEST(test_fileapi)
 {
@@ -1707,7 +2083,7 @@ START_TEST(test_fileapi)
 	ck_assert_uint_eq(log_uncaptured(r.log, "ioctl"), 1);
 	check_replay(&r);
 	ck_assert_uint_eq(replay_ops(&r, "tee"), 0);
-	ck_assert_uint_eq(replay_ops(&r, "mknod"), 1);
+	ck_assert_uint_eq(replay_ops(&r, "mknod"), 2);
 	ck_assert_int_eq(umount2(r.wdir, MNT_DETACH), 0);
 	run_free(&r);
 }
@@ -2225,6 +2601,7 @@ Suite *capture_suite(void)
 	tcase_add_loop_test(tc, test_workload, 0, NCASES);
 	tcase_add_test(tc, test_fd_race);
 	tcase_add_test(tc, test_uncaptured);
+	tcase_add_test(tc, test_umask);
 	tcase_add_test(tc, test_fileapi);
 	suite_add_tcase(s, tc);
 

@@ -94,7 +94,7 @@ struct step {
 	uint64_t fd, fd2, vfd;
 	unsigned have;			/* bits beyond path/fd/fd2/vfd/target */
 	int64_t flags, mode, off, off2, whence, count, cmd, arg, uid, gid;
-	uint64_t addr;
+	uint64_t addr, stride;
 	int64_t want;
 };
 
@@ -106,7 +106,7 @@ static void run_step(const struct step *s, size_t i)
 		.mode = s->mode, .offset = s->off, .offset2 = s->off2,
 		.whence = s->whence, .count = s->count, .cmd = s->cmd,
 		.arg = s->arg, .uid = s->uid, .gid = s->gid, .addr = s->addr,
-		.pid = 1, .tid = 1, .dur_ns = 0,
+		.stride = s->stride, .pid = 1, .tid = 1, .dur_ns = 0,
 	};
 	int64_t res = 12345;
 
@@ -535,6 +535,72 @@ static void *worker(void *arg)
 	return (void *)(uintptr_t)fails;
 }
 
+/* Run @sys on @rel with mode @mode (with RL_MODE if @have_mode) and
+ * umask @mask (with RL_UMASK if >= 0); its result. */
+static int64_t make_node(enum sys_id sys, const char *rel, int64_t flags,
+			 bool have_mode, int64_t mode, int64_t mask)
+{
+	struct rlog_op op = { .id = 1, .sys = sys, .flags = flags,
+			      .mode = mode, .umask = mask < 0 ? 0 : mask };
+	int64_t res = 12345;
+
+	op.path = sbpath(rel);
+	op.path_len = (uint32_t)strlen(op.path);
+	op.have = RL_PATH | (flags ? RL_FLAGS : 0) | (have_mode ? RL_MODE : 0) |
+		  (mask >= 0 ? RL_UMASK : 0);
+	ck_assert_int_eq(exec_op(&X, &op, &res), 0);
+	return res;
+}
+
+static mode_t mode_of(const char *rel)
+{
+	struct stat st;
+
+	ck_assert_msg(lstat(sbpath(rel), &st) == 0, "%s: %s", rel,
+		      strerror(errno));
+	return st.st_mode;
+}
+
+/*
+ * Inodes are made with the captured permissions: the mode less the
+ * captured umask, or without one less the umask the replay found; the
+ * replay's own umask is 0 meanwhile.  bind makes a socket inode, mknod
+ * no device.
+ */
+START_TEST(test_created_modes)
+{
+	mode_t now = umask(0);
+
+	ck_assert_uint_eq(now, 0);
+	ck_assert_int_eq(make_node(SYS_MKDIRAT, "d", 0, true, 0777, 027), 0);
+	ck_assert_uint_eq(mode_of("d"), S_IFDIR | 0750);
+	ck_assert_int_eq(make_node(SYS_OPENAT, "f", O_CREAT | O_WRONLY, true,
+				   0666, 077), 0);
+	ck_assert_uint_eq(mode_of("f"), S_IFREG | 0600);
+	ck_assert_int_eq(make_node(SYS_OPENAT, "g", O_CREAT | O_WRONLY, true,
+				   0666, -1), 0);
+	ck_assert_uint_eq(mode_of("g"), S_IFREG | (0666 & ~X.umask));
+	ck_assert_int_eq(make_node(SYS_MKNODAT, "fifo", 0, true,
+				   S_IFIFO | 0666, 027), 0);
+	ck_assert_uint_eq(mode_of("fifo"), S_IFIFO | 0640);
+	ck_assert_int_eq(make_node(SYS_MKNOD, "reg", 0, true, 0604, 0), 0);
+	ck_assert_uint_eq(mode_of("reg"), S_IFREG | 0604);
+	ck_assert_int_eq(make_node(SYS_MKNOD, "dev", 0, true, S_IFCHR | 0666,
+				   0), -EPERM);
+	ck_assert_int_eq(make_node(SYS_MKNOD, "nomode", 0, false, 0, 0),
+			 -EINVAL);
+	ck_assert_int_eq(access(sbpath("dev"), F_OK), -1);
+	ck_assert_int_eq(access(sbpath("nomode"), F_OK), -1);
+	ck_assert_int_eq(make_node(SYS_BIND, "sock", 0, false, 0, 022), 0);
+	ck_assert_uint_eq(mode_of("sock"), S_IFSOCK | 0755);
+	ck_assert_int_eq(make_node(SYS_BIND, "sock", 0, false, 0, 022),
+			 -EADDRINUSE);
+	ck_assert_int_eq(make_node(SYS_BIND, "nodir/sock", 0, false, 0, 022),
+			 -ENOENT);
+	check_sentinel();
+}
+END_TEST
+
 START_TEST(test_threads)
 {
 	pthread_t th[NTHREADS];
@@ -558,6 +624,83 @@ START_TEST(test_threads)
 	}
 	for (int i = 0; i < EXEC_VFD_SHARDS; i++)
 		ck_assert_uint_eq(X.vfds[i].map.count, 0);
+}
+END_TEST
+
+#define PG 4096
+#define MAPADDR2 0x7f0000100000ll
+
+/* Pages through mappings: mmap_read and mmap_write touch the pages the
+ * captured address and stride name, in the mapping that holds it; a page
+ * beyond the end of the file ends the operation short (SIGBUS caught),
+ * one the mapping lacks or may not be written is -EFAULT; madvise. */
+static const struct step page_steps[] = {
+	{ SYS_OPENAT, 3, "p", .vfd = 1, .have = F | M,
+	  .flags = O_CREAT | O_RDWR, .mode = 0644, .want = 3 },
+	{ SYS_FTRUNCATE, 0, .fd = 1, .have = C, .count = 3 * PG, .want = 0 },
+	{ SYS_MMAP, MAPADDR, .fd = 1, .have = C | M | F | O, .count = 5 * PG,
+	  .mode = PROT_READ | PROT_WRITE, .flags = MAP_SHARED, .want = MAPADDR },
+	{ SYS_MADVISE, 0, .fd = 1, .have = RL_ADDR | C | F, .addr = MAPADDR,
+	  .count = 5 * PG, .flags = MADV_RANDOM, .want = 0 },
+	{ SYS_MMAP_READ, 3, .fd = 1, .have = RL_ADDR | C, .addr = MAPADDR,
+	  .count = 3, .want = 3 },
+	{ SYS_MMAP_WRITE, 1, .fd = 1, .have = RL_ADDR | C | O,
+	  .addr = MAPADDR + PG, .off = PG, .count = 1, .want = 1 },
+	/* pages 0 and 2 */
+	{ SYS_MMAP_WRITE, 2, .fd = 1, .have = RL_ADDR | C | RL_STRIDE,
+	  .addr = MAPADDR, .count = 2, .stride = 2, .want = 2 },
+	{ SYS_MSYNC, 0, .fd = 1, .have = RL_ADDR | C | F, .addr = MAPADDR,
+	  .count = 5 * PG, .flags = MS_SYNC, .want = 0 },
+	/* pages 1 to 4: pages 3 and 4 are beyond the file's 3 pages */
+	{ SYS_MMAP_READ, 4, .fd = 1, .have = RL_ADDR | C,
+	  .addr = MAPADDR + PG, .count = 4, .want = 2 },
+	{ SYS_MMAP_WRITE, 2, .fd = 1, .have = RL_ADDR | C,
+	  .addr = MAPADDR + 2 * PG, .count = 2, .want = 1 },
+	/* a stride past the mapping's end: the first page only */
+	{ SYS_MMAP_READ, 2, .fd = 1, .have = RL_ADDR | C | RL_STRIDE,
+	  .addr = MAPADDR, .count = 2, .stride = 1000, .want = 1 },
+	{ SYS_MMAP_READ, 2, .fd = 1, .have = RL_ADDR | C | RL_STRIDE,
+	  .addr = MAPADDR, .count = 2, .stride = 0, .want = -EINVAL },
+	{ SYS_MMAP_READ, 1, .fd = 1, .have = RL_ADDR | C, .addr = MAPADDR,
+	  .count = 0, .want = -EINVAL },
+	{ SYS_MMAP_READ, 1, .fd = 1, .have = RL_ADDR | C,
+	  .addr = MAPADDR + 5 * PG, .count = 1, .want = -EFAULT },
+	{ SYS_MADVISE, 0, .fd = 1, .have = RL_ADDR | C | F, .addr = MAPADDR,
+	  .count = PG, .flags = MADV_HWPOISON, .want = -EINVAL },
+	{ SYS_MADVISE, 0, .fd = 1, .have = RL_ADDR | C | F,
+	  .addr = MAPADDR + PG, .count = PG, .flags = MADV_DONTNEED,
+	  .want = 0 },
+	/* a read-only mapping of the same file */
+	{ SYS_MMAP, MAPADDR2, .fd = 1, .have = C | M | F, .count = PG,
+	  .mode = PROT_READ, .flags = MAP_SHARED, .want = MAPADDR2 },
+	{ SYS_MMAP_WRITE, 1, .fd = 1, .have = RL_ADDR | C, .addr = MAPADDR2,
+	  .count = 1, .want = -EFAULT },
+	{ SYS_MMAP_READ, 1, .fd = 1, .have = RL_ADDR | C, .addr = MAPADDR2,
+	  .count = 1, .want = 1 },
+	{ SYS_MUNMAP, 0, .fd = 1, .have = RL_ADDR | C, .addr = MAPADDR,
+	  .count = 5 * PG, .want = 0 },
+	{ SYS_MMAP_READ, 1, .fd = 1, .have = RL_ADDR | C, .addr = MAPADDR,
+	  .count = 1, .want = -EFAULT },
+	{ SYS_MSYNC, 0, .fd = 1, .have = RL_ADDR | C | F, .addr = MAPADDR2,
+	  .count = PG, .flags = MS_SYNC, .want = 0 },
+	{ SYS_CLOSE, 0, .fd = 1, .want = 0 },
+};
+
+START_TEST(test_page_ops)
+{
+	char *p = tu_join(sandbox, "p"), *text;
+	size_t len;
+
+	run_steps(page_steps, sizeof(page_steps) / sizeof(page_steps[0]));
+	/* The byte of each page written; page 1 read only after. */
+	ck_assert_ptr_nonnull(text = tu_read(p, &len));
+	ck_assert_uint_eq(len, 3 * PG);
+	for (int pg = 0; pg < 3; pg++)
+		ck_assert_msg(text[pg * PG] == X.data[0], "page %d", pg);
+	ck_assert_int_eq(text[PG + 1], 0);
+	free(text);
+	free(p);
+	check_sentinel();
 }
 END_TEST
 
@@ -586,6 +729,8 @@ Suite *exec_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fd_ops);
 	tcase_add_test(tc, test_path_ops);
+	tcase_add_test(tc, test_created_modes);
+	tcase_add_test(tc, test_page_ops);
 	tcase_add_test(tc, test_fileapi_ops);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_release);

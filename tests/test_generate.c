@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/io_uring.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,17 @@ static const char *const goldens[] = {
 	"modes",	/* INIT file modes from stat results, not after a
 			 * chmod, not for files the capture created */
 	"prelinks",	/* symlinks from before the capture: targets read */
+	"uring",	/* io_uring: fixed files, a chain cut by a request not
+			 * replayed, a completion before its enter, an SQPOLL
+			 * ring, unknown rings and requests */
+	"umask",	/* captured umasks carried (not on opens that make
+			 * nothing, nor from a line without one); mknod and
+			 * bind make their path, EADDRINUSE proves it was
+			 * there, ENOENT that its directory was not */
+	"mmapio",	/* page records gathered into runs of one stride, one
+			 * timeline, one mapping, no gap over 1 ms; pages
+			 * of no known mapping; INIT size from the pages;
+			 * madvise and msync on a file mapping only */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))
@@ -515,6 +527,38 @@ START_TEST(test_aio)
 }
 END_TEST
 
+/* The counts of the uring golden: what is written, what is not and why,
+ * the requests submitted without a record, the skipped kinds by name. */
+START_TEST(test_uring_counts)
+{
+	struct gen_summary s;
+	char *dir = tu_scratch();
+	char *replay = gen_fixture("uring", dir, "test.replay", &s);
+
+	ck_assert_uint_eq(s.ops_per_sys[SYS_IO_URING_SETUP], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_URING_FILE], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_IO_URING_REGISTER], 1);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_SQE], 4);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_IO_URING_ENTER], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_URING_READ], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_URING_WRITE], 1);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_URING_FSYNC], 1);
+	/* the eventfd register, the timeout and its completion, the
+	 * completion never submitted, the request and the enter on a ring
+	 * never set up, the ring's mmap, the close of its fd */
+	ck_assert_uint_eq(s.filtered[GF_URING], 8);
+	ck_assert_uint_eq(s.uring_sqes_missing, 1);
+	ck_assert_uint_eq(s.uring_skipped[IORING_OP_TIMEOUT], 1);
+	for (int op = 0; op < 256; op++)
+		ck_assert_uint_eq(s.uring_skipped[op],
+				  op == IORING_OP_TIMEOUT ? 1 : 0);
+	ck_assert_uint_eq(s.init_bytes, 12288);
+	free(replay);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_summary_paths)
 {
 	struct gen_summary s;
@@ -532,6 +576,33 @@ START_TEST(test_summary_paths)
 	ck_assert_uint_eq(s.filtered[GF_NO_MOUNT], 0);
 	ck_assert_uint_eq(s.lost_events, 42);
 	ck_assert_uint_eq(s.timelines, 1);	/* the lost record has none */
+	free(replay);
+	free(dir);
+}
+END_TEST
+
+/* mmapio: 14 page records become 8 operations; two have no mapping the
+ * generator knows (one's offset is not the mapping's), a madvise of
+ * anonymous memory is not file I/O. */
+START_TEST(test_summary_mmapio)
+{
+	struct gen_summary s;
+	char *dir = tu_scratch();
+	char *replay = gen_fixture("mmapio", dir, "test.replay", &s);
+
+	ck_assert_uint_eq(s.events, 23);
+	ck_assert_uint_eq(s.ops, 16);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MMAP_READ], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MMAP_WRITE], 6);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MMAP], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MUNMAP], 2);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MADVISE], 1);
+	ck_assert_uint_eq(s.ops_per_sys[SYS_MSYNC], 1);
+	ck_assert_uint_eq(s.filtered[GF_UNKNOWN_MAP], 2);
+	ck_assert_uint_eq(s.filtered[GF_NOT_FILE], 1);
+	ck_assert_uint_eq(s.timelines, 2);
+	ck_assert_uint_eq(s.init_files, 1);
+	ck_assert_uint_eq(s.init_bytes, 131073);	/* into page 32 */
 	free(replay);
 	free(dir);
 }
@@ -962,7 +1033,9 @@ Suite *generate_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_checked_fixture(tc, quiet, NULL);
 	tcase_add_test(tc, test_summary_fdops);
+	tcase_add_test(tc, test_summary_mmapio);
 	tcase_add_test(tc, test_aio);
+	tcase_add_test(tc, test_uring_counts);
 	tcase_add_test(tc, test_summary_paths);
 	tcase_add_test(tc, test_summary_processes);
 	suite_add_tcase(s, tc);

@@ -53,6 +53,14 @@ static const struct {
 	{ "prelinks", "readlink=1" },
 	/* The capture's faccessat2(X_OK) on run.sh works: INIT mode 0755. */
 	{ "modes", "" },
+	/* io_uring: a fixed file, an SQPOLL ring; the requests not written
+	 * (a timeout) are not in the enter's batch. */
+	{ "uring", "" },
+	/* bind and mknod make their nodes (bind as mknodat), an existing
+	 * one gives bind's EADDRINUSE, mknodat's EEXIST. */
+	{ "umask", "" },
+	/* Pages read and written through shared and private mappings. */
+	{ "mmapio", "" },
 };
 #define NGOLDEN (sizeof(golden) / sizeof(golden[0]))
 

@@ -1,6 +1,7 @@
 /*
  * Tests of the capture's user-space pieces that need no kernel: probe record
- * to log fields (src/capture/fields.c) and path completion (resolve.c).
+ * to log fields (src/capture/fields.c), path completion (resolve.c) and
+ * the file mappings a process has at the start (maps.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <linux/xattr.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ioriot/capture.h"
 #include "ioriot/resolve.h"
@@ -75,6 +77,9 @@ START_TEST(fields_layouts)
 		  CAP_FD | CAP_FD2 | CAP_FLAGS, 3, -1, 0, 0, 0, 0, 0 },
 		{ SYS_FCHMODAT2, { 5, 0x7000, 0600, AT_SYMLINK_NOFOLLOW }, 0,
 		  { 0 }, CAP_FD | CAP_MODE | CAP_FLAGS, 5, -1, 0, 0, 0, 0, 0600 },
+		/* madvise(addr, len, MADV_RANDOM): the advice in f */
+		{ SYS_MADVISE, { 0x7f0000000000ULL, 8192, 1 }, 0, { 0 },
+		  CAP_ADDR | CAP_COUNT | CAP_FLAGS, -1, -1, 0, 0, 8192, 0, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -209,10 +214,83 @@ START_TEST(fields_records)
 	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
 	ck_assert(!(ce.have & CAP_RET));
 
+	/* A page record: the page and its file offset, no result. */
+	uint64_t page[6] = { 0x7f0000003000ULL, 5ULL << 32 };
+	e = record(SYS_MMAP_WRITE, 0, page);
+	e.flags = IORIOT_EV_NO_RET;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert_uint_eq(ce.have, CAP_ADDR | CAP_OFFSET | CAP_DUR);
+	ck_assert_uint_eq(ce.addr, 0x7f0000003000ULL);
+	ck_assert_int_eq(ce.offset, 5LL << 32);
+
 	e = record(SYS_LOST, 0, none);	/* not a probe record */
 	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), -EINVAL);
 	e.sys = SYS_COUNT + 5;
 	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), -EINVAL);
+}
+END_TEST
+
+/*
+ * The file mappings of a process at the start: data files only, shared
+ * or private, not programs or libraries (a file also mapped executable),
+ * not deleted files, not anonymous memory, as the path filter says; those
+ * beyond the table are counted.
+ */
+START_TEST(maps_from_proc)
+{
+	static const char maps[] =
+		"55d0a0000000-55d0a0002000 r--p 00000000 fe:01 100 /usr/bin/prog\n"
+		"55d0a0002000-55d0a0005000 r-xp 00002000 fe:01 100 /usr/bin/prog\n"
+		"55d0a0005000-55d0a0006000 rw-p 00005000 fe:01 100 /usr/bin/prog\n"
+		"55d0a1000000-55d0a1021000 rw-p 00000000 00:00 0 [heap]\n"
+		"7f0000000000-7f0000040000 rw-s 00010000 fe:01 200 /srv/db/data\n"
+		"7f0000040000-7f0000041000 r--p 00003000 fe:02 200 /srv/db/other dev\n"
+		"7f0000050000-7f0000051000 rw-s 00000000 fe:01 300 /srv/db/gone (deleted)\n"
+		"7f0000060000-7f0000062000 r--p 00000000 fe:01 400 /var/log/x\n"
+		"7f0000070000-7f0000071000 rw-p 00000000 00:00 0 \n"
+		"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n";
+	const char *include[] = { "/srv" };
+	struct path_filter srv = { .include = include, .ninclude = 1 };
+	char *dir = tu_mkdtemp(), *pid_dir = tu_join(dir, "42"), *file;
+	struct ioriot_maps t;
+	uint64_t full = 9;
+
+	ck_assert_int_eq(mkdir(pid_dir, 0755), 0);
+	file = tu_write_str(pid_dir, "maps", maps);
+	ck_assert_int_eq(capture_read_maps(dir, 42, &srv, &t, &full), 0);
+	ck_assert_uint_eq(full, 0);
+	ck_assert_uint_eq(t.r[0].start, 0x7f0000000000ULL);
+	ck_assert_uint_eq(t.r[0].end, 0x7f0000040000ULL);
+	ck_assert_uint_eq(t.r[0].offset, 0x10000);
+	ck_assert_uint_eq(t.r[0].shared, 1);
+	/* Same inode, other device: not the program. */
+	ck_assert_uint_eq(t.r[1].start, 0x7f0000040000ULL);
+	ck_assert_uint_eq(t.r[1].offset, 0x3000);
+	ck_assert_uint_eq(t.r[1].shared, 0);
+	ck_assert_uint_eq(t.r[2].end, 0);
+
+	/* Without a filter /var/log/x too; a process that is gone. */
+	ck_assert_int_eq(capture_read_maps(dir, 42, NULL, &t, &full), 0);
+	ck_assert_uint_eq(t.r[2].start, 0x7f0000060000ULL);
+	ck_assert_uint_eq(t.r[3].end, 0);
+	ck_assert_int_eq(capture_read_maps(dir, 43, NULL, &t, &full), -ENOENT);
+	ck_assert_uint_eq(t.r[0].end, 0);
+
+	/* More data mappings than the table has slots. */
+	FILE *f = fopen(file, "we");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < IORIOT_EV_MAPS + 3; i++)
+		fprintf(f, "%x000-%x000 r--s 00000000 fe:01 %d /srv/f%d\n",
+			0x10000 + 2 * i, 0x10001 + 2 * i, 1000 + i, i);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(capture_read_maps(dir, 42, NULL, &t, &full), 0);
+	ck_assert_uint_eq(full, 3);
+	ck_assert_uint_eq(t.r[IORIOT_EV_MAPS - 1].start,
+			  (0x10000ULL + 2 * (IORIOT_EV_MAPS - 1)) << 12);
+	free(file);
+	free(pid_dir);
+	tu_rmtree(dir);
+	free(dir);
 }
 END_TEST
 
@@ -464,6 +542,7 @@ Suite *resolve_suite(void)
 	tcase_add_test(tc, fields_openat);
 	tcase_add_test(tc, fields_layouts);
 	tcase_add_test(tc, fields_records);
+	tcase_add_test(tc, maps_from_proc);
 	tcase_add_test(tc, fields_fileapi);
 	tcase_add_test(tc, resolve_paths);
 	tcase_add_test(tc, path_filters);

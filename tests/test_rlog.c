@@ -118,6 +118,24 @@ static void assert_op_eq(const struct rlog_op *a, const struct rlog_op *b)
 		ck_assert_int_eq(a->gid, b->gid);
 	if (b->have & RL_ADDR)
 		ck_assert_uint_eq(a->addr, b->addr);
+	if (b->have & RL_CTX)
+		ck_assert_uint_eq(a->ctx, b->ctx);
+	if (b->have & RL_TAG)
+		ck_assert_uint_eq(a->tag, b->tag);
+	if (b->have & RL_MIN)
+		ck_assert_int_eq(a->min, b->min);
+	if (b->have & RL_CQ)
+		ck_assert_int_eq(a->cq, b->cq);
+	if (b->have & RL_SLOT)
+		ck_assert_uint_eq(a->slot, b->slot);
+	if (b->have & RL_BUF)
+		ck_assert_uint_eq(a->buf, b->buf);
+	if (b->have & RL_SQFLAGS)
+		ck_assert_int_eq(a->sqflags, b->sqflags);
+	if (b->have & RL_UMASK)
+		ck_assert_int_eq(a->umask, b->umask);
+	if (b->have & RL_STRIDE)
+		ck_assert_uint_eq(a->stride, b->stride);
 }
 
 /* A path with a space, '%', a newline and a byte that is not UTF-8. */
@@ -157,7 +175,7 @@ START_TEST(test_round_trip)
 		.have = RL_FD | RL_FD2 | RL_VFD | RL_PATH | RL_PATH2 |
 			RL_FLAGS | RL_MODE | RL_OFFSET | RL_OFFSET2 |
 			RL_WHENCE | RL_COUNT | RL_CMD | RL_ARG | RL_UID |
-			RL_GID | RL_ADDR | RL_TARGET,
+			RL_GID | RL_ADDR | RL_TARGET | RL_UMASK,
 		.fd = 3, .fd2 = UINT64_MAX, .vfd = 17,
 		.path = weird, .path_len = sizeof(weird) - 1,
 		.path2 = "/.ioriot/my%test/x/y", .path2_len = 20,
@@ -165,7 +183,7 @@ START_TEST(test_round_trip)
 		.flags = 0x80241, .mode = 0644, .offset = INT64_MAX,
 		.offset2 = -1, .whence = 2, .count = 123456789,
 		.cmd = 1030, .arg = INT64_MIN, .uid = 1000, .gid = -1,
-		.addr = 0x7f0012345000ULL,
+		.addr = 0x7f0012345000ULL, .umask = 0777,
 	};
 	ops[1] = (struct rlog_op){
 		.id = 2, .pid = 4242, .tid = 4244, .time_ns = 2000,
@@ -182,9 +200,14 @@ START_TEST(test_round_trip)
 		.path = "/mnt/.ioriot/my%test", .path_len = 20, .flags = -1,
 		.mode = 0,
 	};
+	ops[2].have |= RL_UMASK;
+	ops[2].umask = 0;
 	ops[3] = (struct rlog_op){
 		.id = 4, .pid = 1, .tid = 1, .time_ns = 3000,
-		.sys = SYS_SYNC, .ret = 0,
+		.sys = SYS_MMAP_WRITE, .ret = 3,
+		.have = RL_FD | RL_ADDR | RL_OFFSET | RL_COUNT | RL_STRIDE,
+		.fd = 17, .addr = 0x7f0012345000ULL, .offset = 1LL << 40,
+		.count = 3, .stride = UINT64_MAX,
 	};
 
 	ck_assert_int_lt(snprintf(path, sizeof(path),
@@ -589,6 +612,18 @@ static const struct bad_file {
 	{ HDR "#OPS\n1 1:1 0 0 - chmod 0 mode=644\n", 0, 0,
 	  "malformed number in argument 'mode=644'" },
 	{ HDR "#OPS\n1 1:1 0 0 - chmod 0 mode=0789\n", 0, 0, "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - mkdir 0 mode=0777 umask=022x\n", 0, 0,
+	  ":3: malformed number in argument 'umask=022x'" },
+	{ HDR "#OPS\n1 1:1 0 0 - mkdir 0 mode=0777 umask=22\n", 0, 0,
+	  "malformed number in argument 'umask=22'" },
+	{ HDR "#OPS\n1 1:1 0 0 - mkdir 0 mode=0777 umask=0800\n", 0, 0,
+	  "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - mkdir 0 mode=0777 umask=-022\n", 0, 0,
+	  "malformed number" },
+	{ HDR "#OPS\n1 1:1 0 0 - bind 0 umask=01000\n", 0, 0,
+	  ":3: umask 01000 beyond 0777" },
+	{ HDR "#OPS\n1 1:1 0 0 - bind 0 umask=022 umask=022\n", 0, 0,
+	  "argument given twice 'umask=022'" },
 	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0xZZ\n", 0, 0, "malformed number" },
 	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0x\n", 0, 0, "malformed number" },
 	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0x10000000000000000\n", 0, 0,
@@ -603,6 +638,72 @@ static const struct bad_file {
 	{ HDR "#OPS\n1 1:1 0 0 - close 0 fd=1 fd=2\n", 0, 0,
 	  ":3: argument given twice 'fd=2'" },
 	{ NUL_LINE, sizeof(NUL_LINE) - 1, 0, ":3: NUL byte in line" },
+	/* io_uring lines: what the replay needs, within the kernel's
+	 * limits (its buffers and rings are sized by them) */
+	{ HDR "#|uring_skipped|send=1|send=2|\n", 0, EPROTO,
+	  ":2: malformed uring_skipped header line, expected "
+	  "#|uring_skipped|NAME=N|...|: syscall named twice: 'send=2'" },
+	{ HDR "#|uring_skipped|send=x|\n", 0, EPROTO,
+	  "malformed uring_skipped header line" },
+	{ HDR "#|uring_skipped|\n#|uring_skipped|\n", 0, EPROTO,
+	  ":3: a second uring_skipped header line" },
+	{ HDR "#OPS\n1 1:1 0 0 - io_uring_setup 3 ctx=1\n", 0, 0,
+	  ":3: malformed io_uring_setup operation: count= (entries) missing" },
+	{ HDR "#OPS\n1 1:1 0 0 - io_uring_setup 3 count=65536 ctx=1\n", 0, 0,
+	  "count= (entries) missing or beyond 1..32768" },
+	{ HDR "#OPS\n1 1:1 0 0 - io_uring_setup 3 count=8 cq=0 ctx=1\n", 0, 0,
+	  "cq= beyond 1..65536" },
+	{ HDR "#OPS\n1 1:1 0 0 - io_uring_enter 1 count=1\n", 0, 0,
+	  ":3: malformed io_uring_enter operation: no ctx= (ring)" },
+	{ HDR "#OPS\n1 1:1 0 0 - io_uring_register 0 ctx=1\n", 0, 0,
+	  "malformed io_uring_register operation: no cmd= (opcode)" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 cmd=22 fd=1 count=1\n", 0, 0,
+	  "malformed sqe operation: no tag= or cmd=" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=22 fd=1 count=-1\n", 0, 0,
+	  "malformed sqe operation: count= beyond 0..0x7ffff000" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=23 fd=1 "
+	  "count=4294967296\n", 0, 0, "count= beyond 0..0x7ffff000" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=22 fd=1 sqflags=0x80\n",
+	  0, 0, "malformed sqe operation: sqflags= beyond 0x7f" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=4 slot=1048576\n", 0, 0,
+	  "malformed sqe operation: slot= beyond 2^20 - 1" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=4 buf=16384\n", 0, 0,
+	  "malformed sqe operation: buf= beyond 16383" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=22 sqflags=0xZ\n", 0, 0,
+	  "malformed number in argument 'sqflags=0xZ'" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_file 0 ctx=1 fd=1\n", 0, 0,
+	  "malformed uring_file operation: no slot=" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_buf 0 ctx=1 slot=0 count=1073741825\n", 0,
+	  0, "malformed uring_buf operation: count= (buffer size) missing or "
+	  "beyond 1..2^30" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_buf 0 ctx=1 slot=0\n", 0, 0,
+	  "malformed uring_buf operation: count= (buffer size)" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_read 4096 ctx=1 fd=1\n", 0, 0,
+	  ":3: malformed uring_read operation: no tag=" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_fsync 0 tag=1\n", 0, 0,
+	  "malformed uring_fsync operation: no ctx= (ring)" },
+	{ HDR "#OPS\n1 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=22 slot=-1\n", 0, 0,
+	  "malformed number in argument 'slot=-1'" },
+	/* Pages through a mapping: where, how many, how far apart. */
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 addr=0x7f0000000000 "
+	  "count=0\n", 0, 0, ":3: mmap_read needs fd=, addr= and a count= of "
+	  "1 or more pages (and a stride= of 1 or more)" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_write 3 fd=1 addr=0x7f0000000000 "
+	  "count=-3\n", 0, 0, ":3: mmap_write needs fd=, addr= and a count=" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 count=3\n", 0, 0,
+	  ":3: mmap_read needs fd=, addr=" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 addr=0x1000 count=3\n", 0, 0,
+	  ":3: mmap_read needs fd=, addr=" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 addr=0x1000\n", 0, 0,
+	  ":3: mmap_read needs fd=, addr=" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 addr=0x1000 count=3 "
+	  "stride=0\n", 0, 0, "(and a stride= of 1 or more)" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 addr=0x1000 count=3 "
+	  "stride=-1\n", 0, 0, ":3: malformed number in argument 'stride=-1'" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_write 3 fd=1 addr=4096 count=3\n", 0, 0,
+	  ":3: malformed number in argument 'addr=4096'" },
+	{ HDR "#OPS\n1 1:1 0 0 - mmap_writ 3 fd=1 addr=0x1000 count=3\n", 0, 0,
+	  ":3: unknown operation 'mmap_writ'" },
 	/* extended attributes: INIT a entries and name= */
 	{ HDR "#INIT\na 65537 /.ioriot/t/f name=user.x\n", 0, 0,
 	  ":3: INIT xattr value of more than 65536 bytes" },
@@ -691,6 +792,135 @@ START_TEST(test_uncaptured)
 }
 END_TEST
 
+/* io_uring operations with every key of theirs read back as written,
+ * and the uring_skipped header line into the header, sorted. */
+START_TEST(test_uring_lines)
+{
+	struct rlog_op ops[] = {
+		{ .id = 1, .pid = 7, .tid = 7, .sys = SYS_IO_URING_SETUP, .ret = 5,
+		  .have = RL_COUNT | RL_FLAGS | RL_CQ | RL_CTX, .count = 32768,
+		  .flags = 0x3108, .cq = 65536, .ctx = 1 },
+		{ .id = 2, .pid = 7, .tid = 7, .sys = SYS_URING_FILE,
+		  .have = RL_FD | RL_CTX | RL_SLOT, .fd = 3, .ctx = 1,
+		  .slot = 1048575 },
+		{ .id = 3, .pid = 7, .tid = 7, .sys = SYS_URING_BUF,
+		  .have = RL_COUNT | RL_CTX | RL_SLOT, .count = 1 << 30,
+		  .ctx = 1, .slot = 16383 },
+		{ .id = 4, .pid = 7, .tid = 7, .sys = SYS_IO_URING_REGISTER,
+		  .have = RL_CMD | RL_COUNT | RL_CTX, .cmd = 15, .count = 32,
+		  .ctx = 1 },
+		{ .id = 5, .pid = 7, .tid = 8, .sys = SYS_SQE,
+		  .have = RL_FD | RL_OFFSET | RL_COUNT | RL_FLAGS | RL_CMD |
+			  RL_CTX | RL_TAG | RL_SLOT | RL_BUF | RL_SQFLAGS,
+		  .fd = 3, .offset = -1, .count = 0x7ffff000, .flags = 0x10,
+		  .cmd = 5, .ctx = 1, .tag = UINT64_MAX, .slot = 0, .buf = 16383,
+		  .sqflags = 0x7f },
+		{ .id = 6, .pid = 7, .tid = 8, .sys = SYS_SQE,
+		  .have = RL_CMD | RL_CTX | RL_TAG | RL_COUNT, .cmd = 17,
+		  .count = INT64_MAX, .ctx = 1, .tag = 2 },
+		{ .id = 7, .pid = 7, .tid = 8, .sys = SYS_IO_URING_ENTER, .ret = 2,
+		  .have = RL_COUNT | RL_MIN | RL_FLAGS | RL_CTX, .count = 2,
+		  .min = 1, .flags = 1, .ctx = 1, .deps = { .id = { 4 }, .n = 1 } },
+		{ .id = 8, .pid = 7, .tid = 8, .sys = SYS_URING_WRITE_FIXED,
+		  .ret = -125, .have = RL_FD | RL_CTX | RL_TAG, .fd = 3, .ctx = 1,
+		  .tag = UINT64_MAX },
+	};
+	size_t nops = sizeof(ops) / sizeof(ops[0]);
+	struct outbuf *ob = malloc(sizeof(*ob));
+	char path[64], err[ERRLEN] = "";
+	const struct uncaptured *u;
+	struct rlog_reader *r;
+	struct rlog_entry e;
+	int fd;
+
+	ck_assert_ptr_nonnull(ob);
+	snprintf(path, sizeof(path), "/tmp/ioriot-test-rlog-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	outbuf_init(ob, fd);
+	outbuf_puts(ob, HDR "#|uring_skipped|timeout=2|send=9|\n#OPS\n");
+	for (size_t i = 0; i < nops; i++)
+		rlog_write_op(ob, &ops[i]);
+	outbuf_puts(ob, "#END|ops=8|\n");
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	ck_assert_int_eq(close(fd), 0);
+	free(ob);
+	r = rlog_open(path, err, sizeof(err));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_msg(r, "rlog_open: %s", err);
+	u = &rlog_header(r)->uring_skipped;
+	ck_assert(u->known);
+	ck_assert_uint_eq(u->n, 2);
+	ck_assert_str_eq(u->v[0].name, "send");
+	ck_assert_uint_eq(u->v[0].count, 9);
+	ck_assert_str_eq(u->v[1].name, "timeout");
+	ck_assert(!rlog_header(r)->uncaptured.known);
+	for (size_t i = 0; i < nops; i++) {
+		int ret = rlog_next(r, &e, err, sizeof(err));
+
+		ck_assert_msg(ret == 1, "op %zu: %d %s", i, ret, err);
+		assert_op_eq(&e.op, &ops[i]);
+	}
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	rlog_close(r);
+}
+END_TEST
+
+/* The file API's lines read back as written: a FIDEDUPERANGE's dedupe
+ * lines, its ioctl and dedupe_done lines (none of them io_uring's, whose
+ * checks need a ring), a clone, a lock and a splice. */
+START_TEST(test_fileapi_lines)
+{
+	struct rlog_op ops[] = {
+		{ .id = 1, .pid = 5, .tid = 5, .sys = SYS_DEDUPE,
+		  .have = RL_FD | RL_OFFSET2, .fd = 2, .offset2 = 8192 },
+		{ .id = 2, .pid = 5, .tid = 5, .sys = SYS_IOCTL,
+		  .have = RL_FD | RL_OFFSET | RL_COUNT | RL_CMD | RL_ARG, .fd = 1,
+		  .offset = 0, .count = 4096, .cmd = 3222836278LL, .arg = 1 },
+		{ .id = 3, .pid = 5, .tid = 5, .sys = SYS_DEDUPE_DONE, .ret = 1,
+		  .have = RL_FD | RL_COUNT, .fd = 2, .count = 0 },
+		{ .id = 4, .pid = 5, .tid = 5, .sys = SYS_IOCTL, .ret = -95,
+		  .have = RL_FD | RL_FD2 | RL_CMD, .fd = 2, .fd2 = 1,
+		  .cmd = 1074041865 },
+		{ .id = 5, .pid = 5, .tid = 6, .sys = SYS_FLOCK, .ret = -110,
+		  .have = RL_FD | RL_FLAGS, .fd = 1, .flags = 2 },
+		{ .id = 6, .pid = 5, .tid = 6, .sys = SYS_SPLICE, .ret = 100,
+		  .have = RL_FD2 | RL_OFFSET2 | RL_COUNT | RL_FLAGS, .fd2 = 2,
+		  .offset2 = 4096, .count = 100, .flags = 1 },
+	};
+	size_t nops = sizeof(ops) / sizeof(ops[0]);
+	struct outbuf *ob = malloc(sizeof(*ob));
+	char path[64], err[ERRLEN] = "";
+	struct rlog_reader *r;
+	struct rlog_entry e;
+	int fd;
+
+	ck_assert_ptr_nonnull(ob);
+	snprintf(path, sizeof(path), "/tmp/ioriot-test-rlog-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	outbuf_init(ob, fd);
+	outbuf_puts(ob, HDR "#OPS\n");
+	for (size_t i = 0; i < nops; i++)
+		rlog_write_op(ob, &ops[i]);
+	outbuf_puts(ob, "#END|ops=6|\n");
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	ck_assert_int_eq(close(fd), 0);
+	free(ob);
+	r = rlog_open(path, err, sizeof(err));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_msg(r, "rlog_open: %s", err);
+	for (size_t i = 0; i < nops; i++) {
+		int ret = rlog_next(r, &e, err, sizeof(err));
+
+		ck_assert_msg(ret == 1, "op %zu: %d %s", i, ret, err);
+		assert_op_eq(&e.op, &ops[i]);
+	}
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	rlog_close(r);
+}
+END_TEST
+
 /* A line longer than the line reader takes is an error naming its line. */
 START_TEST(test_line_too_long)
 {
@@ -720,6 +950,8 @@ Suite *rlog_suite(void)
 	TCase *tc = tcase_create("rlog");
 
 	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_uring_lines);
+	tcase_add_test(tc, test_fileapi_lines);
 	tcase_add_test(tc, test_deps);
 	tcase_add_test(tc, test_xattr_entries);
 	tcase_add_test(tc, test_lenient_values);

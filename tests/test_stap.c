@@ -30,7 +30,7 @@
 #define MAX_FMTS 1024
 
 /* The keys of capture log v4 (docs/capture-format.md section 4). */
-static const char v4_keys[] = "tDiordepPfmOQWcsFGUaAkT";
+static const char v4_keys[] = "tDiordepPfmOQWcsFGUaAkuT";
 
 /* Sample values put into the script's %s conversions. */
 #define SAMPLE_PATH "/srv/mail/inbox%20old"

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -227,6 +229,79 @@ bool tu_mount_image(const char *dir, const char *mkfs, const char *force,
 		  tu_exec(mnt, false) == 0;
 	if (!ok)
 		printf("cannot format and mount %s with %s\n", img, mkfs);
+	free(img);
+	return ok;
+}
+
+/* A free loop device attached to @img_fd with @sector_size-byte logical
+ * blocks, detached by the kernel on its last close: its open fd, its name
+ * in @name.  Returns -1, saying why on stdout, if it cannot. */
+static int loop_attach(int img_fd, unsigned sector_size, char *name,
+		       size_t len)
+{
+	struct loop_config cfg = {
+		.fd = (unsigned)img_fd,
+		.block_size = sector_size,
+		.info = { .lo_flags = LO_FLAGS_AUTOCLEAR },
+	};
+	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC), n, fd = -1;
+
+	if (ctl < 0) {
+		printf("/dev/loop-control: %s\n", strerror(errno));
+		return -1;
+	}
+	/* Another process may take the free device first: try again. */
+	for (int tries = 0; fd < 0 && tries < 20; tries++) {
+		if ((n = ioctl(ctl, LOOP_CTL_GET_FREE)) < 0)
+			break;
+		snprintf(name, len, "/dev/loop%d", n);
+		if ((fd = open(name, O_RDWR | O_CLOEXEC)) < 0)
+			continue;
+		if (ioctl(fd, LOOP_CONFIGURE, &cfg) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0)
+		printf("cannot set up a loop device: %s\n", strerror(errno));
+	close(ctl);
+	return fd;
+}
+
+bool tu_mount_loop(const char *dir, unsigned mb, unsigned sector_size,
+		   const char *const mkfs[])
+{
+	const char *argv[16];
+	char *img, dev[32] = "";
+	const char *mnt[] = { "mount", dev, dir, NULL };
+	size_t n = 0;
+	int fd, loop = -1;
+	bool ok = false;
+
+	ck_assert(asprintf(&img, "%s.img", dir) > 0);
+	fd = open(img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)mb << 20) < 0) {
+		printf("cannot make the image %s: %s\n", img, strerror(errno));
+		goto out;
+	}
+	if ((loop = loop_attach(fd, sector_size, dev, sizeof(dev))) < 0)
+		goto out;
+	while (mkfs[n] && n < sizeof(argv) / sizeof(argv[0]) - 2) {
+		argv[n] = mkfs[n];
+		n++;
+	}
+	argv[n++] = dev;
+	argv[n] = NULL;
+	ok = mkdir(dir, 0755) == 0 && tu_exec(argv, false) == 0 &&
+	     tu_exec(mnt, false) == 0;
+	if (!ok)
+		printf("cannot format and mount %s with %s\n", dev, mkfs[0]);
+out:
+	/* Mounted, the file system holds the device; else it goes now. */
+	if (loop >= 0)
+		close(loop);
+	if (fd >= 0)
+		close(fd);
 	free(img);
 	return ok;
 }

@@ -70,6 +70,17 @@ bool tu_mount_image(const char *dir, const char *mkfs, const char *force,
 		    unsigned mb);
 
 /*
+ * Make a sparse image "@dir.img" of @mb MB on a free loop device whose
+ * logical blocks are @sector_size bytes (as losetup --sector-size), format
+ * it with @mkfs (the program and its options, NULL-terminated; the device
+ * is appended) and mount it at the new directory @dir.  The loop device
+ * goes when the file system is unmounted.  Needs root.  Returns false,
+ * saying why on stdout, if any step fails.
+ */
+bool tu_mount_loop(const char *dir, unsigned mb, unsigned sector_size,
+		   const char *const mkfs[]);
+
+/*
  * Mount a fresh tmpfs (mode 0755) at the new directory @dir, in a mount
  * namespace of this test process alone (made by the first call; without
  * root, inside a user namespace), so the mount goes with the process even

@@ -41,6 +41,8 @@ enum cap_have {
 	CAP_ADDR2 = 1 << 16,	/* A */
 	CAP_CHILD = 1 << 17,	/* k */
 	CAP_DUR = 1 << 18,	/* D */
+	CAP_BUF = 1 << 19,	/* B: an io_uring request's buffer index */
+	CAP_UMASK = 1 << 20,	/* u: the umask at a call making an inode */
 };
 
 /* One operation, whatever log version it came from. */
@@ -56,7 +58,9 @@ struct cap_event {
 	int64_t count;
 	int64_t flags, mode, whence, cmd, arg, uid;
 	int64_t size;
+	int64_t umask;		/* the process's umask (CAP_UMASK) */
 	uint64_t addr, addr2;
+	int64_t buf_index;
 	uint32_t child_pid, child_tid;
 	const char *path, *path2;	/* decoded, NUL-terminated */
 	uint32_t path_len, path2_len;
@@ -92,6 +96,9 @@ struct caplog_end {
 	uint64_t paths_cut;		/* events logged without a path */
 	uint64_t snapshot_fds;		/* openfd records */
 	uint64_t missing_tracepoints;	/* not on the captured kernel */
+	uint64_t maps_unfollowed;	/* file mappings beyond the probe's
+					 * table: their page faults are not
+					 * in the log */
 	uint64_t duration_ns;
 	char error[16];			/* "ENOSPC", "EDQUOT", "EFBIG": why
 					 * it stopped early; "" if it did not */

@@ -43,6 +43,9 @@ struct capture_summary {
 	uint64_t paths_cut;		/* events whose path could not be read
 					 * whole: logged without it */
 	int detached;			/* tracepoints missing on this kernel */
+	uint64_t maps_unfollowed;	/* file mappings beyond the probe's
+					 * table (IORIOT_EV_MAPS per process):
+					 * their page faults are not captured */
 	uint64_t lost_disk_full;	/* events dropped: the log's disk filled */
 	int log_full;			/* -ENOSPC, -EDQUOT or -EFBIG: the log's
 					 * disk filled and the capture stopped */
@@ -129,6 +132,17 @@ int capture_syscall_nr(const char *name);
  */
 int capture_log_finish(struct outbuf *ob, struct capture_summary *sum,
 		       const char *path, char *err, size_t errlen);
+
+/*
+ * The file mappings process @pid has (@proc_root/PID/maps) into the
+ * probe's table @t: mappings of files that @filter keeps, not executable,
+ * of files the process does not map executable (programs and libraries).
+ * Those beyond IORIOT_EV_MAPS are counted in *@full.  Returns 0, or -errno
+ * if the file cannot be read (@t is then empty).
+ */
+int capture_read_maps(const char *proc_root, uint32_t pid,
+		      const struct path_filter *filter, struct ioriot_maps *t,
+		      uint64_t *full);
 
 /*
  * Turn probe record @e (with its paths @p1, @p2 of e->path_len bytes) into

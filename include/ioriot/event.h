@@ -33,29 +33,78 @@
 						 * offset, nbytes, rw_flags */
 #define IORIOT_EV_NO_COUNT	(1u << 10)	/* iocb record: vectored with more
 						 * iovecs than summed: no nbytes */
-#define IORIOT_EV_FLOCK		(1u << 11)	/* fcntl lock command: args[2]
+#define IORIOT_EV_RING		(1u << 11)	/* io_uring_enter on a registered
+						 * ring index: extra[0] the ring's
+						 * fd, learnt during the call */
+#define IORIOT_EV_URING_SETUP	(1u << 12)	/* io_uring_setup: extra[0] the
+						 * setup flags, extra[1] cq_entries */
+#define IORIOT_EV_SQE		(1u << 13)	/* sqe record: extra[0] opcode |
+						 * sqe flags << 8 | buf_index << 16
+						 * | IORIOT_EV_SQE_BUF; args: ring
+						 * fd, fd or fixed index, offset,
+						 * length, op flags, user_data */
+#define IORIOT_EV_ABSENT	(1u << 14)	/* extra[1]: bit i set, argument i
+						 * of the layout is absent */
+#define IORIOT_EV_FLOCK		(1u << 15)	/* fcntl lock command: args[2]
 						 * l_type | l_whence << 16 (the
 						 * struct flock pointer's place),
 						 * extra[0] l_start, [1] l_len */
-#define IORIOT_EV_IOCTL_ARGS	(1u << 12)	/* ioctl: what its argument
+#define IORIOT_EV_IOCTL_ARGS	(1u << 16)	/* ioctl: what its argument
 						 * pointed to replaces it.
 						 * FICLONERANGE: args[2] src fd,
 						 * [3] src offset, [4] length,
 						 * [5] dest offset; FIDEDUPERANGE:
 						 * args[2] dest_count, [3] src
 						 * offset, [4] length */
-#define IORIOT_EV_SRC_SIZE	(1u << 13)	/* FICLONE, FICLONERANGE: extra[0]
+#define IORIOT_EV_SRC_SIZE	(1u << 17)	/* FICLONE, FICLONERANGE: extra[0]
 						 * the source's size at entry */
-#define IORIOT_EV_XATTR_ARGS	(1u << 14)	/* setxattrat, getxattrat: extra[1]
+#define IORIOT_EV_XATTR_ARGS	(1u << 18)	/* setxattrat, getxattrat: extra[1]
 						 * struct xattr_args' size |
 						 * flags << 32 */
-#define IORIOT_EV_ACL		(1u << 15)	/* a set of a POSIX ACL of three
+#define IORIOT_EV_ACL		(1u << 19)	/* a set of a POSIX ACL of three
 						 * entries: extra[0] its
 						 * permissions as mode bits */
+/* A high bit, apart from the argument bits above.  umask: the calling
+ * task's umask at a call that makes an inode. */
+#define IORIOT_EV_UMASK		(1u << 24)
 
-/* io_submit: iocbs read per call; io_getevents: io_events read per call.
- * Those beyond are counted as lost. */
+/*
+ * A page record (sys SYS_MMAP_READ or SYS_MMAP_WRITE, IORIOT_EV_NO_RET,
+ * dur_ns 0): a page fault of a captured process on a file mapping the
+ * probe follows.  args[0] is the page's user address, args[1] its offset
+ * in the file; time_ns when the fault was taken.
+ */
+#define IORIOT_EV_PAGE_SIZE	4096
+
+/*
+ * The file mappings the probe follows, per process (a hash map by tgid):
+ * made by mmap during the capture (not executable, not MAP_DENYWRITE: the
+ * dynamic linker's), or found in /proc/PID/maps when it starts.  Ranges
+ * never overlap; a free slot has end 0.  A process with more file
+ * mappings than slots gets no more (counted).
+ */
+#define IORIOT_EV_MAPS		64
+
+struct ioriot_map_range {
+	__u64 start, end;	/* [start, end), page aligned; end 0: free */
+	__u64 offset;		/* the file offset of start */
+	__u64 shared;		/* MAP_SHARED: a write fault dirties the file */
+};
+
+struct ioriot_maps {
+	struct ioriot_map_range r[IORIOT_EV_MAPS];
+	struct ioriot_map_range cut;	/* the probe's scratch: the upper
+					 * part of a range cut in two */
+};
+
+/* io_submit: iocbs read per call; io_getevents: io_events read per call;
+ * io_uring_register: files or buffers read per call.  Those beyond are
+ * counted as lost. */
 #define IORIOT_EV_AIO_MAX	64
+#define IORIOT_EV_URING_REG_MAX	64
+
+/* In an sqe record's extra[0]: the request names a buffer (buf_index). */
+#define IORIOT_EV_SQE_BUF	(1ull << 32)
 
 /* FIDEDUPERANGE: destinations recorded per call (dedupe records, each
  * args[0] dest fd, [1] dest offset, [2] bytes_deduped, ret its status);
@@ -81,7 +130,7 @@ struct ioriot_event {
 	__u64 args[6];		/* the raw syscall arguments */
 	__u64 extra[2];		/* see the flags */
 	__u16 path_len[2];	/* bytes of each path that follows, 0: none */
-	__u32 pad;
+	__u32 umask;		/* see IORIOT_EV_UMASK, else 0 */
 };
 
 #endif

@@ -27,7 +27,9 @@ enum gen_filter {
 	GF_INCOMPLETE,		/* lacks a path, fd or result the operation needs */
 	GF_AIO,			/* AIO: poll or noop request, unknown context or
 				 * request */
-	GF_DEVICE,		/* mknod of a device: needs privilege */
+	GF_URING,		/* io_uring: a request kind or register opcode
+				 * not replayed, unknown ring or request */
+	GF_UNKNOWN_MAP,		/* page record of a mapping not replayed */
 	GF_IOCTL,		/* an ioctl command other than the clone and
 				 * dedupe ones */
 	GF_COUNT
@@ -60,6 +62,10 @@ struct gen_summary {
 	uint64_t init_xattrs_left;	/* existed, but not user.*: not made */
 	uint64_t lost_events;
 	uint64_t aio_iocbs_missing;	/* submitted, without an iocb record */
+	uint64_t uring_sqes_missing;	/* submitted, without an sqe record */
+	/* io_uring requests not written, by opcode (uring_op_name()); in
+	 * the replay file's header as its uring_skipped line. */
+	uint64_t uring_skipped[256];
 	bool end_missing;		/* a v4 log without its end record */
 	bool have_end;			/* end holds the log's end record */
 	struct caplog_end end;

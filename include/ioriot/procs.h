@@ -32,6 +32,15 @@ struct ofd {
 	struct resource res;
 };
 
+/* A file mapping of a process: an mmap of a replayed file. */
+struct pmap {
+	struct ofd *ofd;	/* the file; the mapping holds a reference */
+	uint64_t len;		/* bytes mapped */
+	uint64_t off;		/* the file offset of its start */
+	uint64_t seq;		/* order of the mmaps: the newest of two
+				 * that overlap (MAP_FIXED) is the one */
+};
+
 struct fdslot {
 	struct ofd *ofd;	/* NULL: slot free */
 	bool cloexec;
@@ -45,7 +54,9 @@ struct proc {
 	struct fdslot *slots;
 	struct u64map sparse;	/* fd >= PROCS_DENSE_FDS -> struct fdslot * */
 	char *cwd;		/* normalised absolute, or NULL if unknown */
-	struct u64map maps;	/* captured mmap address -> ofd (file maps) */
+	struct u64map maps;	/* captured mmap address -> struct pmap */
+	uint64_t map_hint;	/* address of the mapping found last, or
+				 * UINT64_MAX */
 	struct u64map shadows;	/* fd -> struct fd_shadow * (proc_shadow) */
 	uint32_t last_tid;	/* thread of its latest event */
 	bool threaded;		/* events of more than one thread seen */
@@ -147,6 +158,20 @@ int proc_set_cloexec(struct proc *p, int64_t fd, bool cloexec);
 /* @parent forked @child_pid: the child gets a copy of the table and cwd.
  * Returns 0 or -ENOMEM. */
 int procs_fork(struct procs *ps, struct proc *parent, uint32_t child_pid);
+
+/*
+ * Add the file mapping @m (copied) of @p at @addr, taking a reference to
+ * m->ofd; one there before is dropped.  Returns 0 or -ENOMEM.
+ */
+int proc_map_add(struct procs *ps, struct proc *p, uint64_t addr,
+		 const struct pmap *m);
+
+/* Drop the file mapping of @p at @addr, if there is one. */
+void proc_map_del(struct procs *ps, struct proc *p, uint64_t addr);
+
+/* The file mapping of @p that holds address @addr (the newest, if two
+ * do), its address in *@start; NULL if none. */
+struct pmap *proc_map_at(struct proc *p, uint64_t addr, uint64_t *start);
 
 /* exec in @p: drop every close-on-exec slot and every mapping.
  * Returns 0 or -ENOMEM. */

@@ -126,6 +126,8 @@ struct replay_summary {
 	uint64_t lateness_p50_ns, lateness_p99_ns, lateness_max_ns;
 	uint64_t lateness[REPLAY_LATENESS_BUCKETS];
 	uint64_t setid_stripped;	/* ops whose set-ID mode bits went */
+	uint64_t uring_flags_dropped;	/* io_uring rings set up without some
+					 * captured setup flag */
 	struct replay_sys_stats sys[SYS_COUNT];
 	uint64_t differ_by_result[SYS_COUNT][REPLAY_RESULT_SLOTS];
 };

@@ -22,6 +22,10 @@ struct report_info {
 	/* The capture's syscalls it did not record (the replay file's
 	 * header); NULL or unknown: not printed, JSON null. */
 	const struct uncaptured *uncaptured;
+	/* The io_uring requests the generator did not write, by opcode
+	 * name (the header's uring_skipped line); NULL or unknown: not
+	 * printed, JSON null. */
+	const struct uncaptured *uring_skipped;
 };
 
 /* Write the report of @sum to @f.  Returns 0 or -errno (a write error). */

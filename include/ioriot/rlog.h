@@ -46,9 +46,22 @@ enum rlog_have {
 	RL_TARGET = 1 << 16,	/* target= (symlink content) */
 	RL_CTX = 1 << 17,	/* ctx=: a virtual AIO context id */
 	RL_TAG = 1 << 18,	/* tag=: a virtual id of one AIO request */
-	RL_MIN = 1 << 19,	/* min=: io_getevents' min_nr */
-	RL_NAME = 1 << 20,	/* name=: an extended attribute's name */
+	RL_MIN = 1 << 19,	/* min=: io_getevents' min_nr, io_uring_enter's
+				 * min_complete */
+	RL_CQ = 1 << 20,	/* cq=: io_uring_setup's cq_entries */
+	RL_SLOT = 1 << 21,	/* slot=: a fixed file's index */
+	RL_BUF = 1 << 22,	/* buf=: a registered buffer's index */
+	RL_SQFLAGS = 1 << 23,	/* sqflags=: an io_uring request's IOSQE_* */
+	RL_UMASK = 1 << 24,	/* umask=0OCT: the captured umask (0 to 0777)
+				 * of a call that makes an inode */
+	RL_STRIDE = 1 << 25,	/* stride=: pages from one touched page to the
+				 * next (mmap_read, mmap_write) */
+	RL_NAME = 1 << 26,	/* name=: an extended attribute's name */
 };
+
+/* The page of mmap_read and mmap_write: count= and stride= are in pages
+ * of this size (the capture's, x86_64). */
+#define RLOG_PAGE_SIZE 4096
 
 struct rlog_op {
 	/* The fields most operations use come first (the replay engine
@@ -70,8 +83,13 @@ struct rlog_op {
 	int64_t offset2, whence, cmd, arg;
 	int64_t uid, gid;
 	uint64_t addr;
-	uint64_t ctx, tag;		/* AIO context and request */
+	uint64_t ctx, tag;		/* AIO context or io_uring ring, and
+					 * request */
 	int64_t min;
+	int64_t cq, sqflags;		/* io_uring */
+	uint64_t slot, buf;
+	int64_t umask;			/* RL_UMASK */
+	uint64_t stride;		/* pages between touched pages */
 	const char *name;		/* an extended attribute's name */
 	uint32_t name_len;
 	uint64_t id;			/* unique, increasing */
@@ -139,6 +157,10 @@ struct rlog_header {
 	 * "#|uncaptured|NAME=N|...|", sorted by count; unknown (known
 	 * false) in a file without one. */
 	struct uncaptured uncaptured;
+	/* The io_uring requests the generator did not write, counted by
+	 * opcode name, from "#|uring_skipped|NAME=N|...|"; unknown (known
+	 * false) in a file without one. */
+	struct uncaptured uring_skipped;
 };
 
 struct rlog_reader;

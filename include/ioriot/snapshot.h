@@ -20,6 +20,9 @@ struct snapshot_options {
 	const char *comm;		/* only processes with this name */
 	const struct path_filter *filter;	/* open files it selects */
 	uint64_t time_ns;		/* timestamp of the records */
+	/* Called with each process selected, after its records (if set). */
+	void (*each)(void *ctx, uint32_t pid);
+	void *each_ctx;
 };
 
 /*

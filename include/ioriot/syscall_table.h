@@ -26,25 +26,32 @@ enum sys_kind {
 	SK_RENAME,
 	SK_LINK,
 	SK_SYMLINK,	/* p = target (a string), P = new link path */
+	SK_MKNOD,	/* a new inode at p that is no directory: mknod,
+			 * mknodat, bind of a Unix socket to a path */
 	SK_SENDFILE,	/* d = out fd, e = in fd */
 	SK_COPY_RANGE,	/* d = in fd, e = out fd */
 	SK_SYNC,	/* whole system */
 	SK_CHDIR,
 	SK_FCHDIR,
 	SK_MMAP,
-	SK_ADDR,	/* munmap, msync, mremap: by address */
+	SK_ADDR,	/* munmap, msync, mremap, madvise: by address */
 	SK_AIO_SETUP,	/* io_setup: a new AIO context */
 	SK_AIO_DESTROY,	/* io_destroy */
 	SK_AIO_SUBMIT,	/* io_submit: the iocb records before it */
 	SK_AIO_CANCEL,	/* io_cancel */
 	SK_AIO_GETEVENTS,	/* io_getevents, io_pgetevents: the io_event
 				 * records after it */
+	SK_URING_SETUP,		/* io_uring_setup: a new ring */
+	SK_URING_ENTER,		/* io_uring_enter: the sqe records before it */
+	SK_URING_REGISTER,	/* io_uring_register: the uring_file or
+				 * uring_buf records before it */
+	/* The file API: after the AIO and io_uring calls, which the capture's
+	 * path filter keeps as one range (loader.c). */
 	SK_IOCTL,	/* ioctl: FICLONE, FICLONERANGE, FIDEDUPERANGE (the
 			 * dedupe records before it) */
 	SK_XATTR,	/* extended attributes: by path, link, fd or dirfd */
 	SK_FLOCK,	/* flock */
 	SK_SPLICE,	/* splice, tee: d = in fd, e = out fd */
-	SK_MKNOD,	/* mknod, mknodat */
 	/* Kinds from here on are not syscalls with a result (events.c relies
 	 * on this order). */
 	SK_EXIT_GROUP,
@@ -56,8 +63,17 @@ enum sys_kind {
 	SK_LOST,	/* v4 record: events the probe lost */
 	SK_IOCB,	/* v4 record: one iocb of the io_submit after it */
 	SK_IO_EVENT,	/* v4 record: one completion io_getevents returned */
+	SK_MAPPAGE,	/* v4 record: one page of a file mapping faulted in
+			 * (read) or dirtied (write); replay: a run of such
+			 * pages touched through the replay's mapping */
 	SK_AIO_DATA,	/* replay: completion of an AIO read or write */
 	SK_AIO_DONE,	/* replay: completion of an AIO fsync or fdatasync */
+	SK_URING_SQE,	/* v4 record: one io_uring request submitted */
+	SK_URING_CQE,	/* v4 record: one io_uring completion posted */
+	SK_URING_FILE,	/* v4 record: one fixed file io_uring_register set */
+	SK_URING_BUF,	/* v4 record: one buffer io_uring_register set */
+	SK_URING_DATA,	/* replay: completion of an io_uring read or write */
+	SK_URING_DONE,	/* replay: completion of another io_uring request */
 	SK_DEDUPE,	/* v4 record: one destination of the FIDEDUPERANGE
 			 * ioctl after it; replay: that destination queued */
 	SK_DEDUPE_DONE,	/* replay: a FIDEDUPERANGE destination's result */
@@ -113,6 +129,9 @@ enum sys_kind {
 	X(READDIR, "readdir", SK_READDIR, 's', "getdents64") \
 	X(MKDIR, "mkdir", SK_MKDIR, 's', "mkdir") \
 	X(MKDIRAT, "mkdirat", SK_MKDIR, 's', "mkdirat") \
+	X(MKNOD, "mknod", SK_MKNOD, 's', "mknod") \
+	X(MKNODAT, "mknodat", SK_MKNOD, 's', "mknodat") \
+	X(BIND, "bind", SK_MKNOD, 's', "bind") \
 	X(RMDIR, "rmdir", SK_RMDIR, 's', "rmdir") \
 	X(UNLINK, "unlink", SK_UNLINK, 's', "unlink") \
 	X(UNLINKAT, "unlinkat", SK_UNLINK, 's', "unlinkat") \
@@ -148,12 +167,17 @@ enum sys_kind {
 	X(MUNMAP, "munmap", SK_ADDR, 's', "munmap") \
 	X(MSYNC, "msync", SK_ADDR, 's', "msync") \
 	X(MREMAP, "mremap", SK_ADDR, 's', "mremap") \
+	X(MADVISE, "madvise", SK_ADDR, 's', "madvise") \
 	X(IO_SETUP, "io_setup", SK_AIO_SETUP, 0, "io_setup") \
 	X(IO_DESTROY, "io_destroy", SK_AIO_DESTROY, 0, "io_destroy") \
 	X(IO_SUBMIT, "io_submit", SK_AIO_SUBMIT, 0, "io_submit") \
 	X(IO_CANCEL, "io_cancel", SK_AIO_CANCEL, 0, "io_cancel") \
 	X(IO_GETEVENTS, "io_getevents", SK_AIO_GETEVENTS, 0, "io_getevents") \
 	X(IO_PGETEVENTS, "io_pgetevents", SK_AIO_GETEVENTS, 0, "io_getevents") \
+	X(IO_URING_SETUP, "io_uring_setup", SK_URING_SETUP, 0, "io_uring_setup") \
+	X(IO_URING_ENTER, "io_uring_enter", SK_URING_ENTER, 0, "io_uring_enter") \
+	X(IO_URING_REGISTER, "io_uring_register", SK_URING_REGISTER, 0, \
+	  "io_uring_register") \
 	X(IOCTL, "ioctl", SK_IOCTL, 0, "ioctl") \
 	X(SETXATTR, "setxattr", SK_XATTR, 0, "setxattr") \
 	X(LSETXATTR, "lsetxattr", SK_XATTR, 0, "lsetxattr") \
@@ -174,8 +198,6 @@ enum sys_kind {
 	X(FLOCK, "flock", SK_FLOCK, 0, "flock") \
 	X(SPLICE, "splice", SK_SPLICE, 0, "splice") \
 	X(TEE, "tee", SK_SPLICE, 0, "tee") \
-	X(MKNOD, "mknod", SK_MKNOD, 0, "mknod") \
-	X(MKNODAT, "mknodat", SK_MKNOD, 0, "mknodat") \
 	X(EXIT_GROUP, "exit_group", SK_EXIT_GROUP, 0, "exit_group") \
 	X(FORK, "fork", SK_FORK, 0, "fork") \
 	X(EXEC, "exec", SK_EXEC, 0, "exec") \
@@ -185,12 +207,35 @@ enum sys_kind {
 	X(LOST, "lost", SK_LOST, 0, "lost") \
 	X(IOCB, "iocb", SK_IOCB, 0, "iocb") \
 	X(IO_EVENT, "io_event", SK_IO_EVENT, 0, "io_event") \
+	X(MMAP_READ, "mmap_read", SK_MAPPAGE, 0, "mmap_read") \
+	X(MMAP_WRITE, "mmap_write", SK_MAPPAGE, 0, "mmap_write") \
 	X(AIO_PREAD, "aio_pread", SK_AIO_DATA, 0, "aio_pread") \
 	X(AIO_PWRITE, "aio_pwrite", SK_AIO_DATA, 0, "aio_pwrite") \
 	X(AIO_PREADV, "aio_preadv", SK_AIO_DATA, 0, "aio_preadv") \
 	X(AIO_PWRITEV, "aio_pwritev", SK_AIO_DATA, 0, "aio_pwritev") \
 	X(AIO_FSYNC, "aio_fsync", SK_AIO_DONE, 0, "aio_fsync") \
 	X(AIO_FDSYNC, "aio_fdsync", SK_AIO_DONE, 0, "aio_fdsync") \
+	X(SQE, "sqe", SK_URING_SQE, 0, "sqe") \
+	X(CQE, "cqe", SK_URING_CQE, 0, "cqe") \
+	X(URING_FILE, "uring_file", SK_URING_FILE, 0, "uring_file") \
+	X(URING_BUF, "uring_buf", SK_URING_BUF, 0, "uring_buf") \
+	X(URING_NOP, "uring_nop", SK_URING_DONE, 0, "uring_nop") \
+	X(URING_READV, "uring_readv", SK_URING_DATA, 0, "uring_readv") \
+	X(URING_WRITEV, "uring_writev", SK_URING_DATA, 0, "uring_writev") \
+	X(URING_FSYNC, "uring_fsync", SK_URING_DONE, 0, "uring_fsync") \
+	X(URING_READ_FIXED, "uring_read_fixed", SK_URING_DATA, 0, \
+	  "uring_read_fixed") \
+	X(URING_WRITE_FIXED, "uring_write_fixed", SK_URING_DATA, 0, \
+	  "uring_write_fixed") \
+	X(URING_SYNC_FILE_RANGE, "uring_sync_file_range", SK_URING_DONE, 0, \
+	  "uring_sync_file_range") \
+	X(URING_FALLOCATE, "uring_fallocate", SK_URING_DONE, 0, \
+	  "uring_fallocate") \
+	X(URING_READ, "uring_read", SK_URING_DATA, 0, "uring_read") \
+	X(URING_WRITE, "uring_write", SK_URING_DATA, 0, "uring_write") \
+	X(URING_FADVISE, "uring_fadvise", SK_URING_DONE, 0, "uring_fadvise") \
+	X(URING_FTRUNCATE, "uring_ftruncate", SK_URING_DONE, 0, \
+	  "uring_ftruncate") \
 	X(DEDUPE, "dedupe", SK_DEDUPE, 0, "dedupe") \
 	X(DEDUPE_DONE, "dedupe_done", SK_DEDUPE_DONE, 0, "dedupe_done")
 

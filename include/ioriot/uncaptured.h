@@ -23,6 +23,11 @@
 #define UNCAP_PREFIX "#|uncaptured|"
 #define UNCAP_PREFIX_LEN (sizeof(UNCAP_PREFIX) - 1)
 
+/* The prefix of the same kind of list in a replay header: the io_uring
+ * requests the generator did not write, by opcode name
+ * (docs/replay-format.md §2). */
+#define URING_SKIPPED_PREFIX "#|uring_skipped|"
+
 /* The name counted for syscalls of another ABI than the native one
  * (32-bit compat, x32): the probe captures none of them. */
 #define UNCAP_OTHER_ABI "non_native_abi"
@@ -61,6 +66,16 @@ const char *uncaptured_parse(struct uncaptured *u, const char *s, size_t len,
 /* Write @u as one record line, "#|uncaptured|NAME=N|...|\n", in @u's
  * order.  Errors are sticky in @ob. */
 void uncaptured_write(struct outbuf *ob, const struct uncaptured *u);
+
+/* Write @u as one line "PREFIXNAME=N|...|\n" with @prefix (such as
+ * URING_SKIPPED_PREFIX), in @u's order.  Errors are sticky in @ob. */
+void uncaptured_write_as(struct outbuf *ob, const char *prefix,
+			 const struct uncaptured *u);
+
+/* Print every name of @u with its count, in @u's order: "send 12,
+ * timeout 3" (@json false), or as JSON members "\"send\": 12, ..."
+ * (@json true); nothing if @u is empty. */
+void uncaptured_print_all(FILE *f, const struct uncaptured *u, bool json);
 
 /*
  * True if syscall @name belongs to the file and I/O API that ioriot

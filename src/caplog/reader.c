@@ -67,7 +67,7 @@ static inline int slot_of(unsigned char key)
 		 BIT('d') | BIT('e') | BIT('p') | BIT('P') | BIT('f') | \
 		 BIT('m') | BIT('O') | BIT('Q') | BIT('W') | BIT('c') | \
 		 BIT('F') | BIT('G') | BIT('U') | BIT('s') | BIT('a') | \
-		 BIT('A') | BIT('k') | BIT('T'))
+		 BIT('A') | BIT('k') | BIT('B') | BIT('u') | BIT('T'))
 
 static const char *const bad_names[CAPLOG_BAD_COUNT] = {
 	[CAPLOG_BAD_SYNTAX] = "malformed line",
@@ -281,7 +281,7 @@ static bool v3_d_is_dirfd(enum sys_kind kind)
 	switch (kind) {
 	case SK_PATHOP: case SK_STATAT: case SK_MKDIR: case SK_RMDIR:
 	case SK_UNLINK: case SK_RENAME: case SK_LINK: case SK_SYMLINK:
-	case SK_TRUNCATE:
+	case SK_TRUNCATE: case SK_MKNOD:
 		return true;
 	default:
 		return false;
@@ -346,6 +346,10 @@ static const char *build_event(struct caplog_reader *r, struct fields *f,
 		TAKE('Q', offset2, CAP_OFFSET2);
 		TAKE('U', uid, CAP_UID);
 		TAKE('s', size, CAP_SIZE);
+		TAKE('B', buf_index, CAP_BUF);
+		TAKE('u', umask, CAP_UMASK);
+		if (HAS(f, 'u') && (ev->umask < 0 || ev->umask > 0777))
+			return "umask beyond 0777";
 		if (HAS(f, 'a')) {
 			ev->addr = (uint64_t)NUM(f, 'a');
 			ev->have |= CAP_ADDR;
@@ -475,6 +479,8 @@ static uint64_t *end_counter(struct caplog_end *e, const char *key)
 		{ "missing_tracepoints",
 		  offsetof(struct caplog_end, missing_tracepoints) },
 		{ "duration_ns", offsetof(struct caplog_end, duration_ns) },
+		{ "maps_unfollowed",
+		  offsetof(struct caplog_end, maps_unfollowed) },
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)

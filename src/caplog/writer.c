@@ -42,6 +42,8 @@ void caplog_write_end(struct outbuf *ob, const struct caplog_end *end)
 	outbuf_meta_u64(ob, "paths_cut", end->paths_cut);
 	outbuf_meta_u64(ob, "snapshot_fds", end->snapshot_fds);
 	outbuf_meta_u64(ob, "missing_tracepoints", end->missing_tracepoints);
+	if (end->maps_unfollowed)
+		outbuf_meta_u64(ob, "maps_unfollowed", end->maps_unfollowed);
 	outbuf_meta_u64(ob, "duration_ns", end->duration_ns);
 	if (end->error[0])
 		outbuf_meta(ob, "error", end->error);
@@ -118,10 +120,14 @@ void caplog_write_event(struct outbuf *ob, const struct cap_event *ev)
 		num_field(ob, 'U', ev->uid);
 	if (h & CAP_SIZE)
 		num_field(ob, 's', ev->size);
+	if (h & CAP_UMASK)
+		num_field(ob, 'u', ev->umask);
 	if (h & CAP_ADDR)
 		num_field(ob, 'a', (int64_t)ev->addr);
 	if (h & CAP_ADDR2)
 		num_field(ob, 'A', (int64_t)ev->addr2);
+	if (h & CAP_BUF)
+		num_field(ob, 'B', ev->buf_index);
 	if (h & CAP_CHILD)
 		ids_field(ob, 'k', ev->child_pid, ev->child_tid);
 	if (h & CAP_RET)

@@ -3,7 +3,8 @@
  * capture.bpf.c: the kernel side of the eBPF capture.  One tracepoint pair
  * (syscalls:sys_enter_X / sys_exit_X) per traced syscall, so syscalls that
  * are not traced run only a short counter (on_sys_enter); BTF tracepoints
- * for fork, exec and exit.
+ * for fork, exec and exit; the page fault tracepoints for I/O through file
+ * mappings, with the probe's own table of each process's file mappings.
  * Entry stores the arguments per thread, exit sends one struct ioriot_event
  * (include/ioriot/event.h) with duration, result and paths through a ring
  * buffer.  Events the ring buffer cannot take are counted, never dropped
@@ -57,6 +58,7 @@ struct inflight {
 	__u64 args[6];
 	__u64 extra[2];
 	__u32 flags;
+	__u32 umask;		/* with IORIOT_EV_UMASK */
 };
 
 /* Task storage: a hash map update per syscall costs several times more. */
@@ -102,6 +104,8 @@ enum extra_kind {
 			 * wrote: RET bytes, no NUL */
 	EX_AIOCTX,	/* io_setup: the aio_context_t at argument 1, read
 			 * at exit */
+	EX_URING_SETUP,	/* io_uring_setup: flags and cq_entries of the
+			 * struct io_uring_params at argument 1, at exit */
 	EX_FCNTL,	/* a lock command's struct flock at argument 2, read
 			 * at entry */
 	EX_IOCTL,	/* FICLONE's source size, FICLONERANGE's struct
@@ -134,6 +138,12 @@ enum extra_kind {
 
 #define IOV_MAX_SUMMED 8	/* more iovecs: the record has no total */
 
+/* Open flags that make a new inode (x86_64 values; O_TMPFILE is
+ * __O_TMPFILE | O_DIRECTORY). */
+#define OPEN_O_CREAT 0100
+#define OPEN_O_TMPFILE_BIT 020000000
+#define SOCK_AF_UNIX 1
+
 static __always_inline bool wanted(__u32 tgid)
 {
 	if (stopped || tgid == own_tgid)
@@ -163,6 +173,47 @@ static __always_inline __u64 read_user_u64(__u64 uptr)
 	if (uptr)
 		bpf_probe_read_user(&v, sizeof(v), (const void *)uptr);
 	return v;
+}
+
+/*
+ * The umask the kernel applies to the mode of the inode the call makes:
+ * the calling task's at entry (fs_struct, shared by the tasks cloned
+ * with CLONE_FS), so processes that were there before the capture, and
+ * threads with or without a umask of their own, are alike.
+ */
+static __always_inline void take_umask(struct inflight *in)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	in->umask = BPF_CORE_READ(task, fs, umask);
+	in->flags |= IORIOT_EV_UMASK;
+}
+
+/* Whether the call @sys (@in: its arguments) makes an inode whose mode
+ * the umask masks: an open with O_CREAT or O_TMPFILE, mkdir, mknod. */
+static __always_inline bool makes_inode(__u32 sys, const struct inflight *in)
+{
+	__u64 open_flags;
+
+	switch (sys) {
+	case SYS_CREAT: case SYS_MKDIR: case SYS_MKDIRAT: case SYS_MKNOD:
+	case SYS_MKNODAT:
+		return true;
+	case SYS_OPEN:
+		open_flags = in->args[1];
+		break;
+	case SYS_OPENAT:
+		open_flags = in->args[2];
+		break;
+	case SYS_OPENAT2:
+		if (!(in->flags & IORIOT_EV_HOW))
+			return false;
+		open_flags = in->extra[0];
+		break;
+	default:
+		return false;
+	}
+	return open_flags & (OPEN_O_CREAT | OPEN_O_TMPFILE_BIT);
 }
 
 /* The size of the file open on fd @fd of the current task, if any. */
@@ -229,6 +280,7 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 	in->time_ns = bpf_ktime_get_ns();
 	in->sys = sys;
 	in->flags = 0;
+	in->umask = 0;
 	/* Only the syscall's own arguments: the kernel refuses to attach a
 	 * program that reads past the tracepoint's record.  Spelled out: the
 	 * verifier refuses a loop's moving ctx pointer. */
@@ -290,6 +342,8 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 		in->extra[1] = read_user_u64(in->args[4] + 8);
 		in->flags |= IORIOT_EV_XATTR_ARGS;
 	}
+	if (makes_inode(sys, in))
+		take_umask(in);
 	return 0;
 }
 
@@ -432,7 +486,7 @@ static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
 	ev->extra[0] = in->extra[0];
 	ev->extra[1] = in->extra[1];
 	ev->path_len[0] = ev->path_len[1] = 0;
-	ev->pad = 0;
+	ev->umask = in->umask;
 }
 
 static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
@@ -466,6 +520,18 @@ static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
 				ev->extra[0] = read_user_u64(in->args[1]);
 				ev->flags |= IORIOT_EV_AIOCTX;
 			}
+		}
+		if (kind == EX_URING_SETUP && ctx->ret >= 0 && in->args[1]) {
+			__u32 v = 0;
+
+			bpf_probe_read_user(&v, sizeof(v), (void *)(in->args[1] +
+					    offsetof(struct io_uring_params, flags)));
+			ev->extra[0] = v;
+			v = 0;
+			bpf_probe_read_user(&v, sizeof(v), (void *)(in->args[1] +
+					    offsetof(struct io_uring_params, cq_entries)));
+			ev->extra[1] = v;
+			ev->flags |= IORIOT_EV_URING_SETUP;
 		}
 		bpf_ringbuf_submit(ev, wake_flag());
 		goto out;
@@ -562,6 +628,8 @@ TRACE(getdents, 3, SYS_GETDENTS, -1, -1, EX_NONE)
 TRACE(getdents64, 3, SYS_GETDENTS64, -1, -1, EX_NONE)
 TRACE(mkdir, 2, SYS_MKDIR, 0, -1, EX_NONE)
 TRACE(mkdirat, 3, SYS_MKDIRAT, 1, -1, EX_NONE)
+TRACE(mknod, 3, SYS_MKNOD, 0, -1, EX_NONE)
+TRACE(mknodat, 4, SYS_MKNODAT, 1, -1, EX_NONE)
 TRACE(rmdir, 1, SYS_RMDIR, 0, -1, EX_NONE)
 TRACE(unlink, 1, SYS_UNLINK, 0, -1, EX_NONE)
 TRACE(unlinkat, 3, SYS_UNLINKAT, 1, -1, EX_NONE)
@@ -589,10 +657,8 @@ TRACE(dup2, 2, SYS_DUP2, -1, -1, EX_NONE)
 TRACE(dup3, 3, SYS_DUP3, -1, -1, EX_NONE)
 TRACE(chdir, 1, SYS_CHDIR, 0, -1, EX_NONE)
 TRACE(fchdir, 1, SYS_FCHDIR, -1, -1, EX_NONE)
-TRACE(mmap, 6, SYS_MMAP, -1, -1, EX_NONE)
-TRACE(munmap, 2, SYS_MUNMAP, -1, -1, EX_NONE)
 TRACE(msync, 3, SYS_MSYNC, -1, -1, EX_NONE)
-TRACE(mremap, 5, SYS_MREMAP, -1, -1, EX_NONE)
+TRACE(madvise, 3, SYS_MADVISE, -1, -1, EX_NONE)
 TRACE(setxattr, 5, SYS_SETXATTR, 0, 1, EX_SETXATTR)
 TRACE(lsetxattr, 5, SYS_LSETXATTR, 0, 1, EX_SETXATTR)
 TRACE(fsetxattr, 5, SYS_FSETXATTR, -1, 1, EX_SETXATTR)
@@ -612,8 +678,6 @@ TRACE(removexattrat, 4, SYS_REMOVEXATTRAT, 1, 3, EX_NONE)
 TRACE(flock, 2, SYS_FLOCK, -1, -1, EX_NONE)
 TRACE(splice, 6, SYS_SPLICE, -1, -1, EX_COPY)
 TRACE(tee, 4, SYS_TEE, -1, -1, EX_NONE)
-TRACE(mknod, 3, SYS_MKNOD, 0, -1, EX_NONE)
-TRACE(mknodat, 4, SYS_MKNODAT, 1, -1, EX_NONE)
 TRACE(io_setup, 2, SYS_IO_SETUP, -1, -1, EX_AIOCTX)
 TRACE(io_destroy, 1, SYS_IO_DESTROY, -1, -1, EX_NONE)
 TRACE(io_cancel, 3, SYS_IO_CANCEL, -1, -1, EX_NONE)
@@ -896,6 +960,781 @@ int exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 	return on_exit(ctx, SYS_IOCTL, -1, -1, EX_IOCTL);
 }
 
+/*
+ * io_uring.  The three syscalls have their tracepoint pairs; the requests
+ * and completions come from the io_uring tracepoints, where they happen:
+ * in io_uring_enter, in an SQPOLL thread, in an io-wq worker or task work.
+ * io_uring_create (during io_uring_setup) notes which process created each
+ * ring and its fd; a request or completion outside an io_uring_enter of
+ * the capture is attributed to that process, not to the kernel thread.
+ * A ring not seen created (it was there before the capture) is learnt at
+ * the first io_uring_enter that submits to it.  A request's fields are
+ * read from its io_kiocb (CO-RE, each kind of request only where this
+ * kernel has its structure); io_uring_register's fixed files and
+ * buffers from the caller's arrays at exit, up to
+ * IORIOT_EV_URING_REG_MAX of them, the rest counted as lost.
+ */
+struct ring_owner {
+	__u32 tgid, tid;
+	__s32 fd;		/* the ring's fd in that process */
+	__u32 pad;
+};
+
+/* Rings of the captured processes, by the kernel's struct io_ring_ctx
+ * address (the key only: never read). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct ring_owner);
+} rings SEC(".maps");
+
+#define URING_ENTER_REGISTERED_RING (1u << 4)
+#define URING_REGISTER_USE_REGISTERED_RING (1u << 31)
+#define URING_SQE_BUFFER_SELECT (1u << 5)
+#define URING_SQE_FLAGS 0x7f
+#define URING_RSRC_REGISTER_SPARSE 1u
+
+/* Where an sqe record's arguments are (the layout "edOcfA"). */
+enum { SQE_RING, SQE_FD, SQE_OFF, SQE_LEN, SQE_FLAGS, SQE_DATA };
+
+TRACE(io_uring_setup, 2, SYS_IO_URING_SETUP, -1, -1, EX_URING_SETUP)
+TRACE(io_uring_enter, 6, SYS_IO_URING_ENTER, -1, -1, EX_NONE)
+
+SEC("tracepoint/io_uring/io_uring_create")
+int on_uring_create(struct trace_event_raw_io_uring_create *tp)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 key = (__u64)tp->ctx;
+	struct ring_owner o = { .tgid = id >> 32, .tid = (__u32)id,
+				.fd = tp->fd };
+
+	if (!wanted(id >> 32)) {
+		bpf_map_delete_elem(&rings, &key);	/* an address reused */
+		return 0;
+	}
+	bpf_map_update_elem(&rings, &key, &o, BPF_ANY);
+	return 0;
+}
+
+/* The io_uring_enter this task is in, or NULL. */
+static __always_inline struct inflight *in_enter(void)
+{
+	struct inflight *in = bpf_task_storage_get(&inflight,
+						   bpf_get_current_task_btf(),
+						   NULL, 0);
+
+	return in && in->time_ns && in->sys == SYS_IO_URING_ENTER ? in : NULL;
+}
+
+/* The owner of ring @key; within io_uring_enter @in, a ring not known
+ * yet is learnt from the call's fd (not a registered index), and an
+ * enter on a registered index gets the ring's fd. */
+static __always_inline struct ring_owner *ring_of(__u64 key,
+						  struct inflight *in)
+{
+	struct ring_owner *o = bpf_map_lookup_elem(&rings, &key);
+
+	if (!in)
+		return o;
+	if (!o && !(in->args[3] & URING_ENTER_REGISTERED_RING)) {
+		__u64 id = bpf_get_current_pid_tgid();
+		struct ring_owner n = { .tgid = id >> 32, .tid = (__u32)id,
+					.fd = (__s32)in->args[0] };
+
+		bpf_map_update_elem(&rings, &key, &n, BPF_ANY);
+		o = bpf_map_lookup_elem(&rings, &key);
+	}
+	if (o && (in->args[3] & URING_ENTER_REGISTERED_RING)) {
+		in->extra[0] = (__u64)(__s64)o->fd;
+		in->flags |= IORIOT_EV_RING;
+	}
+	return o;
+}
+
+SEC("tracepoint/io_uring/io_uring_cqring_wait")
+int on_uring_wait(struct trace_event_raw_io_uring_cqring_wait *tp)
+{
+	struct inflight *in = in_enter();
+
+	if (in)
+		ring_of((__u64)tp->ctx, in);
+	return 0;
+}
+
+static __always_inline bool uring_vectored(__u8 op)
+{
+	return op == IORING_OP_READV || op == IORING_OP_WRITEV ||
+	       op == IORING_OP_READV_FIXED || op == IORING_OP_WRITEV_FIXED;
+}
+
+static __always_inline bool uring_rw(__u8 op)
+{
+	return uring_vectored(op) || op == IORING_OP_READ ||
+	       op == IORING_OP_WRITE || op == IORING_OP_READ_FIXED ||
+	       op == IORING_OP_WRITE_FIXED;
+}
+
+/* Offset, length, flags and buffer of request @req (opcode @op, sqe
+ * flags @sqe_flags) into @ev; what this kernel or this kind of request
+ * does not have is marked absent. */
+static __always_inline void sqe_fields(struct ioriot_event *ev,
+				       struct io_kiocb *req, __u8 op,
+				       __u64 sqe_flags)
+{
+	__u64 absent = 1u << SQE_OFF | 1u << SQE_LEN | 1u << SQE_FLAGS;
+	void *cmd;
+
+	if (!bpf_core_field_exists(req->cmd) || !bpf_core_field_exists(req->cqe)) {
+		ev->extra[1] = absent | 1u << SQE_FD;
+		return;
+	}
+	cmd = (void *)&req->cmd;
+	ev->args[SQE_FD] = (__u64)(__s64)BPF_CORE_READ(req, cqe.fd);
+	if (uring_rw(op) && bpf_core_type_exists(struct io_rw)) {
+		struct io_rw *rw = cmd;
+		__u64 len = BPF_CORE_READ(rw, len);
+
+		ev->args[SQE_OFF] = BPF_CORE_READ(rw, kiocb.ki_pos);
+		ev->args[SQE_FLAGS] = (__u32)BPF_CORE_READ(rw, flags);
+		ev->args[SQE_LEN] = len;
+		absent = 0;
+		/* Vectored: len counts iovecs (with a selected buffer,
+		 * the kernel put its length there). */
+		if (uring_vectored(op) && !(sqe_flags & URING_SQE_BUFFER_SELECT) &&
+		    !iov_total(BPF_CORE_READ(rw, addr), len, &ev->args[SQE_LEN]))
+			absent = 1u << SQE_LEN;
+		if (op == IORING_OP_READ_FIXED || op == IORING_OP_WRITE_FIXED ||
+		    op == IORING_OP_READV_FIXED || op == IORING_OP_WRITEV_FIXED)
+			ev->extra[0] |= (__u64)BPF_CORE_READ(req, buf_index) << 16 |
+					IORIOT_EV_SQE_BUF;
+	} else if ((op == IORING_OP_FSYNC || op == IORING_OP_SYNC_FILE_RANGE ||
+		    op == IORING_OP_FALLOCATE) && bpf_core_type_exists(struct io_sync)) {
+		struct io_sync *sy = cmd;
+
+		ev->args[SQE_OFF] = BPF_CORE_READ(sy, off);
+		ev->args[SQE_LEN] = BPF_CORE_READ(sy, len);
+		ev->args[SQE_FLAGS] = op == IORING_OP_FALLOCATE ?
+				      (__u32)BPF_CORE_READ(sy, mode) :
+				      (__u32)BPF_CORE_READ(sy, flags);
+		absent = 0;
+	} else if (op == IORING_OP_FADVISE && bpf_core_type_exists(struct io_fadvise)) {
+		struct io_fadvise *fa = cmd;
+
+		ev->args[SQE_OFF] = BPF_CORE_READ(fa, offset);
+		ev->args[SQE_LEN] = BPF_CORE_READ(fa, len);
+		ev->args[SQE_FLAGS] = BPF_CORE_READ(fa, advice);
+		absent = 0;
+	} else if (op == IORING_OP_FTRUNCATE && bpf_core_type_exists(struct io_ftrunc)) {
+		struct io_ftrunc *ft = cmd;
+
+		ev->args[SQE_LEN] = BPF_CORE_READ(ft, len);
+		absent = 1u << SQE_OFF | 1u << SQE_FLAGS;
+	} else {
+		/* A nop, or not file I/O: the kind is what counts (cqe.fd is
+		 * set only for requests on a file). */
+		absent |= 1u << SQE_FD;
+	}
+	ev->extra[1] = absent;
+}
+
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int on_uring_submit(struct trace_event_raw_io_uring_submit_req *tp)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct inflight *in = in_enter();
+	struct ring_owner *o;
+	struct ioriot_event *ev;
+	__u8 op = tp->opcode;
+	__u64 sqe_flags = tp->flags & URING_SQE_FLAGS;
+
+	if (stopped)
+		return 0;
+	o = ring_of((__u64)tp->ctx, in);
+	if (!in && !o && !wanted(id >> 32))
+		return 0;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		__sync_fetch_and_add(&lost_events, 1);
+		return 0;
+	}
+	/* In io_uring_enter: the call's thread and entry time, so that the
+	 * log holds the requests before their enter.  Else (SQPOLL) the
+	 * ring's creator, now. */
+	ev->time_ns = in ? in->time_ns : bpf_ktime_get_ns();
+	ev->dur_ns = 0;
+	ev->pid = in || !o ? id >> 32 : o->tgid;
+	ev->tid = in || !o ? (__u32)id : o->tid;
+	ev->sys = SYS_SQE;
+	ev->flags = IORIOT_EV_NO_RET | IORIOT_EV_SQE | IORIOT_EV_ABSENT;
+	ev->ret = 0;
+	ev->args[SQE_RING] = o ? (__u64)(__s64)o->fd : 0;
+	ev->args[SQE_FD] = ev->args[SQE_OFF] = ev->args[SQE_LEN] = 0;
+	ev->args[SQE_FLAGS] = 0;
+	ev->args[SQE_DATA] = tp->user_data;
+	ev->extra[0] = op | sqe_flags << 8;
+	sqe_fields(ev, (struct io_kiocb *)tp->req, op, sqe_flags);
+	if (!o)
+		ev->extra[1] |= 1u << SQE_RING;
+	ev->path_len[0] = ev->path_len[1] = 0;
+	ev->umask = 0;
+	bpf_ringbuf_submit(ev, wake_flag());
+	return 0;
+}
+
+/* Where a cqe record's arguments are (the layout "eAF"). */
+enum { CQE_RING, CQE_DATA, CQE_OP };
+
+SEC("tracepoint/io_uring/io_uring_complete")
+int on_uring_complete(struct trace_event_raw_io_uring_complete *tp)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 key = (__u64)tp->ctx;
+	struct ring_owner *o = bpf_map_lookup_elem(&rings, &key);
+	struct ioriot_event *ev;
+	struct io_kiocb *req = NULL;
+
+	if (stopped || (!o && !wanted(id >> 32)))
+		return 0;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		__sync_fetch_and_add(&lost_events, 1);
+		return 0;
+	}
+	if (bpf_core_field_exists(tp->req))
+		req = tp->req;
+	ev->time_ns = bpf_ktime_get_ns();
+	ev->dur_ns = 0;
+	ev->pid = o ? o->tgid : id >> 32;
+	ev->tid = o ? o->tid : (__u32)id;
+	ev->sys = SYS_CQE;
+	ev->flags = IORIOT_EV_ABSENT;
+	ev->ret = tp->res;
+	ev->args[CQE_RING] = o ? (__u64)(__s64)o->fd : 0;
+	ev->args[CQE_DATA] = tp->user_data;
+	ev->args[CQE_OP] = req ? BPF_CORE_READ(req, opcode) : 0;
+	ev->args[3] = ev->args[4] = ev->args[5] = 0;
+	ev->extra[0] = 0;
+	ev->extra[1] = (o ? 0 : 1u << CQE_RING) | (req ? 0 : 1u << CQE_OP);
+	ev->path_len[0] = ev->path_len[1] = 0;
+	ev->umask = 0;
+	bpf_ringbuf_submit(ev, wake_flag());
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_io_uring_register")
+int enter_io_uring_register(struct trace_event_raw_sys_enter *ctx)
+{
+	return on_enter(ctx, SYS_IO_URING_REGISTER, 4, EX_NONE);
+}
+
+/* The table io_uring_register @in changed: fixed files (*@files true)
+ * or buffers, from slot *@base, *@n entries at user *@arr.  False if it
+ * sets none. */
+static __always_inline bool reg_table(const struct inflight *in, bool *files,
+				      __u64 *base, __u64 *arr, __u64 *n)
+{
+	__u32 opcode = (__u32)in->args[1] & ~URING_REGISTER_USE_REGISTERED_RING;
+	__u64 arg = in->args[2];
+	__u32 hdr[2] = { 0, 0 };	/* nr and flags, or offset */
+
+	*files = opcode == IORING_REGISTER_FILES ||
+		 opcode == IORING_REGISTER_FILES_UPDATE ||
+		 opcode == IORING_REGISTER_FILES2 ||
+		 opcode == IORING_REGISTER_FILES_UPDATE2;
+	*base = 0;
+	if (!arg)
+		return false;
+	switch (opcode) {
+	case IORING_REGISTER_FILES: case IORING_REGISTER_BUFFERS:
+		*arr = arg;
+		*n = (__u32)in->args[3];
+		return true;
+	case IORING_REGISTER_FILES_UPDATE:	/* struct io_uring_files_update */
+		bpf_probe_read_user(hdr, sizeof(hdr), (void *)arg);
+		*base = hdr[0];
+		*arr = read_user_u64(arg + 8);
+		*n = (__u32)in->args[3];
+		return true;
+	case IORING_REGISTER_FILES2: case IORING_REGISTER_BUFFERS2:
+		/* struct io_uring_rsrc_register: a sparse table sets none */
+		bpf_probe_read_user(hdr, sizeof(hdr), (void *)arg);
+		if (hdr[1] & URING_RSRC_REGISTER_SPARSE)
+			return false;
+		*n = hdr[0];
+		*arr = read_user_u64(arg + 16);
+		return true;
+	case IORING_REGISTER_FILES_UPDATE2: case IORING_REGISTER_BUFFERS_UPDATE:
+		/* struct io_uring_rsrc_update2 */
+		bpf_probe_read_user(hdr, sizeof(hdr), (void *)arg);
+		*base = hdr[0];
+		*arr = read_user_u64(arg + 8);
+		bpf_probe_read_user(hdr, sizeof(hdr[0]), (void *)(arg + 24));
+		*n = hdr[0];
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Where uring_file and uring_buf records have their arguments (the
+ * layouts "edO" and "ecO"). */
+enum { REG_RING, REG_VALUE, REG_SLOT };
+
+SEC("tracepoint/syscalls/sys_exit_io_uring_register")
+int exit_io_uring_register(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct inflight *in = bpf_task_storage_get(&inflight,
+						   bpf_get_current_task_btf(),
+						   NULL, 0);
+	__u64 base = 0, arr = 0, n = 0;
+	__u32 sent = 0;
+	bool files = false;
+
+	if (!in || !in->time_ns || in->sys != SYS_IO_URING_REGISTER)
+		return 0;
+	if (ctx->ret < 0 || !reg_table(in, &files, &base, &arr, &n))
+		n = 0;
+	/* An update returns how many it changed. */
+	if (ctx->ret > 0 && n > (__u64)ctx->ret)
+		n = ctx->ret;
+	for (int i = 0; i < IORIOT_EV_URING_REG_MAX; i++) {
+		struct ioriot_event *ev;
+		__u64 value;
+		__s32 fd = -1;
+
+		if (i >= n)
+			break;
+		if (files) {
+			bpf_probe_read_user(&fd, sizeof(fd), (void *)(arr + i * 4));
+			value = (__u64)(__s64)fd;
+		} else {
+			value = read_user_u64(arr + i * 16 + 8);	/* iov_len */
+		}
+		ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+		if (!ev)
+			break;		/* counted below */
+		fill(ev, id, files ? SYS_URING_FILE : SYS_URING_BUF, in, 0);
+		ev->dur_ns = 0;
+		ev->flags = IORIOT_EV_NO_RET;
+		ev->args[REG_RING] = in->args[0];
+		ev->args[REG_VALUE] = value;
+		ev->args[REG_SLOT] = base + i;
+		ev->args[3] = ev->args[4] = ev->args[5] = 0;
+		ev->extra[0] = ev->extra[1] = 0;
+		bpf_ringbuf_submit(ev, wake_flag());
+		sent++;
+	}
+	if (n > sent)
+		__sync_fetch_and_add(&lost_events, n - sent);
+	return on_exit(ctx, SYS_IO_URING_REGISTER, -1, -1, EX_NONE);
+}
+
+/*
+ * bind(2) of a Unix socket to a path makes a socket inode there, under
+ * the umask: captured as an event with that path (sun_path, up to its
+ * NUL or the address length).  Other binds (Internet addresses, abstract
+ * Unix names) touch no file: counted as syscalls not captured, under
+ * their syscall number (the tracepoint's id).
+ */
+#define SUN_PATH_MAX 108
+
+SEC("tracepoint/syscalls/sys_enter_bind")
+int enter_bind(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 addr = ctx->args[1], len = ctx->args[2];
+	struct inflight *in;
+	__u16 family = 0;
+	char first = 0;
+
+	if (!wanted(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	on_enter(ctx, SYS_BIND, 3, EX_NONE);
+	in = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), NULL,
+				  0);
+	if (!in || in->sys != SYS_BIND)
+		return 0;
+	/* The syscall tracepoints' record has an int __syscall_nr where
+	 * raw_syscalls' has a long id: its low half. */
+	in->extra[1] = (__u32)ctx->id;
+	if (len > 2 && addr &&
+	    !bpf_probe_read_user(&family, sizeof(family), (void *)addr) &&
+	    family == SOCK_AF_UNIX &&
+	    !bpf_probe_read_user(&first, 1, (void *)(addr + 2)) && first)
+		take_umask(in);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_bind")
+int exit_bind(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct inflight *in = bpf_task_storage_get(&inflight,
+						   bpf_get_current_task_btf(),
+						   NULL, 0);
+	__u32 zero = 0, nr, n, len = 0;
+	struct scratch *s;
+	__u64 *count;
+
+	if (!in || !in->time_ns || in->sys != SYS_BIND)
+		return 0;
+	if (!(in->flags & IORIOT_EV_UMASK)) {
+		nr = in->extra[1] < IORIOT_UNCAP_OTHER_ABI ?
+		     (__u32)in->extra[1] : IORIOT_UNCAP_OTHER_ABI;
+		count = bpf_map_lookup_elem(&uncaptured, &nr);
+		if (count)
+			*count += 1;
+		goto out;
+	}
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s) {
+		__sync_fetch_and_add(&lost_events, 1);
+		goto out;
+	}
+	fill(&s->ev, id, SYS_BIND, in, ctx->ret);
+	s->ev.extra[1] = 0;
+	n = in->args[2] - 2 < SUN_PATH_MAX ? (__u32)(in->args[2] - 2) :
+					      SUN_PATH_MAX;
+	if (n > SUN_PATH_MAX)
+		n = SUN_PATH_MAX;
+	if (bpf_probe_read_user(s->paths, n, (void *)(in->args[1] + 2)))
+		n = 0;
+	for (int i = 0; i < SUN_PATH_MAX; i++) {
+		if (i >= n || !s->paths[i])
+			break;
+		len++;
+	}
+	send(s, len, 0);
+out:
+	in->time_ns = 0;
+	return 0;
+}
+
+/*
+ * I/O through file mappings: one page record per page fault of a captured
+ * process on a file mapping.
+ *
+ * The hooks are the x86 exceptions:page_fault_user and page_fault_kernel
+ * tracepoints (the kernel's faults on user addresses: read(2) into a
+ * mapped file dirties it), present since Linux 3.13 and loading wherever
+ * the syscall tracepoints do; a kernel without them captures the rest.
+ * fentry/fexit on handle_mm_fault() would give the vma, and so anonymous
+ * and file memory apart, but needs ftrace for BPF, which kernels under
+ * lockdown refuse (the 6.18 kernel the tests run on refuses it with EPERM
+ * and has no kprobes either); filemap_fault() is
+ * not every file system's (tmpfs has its own), page_mkwrite is a
+ * per-file-system method, writeback:writeback_dirty_folio names no
+ * address and fires for write(2) too, and bpf_find_vma() from the fault
+ * tracepoint needs the mmap_lock, which another thread's mmap holds.
+ *
+ * So the probe keeps its own table of each captured process's file
+ * mappings (struct ioriot_maps, event.h): mmap adds one (of a file, not
+ * executable, not MAP_DENYWRITE, the flag the dynamic linker maps
+ * libraries with), munmap, an mmap over it and mremap cut or move them,
+ * fork copies the table, exec and exit drop it; the loader seeds it from
+ * /proc/PID/maps.  A fault is recorded when its address lies in one:
+ * anonymous memory and libraries cost a table lookup and nothing else.
+ * The error code tells the rest: a write fault on a shared mapping dirties
+ * the page (a first write, or page_mkwrite of a page written back since):
+ * mmap_write.  A read fault, or a write fault on a private mapping whose
+ * page was not mapped yet (the file's page is read for the private copy),
+ * is mmap_read.  A write fault on a present page of a private mapping
+ * (copy-on-write) reads nothing of the file and is not recorded.
+ *
+ * The tracepoint fires when the fault is taken, before it is resolved:
+ * a fault that fails (SIGBUS beyond the end of the file) is recorded too.
+ * Faults the kernel makes itself through get_user_pages (MAP_POPULATE,
+ * madvise(MADV_POPULATE_*), process_vm_writev) raise no exception and are
+ * not seen.  Fault-around: a read fault also maps the neighbouring pages
+ * that are in the page cache (filemap_map_pages), without faults, so a
+ * later access to them is not seen; the replay touches the faulted pages
+ * only, and its kernel maps the same neighbours (docs/capture-format.md
+ * §5.4).  Cost: one record per fault, which is once per page written
+ * until it is written back, and for cached files once per fault-around
+ * window read.
+ */
+#define PF_PROT		0x1	/* X86_PF_PROT: the page was present */
+#define PF_WRITE	0x2	/* X86_PF_WRITE */
+#define M_SHARED	0x01
+#define M_TYPE		0x0f
+#define M_SHARED_VALIDATE 0x03
+#define M_ANONYMOUS	0x20
+#define M_DENYWRITE	0x0800
+#define P_EXEC		0x4
+#define PAGE_MASK_	(~(__u64)(IORIOT_EV_PAGE_SIZE - 1))
+
+/* Mappings not followed because a process's table was full. */
+__u64 maps_full = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct ioriot_maps);
+} file_maps SEC(".maps");
+
+/* An empty table, to create a process's (too large for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ioriot_maps);
+} empty_maps SEC(".maps");
+
+/* Put @r into a free slot of @t; counted when there is none. */
+static __always_inline void maps_put(struct ioriot_maps *t,
+				     const struct ioriot_map_range *r)
+{
+	for (int i = 0; i < IORIOT_EV_MAPS; i++) {
+		if (!t->r[i].end) {
+			t->r[i] = *r;
+			return;
+		}
+	}
+	__sync_fetch_and_add(&maps_full, 1);
+}
+
+/* Forget [@addr, @addr + @len) of @t: ranges in it go, ranges across its
+ * ends are cut; a range it splits keeps both sides.  (The verifier
+ * explores the loop once per slot: what one slot leaves for later is in
+ * the map, t->cut, not on the stack.) */
+static __always_inline void maps_cut(struct ioriot_maps *t, __u64 addr,
+				     __u64 len)
+{
+	__u64 end = addr + ((len + IORIOT_EV_PAGE_SIZE - 1) & PAGE_MASK_);
+
+	t->cut.end = 0;
+	for (int i = 0; i < IORIOT_EV_MAPS; i++) {
+		struct ioriot_map_range *m = &t->r[i];
+		__u64 s = m->start, e = m->end;
+
+		if (!e || e <= addr || s >= end)
+			continue;
+		if (s < addr && e > end) {
+			t->cut.start = end;
+			t->cut.end = e;
+			t->cut.offset = m->offset + (end - s);
+			t->cut.shared = m->shared;
+		}
+		if (s < addr) {
+			m->end = addr;
+		} else if (e > end) {
+			m->offset += end - s;
+			m->start = end;
+		} else {
+			m->end = 0;
+		}
+	}
+	if (t->cut.end)
+		maps_put(t, &t->cut);
+}
+
+/* The table of process @tgid, created empty if @create. */
+static __always_inline struct ioriot_maps *maps_of(__u32 tgid, bool create)
+{
+	struct ioriot_maps *t = bpf_map_lookup_elem(&file_maps, &tgid);
+	__u32 zero = 0;
+
+	if (t || !create)
+		return t;
+	/* Another thread may create it meanwhile: either table will do. */
+	t = bpf_map_lookup_elem(&empty_maps, &zero);
+	if (t)
+		bpf_map_update_elem(&file_maps, &tgid, t, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&file_maps, &tgid);
+}
+
+/* A result of mmap or mremap that is an address, not an errno. */
+static __always_inline bool mapped(long ret)
+{
+	return ret >= 0 || ret < -4095;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int enter_mmap(struct trace_event_raw_sys_enter *ctx)
+{
+	return on_enter(ctx, SYS_MMAP, 6, EX_NONE);
+}
+
+/* mmap: what was mapped there before is gone; a file mapping joins. */
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int exit_mmap(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct inflight *in = bpf_task_storage_get(&inflight,
+						   bpf_get_current_task_btf(),
+						   NULL, 0);
+	struct ioriot_map_range r;
+	struct ioriot_maps *t;
+	__u64 len, prot, flags;
+	int fd;
+
+	if (!in || !in->time_ns || in->sys != SYS_MMAP)
+		return 0;
+	len = in->args[1];
+	prot = in->args[2];
+	flags = in->args[3];
+	fd = (int)in->args[4];
+	r.offset = in->args[5];
+	on_exit(ctx, SYS_MMAP, -1, -1, EX_NONE);
+	if (!mapped(ctx->ret))
+		return 0;
+	bool file = fd >= 0 && !(flags & M_ANONYMOUS) && !(prot & P_EXEC) &&
+		    !(flags & M_DENYWRITE);
+	t = maps_of(tgid, file);
+	if (!t)
+		return 0;
+	maps_cut(t, ctx->ret, len);
+	if (!file)
+		return 0;
+	r.start = ctx->ret;
+	r.end = ctx->ret + ((len + IORIOT_EV_PAGE_SIZE - 1) & PAGE_MASK_);
+	r.shared = (flags & M_TYPE) == M_SHARED ||
+		   (flags & M_TYPE) == M_SHARED_VALIDATE;
+	maps_put(t, &r);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_munmap")
+int enter_munmap(struct trace_event_raw_sys_enter *ctx)
+{
+	return on_enter(ctx, SYS_MUNMAP, 2, EX_NONE);
+}
+
+SEC("tracepoint/syscalls/sys_exit_munmap")
+int exit_munmap(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct inflight *in = bpf_task_storage_get(&inflight,
+						   bpf_get_current_task_btf(),
+						   NULL, 0);
+	struct ioriot_maps *t;
+	__u64 addr, len;
+
+	if (!in || !in->time_ns || in->sys != SYS_MUNMAP)
+		return 0;
+	addr = in->args[0];
+	len = in->args[1];
+	on_exit(ctx, SYS_MUNMAP, -1, -1, EX_NONE);
+	if (ctx->ret != 0 || !(t = maps_of(tgid, false)))
+		return 0;
+	maps_cut(t, addr, len);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mremap")
+int enter_mremap(struct trace_event_raw_sys_enter *ctx)
+{
+	return on_enter(ctx, SYS_MREMAP, 5, EX_NONE);
+}
+
+/* mremap(old, old_len, new_len, flags, new): a file mapping moves with
+ * its offset (the generator does not follow it: docs). */
+SEC("tracepoint/syscalls/sys_exit_mremap")
+int exit_mremap(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct inflight *in = bpf_task_storage_get(&inflight,
+						   bpf_get_current_task_btf(),
+						   NULL, 0);
+	struct ioriot_map_range r = { 0 };
+	struct ioriot_maps *t;
+	__u64 old, old_len, new_len;
+
+	if (!in || !in->time_ns || in->sys != SYS_MREMAP)
+		return 0;
+	old = in->args[0] & PAGE_MASK_;
+	old_len = in->args[1];
+	new_len = in->args[2];
+	on_exit(ctx, SYS_MREMAP, -1, -1, EX_NONE);
+	if (!mapped(ctx->ret) || !(t = maps_of(tgid, false)))
+		return 0;
+	for (int i = 0; i < IORIOT_EV_MAPS; i++) {
+		const struct ioriot_map_range *m = &t->r[i];
+
+		if (m->end && old >= m->start && old < m->end) {
+			r.offset = m->offset + (old - m->start);
+			r.shared = m->shared;
+			r.end = 1;
+			break;
+		}
+	}
+	maps_cut(t, old, old_len);
+	maps_cut(t, ctx->ret, new_len);
+	if (!r.end)
+		return 0;
+	r.start = ctx->ret;
+	r.end = ctx->ret + ((new_len + IORIOT_EV_PAGE_SIZE - 1) & PAGE_MASK_);
+	maps_put(t, &r);
+	return 0;
+}
+
+/* A fault at @address with x86 error code @code. */
+static __always_inline int on_fault(__u64 address, __u64 code)
+{
+	__u64 id = bpf_get_current_pid_tgid(), page = address & PAGE_MASK_;
+	__u32 tgid = id >> 32;
+	const struct ioriot_map_range *m = NULL;
+	struct ioriot_maps *t;
+	struct ioriot_event *ev;
+	__u32 sys;
+
+	if (stopped || !(t = bpf_map_lookup_elem(&file_maps, &tgid)))
+		return 0;
+	for (int i = 0; i < IORIOT_EV_MAPS; i++) {
+		if (t->r[i].end && page >= t->r[i].start && page < t->r[i].end) {
+			m = &t->r[i];
+			break;
+		}
+	}
+	if (!m)
+		return 0;
+	if (!(code & PF_WRITE))
+		sys = SYS_MMAP_READ;
+	else if (m->shared)
+		sys = SYS_MMAP_WRITE;
+	else if (!(code & PF_PROT))
+		sys = SYS_MMAP_READ;
+	else
+		return 0;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		__sync_fetch_and_add(&lost_events, 1);
+		return 0;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->time_ns = bpf_ktime_get_ns();
+	ev->pid = tgid;
+	ev->tid = (__u32)id;
+	ev->sys = sys;
+	ev->flags = IORIOT_EV_NO_RET;
+	ev->args[0] = page;
+	ev->args[1] = m->offset + (page - m->start);
+	bpf_ringbuf_submit(ev, wake_flag());
+	return 0;
+}
+
+/* The record of both tracepoints, unchanged since they came (its struct
+ * in vmlinux.h was renamed). */
+struct fault_record {
+	__u64 common;
+	__u64 address, ip, error_code;
+};
+
+SEC("tracepoint/exceptions/page_fault_user")
+int fault_user(struct fault_record *ctx)
+{
+	return on_fault(ctx->address, ctx->error_code);
+}
+
+SEC("tracepoint/exceptions/page_fault_kernel")
+int fault_kernel(struct fault_record *ctx)
+{
+	return on_fault(ctx->address, ctx->error_code);
+}
+
 /* exit_group does not return: sent at entry. */
 SEC("tracepoint/syscalls/sys_enter_exit_group")
 int enter_exit_group(struct trace_event_raw_sys_enter *ctx)
@@ -975,6 +1814,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	struct ioriot_maps *t;
 	struct scratch *s;
 	__u8 yes = 1;
 
@@ -984,6 +1824,9 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		bpf_map_update_elem(&tracked, &ctgid, &yes, BPF_ANY);
 	if (!wanted(ptgid))
 		return 0;
+	/* A child has its parent's mappings. */
+	if (ctgid != ptgid && (t = bpf_map_lookup_elem(&file_maps, &ptgid)))
+		bpf_map_update_elem(&file_maps, &ctgid, t, BPF_ANY);
 	s = process_event(SYS_FORK, ptgid, BPF_CORE_READ(parent, pid));
 	if (!s)
 		return 0;
@@ -1002,6 +1845,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	struct scratch *s;
 	long n;
 
+	bpf_map_delete_elem(&file_maps, &tgid);	/* a new address space */
 	if (!wanted(tgid) || !(s = process_event(SYS_EXEC, tgid,
 						   BPF_CORE_READ(p, pid))))
 		return 0;
@@ -1026,6 +1870,7 @@ int BPF_PROG(on_exit_task, struct task_struct *p)
 	bool want = wanted(tgid);
 	if (filter_tgid)
 		bpf_map_delete_elem(&tracked, &tgid);
+	bpf_map_delete_elem(&file_maps, &tgid);
 	if (!want)
 		return 0;
 	s = process_event(SYS_EXIT, tgid, pid);

@@ -17,7 +17,8 @@
  *   Q    second offset (64)
  *   W    whence (int)   F    fcntl command (int)   G  arg or gid
  *   U    uid (int)      a    address (64)          _  not logged
- *   A    second address (64): an iocb's user address
+ *   A    second address (64): an iocb's user address, an io_uring
+ *        request's user_data
  */
 static const char *const layouts[SYS_COUNT] = {
 	[SYS_OPEN] = "pfm", [SYS_OPENAT] = "dpfm", [SYS_OPENAT2] = "dp",
@@ -37,6 +38,9 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_FSTATFS] = "d", [SYS_ACCESS] = "pm", [SYS_FACCESSAT] = "dpm",
 	[SYS_FACCESSAT2] = "dpmf", [SYS_GETDENTS] = "d_c",
 	[SYS_GETDENTS64] = "d_c", [SYS_MKDIR] = "pm", [SYS_MKDIRAT] = "dpm",
+	/* mknod's device number is not logged; bind's path comes from its
+	 * sockaddr_un with the record, its socket fd is not logged. */
+	[SYS_MKNOD] = "pm", [SYS_MKNODAT] = "dpm", [SYS_BIND] = "",
 	[SYS_RMDIR] = "p", [SYS_UNLINK] = "p", [SYS_UNLINKAT] = "dpf",
 	[SYS_RENAME] = "pP", [SYS_RENAMEAT] = "dpeP",
 	[SYS_RENAMEAT2] = "dpePf", [SYS_LINK] = "pP", [SYS_LINKAT] = "dpePf",
@@ -49,7 +53,8 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_FCNTL] = "dFG", [SYS_DUP] = "d", [SYS_DUP2] = "de",
 	[SYS_DUP3] = "def", [SYS_CHDIR] = "p", [SYS_FCHDIR] = "d",
 	[SYS_MMAP] = "acmfdO", [SYS_MUNMAP] = "ac", [SYS_MSYNC] = "acf",
-	[SYS_MREMAP] = "a_cf",	/* c: the new size */ [SYS_EXIT_GROUP] = "", [SYS_FORK] = "",
+	[SYS_MREMAP] = "a_cf",	/* c: the new size */ [SYS_MADVISE] = "acf",
+	[SYS_EXIT_GROUP] = "", [SYS_FORK] = "",
 	[SYS_EXEC] = "", [SYS_EXIT] = "",
 	/* AIO: a is the context id (io_setup's comes with the record), G
 	 * io_getevents' min_nr. */
@@ -57,6 +62,13 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_IO_CANCEL] = "aA", [SYS_IO_GETEVENTS] = "aGc",
 	[SYS_IO_PGETEVENTS] = "aGc", [SYS_IOCB] = "aAdOcf",
 	[SYS_IO_EVENT] = "aA",
+	/* io_uring: e is the ring's fd in records; the flags, cq_entries,
+	 * opcode, sqe flags and buffer index come with the record. */
+	[SYS_IO_URING_SETUP] = "c", [SYS_IO_URING_ENTER] = "dcGf",
+	[SYS_IO_URING_REGISTER] = "dF_c", [SYS_SQE] = "edOcfA",
+	[SYS_CQE] = "eAF", [SYS_URING_FILE] = "edO", [SYS_URING_BUF] = "ecO",
+	/* Page records: the page's address and its offset in the file. */
+	[SYS_MMAP_READ] = "aO", [SYS_MMAP_WRITE] = "aO",
 	/* ioctl: what its argument pointed to comes with the record
 	 * (ioctl_fields()).  Extended attributes: P is the name, G the
 	 * flags of a set, f the AT_ flags of the *at forms (their size and
@@ -71,9 +83,28 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_REMOVEXATTR] = "pP", [SYS_LREMOVEXATTR] = "pP",
 	[SYS_FREMOVEXATTR] = "dP", [SYS_REMOVEXATTRAT] = "dpfP",
 	[SYS_FLOCK] = "df", [SYS_SPLICE] = "d_e_cf", [SYS_TEE] = "decf",
-	[SYS_MKNOD] = "pm", [SYS_MKNODAT] = "dpm",
 	[SYS_DEDUPE] = "dQc",
 };
+
+/* The have bit of layout character @c, 0 for none. */
+static unsigned have_of(char c)
+{
+	switch (c) {
+	case 'd': return CAP_FD;
+	case 'e': return CAP_FD2;
+	case 'f': return CAP_FLAGS;
+	case 'm': return CAP_MODE;
+	case 'O': return CAP_OFFSET;
+	case 'c': return CAP_COUNT;
+	case 'W': return CAP_WHENCE;
+	case 'F': return CAP_CMD;
+	case 'G': return CAP_ARG;
+	case 'U': return CAP_UID;
+	case 'a': return CAP_ADDR;
+	case 'A': return CAP_ADDR2;
+	default: return 0;
+	}
+}
 
 /* The clone and dedupe ranges of an ioctl record (IORIOT_EV_IOCTL_ARGS),
  * FICLONE's source fd, and the source's size. */
@@ -205,6 +236,37 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 	}
 	if (e->flags & IORIOT_EV_NO_COUNT)
 		ce->have &= ~CAP_COUNT;
+	if (e->flags & IORIOT_EV_ABSENT)
+		for (int i = 0; layout[i] && i < 6; i++)
+			if (e->extra[1] & (1ull << i))
+				ce->have &= ~have_of(layout[i]);
+	if ((e->flags & IORIOT_EV_RING) && e->sys == SYS_IO_URING_ENTER) {
+		ce->fd = (int64_t)e->extra[0];
+		ce->have |= CAP_FD;
+	}
+	if ((e->flags & IORIOT_EV_URING_SETUP) && e->sys == SYS_IO_URING_SETUP) {
+		ce->flags = (int64_t)e->extra[0];
+		ce->arg = (int64_t)e->extra[1];
+		ce->have |= CAP_FLAGS | CAP_ARG;
+	}
+	if ((e->flags & IORIOT_EV_SQE) && e->sys == SYS_SQE) {
+		ce->cmd = (int64_t)(e->extra[0] & 0xff);	/* opcode */
+		ce->arg = (int64_t)(e->extra[0] >> 8 & 0xff);	/* sqe flags */
+		ce->have |= CAP_CMD | CAP_ARG;
+		if (e->extra[0] & IORIOT_EV_SQE_BUF) {
+			ce->buf_index = (int64_t)(e->extra[0] >> 16 & 0xffff);
+			ce->have |= CAP_BUF;
+		}
+	}
+	if (e->flags & IORIOT_EV_UMASK) {
+		ce->umask = e->umask & 0777;
+		ce->have |= CAP_UMASK;
+	}
+	if (e->sys == SYS_BIND && e->path_len[0]) {
+		ce->path = p1;
+		ce->path_len = e->path_len[0];
+		ce->have |= CAP_PATH;
+	}
 	if (e->flags & IORIOT_EV_FLOCK) {
 		/* A lock command: the struct flock, not its address. */
 		ce->arg = (int16_t)(e->args[2] & 0xffff);	/* l_type */

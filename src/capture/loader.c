@@ -53,9 +53,10 @@ struct loader {
  * A link's content and an attribute's name are no paths: fgetxattr is an
  * fd operation.
  * An event with none (sockets, pipes, ...) is kept unless the filter has
- * includes.  Process records, by-address operations and the AIO calls
- * and records are always kept (an iocb whose fd was filtered counts as an
- * unknown fd in generate).
+ * includes.  Process records, by-address operations, page records and
+ * the AIO and io_uring calls and records are always kept (an iocb or sqe
+ * whose fd was filtered counts as an unknown fd in generate, a page of a
+ * mapping of a filtered file as a page of no replayed mapping).
  */
 /* Whether @ce names a path it touches (not only a link's content or an
  * attribute's name). */
@@ -74,7 +75,7 @@ static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 	int n = 0;
 
 	if ((!f->ninclude && !f->nexclude) || kind >= SK_EXIT_GROUP ||
-	    kind == SK_ADDR || (kind >= SK_AIO_SETUP && kind <= SK_AIO_GETEVENTS))
+	    kind == SK_ADDR || (kind >= SK_AIO_SETUP && kind <= SK_URING_REGISTER))
 		return false;
 	/* A link's content (symlink's p, readlink's P) is no path it
 	 * touched. */
@@ -426,6 +427,37 @@ static void release_probe(struct capture_bpf *skel)
 	}
 }
 
+/* What seed_maps() needs. */
+struct seed {
+	struct capture_bpf *skel;
+	const struct path_filter *filter;
+	uint64_t unfollowed;	/* file mappings the probe does not follow */
+};
+
+/*
+ * snapshot_write()'s callback: the file mappings process @pid has now
+ * into the probe's table.  If an mmap of it made the table meanwhile, or
+ * there is no memory for it, they are not followed (counted).
+ */
+static void seed_maps(void *ctx, uint32_t pid)
+{
+	struct seed *sd = ctx;
+	struct ioriot_maps *t = calloc(1, sizeof(*t));
+	uint64_t full = 0, n = 0;
+
+	if (!t || capture_read_maps("/proc", pid, sd->filter, t, &full)) {
+		free(t);
+		return;		/* no memory, or the process is gone */
+	}
+	while (n < IORIOT_EV_MAPS && t->r[n].end)
+		n++;
+	if (n && bpf_map__update_elem(sd->skel->maps.file_maps, &pid,
+				      sizeof(pid), t, sizeof(*t), BPF_NOEXIST))
+		full += n;
+	sd->unfollowed += full;
+	free(t);
+}
+
 /* Mark @pids (-x PID and its descendants) as traced.  0 or -errno. */
 static int track(struct capture_bpf *skel, const uint32_t *pids, size_t n)
 {
@@ -537,9 +569,11 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	uint64_t start = clock_ns(CLOCK_MONOTONIC);
 	ld->deadline = start + duration;
 	write_header(ld->ob);
+	struct seed sd = { .skel = skel, .filter = &opt->filter };
 	struct snapshot_options so = {
 		.proc_root = "/proc", .own_pid = (uint32_t)getpid(),
 		.comm = opt->comm, .time_ns = start, .filter = &opt->filter,
+		.each = seed_maps, .each_ctx = &sd,
 	};
 	if (opt->pid) {
 		so.pids = pids;
@@ -584,6 +618,8 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	reorder_release(&ld->order, UINT64_MAX, emit_event, ld);
 	note_lost(ld, skel);
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
+	sum->maps_unfollowed = sd.unfollowed +
+			       __atomic_load_n(&skel->bss->maps_full, __ATOMIC_RELAXED);
 	if ((rc = read_uncaptured(skel, &sum->uncaptured)))
 		log_warn("reading the counts of syscalls not captured: %s: the "
 			 "log has no uncaptured record", strerror(-rc));

@@ -181,6 +181,7 @@ static void end_of(const struct capture_summary *sum, struct caplog_end *end)
 	end->snapshot_fds = sum->snapshot_fds;
 	end->missing_tracepoints = (uint64_t)(sum->detached > 0 ? sum->detached : 0);
 	end->duration_ns = sum->duration_ns;
+	end->maps_unfollowed = sum->maps_unfollowed;
 	if (sum->log_full)
 		snprintf(end->error, sizeof(end->error), "%s",
 			 sum->log_full == -EDQUOT ? "EDQUOT" :

@@ -98,13 +98,13 @@ static struct reorder_item *take(struct reorder *r, size_t i)
 	return out;
 }
 
-/* Whether @ev makes a new name at its path: mkdir, or an open with
- * O_CREAT. */
+/* Whether @ev makes a new name at its path: mkdir, mknod, or an open
+ * with O_CREAT. */
 static bool creates(const struct cap_event *ev)
 {
 	enum sys_kind k = sys_info(ev->sys)->kind;
 
-	return ev->path && (k == SK_MKDIR ||
+	return ev->path && (k == SK_MKDIR || k == SK_MKNOD ||
 			    (k == SK_OPEN && (ev->have & CAP_FLAGS) &&
 			     (ev->flags & O_CREAT)));
 }

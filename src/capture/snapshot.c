@@ -182,6 +182,8 @@ int snapshot_write(const struct snapshot_options *o, struct outbuf *ob,
 		    !comm_matches(o->proc_root, pid, o->comm))
 			continue;
 		err = snapshot_process(o, pid, ob, r, nfds);
+		if (!err && o->each)
+			o->each(o->each_ctx, pid);
 	}
 	closedir(d);
 	return err;

@@ -218,6 +218,7 @@ struct replay_cli {
 	int ngroups;
 	int diskstats_fd;		/* /proc/diskstats, or -1 */
 	struct uncaptured uncaptured;	/* from the replay file's header */
+	struct uncaptured uring_skipped;	/* likewise */
 	struct diskstats disks_before;	/* when the replay starts */
 	uint64_t disks_before_ns;
 };
@@ -237,11 +238,12 @@ static bool user_ids(const char *user, uid_t *uid, gid_t *gid)
 /*
  * The test of @o->replay: its name, its user (-u, else the file's user=)
  * with ids, and, if @uncap is not NULL, the syscalls its capture did not
- * record.  Returns 0, or 1 after saying why (an unreadable file, an
- * unknown user).
+ * record and the io_uring requests not written (@skipped).  Returns 0, or
+ * 1 after saying why (an unreadable file, an unknown user).
  */
 static int test_of(const struct cli_opts *o, char user[256], char name[256],
-		   uid_t *uid, gid_t *gid, struct uncaptured *uncap)
+		   uid_t *uid, gid_t *gid, struct uncaptured *uncap,
+		   struct uncaptured *skipped)
 {
 	char err[PATHMAP_MAX + 256];
 	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
@@ -252,8 +254,10 @@ static int test_of(const struct cli_opts *o, char user[256], char name[256],
 	}
 	snprintf(user, 256, "%s", o->user ? o->user : rlog_header(r)->user);
 	snprintf(name, 256, "%s", rlog_header(r)->name);
-	if (uncap)
+	if (uncap) {
 		*uncap = rlog_header(r)->uncaptured;
+		*skipped = rlog_header(r)->uring_skipped;
+	}
 	rlog_close(r);
 	if (!user_ids(user, uid, gid)) {
 		log_error("unknown user '%s' (-u USER, or user= in %s)", user,
@@ -282,7 +286,7 @@ static int run_init(const struct cli_opts *o)
 	};
 	char err[PATHMAP_MAX + 256], user[256], name[256];
 
-	if (test_of(o, user, name, &io.uid, &io.gid, NULL))
+	if (test_of(o, user, name, &io.uid, &io.gid, NULL, NULL))
 		return 1;
 	if (geteuid() != 0 && io.uid != geteuid()) {
 		log_error("init creates files owned by %s: run it as root", user);
@@ -378,6 +382,11 @@ static int run_capture(const struct cli_opts *o)
 		printf("Files open at start: %llu\n",
 		       (unsigned long long)sum.snapshot_fds);
 		printf("Tracepoints missing on this kernel: %d\n", sum.detached);
+		if (sum.maps_unfollowed)
+			printf("File mappings not followed (more than %d in a "
+			       "process; their page faults are not captured): "
+			       "%llu\n", IORIOT_EV_MAPS,
+			       (unsigned long long)sum.maps_unfollowed);
 		if (sum.uncaptured.known) {
 			printf("Not captured (not replayed): ");
 			if (!uncaptured_file_io(&sum.uncaptured))
@@ -574,11 +583,13 @@ static int run_replay(const struct cli_opts *o)
 	int ret = 1;
 
 	rc.diskstats_fd = -1;
-	if (test_of(o, user, name, &rc.uid, &rc.gid, &rc.uncaptured))
+	if (test_of(o, user, name, &rc.uid, &rc.gid, &rc.uncaptured,
+		    &rc.uring_skipped))
 		return 1;
 	rc.user = user;
 	rc.info.name = name;
 	rc.info.uncaptured = &rc.uncaptured;
+	rc.info.uring_skipped = &rc.uring_skipped;
 	ro.uid = rc.uid;
 	ro.gid = rc.gid;
 	if (!o->no_drop_caches && run_drop_caches(o)) {

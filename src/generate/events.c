@@ -20,6 +20,13 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	struct proc *p;
 
 	g->ev = ev;
+	if (si->kind != SK_MAPPAGE)
+		gen_flush_pages(g);
+	/* The sqe records a timeline holds go before its next event; a
+	 * completion of one of them waits for them (events_uring.c). */
+	if (g->uring_held.count && si->kind != SK_URING_SQE &&
+	    si->kind != SK_URING_CQE)
+		gen_uring_flush(g, timeline(ev));
 	if (si->kind == SK_LOST) {
 		g->sum->lost_events += ev->have & CAP_COUNT ? (uint64_t)ev->count : 0;
 		return;
@@ -28,6 +35,7 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		/* No process to create: exit_group and the exit record both
 		 * end one. */
 		gen_filtered(g, GF_FD_TABLE);
+		gen_uring_exit(g, ev->pid);
 		procs_exit(&g->procs, ev->pid);
 		g->ev = NULL;
 		return;
@@ -69,11 +77,13 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	case SK_RENAME: gen_on_rename(g, p); break;
 	case SK_LINK: gen_on_link(g, p); break;
 	case SK_SYMLINK: gen_on_symlink(g, p); break;
+	case SK_MKNOD: gen_on_mknod(g, p); break;
 	case SK_SENDFILE: case SK_COPY_RANGE: gen_on_transfer(g, p); break;
 	case SK_SYNC: gen_on_sync(g); break;
 	case SK_CHDIR: gen_on_chdir(g, p, false); break;
 	case SK_FCHDIR: gen_on_chdir(g, p, true); break;
 	case SK_MMAP: gen_on_mmap(g, p); break;
+	case SK_MAPPAGE: gen_on_page(g, p); break;
 	case SK_ADDR: gen_on_addr(g, p); break;
 	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
 	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
@@ -84,12 +94,16 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		/* Replay file names, not captured calls. */
 		gen_filtered(g, GF_AIO);
 		break;
+	case SK_URING_SETUP: case SK_URING_ENTER: case SK_URING_REGISTER:
+	case SK_URING_SQE: case SK_URING_CQE: case SK_URING_FILE:
+	case SK_URING_BUF: case SK_URING_DATA: case SK_URING_DONE:
+		gen_on_uring(g, p);
+		break;
 	case SK_XATTR: gen_on_xattr(g, p); break;
 	case SK_FLOCK: gen_on_lock(g, p); break;
 	case SK_IOCTL: gen_on_ioctl(g, p); break;
 	case SK_DEDUPE: gen_on_dedupe(g, p); break;
 	case SK_SPLICE: gen_on_splice(g, p); break;
-	case SK_MKNOD: gen_on_mknod(g, p); break;
 	case SK_DEDUPE_DONE:
 		/* A replay file name, not a captured call. */
 		gen_filtered(g, GF_INCOMPLETE);
@@ -110,6 +124,8 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		break;
 	case SK_EXEC:
 		gen_filtered(g, GF_FD_TABLE);
+		if (ev->ret >= 0 || !(ev->have & CAP_RET))
+			gen_uring_exit(g, ev->pid);
 		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
 		    proc_exec(&g->procs, p))
 			gen_oom(g);

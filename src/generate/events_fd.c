@@ -1,7 +1,7 @@
 /*
  * events_fd: what the generator does with operations on fds and with fd
  * tables: opens (and fds open at capture start), closes, dups, data
- * transfers with their offsets, seeks, other fd calls, memory maps, chdir.
+ * transfers with their offsets, seeks, other fd calls, chdir.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,7 +180,10 @@ void gen_on_close(struct gen *g, struct proc *p)
 		return;
 	}
 	if (!o) {
-		gen_filtered(g, GF_UNKNOWN_FD);
+		/* A ring's fd: its ring is not used any more (the replay's
+		 * lives until the end). */
+		gen_filtered(g, ev->ret == 0 && gen_uring_closed(g, ev->pid, ev->fd) ?
+			     GF_URING : GF_UNKNOWN_FD);
 		return;
 	}
 	if (!o->vfd)
@@ -501,62 +504,4 @@ void gen_on_chdir(struct gen *g, struct proc *p, bool by_fd)
 		n = path_normalize(ev->path, ev->path_len, p->cwd, buf);
 	}
 	gen_set_cwd(g, p, n > 0 ? buf : NULL);
-}
-
-void gen_on_mmap(struct gen *g, struct proc *p)
-{
-	const struct cap_event *ev = g->ev;
-	struct rlog_op op;
-
-	if (!(ev->have & CAP_FD) || ev->fd < 0) {
-		gen_filtered(g, GF_NOT_FILE);	/* anonymous memory */
-		return;
-	}
-	struct ofd *o = gen_event_ofd(g, p, ev->fd);
-	if (!o)
-		return;
-	gen_op_init(g, &op, ev->sys);
-	gen_op_args(&op, ev);
-	gen_op_fd(&op, o);
-	gen_op_touch(g, &op, &o->res);
-	gen_op_touch(g, &op, &o->node->res);
-	gen_op_emit(g, &op);
-	uint64_t addr = (uint64_t)ev->ret;
-	if (ev->ret < 0 && ev->ret > -4096)
-		return;
-	if (!p->maps.slots && u64map_init(&p->maps)) {
-		gen_oom(g);
-		return;
-	}
-	struct ofd *old = u64map_get(&p->maps, addr);
-	if (u64map_put(&p->maps, addr, o)) {
-		gen_oom(g);
-		return;
-	}
-	o->refs++;		/* a mapping keeps the file open */
-	ofd_put(&g->procs, old);
-}
-
-/* munmap, msync, mremap: replayed only for a mapping of a file. */
-void gen_on_addr(struct gen *g, struct proc *p)
-{
-	const struct cap_event *ev = g->ev;
-	struct rlog_op op;
-	struct ofd *o = NULL;
-
-	if ((ev->have & CAP_ADDR) && p->maps.slots && ev->sys != SYS_MREMAP)
-		o = u64map_get(&p->maps, ev->addr);
-	if (!o) {
-		gen_filtered(g, GF_NOT_FILE);
-		return;
-	}
-	gen_op_init(g, &op, ev->sys);
-	gen_op_args(&op, ev);
-	gen_op_fd(&op, o);
-	gen_op_touch(g, &op, &o->res);
-	gen_op_emit(g, &op);
-	if (ev->sys == SYS_MUNMAP && ev->ret == 0) {
-		u64map_del(&p->maps, ev->addr);
-		ofd_put(&g->procs, o);
-	}
 }

@@ -1,7 +1,7 @@
 /*
  * events_path: what the generator does with operations on paths: lookups
  * (stat, access, ...), and the namespace changes mkdir, unlink, rmdir,
- * rename, link and symlink.
+ * rename, link, symlink, and mknod (bind of a Unix socket alike).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -319,10 +319,10 @@ void gen_on_symlink(struct gen *g, struct proc *p)
 }
 
 /*
- * mknod, mknodat: a regular file, a FIFO or a socket is made again;
- * a character or block device needs privilege the replay does not have
- * (counted).  Opens of a FIFO made here are replayed with O_NONBLOCK
- * (events_fd.c).
+ * mknod, mknodat, and bind of a Unix socket to a path: a new inode that is
+ * no directory (a socket, a FIFO, a regular file, a device) at p.  bind
+ * fails with EADDRINUSE where mknod fails with EEXIST.  Opens of a FIFO
+ * made here are replayed with O_NONBLOCK (events_fd.c).
  */
 void gen_on_mknod(struct gen *g, struct proc *p)
 {
@@ -330,10 +330,6 @@ void gen_on_mknod(struct gen *g, struct proc *p)
 	mode_t type = ev->have & CAP_MODE ? (mode_t)ev->mode & S_IFMT : 0;
 	struct rlog_op op;
 
-	if (type == S_IFCHR || type == S_IFBLK) {
-		gen_filtered(g, GF_DEVICE);
-		return;
-	}
 	if (!gen_resolve_path(g, p, 0))
 		return;
 	struct node *n = g->path[0].node;
@@ -345,7 +341,7 @@ void gen_on_mknod(struct gen *g, struct proc *p)
 	if (ev->ret == 0) {
 		nstree_created(n, NT_FILE, true);
 		n->fifo = type == S_IFIFO;
-	} else if (ev->ret == -EEXIST) {
+	} else if (ev->ret == -EEXIST || ev->ret == -EADDRINUSE) {
 		nstree_exists(n, NT_UNKNOWN);
 	} else if (ev->ret == -ENOENT && n->parent) {
 		nstree_enoent(n->parent);

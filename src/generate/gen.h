@@ -14,6 +14,8 @@
 #include "ioriot/rlog.h"
 #include "ioriot/u64map.h"
 
+struct gbatch;
+
 /* A path of the current event, normalised, rewritten and modelled. */
 struct resolved {
 	char norm[PATHMAP_MAX];
@@ -22,6 +24,16 @@ struct resolved {
 	size_t sandbox_len;
 	struct node *node;
 	const struct mount_entry *mount;
+};
+
+/* Page records being gathered into one mmap_read or mmap_write
+ * (events_map.c): pages at one stride, of one timeline and mapping. */
+struct page_run {
+	struct rlog_op op;		/* op.id 0: none open */
+	uint64_t tl;			/* its timeline */
+	uint64_t map;			/* the mapping's captured address */
+	uint64_t last_addr;		/* the last page */
+	uint64_t last_ns;		/* its record's time */
 };
 
 struct gen {
@@ -39,6 +51,13 @@ struct gen {
 					 * that id (events_aio.c) */
 	struct u64map aio_batch;	/* timeline -> iocb records since its
 					 * last io_submit, + 1 */
+	struct u64map uring;		/* pid << 32 | ring fd -> ring
+					 * (events_uring.c) */
+	struct u64map uring_held;	/* timeline -> sqe records not
+					 * written yet */
+	struct gbatch *uring_late;	/* completions to write after the
+					 * current event */
+	struct page_run run;		/* page records not written yet */
 	struct u64map dedupe;		/* timeline -> dedupe records before
 					 * its FIDEDUPERANGE (events_clone.c) */
 	int err;			/* first -errno (ENOMEM) seen */
@@ -78,7 +97,8 @@ void gen_install_skipped(struct gen *g, struct proc *p, int64_t fd,
 struct resource *gen_parent_res(struct node *n);
 void gen_set_cwd(struct gen *g, struct proc *p, const char *cwd);
 
-/* events_fd.c and events_path.c: one handler per kind of event. */
+/* events_fd.c, events_path.c, events_map.c: one handler per kind of
+ * event. */
 void gen_on_open(struct gen *g, struct proc *p);
 void gen_on_openfd(struct gen *g, struct proc *p);
 void gen_on_close(struct gen *g, struct proc *p);
@@ -94,6 +114,7 @@ void gen_on_sync(struct gen *g);
 void gen_on_chdir(struct gen *g, struct proc *p, bool by_fd);
 void gen_on_mmap(struct gen *g, struct proc *p);
 void gen_on_addr(struct gen *g, struct proc *p);
+void gen_on_page(struct gen *g, struct proc *p);
 void gen_on_pathop(struct gen *g, struct proc *p);
 void gen_on_statat(struct gen *g, struct proc *p);
 void gen_on_mkdir(struct gen *g, struct proc *p);
@@ -101,13 +122,13 @@ void gen_on_remove(struct gen *g, struct proc *p);
 void gen_on_rename(struct gen *g, struct proc *p);
 void gen_on_link(struct gen *g, struct proc *p);
 void gen_on_symlink(struct gen *g, struct proc *p);
+void gen_on_mknod(struct gen *g, struct proc *p);
 void gen_on_aio(struct gen *g, struct proc *p);
 void gen_on_xattr(struct gen *g, struct proc *p);
 void gen_on_lock(struct gen *g, struct proc *p);
 void gen_on_ioctl(struct gen *g, struct proc *p);
 void gen_on_dedupe(struct gen *g, struct proc *p);
 void gen_on_splice(struct gen *g, struct proc *p);
-void gen_on_mknod(struct gen *g, struct proc *p);
 
 /* Whether fcntl command @cmd is a lock command (events_lock.c). */
 bool gen_is_lock_cmd(int64_t cmd);
@@ -116,8 +137,38 @@ bool gen_is_lock_cmd(int64_t cmd);
  * zeroed g. */
 void gen_dedupe_free(struct gen *g);
 
+/* Write the page run still open, if any (events_map.c): before every
+ * event that is not a page record, and at the end of the log. */
+void gen_flush_pages(struct gen *g);
+
 /* Free the AIO state of @g (events_aio.c).  Accepts a zeroed g. */
 void gen_aio_free(struct gen *g);
+
+/* events_uring.c: io_uring calls and records. */
+void gen_on_uring(struct gen *g, struct proc *p);
+
+/* Write the sqe records timeline @tl holds (before its next event). */
+void gen_uring_flush(struct gen *g, uint64_t tl);
+
+/* Write the completions of the sqe records just written (after the
+ * event that wrote them). */
+void gen_uring_after(struct gen *g);
+
+/* Write the sqe records every timeline holds (at the end of the log). */
+void gen_uring_flush_all(struct gen *g);
+
+/* True if @fd of @pid is a ring's. */
+bool gen_uring_is_ring(struct gen *g, uint32_t pid, int64_t fd);
+
+/* Close of @fd of @pid: true if it was a ring, now forgotten. */
+bool gen_uring_closed(struct gen *g, uint32_t pid, int64_t fd);
+
+/* Forget the rings of @pid (exit, exec: ring fds are close-on-exec). */
+void gen_uring_exit(struct gen *g, uint32_t pid);
+
+/* Free the io_uring state of @g; before procs_destroy(), whose
+ * descriptions its fixed files hold.  Accepts a zeroed g. */
+void gen_uring_free(struct gen *g);
 
 /* Handle one event: update the model and write its operations. */
 void gen_event(struct gen *g, const struct cap_event *ev);

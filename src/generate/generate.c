@@ -15,6 +15,7 @@
 #include "gen.h"
 #include "ioriot/log.h"
 #include "ioriot/outfile.h"
+#include "ioriot/uring.h"
 
 #define PROGRESS_EVERY (1u << 20)
 
@@ -29,7 +30,8 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_FD_TABLE] = "fd table or process only (dup, fork, ...)",
 	[GF_INCOMPLETE] = "lacks a path, fd or result it needs",
 	[GF_AIO] = "AIO poll/noop, unknown AIO context or request",
-	[GF_DEVICE] = "mknod of a device node (needs privilege)",
+	[GF_URING] = "io_uring: not replayed kind, unknown ring/request",
+	[GF_UNKNOWN_MAP] = "page not in a replayed file mapping",
 	[GF_IOCTL] = "ioctl command other than FICLONE*, FIDEDUPERANGE",
 };
 
@@ -247,10 +249,27 @@ static void write_init(struct gen *g, struct outbuf *ob)
 	}
 }
 
+/* The io_uring requests not written, by opcode name, sorted, in @u;
+ * false if there are none. */
+static bool uring_skipped(const struct gen_summary *sum, struct uncaptured *u)
+{
+	char buf[URING_NAME_MAX];
+
+	memset(u, 0, sizeof(*u));
+	for (int op = 0; op < 256; op++)
+		if (sum->uring_skipped[op])
+			uncaptured_add(u, uring_op_name(op, buf),
+				       sum->uring_skipped[op]);
+	uncaptured_sort(u);
+	u->known = true;
+	return u->n > 0;
+}
+
 static void write_header(struct gen *g, struct outbuf *ob,
 			 const struct gen_options *opt,
 			 const struct caplog_header *ch)
 {
+	struct uncaptured skipped;
 	const struct mounttab *mt = g->pm.mounts;
 	struct gen_summary *sum = g->sum;
 	char sandbox[PATHMAP_MAX];
@@ -274,6 +293,8 @@ static void write_header(struct gen *g, struct outbuf *ob,
 	outbuf_putc(ob, '\n');
 	if (sum->uncaptured.known)
 		uncaptured_write(ob, &sum->uncaptured);
+	if (uring_skipped(sum, &skipped))
+		uncaptured_write_as(ob, URING_SKIPPED_PREFIX, &skipped);
 	for (size_t i = 0; i < mt->n; i++) {
 		if (!g->mount_used[i])
 			continue;
@@ -492,6 +513,9 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		if (g.err || ops->err)
 			break;
 	}
+	gen_flush_pages(&g);
+	if (rc == 0)
+		gen_uring_flush_all(&g);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: read error: %s", opt->capture_path,
 			 strerror(-rc));
@@ -522,6 +546,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	}
 	rc = write_output(&g, opt, ch, ops_fd, err, errlen);
 out:
+	gen_uring_free(&g);
 	procs_destroy(&g.procs);
 	gen_aio_free(&g);
 	gen_dedupe_free(&g);
@@ -562,6 +587,10 @@ static void print_end(FILE *out, const struct gen_summary *s)
 	if (e->missing_tracepoints)
 		fprintf(out, "  %-45s %" PRIu64 "\n", "Tracepoints missing",
 			e->missing_tracepoints);
+	if (e->maps_unfollowed)
+		fprintf(out, "  %-45s %" PRIu64 "\n",
+			"File mappings not followed (page faults lost)",
+			e->maps_unfollowed);
 	if (e->duration_ns)
 		fprintf(out, "  %-45s %.3fs\n", "Capture duration",
 			(double)e->duration_ns / 1e9);
@@ -585,6 +614,7 @@ static void print_uncaptured(FILE *out, const struct uncaptured *u)
 
 void generate_print_summary(FILE *out, const struct gen_summary *s)
 {
+	struct uncaptured skipped;
 	uint64_t bad = 0, filtered = 0;
 
 	for (int i = 0; i < CAPLOG_BAD_COUNT; i++)
@@ -614,6 +644,14 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 	if (s->aio_iocbs_missing)
 		fprintf(out, "AIO requests submitted without an iocb record: %"
 			PRIu64 "\n", s->aio_iocbs_missing);
+	if (s->uring_sqes_missing)
+		fprintf(out, "io_uring requests submitted without an sqe record: %"
+			PRIu64 "\n", s->uring_sqes_missing);
+	if (uring_skipped(s, &skipped)) {
+		fprintf(out, "io_uring requests not replayed: ");
+		uncaptured_print_all(out, &skipped, false);
+		fputc('\n', out);
+	}
 	print_uncaptured(out, &s->uncaptured);
 	print_end(out, s);
 	if (s->deps_dropped)

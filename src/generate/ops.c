@@ -80,6 +80,7 @@ void gen_op_args(struct rlog_op *op, const struct cap_event *ev)
 	COPY(CAP_CMD, cmd, RL_CMD);
 	COPY(CAP_UID, uid, RL_UID);
 	COPY(CAP_ADDR, addr, RL_ADDR);
+	COPY(CAP_UMASK, umask, RL_UMASK);
 #undef COPY
 	if (h & CAP_ARG) {		/* G: a gid for chown calls */
 		if (sys_is_chown(ev->sys)) {

@@ -1,5 +1,6 @@
 /*
- * procs: fd tables of captured processes, shared descriptions (procs.h).
+ * procs: fd tables of captured processes, shared descriptions and file
+ * mappings (procs.h).
  * Low fds sit in a dense array, high ones in a sparse map, so memory follows
  * the fds in use, not the largest fd number.
  */
@@ -17,6 +18,9 @@ int procs_init(struct procs *ps, ofd_release_fn release, void *ctx)
 	return u64map_init(&ps->by_pid);
 }
 
+/* proc.map_hint when it names no mapping: not a page's address. */
+#define NO_HINT UINT64_MAX
+
 struct proc *procs_get(struct procs *ps, uint32_t pid)
 {
 	struct proc *p = u64map_get(&ps->by_pid, pid);
@@ -27,6 +31,7 @@ struct proc *procs_get(struct procs *ps, uint32_t pid)
 	if (!p)
 		return NULL;
 	p->pid = pid;
+	p->map_hint = NO_HINT;
 	if (u64map_put(&ps->by_pid, pid, p)) {
 		free(p);
 		return NULL;
@@ -315,9 +320,76 @@ static void drop_maps(struct procs *ps, struct proc *p)
 	size_t pos = 0;
 	struct u64map_slot *e;
 
-	while (p->maps.slots && (e = u64map_next(&p->maps, &pos)))
-		ofd_put(ps, e->value);
+	while (p->maps.slots && (e = u64map_next(&p->maps, &pos))) {
+		struct pmap *m = e->value;
+
+		ofd_put(ps, m->ofd);
+		free(m);
+	}
 	u64map_destroy(&p->maps);
+	p->map_hint = NO_HINT;
+}
+
+int proc_map_add(struct procs *ps, struct proc *p, uint64_t addr,
+		 const struct pmap *m)
+{
+	struct pmap *copy = malloc(sizeof(*copy));
+
+	if (!copy || (!p->maps.slots && u64map_init(&p->maps)))
+		goto fail;
+	*copy = *m;
+	proc_map_del(ps, p, addr);
+	if (u64map_put(&p->maps, addr, copy))
+		goto fail;
+	copy->ofd->refs++;
+	p->map_hint = NO_HINT;		/* it may cover the last one found */
+	return 0;
+fail:
+	free(copy);
+	return -ENOMEM;
+}
+
+void proc_map_del(struct procs *ps, struct proc *p, uint64_t addr)
+{
+	struct pmap *m = p->maps.slots ? u64map_del(&p->maps, addr) : NULL;
+
+	if (!m)
+		return;
+	ofd_put(ps, m->ofd);
+	free(m);
+	p->map_hint = NO_HINT;
+}
+
+/* Whether mapping @m at @start holds @addr. */
+static bool map_holds(const struct pmap *m, uint64_t start, uint64_t addr)
+{
+	return addr >= start && addr - start < m->len;
+}
+
+struct pmap *proc_map_at(struct proc *p, uint64_t addr, uint64_t *start)
+{
+	struct pmap *best = p->maps.slots ? u64map_get(&p->maps, p->map_hint) :
+			    NULL;
+	struct u64map_slot *e;
+	size_t pos = 0;
+
+	/* Page records come in runs through one mapping. */
+	if (best && map_holds(best, p->map_hint, addr)) {
+		*start = p->map_hint;
+		return best;
+	}
+	best = NULL;
+	while (p->maps.slots && (e = u64map_next(&p->maps, &pos))) {
+		struct pmap *m = e->value;
+
+		if (map_holds(m, e->key, addr) && (!best || m->seq > best->seq)) {
+			best = m;
+			*start = e->key;
+		}
+	}
+	if (best)
+		p->map_hint = *start;
+	return best;
 }
 
 int proc_exec(struct procs *ps, struct proc *p)

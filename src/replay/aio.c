@@ -6,8 +6,9 @@
  * context for its timeline; io_submit submits the timeline's queue in one
  * call, so the replay submits the batches the capture did.  Reads go to
  * buffers of the context's pool, writes come from the generated data (a
- * pool buffer filled from it when longer), all aligned to IO_ALIGN for
- * O_DIRECT; a buffer returns to the pool when its request's completion
+ * pool buffer filled from it when longer), all aligned as the replay's
+ * direct I/O needs (exec.c: the largest alignment of its O_DIRECT files,
+ * dioalign.h); a buffer returns to the pool when its request's completion
  * is taken.  io_getevents reaps with the captured min_nr (at most what is
  * in flight) and nr, and stores each result with its request.  A
  * completion operation takes its request's result; when the request has
@@ -33,7 +34,6 @@
 #include "ioriot/syscalls.h"
 #include "ioriot/u64map.h"
 
-#define IO_ALIGN 4096		/* as exec.c's buffers: O_DIRECT */
 #define REAP_MAX 256		/* events reaped per io_getevents */
 #define REAP_WAIT_NS (1000ULL * 1000 * 1000)	/* a reap never blocks longer */
 
@@ -89,23 +89,25 @@ struct aio_table *aio_table_new(void)
 	return t;
 }
 
-/* A buffer of at least @len bytes from @c's pool (under c->lock), or a
- * new one; NULL when out of memory. */
-static char *pool_get(struct context *c, size_t len, size_t *cap)
+/* A buffer of at least @len bytes aligned to @align (a power of two) from
+ * @c's pool (under c->lock), or a new one; NULL when out of memory. */
+static char *pool_get(struct context *c, size_t len, size_t align,
+		      size_t *cap)
 {
-	size_t want = (len + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
+	size_t want = (len + align - 1) / align * align;
 	char *p;
 
 	for (size_t i = 0; i < c->npool; i++) {
-		if (c->pool[i].cap >= want) {
+		if (c->pool[i].cap >= want &&
+		    !((uintptr_t)c->pool[i].p & (align - 1))) {
 			p = c->pool[i].p;
 			*cap = c->pool[i].cap;
 			c->pool[i] = c->pool[--c->npool];
 			return p;
 		}
 	}
-	p = aligned_alloc(IO_ALIGN, want ? want : IO_ALIGN);
-	*cap = want ? want : IO_ALIGN;
+	p = aligned_alloc(align, want ? want : align);
+	*cap = want ? want : align;
 	return p;
 }
 
@@ -248,7 +250,8 @@ static int64_t do_destroy(struct aio_table *t, const struct rlog_op *op)
 
 /* iocb: a request queued for the timeline's next io_submit. */
 static int do_iocb(struct context *c, const struct rlog_op *op, int fd,
-		   const char *data, size_t data_len, int64_t *result)
+		   const char *data, size_t data_len, size_t align,
+		   int64_t *result)
 {
 	size_t len = op->have & RL_COUNT && op->count > 0 ? (size_t)op->count : 0;
 	int opcode = op->have & RL_CMD ? (int)op->cmd : -1;
@@ -273,7 +276,7 @@ static int do_iocb(struct context *c, const struct rlog_op *op, int fd,
 	if (writing && len <= data_len) {
 		buf = (char *)data;
 	} else if (opcode != IOCB_CMD_FSYNC && opcode != IOCB_CMD_FDSYNC) {
-		buf = rq->buf = pool_get(c, len, &rq->cap);
+		buf = rq->buf = pool_get(c, len, align, &rq->cap);
 		for (size_t done = 0; buf && writing && done < len;
 		     done += data_len)
 			memcpy(buf + done, data, len - done < data_len ?
@@ -456,7 +459,7 @@ static int64_t do_cancel(struct context *c, const struct rlog_op *op)
 }
 
 int aio_exec(struct aio_table *t, const struct rlog_op *op, int fd,
-	     const char *data, size_t data_len, int64_t *result)
+	     const char *data, size_t data_len, size_t align, int64_t *result)
 {
 	enum sys_kind kind = sys_info(op->sys)->kind;
 	struct context *c;
@@ -477,7 +480,7 @@ int aio_exec(struct aio_table *t, const struct rlog_op *op, int fd,
 			*result = do_destroy(t, op);
 			break;
 		case SK_IOCB:
-			rc = do_iocb(c, op, fd, data, data_len, result);
+			rc = do_iocb(c, op, fd, data, data_len, align, result);
 			break;
 		case SK_AIO_SUBMIT:
 			rc = do_submit(c, op, result);

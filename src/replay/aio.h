@@ -25,12 +25,13 @@ void aio_table_free(struct aio_table *t);
 /*
  * Carry out AIO operation @op (kinds SK_AIO_*, SK_IOCB) on @t.  @fd is the
  * real fd of an iocb's fd= (-1 if unknown); writes come from @data
- * (@data_len bytes, aligned for O_DIRECT).  *@result gets the syscall's
+ * (@data_len bytes, aligned for O_DIRECT); other buffers are aligned to
+ * @align (a power of two: what O_DIRECT needs).  *@result gets the syscall's
  * result or -errno, as exec_run() (exec.h) gives it; requests not known
  * get -ENOENT, an iocb on an unknown fd -EBADF.  Safe from several
  * threads.  Returns 0, or -ENOMEM when the engine cannot go on.
  */
 int aio_exec(struct aio_table *t, const struct rlog_op *op, int fd,
-	     const char *data, size_t data_len, int64_t *result);
+	     const char *data, size_t data_len, size_t align, int64_t *result);
 
 #endif

@@ -60,14 +60,18 @@ static void mark_done(struct engine *e, uint64_t seq)
 		waitword_wake_all(w);
 }
 
-static bool moves_bytes(enum sys_id sys)
+/* The bytes a result of @sys stands for: 0 for a call that moves none;
+ * mmap_read and mmap_write count pages. */
+static uint64_t bytes_per_unit(enum sys_id sys)
 {
 	switch (sys_info(sys)->kind) {
 	case SK_READ: case SK_WRITE: case SK_SENDFILE: case SK_COPY_RANGE:
-	case SK_AIO_DATA: case SK_SPLICE:
-		return true;
+	case SK_AIO_DATA: case SK_URING_DATA: case SK_SPLICE:
+		return 1;
+	case SK_MAPPAGE:
+		return RLOG_PAGE_SIZE;
 	default:
-		return false;
+		return 0;
 	}
 }
 
@@ -89,13 +93,15 @@ static int account(struct runner *r, const struct rlog_op *op,
 		pthread_mutex_lock(&r->stats_lock);
 	}
 	s->ops++;
-	if (result > 0 && moves_bytes(op->sys))
-		s->bytes += (uint64_t)result;
+	if (result > 0)
+		s->bytes += (uint64_t)result * bytes_per_unit(op->sys);
 	if (m != REPLAY_SAME) {
 		s->differ++;
 		if (m == REPLAY_SHORT) {
 			s->short_ops++;
-			s->short_bytes += (uint64_t)(op->ret - result);
+			s->short_bytes += (uint64_t)(op->ret - result) *
+					  (bytes_per_unit(op->sys) ?
+					   bytes_per_unit(op->sys) : 1);
 		}
 		atomic_fetch_add_explicit(
 			&r->eng->differ_by_result[op->sys]
@@ -613,6 +619,11 @@ static void *replay_thread(void *arg)
 	int ret;
 
 	ret = exec_init(&e->x, opt->uid, opt->gid, err, errlen);
+	if (!ret && exec_learn_sandboxes(&e->x, hdr->sandboxes,
+					 hdr->nsandboxes)) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+	}
 	if (!ret)
 		ret = jail_enter(hdr->sandboxes, hdr->nsandboxes, opt->uid,
 				 err, errlen);
@@ -637,6 +648,7 @@ static void *replay_thread(void *arg)
 	ret = run_threads(e, atomic_load(&e->eof), err, errlen);
 	summarize(e, job->sum);
 	job->sum->setid_stripped = atomic_load(&e->x.setid_stripped);
+	job->sum->uring_flags_dropped = atomic_load(&e->x.uring_flags_dropped);
 	if (e->ticks)		/* the rest of the last interval */
 		opt->tick(opt->tick_ctx, engine_now(e) - e->start_ns,
 			  job->sum->sys);

@@ -117,6 +117,9 @@ int report_write(FILE *f, const struct report_info *info,
 	if (sum->setid_stripped)
 		fprintf(f, "\tSet-user/group-ID bits not replayed: %llu "
 			"operations\n", (unsigned long long)sum->setid_stripped);
+	if (sum->uring_flags_dropped)
+		fprintf(f, "\tio_uring rings without some captured setup flags: "
+			"%llu\n", (unsigned long long)sum->uring_flags_dropped);
 	if (sum->timed)
 		fprintf(f, "\tStart lateness p50/p99/max: %.1f/%.1f/%.1f us\n",
 			us(sum->lateness_p50_ns), us(sum->lateness_p99_ns),
@@ -129,6 +132,13 @@ int report_write(FILE *f, const struct report_info *info,
 		uncaptured_print_file_io(f, info->uncaptured, false);
 		fprintf(f, "\n\tOther syscalls not captured: %" PRIu64
 			" (not file I/O)\n", uncaptured_other(info->uncaptured));
+	}
+	if (info->uring_skipped && info->uring_skipped->known) {
+		fprintf(f, "\tio_uring requests not replayed: ");
+		if (!info->uring_skipped->n)
+			fprintf(f, "none");
+		uncaptured_print_all(f, info->uring_skipped, false);
+		fputc('\n', f);
 	}
 
 	fprintf(f, "\nLatency in us (replay, then capture; percentiles are "
@@ -224,10 +234,12 @@ int report_write_json(FILE *f, const struct report_info *info,
 		",\n  \"highest_loadavg\": %.2f,\n  \"performed_ioops\": %" PRIu64
 		",\n  \"average_ioops_per_s\": %.2f,\n  \"time_ahead_ns\": %" PRId64
 		",\n  \"total_time_ns\": %" PRIu64 ",\n  \"captured_time_ns\": %" PRIu64
-		",\n  \"setid_stripped\": %" PRIu64 ",\n", sum->processes,
+		",\n  \"setid_stripped\": %" PRIu64 ",\n"
+		"  \"uring_flags_dropped\": %" PRIu64 ",\n", sum->processes,
 		sum->timelines, info->loadavg_max, sum->ops,
 		secs > 0 ? (double)sum->ops / secs : 0.0, sum->ahead_ns,
-		sum->duration_ns, sum->captured_ns, sum->setid_stripped);
+		sum->duration_ns, sum->captured_ns, sum->setid_stripped,
+		sum->uring_flags_dropped);
 	if (sum->timed)
 		fprintf(f, "  \"start_lateness_ns\": {\"p50\": %" PRIu64
 			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "},\n",
@@ -242,6 +254,13 @@ int report_write_json(FILE *f, const struct report_info *info,
 			uncaptured_other(info->uncaptured));
 	} else {
 		fprintf(f, "  \"uncaptured\": null,\n");
+	}
+	if (info->uring_skipped && info->uring_skipped->known) {
+		fprintf(f, "  \"uring_not_replayed\": {");
+		uncaptured_print_all(f, info->uring_skipped, true);
+		fprintf(f, "},\n");
+	} else {
+		fprintf(f, "  \"uring_not_replayed\": null,\n");
 	}
 	fprintf(f, "  \"syscalls\": {");
 	for (int s = 0; s < SYS_COUNT; s++) {

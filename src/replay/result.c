@@ -15,15 +15,20 @@ enum value_kind { VK_COUNT, VK_IDENTITY, VK_EXACT };
  * address and fcntl's file flags (F_GETFL of a file the replay opens with
  * flags of its own) are compared as success only, and so is the number of
  * completions an io_getevents reaped (when they come depends on the
- * device).  An AIO read's or write's completion is a byte count. */
+ * device).  An AIO or io_uring read's or write's completion is a byte
+ * count.  io_uring_setup's fd is compared as success only, as an open's,
+ * and so is the number of requests an io_uring_enter submitted: the
+ * requests the generator left out (not file I/O) are not in its batch.
+ * mmap_read's and mmap_write's result is a count of pages. */
 static enum value_kind value_kind(enum sys_id sys)
 {
 	switch (sys_info(sys)->kind) {
 	case SK_READ: case SK_WRITE: case SK_SENDFILE: case SK_COPY_RANGE:
-	case SK_READDIR: case SK_AIO_DATA: case SK_SPLICE:
+	case SK_READDIR: case SK_AIO_DATA: case SK_URING_DATA: case SK_MAPPAGE:
+	case SK_SPLICE:
 		return VK_COUNT;
 	case SK_OPEN: case SK_DUP: case SK_FCNTL: case SK_MMAP: case SK_ADDR:
-	case SK_AIO_GETEVENTS:
+	case SK_AIO_GETEVENTS: case SK_URING_SETUP: case SK_URING_ENTER:
 		return VK_IDENTITY;
 	default:
 		return VK_EXACT;

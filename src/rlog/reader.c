@@ -17,6 +17,7 @@
 #include "ioriot/linereader.h"
 #include "ioriot/paths.h"
 #include "ioriot/rlog.h"
+#include "ioriot/uring.h"
 
 #define ERR_TOKEN_MAX 40	/* bytes of an offending field quoted in errors */
 
@@ -86,6 +87,12 @@ static const struct arg_key arg_keys[] = {
 	NUM_KEY("ctx", AT_UDEC, RL_CTX, ctx),
 	NUM_KEY("tag", AT_UDEC, RL_TAG, tag),
 	NUM_KEY("min", AT_SDEC, RL_MIN, min),
+	NUM_KEY("cq", AT_SDEC, RL_CQ, cq),
+	NUM_KEY("slot", AT_UDEC, RL_SLOT, slot),
+	NUM_KEY("buf", AT_UDEC, RL_BUF, buf),
+	NUM_KEY("sqflags", AT_FLAGS, RL_SQFLAGS, sqflags),
+	NUM_KEY("umask", AT_MODE, RL_UMASK, umask),
+	NUM_KEY("stride", AT_UDEC, RL_STRIDE, stride),
 	{ "name", 4, AT_NAME, RL_NAME, offsetof(struct rlog_op, name),
 	  offsetof(struct rlog_op, name_len) },
 };
@@ -408,8 +415,75 @@ static bool link_target_ok(const struct rlog_reader *r, const char *target,
 	return target[0] != '/' || confined(r, target, len);
 }
 
+/* Bounds of io_uring arguments the replay allocates or registers by: the
+ * kernel's own limits (ring entries, fixed files, registered buffers and
+ * their size, one read or write). */
+#define URING_ENTRIES_MAX 32768
+#define URING_CQ_MAX (2 * URING_ENTRIES_MAX)
+#define URING_FILES_MAX (1u << 20)
+#define URING_BUFS_MAX (1u << 14)
+#define URING_BUF_BYTES_MAX (1ull << 30)
+#define URING_RW_MAX 0x7ffff000
+
+/* What is wrong with io_uring operation @op, or NULL: the arguments the
+ * replay needs, within the kernel's limits. */
+static const char *uring_op_problem(const struct rlog_op *op)
+{
+	enum sys_kind kind = sys_info(op->sys)->kind;
+	unsigned h = op->have;
+
+	switch (kind) {
+	case SK_URING_SETUP: case SK_URING_ENTER: case SK_URING_REGISTER:
+	case SK_URING_SQE: case SK_URING_CQE: case SK_URING_FILE:
+	case SK_URING_BUF: case SK_URING_DATA: case SK_URING_DONE:
+		break;
+	default:
+		return NULL;	/* not io_uring */
+	}
+	if (kind == SK_URING_SETUP)
+		return !(h & RL_COUNT) || op->count < 1 ||
+		       op->count > URING_ENTRIES_MAX ? "count= (entries) "
+		       "missing or beyond 1..32768" :
+		       (h & RL_CQ) && (op->cq < 1 || op->cq > URING_CQ_MAX) ?
+		       "cq= beyond 1..65536" : NULL;
+	if (!(h & RL_CTX))
+		return "no ctx= (ring)";
+	if ((h & RL_SLOT) && op->slot >= URING_FILES_MAX)
+		return "slot= beyond 2^20 - 1";
+	if ((h & RL_BUF) && op->buf >= URING_BUFS_MAX)
+		return "buf= beyond 16383";
+	switch (kind) {
+	case SK_URING_REGISTER:
+		return h & RL_CMD ? NULL : "no cmd= (opcode)";
+	case SK_URING_FILE:
+		return h & RL_SLOT ? NULL : "no slot=";
+	case SK_URING_BUF:
+		return !(h & RL_SLOT) ? "no slot=" : !(h & RL_COUNT) ||
+		       op->count < 1 || (uint64_t)op->count > URING_BUF_BYTES_MAX ?
+		       "count= (buffer size) missing or beyond 1..2^30" : NULL;
+	case SK_URING_SQE: {
+		enum sys_id done = (h & RL_CMD) ? uring_completion_of(op->cmd) :
+				   SYS_COUNT;
+
+		if (!(h & RL_TAG) || !(h & RL_CMD))
+			return "no tag= or cmd=";
+		if ((h & RL_SQFLAGS) && (op->sqflags & ~(int64_t)0x7f))
+			return "sqflags= beyond 0x7f";
+		if (done != SYS_COUNT && sys_info(done)->kind == SK_URING_DATA &&
+		    (h & RL_COUNT) && (op->count < 0 || op->count > URING_RW_MAX))
+			return "count= beyond 0..0x7ffff000";
+		return NULL;
+	}
+	case SK_URING_DATA: case SK_URING_DONE:
+		return h & RL_TAG ? NULL : "no tag=";
+	default:
+		return NULL;
+	}
+}
+
 /* Check what makes an operation safe and replayable: increasing ids,
- * dependencies on earlier ids only, confined paths.  0 or -EPROTO. */
+ * dependencies on earlier ids only, confined paths, io_uring arguments
+ * within bounds.  0 or -EPROTO. */
 static int check_op(struct rlog_reader *r, const struct line *ln,
 		    const struct rlog_op *op, char *err, size_t errlen)
 {
@@ -447,6 +521,27 @@ static int check_op(struct rlog_reader *r, const struct line *ln,
 		line_err(r, ln, err, errlen, "%s is not a normalised path "
 			 "inside a sandbox%s", paths[i].name,
 			 paths[i].bit == RL_TARGET ? " (nor a relative one)" : "");
+		return -EPROTO;
+	}
+	/* Pages through a mapping: where, how many, how far apart. */
+	if (sys_info(op->sys)->kind == SK_MAPPAGE &&
+	    ((op->have & (RL_FD | RL_ADDR | RL_COUNT)) !=
+	     (RL_FD | RL_ADDR | RL_COUNT) || op->count < 1 ||
+	     ((op->have & RL_STRIDE) && op->stride < 1))) {
+		line_err(r, ln, err, errlen, "%s needs fd=, addr= and a count= "
+			 "of 1 or more pages (and a stride= of 1 or more)",
+			 sys_info(op->sys)->replay_name);
+		return -EPROTO;
+	}
+	if ((op->have & RL_UMASK) && (uint64_t)op->umask > 0777) {
+		line_err(r, ln, err, errlen, "umask 0%llo beyond 0777",
+			 (unsigned long long)op->umask);
+		return -EPROTO;
+	}
+	const char *problem = uring_op_problem(op);
+	if (problem) {
+		line_err(r, ln, err, errlen, "malformed %s operation: %s",
+			 sys_info(op->sys)->replay_name, problem);
 		return -EPROTO;
 	}
 	r->last_id = op->id;
@@ -800,29 +895,49 @@ bad_value:
 	return -EPROTO;
 }
 
-static bool is_uncap_line(const struct line *ln)
+/* The list a "#|uncaptured|" or "#|uring_skipped|" header line @ln holds,
+ * its prefix in *@prefix; NULL for another line. */
+static struct uncaptured *count_line(struct rlog_reader *r,
+				     const struct line *ln, const char **prefix)
 {
-	return ln->len >= UNCAP_PREFIX_LEN &&
-	       memcmp(ln->s, UNCAP_PREFIX, UNCAP_PREFIX_LEN) == 0;
+	static const char *const prefixes[] = { UNCAP_PREFIX,
+						URING_SKIPPED_PREFIX };
+
+	for (int i = 0; i < 2; i++) {
+		size_t len = strlen(prefixes[i]);
+
+		if (ln->len >= len && memcmp(ln->s, prefixes[i], len) == 0) {
+			*prefix = prefixes[i];
+			return i ? &r->hdr.uring_skipped : &r->hdr.uncaptured;
+		}
+	}
+	return NULL;
 }
 
-/* Take the uncaptured header line @ln into the header.  0 or -EPROTO. */
-static int parse_uncap_line(struct rlog_reader *r, const struct line *ln,
+/* Take the counts of header line @ln (an uncaptured or uring_skipped
+ * line) into @u.  0 or -EPROTO. */
+static int parse_count_line(struct rlog_reader *r, const struct line *ln,
+			    struct uncaptured *u, const char *prefix,
 			    char *err, size_t errlen)
 {
+	size_t plen = strlen(prefix);
 	const char *why;
 	char item[48];
 
-	if (r->hdr.uncaptured.known) {
-		line_err(r, ln, err, errlen,
-			 "a second uncaptured header line");
+	/* "uncaptured" or "uring_skipped", for the messages */
+	int klen = (int)plen - 3;
+	const char *kind = prefix + 2;
+
+	if (u->known) {
+		line_err(r, ln, err, errlen, "a second %.*s header line", klen,
+			 kind);
 		return -EPROTO;
 	}
-	why = uncaptured_parse(&r->hdr.uncaptured, ln->s + UNCAP_PREFIX_LEN,
-			       ln->len - UNCAP_PREFIX_LEN, item);
+	why = uncaptured_parse(u, ln->s + plen, ln->len - plen, item);
 	if (why) {
-		line_err(r, ln, err, errlen, "malformed uncaptured header line, "
-			 "expected #|uncaptured|NAME=N|...|: %s: '%s'", why, item);
+		line_err(r, ln, err, errlen, "malformed %.*s header line, "
+			 "expected %sNAME=N|...|: %s: '%s'", klen, kind, prefix,
+			 why, item);
 		return -EPROTO;
 	}
 	return 0;
@@ -956,8 +1071,11 @@ static int read_header(struct rlog_reader *r, char *err, size_t errlen)
 		if (ln.len == 0)
 			continue;
 		if (is_header_line(&ln)) {
-			ret = is_uncap_line(&ln) ?
-			      parse_uncap_line(r, &ln, err, errlen) :
+			const char *prefix;
+			struct uncaptured *u = count_line(r, &ln, &prefix);
+
+			ret = u ? parse_count_line(r, &ln, u, prefix, err,
+						   errlen) :
 			      parse_header_line(r, &ln, err, errlen);
 			if (ret)
 				return ret;

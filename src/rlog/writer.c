@@ -46,8 +46,8 @@ void rlog_write_init_xattr(struct outbuf *ob, uint64_t size, const char *path,
 }
 
 /* Bytes a line needs besides its paths: 7 columns, up to DEPS_MAX deps and
- * 20 keyed numbers, each at most 32 bytes with its key. */
-#define FIXED_MAX (32 * (7 + DEPS_MAX + 20))
+ * 24 keyed numbers, each at most 32 bytes with its key. */
+#define FIXED_MAX (32 * (7 + DEPS_MAX + 24))
 
 static inline char *key(char *p, const char *k, size_t len)
 {
@@ -138,6 +138,18 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		p = fmt_u64(KEY(p, "tag="), op->tag);
 	if (h & RL_MIN)
 		p = fmt_i64(KEY(p, "min="), op->min);
+	if (h & RL_CQ)
+		p = fmt_i64(KEY(p, "cq="), op->cq);
+	if (h & RL_SLOT)
+		p = fmt_u64(KEY(p, "slot="), op->slot);
+	if (h & RL_BUF)
+		p = fmt_u64(KEY(p, "buf="), op->buf);
+	if (h & RL_SQFLAGS)
+		p = fmt_hex(KEY(p, "sqflags="), (uint64_t)op->sqflags);
+	if (h & RL_UMASK)
+		p = fmt_oct(KEY(p, "umask="), (uint64_t)op->umask);
+	if (h & RL_STRIDE)
+		p = fmt_u64(KEY(p, "stride="), op->stride);
 	if (h & RL_NAME)
 		p = fmt_path(KEY(p, "name="), op->name, op->name_len);
 	*p++ = '\n';

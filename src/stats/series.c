@@ -24,6 +24,7 @@
 #include "ioriot/log.h"
 #include "ioriot/outfile.h"
 #include "ioriot/series.h"
+#include "ioriot/uring.h"
 
 #define DEFAULT_TIMEOUT_NS 100000000ULL	/* 100 ms */
 
@@ -97,6 +98,22 @@ enum series_class series_class_of(enum sys_id id)
 		       SC_READ : SC_WRITE;
 	case SK_AIO_DONE:
 		return SC_SYNC;
+	case SK_MAPPAGE:
+		return id == SYS_MMAP_READ ? SC_READ : SC_WRITE;
+	case SK_URING_DATA:
+		return uring_completion_reads(id) ? SC_READ : SC_WRITE;
+	case SK_URING_DONE:
+		switch (id) {
+		case SYS_URING_FSYNC: case SYS_URING_SYNC_FILE_RANGE:
+			return SC_SYNC;
+		case SYS_URING_FALLOCATE: case SYS_URING_FTRUNCATE:
+			return SC_WRITE;
+		default:	/* nop, fadvise */
+			return SC_OTHER;
+		}
+	case SK_URING_SETUP: case SK_URING_ENTER: case SK_URING_REGISTER:
+	case SK_URING_SQE: case SK_URING_CQE: case SK_URING_FILE:
+	case SK_URING_BUF:
 	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
 	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
 	case SK_IO_EVENT: case SK_FLOCK: case SK_DEDUPE: case SK_DEDUPE_DONE:
@@ -128,13 +145,17 @@ void series_sample_add(struct series_sample *smp,
 		for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++)
 			c->lat[i] += a->lat[i] - (b ? b->lat[i] : 0);
 		bool aio_read = id == SYS_AIO_PREAD || id == SYS_AIO_PREADV;
+		bool uring_read = uring_completion_reads(id);
 
 		if (kind == SK_READ || kind == SK_SENDFILE ||
-		    kind == SK_COPY_RANGE || kind == SK_SPLICE || aio_read)
+		    kind == SK_COPY_RANGE || kind == SK_SPLICE || aio_read ||
+		    uring_read || id == SYS_MMAP_READ)
 			smp->rd_bytes += bytes;
 		if (kind == SK_WRITE || kind == SK_SENDFILE ||
 		    kind == SK_COPY_RANGE || kind == SK_SPLICE ||
-		    (kind == SK_AIO_DATA && !aio_read))
+		    (kind == SK_AIO_DATA && !aio_read) ||
+		    (kind == SK_URING_DATA && !uring_read) ||
+		    id == SYS_MMAP_WRITE)
 			smp->wr_bytes += bytes;
 	}
 }

@@ -23,12 +23,12 @@ const struct sys_info *sys_info(enum sys_id id)
  * hold id + 1 (0 = empty).  Capture logs are parsed at millions of lines per
  * second, so this is one hash and usually one compare.
  */
-#define NAME_SLOTS 512
-static unsigned char log_names[NAME_SLOTS], replay_names[NAME_SLOTS];
+#define NAME_SLOTS 1024
+static unsigned short log_names[NAME_SLOTS], replay_names[NAME_SLOTS];
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
-_Static_assert(SYS_COUNT < 255 && SYS_COUNT * 2 < NAME_SLOTS,
-	       "name tables hold id + 1 in a byte, at most half full");
+_Static_assert(SYS_COUNT * 2 < NAME_SLOTS,
+	       "name tables hold id + 1, at most half full");
 
 static unsigned name_hash(const char *name, size_t len)
 {
@@ -39,13 +39,13 @@ static unsigned name_hash(const char *name, size_t len)
 	return h;
 }
 
-static void names_insert(unsigned char *slots, const char *name, int id)
+static void names_insert(unsigned short *slots, const char *name, int id)
 {
 	unsigned i = name_hash(name, strlen(name)) % NAME_SLOTS;
 
 	while (slots[i])
 		i = (i + 1) % NAME_SLOTS;
-	slots[i] = (unsigned char)(id + 1);
+	slots[i] = (unsigned short)(id + 1);
 }
 
 static void build_names(void)
@@ -61,7 +61,7 @@ static void build_names(void)
 
 int sys_lookup(const char *name, size_t len, bool replay)
 {
-	const unsigned char *slots = replay ? replay_names : log_names;
+	const unsigned short *slots = replay ? replay_names : log_names;
 
 	pthread_once(&names_once, build_names);
 	for (unsigned i = name_hash(name, len) % NAME_SLOTS; slots[i];

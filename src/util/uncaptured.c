@@ -136,12 +136,18 @@ const char *uncaptured_parse(struct uncaptured *u, const char *s, size_t len,
 	return NULL;
 }
 
-void uncaptured_write(struct outbuf *ob, const struct uncaptured *u)
+void uncaptured_write_as(struct outbuf *ob, const char *prefix,
+			 const struct uncaptured *u)
 {
-	outbuf_puts(ob, UNCAP_PREFIX);
+	outbuf_puts(ob, prefix);
 	for (size_t i = 0; i < u->n; i++)
 		outbuf_meta_u64(ob, u->v[i].name, u->v[i].count);
 	outbuf_putc(ob, '\n');
+}
+
+void uncaptured_write(struct outbuf *ob, const struct uncaptured *u)
+{
+	uncaptured_write_as(ob, UNCAP_PREFIX, u);
 }
 
 bool uncaptured_is_file_io(const char *name)
@@ -174,15 +180,27 @@ uint64_t uncaptured_file_io(const struct uncaptured *u)
 	return n;
 }
 
-void uncaptured_print_file_io(FILE *f, const struct uncaptured *u, bool json)
+/* Print the names of @u, only those of the file I/O API if @file_io. */
+static void print_names(FILE *f, const struct uncaptured *u, bool json,
+			bool file_io)
 {
 	const char *sep = "";
 
 	for (size_t i = 0; i < u->n; i++) {
-		if (!uncaptured_is_file_io(u->v[i].name))
+		if (file_io && !uncaptured_is_file_io(u->v[i].name))
 			continue;
 		fprintf(f, json ? "%s\"%s\": %" PRIu64 : "%s%s %" PRIu64, sep,
 			u->v[i].name, u->v[i].count);
 		sep = ", ";
 	}
+}
+
+void uncaptured_print_file_io(FILE *f, const struct uncaptured *u, bool json)
+{
+	print_names(f, u, json, true);
+}
+
+void uncaptured_print_all(FILE *f, const struct uncaptured *u, bool json)
+{
+	print_names(f, u, json, false);
 }

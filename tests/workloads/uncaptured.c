@@ -9,7 +9,7 @@
  * one byte on stdin (the probe is attached) and makes, in this order
  * (counts in uncaptured.h): ioctl FIONREAD of the file (the probe captures
  * only the clone and dedupe commands, and counts the others); vmsplice of
- * fd -1 and io_uring_setup with no entries (they fail: the calls count);
+ * fd -1 and remap_file_pages of no memory (they fail: the calls count);
  * cachestat of the file without a range (it fails, or on kernels before
  * 6.5 is no syscall: it counts either way); getppid; getpid by int $0x80
  * when DIR/ia32 was made.  Nothing else until exit_group.
@@ -95,8 +95,8 @@ int main(int argc, char **argv)
 		CHECK(syscall(SYS_ioctl, fd, FIONREAD, &n) == 0 && n == 0);
 	for (int i = 0; i < UNCAP_VMSPLICES; i++)
 		CHECK(syscall(SYS_vmsplice, -1, NULL, 0, 0) < 0);
-	for (int i = 0; i < UNCAP_URING; i++)
-		CHECK(syscall(SYS_io_uring_setup, 0, NULL) < 0);
+	for (int i = 0; i < UNCAP_REMAP; i++)
+		CHECK(syscall(SYS_remap_file_pages, 0, 0, 0, 0, 0) < 0);
 	for (int i = 0; i < UNCAP_CACHESTATS; i++)
 		CHECK(syscall(SYS_cachestat, fd, NULL, NULL, 0) < 0);
 	for (int i = 0; i < UNCAP_GETPPIDS; i++)
