@@ -63,6 +63,9 @@ static const char *const goldens[] = {
 			 * timeline, one mapping, no gap over 1 ms; pages
 			 * of no known mapping; INIT size from the pages;
 			 * madvise and msync on a file mapping only */
+	"mapexit",	/* mappings an exit and an exec unmap: their munmap
+			 * before the close; another process's use of the
+			 * file after them waits for them, and for msync */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

@@ -61,6 +61,9 @@ static const struct {
 	{ "umask", "" },
 	/* Pages read and written through shared and private mappings. */
 	{ "mmapio", "" },
+	/* Two processes' mappings at one captured address, unmapped by an
+	 * exit and an exec: each process's pages through its own. */
+	{ "mapexit", "" },
 };
 #define NGOLDEN (sizeof(golden) / sizeof(golden[0]))
 

@@ -1189,7 +1189,10 @@ static bool dioalign_probe(const struct cap_event *e)
  * Successful closes on side 0 count as the successful opens: a program
  * closes a description once for every fd or child that shares it, or not
  * at all when it exits, and the generator writes one close for each
- * description, when its last reference goes.
+ * description, when its last reference goes.  Likewise successful
+ * munmaps of a file mapping (not a ring's) on side 0 count as its mmap:
+ * an exit or exec unmaps what the program left mapped, and the generator
+ * writes that munmap.
  */
 static void count_log(const char *path, int side, struct tallies *ts,
 		      struct tallies *pages)
@@ -1197,7 +1200,7 @@ static void count_log(const char *path, int side, struct tallies *ts,
 	size_t n;
 	struct cap_event *ev = read_events(path, &n);
 	bool *skip = calloc(n ? n : 1, sizeof(*skip));
-	struct { uint32_t pid; uint64_t addr, len; } maps[256];
+	struct { uint32_t pid; uint64_t addr, len; bool ring; } maps[256];
 	struct ring_fd rings[64];
 	size_t nmaps = 0, nrings = 0;
 	uint32_t setup_tid = 0;
@@ -1229,8 +1232,12 @@ static void count_log(const char *path, int side, struct tallies *ts,
 				ck_assert_uint_lt(nmaps, 256);
 				maps[nmaps].pid = e->pid;
 				maps[nmaps].len = (uint64_t)e->count;
+				maps[nmaps].ring = is_ring(rings, nrings,
+							   e->pid, e->fd);
 				maps[nmaps++].addr = (uint64_t)e->ret;
 			}
+			if (ok && side == 0 && !maps[nmaps - 1].ring)
+				tally_add(ts, 0, sys_info(SYS_MUNMAP)->name, 0);
 		} else if (kind == SK_ADDR) {
 			for (m = 0; m < nmaps; m++)
 				if (maps[m].pid == e->pid &&
@@ -1238,8 +1245,12 @@ static void count_log(const char *path, int side, struct tallies *ts,
 					break;
 			if (m == nmaps)
 				continue;
-			if (e->sys == SYS_MUNMAP && ok)
+			bool counted = side == 0 && !maps[m].ring;
+			if (e->sys == SYS_MUNMAP && ok) {
 				maps[m] = maps[--nmaps];
+				if (counted)
+					continue;
+			}
 		} else if (kind == SK_MAPPAGE) {
 			for (m = 0; m < nmaps; m++)
 				if (maps[m].pid == e->pid &&

@@ -72,15 +72,23 @@ struct fd_shadow {
 /* Called with each description whose last reference is dropped. */
 typedef void (*ofd_release_fn)(void *ctx, struct ofd *ofd);
 
+/* Called with each file mapping at @addr that an exit or exec unmaps
+ * (no munmap was captured for it), before its reference to m->ofd goes. */
+typedef void (*map_release_fn)(void *ctx, uint64_t addr,
+			       const struct pmap *m);
+
 struct procs {
 	struct u64map by_pid;
 	ofd_release_fn release;
+	map_release_fn unmap;
 	void *ctx;
 	uint64_t created;	/* processes seen */
 };
 
-/* Set up an empty table set.  Returns 0 or -ENOMEM. */
-int procs_init(struct procs *ps, ofd_release_fn release, void *ctx);
+/* Set up an empty table set; @release and @unmap (either may be NULL) are
+ * called with @ctx.  Returns 0 or -ENOMEM. */
+int procs_init(struct procs *ps, ofd_release_fn release, map_release_fn unmap,
+	       void *ctx);
 
 /* The process @pid, created empty if unknown.  NULL on ENOMEM. */
 struct proc *procs_get(struct procs *ps, uint32_t pid);
@@ -173,17 +181,19 @@ void proc_map_del(struct procs *ps, struct proc *p, uint64_t addr);
  * do), its address in *@start; NULL if none. */
 struct pmap *proc_map_at(struct proc *p, uint64_t addr, uint64_t *start);
 
-/* exec in @p: drop every close-on-exec slot and every mapping.
- * Returns 0 or -ENOMEM. */
+/* exec in @p: drop every close-on-exec slot and every mapping (each
+ * through the unmap callback).  Returns 0 or -ENOMEM. */
 int proc_exec(struct procs *ps, struct proc *p);
 
-/* @pid exited: drop all its slots and forget it. */
+/* @pid exited: drop all its slots and mappings (each through the unmap
+ * callback) and forget it. */
 void procs_exit(struct procs *ps, uint32_t pid);
 
 /* Drop a reference taken outside a slot; releases at zero. */
 void ofd_put(struct procs *ps, struct ofd *ofd);
 
-/* Free every process and description without calling release. */
+/* Free every process, mapping and description without calling release or
+ * unmap. */
 void procs_destroy(struct procs *ps);
 
 #endif

@@ -47,7 +47,9 @@ void gen_on_mmap(struct gen *g, struct proc *p)
 /*
  * munmap, msync, madvise: replayed only on a mapping of a file.  munmap
  * names the mapping by its address (the replay unmaps all of it), msync
- * and madvise any address in it.  mremap is not followed.
+ * and madvise any address in it.  mremap is not followed.  They touch the
+ * file as fsync and fadvise64 do: msync writes its pages back, and what
+ * the page cache keeps of it depends on all three.
  */
 void gen_on_addr(struct gen *g, struct proc *p)
 {
@@ -68,9 +70,36 @@ void gen_on_addr(struct gen *g, struct proc *p)
 	gen_op_args(&op, ev);
 	gen_op_fd(&op, m->ofd);
 	gen_op_touch(g, &op, &m->ofd->res);
+	gen_op_touch(g, &op, &m->ofd->node->res);
 	gen_op_emit(g, &op);
 	if (ev->sys == SYS_MUNMAP && ev->ret == 0)
 		proc_map_del(&g->procs, p, start);
+}
+
+/*
+ * An exit or exec unmapped the file mapping at @addr without a munmap:
+ * written as the munmap the kernel made, at the event's time, before the
+ * close the mapping's reference may hold back.  The replay's mapping
+ * goes then, as the program's did; while it stays, its pages stay in the
+ * page cache (POSIX_FADV_DONTNEED and reclaim skip mapped pages).  Like
+ * the calls by address it touches the file: whatever another process
+ * does to the file afterwards waits for it.
+ */
+void gen_unmap(void *ctx, uint64_t addr, const struct pmap *m)
+{
+	struct gen *g = ctx;
+	struct rlog_op op;
+
+	gen_op_init(g, &op, SYS_MUNMAP);
+	op.ret = 0;
+	op.dur_ns = 0;
+	op.addr = addr;
+	op.count = (int64_t)m->len;
+	op.have |= RL_ADDR | RL_COUNT;
+	gen_op_fd(&op, m->ofd);
+	gen_op_touch(g, &op, &m->ofd->res);
+	gen_op_touch(g, &op, &m->ofd->node->res);
+	gen_op_emit(g, &op);
 }
 
 void gen_flush_pages(struct gen *g)

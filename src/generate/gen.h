@@ -137,6 +137,10 @@ bool gen_is_lock_cmd(int64_t cmd);
  * zeroed g. */
 void gen_dedupe_free(struct gen *g);
 
+/* procs unmap callback (events_map.c): an exit or exec unmapped the file
+ * mapping @m at @addr; writes its munmap. */
+void gen_unmap(void *ctx, uint64_t addr, const struct pmap *m);
+
 /* Write the page run still open, if any (events_map.c): before every
  * event that is not a page record, and at the end of the log. */
 void gen_flush_pages(struct gen *g);

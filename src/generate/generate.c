@@ -487,7 +487,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	rc = -ENOMEM;
 	if (!g.mount_used || !g.ns || !ops || u64map_init(&g.timelines) ||
 	    u64map_init(&g.aio_batch) || u64map_init(&g.dedupe) ||
-	    procs_init(&g.procs, gen_release, &g)) {
+	    procs_init(&g.procs, gen_release, gen_unmap, &g)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}

@@ -10,10 +10,12 @@
 
 #include "ioriot/procs.h"
 
-int procs_init(struct procs *ps, ofd_release_fn release, void *ctx)
+int procs_init(struct procs *ps, ofd_release_fn release, map_release_fn unmap,
+	       void *ctx)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->release = release;
+	ps->unmap = unmap;
 	ps->ctx = ctx;
 	return u64map_init(&ps->by_pid);
 }
@@ -314,7 +316,7 @@ int procs_fork(struct procs *ps, struct proc *parent, uint32_t child_pid)
 	return 0;
 }
 
-/* Drop every file mapping of @p. */
+/* Drop every file mapping of @p, each through the unmap callback. */
 static void drop_maps(struct procs *ps, struct proc *p)
 {
 	size_t pos = 0;
@@ -323,6 +325,8 @@ static void drop_maps(struct procs *ps, struct proc *p)
 	while (p->maps.slots && (e = u64map_next(&p->maps, &pos))) {
 		struct pmap *m = e->value;
 
+		if (ps->unmap)
+			ps->unmap(ps->ctx, e->key, m);
 		ofd_put(ps, m->ofd);
 		free(m);
 	}
@@ -399,15 +403,19 @@ int proc_exec(struct procs *ps, struct proc *p)
 }
 
 /* Drop all slots and mappings of @p and free it (not from the map).
- * Without @release, descriptions are freed without their callback. */
+ * Without @release, descriptions and mappings are freed without their
+ * callbacks. */
 static void proc_free(struct procs *ps, struct proc *p, bool release)
 {
 	ofd_release_fn saved = ps->release;
+	map_release_fn saved_unmap = ps->unmap;
 	size_t pos = 0;
 	struct u64map_slot *e;
 
-	if (!release)
+	if (!release) {
 		ps->release = NULL;
+		ps->unmap = NULL;
+	}
 	/* Freeing: no memory for sorting, so take the sparse fds as they
 	 * come when each_slot() cannot allocate. */
 	if (each_slot(ps, p, 0, UINT64_MAX, slot_drop))
@@ -419,6 +427,7 @@ static void proc_free(struct procs *ps, struct proc *p, bool release)
 		u64map_destroy(&p->shadows);
 	}
 	ps->release = saved;
+	ps->unmap = saved_unmap;
 	pos = 0;
 	while (p->sparse.slots && (e = u64map_next(&p->sparse, &pos)))
 		free(e->value);
