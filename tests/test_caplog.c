@@ -141,7 +141,8 @@ static const unsigned kind_fields[] = {
 	[SK_READDIR] = CAP_FD | CAP_COUNT | CAP_RET,
 	[SK_FDOP] = CAP_FD | CAP_OFFSET | CAP_OFFSET2 | CAP_COUNT | CAP_MODE |
 		    CAP_FLAGS | CAP_UID | CAP_ARG | CAP_SIZE | CAP_RET,
-	[SK_FCNTL] = CAP_FD | CAP_CMD | CAP_ARG | CAP_RET,
+	[SK_FCNTL] = CAP_FD | CAP_CMD | CAP_ARG | CAP_WHENCE | CAP_OFFSET |
+		     CAP_COUNT | CAP_RET,
 	[SK_PATHOP] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_MODE | CAP_UID |
 		      CAP_ARG | CAP_COUNT | CAP_SIZE | CAP_RET,
 	[SK_STATAT] = CAP_FD | CAP_PATH | CAP_FLAGS | CAP_SIZE | CAP_RET,
@@ -192,6 +193,15 @@ static const unsigned kind_fields[] = {
 	[SK_URING_BUF] = CAP_FD2 | CAP_COUNT | CAP_OFFSET,
 	[SK_URING_DATA] = CAP_RET,
 	[SK_URING_DONE] = CAP_RET,
+	[SK_IOCTL] = CAP_FD | CAP_FD2 | CAP_CMD | CAP_OFFSET | CAP_OFFSET2 |
+		     CAP_COUNT | CAP_ARG | CAP_SIZE | CAP_RET,
+	[SK_XATTR] = CAP_FD | CAP_PATH | CAP_PATH2 | CAP_FLAGS | CAP_COUNT |
+		     CAP_ARG | CAP_MODE | CAP_RET,
+	[SK_FLOCK] = CAP_FD | CAP_FLAGS | CAP_RET,
+	[SK_SPLICE] = CAP_FD | CAP_FD2 | CAP_OFFSET | CAP_OFFSET2 | CAP_COUNT |
+		      CAP_FLAGS | CAP_RET,
+	[SK_DEDUPE] = CAP_FD | CAP_OFFSET2 | CAP_COUNT | CAP_RET,
+	[SK_DEDUPE_DONE] = CAP_RET,
 };
 
 static const char op_path[] = "/srv/data/file with space";
@@ -629,6 +639,101 @@ START_TEST(v4_page_lines)
 		if (!(want[i].have & CAP_FD))
 			want[i].fd = -1;
 		want[i].fd2 = -1;
+		ck_assert_int_eq(caplog_next(r, &out), 1);
+		assert_event(sys_info(want[i].sys)->name, &want[i], &out);
+	}
+	ck_assert_int_eq(caplog_next(r, &out), 0);
+	assert_no_bad(r);
+	caplog_close(r);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* The file API's lines as the BPF capture writes them: clone and dedupe
+ * ioctls with the dedupe record before its ioctl, xattr calls (the name
+ * in P, an ACL's mode in m), a lock command's struct flock, flock,
+ * splice, tee, mknodat. */
+START_TEST(v4_fileapi_lines)
+{
+	char *dir = tu_mkdtemp();
+	char *path = tu_write_str(dir, "log",
+		"#|capture_version=4|\n"
+		"t=10;:,D=5;:,i=7:7;:,o=ioctl;:,d=5;:,e=4;:,F=1074041865;:,"
+		"s=8192;:,r=0;:,\n"
+		"t=20;:,D=6;:,i=7:7;:,o=ioctl;:,d=5;:,e=4;:,O=0;:,Q=4096;:,"
+		"c=4096;:,F=1075876877;:,s=8192;:,r=-18;:,\n"
+		"t=30;:,D=0;:,i=7:7;:,o=dedupe;:,d=5;:,Q=0;:,c=4096;:,r=1;:,\n"
+		"t=30;:,D=9;:,i=7:7;:,o=ioctl;:,d=4;:,O=0;:,c=4096;:,"
+		"F=3222836278;:,G=1;:,r=0;:,\n"
+		"t=40;:,D=3;:,i=7:7;:,o=fsetxattr;:,d=4;:,"
+		"P=system.posix_acl_access;:,m=416;:,c=28;:,G=0;:,r=0;:,\n"
+		"t=50;:,D=3;:,i=7:7;:,o=getxattrat;:,d=-100;:,p=/w/src;:,"
+		"P=user.%3Bodd%20name;:,f=256;:,c=256;:,r=-61;:,\n"
+		"t=60;:,D=2;:,i=7:7;:,o=fcntl;:,d=4;:,O=10;:,W=0;:,c=20;:,F=7;:,"
+		"G=1;:,r=0;:,\n"
+		"t=70;:,D=2;:,i=7:7;:,o=flock;:,d=4;:,f=6;:,r=-11;:,\n"
+		"t=80;:,D=4;:,i=7:7;:,o=splice;:,d=9;:,e=5;:,f=1;:,Q=8192;:,"
+		"c=100;:,r=100;:,\n"
+		"t=90;:,D=1;:,i=7:7;:,o=tee;:,d=9;:,e=11;:,f=0;:,c=50;:,r=50;:,\n"
+		"t=95;:,D=1;:,i=7:7;:,o=mknodat;:,d=3;:,p=/w/fifo;:,m=4516;:,"
+		"r=0;:,\n");
+	struct caplog_reader *r = open_ok(path);
+	struct cap_event out, want[] = {
+		{ .sys = SYS_IOCTL, .time_ns = 0, .dur_ns = 5, .fd = 5, .fd2 = 4,
+		  .cmd = 1074041865, .size = 8192,
+		  .have = CAP_FD | CAP_FD2 | CAP_CMD | CAP_SIZE | CAP_RET |
+			  CAP_DUR },
+		{ .sys = SYS_IOCTL, .time_ns = 10, .dur_ns = 6, .fd = 5, .fd2 = 4,
+		  .offset = 0, .offset2 = 4096, .count = 4096,
+		  .cmd = 1075876877, .size = 8192, .ret = -18,
+		  .have = CAP_FD | CAP_FD2 | CAP_OFFSET | CAP_OFFSET2 |
+			  CAP_COUNT | CAP_CMD | CAP_SIZE | CAP_RET | CAP_DUR },
+		{ .sys = SYS_DEDUPE, .time_ns = 20, .fd = 5, .offset2 = 0,
+		  .count = 4096, .ret = 1,
+		  .have = CAP_FD | CAP_OFFSET2 | CAP_COUNT | CAP_RET },
+		{ .sys = SYS_IOCTL, .time_ns = 20, .dur_ns = 9, .fd = 4,
+		  .offset = 0, .count = 4096, .cmd = 3222836278LL, .arg = 1,
+		  .have = CAP_FD | CAP_OFFSET | CAP_COUNT | CAP_CMD | CAP_ARG |
+			  CAP_RET | CAP_DUR },
+		{ .sys = SYS_FSETXATTR, .time_ns = 30, .dur_ns = 3, .fd = 4,
+		  .path2 = "system.posix_acl_access", .path2_len = 23,
+		  .mode = 0640, .count = 28, .arg = 0,
+		  .have = CAP_FD | CAP_PATH2 | CAP_MODE | CAP_COUNT | CAP_ARG |
+			  CAP_RET | CAP_DUR },
+		{ .sys = SYS_GETXATTRAT, .time_ns = 40, .dur_ns = 3, .fd = -100,
+		  .path = "/w/src", .path_len = 6, .path2 = "user.;odd name",
+		  .path2_len = 14, .flags = 256, .count = 256, .ret = -61,
+		  .have = CAP_FD | CAP_PATH | CAP_PATH2 | CAP_FLAGS |
+			  CAP_COUNT | CAP_RET | CAP_DUR },
+		{ .sys = SYS_FCNTL, .time_ns = 50, .dur_ns = 2, .fd = 4,
+		  .offset = 10, .whence = 0, .count = 20, .cmd = 7, .arg = 1,
+		  .have = CAP_FD | CAP_OFFSET | CAP_WHENCE | CAP_COUNT |
+			  CAP_CMD | CAP_ARG | CAP_RET | CAP_DUR },
+		{ .sys = SYS_FLOCK, .time_ns = 60, .dur_ns = 2, .fd = 4,
+		  .flags = 6, .ret = -11,
+		  .have = CAP_FD | CAP_FLAGS | CAP_RET | CAP_DUR },
+		{ .sys = SYS_SPLICE, .time_ns = 70, .dur_ns = 4, .fd = 9,
+		  .fd2 = 5, .flags = 1, .offset2 = 8192, .count = 100,
+		  .ret = 100,
+		  .have = CAP_FD | CAP_FD2 | CAP_FLAGS | CAP_OFFSET2 |
+			  CAP_COUNT | CAP_RET | CAP_DUR },
+		{ .sys = SYS_TEE, .time_ns = 80, .dur_ns = 1, .fd = 9, .fd2 = 11,
+		  .flags = 0, .count = 50, .ret = 50,
+		  .have = CAP_FD | CAP_FD2 | CAP_FLAGS | CAP_COUNT | CAP_RET |
+			  CAP_DUR },
+		{ .sys = SYS_MKNODAT, .time_ns = 85, .dur_ns = 1, .fd = 3,
+		  .path = "/w/fifo", .path_len = 7, .mode = 010644,
+		  .have = CAP_FD | CAP_PATH | CAP_MODE | CAP_RET | CAP_DUR },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		want[i].pid = want[i].tid = 7;
+		if (!(want[i].have & CAP_FD))
+			want[i].fd = -1;
+		if (!(want[i].have & CAP_FD2))
+			want[i].fd2 = -1;
 		ck_assert_int_eq(caplog_next(r, &out), 1);
 		assert_event(sys_info(want[i].sys)->name, &want[i], &out);
 	}
@@ -1837,6 +1942,7 @@ Suite *caplog_suite(void)
 	tcase_add_test(tc, v4_aio_lines);
 	tcase_add_test(tc, v4_uring_lines);
 	tcase_add_test(tc, v4_page_lines);
+	tcase_add_test(tc, v4_fileapi_lines);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("v3");

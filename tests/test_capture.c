@@ -18,6 +18,8 @@
 #include <fcntl.h>
 #include <linux/aio_abi.h>
 #include <linux/io_uring.h>
+#include <linux/fs.h>
+#include <linux/xattr.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -30,6 +32,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,6 +47,7 @@
 #include "workloads/aio.h"
 #include "workloads/fdrace.h"
 #include "workloads/mmapio.h"
+#include "workloads/fileapi.h"
 #include "workloads/uncaptured.h"
 #include "workloads/uring.h"
 
@@ -71,8 +75,8 @@ struct exp {
 	enum sys_id sys;
 	unsigned have, lacks;
 	const char *path, *path2;
-	int64_t fd, fd2, flags, mode, offset, count, whence, cmd, arg, size,
-		ret, buf_index, umask;
+	int64_t fd, fd2, flags, mode, offset, offset2, count, whence, cmd,
+		arg, size, ret, buf_index, umask;
 	int64_t flags_mask;	/* non-zero: compare flags & flags_mask */
 	bool ret_positive;
 	bool any_tid;		/* any thread of the process */
@@ -1282,6 +1286,8 @@ static const struct {
 	{ CAP_MODE, offsetof(struct cap_event, mode), offsetof(struct exp, mode) },
 	{ CAP_OFFSET, offsetof(struct cap_event, offset),
 	  offsetof(struct exp, offset) },
+	{ CAP_OFFSET2, offsetof(struct cap_event, offset2),
+	  offsetof(struct exp, offset2) },
 	{ CAP_COUNT, offsetof(struct cap_event, count),
 	  offsetof(struct exp, count) },
 	{ CAP_WHENCE, offsetof(struct cap_event, whence),
@@ -1699,9 +1705,9 @@ START_TEST(test_uncaptured)
 		uint64_t count;
 	} want[] = {
 		{ "ioctl", UNCAP_IOCTLS },
-		{ "flock", UNCAP_FLOCKS },
+		{ "vmsplice", UNCAP_VMSPLICES },
 		{ "remap_file_pages", UNCAP_REMAP },
-		{ "fsetxattr", UNCAP_XATTRS },
+		{ "cachestat", UNCAP_CACHESTATS },
 		{ "getppid", UNCAP_GETPPIDS },
 		{ UNCAP_OTHER_ABI, access(mark, F_OK) == 0 ? UNCAP_IA32 : 0 },
 	};
@@ -1727,7 +1733,7 @@ START_TEST(test_uncaptured)
 	check_replay(&r);
 	text = tu_read(r.replay, NULL);
 	ck_assert_msg(text && strstr(text, "\n#|uncaptured|getppid=7|remap_file_pages=6|"
-				     "ioctl=5|flock=4|"),
+				     "ioctl=5|vmsplice=4|"),
 		      "replay: %.600s", text);
 	free(text);
 	run_free(&r);
@@ -1855,6 +1861,230 @@ START_TEST(test_umask)
 	ck_assert_uint_eq(uncaptured_count(u, "bind"), 2);
 	caplog_close(rd);
 	check_replay(&r);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- fileapi ----------------------------------------------------------- */
+
+#define XA(name, x) E(name), .path2 = "=" x
+#define LOCK(c, type, off, len) \
+	{ E(FCNTL), .have = CAP_CMD | CAP_ARG | CAP_WHENCE | CAP_OFFSET | \
+	  CAP_COUNT | CAP_RET, .cmd = (c), .arg = (type), .whence = SEEK_SET, \
+	  .offset = (off), .count = (len), .ret = 0, .v_fd = 2 }
+#define FLOCK(op) \
+	{ E(FLOCK), .have = CAP_FLAGS | CAP_RET, .flags = (op), .ret = 0, \
+	  .v_fd = 2 }
+
+/* 2: src's fd, 3: dst's fd, 4: the dirfd, 5 and 6: the first pipe's read
+ * and write ends, 7: the second pipe's write end. */
+static const struct exp fileapi_main[] = {
+	{ E(OPENAT), .have = CAP_PATH, .path = ".", .v_ret = 4 },
+	{ E(OPENAT), .have = CAP_PATH, .path = "src", .v_ret = 2 },
+	{ E(OPENAT), .have = CAP_PATH, .path = "dst", .v_ret = 3 },
+	{ E(IOCTL), .have = CAP_CMD | CAP_SIZE | CAP_RET, .lacks = CAP_OFFSET,
+	  .cmd = FICLONE, .size = FA_SIZE, .ret = 0, .v_fd = 3,
+	  .v_fd2 = 2 },
+	{ E(IOCTL), .have = CAP_CMD | CAP_OFFSET | CAP_COUNT | CAP_OFFSET2 |
+	  CAP_SIZE | CAP_RET, .cmd = FICLONERANGE, .offset = 0,
+	  .count = FA_BLOCK, .offset2 = FA_BLOCK, .size = FA_SIZE, .ret = 0,
+	  .v_fd = 3, .v_fd2 = 2 },
+	{ E(DEDUPE), .have = CAP_OFFSET2 | CAP_COUNT | CAP_RET, .offset2 = 0,
+	  .count = FA_BLOCK, .ret = FILE_DEDUPE_RANGE_SAME, .v_fd = 3 },
+	{ E(IOCTL), .have = CAP_CMD | CAP_OFFSET | CAP_COUNT | CAP_ARG |
+	  CAP_RET, .lacks = CAP_FD2, .cmd = FIDEDUPERANGE,
+	  .offset = 0, .count = FA_BLOCK, .arg = 1, .ret = 0, .v_fd = 2 },
+	{ XA(FSETXATTR, "user.a"), .have = CAP_PATH2 | CAP_COUNT | CAP_ARG |
+	  CAP_RET, .lacks = CAP_MODE, .count = 5, .arg = 0, .ret = 0,
+	  .v_fd = 2 },
+	{ XA(FGETXATTR, FA_PRE), .have = CAP_PATH2 | CAP_COUNT | CAP_RET,
+	  .count = 0, .ret = FA_PRE_LEN, .v_fd = 2 },
+	{ XA(GETXATTR, FA_PRE), .have = CAP_PATH | CAP_PATH2 | CAP_COUNT |
+	  CAP_RET, .path = "src", .count = 256, .ret = FA_PRE_LEN },
+	{ XA(LGETXATTR, FA_PRE), .have = CAP_PATH | CAP_PATH2 | CAP_RET,
+	  .path = "src", .ret = FA_PRE_LEN },
+	{ XA(GETXATTR, "user.none"), .have = CAP_PATH2 | CAP_RET,
+	  .ret = -ENODATA },
+	{ E(FLISTXATTR), .have = CAP_COUNT | CAP_RET, .lacks = CAP_PATH2,
+	  .count = 0, .ret = 16, .v_fd = 2 },
+	{ E(LISTXATTR), .have = CAP_PATH | CAP_COUNT | CAP_RET, .path = "src",
+	  .count = 256, .ret = 16 },
+	{ E(LLISTXATTR), .have = CAP_PATH | CAP_RET, .path = "src", .ret = 16 },
+	{ XA(SETXATTR, "user.b"), .have = CAP_PATH | CAP_PATH2 | CAP_COUNT |
+	  CAP_ARG | CAP_RET, .path = "src", .count = 2, .arg = XATTR_CREATE,
+	  .ret = 0 },
+	{ XA(LSETXATTR, "user.c"), .have = CAP_PATH2 | CAP_COUNT | CAP_RET,
+	  .count = 1, .ret = 0 },
+	{ XA(REMOVEXATTR, "user.b"), .have = CAP_PATH | CAP_PATH2 | CAP_RET,
+	  .path = "src", .ret = 0 },
+	{ XA(LREMOVEXATTR, "user.c"), .have = CAP_PATH2 | CAP_RET, .ret = 0 },
+	{ XA(FREMOVEXATTR, "user.a"), .have = CAP_PATH2 | CAP_RET, .ret = 0,
+	  .v_fd = 2 },
+	{ XA(FSETXATTR, "system.posix_acl_access"), .have = CAP_PATH2 |
+	  CAP_COUNT | CAP_MODE | CAP_RET, .count = 28, .mode = FA_ACL_MODE,
+	  .ret = 0, .v_fd = 2 },
+	LOCK(F_SETLK, F_WRLCK, 10, 20), LOCK(F_GETLK, F_WRLCK, 10, 20),
+	LOCK(F_SETLKW, F_UNLCK, 10, 20), LOCK(F_OFD_SETLK, F_RDLCK, 0, 100),
+	LOCK(F_OFD_GETLK, F_RDLCK, 0, 100),
+	LOCK(F_OFD_SETLKW, F_UNLCK, 0, 100),
+	FLOCK(LOCK_EX), FLOCK(LOCK_UN), FLOCK(LOCK_SH | LOCK_NB), FLOCK(LOCK_UN),
+	{ E(SPLICE), .have = CAP_OFFSET | CAP_COUNT | CAP_FLAGS | CAP_RET,
+	  .lacks = CAP_OFFSET2, .offset = 0, .count = FA_SPLICE, .flags = 0,
+	  .ret = FA_SPLICE, .v_fd = 2, .v_fd2 = 6 },
+	{ E(TEE), .have = CAP_COUNT | CAP_RET, .count = FA_TEE, .ret = FA_TEE,
+	  .v_fd = 5, .v_fd2 = 7 },
+	{ E(SPLICE), .have = CAP_OFFSET2 | CAP_COUNT | CAP_RET,
+	  .lacks = CAP_OFFSET, .offset2 = FA_SIZE, .count = FA_SPLICE,
+	  .ret = FA_SPLICE, .v_fd = 5, .v_fd2 = 3 },
+	{ E(MKNOD), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "fifo",
+	  .mode = S_IFIFO | 0644, .ret = 0 },
+	{ E(MKNODAT), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "reg",
+	  .mode = S_IFREG | 0600, .ret = 0, .v_fd = 4 },
+	{ E(MKNOD), .have = CAP_PATH | CAP_MODE | CAP_RET, .path = "null",
+	  .mode = S_IFCHR | 0600, .ret = 0 },
+	{ E(SYNC_FILE_RANGE), .have = CAP_OFFSET | CAP_COUNT | CAP_FLAGS |
+	  CAP_RET, .offset = 0, .count = FA_BLOCK,
+	  .flags = SYNC_FILE_RANGE_WRITE, .ret = 0, .v_fd = 2 },
+	{ E(FADVISE64), .have = CAP_OFFSET | CAP_COUNT | CAP_FLAGS | CAP_RET,
+	  .offset = 0, .count = FA_BLOCK, .flags = POSIX_FADV_WILLNEED,
+	  .ret = 0, .v_fd = 2 },
+	{ E(READAHEAD), .have = CAP_OFFSET | CAP_COUNT | CAP_RET, .offset = 0,
+	  .count = FA_BLOCK, .ret = 0, .v_fd = 2 },
+	{ E(SYNCFS), .have = CAP_RET, .ret = 0, .v_fd = 2 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 2 },
+	END
+};
+
+/* The *xattrat calls (Linux 6.13), where the kernel has them. */
+static const struct exp fileapi_at[] = {
+	{ XA(SETXATTRAT, "user.at"), .have = CAP_FD | CAP_PATH | CAP_PATH2 |
+	  CAP_FLAGS | CAP_COUNT | CAP_ARG | CAP_RET, .fd = AT_FDCWD,
+	  .path = "src", .flags = 0, .count = 2, .arg = 0, .ret = 0 },
+	{ XA(GETXATTRAT, "user.at"), .have = CAP_PATH | CAP_PATH2 | CAP_COUNT |
+	  CAP_RET, .path = "src", .count = 256, .ret = 2 },
+	{ E(LISTXATTRAT), .have = CAP_PATH | CAP_COUNT, .path = "src",
+	  .count = 256, .ret_positive = true },
+	{ XA(REMOVEXATTRAT, "user.at"), .have = CAP_PATH | CAP_PATH2 | CAP_RET,
+	  .path = "src", .ret = 0 },
+	END
+};
+
+static const struct exp *const fileapi_chains[] = { fileapi_main, NULL };
+static const struct exp *const fileapi_at_chains[] = {
+	fileapi_main, fileapi_at, NULL
+};
+
+static const char *const fileapi_replay[] = {
+	"f 8192 %S/src",
+	"a 5 %S/src name=user.pre",
+	"openat path=%S/src vfd=$S",
+	"openat path=%S/dst vfd=$D",
+	"ioctl 0 fd=$D fd2=$S cmd=1074041865",
+	"ioctl 0 fd=$D fd2=$S off=0 off2=4096 count=4096 cmd=1075876877",
+	"dedupe 0 fd=$D off2=0",
+	"ioctl 0 fd=$S off=0 count=4096 cmd=3222836278 arg=1",
+	"dedupe_done 0 fd=$D count=4096",
+	"fsetxattr 0 fd=$S count=5 arg=0 name=user.a",
+	"fgetxattr 5 fd=$S count=0 name=user.pre",
+	"getxattr 5 path=%S/src count=256 name=user.pre",
+	"lgetxattr 5 path=%S/src count=256 name=user.pre",
+	"getxattr -61 path=%S/src count=256 name=user.none",
+	"flistxattr 16 fd=$S count=0",
+	"listxattr 16 path=%S/src count=256",
+	"llistxattr 16 path=%S/src count=256",
+	"setxattr 0 path=%S/src count=2 arg=1 name=user.b",
+	"lsetxattr 0 path=%S/src count=1 arg=0 name=user.c",
+	"removexattr 0 path=%S/src name=user.b",
+	"lremovexattr 0 path=%S/src name=user.c",
+	"fremovexattr 0 fd=$S name=user.a",
+	"fsetxattr 0 fd=$S mode=0640 count=28 arg=0 name=system.posix_acl_access",
+	"fcntl 0 fd=$S off=10 whence=0 count=20 cmd=6 arg=1",
+	"fcntl 0 fd=$S off=10 whence=0 count=20 cmd=5 arg=1",
+	"fcntl 0 fd=$S off=10 whence=0 count=20 cmd=7 arg=2",
+	"fcntl 0 fd=$S off=0 whence=0 count=100 cmd=37 arg=0",
+	"fcntl 0 fd=$S off=0 whence=0 count=100 cmd=36 arg=0",
+	"fcntl 0 fd=$S off=0 whence=0 count=100 cmd=38 arg=2",
+	"flock 0 fd=$S flags=0x2",
+	"flock 0 fd=$S flags=0x8",
+	"flock 0 fd=$S flags=0x5",
+	"splice 100 fd=$S flags=0x0 off=0 count=100",
+	"splice 100 fd2=$D flags=0x0 off2=8192 count=100",
+	"mknod 0 path=%S/fifo mode=010644",
+	"mknodat 0 path=%S/reg mode=0100600",
+	"mknod 0 path=%S/null mode=020600",
+	"sync_file_range 0 fd=$S flags=0x2 off=0 count=4096",
+	"fadvise64 0 fd=$S flags=0x3 off=0 count=4096",
+	"readahead 0 fd=$S off=0 count=4096",
+	"syncfs 0 fd=$S",
+	"close 0 fd=$S",
+	NULL
+};
+
+/* The count of @name in the uncaptured record of log @path. */
+static uint64_t log_uncaptured(const char *path, const char *name)
+{
+	char err[ERRLEN];
+	struct caplog_reader *rd = caplog_open(path, err, sizeof(err));
+	const struct uncaptured *u;
+	struct cap_event ev;
+	uint64_t n;
+
+	ck_assert_msg(rd, "%s", err);
+	while (caplog_next(rd, &ev) == 1)
+		;
+	u = caplog_uncaptured(rd);
+	ck_assert_msg(u, "%s: no uncaptured record", path);
+	n = uncaptured_count(u, name);
+	caplog_close(rd);
+	return n;
+}
+
+/*
+ * The file API beyond reads and writes (tests/workloads/fileapi.c) on an
+ * xfs with reflink, captured with -x: each call with its arguments and
+ * result, the dedupe record before its ioctl, the *xattrat calls where
+ * the kernel has them; the FIONREAD ioctl only as an uncaptured ioctl;
+ * and the replay file: every call but tee (the device's mknod too, which
+ * the replay refuses), src's attribute from before in INIT.
+ */
+START_TEST(test_fileapi)
+{
+	static const struct workload fileapi = {
+		.name = "fileapi", .chains = fileapi_chains,
+		.replay = fileapi_replay, .counts = "|timelines=1|processes=1|"
+	};
+	static const struct workload fileapi_at_kernel = {
+		.name = "fileapi", .chains = fileapi_at_chains,
+		.replay = fileapi_replay, .counts = "|timelines=1|processes=1|"
+	};
+	const char *why = cannot_capture();
+	bool at = access("/sys/kernel/tracing/events/syscalls/"
+			 "sys_enter_setxattrat", F_OK) == 0;
+	struct run r;
+
+	if (why) {
+		printf("capture: test fileapi skipped: %s\n", why);
+		return;
+	}
+	run_init(&r, at ? &fileapi_at_kernel : &fileapi, BY_PID);
+	ck_assert_int_eq(rmdir(r.wdir), 0);
+	if (!tu_mount_image(r.wdir, "mkfs.xfs", "-f", 320)) {
+		printf("capture: test fileapi skipped: no xfs image\n");
+		run_free(&r);
+		return;
+	}
+	free(r.sandbox);
+	r.sandbox = sandbox_of(r.wdir);
+	capture_workload(&r);
+	read_log(&r);
+	check_pids(&r);
+	for (int c = 0; r.w->chains[c]; c++)
+		match_chain(&r, r.w->chains[c], c);
+	ck_assert_uint_eq(log_uncaptured(r.log, "ioctl"), 1);
+	check_replay(&r);
+	ck_assert_uint_eq(replay_ops(&r, "tee"), 0);
+	ck_assert_uint_eq(replay_ops(&r, "mknod"), 2);
+	ck_assert_int_eq(umount2(r.wdir, MNT_DETACH), 0);
 	run_free(&r);
 }
 END_TEST
@@ -2372,6 +2602,7 @@ Suite *capture_suite(void)
 	tcase_add_test(tc, test_fd_race);
 	tcase_add_test(tc, test_uncaptured);
 	tcase_add_test(tc, test_umask);
+	tcase_add_test(tc, test_fileapi);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("log file");

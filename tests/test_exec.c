@@ -12,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "ioriot/exec.h"
@@ -86,7 +90,7 @@ static const char *sbpath(const char *rel)
 struct step {
 	enum sys_id sys;
 	int64_t ret;			/* captured */
-	const char *path, *path2, *target;
+	const char *path, *path2, *target, *name;
 	uint64_t fd, fd2, vfd;
 	unsigned have;			/* bits beyond path/fd/fd2/vfd/target */
 	int64_t flags, mode, off, off2, whence, count, cmd, arg, uid, gid;
@@ -102,7 +106,7 @@ static void run_step(const struct step *s, size_t i)
 		.mode = s->mode, .offset = s->off, .offset2 = s->off2,
 		.whence = s->whence, .count = s->count, .cmd = s->cmd,
 		.arg = s->arg, .uid = s->uid, .gid = s->gid, .addr = s->addr,
-		.stride = s->stride,
+		.stride = s->stride, .pid = 1, .tid = 1, .dur_ns = 0,
 	};
 	int64_t res = 12345;
 
@@ -120,6 +124,11 @@ static void run_step(const struct step *s, size_t i)
 		op.target = sbpath(s->target);
 		op.target_len = (uint32_t)strlen(op.target);
 		op.have |= RL_TARGET;
+	}
+	if (s->name) {
+		op.name = s->name;
+		op.name_len = (uint32_t)strlen(s->name);
+		op.have |= RL_NAME;
 	}
 	op.have |= (s->fd ? RL_FD : 0) | (s->fd2 ? RL_FD2 : 0) |
 		   (s->vfd ? RL_VFD : 0);
@@ -313,6 +322,117 @@ static const struct step path_steps[] = {
 	{ SYS_STAT, 0, "t", .want = 0 },
 };
 
+#define LOCK(c, type, start, len) \
+	.have = RL_CMD | RL_ARG | RL_WHENCE | O | C, .cmd = (c), \
+	.arg = (type), .whence = SEEK_SET, .off = (start), .count = (len)
+#define XA(n) .name = (n)
+
+/* The file API: xattrs, locks (blocking ones bounded), splice, clones,
+ * mknod.  The sandbox is a tmpfs: it shares no extents. */
+static const struct step fileapi_steps[] = {
+	{ SYS_OPENAT, 3, "f", .vfd = 1, .have = F | M,
+	  .flags = O_CREAT | O_RDWR, .mode = 0644, .want = 3 },
+	{ SYS_OPENAT, 4, "g", .vfd = 2, .have = F | M,
+	  .flags = O_CREAT | O_RDWR, .mode = 0644, .want = 4 },
+	{ SYS_OPENAT, 5, "f", .vfd = 3, .have = F, .flags = O_RDWR, .want = 5 },
+	{ SYS_PWRITE64, 8192, .fd = 1, .have = C | O, .count = 8192,
+	  .want = 8192 },
+	/* extended attributes: generated values of the captured sizes */
+	{ SYS_FSETXATTR, 0, .fd = 1, XA("user.a"), .have = C | RL_ARG,
+	  .count = 5, .want = 0 },
+	{ SYS_FGETXATTR, 5, .fd = 1, XA("user.a"), .have = C, .count = 0,
+	  .want = 5 },
+	{ SYS_GETXATTR, 5, "f", XA("user.a"), .have = C, .count = 64,
+	  .want = 5 },
+	{ SYS_LGETXATTR, 5, "f", XA("user.a"), .have = C, .count = 2,
+	  .want = -ERANGE },
+	{ SYS_LISTXATTR, 7, "f", .have = C, .count = 0, .want = 7 },
+	{ SYS_FLISTXATTR, 7, .fd = 1, .have = C, .count = 64, .want = 7 },
+	{ SYS_LLISTXATTR, 7, "f", .have = C, .count = 64, .want = 7 },
+	{ SYS_SETXATTR, 0, "f", XA("user.b"), .have = C | RL_ARG, .count = 3,
+	  .arg = XATTR_CREATE, .want = 0 },
+	{ SYS_LSETXATTR, -EEXIST, "f", XA("user.b"), .have = C | RL_ARG,
+	  .count = 3, .arg = XATTR_CREATE, .want = -EEXIST },
+	{ SYS_REMOVEXATTR, 0, "f", XA("user.b"), .want = 0 },
+	{ SYS_LREMOVEXATTR, -ENODATA, "f", XA("user.b"), .want = -ENODATA },
+	{ SYS_FREMOVEXATTR, 0, .fd = 1, XA("user.a"), .want = 0 },
+	{ SYS_SETXATTRAT, 0, "f", XA("user.at"), .have = C | F, .count = 2,
+	  .want = 0 },
+	{ SYS_GETXATTRAT, 2, "f", XA("user.at"), .have = C, .count = 64,
+	  .want = 2 },
+	{ SYS_LISTXATTRAT, 8, "f", .have = C, .count = 64, .want = 8 },
+	{ SYS_REMOVEXATTRAT, 0, "f", XA("user.at"), .want = 0 },
+	{ SYS_GETXATTRAT, -ENODATA, .fd = 1, XA("user.at"), .have = C | F,
+	  .flags = AT_EMPTY_PATH, .want = -ENODATA },
+	{ SYS_GETXATTR, -EINVAL, "f", .have = C, .want = -EINVAL },
+	{ SYS_FGETXATTR, 0, .fd = 9, XA("user.a"), .want = -EBADF },
+	/* the three-entry ACL is built from its mode: f becomes 0640 */
+	{ SYS_FSETXATTR, 0, .fd = 1, XA("system.posix_acl_access"),
+	  .have = C | M, .count = 28, .mode = 0640, .want = 0 },
+	/* locks: POSIX ones of one process never conflict with each other,
+	 * OFD and flock ones do; a blocking one gives up */
+	{ SYS_FCNTL, 0, .fd = 1, LOCK(F_SETLK, F_WRLCK, 0, 10), .want = 0 },
+	{ SYS_FCNTL, 0, .fd = 3, LOCK(F_SETLKW, F_RDLCK, 5, 10), .want = 0 },
+	{ SYS_FCNTL, 0, .fd = 1, LOCK(F_GETLK, F_WRLCK, 0, 0), .want = 0 },
+	{ SYS_FCNTL, 0, .fd = 3, LOCK(F_OFD_SETLK, F_WRLCK, 0, 10),
+	  .want = -EAGAIN },
+	{ SYS_FCNTL, 0, .fd = 3, LOCK(F_OFD_SETLKW, F_WRLCK, 0, 10),
+	  .want = -ETIMEDOUT },
+	{ SYS_FCNTL, 0, .fd = 1, LOCK(F_SETLKW, F_UNLCK, 0, 0), .want = 0 },
+	{ SYS_FCNTL, 0, .fd = 3, LOCK(F_OFD_SETLKW, F_WRLCK, 0, 10), .want = 0 },
+	{ SYS_FCNTL, 0, .fd = 3, LOCK(F_OFD_GETLK, F_WRLCK, 0, 0), .want = 0 },
+	{ SYS_FCNTL, 0, .fd = 3, LOCK(F_OFD_SETLK, F_UNLCK, 0, 0), .want = 0 },
+	/* without its range (an older capture's): a probe, as before */
+	{ SYS_FCNTL, 0, .fd = 3, .have = RL_CMD | RL_ARG, .cmd = F_SETLK,
+	  .arg = 0x7ffd0000, .want = 0 },
+	{ SYS_FCNTL, 0, .fd = 3, .have = RL_CMD | RL_WHENCE, .cmd = F_SETLK,
+	  .want = -EINVAL },	/* a range without its type */
+	{ SYS_FLOCK, 0, .fd = 1, .have = F, .flags = LOCK_EX, .want = 0 },
+	{ SYS_FLOCK, 0, .fd = 3, .have = F, .flags = LOCK_SH | LOCK_NB,
+	  .want = -EWOULDBLOCK },
+	{ SYS_FLOCK, 0, .fd = 3, .have = F, .flags = LOCK_SH,
+	  .want = -ETIMEDOUT },
+	{ SYS_FLOCK, 0, .fd = 1, .have = F, .flags = LOCK_UN, .want = 0 },
+	{ SYS_FLOCK, 0, .fd = 3, .have = F, .flags = LOCK_SH, .want = 0 },
+	{ SYS_FLOCK, 0, .fd = 3, .want = -EINVAL },
+	/* splice: the pipe side is the thread's own pipe */
+	{ SYS_SPLICE, 100, .fd = 1, .have = C | O, .count = 100, .off = 10,
+	  .want = 100 },
+	{ SYS_SPLICE, 100, .fd2 = 2, .have = C | RL_OFFSET2, .count = 4096,
+	  .off2 = 50, .want = 100 },
+	{ SYS_SPLICE, 7, .fd2 = 2, .have = C, .count = 4096, .want = 7 },
+	{ SYS_SPLICE, 0, .want = -EBADF },
+	{ SYS_SPLICE, 10, .fd = 9, .have = C, .count = 10, .want = -EBADF },
+	/* clones and dedupe: a tmpfs cannot */
+	{ SYS_IOCTL, 0, .fd = 2, .fd2 = 1, .have = RL_CMD, .cmd = FICLONE,
+	  .want = -EOPNOTSUPP },
+	{ SYS_IOCTL, 0, .fd = 2, .fd2 = 1, .have = RL_CMD | O | C | RL_OFFSET2,
+	  .cmd = FICLONERANGE, .count = 4096, .want = -EOPNOTSUPP },
+	{ SYS_IOCTL, 0, .fd = 2, .fd2 = 9, .have = RL_CMD, .cmd = FICLONE,
+	  .want = -EBADF },
+	{ SYS_IOCTL, 0, .fd = 2, .have = RL_CMD, .cmd = FIONREAD,
+	  .want = -EINVAL },
+	{ SYS_DEDUPE_DONE, 0, .fd = 2, .want = -EINVAL },
+	{ SYS_DEDUPE, 0, .fd = 2, .have = RL_OFFSET2, .want = 0 },
+	{ SYS_DEDUPE, 0, .fd = 3, .have = RL_OFFSET2, .off2 = 4096, .want = 0 },
+	{ SYS_IOCTL, 0, .fd = 1, .have = RL_CMD | O | C | RL_ARG,
+	  .cmd = FIDEDUPERANGE, .count = 4096, .arg = 2, .want = -EOPNOTSUPP },
+	/* each destination's result is the call's error; then none is left */
+	{ SYS_DEDUPE_DONE, 0, .fd = 2, .want = -EOPNOTSUPP },
+	{ SYS_DEDUPE_DONE, 0, .fd = 3, .want = -EOPNOTSUPP },
+	{ SYS_DEDUPE_DONE, 0, .fd = 3, .want = -EINVAL },
+	{ SYS_DEDUPE, 0, .fd = 9, .have = RL_OFFSET2, .want = -EBADF },
+	/* mknod: FIFOs and files; never a device */
+	{ SYS_MKNOD, 0, "fifo", .have = M, .mode = S_IFIFO | 0644, .want = 0 },
+	{ SYS_MKNODAT, 0, "reg", .have = M, .mode = 0600, .want = 0 },
+	{ SYS_MKNODAT, 0, "null", .have = M, .mode = S_IFCHR | 0600,
+	  .want = -EPERM },
+	{ SYS_MKNOD, 0, "blk", .have = M, .mode = S_IFBLK | 0600,
+	  .want = -EPERM },
+	{ SYS_MKNOD, -EEXIST, "fifo", .have = M, .mode = S_IFIFO | 0644,
+	  .want = -EEXIST },
+};
+
 static void run_steps(const struct step *steps, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -332,6 +452,32 @@ START_TEST(test_fd_ops)
 	ck_assert_int_eq(st.st_mode & 07777, 0600);
 	free(f);
 	free(g);
+	check_sentinel();
+}
+END_TEST
+
+START_TEST(test_fileapi_ops)
+{
+	struct stat st;
+	char *f = tu_join(sandbox, "f"), *g = tu_join(sandbox, "g");
+	char *fifo = tu_join(sandbox, "fifo"), *null = tu_join(sandbox, "null");
+	char *blk = tu_join(sandbox, "blk");
+
+	run_steps(fileapi_steps, sizeof(fileapi_steps) /
+		  sizeof(fileapi_steps[0]));
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0640);
+	ck_assert_int_eq(stat(g, &st), 0);
+	ck_assert_int_eq(st.st_size, 150);	/* 100 at 50, then 7 at 0 */
+	ck_assert_int_eq(stat(fifo, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	ck_assert_int_eq(lstat(null, &st), -1);
+	ck_assert_int_eq(lstat(blk, &st), -1);
+	free(f);
+	free(g);
+	free(fifo);
+	free(null);
+	free(blk);
 	check_sentinel();
 }
 END_TEST
@@ -585,6 +731,7 @@ Suite *exec_suite(void)
 	tcase_add_test(tc, test_path_ops);
 	tcase_add_test(tc, test_created_modes);
 	tcase_add_test(tc, test_page_ops);
+	tcase_add_test(tc, test_fileapi_ops);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_release);
 	suite_add_tcase(s, tc);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -309,17 +310,31 @@ static void expect_link(const char *mnt, const char *name, const char *rel,
 
 static const char *const tree_init[] = {
 	"d @/a",
+	"a 3 @/a name=user.dir",
 	"d @/a/b",
 	"d @/a/b/c",
 	"f 0 @/a/empty mode=0600",
 	"f 5242880 @/a/b/big",
 	"f 4097 @/top",
+	"a 500 @/top name=user.big%20one",
+	"a 0 @/top name=user.empty",
 	"f 3 @/n1/n2/deep mode=0755",
 	"l @/a/ln target=@/a/b/big",
 	"x @/gone",
 	"x @/a/b/nothere",
 	NULL
 };
+
+/* @rel has attribute @attr with a value of @size bytes. */
+static void expect_xattr(const char *mnt, const char *name, const char *rel,
+			 const char *attr, ssize_t size)
+{
+	char *p = sandbox_path(mnt, name, rel);
+
+	ck_assert_msg(lgetxattr(p, attr, NULL, 0) == size, "%s: %s: %s", p,
+		      attr, strerror(errno));
+	free(p);
+}
 
 static void expect_tree(const char *mnt, const char *name)
 {
@@ -350,6 +365,9 @@ static void expect_tree(const char *mnt, const char *name)
 	expect_mode(mnt, name, "n1/n2/deep", 0755);
 	expect_mode(mnt, name, "a/empty", 0600);
 	expect_mode(mnt, name, "top", 0644);
+	expect_xattr(mnt, name, "a", "user.dir", 3);
+	expect_xattr(mnt, name, "top", "user.big one", 500);
+	expect_xattr(mnt, name, "top", "user.empty", 0);
 }
 
 /* The big file holds data: no zero block, and no block equal to the one
@@ -429,6 +447,7 @@ START_TEST(test_tree_and_trash)
 		ck_assert_uint_eq(sum.dirs, 3 * fs_n);
 		ck_assert_uint_eq(sum.files, 4 * fs_n);
 		ck_assert_uint_eq(sum.absent, 2 * fs_n);
+		ck_assert_uint_eq(sum.xattrs, 3 * fs_n);
 		ck_assert_uint_eq(sum.bytes, per * fs_n);
 		ck_assert_uint_gt(sum.duration_ns, 0);
 		ck_assert_uint_ge(prog.calls, 2);

@@ -1,7 +1,8 @@
 /*
  * Tests of the replay engine (replay.h): timelines in parallel ordered by
  * their dependencies, dependencies on operations the file lacks, pacing
- * at a speed factor, stopping, statistics, percentiles and bad files.
+ * at a speed factor, stopping, statistics, percentiles, bad files, and
+ * blocking file locks that never hang the replay.
  * Replay files are written here into a scratch directory whose
  * "mnt/.ioriot/t" is the sandbox, mnt a tmpfs (tu_mount_tmpfs).
  */
@@ -366,6 +367,54 @@ START_TEST(test_many_timelines)
 }
 END_TEST
 
+/*
+ * File locks: timeline 2:2's flock waits for 1:1's unlock.  With a thread
+ * each it takes the lock once 1:1 releases it.  Where 1:1's unlock cannot
+ * come first (it depends on 2:2's lock, or both timelines share one
+ * thread), the blocking call gives up after its bounded wait and counts
+ * as differing (ETIMEDOUT): the replay never hangs on a lock.
+ */
+START_TEST(test_lock_waits)
+{
+	static const struct {
+		const char *unlock_deps;
+		unsigned workers, threads;
+		uint64_t differ;
+	} cases[] = {
+		{ "-", 0, 0, 0 },	/* waits, then takes it */
+		{ "4", 0, 0, 1 },	/* the unlock waits for the lock */
+		{ "-", 1, 1, 1 },	/* one thread for both */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct replay_summary sum;
+		FILE *f = replay_begin();
+
+		fprintf(f, "1 1:1 0 10 - openat 3 vfd=1 path=%s/lk flags=0x42 "
+			"mode=0644\n", sandbox);
+		fprintf(f, "2 1:1 0 10 - flock 0 fd=1 flags=0x2\n");
+		fprintf(f, "3 2:2 0 10 1 openat 3 vfd=2 path=%s/lk flags=0x2\n",
+			sandbox);
+		fprintf(f, "4 2:2 0 10 2 flock 0 fd=2 flags=0x2\n");
+		fprintf(f, "5 1:1 0 10 %s flock 0 fd=1 flags=0x8\n",
+			cases[i].unlock_deps);
+		fprintf(f, "6 2:2 0 10 - flock 0 fd=2 flags=0x8\n");
+		fprintf(f, "7 1:1 0 10 - close 0 fd=1\n");
+		fprintf(f, "8 2:2 0 10 - close 0 fd=2\n");
+		replay_end(f, 8);
+		ck_assert_int_eq(run_with(0, cases[i].workers, cases[i].threads,
+					  &sum), 0);
+		ck_assert_uint_eq(sum.ops, 8);
+		ck_assert_msg(sum.sys[SYS_FLOCK].differ == cases[i].differ,
+			      "case %zu: %llu flocks differ", i,
+			      (unsigned long long)sum.sys[SYS_FLOCK].differ);
+		ck_assert_uint_eq(sum.differ_by_result[SYS_FLOCK][ETIMEDOUT],
+				  cases[i].differ);
+		ck_assert_uint_eq(total_differ(&sum), cases[i].differ);
+	}
+}
+END_TEST
+
 /* A result that differs from the capture is counted, not fatal; a
  * dependency on an id the file does not have is satisfied. */
 START_TEST(test_differ_and_missing_dep)
@@ -659,6 +708,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_workers_threads);
 	tcase_add_test(tc, test_many_timelines);
 	tcase_add_test(tc, test_differ_and_missing_dep);
+	tcase_add_test(tc, test_lock_waits);
 	tcase_add_test(tc, test_differ_values);
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_spin);

@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/xattr.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -98,6 +100,98 @@ START_TEST(fields_layouts)
 		ck_assert_int_eq(ce.size, cases[i].size);
 		ck_assert_int_eq(ce.mode, cases[i].mode);
 	}
+}
+END_TEST
+
+/* What the probe reads behind pointers: a lock command's struct flock,
+ * the clone and dedupe ioctls' structs and the source's size, the *at
+ * xattr calls' struct xattr_args, an ACL's mode; and the names of xattr
+ * calls in P. */
+START_TEST(fields_fileapi)
+{
+	uint64_t lk[6] = { 4, F_SETLKW, F_WRLCK | SEEK_END << 16 };
+	uint64_t clone[6] = { 5, FICLONERANGE, 4, 4096, 8192, 12288 };
+	uint64_t whole[6] = { 5, FICLONE, 4 };
+	uint64_t dedupe[6] = { 4, FIDEDUPERANGE, 2, 0, 4096 };
+	uint64_t dest[6] = { 6, 65536, 4096 };
+	uint64_t at[6] = { 0xffffff9cULL, 0x7000, AT_SYMLINK_NOFOLLOW, 0x8000,
+			   0x9000, 16 };
+	uint64_t fset[6] = { 4, 0x8000, 0x9000, 28, 0 };
+	struct ioriot_event e = record(SYS_FCNTL, 0, lk);
+	struct cap_event ce;
+
+	e.flags = IORIOT_EV_FLOCK;
+	e.extra[0] = (uint64_t)-100;
+	e.extra[1] = 0;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert_uint_eq(ce.have, CAP_FD | CAP_CMD | CAP_ARG | CAP_WHENCE |
+			  CAP_OFFSET | CAP_COUNT | CAP_RET | CAP_DUR);
+	ck_assert_int_eq(ce.cmd, F_SETLKW);
+	ck_assert_int_eq(ce.arg, F_WRLCK);
+	ck_assert_int_eq(ce.whence, SEEK_END);
+	ck_assert_int_eq(ce.offset, -100);
+	ck_assert_int_eq(ce.count, 0);
+
+	e = record(SYS_IOCTL, -EXDEV, clone);
+	e.flags = IORIOT_EV_IOCTL_ARGS | IORIOT_EV_SRC_SIZE;
+	e.extra[0] = 20000;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert_uint_eq(ce.have, CAP_FD | CAP_FD2 | CAP_CMD | CAP_OFFSET |
+			  CAP_COUNT | CAP_OFFSET2 | CAP_SIZE | CAP_RET | CAP_DUR);
+	ck_assert_int_eq(ce.cmd, FICLONERANGE);
+	ck_assert_int_eq(ce.fd2, 4);
+	ck_assert_int_eq(ce.offset, 4096);
+	ck_assert_int_eq(ce.count, 8192);
+	ck_assert_int_eq(ce.offset2, 12288);
+	ck_assert_int_eq(ce.size, 20000);
+
+	e = record(SYS_IOCTL, 0, whole);
+	e.flags = IORIOT_EV_SRC_SIZE;
+	e.extra[0] = 7;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert_uint_eq(ce.have, CAP_FD | CAP_FD2 | CAP_CMD | CAP_SIZE |
+			  CAP_RET | CAP_DUR);
+
+	e = record(SYS_IOCTL, 0, dedupe);
+	e.flags = IORIOT_EV_IOCTL_ARGS;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert_uint_eq(ce.have, CAP_FD | CAP_CMD | CAP_OFFSET | CAP_COUNT |
+			  CAP_ARG | CAP_RET | CAP_DUR);
+	ck_assert_int_eq(ce.cmd, FIDEDUPERANGE);	/* unsigned */
+	ck_assert_int_eq(ce.arg, 2);
+
+	e = record(SYS_DEDUPE, 1, dest);
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert_uint_eq(ce.have, CAP_FD | CAP_OFFSET2 | CAP_COUNT | CAP_RET |
+			  CAP_DUR);
+	ck_assert_int_eq(ce.offset2, 65536);
+	ck_assert_int_eq(ce.count, 4096);
+
+	e = record(SYS_SETXATTRAT, 0, at);
+	e.flags = IORIOT_EV_XATTR_ARGS;
+	e.extra[1] = 5 | (uint64_t)XATTR_CREATE << 32;
+	e.path_len[0] = 4;
+	e.path_len[1] = 6;
+	ck_assert_int_eq(capture_event_fields(&e, "/a/b", "user.x", &ce), 0);
+	ck_assert_uint_eq(ce.have, CAP_FD | CAP_PATH | CAP_FLAGS | CAP_PATH2 |
+			  CAP_COUNT | CAP_ARG | CAP_RET | CAP_DUR);
+	ck_assert_str_eq(ce.path2, "user.x");
+	ck_assert_int_eq(ce.count, 5);
+	ck_assert_int_eq(ce.arg, XATTR_CREATE);
+	ck_assert_int_eq(ce.flags, AT_SYMLINK_NOFOLLOW);
+
+	e = record(SYS_FSETXATTR, 0, fset);
+	e.flags = IORIOT_EV_ACL;
+	e.extra[0] = 0750;
+	e.path_len[1] = 23;
+	ck_assert_int_eq(capture_event_fields(&e, "", "system.posix_acl_access",
+					      &ce), 0);
+	ck_assert_uint_eq(ce.have, CAP_FD | CAP_PATH2 | CAP_COUNT | CAP_ARG |
+			  CAP_MODE | CAP_RET | CAP_DUR);
+	ck_assert_int_eq(ce.mode, 0750);
+	ck_assert_int_eq(ce.count, 28);
+	ck_assert(sys_path_is_content(SYS_FSETXATTR, true));
+	ck_assert(!sys_path_is_content(SYS_FSETXATTR, false));
 }
 END_TEST
 
@@ -449,6 +543,7 @@ Suite *resolve_suite(void)
 	tcase_add_test(tc, fields_layouts);
 	tcase_add_test(tc, fields_records);
 	tcase_add_test(tc, maps_from_proc);
+	tcase_add_test(tc, fields_fileapi);
 	tcase_add_test(tc, resolve_paths);
 	tcase_add_test(tc, path_filters);
 	suite_add_tcase(s, tc);

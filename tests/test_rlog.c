@@ -289,6 +289,62 @@ START_TEST(test_round_trip)
 }
 END_TEST
 
+/* INIT a entries and name= arguments: any byte but NUL in a name, up to
+ * 255, escaped; the path of an a entry must be confined, its name not. */
+START_TEST(test_xattr_entries)
+{
+	static const char name[] = "user.%a b;:\n\xff|=";
+	struct rlog_op op = {
+		.id = 1, .pid = 1, .tid = 1, .sys = SYS_LSETXATTR,
+		.have = RL_PATH | RL_NAME | RL_COUNT | RL_ARG | RL_MODE,
+		.path = "/.ioriot/t/f", .path_len = 12, .name = name,
+		.name_len = sizeof(name) - 1, .count = 28, .arg = 2,
+		.mode = 0750,
+	};
+	struct outbuf *ob = malloc(sizeof(*ob));
+	char path[64], err[ERRLEN] = "";
+	struct rlog_reader *r;
+	struct rlog_entry e;
+	int fd;
+
+	ck_assert_ptr_nonnull(ob);
+	ck_assert_int_lt(snprintf(path, sizeof(path),
+				  "/tmp/ioriot-test-rlog-XXXXXX"),
+			 (int)sizeof(path));
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	outbuf_init(ob, fd);
+	outbuf_puts(ob, HDR "#INIT\n");
+	rlog_write_init(ob, RLOG_INIT_FILE, 3, "/.ioriot/t/f", 12,
+			RLOG_NO_MODE);
+	rlog_write_init_xattr(ob, RLOG_XATTR_SIZE_MAX, "/.ioriot/t/f", 12,
+			      name, sizeof(name) - 1);
+	outbuf_puts(ob, "#OPS\n");
+	rlog_write_op(ob, &op);
+	outbuf_puts(ob, "#END|ops=1|\n");
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	ck_assert_int_eq(close(fd), 0);
+	free(ob);
+
+	r = rlog_open(path, err, sizeof(err));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_msg(r, "rlog_open: %s", err);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.init_kind, RLOG_INIT_FILE);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.init_kind, RLOG_INIT_XATTR);
+	ck_assert_uint_eq(e.init_size, RLOG_XATTR_SIZE_MAX);
+	assert_bytes(e.init_path, e.init_path_len, "/.ioriot/t/f", 12);
+	assert_bytes(e.init_target, e.init_target_len, name, sizeof(name) - 1);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.type, RLOG_ENTRY_OP);
+	assert_op_eq(&e.op, &op);
+	assert_bytes(e.op.name, e.op.name_len, name, sizeof(name) - 1);
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	rlog_close(r);
+}
+END_TEST
+
 START_TEST(test_deps)
 {
 	static const char text[] = HDR
@@ -648,6 +704,35 @@ static const struct bad_file {
 	  ":3: malformed number in argument 'addr=4096'" },
 	{ HDR "#OPS\n1 1:1 0 0 - mmap_writ 3 fd=1 addr=0x1000 count=3\n", 0, 0,
 	  ":3: unknown operation 'mmap_writ'" },
+	/* extended attributes: INIT a entries and name= */
+	{ HDR "#INIT\na 65537 /.ioriot/t/f name=user.x\n", 0, 0,
+	  ":3: INIT xattr value of more than 65536 bytes" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f\n", 0, 0,
+	  ":3: malformed INIT xattr, expected a SIZE PATH name=NAME" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f mode=0644\n", 0, 0,
+	  ":3: malformed INIT xattr" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f name=\n", 0, 0,
+	  ":3: malformed INIT xattr, expected a SIZE PATH name=NAME" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f name=a%00b\n", 0, 0,
+	  ":3: INIT xattr name is not 1 to 255 bytes without NUL" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f name=%zz\n", 0, 0,
+	  ":3: INIT xattr name is not" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 0, 0,
+	  ":3: INIT xattr name is not" },
+	{ HDR "#INIT\na x /.ioriot/t/f name=u\n", 0, 0,
+	  ":3: malformed size in INIT entry, expected a SIZE PATH" },
+	{ HDR "#INIT\na 5 /etc/passwd name=user.x\n", 0, 0,
+	  ":3: INIT path is not a normalised path inside a sandbox" },
+	{ HDR "#INIT\na 5 /.ioriot/t/f name=user.x more\n", 0, 0,
+	  ":3: extra field after the INIT path" },
+	{ HDR "#OPS\n1 1:1 0 0 - getxattr 5 path=/.ioriot/t/f name=\n", 0, 0,
+	  ":3: bad attribute name (1 to 255 bytes, no NUL) in argument" },
+	{ HDR "#OPS\n1 1:1 0 0 - fgetxattr 5 fd=1 name=u%00\n", 0, 0,
+	  ":3: bad %XX escape in argument" },
+	{ HDR "#OPS\n1 1:1 0 0 - removexattr 0 path=/.ioriot/t/f "
+	  "name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 0, 0, ":3: bad attribute name" },
+	{ HDR "#OPS\n1 1:1 0 0 - setxattr 0 path=/.ioriot/t/f name=u "
+	  "name=v\n", 0, 0, ":3: argument given twice 'name=v'" },
 };
 
 START_TEST(test_bad_file)
@@ -781,6 +866,61 @@ START_TEST(test_uring_lines)
 }
 END_TEST
 
+/* The file API's lines read back as written: a FIDEDUPERANGE's dedupe
+ * lines, its ioctl and dedupe_done lines (none of them io_uring's, whose
+ * checks need a ring), a clone, a lock and a splice. */
+START_TEST(test_fileapi_lines)
+{
+	struct rlog_op ops[] = {
+		{ .id = 1, .pid = 5, .tid = 5, .sys = SYS_DEDUPE,
+		  .have = RL_FD | RL_OFFSET2, .fd = 2, .offset2 = 8192 },
+		{ .id = 2, .pid = 5, .tid = 5, .sys = SYS_IOCTL,
+		  .have = RL_FD | RL_OFFSET | RL_COUNT | RL_CMD | RL_ARG, .fd = 1,
+		  .offset = 0, .count = 4096, .cmd = 3222836278LL, .arg = 1 },
+		{ .id = 3, .pid = 5, .tid = 5, .sys = SYS_DEDUPE_DONE, .ret = 1,
+		  .have = RL_FD | RL_COUNT, .fd = 2, .count = 0 },
+		{ .id = 4, .pid = 5, .tid = 5, .sys = SYS_IOCTL, .ret = -95,
+		  .have = RL_FD | RL_FD2 | RL_CMD, .fd = 2, .fd2 = 1,
+		  .cmd = 1074041865 },
+		{ .id = 5, .pid = 5, .tid = 6, .sys = SYS_FLOCK, .ret = -110,
+		  .have = RL_FD | RL_FLAGS, .fd = 1, .flags = 2 },
+		{ .id = 6, .pid = 5, .tid = 6, .sys = SYS_SPLICE, .ret = 100,
+		  .have = RL_FD2 | RL_OFFSET2 | RL_COUNT | RL_FLAGS, .fd2 = 2,
+		  .offset2 = 4096, .count = 100, .flags = 1 },
+	};
+	size_t nops = sizeof(ops) / sizeof(ops[0]);
+	struct outbuf *ob = malloc(sizeof(*ob));
+	char path[64], err[ERRLEN] = "";
+	struct rlog_reader *r;
+	struct rlog_entry e;
+	int fd;
+
+	ck_assert_ptr_nonnull(ob);
+	snprintf(path, sizeof(path), "/tmp/ioriot-test-rlog-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	outbuf_init(ob, fd);
+	outbuf_puts(ob, HDR "#OPS\n");
+	for (size_t i = 0; i < nops; i++)
+		rlog_write_op(ob, &ops[i]);
+	outbuf_puts(ob, "#END|ops=6|\n");
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	ck_assert_int_eq(close(fd), 0);
+	free(ob);
+	r = rlog_open(path, err, sizeof(err));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_msg(r, "rlog_open: %s", err);
+	for (size_t i = 0; i < nops; i++) {
+		int ret = rlog_next(r, &e, err, sizeof(err));
+
+		ck_assert_msg(ret == 1, "op %zu: %d %s", i, ret, err);
+		assert_op_eq(&e.op, &ops[i]);
+	}
+	ck_assert_int_eq(rlog_next(r, &e, err, sizeof(err)), 0);
+	rlog_close(r);
+}
+END_TEST
+
 /* A line longer than the line reader takes is an error naming its line. */
 START_TEST(test_line_too_long)
 {
@@ -811,7 +951,9 @@ Suite *rlog_suite(void)
 
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_uring_lines);
+	tcase_add_test(tc, test_fileapi_lines);
 	tcase_add_test(tc, test_deps);
+	tcase_add_test(tc, test_xattr_entries);
 	tcase_add_test(tc, test_lenient_values);
 	tcase_add_test(tc, test_relative_targets);
 	tcase_add_test(tc, test_no_ops);

@@ -2,20 +2,22 @@
  * Round trips of real programs: each program (tar, git, sqlite3 with a
  * rollback journal and with WAL, tests/workloads/writers with several
  * processes writing at once, dd with large and with direct I/O, Linux AIO,
- * fio's libaio engine, a PostgreSQL server under pgbench) works in its own
- * directory DIR = MNT/NAME on each file system its row names (a loop-mounted
- * ext4 image on 512-byte sectors, an xfs image on 4096-byte sectors),
- * captured with -x and --include DIR; the log is generated into a replay
- * file (test NAME, sandbox MNT/.ioriot/NAME), initialised, and replayed by
- * `ioriot -r -S FILE.json`, itself captured with -x and --include on the
- * sandbox.  Then:
+ * fio's libaio engine, a PostgreSQL server under pgbench, cp --reflink,
+ * setfattr and getfattr, cp -a, the file API workload, two flock(1)s)
+ * works in its own directory DIR = MNT/NAME on each file system its row
+ * names (a loop-mounted ext4 image on 512-byte sectors, an xfs image on
+ * 4096-byte sectors, with reflink), captured with -x and --include DIR;
+ * the log is generated into a replay file (test NAME, sandbox
+ * MNT/.ioriot/NAME), initialised, and replayed by `ioriot -r -S
+ * FILE.json`, itself captured with -x and --include on the sandbox.  Then:
  *
  *  1. Tree: every entry the program created or changed below DIR (new, or
  *     another type, size or ctime than before the run) is in the sandbox
  *     copy of DIR with the same type, regular files with the same size and
  *     symlinks with the same target (relative ones as they are, absolute
  *     ones below their tree's root: the generator rewrites those into the
- *     sandbox), and those it created with the same
+ *     sandbox), the same extended attributes (names and value sizes), and
+ *     those it created with the same
  *     permissions (what existed before gets the mode a stat of the capture
  *     showed, else 0644 or 0755); what the
  *     program removed is absent; and every entry of the sandbox copy exists
@@ -41,7 +43,8 @@
  *     where either side has DEV_MIN_SECTORS or more; a line per round trip
  *     prints both and their ratio.
  *
- * The match rates are printed.  A program whose binary is not in PATH is
+ * The match rates are printed, and with IORIOT_ROUNDTRIP_COUNTS set the
+ * counts of check 3 for each program.  A program whose binary is not in PATH is
  * skipped with a note; so is everything without root or BTF.
  */
 #include <errno.h>
@@ -61,6 +64,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -92,6 +96,8 @@
 
 static void prepare_tar(const char *dir);
 static void prepare_git(const char *dir);
+static void prepare_xattrs(const char *dir);
+static void prepare_cp(const char *dir);
 
 #define PG_BIN "/usr/lib/postgresql/15/bin"	/* Debian's postgresql-15 */
 
@@ -243,6 +249,26 @@ static const struct program {
 	  " m[:] = b'x' * (1 << 20)\n"
 	  " m.flush()\n"
 	  " m.close()\n", NULL } },
+	/* Clones on xfs: one FICLONE per file, no data copied. */
+	{ "reflink", "cp", prepare_git, { "sh", "-c", "mkdir c && "
+	  "cp --reflink=always d1/f1 d1/f2 d1/f5 README c/", NULL }, FS_XFS },
+	/* Attributes set, replaced, removed and read; some from before the
+	 * capture (INIT makes them). */
+	{ "xattr", "setfattr", prepare_xattrs, { "sh", "-c",
+	  "setfattr -n user.new -v hello d1/f1 && "
+	  "setfattr -n user.old -v 0x0102030405060708 d1/f1 && "
+	  "setfattr -x user.gone d1/f2 && getfattr -d d1/f1 d1/f2 d1 "
+	  ">/dev/null && getfattr -n user.keep d1/f2 >/dev/null && "
+	  "setfattr -n user.dir -v x d1", NULL } },
+	/* cp -a of a tree with user attributes: modes as ACLs, owners,
+	 * times, links. */
+	{ "cp-a", "cp", prepare_cp, { "cp", "-a", "src", "dst", NULL } },
+	/* The file API workload: clones, dedupe, every xattr call, locks,
+	 * splice through pipes, mknod (no device), hints and syncs. */
+	{ "fileapi", NULL, NULL, { "@fileapi", ".", "nodev", NULL }, FS_XFS },
+	/* Two flock(1)s on one file: the second waits for the first. */
+	{ "flock", "flock", NULL, { "sh", "-c", "flock lk sleep 0.3 & "
+	  "sleep 0.1; flock lk true; wait", NULL } },
 };
 #pragma GCC diagnostic pop
 #define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
@@ -308,6 +334,47 @@ static void prepare_git(const char *dir)
 
 	make_tree(w);
 	free(w);
+}
+
+/* Set attribute @name of @dir/@rel to @len bytes. */
+static void put_xattr(const char *dir, const char *rel, const char *name,
+		      size_t len)
+{
+	char *path = tu_join(dir, rel), value[256];
+
+	ck_assert_uint_le(len, sizeof(value));
+	memset(value, 'v', len);
+	ck_assert_msg(lsetxattr(path, name, value, len, 0) == 0, "%s: %s: %s",
+		      path, name, strerror(errno));
+	free(path);
+}
+
+/* The tree in DIR/w, with attributes the program reads, replaces and
+ * removes. */
+static void prepare_xattrs(const char *dir)
+{
+	char *w = tu_join(dir, "w");
+
+	make_tree(w);
+	put_xattr(w, "d1/f1", "user.old", 3);
+	put_xattr(w, "d1/f2", "user.keep", 10);
+	put_xattr(w, "d1/f2", "user.gone", 200);
+	put_xattr(w, "d1", "user.tag", 4);
+	free(w);
+}
+
+/* DIR/w/src: the tree, with attributes on files and a directory. */
+static void prepare_cp(const char *dir)
+{
+	char *src = tu_join(dir, "w/src");
+
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	make_tree(src);
+	put_xattr(src, "d1/f1", "user.a", 5);
+	put_xattr(src, "d1/f1", "user.b", 100);
+	put_xattr(src, "d1/f5", "user.c", 1);
+	put_xattr(src, "d1/d2", "user.d", 7);
+	free(src);
 }
 
 /* ---- the images -------------------------------------------------------- */
@@ -579,6 +646,7 @@ struct entry {
 	long long size;
 	struct timespec ctime;
 	char *target;		/* symlinks: link_place() of the content */
+	char *xattrs;		/* "NAME=SIZE " per attribute, sorted */
 };
 
 struct tree {
@@ -608,6 +676,34 @@ static char *link_place(const char *target)
 	return strdup(target);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The extended attributes of @path, not following a symlink, as
+ * "NAME=SIZE " each, sorted by name (malloc'd). */
+static char *xattr_list(const char *path)
+{
+	char names[4096], *sorted[128], *text = NULL;
+	ssize_t len = llistxattr(path, names, sizeof(names));
+	size_t n = 0, tlen = 0;
+	FILE *f = open_memstream(&text, &tlen);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(len >= 0, "%s: llistxattr: %s", path, strerror(errno));
+	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(names + i) + 1) {
+		ck_assert_uint_lt(n, sizeof(sorted) / sizeof(sorted[0]));
+		sorted[n++] = names + i;
+	}
+	qsort(sorted, n, sizeof(sorted[0]), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s=%zd ", sorted[i],
+			lgetxattr(path, sorted[i], NULL, 0));
+	ck_assert_int_eq(fclose(f), 0);
+	return text;
+}
+
 static int tree_one(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
 {
@@ -633,6 +729,7 @@ static int tree_one(const char *path, const struct stat *st, int flag,
 	e->mode = st->st_mode & 07777;
 	e->size = (long long)st->st_size;
 	e->ctime = st->st_ctim;
+	e->xattrs = xattr_list(path);
 	if (e->type == 'l') {
 		len = readlink(path, target, sizeof(target) - 1);
 		ck_assert_int_ge(len, 0);
@@ -667,14 +764,16 @@ static void tree_free(struct tree *t)
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->e[i].rel);
 		free(t->e[i].target);
+		free(t->e[i].xattrs);
 	}
 	free(t->e);
 }
 
-/* True if @a (in the sandbox) and @b agree in type, size and target. */
+/* True if @a (in the sandbox) and @b agree in type, size, target and
+ * extended attributes. */
 static bool same_entry(const struct entry *a, const struct entry *b)
 {
-	if (a->type != b->type)
+	if (a->type != b->type || strcmp(a->xattrs, b->xattrs))
 		return false;
 	if (a->type == 'f' && a->size != b->size)
 		return false;
@@ -706,11 +805,12 @@ static size_t tree_check(const char *name, const struct tree *before,
 		if (s && same_entry(s, a) && (b || s->mode == a->mode))
 			ok++;
 		else
-			printf("roundtrip: %s: %s is %c %lld %04o in the "
-			       "capture, %c %lld %04o in the replay\n", name,
-			       a->rel, a->type, a->size, a->mode,
-			       s ? s->type : '-', s ? s->size : -1LL,
-			       s ? s->mode : 0);
+			printf("roundtrip: %s: %s is %c %lld %04o [%s] in "
+			       "the capture, %c %lld %04o [%s] in the "
+			       "replay\n", name, a->rel, a->type, a->size,
+			       a->mode, a->xattrs, s ? s->type : '-',
+			       s ? s->size : -1LL, s ? s->mode : 0,
+			       s ? s->xattrs : "");
 	}
 	for (size_t i = 0; i < before->n; i++) {
 		const char *rel = before->e[i].rel;
@@ -982,7 +1082,8 @@ static void tally_add(struct tallies *ts, int side, const char *key,
 
 /* Whether an event of @sys is left out of the counts: records and calls
  * that only change the fd table, working directory or mappings, which
- * the generator models but does not replay. */
+ * the generator models but does not replay, and tee, which moves data
+ * between pipes only (not replayed). */
 static bool model_only(const struct cap_event *e)
 {
 	switch (sys_info(e->sys)->kind) {
@@ -995,7 +1096,7 @@ static bool model_only(const struct cap_event *e)
 		       e->cmd == F_DUPFD_CLOEXEC || e->cmd == F_GETFD ||
 		       e->cmd == F_SETFD;
 	default:
-		return e->sys == SYS_MREMAP;
+		return e->sys == SYS_MREMAP || e->sys == SYS_TEE;
 	}
 }
 
@@ -1222,7 +1323,8 @@ static void count_log(const char *path, int side, struct tallies *ts,
 		tally_add(ts, side, key, ok && (kind == SK_READ ||
 						kind == SK_WRITE ||
 						kind == SK_SENDFILE ||
-						kind == SK_COPY_RANGE) ?
+						kind == SK_COPY_RANGE ||
+						kind == SK_SPLICE) ?
 			  (uint64_t)e->ret : 0);
 		if (side == 0 && kind == SK_OPEN && ok)
 			tally_add(ts, 0, sys_info(SYS_CLOSE)->name, 0);
@@ -1506,6 +1608,13 @@ START_TEST(test_program)
 	for (size_t i = 0; i < ts.n; i++) {
 		const struct tally *t = &ts.t[i];
 
+		if (getenv("IORIOT_ROUNDTRIP_COUNTS"))
+			printf("roundtrip: %s: %-28s %6llu %9llu B captured, "
+			       "%6llu %9llu B replayed\n", label, t->key,
+			       (unsigned long long)t->n[0],
+			       (unsigned long long)t->bytes[0],
+			       (unsigned long long)t->n[1],
+			       (unsigned long long)t->bytes[1]);
 		if (t->n[0] == t->n[1] && t->bytes[0] == t->bytes[1]) {
 			sys_ok++;
 			continue;

@@ -33,10 +33,6 @@
 						 * offset, nbytes, rw_flags */
 #define IORIOT_EV_NO_COUNT	(1u << 10)	/* iocb record: vectored with more
 						 * iovecs than summed: no nbytes */
-/* A high bit, apart from the argument bits above.  umask: the calling
- * task's umask at a call that makes an inode. */
-#define IORIOT_EV_UMASK		(1u << 24)
-
 #define IORIOT_EV_RING		(1u << 11)	/* io_uring_enter on a registered
 						 * ring index: extra[0] the ring's
 						 * fd, learnt during the call */
@@ -49,6 +45,28 @@
 						 * length, op flags, user_data */
 #define IORIOT_EV_ABSENT	(1u << 14)	/* extra[1]: bit i set, argument i
 						 * of the layout is absent */
+#define IORIOT_EV_FLOCK		(1u << 15)	/* fcntl lock command: args[2]
+						 * l_type | l_whence << 16 (the
+						 * struct flock pointer's place),
+						 * extra[0] l_start, [1] l_len */
+#define IORIOT_EV_IOCTL_ARGS	(1u << 16)	/* ioctl: what its argument
+						 * pointed to replaces it.
+						 * FICLONERANGE: args[2] src fd,
+						 * [3] src offset, [4] length,
+						 * [5] dest offset; FIDEDUPERANGE:
+						 * args[2] dest_count, [3] src
+						 * offset, [4] length */
+#define IORIOT_EV_SRC_SIZE	(1u << 17)	/* FICLONE, FICLONERANGE: extra[0]
+						 * the source's size at entry */
+#define IORIOT_EV_XATTR_ARGS	(1u << 18)	/* setxattrat, getxattrat: extra[1]
+						 * struct xattr_args' size |
+						 * flags << 32 */
+#define IORIOT_EV_ACL		(1u << 19)	/* a set of a POSIX ACL of three
+						 * entries: extra[0] its
+						 * permissions as mode bits */
+/* A high bit, apart from the argument bits above.  umask: the calling
+ * task's umask at a call that makes an inode. */
+#define IORIOT_EV_UMASK		(1u << 24)
 
 /*
  * A page record (sys SYS_MMAP_READ or SYS_MMAP_WRITE, IORIOT_EV_NO_RET,
@@ -87,6 +105,11 @@ struct ioriot_maps {
 
 /* In an sqe record's extra[0]: the request names a buffer (buf_index). */
 #define IORIOT_EV_SQE_BUF	(1ull << 32)
+
+/* FIDEDUPERANGE: destinations recorded per call (dedupe records, each
+ * args[0] dest fd, [1] dest offset, [2] bytes_deduped, ret its status);
+ * those beyond are counted as lost. */
+#define IORIOT_EV_DEDUPE_MAX	16
 
 /*
  * The probe counts the syscalls of the captured processes that it does

@@ -24,6 +24,7 @@ struct aio_table;
 struct dioalign;
 struct exec_bigdata;
 struct uring_table;
+struct dedupe_table;
 
 /* The vfd table is split by vfd number so that timelines working on
  * different files never wait for each other's lock. */
@@ -58,6 +59,8 @@ struct exec_ctx {
 	mode_t umask;			/* the replay's own umask, for the
 					 * operations without umask= */
 	bool umask_taken;		/* exec_init() set the umask to 0 */
+	struct dedupe_table *dedupe;	/* FIDEDUPERANGE destinations per
+					 * timeline (src/replay/fileops.h) */
 };
 
 /*

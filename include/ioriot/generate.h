@@ -30,6 +30,8 @@ enum gen_filter {
 	GF_URING,		/* io_uring: a request kind or register opcode
 				 * not replayed, unknown ring or request */
 	GF_UNKNOWN_MAP,		/* page record of a mapping not replayed */
+	GF_IOCTL,		/* an ioctl command other than the clone and
+				 * dedupe ones */
 	GF_COUNT
 };
 
@@ -56,6 +58,8 @@ struct gen_summary {
 	uint64_t processes;
 	uint64_t paths;
 	uint64_t init_dirs, init_files, init_links, init_bytes, init_absent;
+	uint64_t init_xattrs;		/* a entries */
+	uint64_t init_xattrs_left;	/* existed, but not user.*: not made */
 	uint64_t lost_events;
 	uint64_t aio_iocbs_missing;	/* submitted, without an iocb record */
 	uint64_t uring_sqes_missing;	/* submitted, without an sqe record */

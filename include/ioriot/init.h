@@ -3,8 +3,9 @@
  * half of `-R`).  Each sandbox <mountpoint>/.ioriot/NAME is moved to the
  * trash if it exists, created afresh owned by the test user, and filled
  * with the replay file's INIT section: directories, files of their exact
- * size written with real data (not sparse, so reads hit the disk), and the
- * paths that must not exist removed.  Mountpoints are done in parallel.
+ * size written with real data (not sparse, so reads hit the disk), their
+ * extended attributes (user.* names, values of the size captured), and
+ * the paths that must not exist removed.  Mountpoints are done in parallel.
  */
 #ifndef IORIOT_INIT_H
 #define IORIOT_INIT_H
@@ -28,6 +29,7 @@ struct init_options {
 struct init_summary {
 	uint64_t sandboxes;
 	uint64_t dirs, files, links, bytes, absent;
+	uint64_t xattrs;		/* extended attributes set */
 	uint64_t duration_ns;
 };
 

@@ -21,6 +21,30 @@
 enum node_type { NT_UNKNOWN, NT_FILE, NT_DIR, NT_SYMLINK };
 enum node_state { NS_UNKNOWN, NS_EXISTS, NS_ABSENT };
 
+/* What the capture showed of one extended attribute of a node. */
+struct xattr_fact {
+	struct xattr_fact *next;
+	uint64_t size;		/* its value's size before the capture */
+	bool init;		/* it existed before the capture */
+	bool size_known;	/* ... and a read showed its size */
+	bool settled;		/* written or removed since: later calls
+				 * show nothing of before */
+	uint16_t name_len;
+	char name[];
+};
+
+/* What an extended attribute call showed (nstree_xattr_seen()). */
+enum xattr_seen {
+	XS_READ,		/* a get returned the value's size */
+	XS_NO_DATA,		/* a get, a replacing set or a remove failed
+				 * with ENODATA: absent */
+	XS_EXISTED,		/* an exclusive set failed with EEXIST */
+	XS_SET,			/* a set succeeded */
+	XS_REPLACED,		/* a set with XATTR_REPLACE succeeded */
+	XS_CREATED,		/* a set with XATTR_CREATE succeeded */
+	XS_REMOVED,		/* a remove succeeded */
+};
+
 struct node {
 	struct node *parent;		/* current parent; NULL: root/detached */
 	struct node *orig_parent;	/* parent when first seen */
@@ -45,6 +69,11 @@ struct node {
 					 * sandbox, or NULL */
 	bool opened;			/* opened by this path (through a
 					 * link: the replay would not) */
+	bool fifo;			/* made a FIFO in the capture */
+	bool xattrs_new;		/* made in the capture: its attributes
+					 * are all from the capture too */
+	struct xattr_fact *xattrs;	/* INIT: attributes from before */
+	struct lock_order *locks;	/* file locks (events_lock.c) */
 	struct node *data;		/* hard link: the node with the content */
 	char *full;			/* path cache: the path it was found by */
 	uint32_t full_len, full_gen;
@@ -150,6 +179,16 @@ int nstree_link_target(struct node *n, const char *target, size_t len);
  * length): INIT makes a link of that length when no readlink told the
  * target. */
 void nstree_link_size_seen(struct node *n, uint64_t size);
+
+/*
+ * An extended attribute call on @n, for attribute @name (@len bytes),
+ * showed @what (with a value of @size bytes for XS_READ and XS_REPLACED):
+ * an attribute of a node from before the capture that is read, replaced,
+ * found or removed before the capture changes it is listed in INIT.
+ * Returns 0 or -ENOMEM.
+ */
+int nstree_xattr_seen(struct node *n, const char *name, size_t len,
+		      enum xattr_seen what, uint64_t size);
 
 /* @n was truncated to @size. */
 void nstree_truncated(struct node *n, uint64_t size);

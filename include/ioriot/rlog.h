@@ -6,6 +6,7 @@
  *   #|sandbox=/mnt/.ioriot/NAME|                   one per sandbox
  *   #INIT
  *   d PATH | f SIZE PATH [mode=0OCT] | l PATH target=PATH | x PATH
+ *   a SIZE PATH name=NAME                          an xattr of the path before
  *   #OPS
  *   ID PID:TID TIME_NS DUR_NS DEPS OP RET key=value ...
  *   #END|ops=N|
@@ -55,6 +56,7 @@ enum rlog_have {
 				 * of a call that makes an inode */
 	RL_STRIDE = 1 << 25,	/* stride=: pages from one touched page to the
 				 * next (mmap_read, mmap_write) */
+	RL_NAME = 1 << 26,	/* name=: an extended attribute's name */
 };
 
 /* The page of mmap_read and mmap_write: count= and stride= are in pages
@@ -88,12 +90,20 @@ struct rlog_op {
 	uint64_t slot, buf;
 	int64_t umask;			/* RL_UMASK */
 	uint64_t stride;		/* pages between touched pages */
+	const char *name;		/* an extended attribute's name */
+	uint32_t name_len;
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };
 
 enum rlog_init_kind { RLOG_INIT_DIR = 'd', RLOG_INIT_FILE = 'f',
-		      RLOG_INIT_SYMLINK = 'l', RLOG_INIT_ABSENT = 'x' };
+		      RLOG_INIT_SYMLINK = 'l', RLOG_INIT_ABSENT = 'x',
+		      RLOG_INIT_XATTR = 'a' };
+
+/* The largest value of an extended attribute (XATTR_SIZE_MAX) and the
+ * longest name (XATTR_NAME_MAX), as replay files may hold them. */
+#define RLOG_XATTR_SIZE_MAX 65536
+#define RLOG_XATTR_NAME_MAX 255
 
 /* No INIT mode (rlog_write_init(), struct rlog_entry). */
 #define RLOG_NO_MODE (-1)
@@ -108,6 +118,12 @@ void rlog_write_init(struct outbuf *ob, enum rlog_init_kind kind,
 void rlog_write_init_symlink(struct outbuf *ob, const char *path, size_t len,
 			     const char *target, size_t target_len);
 
+/* Write an INIT extended attribute entry: @path (a file or directory
+ * listed before it) has attribute @name (@name_len bytes) with a value of
+ * @size bytes.  Errors are sticky in @ob. */
+void rlog_write_init_xattr(struct outbuf *ob, uint64_t size, const char *path,
+			   size_t len, const char *name, size_t name_len);
+
 /* Write one operation line.  Errors are sticky in @ob. */
 void rlog_write_op(struct outbuf *ob, const struct rlog_op *op);
 
@@ -119,7 +135,8 @@ struct rlog_entry {
 	int init_mode;			/* files: 0..0777, or RLOG_NO_MODE */
 	const char *init_path;
 	uint32_t init_path_len;
-	const char *init_target;	/* symlinks: what it links to */
+	const char *init_target;	/* symlinks: what it links to;
+					 * xattrs: the attribute's name */
 	uint32_t init_target_len;
 	struct rlog_op op;
 	uint64_t lineno;

@@ -45,6 +45,13 @@ enum sys_kind {
 	SK_URING_ENTER,		/* io_uring_enter: the sqe records before it */
 	SK_URING_REGISTER,	/* io_uring_register: the uring_file or
 				 * uring_buf records before it */
+	/* The file API: after the AIO and io_uring calls, which the capture's
+	 * path filter keeps as one range (loader.c). */
+	SK_IOCTL,	/* ioctl: FICLONE, FICLONERANGE, FIDEDUPERANGE (the
+			 * dedupe records before it) */
+	SK_XATTR,	/* extended attributes: by path, link, fd or dirfd */
+	SK_FLOCK,	/* flock */
+	SK_SPLICE,	/* splice, tee: d = in fd, e = out fd */
 	/* Kinds from here on are not syscalls with a result (events.c relies
 	 * on this order). */
 	SK_EXIT_GROUP,
@@ -67,6 +74,9 @@ enum sys_kind {
 	SK_URING_BUF,	/* v4 record: one buffer io_uring_register set */
 	SK_URING_DATA,	/* replay: completion of an io_uring read or write */
 	SK_URING_DONE,	/* replay: completion of another io_uring request */
+	SK_DEDUPE,	/* v4 record: one destination of the FIDEDUPERANGE
+			 * ioctl after it; replay: that destination queued */
+	SK_DEDUPE_DONE,	/* replay: a FIDEDUPERANGE destination's result */
 };
 
 /* X(id, name, kind, v3 return key, replay name) */
@@ -168,6 +178,26 @@ enum sys_kind {
 	X(IO_URING_ENTER, "io_uring_enter", SK_URING_ENTER, 0, "io_uring_enter") \
 	X(IO_URING_REGISTER, "io_uring_register", SK_URING_REGISTER, 0, \
 	  "io_uring_register") \
+	X(IOCTL, "ioctl", SK_IOCTL, 0, "ioctl") \
+	X(SETXATTR, "setxattr", SK_XATTR, 0, "setxattr") \
+	X(LSETXATTR, "lsetxattr", SK_XATTR, 0, "lsetxattr") \
+	X(FSETXATTR, "fsetxattr", SK_XATTR, 0, "fsetxattr") \
+	X(SETXATTRAT, "setxattrat", SK_XATTR, 0, "setxattrat") \
+	X(GETXATTR, "getxattr", SK_XATTR, 0, "getxattr") \
+	X(LGETXATTR, "lgetxattr", SK_XATTR, 0, "lgetxattr") \
+	X(FGETXATTR, "fgetxattr", SK_XATTR, 0, "fgetxattr") \
+	X(GETXATTRAT, "getxattrat", SK_XATTR, 0, "getxattrat") \
+	X(LISTXATTR, "listxattr", SK_XATTR, 0, "listxattr") \
+	X(LLISTXATTR, "llistxattr", SK_XATTR, 0, "llistxattr") \
+	X(FLISTXATTR, "flistxattr", SK_XATTR, 0, "flistxattr") \
+	X(LISTXATTRAT, "listxattrat", SK_XATTR, 0, "listxattrat") \
+	X(REMOVEXATTR, "removexattr", SK_XATTR, 0, "removexattr") \
+	X(LREMOVEXATTR, "lremovexattr", SK_XATTR, 0, "lremovexattr") \
+	X(FREMOVEXATTR, "fremovexattr", SK_XATTR, 0, "fremovexattr") \
+	X(REMOVEXATTRAT, "removexattrat", SK_XATTR, 0, "removexattrat") \
+	X(FLOCK, "flock", SK_FLOCK, 0, "flock") \
+	X(SPLICE, "splice", SK_SPLICE, 0, "splice") \
+	X(TEE, "tee", SK_SPLICE, 0, "tee") \
 	X(EXIT_GROUP, "exit_group", SK_EXIT_GROUP, 0, "exit_group") \
 	X(FORK, "fork", SK_FORK, 0, "fork") \
 	X(EXEC, "exec", SK_EXEC, 0, "exec") \
@@ -205,7 +235,9 @@ enum sys_kind {
 	X(URING_WRITE, "uring_write", SK_URING_DATA, 0, "uring_write") \
 	X(URING_FADVISE, "uring_fadvise", SK_URING_DONE, 0, "uring_fadvise") \
 	X(URING_FTRUNCATE, "uring_ftruncate", SK_URING_DONE, 0, \
-	  "uring_ftruncate")
+	  "uring_ftruncate") \
+	X(DEDUPE, "dedupe", SK_DEDUPE, 0, "dedupe") \
+	X(DEDUPE_DONE, "dedupe_done", SK_DEDUPE_DONE, 0, "dedupe_done")
 
 enum sys_id {
 #define SYS_ENUM(id, name, kind, v3ret, rname) SYS_##id,

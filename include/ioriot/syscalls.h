@@ -42,9 +42,24 @@ bool sys_is_stat(enum sys_id id);
 bool sys_is_chmod(enum sys_id id);
 
 /* Whether the first (@second false) or second path of @id is a link's
- * content, not a path it touches: symlink's target p, readlink's P.
+ * content, not a path it touches: symlink's target p, readlink's P, or
+ * the name of an extended attribute call's attribute (P).
  * Such a string is never resolved, filtered or looked up. */
 bool sys_path_is_content(enum sys_id id, bool second);
+
+/* What an extended attribute call does, and what it names the file by. */
+enum xattr_op { XATTR_OP_SET, XATTR_OP_GET, XATTR_OP_LIST, XATTR_OP_REMOVE };
+enum xattr_by {
+	XATTR_BY_PATH,		/* setxattr, ...: follows a last symlink */
+	XATTR_BY_LINK,		/* lsetxattr, ...: does not */
+	XATTR_BY_FD,		/* fsetxattr, ... */
+	XATTR_BY_AT,		/* setxattrat, ... (Linux 6.13): dirfd d,
+				 * AT_ flags f, an empty path names fd d */
+};
+
+/* For an extended attribute call @id, what it does (@op) and how it names
+ * its file (@by); false for every other id.  Either pointer may be NULL. */
+bool sys_xattr(enum sys_id id, enum xattr_op *op, enum xattr_by *by);
 
 /*
  * Look up a name of @len bytes as written in capture logs, or in replay

@@ -106,7 +106,35 @@ enum extra_kind {
 			 * at exit */
 	EX_URING_SETUP,	/* io_uring_setup: flags and cq_entries of the
 			 * struct io_uring_params at argument 1, at exit */
+	EX_FCNTL,	/* a lock command's struct flock at argument 2, read
+			 * at entry */
+	EX_IOCTL,	/* FICLONE's source size, FICLONERANGE's struct
+			 * file_clone_range, FIDEDUPERANGE's struct
+			 * file_dedupe_range at argument 2, read at entry */
+	EX_SETXATTR,	/* a three-entry POSIX ACL value at argument 2 (its
+			 * size at 3), read at exit */
+	EX_XATTRAT,	/* struct xattr_args at argument 4, read at entry */
+	EX_SETXATTRAT,	/* both: the ACL value from struct xattr_args */
 };
+
+/* fcntl lock commands (asm-generic/fcntl.h, as on x86_64). */
+#define F_GETLK_ 5
+#define F_SETLK_ 6
+#define F_SETLKW_ 7
+#define F_OFD_GETLK_ 36
+#define F_OFD_SETLK_ 37
+#define F_OFD_SETLKW_ 38
+
+/* The ioctl commands captured (linux/fs.h); others are counted as not
+ * captured under ioctl. */
+#define FICLONE_ 0x40049409u
+#define FICLONERANGE_ 0x4020940du
+#define FIDEDUPERANGE_ 0xc0189436u
+
+/* A POSIX ACL xattr (linux/posix_acl_xattr.h): a 4-byte version, then
+ * 8-byte entries of tag, permissions and id. */
+#define ACL_VERSION_ 2
+#define ACL_MINIMAL_SIZE (4 + 3 * 8)
 
 #define IOV_MAX_SUMMED 8	/* more iovecs: the record has no total */
 
@@ -188,6 +216,53 @@ static __always_inline bool makes_inode(__u32 sys, const struct inflight *in)
 	return open_flags & (OPEN_O_CREAT | OPEN_O_TMPFILE_BIT);
 }
 
+/* The size of the file open on fd @fd of the current task, if any. */
+static __always_inline bool fd_file_size(__s64 fd, __u64 *size)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+
+	if (!fdt || fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+		return false;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), fds + fd) || !f)
+		return false;
+	*size = BPF_CORE_READ(f, f_inode, i_size);
+	return true;
+}
+
+/* What ioctl's argument points to, read at entry (IORIOT_EV_IOCTL_ARGS):
+ * the argument's place takes the source fd or the destination count, the
+ * free places after it the ranges; FIDEDUPERANGE keeps the pointer in
+ * extra[1] for its exit, which reads the results. */
+static __always_inline void ioctl_args(struct inflight *in)
+{
+	__u32 cmd = (__u32)in->args[1];
+	__u64 arg = in->args[2];
+	__u16 count = 0;
+
+	if (cmd == FIDEDUPERANGE_) {
+		in->args[3] = read_user_u64(arg);	/* src_offset */
+		in->args[4] = read_user_u64(arg + 8);	/* src_length */
+		bpf_probe_read_user(&count, sizeof(count), (void *)(arg + 16));
+		in->args[2] = count;
+		in->extra[1] = arg;
+		in->flags |= IORIOT_EV_IOCTL_ARGS;
+		return;
+	}
+	if (cmd == FICLONERANGE_) {
+		in->args[2] = read_user_u64(arg);	/* src_fd */
+		in->args[3] = read_user_u64(arg + 8);	/* src_offset */
+		in->args[4] = read_user_u64(arg + 16);	/* src_length */
+		in->args[5] = read_user_u64(arg + 24);	/* dest_offset */
+		in->flags |= IORIOT_EV_IOCTL_ARGS;
+	}
+	if (fd_file_size((__s32)in->args[2], &in->extra[0]))
+		in->flags |= IORIOT_EV_SRC_SIZE;
+}
+
 static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 				    __u32 sys, int nargs, enum extra_kind kind)
 {
@@ -242,6 +317,30 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 		in->extra[0] = read_user_u64(in->args[2]);	/* how->flags */
 		in->extra[1] = read_user_u64(in->args[2] + 8);	/* how->mode */
 		in->flags |= IORIOT_EV_HOW;
+	} else if (kind == EX_FCNTL && in->args[2]) {
+		__u32 cmd = (__u32)in->args[1];
+		__u32 type_whence = 0;
+
+		if (cmd == F_GETLK_ || cmd == F_SETLK_ || cmd == F_SETLKW_ ||
+		    cmd == F_OFD_GETLK_ || cmd == F_OFD_SETLK_ ||
+		    cmd == F_OFD_SETLKW_) {
+			/* struct flock: short l_type, l_whence; off_t
+			 * l_start, l_len; ... */
+			bpf_probe_read_user(&type_whence, sizeof(type_whence),
+					    (void *)in->args[2]);
+			in->extra[0] = read_user_u64(in->args[2] + 8);
+			in->extra[1] = read_user_u64(in->args[2] + 16);
+			in->args[2] = type_whence;
+			in->flags |= IORIOT_EV_FLOCK;
+		}
+	} else if (kind == EX_IOCTL) {
+		ioctl_args(in);
+	} else if ((kind == EX_XATTRAT || kind == EX_SETXATTRAT) &&
+		   in->args[4]) {
+		/* struct xattr_args: __u64 value; __u32 size, flags; */
+		in->extra[0] = read_user_u64(in->args[4]);
+		in->extra[1] = read_user_u64(in->args[4] + 8);
+		in->flags |= IORIOT_EV_XATTR_ARGS;
 	}
 	if (makes_inode(sys, in))
 		take_umask(in);
@@ -317,6 +416,35 @@ static __always_inline void read_stat(struct ioriot_event *ev, __u64 buf,
 	ev->extra[0] = size;
 	ev->extra[1] = mode;
 	ev->flags |= IORIOT_EV_STAT;
+}
+
+/*
+ * A setxattr of a POSIX ACL (a name system.posix_acl_...) of three entries
+ * (user, group, other: what cp -a and tar set, a mode in ACL form): its
+ * permissions as mode bits in extra[0] (IORIOT_EV_ACL).  The value is
+ * data otherwise; only this form of it is a mode.  @name is the name read
+ * (@len bytes), @value and @size the value's user address and size.
+ */
+static __always_inline void read_acl(struct ioriot_event *ev, const char *name,
+				     __u32 len, __u64 value, __u64 size)
+{
+	static const char prefix[] = "system.posix_acl_";
+	__u8 acl[ACL_MINIMAL_SIZE];
+
+	if (size != ACL_MINIMAL_SIZE || len < sizeof(prefix) - 1 || !value)
+		return;
+	for (int i = 0; i < (int)sizeof(prefix) - 1; i++)
+		if (name[i] != prefix[i])
+			return;
+	if (bpf_probe_read_user(acl, sizeof(acl), (void *)value))
+		return;
+	/* Little-endian fields: version 2, tags 0x01, 0x04, 0x20. */
+	if (acl[0] != ACL_VERSION_ || acl[1] || acl[2] || acl[3] ||
+	    acl[4] != 0x01 || acl[5] || acl[12] != 0x04 || acl[13] ||
+	    acl[20] != 0x20 || acl[21])
+		return;
+	ev->extra[0] = (acl[6] & 7) << 6 | (acl[14] & 7) << 3 | (acl[22] & 7);
+	ev->flags |= IORIOT_EV_ACL;
 }
 
 /* How the reader is to be told about a new record: only when the ring is
@@ -429,6 +557,13 @@ static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
 			read_stat(&s->ev, in->args[2], false);
 		else if (kind == EX_STATX)
 			read_stat(&s->ev, in->args[4], true);
+		else if (kind == EX_SETXATTR)
+			read_acl(&s->ev, s->paths + (len0 & (IORIOT_EV_PATH_MAX - 1)),
+				 len1, in->args[2], in->args[3]);
+		else if (kind == EX_SETXATTRAT &&
+			 (in->flags & IORIOT_EV_XATTR_ARGS))
+			read_acl(&s->ev, s->paths + (len0 & (IORIOT_EV_PATH_MAX - 1)),
+				 len1, in->extra[0], (__u32)in->extra[1]);
 	}
 	send(s, len0 & (IORIOT_EV_PATH_MAX - 1), len1 & (IORIOT_EV_PATH_MAX - 1));
 out:
@@ -516,7 +651,7 @@ TRACE(fchown, 3, SYS_FCHOWN, -1, -1, EX_NONE)
 TRACE(lchown, 3, SYS_LCHOWN, 0, -1, EX_NONE)
 TRACE(fchownat, 5, SYS_FCHOWNAT, 1, -1, EX_NONE)
 TRACE(utimensat, 4, SYS_UTIMENSAT, 1, -1, EX_NONE)
-TRACE(fcntl, 3, SYS_FCNTL, -1, -1, EX_NONE)
+TRACE(fcntl, 3, SYS_FCNTL, -1, -1, EX_FCNTL)
 TRACE(dup, 1, SYS_DUP, -1, -1, EX_NONE)
 TRACE(dup2, 2, SYS_DUP2, -1, -1, EX_NONE)
 TRACE(dup3, 3, SYS_DUP3, -1, -1, EX_NONE)
@@ -524,6 +659,25 @@ TRACE(chdir, 1, SYS_CHDIR, 0, -1, EX_NONE)
 TRACE(fchdir, 1, SYS_FCHDIR, -1, -1, EX_NONE)
 TRACE(msync, 3, SYS_MSYNC, -1, -1, EX_NONE)
 TRACE(madvise, 3, SYS_MADVISE, -1, -1, EX_NONE)
+TRACE(setxattr, 5, SYS_SETXATTR, 0, 1, EX_SETXATTR)
+TRACE(lsetxattr, 5, SYS_LSETXATTR, 0, 1, EX_SETXATTR)
+TRACE(fsetxattr, 5, SYS_FSETXATTR, -1, 1, EX_SETXATTR)
+TRACE(setxattrat, 6, SYS_SETXATTRAT, 1, 3, EX_SETXATTRAT)
+TRACE(getxattr, 4, SYS_GETXATTR, 0, 1, EX_NONE)
+TRACE(lgetxattr, 4, SYS_LGETXATTR, 0, 1, EX_NONE)
+TRACE(fgetxattr, 4, SYS_FGETXATTR, -1, 1, EX_NONE)
+TRACE(getxattrat, 6, SYS_GETXATTRAT, 1, 3, EX_XATTRAT)
+TRACE(listxattr, 3, SYS_LISTXATTR, 0, -1, EX_NONE)
+TRACE(llistxattr, 3, SYS_LLISTXATTR, 0, -1, EX_NONE)
+TRACE(flistxattr, 3, SYS_FLISTXATTR, -1, -1, EX_NONE)
+TRACE(listxattrat, 5, SYS_LISTXATTRAT, 1, -1, EX_NONE)
+TRACE(removexattr, 2, SYS_REMOVEXATTR, 0, 1, EX_NONE)
+TRACE(lremovexattr, 2, SYS_LREMOVEXATTR, 0, 1, EX_NONE)
+TRACE(fremovexattr, 2, SYS_FREMOVEXATTR, -1, 1, EX_NONE)
+TRACE(removexattrat, 4, SYS_REMOVEXATTRAT, 1, 3, EX_NONE)
+TRACE(flock, 2, SYS_FLOCK, -1, -1, EX_NONE)
+TRACE(splice, 6, SYS_SPLICE, -1, -1, EX_COPY)
+TRACE(tee, 4, SYS_TEE, -1, -1, EX_NONE)
 TRACE(io_setup, 2, SYS_IO_SETUP, -1, -1, EX_AIOCTX)
 TRACE(io_destroy, 1, SYS_IO_DESTROY, -1, -1, EX_NONE)
 TRACE(io_cancel, 3, SYS_IO_CANCEL, -1, -1, EX_NONE)
@@ -734,6 +888,76 @@ SEC("tracepoint/syscalls/sys_exit_io_pgetevents")
 int exit_io_pgetevents(struct trace_event_raw_sys_exit *ctx)
 {
 	return getevents_exit(ctx, SYS_IO_PGETEVENTS);
+}
+
+/*
+ * ioctl: only FICLONE, FICLONERANGE and FIDEDUPERANGE are captured; every
+ * other command of a captured process counts as an uncaptured ioctl (its
+ * syscall number's counter, as if no program were attached).
+ * FIDEDUPERANGE's exit sends one dedupe record per destination (at most
+ * IORIOT_EV_DEDUPE_MAX; the rest count as lost) before the ioctl's own
+ * event, all with its entry time, as io_submit's iocbs.
+ */
+SEC("tracepoint/syscalls/sys_enter_ioctl")
+int enter_ioctl(struct trace_event_raw_sys_enter *ctx)
+{
+	__u32 cmd = (__u32)ctx->args[1];
+	__u32 nr = (__u32)ctx->id;
+	__u64 *count;
+
+	if (cmd == FICLONE_ || cmd == FICLONERANGE_ || cmd == FIDEDUPERANGE_)
+		return on_enter(ctx, SYS_IOCTL, 3, EX_IOCTL);
+	if (nr >= IORIOT_UNCAP_OTHER_ABI || !wanted(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	count = bpf_map_lookup_elem(&uncaptured, &nr);
+	if (count)
+		*count += 1;
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_ioctl")
+int exit_ioctl(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct inflight *in = bpf_task_storage_get(&inflight,
+						   bpf_get_current_task_btf(),
+						   NULL, 0);
+	__u64 info, n;
+	__u32 sent = 0;
+
+	if (!in || !in->time_ns || in->sys != SYS_IOCTL)
+		return 0;
+	info = in->extra[1] + 24;	/* file_dedupe_range_info[] */
+	n = in->args[2];
+	for (int i = 0; (__u32)in->args[1] == FIDEDUPERANGE_ &&
+			in->extra[1] && i < IORIOT_EV_DEDUPE_MAX; i++) {
+		struct ioriot_event *ev;
+		__s32 status = 0;
+
+		if (i >= n)
+			break;
+		ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+		if (!ev)
+			break;
+		fill(ev, id, SYS_DEDUPE, in, 0);
+		ev->dur_ns = 0;
+		ev->flags = 0;
+		/* s64 dest_fd, u64 dest_offset, bytes_deduped, s32 status */
+		ev->args[0] = read_user_u64(info + i * 32);
+		ev->args[1] = read_user_u64(info + i * 32 + 8);
+		ev->args[2] = read_user_u64(info + i * 32 + 16);
+		bpf_probe_read_user(&status, sizeof(status),
+				    (void *)(info + i * 32 + 24));
+		ev->ret = status;
+		ev->args[3] = ev->args[4] = ev->args[5] = 0;
+		ev->extra[0] = ev->extra[1] = 0;
+		bpf_ringbuf_submit(ev, wake_flag());
+		sent++;
+	}
+	if ((__u32)in->args[1] == FIDEDUPERANGE_ && n > sent)
+		__sync_fetch_and_add(&lost_events, n - sent);
+	in->extra[1] = 0;
+	return on_exit(ctx, SYS_IOCTL, -1, -1, EX_IOCTL);
 }
 
 /*
@@ -1226,7 +1450,7 @@ out:
  * that are in the page cache (filemap_map_pages), without faults, so a
  * later access to them is not seen; the replay touches the faulted pages
  * only, and its kernel maps the same neighbours (docs/capture-format.md
- * §5.2).  Cost: one record per fault, which is once per page written
+ * §5.4).  Cost: one record per fault, which is once per page written
  * until it is written back, and for cached files once per fault-around
  * window read.
  */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <linux/aio_abi.h>
+#include <linux/fs.h>
 #include <string.h>
 
 #include "ioriot/capture.h"
@@ -13,6 +14,7 @@
  *   d e  fd (int)       p P  path (the string comes with the record)
  *   f    flags (int)    m    mode / prot (int)
  *   O    offset (64)    c    count / length (64)
+ *   Q    second offset (64)
  *   W    whence (int)   F    fcntl command (int)   G  arg or gid
  *   U    uid (int)      a    address (64)          _  not logged
  *   A    second address (64): an iocb's user address, an io_uring
@@ -67,6 +69,21 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_CQE] = "eAF", [SYS_URING_FILE] = "edO", [SYS_URING_BUF] = "ecO",
 	/* Page records: the page's address and its offset in the file. */
 	[SYS_MMAP_READ] = "aO", [SYS_MMAP_WRITE] = "aO",
+	/* ioctl: what its argument pointed to comes with the record
+	 * (ioctl_fields()).  Extended attributes: P is the name, G the
+	 * flags of a set, f the AT_ flags of the *at forms (their size and
+	 * flags come with the record). */
+	[SYS_IOCTL] = "dF",
+	[SYS_SETXATTR] = "pP_cG", [SYS_LSETXATTR] = "pP_cG",
+	[SYS_FSETXATTR] = "dP_cG", [SYS_SETXATTRAT] = "dpfP",
+	[SYS_GETXATTR] = "pP_c", [SYS_LGETXATTR] = "pP_c",
+	[SYS_FGETXATTR] = "dP_c", [SYS_GETXATTRAT] = "dpfP",
+	[SYS_LISTXATTR] = "p_c", [SYS_LLISTXATTR] = "p_c",
+	[SYS_FLISTXATTR] = "d_c", [SYS_LISTXATTRAT] = "dpf_c",
+	[SYS_REMOVEXATTR] = "pP", [SYS_LREMOVEXATTR] = "pP",
+	[SYS_FREMOVEXATTR] = "dP", [SYS_REMOVEXATTRAT] = "dpfP",
+	[SYS_FLOCK] = "df", [SYS_SPLICE] = "d_e_cf", [SYS_TEE] = "decf",
+	[SYS_DEDUPE] = "dQc",
 };
 
 /* The have bit of layout character @c, 0 for none. */
@@ -86,6 +103,36 @@ static unsigned have_of(char c)
 	case 'a': return CAP_ADDR;
 	case 'A': return CAP_ADDR2;
 	default: return 0;
+	}
+}
+
+/* The clone and dedupe ranges of an ioctl record (IORIOT_EV_IOCTL_ARGS),
+ * FICLONE's source fd, and the source's size. */
+static void ioctl_fields(const struct ioriot_event *e, struct cap_event *ce)
+{
+	uint32_t cmd = (uint32_t)e->args[1];
+
+	ce->cmd = cmd;		/* an unsigned int: as the kernel reads it */
+	if (cmd == FICLONE || (cmd == FICLONERANGE &&
+			       (e->flags & IORIOT_EV_IOCTL_ARGS))) {
+		ce->fd2 = (int32_t)e->args[2];
+		ce->have |= CAP_FD2;
+	}
+	if (e->flags & IORIOT_EV_IOCTL_ARGS) {
+		ce->offset = (int64_t)e->args[3];
+		ce->count = (int64_t)e->args[4];
+		ce->have |= CAP_OFFSET | CAP_COUNT;
+		if (cmd == FICLONERANGE) {
+			ce->offset2 = (int64_t)e->args[5];
+			ce->have |= CAP_OFFSET2;
+		} else if (cmd == FIDEDUPERANGE) {
+			ce->arg = (int64_t)e->args[2];
+			ce->have |= CAP_ARG;
+		}
+	}
+	if (e->flags & IORIOT_EV_SRC_SIZE) {
+		ce->size = (int64_t)e->extra[0];
+		ce->have |= CAP_SIZE;
 	}
 }
 
@@ -119,6 +166,7 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 		case 'f': ce->flags = i32; ce->have |= CAP_FLAGS; break;
 		case 'm': ce->mode = i32; ce->have |= CAP_MODE; break;
 		case 'O': ce->offset = (int64_t)raw; ce->have |= CAP_OFFSET; break;
+		case 'Q': ce->offset2 = (int64_t)raw; ce->have |= CAP_OFFSET2; break;
 		case 'c': ce->count = (int64_t)raw; ce->have |= CAP_COUNT; break;
 		case 'W': ce->whence = i32; ce->have |= CAP_WHENCE; break;
 		case 'F': ce->cmd = i32; ce->have |= CAP_CMD; break;
@@ -218,6 +266,28 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 		ce->path = p1;
 		ce->path_len = e->path_len[0];
 		ce->have |= CAP_PATH;
+	}
+	if (e->flags & IORIOT_EV_FLOCK) {
+		/* A lock command: the struct flock, not its address. */
+		ce->arg = (int16_t)(e->args[2] & 0xffff);	/* l_type */
+		ce->whence = (int16_t)(e->args[2] >> 16 & 0xffff);
+		ce->offset = (int64_t)e->extra[0];
+		ce->count = (int64_t)e->extra[1];
+		ce->have |= CAP_WHENCE | CAP_OFFSET | CAP_COUNT;
+	}
+	if (e->sys == SYS_IOCTL)
+		ioctl_fields(e, ce);
+	if (e->flags & IORIOT_EV_XATTR_ARGS) {
+		ce->count = (int64_t)(uint32_t)e->extra[1];	/* size */
+		ce->have |= CAP_COUNT;
+		if (e->sys == SYS_SETXATTRAT) {
+			ce->arg = (int64_t)(uint32_t)(e->extra[1] >> 32);
+			ce->have |= CAP_ARG;
+		}
+	}
+	if (e->flags & IORIOT_EV_ACL) {
+		ce->mode = (int64_t)e->extra[0];
+		ce->have |= CAP_MODE;
 	}
 	if (e->sys == SYS_EXEC && e->path_len[0]) {
 		ce->path = p1;

@@ -50,12 +50,22 @@ struct loader {
  * The path filters: the event's paths, or for an fd operation the paths of
  * its fds (before the event changes them; both of sendfile and
  * copy_file_range).  An event is kept if the filter selects one of them.
+ * A link's content and an attribute's name are no paths: fgetxattr is an
+ * fd operation.
  * An event with none (sockets, pipes, ...) is kept unless the filter has
  * includes.  Process records, by-address operations, page records and
  * the AIO and io_uring calls and records are always kept (an iocb or sqe
  * whose fd was filtered counts as an unknown fd in generate, a page of a
  * mapping of a filtered file as a page of no replayed mapping).
  */
+/* Whether @ce names a path it touches (not only a link's content or an
+ * attribute's name). */
+static bool has_path(const struct cap_event *ce)
+{
+	return ((ce->have & CAP_PATH) && !sys_path_is_content(ce->sys, false)) ||
+	       ((ce->have & CAP_PATH2) && !sys_path_is_content(ce->sys, true));
+}
+
 static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 {
 	const struct path_filter *f = &ld->opt->filter;
@@ -77,7 +87,7 @@ static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
 		paths[n] = ce->path2;
 		lens[n++] = ce->path2_len;
 	}
-	for (int i = 0; !(ce->have & (CAP_PATH | CAP_PATH2)) && i < 2; i++) {
+	for (int i = 0; !has_path(ce) && i < 2; i++) {
 		const char *p = NULL;
 		if (ce->have & (i ? CAP_FD2 : CAP_FD))
 			p = resolver_fd_path(&ld->res, ce->pid, i ? ce->fd2 : ce->fd);
@@ -121,7 +131,7 @@ static void write_event(struct loader *ld, const struct cap_event *ce)
 static void emit_event(void *ctx, struct cap_event *ce)
 {
 	struct loader *ld = ctx;
-	bool by_path = ce->have & (CAP_PATH | CAP_PATH2);
+	bool by_path = has_path(ce);
 	bool drop = !by_path && filtered_out(ld, ce);
 	int err = resolver_apply(&ld->res, ce, ld->abs1, ld->abs2);
 

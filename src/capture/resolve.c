@@ -254,7 +254,8 @@ static bool uses_dirfd(enum sys_id sys)
 	case SYS_MKNODAT: case SYS_UNLINKAT: case SYS_RENAMEAT:
 	case SYS_RENAMEAT2: case SYS_LINKAT: case SYS_SYMLINKAT: case SYS_READLINKAT:
 	case SYS_FCHMODAT: case SYS_FCHMODAT2: case SYS_FCHOWNAT:
-	case SYS_UTIMENSAT:
+	case SYS_UTIMENSAT: case SYS_SETXATTRAT:
+	case SYS_GETXATTRAT: case SYS_LISTXATTRAT: case SYS_REMOVEXATTRAT:
 		return true;
 	default:
 		return false;

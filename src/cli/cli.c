@@ -301,6 +301,8 @@ static int run_init(const struct cli_opts *o)
 		printf("Directories: %llu\n", (unsigned long long)sum.dirs);
 		printf("Files: %llu\n", (unsigned long long)sum.files);
 		printf("Symlinks: %llu\n", (unsigned long long)sum.links);
+		printf("Extended attributes: %llu\n",
+		       (unsigned long long)sum.xattrs);
 		printf("Bytes written: %llu\n", (unsigned long long)sum.bytes);
 		printf("Paths removed: %llu\n", (unsigned long long)sum.absent);
 		printf("Init time: %.3fs\n", (double)sum.duration_ns / 1e9);

@@ -99,6 +99,15 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	case SK_URING_BUF: case SK_URING_DATA: case SK_URING_DONE:
 		gen_on_uring(g, p);
 		break;
+	case SK_XATTR: gen_on_xattr(g, p); break;
+	case SK_FLOCK: gen_on_lock(g, p); break;
+	case SK_IOCTL: gen_on_ioctl(g, p); break;
+	case SK_DEDUPE: gen_on_dedupe(g, p); break;
+	case SK_SPLICE: gen_on_splice(g, p); break;
+	case SK_DEDUPE_DONE:
+		/* A replay file name, not a captured call. */
+		gen_filtered(g, GF_INCOMPLETE);
+		break;
 	case SK_CWD:
 		gen_filtered(g, GF_FD_TABLE);
 		if (ev->have & CAP_PATH) {

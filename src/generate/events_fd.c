@@ -55,6 +55,12 @@ void gen_on_open(struct gen *g, struct proc *p)
 	gen_op_init(g, &op, ev->sys);
 	gen_op_args(&op, ev);
 	gen_op_path(g, &op, &g->path[0], false);
+	/* A FIFO made in the capture: an open in the replay must not wait
+	 * for its other end, which may wait for this timeline. */
+	if (n->fifo && n->state == NS_EXISTS) {
+		op.flags = flags | O_NONBLOCK;
+		op.have |= RL_FLAGS;
+	}
 	gen_op_touch(g, &op, &n->res);
 	if (flags & O_CREAT)
 		gen_op_touch(g, &op, n->parent ? &n->parent->res : NULL);
@@ -264,6 +270,12 @@ void gen_on_fcntl(struct gen *g, struct proc *p)
 			gen_filtered(g, GF_FD_TABLE);
 			return;
 		}
+		/* A lock command with its struct flock (not in logs of
+		 * older captures: those run as a probe, exec.c). */
+		if (gen_is_lock_cmd(ev->cmd) && (ev->have & CAP_WHENCE)) {
+			gen_on_lock(g, p);
+			return;
+		}
 	}
 	struct ofd *o = gen_event_ofd(g, p, ev->fd);
 	if (!o)
@@ -272,6 +284,8 @@ void gen_on_fcntl(struct gen *g, struct proc *p)
 		o->append = ev->arg & O_APPEND;
 	gen_op_init(g, &op, ev->sys);
 	gen_op_args(&op, ev);
+	if ((ev->have & CAP_CMD) && gen_is_lock_cmd(ev->cmd))
+		op.have &= ~RL_ARG;	/* the address of a struct flock */
 	gen_op_fd(&op, o);
 	gen_op_touch(g, &op, &o->res);
 	gen_op_emit(g, &op);

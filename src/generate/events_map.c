@@ -1,7 +1,7 @@
 /*
  * events_map: what the generator does with file mappings: mmap, the calls
  * by address (munmap, msync, madvise, mremap), and the page records of
- * I/O through a mapping, gathered into runs (docs/replay-format.md §4.3).
+ * I/O through a mapping, gathered into runs (docs/replay-format.md §4.5).
  */
 #include "gen.h"
 

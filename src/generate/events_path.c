@@ -321,11 +321,13 @@ void gen_on_symlink(struct gen *g, struct proc *p)
 /*
  * mknod, mknodat, and bind of a Unix socket to a path: a new inode that is
  * no directory (a socket, a FIFO, a regular file, a device) at p.  bind
- * fails with EADDRINUSE where mknod fails with EEXIST.
+ * fails with EADDRINUSE where mknod fails with EEXIST.  Opens of a FIFO
+ * made here are replayed with O_NONBLOCK (events_fd.c).
  */
 void gen_on_mknod(struct gen *g, struct proc *p)
 {
 	const struct cap_event *ev = g->ev;
+	mode_t type = ev->have & CAP_MODE ? (mode_t)ev->mode & S_IFMT : 0;
 	struct rlog_op op;
 
 	if (!gen_resolve_path(g, p, 0))
@@ -336,11 +338,13 @@ void gen_on_mknod(struct gen *g, struct proc *p)
 	gen_op_path(g, &op, &g->path[0], false);
 	gen_op_touch(g, &op, &n->res);
 	gen_op_touch(g, &op, gen_parent_res(n));
-	if (ev->ret == 0)
+	if (ev->ret == 0) {
 		nstree_created(n, NT_FILE, true);
-	else if (ev->ret == -EEXIST || ev->ret == -EADDRINUSE)
+		n->fifo = type == S_IFIFO;
+	} else if (ev->ret == -EEXIST || ev->ret == -EADDRINUSE) {
 		nstree_exists(n, NT_UNKNOWN);
-	else if (ev->ret == -ENOENT && n->parent)
+	} else if (ev->ret == -ENOENT && n->parent) {
 		nstree_enoent(n->parent);
+	}
 	gen_op_emit(g, &op);
 }

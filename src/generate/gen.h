@@ -58,6 +58,8 @@ struct gen {
 	struct gbatch *uring_late;	/* completions to write after the
 					 * current event */
 	struct page_run run;		/* page records not written yet */
+	struct u64map dedupe;		/* timeline -> dedupe records before
+					 * its FIDEDUPERANGE (events_clone.c) */
 	int err;			/* first -errno (ENOMEM) seen */
 	const struct cap_event *ev;	/* the event being handled */
 	struct resolved path[2];
@@ -122,6 +124,18 @@ void gen_on_link(struct gen *g, struct proc *p);
 void gen_on_symlink(struct gen *g, struct proc *p);
 void gen_on_mknod(struct gen *g, struct proc *p);
 void gen_on_aio(struct gen *g, struct proc *p);
+void gen_on_xattr(struct gen *g, struct proc *p);
+void gen_on_lock(struct gen *g, struct proc *p);
+void gen_on_ioctl(struct gen *g, struct proc *p);
+void gen_on_dedupe(struct gen *g, struct proc *p);
+void gen_on_splice(struct gen *g, struct proc *p);
+
+/* Whether fcntl command @cmd is a lock command (events_lock.c). */
+bool gen_is_lock_cmd(int64_t cmd);
+
+/* Free the dedupe records not yet taken (events_clone.c).  Accepts a
+ * zeroed g. */
+void gen_dedupe_free(struct gen *g);
 
 /* procs unmap callback (events_map.c): an exit or exec unmapped the file
  * mapping @m at @addr; writes its munmap. */

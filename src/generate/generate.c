@@ -32,6 +32,7 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_AIO] = "AIO poll/noop, unknown AIO context or request",
 	[GF_URING] = "io_uring: not replayed kind, unknown ring/request",
 	[GF_UNKNOWN_MAP] = "page not in a replayed file mapping",
+	[GF_IOCTL] = "ioctl command other than FICLONE*, FIDEDUPERANGE",
 };
 
 const char *gen_filter_name(enum gen_filter why)
@@ -175,6 +176,33 @@ static const char *unknown_target(uint64_t len, char *buf)
 	return buf;
 }
 
+/*
+ * The extended attributes @n had before the capture, as INIT entries
+ * after its own.  Only user.* ones: init runs as the test user, who may
+ * set no other namespace (trusted, security, system: ACLs are values of
+ * a format, not data of a size); those are counted.
+ */
+static void write_init_xattrs(struct gen *g, struct outbuf *ob,
+			      const struct node *n, const char *sandbox,
+			      size_t len)
+{
+	static const char user[] = "user.";
+
+	for (const struct xattr_fact *x = n->xattrs; x; x = x->next) {
+		if (!x->init)
+			continue;
+		if (x->name_len <= sizeof(user) - 1 ||
+		    memcmp(x->name, user, sizeof(user) - 1) ||
+		    x->size > RLOG_XATTR_SIZE_MAX) {
+			g->sum->init_xattrs_left++;
+			continue;
+		}
+		rlog_write_init_xattr(ob, x->size, sandbox, len, x->name,
+				      x->name_len);
+		g->sum->init_xattrs++;
+	}
+}
+
 /* Write the INIT entries under their original paths, and count them. */
 static void write_init(struct gen *g, struct outbuf *ob)
 {
@@ -192,6 +220,7 @@ static void write_init(struct gen *g, struct outbuf *ob)
 			rlog_write_init(ob, RLOG_INIT_DIR, 0, sandbox, len,
 					RLOG_NO_MODE);
 			sum->init_dirs++;
+			write_init_xattrs(g, ob, n, sandbox, len);
 		} else if (n->preexisting && n->type == NT_SYMLINK &&
 			   !n->opened && !n->has_children) {
 			/* A link only lstat'ed or read.  One that was opened
@@ -211,6 +240,7 @@ static void write_init(struct gen *g, struct outbuf *ob)
 					n->init_mode : RLOG_NO_MODE);
 			sum->init_files++;
 			sum->init_bytes += n->init_size;
+			write_init_xattrs(g, ob, n, sandbox, len);
 		} else {
 			rlog_write_init(ob, RLOG_INIT_ABSENT, 0, sandbox, len,
 					RLOG_NO_MODE);
@@ -456,7 +486,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	ops = malloc(sizeof(*ops));
 	rc = -ENOMEM;
 	if (!g.mount_used || !g.ns || !ops || u64map_init(&g.timelines) ||
-	    u64map_init(&g.aio_batch) ||
+	    u64map_init(&g.aio_batch) || u64map_init(&g.dedupe) ||
 	    procs_init(&g.procs, gen_release, gen_unmap, &g)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -519,6 +549,7 @@ out:
 	gen_uring_free(&g);
 	procs_destroy(&g.procs);
 	gen_aio_free(&g);
+	gen_dedupe_free(&g);
 	u64map_destroy(&g.timelines);
 	nstree_free(g.ns);
 	free(g.mount_used);
@@ -634,5 +665,9 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 	fprintf(out, "INIT symlinks: %" PRIu64 "\n", s->init_links);
 	fprintf(out, "INIT bytes: %" PRIu64 "\n", s->init_bytes);
 	fprintf(out, "INIT absent paths: %" PRIu64 "\n", s->init_absent);
+	fprintf(out, "INIT xattrs: %" PRIu64 "\n", s->init_xattrs);
+	if (s->init_xattrs_left)
+		fprintf(out, "INIT xattrs left out (not user.*): %" PRIu64 "\n",
+			s->init_xattrs_left);
 	fprintf(out, "Captured duration: %.3fs\n", (double)s->duration_ns / 1e9);
 }

@@ -317,6 +317,8 @@ void nstree_created(struct node *n, enum node_type type, bool proves_absence)
 	n->type = (uint8_t)type;
 	n->from_start = false;
 	n->mode_changed = true;		/* a new file: its mode is new too */
+	n->xattrs_new = true;		/* and so are its attributes */
+	n->fifo = false;
 	n->data = NULL;
 	n->wlo = n->whi = n->cur_size = 0;
 	ancestors_exist(n);
@@ -540,6 +542,68 @@ void nstree_link_size_seen(struct node *n, uint64_t size)
 		n->init_size = size;
 }
 
+/* The fact about attribute @name of @n, created if missing; NULL on
+ * ENOMEM. */
+static struct xattr_fact *xattr_fact(struct node *n, const char *name,
+				     size_t len)
+{
+	struct xattr_fact *x, **tail = &n->xattrs;
+
+	for (x = n->xattrs; x; x = x->next) {
+		if (x->name_len == len && memcmp(x->name, name, len) == 0)
+			return x;
+		tail = &x->next;
+	}
+	x = calloc(1, sizeof(*x) + len + 1);
+	if (!x)
+		return NULL;
+	memcpy(x->name, name, len);
+	x->name_len = (uint16_t)len;
+	*tail = x;		/* INIT lists them in the order first seen */
+	return x;
+}
+
+int nstree_xattr_seen(struct node *n, const char *name, size_t len,
+		      enum xattr_seen what, uint64_t size)
+{
+	struct xattr_fact *x;
+
+	/* Attributes of a file made in the capture are all the capture's. */
+	if (n->xattrs_new || !len || len > UINT16_MAX)
+		return 0;
+	x = xattr_fact(n, name, len);
+	if (!x)
+		return -ENOMEM;
+	if (x->settled)
+		return 0;
+	switch (what) {
+	case XS_READ:
+		if (!x->init || !x->size_known) {
+			x->init = true;
+			x->size = size;
+			x->size_known = true;
+		}
+		return 0;
+	case XS_EXISTED:
+		x->init = true;
+		return 0;
+	case XS_REPLACED:
+		/* It existed: of a size no read showed; the new one will do. */
+		if (!x->init) {
+			x->init = true;
+			x->size = size;
+		}
+		break;
+	case XS_REMOVED:
+		x->init = true;
+		break;
+	case XS_NO_DATA: case XS_SET: case XS_CREATED:
+		break;
+	}
+	x->settled = true;
+	return 0;
+}
+
 void nstree_truncated(struct node *n, uint64_t size)
 {
 	if (!range_ok(size, 0))
@@ -572,6 +636,12 @@ void nstree_free(struct nstree *t)
 			free(n->name);
 		free(n->full);
 		free(n->init_target);
+		free(n->locks);
+		while (n->xattrs) {
+			struct xattr_fact *x = n->xattrs;
+			n->xattrs = x->next;
+			free(x);
+		}
 		free(n);
 		n = next;
 	}

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,7 +78,8 @@ struct job {
 	char *names;			/* NUL-terminated relative paths */
 	size_t names_len, names_cap;
 	uint64_t bytes;			/* what its files need */
-	uint64_t dirs, files, links, absent;	/* entries done */
+	uint64_t xattr_bytes;		/* what its attributes' values need */
+	uint64_t dirs, files, links, absent, xattrs;	/* entries done */
 	/* Cache of the last parent directory opened. */
 	char *parent;
 	size_t parent_cap;
@@ -427,6 +429,37 @@ static int do_absent(struct job *j, const struct item *it)
 	return 0;
 }
 
+/*
+ * An extended attribute of the file or directory listed before it: its
+ * name is stored after its path; its value, @it->size bytes of the data
+ * pattern (a value is data, as file contents).  The path is opened as
+ * every other, without following a symlink.
+ */
+static int do_xattr(struct job *j, const struct item *it)
+{
+	const char *rel = j->names + it->rel, *last;
+	const char *name = rel + strlen(rel) + 1;
+	size_t plen = parent_len(rel, &last);
+	unsigned char none = 0;
+	int dfd, fd, rc = 0;
+
+	if (!*rel)
+		fd = j->fd;
+	else if ((dfd = open_dirs(j, rel, plen)) < 0)
+		return item_fail(j, it, "cannot open parent directory", dfd);
+	else if ((fd = sandbox_openat(dfd, last, O_RDONLY | O_NONBLOCK, 0)) < 0)
+		return item_fail(j, it, "cannot open", fd);
+	if (fsetxattr(fd, name, it->size ? j->buf : &none, (size_t)it->size,
+		      0) < 0)
+		rc = -errno;
+	if (fd != j->fd)
+		close(fd);
+	if (rc)
+		return item_fail(j, it, "cannot set extended attribute", rc);
+	j->xattrs++;
+	return 0;
+}
+
 /* A pseudo-random pattern (xorshift64), different per sandbox. */
 static void fill_pattern(unsigned char *buf, int index)
 {
@@ -457,7 +490,7 @@ static void *worker(void *arg)
 			fail(sh, rc, "%s: %s", sh->replay, err);
 		}
 	}
-	if (!rc && j->bytes) {
+	if (!rc && (j->bytes || j->xattr_bytes)) {
 		j->buf = malloc(CHUNK);
 		if (!j->buf) {
 			fail(sh, -ENOMEM, "%s: out of memory", j->root);
@@ -480,6 +513,9 @@ static void *worker(void *arg)
 			break;
 		case RLOG_INIT_SYMLINK:
 			rc = do_symlink(j, it);
+			break;
+		case RLOG_INIT_XATTR:
+			rc = do_xattr(j, it);
 			break;
 		default:
 			rc = do_absent(j, it);
@@ -546,6 +582,8 @@ static int read_init(struct rlog_reader *r, const char *replay,
 			snprintf(err, errlen, "%s: out of memory", replay);
 			return -ENOMEM;
 		}
+		if (e.init_kind == RLOG_INIT_XATTR)
+			j->xattr_bytes += e.init_size;
 		if (e.init_kind == RLOG_INIT_FILE) {
 			if (*total + e.init_size < *total) {
 				snprintf(err, errlen,
@@ -710,6 +748,7 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 		sum->files += jobs[i].files;
 		sum->links += jobs[i].links;
 		sum->absent += jobs[i].absent;
+		sum->xattrs += jobs[i].xattrs;
 		if (jobs[i].fd >= 0)
 			close(jobs[i].fd);
 		free(jobs[i].items);

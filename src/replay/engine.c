@@ -66,7 +66,7 @@ static uint64_t bytes_per_unit(enum sys_id sys)
 {
 	switch (sys_info(sys)->kind) {
 	case SK_READ: case SK_WRITE: case SK_SENDFILE: case SK_COPY_RANGE:
-	case SK_AIO_DATA: case SK_URING_DATA:
+	case SK_AIO_DATA: case SK_URING_DATA: case SK_SPLICE:
 		return 1;
 	case SK_MAPPAGE:
 		return RLOG_PAGE_SIZE;

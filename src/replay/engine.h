@@ -19,7 +19,8 @@
  * Deadlock cannot happen: the oldest unfinished operation has completed
  * dependencies (they are older) and is at the head of its runner's queue
  * (older ones there completed), so it can always run, whichever bound the
- * feed is waiting on.
+ * feed is waiting on.  No operation waits in the kernel for another one
+ * without a bound: a blocking lock call gives up (src/replay/locks.c).
  *
  * The feed is a thread of its own, or, at -s 0 with at least as many
  * runners as CPUs, the runners themselves (self_feed): a runner reads

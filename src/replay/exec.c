@@ -19,9 +19,12 @@
  *    same inode update; set-user-ID and set-group-ID bits of the modes of
  *    open, mkdir and the chmod calls are dropped and counted.
  *  - fcntl: F_GETFL, F_SETFL (without O_ASYNC) run as captured; the lock
- *    commands run as an F_GETLK probe of the whole file (the pointer to the
- *    captured struct flock is gone, and POSIX locks of one process never
- *    conflict anyway); every other command gives -EINVAL.
+ *    commands run with the captured struct flock, and a blocking one waits
+ *    a bounded time (locks.c); in logs of older captures, which lack the
+ *    struct, they run as an F_GETLK probe of the whole file; every other
+ *    command gives -EINVAL.
+ *  - splice replaces the captured pipe by one of the thread's own
+ *    (splice.c); extended attribute values are generated data (xattr.c).
  *  - mmap never uses MAP_FIXED and drops PROT_EXEC; munmap unmaps the whole
  *    mapping that holds the captured address; msync and madvise work on
  *    the part of it the capture named (madvise with the advice of
@@ -79,6 +82,7 @@
 #include "aio.h"
 #include "dioalign.h"
 #include "uring.h"
+#include "fileops.h"
 #include "ioriot/exec.h"
 #include "ioriot/syscalls.h"
 
@@ -495,6 +499,8 @@ static int64_t do_fcntl(struct exec_ctx *x, const struct rlog_op *op, int fd)
 		return r;
 	case F_GETLK: case F_SETLK: case F_SETLKW:
 	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
+		if (op->have & RL_WHENCE)
+			return lock_call(op, fd);
 		return neg_errno(fcntl(fd, F_GETLK, &fl));
 	default:
 		return -EINVAL;
@@ -855,6 +861,15 @@ static int fd_op(struct exec_ctx *x, const struct rlog_op *op,
 		r = neg_errno(fchown(fd, own_uid(x, op), own_gid(x, op)));
 		break;
 	case SYS_FCNTL: r = do_fcntl(x, op, fd); break;
+	case SYS_FLOCK: r = lock_call(op, fd); break;
+	case SYS_IOCTL: {
+		int rc, fd2 = op->have & RL_FD2 ? vfd_get(x, op->fd2) : -1;
+
+		r = clone_call(x->dedupe, op, fd, fd2, &rc);
+		if (rc)
+			return rc;
+		break;
+	}
 	case SYS_MMAP: return do_mmap(x, op, fd, result);
 	case SYS_SENDFILE: r = do_sendfile(x, op, fd); break;
 	case SYS_COPY_FILE_RANGE: r = do_copy_range(x, op, fd); break;
@@ -1010,6 +1025,50 @@ static int64_t path_op(struct exec_ctx *x, const struct rlog_op *op,
 	}
 }
 
+/* The real fd of op's vfd @have (RL_FD or RL_FD2: @vfd), -1 if the line
+ * has none, -2 if it is not open. */
+static int line_fd(struct exec_ctx *x, const struct rlog_op *op,
+		   unsigned have, uint64_t vfd)
+{
+	int fd;
+
+	if (!(op->have & have))
+		return -1;
+	fd = vfd_get(x, vfd);
+	return fd < 0 ? -2 : fd;
+}
+
+/* The file API calls of fileops.h: *@result and 0, or -ENOMEM. */
+static int fileapi_op(struct exec_ctx *x, const struct rlog_op *op,
+		      enum sys_kind kind, int64_t *result)
+{
+	int fd = line_fd(x, op, RL_FD, op->fd);
+	int fd2 = line_fd(x, op, RL_FD2, op->fd2);
+	int rc = 0;
+
+	if (fd == -2 || fd2 == -2) {
+		*result = -EBADF;
+		return 0;
+	}
+	switch (kind) {
+	case SK_XATTR: {
+		char *buf = read_buf(x, 0, NULL);
+
+		if (!buf)
+			return -ENOMEM;
+		*result = xattr_call(op, fd, x->data, buf, READ_BUF);
+		break;
+	}
+	case SK_SPLICE:
+		*result = splice_call(op, fd, fd2, x->data, x->data_len);
+		break;
+	default:	/* SK_DEDUPE, SK_DEDUPE_DONE */
+		*result = clone_call(x->dedupe, op, fd, fd2, &rc);
+		break;
+	}
+	return rc;
+}
+
 int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 {
 	enum sys_id sys;
@@ -1050,8 +1109,10 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 	}
 	case SK_READ: case SK_WRITE: case SK_SEEK: case SK_READDIR:
 	case SK_FDOP: case SK_FCNTL: case SK_MMAP: case SK_SENDFILE:
-	case SK_COPY_RANGE:
+	case SK_COPY_RANGE: case SK_FLOCK: case SK_IOCTL:
 		break;
+	case SK_XATTR: case SK_SPLICE: case SK_DEDUPE: case SK_DEDUPE_DONE:
+		return fileapi_op(x, op, sys_info(sys)->kind, result);
 	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
 	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
 	case SK_AIO_DATA: case SK_AIO_DONE:
@@ -1131,6 +1192,7 @@ int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
 	x->vfds = vfd_table_new();
 	if (!x->vfds || u64map_init(&x->maps) || !(x->aio = aio_table_new()) ||
 	    !(x->uring = uring_table_new()) ||
+	    !(x->dedupe = dedupe_table_new()) ||
 	    !(x->data = aligned_alloc(DIOALIGN_MAX, DATA_LEN))) {
 		rc = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
@@ -1152,6 +1214,7 @@ void exec_destroy(struct exec_ctx *x)
 	/* Its contexts and rings first: their requests use the vfds' files. */
 	aio_table_free(x->aio);
 	uring_table_free(x->uring);
+	dedupe_table_free(x->dedupe);
 	vfd_table_free(x->vfds);
 	if (x->maps.slots) {
 		while ((s = u64map_next(&x->maps, &pos))) {

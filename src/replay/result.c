@@ -25,6 +25,7 @@ static enum value_kind value_kind(enum sys_id sys)
 	switch (sys_info(sys)->kind) {
 	case SK_READ: case SK_WRITE: case SK_SENDFILE: case SK_COPY_RANGE:
 	case SK_READDIR: case SK_AIO_DATA: case SK_URING_DATA: case SK_MAPPAGE:
+	case SK_SPLICE:
 		return VK_COUNT;
 	case SK_OPEN: case SK_DUP: case SK_FCNTL: case SK_MMAP: case SK_ADDR:
 	case SK_AIO_GETEVENTS: case SK_URING_SETUP: case SK_URING_ENTER:

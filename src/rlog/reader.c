@@ -48,6 +48,7 @@ enum arg_type {
 	AT_MODE,		/* 0-prefixed octal */
 	AT_HEX,			/* 0x hex */
 	AT_PATH,		/* %XX escaped bytes */
+	AT_NAME,		/* %XX escaped bytes: an xattr name */
 };
 
 struct arg_key {
@@ -92,6 +93,8 @@ static const struct arg_key arg_keys[] = {
 	NUM_KEY("sqflags", AT_FLAGS, RL_SQFLAGS, sqflags),
 	NUM_KEY("umask", AT_MODE, RL_UMASK, umask),
 	NUM_KEY("stride", AT_UDEC, RL_STRIDE, stride),
+	{ "name", 4, AT_NAME, RL_NAME, offsetof(struct rlog_op, name),
+	  offsetof(struct rlog_op, name_len) },
 };
 
 #define NARG_KEYS (sizeof(arg_keys) / sizeof(arg_keys[0]))
@@ -296,6 +299,13 @@ static bool key_equal(const char *name, const char *s)
 	return true;
 }
 
+/* Whether decoded @name (@len bytes) can be an extended attribute's name:
+ * 1 to RLOG_XATTR_NAME_MAX bytes, no NUL. */
+static bool xattr_name_ok(const char *name, size_t len)
+{
+	return len && len <= RLOG_XATTR_NAME_MAX && !memchr(name, '\0', len);
+}
+
 /* Store one key=value argument into @op.  Returns NULL or what is wrong. */
 static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 {
@@ -361,6 +371,8 @@ static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 
 		if (n < 0)
 			return "bad %XX escape in argument";
+		if (k->type == AT_NAME && !xattr_name_ok(val, (size_t)n))
+			return "bad attribute name (1 to 255 bytes, no NUL) in argument";
 		plen = (uint32_t)n;
 		memcpy(base + k->off, &p, sizeof(p));
 		memcpy(base + k->len_off, &plen, sizeof(plen));
@@ -420,9 +432,14 @@ static const char *uring_op_problem(const struct rlog_op *op)
 	enum sys_kind kind = sys_info(op->sys)->kind;
 	unsigned h = op->have;
 
-	if (kind < SK_URING_SETUP || (kind > SK_URING_REGISTER &&
-				      kind < SK_URING_SQE))
-		return NULL;
+	switch (kind) {
+	case SK_URING_SETUP: case SK_URING_ENTER: case SK_URING_REGISTER:
+	case SK_URING_SQE: case SK_URING_CQE: case SK_URING_FILE:
+	case SK_URING_BUF: case SK_URING_DATA: case SK_URING_DONE:
+		break;
+	default:
+		return NULL;	/* not io_uring */
+	}
 	if (kind == SK_URING_SETUP)
 		return !(h & RL_COUNT) || op->count < 1 ||
 		       op->count > URING_ENTRIES_MAX ? "count= (entries) "
@@ -619,7 +636,7 @@ static int parse_op(struct rlog_reader *r, struct line *ln,
 }
 
 /* Parse an INIT entry ("d PATH", "f SIZE PATH [mode=0OCT]",
- * "l PATH target=PATH", "x PATH") into @e. */
+ * "l PATH target=PATH", "x PATH", "a SIZE PATH name=NAME") into @e. */
 static int parse_init(struct rlog_reader *r, struct line *ln,
 		      struct rlog_entry *e, char *err, size_t errlen)
 {
@@ -629,11 +646,12 @@ static int parse_init(struct rlog_reader *r, struct line *ln,
 	uint64_t bytes = 0, mode = 0;
 	long n, tlen = 0;
 
-	if (ln->s[0] == RLOG_INIT_FILE) {
+	if (ln->s[0] == RLOG_INIT_FILE || ln->s[0] == RLOG_INIT_XATTR) {
 		size = next_token(&pos, end, &slen);
 		if (!size || parse_udec(size, slen, &bytes)) {
 			line_err(r, ln, err, errlen,
-				 "malformed size in INIT entry, expected f SIZE PATH");
+				 "malformed size in INIT entry, expected %c SIZE PATH",
+				 ln->s[0]);
 			return -EPROTO;
 		}
 	}
@@ -655,6 +673,26 @@ static int parse_init(struct rlog_reader *r, struct line *ln,
 			line_err(r, ln, err, errlen,
 				 "INIT symlink target is neither relative nor a "
 				 "normalised path inside a sandbox");
+			return -EPROTO;
+		}
+		mode_tok = NULL;
+	} else if (ln->s[0] == RLOG_INIT_XATTR) {
+		if (!mode_tok || mlen < 6 || memcmp(mode_tok, "name=", 5)) {
+			line_err(r, ln, err, errlen,
+				 "malformed INIT xattr, expected a SIZE PATH name=NAME");
+			return -EPROTO;
+		}
+		target = mode_tok + 5;
+		tlen = escape_decode(target, mlen - 5);
+		if (tlen < 0 || !xattr_name_ok(target, (size_t)tlen)) {
+			line_err(r, ln, err, errlen,
+				 "INIT xattr name is not 1 to 255 bytes without NUL");
+			return -EPROTO;
+		}
+		if (bytes > RLOG_XATTR_SIZE_MAX) {
+			line_err(r, ln, err, errlen,
+				 "INIT xattr value of more than %d bytes",
+				 RLOG_XATTR_SIZE_MAX);
 			return -EPROTO;
 		}
 		mode_tok = NULL;
@@ -705,7 +743,8 @@ static bool is_init_entry(const struct line *ln)
 
 	return ln->len >= 2 && ln->s[1] == ' ' &&
 	       (c == RLOG_INIT_DIR || c == RLOG_INIT_FILE ||
-		c == RLOG_INIT_SYMLINK || c == RLOG_INIT_ABSENT);
+		c == RLOG_INIT_SYMLINK || c == RLOG_INIT_ABSENT ||
+		c == RLOG_INIT_XATTR);
 }
 
 /* Report lines the line reader could not deliver whole, and NUL bytes. */
@@ -1204,7 +1243,7 @@ int rlog_next(struct rlog_reader *r, struct rlog_entry *e, char *err,
 				return ret ? ret : 1;
 			}
 			line_err(r, &ln, err, errlen,
-				 "not an INIT entry (d PATH, f SIZE PATH or x PATH); operations follow #OPS");
+				 "not an INIT entry (d PATH, f SIZE PATH, l PATH target=, x PATH or a SIZE PATH name=); operations follow #OPS");
 			return -EPROTO;
 		case ST_HEADER:
 			line_err(r, &ln, err, errlen, "%s before #%s",

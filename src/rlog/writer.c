@@ -33,6 +33,18 @@ void rlog_write_init_symlink(struct outbuf *ob, const char *path, size_t len,
 	outbuf_putc(ob, '\n');
 }
 
+void rlog_write_init_xattr(struct outbuf *ob, uint64_t size, const char *path,
+			   size_t len, const char *name, size_t name_len)
+{
+	outbuf_puts(ob, "a ");
+	outbuf_u64(ob, size);
+	outbuf_putc(ob, ' ');
+	outbuf_path(ob, path, len);
+	outbuf_puts(ob, " name=");
+	outbuf_path(ob, name, name_len);
+	outbuf_putc(ob, '\n');
+}
+
 /* Bytes a line needs besides its paths: 7 columns, up to DEPS_MAX deps and
  * 24 keyed numbers, each at most 32 bytes with its key. */
 #define FIXED_MAX (32 * (7 + DEPS_MAX + 24))
@@ -58,6 +70,8 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		need += 3 * (size_t)op->path2_len;
 	if (h & RL_TARGET)
 		need += 3 * (size_t)op->target_len;
+	if (h & RL_NAME)
+		need += 3 * (size_t)op->name_len;
 	if (need > sizeof(ob->buf) || !outbuf_reserve(ob, need))
 		return;		/* paths are at most PATH_MAX: cannot happen */
 	char *p = ob->buf + ob->len;
@@ -136,6 +150,8 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		p = fmt_oct(KEY(p, "umask="), (uint64_t)op->umask);
 	if (h & RL_STRIDE)
 		p = fmt_u64(KEY(p, "stride="), op->stride);
+	if (h & RL_NAME)
+		p = fmt_path(KEY(p, "name="), op->name, op->name_len);
 	*p++ = '\n';
 	ob->len = (size_t)(p - ob->buf);
 }

@@ -64,11 +64,12 @@ enum series_class series_class_of(enum sys_id id)
 	case SK_READ:
 		return SC_READ;
 	case SK_WRITE: case SK_TRUNCATE: case SK_SENDFILE: case SK_COPY_RANGE:
+	case SK_SPLICE: case SK_IOCTL:
 		return SC_WRITE;
 	case SK_OPEN: case SK_CLOSE: case SK_CLOSE_RANGE: case SK_DUP:
 	case SK_OPENFD:
 		return SC_OPEN;
-	case SK_PATHOP: case SK_STATAT: case SK_READDIR:
+	case SK_PATHOP: case SK_STATAT: case SK_READDIR: case SK_XATTR:
 		return SC_META;
 	case SK_MKDIR: case SK_RMDIR: case SK_UNLINK: case SK_RENAME:
 	case SK_LINK: case SK_SYMLINK: case SK_MKNOD:
@@ -115,7 +116,7 @@ enum series_class series_class_of(enum sys_id id)
 	case SK_URING_BUF:
 	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
 	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
-	case SK_IO_EVENT:
+	case SK_IO_EVENT: case SK_FLOCK: case SK_DEDUPE: case SK_DEDUPE_DONE:
 	case SK_SEEK: case SK_FCNTL: case SK_CHDIR: case SK_FCHDIR:
 	case SK_MMAP: case SK_EXIT_GROUP: case SK_FORK: case SK_EXEC:
 	case SK_EXIT: case SK_CWD: case SK_LOST:
@@ -147,11 +148,12 @@ void series_sample_add(struct series_sample *smp,
 		bool uring_read = uring_completion_reads(id);
 
 		if (kind == SK_READ || kind == SK_SENDFILE ||
-		    kind == SK_COPY_RANGE || aio_read || uring_read ||
-		    id == SYS_MMAP_READ)
+		    kind == SK_COPY_RANGE || kind == SK_SPLICE || aio_read ||
+		    uring_read || id == SYS_MMAP_READ)
 			smp->rd_bytes += bytes;
 		if (kind == SK_WRITE || kind == SK_SENDFILE ||
-		    kind == SK_COPY_RANGE || (kind == SK_AIO_DATA && !aio_read) ||
+		    kind == SK_COPY_RANGE || kind == SK_SPLICE ||
+		    (kind == SK_AIO_DATA && !aio_read) ||
 		    (kind == SK_URING_DATA && !uring_read) ||
 		    id == SYS_MMAP_WRITE)
 			smp->wr_bytes += bytes;

@@ -117,8 +117,48 @@ bool sys_is_chmod(enum sys_id id)
 bool sys_path_is_content(enum sys_id id, bool second)
 {
 	if (second)
-		return id == SYS_READLINK || id == SYS_READLINKAT;
+		return id == SYS_READLINK || id == SYS_READLINKAT ||
+		       sys_xattr(id, NULL, NULL);
 	return id == SYS_SYMLINK || id == SYS_SYMLINKAT;
+}
+
+bool sys_xattr(enum sys_id id, enum xattr_op *op, enum xattr_by *by)
+{
+	static const struct {
+		enum sys_id id;
+		enum xattr_op op;
+		enum xattr_by by;
+	} calls[] = {
+		{ SYS_SETXATTR, XATTR_OP_SET, XATTR_BY_PATH },
+		{ SYS_LSETXATTR, XATTR_OP_SET, XATTR_BY_LINK },
+		{ SYS_FSETXATTR, XATTR_OP_SET, XATTR_BY_FD },
+		{ SYS_SETXATTRAT, XATTR_OP_SET, XATTR_BY_AT },
+		{ SYS_GETXATTR, XATTR_OP_GET, XATTR_BY_PATH },
+		{ SYS_LGETXATTR, XATTR_OP_GET, XATTR_BY_LINK },
+		{ SYS_FGETXATTR, XATTR_OP_GET, XATTR_BY_FD },
+		{ SYS_GETXATTRAT, XATTR_OP_GET, XATTR_BY_AT },
+		{ SYS_LISTXATTR, XATTR_OP_LIST, XATTR_BY_PATH },
+		{ SYS_LLISTXATTR, XATTR_OP_LIST, XATTR_BY_LINK },
+		{ SYS_FLISTXATTR, XATTR_OP_LIST, XATTR_BY_FD },
+		{ SYS_LISTXATTRAT, XATTR_OP_LIST, XATTR_BY_AT },
+		{ SYS_REMOVEXATTR, XATTR_OP_REMOVE, XATTR_BY_PATH },
+		{ SYS_LREMOVEXATTR, XATTR_OP_REMOVE, XATTR_BY_LINK },
+		{ SYS_FREMOVEXATTR, XATTR_OP_REMOVE, XATTR_BY_FD },
+		{ SYS_REMOVEXATTRAT, XATTR_OP_REMOVE, XATTR_BY_AT },
+	};
+
+	if (sys_info(id)->kind != SK_XATTR)
+		return false;
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		if (calls[i].id != id)
+			continue;
+		if (op)
+			*op = calls[i].op;
+		if (by)
+			*by = calls[i].by;
+		return true;
+	}
+	return false;
 }
 
 bool sys_is_stat(enum sys_id id)

@@ -5,10 +5,11 @@
 #ifndef WORKLOAD_UNCAPTURED_H
 #define WORKLOAD_UNCAPTURED_H
 
-#define UNCAP_IOCTLS 5		/* ioctl(FIONREAD) */
-#define UNCAP_FLOCKS 4		/* flock: LOCK_SH, LOCK_UN, twice */
+#define UNCAP_IOCTLS 5		/* ioctl(FIONREAD): a command the probe
+				 * does not capture */
+#define UNCAP_VMSPLICES 4	/* vmsplice of fd -1: fails */
 #define UNCAP_REMAP 6		/* remap_file_pages of nothing: fails */
-#define UNCAP_XATTRS 2		/* fsetxattr */
+#define UNCAP_CACHESTATS 2	/* cachestat without a range: fails */
 #define UNCAP_GETPPIDS 7	/* getppid: not file I/O */
 #define UNCAP_IA32 3		/* x86_64: getpid by int $0x80 (ia32) */
 
