@@ -713,8 +713,11 @@ static uint64_t touch_pages(char *base, size_t step, size_t len, uint64_t n,
 
 	if (n > fit)
 		n = fit;
-	/* No mask saved: SA_NODEFER leaves the signal unblocked. */
-	if (sigsetjmp(env, 0)) {
+	/* The signal mask saved and restored: a runtime that delivers the
+	 * signal through a handler of its own (ThreadSanitizer's) may leave
+	 * it blocked despite SA_NODEFER, and the next fault would then kill
+	 * the replay.  One rt_sigprocmask per run of pages. */
+	if (sigsetjmp(env, 1)) {
 		touch_env = NULL;
 		return done;
 	}
