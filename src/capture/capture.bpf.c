@@ -862,19 +862,20 @@ static __always_inline void sqe_fields(struct ioriot_event *ev,
 	ev->extra[1] = absent;
 }
 
-SEC("tracepoint/io_uring/io_uring_submit_req")
-int on_uring_submit(struct trace_event_raw_io_uring_submit_req *tp)
+/* A request submitted to ring @ctx (io_kiocb @req), from either name of
+ * the tracepoint. */
+static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
+					__u8 op, __u64 flags)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in = in_enter();
 	struct ring_owner *o;
 	struct ioriot_event *ev;
-	__u8 op = tp->opcode;
-	__u64 sqe_flags = tp->flags & URING_SQE_FLAGS;
+	__u64 sqe_flags = flags & URING_SQE_FLAGS;
 
 	if (stopped)
 		return 0;
-	o = ring_of((__u64)tp->ctx, in);
+	o = ring_of((__u64)ctx, in);
 	if (!in && !o && !wanted(id >> 32))
 		return 0;
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
@@ -895,15 +896,40 @@ int on_uring_submit(struct trace_event_raw_io_uring_submit_req *tp)
 	ev->args[SQE_RING] = o ? (__u64)(__s64)o->fd : 0;
 	ev->args[SQE_FD] = ev->args[SQE_OFF] = ev->args[SQE_LEN] = 0;
 	ev->args[SQE_FLAGS] = 0;
-	ev->args[SQE_DATA] = tp->user_data;
+	ev->args[SQE_DATA] = user_data;
 	ev->extra[0] = op | sqe_flags << 8;
-	sqe_fields(ev, (struct io_kiocb *)tp->req, op, sqe_flags);
+	sqe_fields(ev, (struct io_kiocb *)req, op, sqe_flags);
 	if (!o)
 		ev->extra[1] |= 1u << SQE_RING;
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->pad = 0;
 	bpf_ringbuf_submit(ev, wake_flag());
 	return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int on_uring_submit(struct trace_event_raw_io_uring_submit_req *tp)
+{
+	return uring_submit(tp->ctx, tp->req, tp->user_data, tp->opcode,
+			    tp->flags);
+}
+
+/* Before 6.4 (Debian 12's 6.1) the tracepoint is io_uring_submit_sqe, its
+ * flags 32 bits wide; the loader attaches whichever the kernel has. */
+struct trace_event_raw_io_uring_submit_sqe___old {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	unsigned long long user_data;
+	u8 opcode;
+	u32 flags;
+} __attribute__((preserve_access_index));
+
+SEC("tracepoint/io_uring/io_uring_submit_sqe")
+int on_uring_submit_old(struct trace_event_raw_io_uring_submit_sqe___old *tp)
+{
+	return uring_submit(tp->ctx, tp->req, tp->user_data, tp->opcode,
+			    tp->flags);
 }
 
 /* Where a cqe record's arguments are (the layout "eAF"). */

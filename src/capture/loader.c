@@ -188,24 +188,53 @@ static int ensure_tracefs(char *err, size_t errlen)
 	return 0;
 }
 
-/* Switch off programs whose tracepoint this kernel lacks. */
+/* Tracepoints the kernel has under one name or the other: the old name
+ * (before 6.4), then the new one.  A kernel lacks one of them; only one
+ * that lacks both misses it. */
+static const char *const tp_renamed[][2] = {
+	{ "io_uring/io_uring_submit_sqe", "io_uring/io_uring_submit_req" },
+};
+
+/* True if tracepoint @tp (SYSTEM/NAME) exists on this kernel. */
+static bool tp_exists(const char *tp)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), TRACEFS "/events/%s/id", tp);
+	return stat(path, &st) == 0;
+}
+
+/* The other name of tracepoint @tp, or NULL. */
+static const char *tp_other_name(const char *tp)
+{
+	for (size_t i = 0; i < sizeof(tp_renamed) / sizeof(tp_renamed[0]); i++)
+		for (int j = 0; j < 2; j++)
+			if (strcmp(tp, tp_renamed[i][j]) == 0)
+				return tp_renamed[i][!j];
+	return NULL;
+}
+
+/* Switch off programs whose tracepoint this kernel lacks, each named in a
+ * warning; returns how many it lacks (a renamed one counts only if neither
+ * name exists). */
 static int disable_missing(struct capture_bpf *skel)
 {
 	struct bpf_program *prog;
 	int missing = 0;
 
 	bpf_object__for_each_program(prog, skel->obj) {
-		const char *sec = bpf_program__section_name(prog);
-		char path[256];
-		struct stat st;
+		const char *sec = bpf_program__section_name(prog), *other;
 
-		if (strncmp(sec, "tracepoint/", 11) != 0)
+		if (strncmp(sec, "tracepoint/", 11) != 0 || tp_exists(sec + 11))
 			continue;
-		snprintf(path, sizeof(path), TRACEFS "/events/%s/id", sec + 11);
-		if (stat(path, &st) < 0) {
-			bpf_program__set_autoload(prog, false);
-			missing++;
-		}
+		bpf_program__set_autoload(prog, false);
+		other = tp_other_name(sec + 11);
+		if (other && tp_exists(other))
+			continue;
+		log_warn("this kernel has no tracepoint %s: not captured",
+			 sec + 11);
+		missing++;
 	}
 	return missing;
 }
