@@ -134,6 +134,11 @@ for k in 6.1:$abi61 5.10:$abi510; do
 	build=$kd/headers/usr/src/linux-headers-$abi-amd64
 	sed -i 's|^include /usr/src/|include ../|' "$build/Makefile"
 	sed -i 's|)gcc-[0-9]*$|)gcc|' "$build/.kernelvariables"
+	# include/config holds thousands of empty files, make's dependency
+	# marks, which stap walks again and again (minutes of system time):
+	# only the files with content stay (auto.conf, kernel.release).
+	find "$build/include/config" -type f -empty -delete
+	find "$build/include/config" -mindepth 1 -type d -empty -delete
 done
 
 say "root.img (mkfs.ext4 -d)"
