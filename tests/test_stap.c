@@ -1046,6 +1046,32 @@ START_TEST(escape_regex_is_the_plain_set)
 }
 END_TEST
 
+/*
+ * A bare `return` at the end of a line takes the next line as its value
+ * (stap's parser reads `return EXPR` across the newline): in leave() that
+ * made every syscall line print only when it should not.  A return without
+ * a value is written `return;`.
+ */
+START_TEST(bare_returns_end_their_statement)
+{
+	char *text = script_text();
+	unsigned line = 1;
+
+	for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL, line++) {
+		size_t n = strspn(l, " \t");
+
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		ck_assert_msg(strncmp(l + n, "return", 6) != 0 ||
+			      l[n + 6 + strspn(l + n + 6, " \t")] != '\0',
+			      "ioriot.stp: a bare return (write return;): "
+			      "line %u", line);
+	}
+	free(text);
+}
+END_TEST
+
 START_TEST(escape_loop_is_the_escaped_set)
 {
 	char *text = script_text(), *body = function_body(text, "esc");
@@ -1091,6 +1117,7 @@ Suite *stap_suite(void)
 	tcase_add_test(tc, fixture_fields);
 	tcase_add_test(tc, escape_regex_is_the_plain_set);
 	tcase_add_test(tc, escape_loop_is_the_escaped_set);
+	tcase_add_test(tc, bare_returns_end_their_statement);
 	suite_add_tcase(s, tc);
 	return s;
 }
