@@ -67,6 +67,60 @@ struct {
 	__type(value, struct inflight);
 } inflight SEC(".maps");
 
+/*
+ * Kernels before 5.11 (Debian 11's 5.10) give tracing programs neither task
+ * storage nor bpf_get_current_task_btf(): a CO-RE check of the kernel's
+ * helper list picks, at load time, hash maps keyed by thread id instead,
+ * whose entries go when their thread exits.  The verifier never sees the
+ * branch not taken.
+ */
+#define HAVE_TASK_STORAGE \
+	bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)
+
+#define THREAD_MAX 65536	/* threads with per-thread state, old kernels */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, THREAD_MAX);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight_tid SEC(".maps");
+
+/* The current thread's entry of @storage (task storage) or @by_tid (its
+ * hash map twin), made from @zero if @create and missing; NULL if none. */
+static __always_inline void *thread_get(void *storage, void *by_tid,
+					const void *zero, bool create)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	void *v;
+
+	if (HAVE_TASK_STORAGE)
+		return bpf_task_storage_get(storage, bpf_get_current_task_btf(),
+					    NULL, create ?
+					    BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	v = bpf_map_lookup_elem(by_tid, &tid);
+	if (!v && create) {
+		bpf_map_update_elem(by_tid, &tid, zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(by_tid, &tid);
+	}
+	return v;
+}
+
+/* Never written: the first state of a thread on old kernels. */
+static const struct inflight inflight_zero;
+
+static __always_inline struct inflight *inflight_get(bool create)
+{
+	return thread_get(&inflight, &inflight_tid, &inflight_zero, create);
+}
+
+/* The current task, for CO-RE reads on every kernel. */
+static __always_inline struct task_struct *current_task(void)
+{
+	return (struct task_struct *)bpf_get_current_task();
+}
+
 /* -x PID: the process and its descendants. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -117,7 +171,7 @@ static __always_inline bool wanted(__u32 tgid)
 	if (filter_comm) {
 		/* The process's name (its leader's): threads often rename
 		 * themselves (java's workers do). */
-		struct task_struct *task = bpf_get_current_task_btf();
+		struct task_struct *task = current_task();
 		char comm[16];
 		BPF_CORE_READ_STR_INTO(&comm, task, group_leader, comm);
 		for (int i = 0; i < 16; i++) {
@@ -147,8 +201,7 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 
 	if (!wanted(id >> 32))
 		return 0;
-	in = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), NULL,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	in = inflight_get(true);
 	if (!in) {
 		__sync_fetch_and_add(&lost_events, 1);
 		return 0;
@@ -315,9 +368,7 @@ static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 zero = 0;
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct scratch *s;
 	__u32 len0 = 0, len1 = 0;
 
@@ -509,6 +560,16 @@ struct {
 	__type(value, struct aio_submit);
 } aio_submits SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, THREAD_MAX);
+	__type(key, __u32);
+	__type(value, struct aio_submit);
+} aio_submits_tid SEC(".maps");
+
+static const struct aio_submit aio_submit_zero;
+
 #define IOCB_OP_PREADV 7
 #define IOCB_OP_PWRITEV 8
 
@@ -539,8 +600,7 @@ int enter_io_submit(struct trace_event_raw_sys_enter *ctx)
 	on_enter(ctx, SYS_IO_SUBMIT, 3, EX_NONE);
 	if (!wanted(bpf_get_current_pid_tgid() >> 32))
 		return 0;
-	a = bpf_task_storage_get(&aio_submits, bpf_get_current_task_btf(), NULL,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	a = thread_get(&aio_submits, &aio_submits_tid, &aio_submit_zero, true);
 	if (!a)
 		return 0;	/* the exit counts what it has no record of */
 	list = ctx->args[2];
@@ -578,14 +638,13 @@ SEC("tracepoint/syscalls/sys_exit_io_submit")
 int exit_io_submit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct inflight *in = bpf_task_storage_get(&inflight, task, NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct aio_submit *a;
 	__u32 sent = 0;
 
 	if (!in || !in->time_ns || in->sys != SYS_IO_SUBMIT)
 		return 0;
-	a = bpf_task_storage_get(&aio_submits, task, NULL, 0);
+	a = thread_get(&aio_submits, &aio_submits_tid, &aio_submit_zero, false);
 	for (int i = 0; a && i < IORIOT_EV_AIO_MAX; i++) {
 		const struct aio_rec *r = &a->rec[i];
 		struct ioriot_event *ev;
@@ -623,9 +682,7 @@ static __always_inline int getevents_exit(struct trace_event_raw_sys_exit *ctx,
 					  __u32 sys)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct inflight copy;
 	long ret = ctx->ret;
 	int sent = 0;
@@ -744,9 +801,7 @@ int on_uring_create(struct trace_event_raw_io_uring_create *tp)
 /* The io_uring_enter this task is in, or NULL. */
 static __always_inline struct inflight *in_enter(void)
 {
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 
 	return in && in->time_ns && in->sys == SYS_IO_URING_ENTER ? in : NULL;
 }
@@ -1035,9 +1090,7 @@ SEC("tracepoint/syscalls/sys_exit_io_uring_register")
 int exit_io_uring_register(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	__u64 base = 0, arr = 0, n = 0;
 	__u32 sent = 0;
 	bool files = false;
@@ -1122,7 +1175,9 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	if (id < 0)
 		return 0;	/* skipped by seccomp or a tracer */
 #ifdef __TARGET_ARCH_x86
-	if (bpf_get_current_task_btf()->thread_info.status & X86_TS_COMPAT)
+	if ((HAVE_TASK_STORAGE ? bpf_get_current_task_btf()->thread_info.status
+			       : BPF_CORE_READ(current_task(), thread_info.status))
+	    & X86_TS_COMPAT)
 		nr = IORIOT_UNCAP_OTHER_ABI;
 #endif
 	if (id >= IORIOT_UNCAP_OTHER_ABI)
@@ -1204,6 +1259,10 @@ int BPF_PROG(on_exit_task, struct task_struct *p)
 	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
 	struct scratch *s;
 
+	if (!HAVE_TASK_STORAGE) {	/* the thread's state goes with it */
+		bpf_map_delete_elem(&inflight_tid, &pid);
+		bpf_map_delete_elem(&aio_submits_tid, &pid);
+	}
 	/* The process ends with its last task (signal->live reached 0 before
 	 * this tracepoint); a leader leaving early ends nothing. */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
