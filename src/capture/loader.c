@@ -232,9 +232,14 @@ static int disable_missing(struct capture_bpf *skel)
 		other = tp_other_name(sec + 11);
 		if (other && tp_exists(other))
 			continue;
-		log_warn("this kernel has no tracepoint %s: not captured",
-			 sec + 11);
 		missing++;
+		/* A syscall's two tracepoints are named once. */
+		if (strncmp(sec + 11, "syscalls/sys_enter_", 19) == 0)
+			log_warn("this kernel has no tracepoints of syscall "
+				 "%s: not captured", sec + 30);
+		else if (strncmp(sec + 11, "syscalls/sys_exit_", 18) != 0)
+			log_warn("this kernel has no tracepoint %s: not "
+				 "captured", sec + 11);
 	}
 	return missing;
 }
