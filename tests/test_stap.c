@@ -736,7 +736,8 @@ static bool script_keys(const struct fmts *f, const char *op, char *keys,
 		if (entry)
 			k += (size_t)snprintf(keys, len, "tDi");
 		for (const char *p = t; *p && k + 2 < len; p++) {
-			if (p[1] == '=' && (p == t || p[-1] == ',' || p[-1] == ';'))
+			if (p[1] == '=' && (p == t || p[-1] == ',' || p[-1] == ';' ||
+					    (p - t >= 2 && p[-2] == '%' && p[-1] == 's')))
 				keys[k++] = *p;
 			else if (p > t && p[0] == '%' && p[1] == 's' &&
 				 p[-1] != '=' && p[2] != '=')
@@ -775,7 +776,7 @@ static bool keys_match(const char *want, const char *got)
 {
 	while (*want) {
 		if (*want == '*' || *want == '+' || *want == '&') {
-			const char *set = *want == '*' ? "cOQ" :
+			const char *set = *want == '*' ? "cOQp" :
 					  *want == '+' ? "ms" : "P";
 
 			while (*want == '*' || *want == '+' || *want == '&')
@@ -863,8 +864,8 @@ static const struct {
 	  -100, 4, 438, 0, 577, 0, "/srv/mail/inbox old", NULL },
 	{ SYS_NEWFSTATAT, 100, 100, CHECKED & ~CAP_COUNT,
 	  -100, 0, 41471, 7, 256, 0, "/usr/lib/caf\xc3\xa9.so", NULL },
-	{ SYS_STATX, 100, 100, CHECKED & ~CAP_COUNT,
-	  4, 0, 16877, 4096, 4096, 0, "", NULL },
+	{ SYS_STATX, 100, 100, CHECKED & ~CAP_COUNT & ~CAP_PATH,
+	  4, 0, 16877, 4096, 4096, 0, NULL, NULL },
 	{ SYS_RENAMEAT2, 100, 100, CAP_FD | CAP_RET | CAP_FLAGS,
 	  -100, 0, 0, 0, 1, 0, "/srv/c;x", "/srv/c" },
 	{ SYS_RENAMEAT, 100, 100, CAP_FD | CAP_RET,
