@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "capture.skel.h"
@@ -186,6 +187,44 @@ static int ensure_tracefs(char *err, size_t errlen)
 		return -ENOENT;
 	}
 	return 0;
+}
+
+/* True if the kernel's BPF helpers include bpf_get_current_task_btf(),
+ * which came (5.11) with task storage for tracing programs; the probe
+ * makes the same check through CO-RE. */
+static bool kernel_has_task_storage(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return true;	/* loading the probe will tell */
+	id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
+	t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	for (int i = 0; t && i < btf_vlen(t) && !found; i++)
+		found = strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
+			       "BPF_FUNC_get_current_task_btf") == 0;
+	btf__free(btf);
+	return found;
+}
+
+/* On a kernel without task storage for tracing programs (5.10 has such
+ * maps for BPF LSM only, and refuses some of them) the probe keeps its
+ * per-thread state in hash maps; its task storage maps, used only in code
+ * the verifier never reaches there, become small hash maps. */
+static int retype_task_storage(struct capture_bpf *skel)
+{
+	struct bpf_map *maps[] = { skel->maps.inflight, skel->maps.aio_submits };
+	int rc = 0;
+
+	if (kernel_has_task_storage())
+		return 0;
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]) && !rc; i++)
+		if (!(rc = bpf_map__set_type(maps[i], BPF_MAP_TYPE_HASH)))
+			rc = bpf_map__set_max_entries(maps[i], 1);
+	return rc;
 }
 
 /* Tracepoints the kernel has under one name or the other: the old name
@@ -524,6 +563,11 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	if ((rc = bpf_map__set_max_entries(skel->maps.events, (uint32_t)ring))) {
 		snprintf(err, errlen, "ring buffer size %llu: %s",
 			 (unsigned long long)ring, strerror(-rc));
+		goto out;
+	}
+	if ((rc = retype_task_storage(skel))) {
+		snprintf(err, errlen, "preparing the BPF probe's maps: %s",
+			 strerror(-rc));
 		goto out;
 	}
 	sum->detached = disable_missing(skel);
