@@ -6,6 +6,8 @@
 #   make bench           run the benchmarks and print their figures
 #   make demo            capture a small workload, generate, replay it twice
 #   make fuzz            libFuzzer on the three readers, FUZZ_SECONDS=60 each
+#   make check-vm        the capture tests in a qemu guest on Debian's 6.1
+#                        and 5.10 kernels, eBPF and SystemTap (VM_KERNELS=)
 #   make install         PREFIX=/usr/local DESTDIR= : binaries and man page
 #   SANITIZE=1           build with AddressSanitizer + UndefinedBehaviorSanitizer
 #   TSAN=1               build with ThreadSanitizer
@@ -84,7 +86,7 @@ LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS)
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check bench demo fuzz install uninstall clean
+.PHONY: all deps check check-vm bench demo fuzz install uninstall clean
 
 all: $(BIN)
 
@@ -224,6 +226,34 @@ fuzz:
 	$(Q)scripts/install-deps.sh fuzz
 	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
 	$(Q)scripts/fuzz.sh $(FUZZ_OUT) $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+# check-vm (scripts/vm/): a Debian 12 guest with Debian 12's 6.1 and Debian
+# 11's 5.10 kernel, built once into $(VM_DIR) and rebuilt when its recipe
+# changes; the SystemTap module built here for each guest kernel with
+# `stap -r` and the kernel's headers (unpacked by image.sh); the capture
+# suite run in the guest under qemu, once per kernel, with both backends.
+VM_DIR := .output/vm
+VM_KERNELS ?= 6.1 5.10
+VM_STAP_FLAGS := -DMAXSTRINGLEN=4096 -DMAXACTION=100000 -DMAXSKIPPED=100000 \
+		 -DSTP_NO_OVERLOAD
+VM_MODULES := $(foreach k,$(VM_KERNELS),$(VM_DIR)/kernels/$(k)/ioriot.ko)
+
+$(VM_DIR)/root.img: scripts/vm/image.sh scripts/vm/guest-init
+	$(Q)mkdir -p $(VM_DIR)
+	$(Q)scripts/vm/image.sh $(VM_DIR)
+
+$(VM_DIR)/kernels/%/ioriot.ko: systemtap/ioriot.stp scripts/vm/stap-module.sh \
+			       $(VM_DIR)/root.img
+	$(call msg,STAP,$@)
+	$(Q)scripts/vm/stap-module.sh $(@D) systemtap/ioriot.stp $(VM_STAP_FLAGS)
+
+check-vm:
+	$(Q)scripts/install-deps.sh vm
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(TEST_BIN) $(WORKLOAD_BINS) \
+		$(VM_DIR)/root.img $(VM_MODULES)
+	$(Q)IORIOT_BIN=$(CURDIR)/$(BIN) CHECK_BIN=$(CURDIR)/$(TEST_BIN) \
+		WORKLOADS=$(CURDIR)/$(OUTPUT)/workloads \
+		TESTDATA=$(CURDIR)/tests/data scripts/vm/run.sh $(VM_DIR) $(VM_KERNELS)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8

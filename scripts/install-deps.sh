@@ -2,7 +2,9 @@
 # Installs the Debian packages ioriot needs to build and test, if any are
 # missing.  Called by `make check`, `make demo` and `make bench`, so that on a
 # fresh Debian 12 machine one command does all set-up.  `make fuzz` calls it
-# as `install-deps.sh fuzz`, which adds clang's libFuzzer runtime.  Installs nothing when
+# as `install-deps.sh fuzz`, which adds clang's libFuzzer runtime; `make
+# check-vm` as `install-deps.sh vm`, which adds qemu and debootstrap for the
+# guest of scripts/vm/.  Installs nothing when
 # everything is present; fails with a clear message when a package is missing
 # and we are not root or have no apt-get.
 set -eu
@@ -16,6 +18,9 @@ packages="$packages attr postgresql"	# round trips: setfattr/getfattr, PostgreSQ
 packages="$packages python3"	# round trip: a Python writer through mmap
 if [ "${1:-}" = fuzz ]; then
 	packages="$packages libclang-rt-14-dev"	# libFuzzer for clang 14
+fi
+if [ "${1:-}" = vm ]; then
+	packages="$packages qemu-system-x86 debootstrap"	# make check-vm
 fi
 
 missing=""

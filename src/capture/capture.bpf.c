@@ -69,6 +69,60 @@ struct {
 	__type(value, struct inflight);
 } inflight SEC(".maps");
 
+/*
+ * Kernels before 5.11 (Debian 11's 5.10) give tracing programs neither task
+ * storage nor bpf_get_current_task_btf(): a CO-RE check of the kernel's
+ * helper list picks, at load time, hash maps keyed by thread id instead,
+ * whose entries go when their thread exits.  The verifier never sees the
+ * branch not taken.
+ */
+#define HAVE_TASK_STORAGE \
+	bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)
+
+#define THREAD_MAX 65536	/* threads with per-thread state, old kernels */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, THREAD_MAX);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight_tid SEC(".maps");
+
+/* The current thread's entry of @storage (task storage) or @by_tid (its
+ * hash map twin), made from @zero if @create and missing; NULL if none. */
+static __always_inline void *thread_get(void *storage, void *by_tid,
+					const void *zero, bool create)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	void *v;
+
+	if (HAVE_TASK_STORAGE)
+		return bpf_task_storage_get(storage, bpf_get_current_task_btf(),
+					    NULL, create ?
+					    BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	v = bpf_map_lookup_elem(by_tid, &tid);
+	if (!v && create) {
+		bpf_map_update_elem(by_tid, &tid, zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(by_tid, &tid);
+	}
+	return v;
+}
+
+/* Never written: the first state of a thread on old kernels. */
+static const struct inflight inflight_zero;
+
+static __always_inline struct inflight *inflight_get(bool create)
+{
+	return thread_get(&inflight, &inflight_tid, &inflight_zero, create);
+}
+
+/* The current task, for CO-RE reads on every kernel. */
+static __always_inline struct task_struct *current_task(void)
+{
+	return (struct task_struct *)bpf_get_current_task();
+}
+
 /* -x PID: the process and its descendants. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -153,7 +207,7 @@ static __always_inline bool wanted(__u32 tgid)
 	if (filter_comm) {
 		/* The process's name (its leader's): threads often rename
 		 * themselves (java's workers do). */
-		struct task_struct *task = bpf_get_current_task_btf();
+		struct task_struct *task = current_task();
 		char comm[16];
 		BPF_CORE_READ_STR_INTO(&comm, task, group_leader, comm);
 		for (int i = 0; i < 16; i++) {
@@ -271,8 +325,7 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 
 	if (!wanted(id >> 32))
 		return 0;
-	in = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), NULL,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	in = inflight_get(true);
 	if (!in) {
 		__sync_fetch_and_add(&lost_events, 1);
 		return 0;
@@ -495,9 +548,7 @@ static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 zero = 0;
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct scratch *s;
 	__u32 len0 = 0, len1 = 0;
 
@@ -715,6 +766,16 @@ struct {
 	__type(value, struct aio_submit);
 } aio_submits SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, THREAD_MAX);
+	__type(key, __u32);
+	__type(value, struct aio_submit);
+} aio_submits_tid SEC(".maps");
+
+static const struct aio_submit aio_submit_zero;
+
 #define IOCB_OP_PREADV 7
 #define IOCB_OP_PWRITEV 8
 
@@ -745,8 +806,7 @@ int enter_io_submit(struct trace_event_raw_sys_enter *ctx)
 	on_enter(ctx, SYS_IO_SUBMIT, 3, EX_NONE);
 	if (!wanted(bpf_get_current_pid_tgid() >> 32))
 		return 0;
-	a = bpf_task_storage_get(&aio_submits, bpf_get_current_task_btf(), NULL,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	a = thread_get(&aio_submits, &aio_submits_tid, &aio_submit_zero, true);
 	if (!a)
 		return 0;	/* the exit counts what it has no record of */
 	list = ctx->args[2];
@@ -784,14 +844,13 @@ SEC("tracepoint/syscalls/sys_exit_io_submit")
 int exit_io_submit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct inflight *in = bpf_task_storage_get(&inflight, task, NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct aio_submit *a;
 	__u32 sent = 0;
 
 	if (!in || !in->time_ns || in->sys != SYS_IO_SUBMIT)
 		return 0;
-	a = bpf_task_storage_get(&aio_submits, task, NULL, 0);
+	a = thread_get(&aio_submits, &aio_submits_tid, &aio_submit_zero, false);
 	for (int i = 0; a && i < IORIOT_EV_AIO_MAX; i++) {
 		const struct aio_rec *r = &a->rec[i];
 		struct ioriot_event *ev;
@@ -829,9 +888,7 @@ static __always_inline int getevents_exit(struct trace_event_raw_sys_exit *ctx,
 					  __u32 sys)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct inflight copy;
 	long ret = ctx->ret;
 	int sent = 0;
@@ -1020,9 +1077,7 @@ int on_uring_create(struct trace_event_raw_io_uring_create *tp)
 /* The io_uring_enter this task is in, or NULL. */
 static __always_inline struct inflight *in_enter(void)
 {
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 
 	return in && in->time_ns && in->sys == SYS_IO_URING_ENTER ? in : NULL;
 }
@@ -1138,19 +1193,20 @@ static __always_inline void sqe_fields(struct ioriot_event *ev,
 	ev->extra[1] = absent;
 }
 
-SEC("tracepoint/io_uring/io_uring_submit_req")
-int on_uring_submit(struct trace_event_raw_io_uring_submit_req *tp)
+/* A request submitted to ring @ctx (io_kiocb @req), from either name of
+ * the tracepoint. */
+static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
+					__u8 op, __u64 flags)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in = in_enter();
 	struct ring_owner *o;
 	struct ioriot_event *ev;
-	__u8 op = tp->opcode;
-	__u64 sqe_flags = tp->flags & URING_SQE_FLAGS;
+	__u64 sqe_flags = flags & URING_SQE_FLAGS;
 
 	if (stopped)
 		return 0;
-	o = ring_of((__u64)tp->ctx, in);
+	o = ring_of((__u64)ctx, in);
 	if (!in && !o && !wanted(id >> 32))
 		return 0;
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
@@ -1171,15 +1227,40 @@ int on_uring_submit(struct trace_event_raw_io_uring_submit_req *tp)
 	ev->args[SQE_RING] = o ? (__u64)(__s64)o->fd : 0;
 	ev->args[SQE_FD] = ev->args[SQE_OFF] = ev->args[SQE_LEN] = 0;
 	ev->args[SQE_FLAGS] = 0;
-	ev->args[SQE_DATA] = tp->user_data;
+	ev->args[SQE_DATA] = user_data;
 	ev->extra[0] = op | sqe_flags << 8;
-	sqe_fields(ev, (struct io_kiocb *)tp->req, op, sqe_flags);
+	sqe_fields(ev, (struct io_kiocb *)req, op, sqe_flags);
 	if (!o)
 		ev->extra[1] |= 1u << SQE_RING;
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->umask = 0;
 	bpf_ringbuf_submit(ev, wake_flag());
 	return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int on_uring_submit(struct trace_event_raw_io_uring_submit_req *tp)
+{
+	return uring_submit(tp->ctx, tp->req, tp->user_data, tp->opcode,
+			    tp->flags);
+}
+
+/* Before 6.4 (Debian 12's 6.1) the tracepoint is io_uring_submit_sqe, its
+ * flags 32 bits wide; the loader attaches whichever the kernel has. */
+struct trace_event_raw_io_uring_submit_sqe___old {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	unsigned long long user_data;
+	u8 opcode;
+	u32 flags;
+} __attribute__((preserve_access_index));
+
+SEC("tracepoint/io_uring/io_uring_submit_sqe")
+int on_uring_submit_old(struct trace_event_raw_io_uring_submit_sqe___old *tp)
+{
+	return uring_submit(tp->ctx, tp->req, tp->user_data, tp->opcode,
+			    tp->flags);
 }
 
 /* Where a cqe record's arguments are (the layout "eAF"). */
@@ -1285,9 +1366,7 @@ SEC("tracepoint/syscalls/sys_exit_io_uring_register")
 int exit_io_uring_register(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	__u64 base = 0, arr = 0, n = 0;
 	__u32 sent = 0;
 	bool files = false;
@@ -1776,7 +1855,9 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	if (id < 0)
 		return 0;	/* skipped by seccomp or a tracer */
 #ifdef __TARGET_ARCH_x86
-	if (bpf_get_current_task_btf()->thread_info.status & X86_TS_COMPAT)
+	if ((HAVE_TASK_STORAGE ? bpf_get_current_task_btf()->thread_info.status
+			       : BPF_CORE_READ(current_task(), thread_info.status))
+	    & X86_TS_COMPAT)
 		nr = IORIOT_UNCAP_OTHER_ABI;
 #endif
 	if (id >= IORIOT_UNCAP_OTHER_ABI)
@@ -1863,6 +1944,10 @@ int BPF_PROG(on_exit_task, struct task_struct *p)
 	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
 	struct scratch *s;
 
+	if (!HAVE_TASK_STORAGE) {	/* the thread's state goes with it */
+		bpf_map_delete_elem(&inflight_tid, &pid);
+		bpf_map_delete_elem(&aio_submits_tid, &pid);
+	}
 	/* The process ends with its last task (signal->live reached 0 before
 	 * this tracepoint); a leader leaving early ends nothing. */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "capture.skel.h"
@@ -199,24 +200,96 @@ static int ensure_tracefs(char *err, size_t errlen)
 	return 0;
 }
 
-/* Switch off programs whose tracepoint this kernel lacks. */
+/* True if the kernel's BPF helpers include bpf_get_current_task_btf(),
+ * which came (5.11) with task storage for tracing programs; the probe
+ * makes the same check through CO-RE. */
+static bool kernel_has_task_storage(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return true;	/* loading the probe will tell */
+	id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
+	t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	for (int i = 0; t && i < btf_vlen(t) && !found; i++)
+		found = strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
+			       "BPF_FUNC_get_current_task_btf") == 0;
+	btf__free(btf);
+	return found;
+}
+
+/* On a kernel without task storage for tracing programs (5.10 has such
+ * maps for BPF LSM only, and refuses some of them) the probe keeps its
+ * per-thread state in hash maps; its task storage maps, used only in code
+ * the verifier never reaches there, become small hash maps. */
+static int retype_task_storage(struct capture_bpf *skel)
+{
+	struct bpf_map *maps[] = { skel->maps.inflight, skel->maps.aio_submits };
+	int rc = 0;
+
+	if (kernel_has_task_storage())
+		return 0;
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]) && !rc; i++)
+		if (!(rc = bpf_map__set_type(maps[i], BPF_MAP_TYPE_HASH)))
+			rc = bpf_map__set_max_entries(maps[i], 1);
+	return rc;
+}
+
+/* Tracepoints the kernel has under one name or the other: the old name
+ * (before 6.4), then the new one.  A kernel lacks one of them; only one
+ * that lacks both misses it. */
+static const char *const tp_renamed[][2] = {
+	{ "io_uring/io_uring_submit_sqe", "io_uring/io_uring_submit_req" },
+};
+
+/* True if tracepoint @tp (SYSTEM/NAME) exists on this kernel. */
+static bool tp_exists(const char *tp)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), TRACEFS "/events/%s/id", tp);
+	return stat(path, &st) == 0;
+}
+
+/* The other name of tracepoint @tp, or NULL. */
+static const char *tp_other_name(const char *tp)
+{
+	for (size_t i = 0; i < sizeof(tp_renamed) / sizeof(tp_renamed[0]); i++)
+		for (int j = 0; j < 2; j++)
+			if (strcmp(tp, tp_renamed[i][j]) == 0)
+				return tp_renamed[i][!j];
+	return NULL;
+}
+
+/* Switch off programs whose tracepoint this kernel lacks, each named in a
+ * warning; returns how many it lacks (a renamed one counts only if neither
+ * name exists). */
 static int disable_missing(struct capture_bpf *skel)
 {
 	struct bpf_program *prog;
 	int missing = 0;
 
 	bpf_object__for_each_program(prog, skel->obj) {
-		const char *sec = bpf_program__section_name(prog);
-		char path[256];
-		struct stat st;
+		const char *sec = bpf_program__section_name(prog), *other;
 
-		if (strncmp(sec, "tracepoint/", 11) != 0)
+		if (strncmp(sec, "tracepoint/", 11) != 0 || tp_exists(sec + 11))
 			continue;
-		snprintf(path, sizeof(path), TRACEFS "/events/%s/id", sec + 11);
-		if (stat(path, &st) < 0) {
-			bpf_program__set_autoload(prog, false);
-			missing++;
-		}
+		bpf_program__set_autoload(prog, false);
+		other = tp_other_name(sec + 11);
+		if (other && tp_exists(other))
+			continue;
+		missing++;
+		/* A syscall's two tracepoints are named once. */
+		if (strncmp(sec + 11, "syscalls/sys_enter_", 19) == 0)
+			log_warn("this kernel has no tracepoints of syscall "
+				 "%s: not captured", sec + 30);
+		else if (strncmp(sec + 11, "syscalls/sys_exit_", 18) != 0)
+			log_warn("this kernel has no tracepoint %s: not "
+				 "captured", sec + 11);
 	}
 	return missing;
 }
@@ -532,6 +605,11 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	if ((rc = bpf_map__set_max_entries(skel->maps.events, (uint32_t)ring))) {
 		snprintf(err, errlen, "ring buffer size %llu: %s",
 			 (unsigned long long)ring, strerror(-rc));
+		goto out;
+	}
+	if ((rc = retype_task_storage(skel))) {
+		snprintf(err, errlen, "preparing the BPF probe's maps: %s",
+			 strerror(-rc));
 		goto out;
 	}
 	sum->detached = disable_missing(skel);

@@ -22,6 +22,10 @@
 
 #define LINE_BUF (1 << 20)
 
+/* What the module prints once its syscall probes are registered; not an
+ * event, and not written to the log. */
+#define ARMED_LINE "#|probes_armed|\n"
+
 /* Start staprun with stdout into a pipe; returns its pid or -errno. */
 static pid_t spawn_staprun(const struct capture_options *opt, const char *module,
 			   int *out_fd)
@@ -132,6 +136,7 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 	struct resolver res = { 0 };
 	size_t have = 0;
 	bool preamble = false, interrupted = false, skipping = false;
+	bool armed = false;
 	int in = -1, fd = -1, rc, status;
 	pid_t child = -1;
 
@@ -152,9 +157,6 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		snprintf(err, errlen, "starting staprun: %s", strerror(-rc));
 		goto out;
 	}
-	if (opt->ready)
-		opt->ready(opt->ready_ctx);
-
 	uint64_t start = clock_ns(CLOCK_MONOTONIC);
 	for (;;) {
 		struct pollfd p = { .fd = in, .events = POLLIN };
@@ -192,14 +194,23 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 				line = nl + 1;
 				continue;
 			}
-			if (!preamble && !(len > 2 && line[0] == '#' && line[1] == '|')) {
+			bool arm = len == strlen(ARMED_LINE) &&
+				   !memcmp(line, ARMED_LINE, len);
+			/* The snapshot is taken once the probes are armed,
+			 * or at the first event printed before that. */
+			if (!preamble && (arm || !(len > 2 && line[0] == '#' &&
+						   line[1] == '|'))) {
 				if ((rc = write_preamble(opt, ob, &res, sum))) {
 					snprintf(err, errlen, "snapshot: %s", strerror(-rc));
 					goto out;
 				}
 				preamble = true;
 			}
-			put_line(ob, sum, line, len);
+			if (arm && !armed && opt->ready)
+				opt->ready(opt->ready_ctx);
+			armed |= arm;
+			if (!arm)
+				put_line(ob, sum, line, len);
 			line = nl + 1;
 		}
 		have -= (size_t)(line - buf);
