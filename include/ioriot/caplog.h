@@ -136,6 +136,14 @@ const struct caplog_header *caplog_header(const struct caplog_reader *r);
 int caplog_next(struct caplog_reader *r, struct cap_event *ev);
 
 /*
+ * Parse one v4 event line @s (@len bytes without its newline, then a NUL
+ * and 8 more readable bytes; modified in place) into @ev, whose strings
+ * point into @s.  Times stay as written.  Returns NULL, or what is wrong
+ * with the line.
+ */
+const char *caplog_parse_event(char *s, size_t len, struct cap_event *ev);
+
+/*
  * The end record, if the lines read so far end with one (v4 only: later
  * lines undo it); NULL if not.  After caplog_next() returned 0, NULL means
  * the log was cut short.

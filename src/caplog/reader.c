@@ -704,6 +704,22 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev)
 	}
 }
 
+const char *caplog_parse_event(char *s, size_t len, struct cap_event *ev)
+{
+	struct caplog_reader r = {
+		.hdr.version = CAPLOG_VERSION, .have_base = true, .base_ns = 0,
+	};
+	enum caplog_bad why;
+	struct fields f;
+	const char *msg = split_fields(s, len, CAPLOG_VERSION, &f, &why);
+
+	if (!msg)
+		msg = build_event(&r, &f, ev, &why);
+	if (msg && !*msg)
+		msg = caplog_bad_name(why);
+	return msg;
+}
+
 const struct caplog_end *caplog_end_record(const struct caplog_reader *r)
 {
 	return r->have_end ? &r->end : NULL;

@@ -24,128 +24,22 @@
 #include "ioriot/capture.h"
 #include "ioriot/clock.h"
 #include "ioriot/log.h"
-#include "ioriot/reorder.h"
-#include "ioriot/resolve.h"
+#include "ioriot/emit.h"
 #include "ioriot/snapshot.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define STATUS_EVERY_NS (2ULL * 1000000000ULL)
-/* Events are held this long to be written in entry-time order. */
-#define REORDER_WINDOW_NS (20ULL * 1000000ULL)
 
 struct loader {
 	const struct capture_options *opt;
 	struct capture_summary *sum;
 	struct outbuf *ob;
-	struct resolver res;
-	struct reorder order;		/* events not yet resolved and written */
-	int err;			/* first -errno while handling events */
+	struct emitter *em;		/* events on their way to the log */
 	bool draining;			/* the final consume: take everything */
 	uint64_t handled;		/* records seen, to pace clock reads */
 	uint64_t deadline;		/* CLOCK_MONOTONIC end of the capture */
 	char p1[IORIOT_EV_PATH_MAX], p2[IORIOT_EV_PATH_MAX];
-	char abs1[PATHMAP_MAX], abs2[PATHMAP_MAX];
 };
-
-/*
- * The path filters: the event's paths, or for an fd operation the paths of
- * its fds (before the event changes them; both of sendfile and
- * copy_file_range).  An event is kept if the filter selects one of them.
- * A link's content and an attribute's name are no paths: fgetxattr is an
- * fd operation.
- * An event with none (sockets, pipes, ...) is kept unless the filter has
- * includes.  Process records, by-address operations, page records and
- * the AIO and io_uring calls and records are always kept (an iocb or sqe
- * whose fd was filtered counts as an unknown fd in generate, a page of a
- * mapping of a filtered file as a page of no replayed mapping).
- */
-/* Whether @ce names a path it touches (not only a link's content or an
- * attribute's name). */
-static bool has_path(const struct cap_event *ce)
-{
-	return ((ce->have & CAP_PATH) && !sys_path_is_content(ce->sys, false)) ||
-	       ((ce->have & CAP_PATH2) && !sys_path_is_content(ce->sys, true));
-}
-
-static bool filtered_out(const struct loader *ld, const struct cap_event *ce)
-{
-	const struct path_filter *f = &ld->opt->filter;
-	enum sys_kind kind = sys_info(ce->sys)->kind;
-	const char *paths[2];
-	size_t lens[2];
-	int n = 0;
-
-	if ((!f->ninclude && !f->nexclude) || kind >= SK_EXIT_GROUP ||
-	    kind == SK_ADDR || (kind >= SK_AIO_SETUP && kind <= SK_URING_REGISTER))
-		return false;
-	/* A link's content (symlink's p, readlink's P) is no path it
-	 * touched. */
-	if ((ce->have & CAP_PATH) && !sys_path_is_content(ce->sys, false)) {
-		paths[n] = ce->path;
-		lens[n++] = ce->path_len;
-	}
-	if ((ce->have & CAP_PATH2) && !sys_path_is_content(ce->sys, true)) {
-		paths[n] = ce->path2;
-		lens[n++] = ce->path2_len;
-	}
-	for (int i = 0; !has_path(ce) && i < 2; i++) {
-		const char *p = NULL;
-		if (ce->have & (i ? CAP_FD2 : CAP_FD))
-			p = resolver_fd_path(&ld->res, ce->pid, i ? ce->fd2 : ce->fd);
-		if (p) {
-			paths[n] = p;
-			lens[n++] = strlen(p);
-		}
-	}
-	if (n == 0)
-		return f->ninclude > 0;
-	for (int i = 0; i < n; i++)
-		if (path_filter_keeps(f, paths[i], lens[i]))
-			return false;
-	return true;
-}
-
-/*
- * Write @ce and count it.  Once a write failed nothing more is written; on
- * a full disk the events from then on are lost to it (capture.h).
- */
-static void write_event(struct loader *ld, const struct cap_event *ce)
-{
-	bool failed = ld->ob->err != 0;
-
-	if (!failed) {
-		caplog_write_event(ld->ob, ce);
-		failed = ld->ob->err != 0;
-	}
-	if (!failed)
-		ld->sum->events++;
-	else if (capture_log_full(ld->ob->err))
-		ld->sum->lost_disk_full++;
-}
-
-/*
- * One event, in entry-time order (reorder.h): completed by the resolver,
- * filtered, written.  fd operations are filtered before the resolver
- * forgets a closed fd's path, path operations after it made their paths
- * absolute.
- */
-static void emit_event(void *ctx, struct cap_event *ce)
-{
-	struct loader *ld = ctx;
-	bool by_path = has_path(ce);
-	bool drop = !by_path && filtered_out(ld, ce);
-	int err = resolver_apply(&ld->res, ce, ld->abs1, ld->abs2);
-
-	if (err && !ld->err)
-		ld->err = err;
-	if (by_path)
-		drop = filtered_out(ld, ce);
-	if (drop) {
-		ld->sum->excluded++;
-		return;
-	}
-	write_event(ld, ce);
-}
 
 /* One ring buffer record: held until its turn, then a log line.  Returns
  * 0 (libbpf goes on), or -EINTR to let the loop see a stop. */
@@ -154,7 +48,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 	struct loader *ld = ctx;
 	const struct ioriot_event *e = data;
 	struct cap_event ce;
-	int err;
 
 	if (size < sizeof(*e) ||
 	    size < sizeof(*e) + e->path_len[0] + e->path_len[1] ||
@@ -169,10 +62,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (e->flags & IORIOT_EV_PATH_CUT)
 		ld->sum->paths_cut++;
-	err = reorder_push(&ld->order, &ce);
-	if (err && !ld->err)
-		ld->err = err;
-	reorder_release(&ld->order, ld->order.newest, emit_event, ld);
+	emitter_push(ld->em, &ce);
+	emitter_release(ld->em, ld->em->order.newest);
 	/* Under sustained load consume never runs dry: let the loop see a
 	 * stop request or the end of the duration (this record is held; the
 	 * rest stays queued). */
@@ -560,12 +451,11 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 
 	memset(sum, 0, sizeof(*sum));
 	if (!ld || !(ld->ob = malloc(sizeof(*ld->ob))) ||
-	    resolver_init(&ld->res, "/proc")) {
+	    !(ld->em = emitter_new(&opt->filter, sum, ld->ob))) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
-	reorder_init(&ld->order, REORDER_WINDOW_NS);
 	ld->opt = opt;
 	ld->sum = sum;
 	if (geteuid() != 0) {
@@ -657,7 +547,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		so.pids = pids;
 		so.npids = npids;
 	}
-	rc = snapshot_write(&so, ld->ob, &ld->res, &sum->snapshot_fds);
+	rc = snapshot_write(&so, ld->ob, &ld->em->res, &sum->snapshot_fds);
 	if (rc) {
 		snprintf(err, errlen, "snapshot of /proc: %s", strerror(-rc));
 		goto out;
@@ -680,20 +570,20 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		/* Everything sent so far is in: a call still running
 		 * began before the window, or comes after it. */
 		now = clock_ns(CLOCK_MONOTONIC);
-		reorder_release(&ld->order, now, emit_event, ld);
+		emitter_release(ld->em, now);
 		if (opt->status && now - last_status >= STATUS_EVERY_NS) {
 			status(ld, now - start, last_events, now - last_status);
 			last_status = now;
 			last_events = sum->events;
 		}
-		if (ld->err || ld->ob->err)
+		if (ld->em->err || ld->ob->err)
 			break;
 	}
 	/* Stop recording, then take what is still in the ring. */
 	__atomic_store_n(&skel->bss->stopped, true, __ATOMIC_SEQ_CST);
 	ld->draining = true;
 	ring_buffer__consume(rb);
-	reorder_release(&ld->order, UINT64_MAX, emit_event, ld);
+	emitter_release(ld->em, UINT64_MAX);
 	note_lost(ld, skel);
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
 	sum->maps_unfollowed = sd.unfollowed +
@@ -704,7 +594,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	if (opt->status && isatty(2))
 		fputc('\n', stderr);
 	/* A log that misses events for want of memory gets no end record. */
-	rc = ld->err;
+	rc = ld->em->err;
 	if (rc)
 		snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
 	else
@@ -721,8 +611,7 @@ out:
 	release_probe(skel);
 	free(pids);
 	if (ld) {
-		resolver_destroy(&ld->res);
-		reorder_destroy(&ld->order);
+		emitter_free(ld->em);
 		free(ld->ob);
 		free(ld);
 	}

@@ -1,0 +1,150 @@
+/*
+ * emit: the events of both capture backends in entry-time order, their
+ * paths completed and filtered, written to the log (emit.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioriot/emit.h"
+#include "ioriot/syscalls.h"
+
+struct emitter *emitter_new(const struct path_filter *filter,
+			    struct capture_summary *sum, struct outbuf *ob)
+{
+	struct emitter *em = calloc(1, sizeof(*em));
+
+	if (!em)
+		return NULL;
+	if (resolver_init(&em->res, "/proc")) {
+		free(em);
+		return NULL;
+	}
+	reorder_init(&em->order, EMIT_WINDOW_NS);
+	em->filter = filter;
+	em->sum = sum;
+	em->ob = ob;
+	return em;
+}
+
+/*
+ * The path filters: the event's paths, or for an fd operation the paths of
+ * its fds (before the event changes them; both of sendfile and
+ * copy_file_range).  An event is kept if the filter selects one of them.
+ * A link's content and an attribute's name are no paths: fgetxattr is an
+ * fd operation.
+ * An event with none (sockets, pipes, ...) is kept unless the filter has
+ * includes.  Process records, by-address operations, page records and
+ * the AIO and io_uring calls and records are always kept (an iocb or sqe
+ * whose fd was filtered counts as an unknown fd in generate, a page of a
+ * mapping of a filtered file as a page of no replayed mapping).
+ */
+/* Whether @ce names a path it touches (not only a link's content or an
+ * attribute's name). */
+static bool has_path(const struct cap_event *ce)
+{
+	return ((ce->have & CAP_PATH) && !sys_path_is_content(ce->sys, false)) ||
+	       ((ce->have & CAP_PATH2) && !sys_path_is_content(ce->sys, true));
+}
+
+static bool filtered_out(const struct emitter *em, const struct cap_event *ce)
+{
+	const struct path_filter *f = em->filter;
+	enum sys_kind kind = sys_info(ce->sys)->kind;
+	const char *paths[2];
+	size_t lens[2];
+	int n = 0;
+
+	if ((!f->ninclude && !f->nexclude) || kind >= SK_EXIT_GROUP ||
+	    kind == SK_ADDR || (kind >= SK_AIO_SETUP && kind <= SK_URING_REGISTER))
+		return false;
+	/* A link's content (symlink's p, readlink's P) is no path it
+	 * touched. */
+	if ((ce->have & CAP_PATH) && !sys_path_is_content(ce->sys, false)) {
+		paths[n] = ce->path;
+		lens[n++] = ce->path_len;
+	}
+	if ((ce->have & CAP_PATH2) && !sys_path_is_content(ce->sys, true)) {
+		paths[n] = ce->path2;
+		lens[n++] = ce->path2_len;
+	}
+	for (int i = 0; !has_path(ce) && i < 2; i++) {
+		const char *p = NULL;
+		if (ce->have & (i ? CAP_FD2 : CAP_FD))
+			p = resolver_fd_path(&em->res, ce->pid, i ? ce->fd2 : ce->fd);
+		if (p) {
+			paths[n] = p;
+			lens[n++] = strlen(p);
+		}
+	}
+	if (n == 0)
+		return f->ninclude > 0;
+	for (int i = 0; i < n; i++)
+		if (path_filter_keeps(f, paths[i], lens[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Write @ce and count it.  Once a write failed nothing more is written; on
+ * a full disk the events from then on are lost to it (capture.h).
+ */
+static void write_event(struct emitter *em, const struct cap_event *ce)
+{
+	bool failed = em->ob->err != 0;
+
+	if (!failed) {
+		caplog_write_event(em->ob, ce);
+		failed = em->ob->err != 0;
+	}
+	if (!failed)
+		em->sum->events++;
+	else if (capture_log_full(em->ob->err))
+		em->sum->lost_disk_full++;
+}
+
+/*
+ * One event, in entry-time order: completed by the resolver, filtered,
+ * written.  fd operations are filtered before the resolver forgets a
+ * closed fd's path, path operations after it made their paths absolute.
+ */
+static void emit_event(void *ctx, struct cap_event *ce)
+{
+	struct emitter *em = ctx;
+	bool by_path = has_path(ce);
+	bool drop = !by_path && filtered_out(em, ce);
+	int err = resolver_apply(&em->res, ce, em->abs1, em->abs2);
+
+	if (err && !em->err)
+		em->err = err;
+	if (by_path)
+		drop = filtered_out(em, ce);
+	if (drop) {
+		em->sum->excluded++;
+		return;
+	}
+	write_event(em, ce);
+}
+
+int emitter_push(struct emitter *em, struct cap_event *ce)
+{
+	int err = reorder_push(&em->order, ce);
+
+	if (err && !em->err)
+		em->err = err;
+	return err;
+}
+
+void emitter_release(struct emitter *em, uint64_t now)
+{
+	reorder_release(&em->order, now, emit_event, em);
+}
+
+void emitter_free(struct emitter *em)
+{
+	if (!em)
+		return;
+	resolver_destroy(&em->res);
+	reorder_destroy(&em->order);
+	free(em);
+}
