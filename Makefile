@@ -235,7 +235,7 @@ fuzz:
 VM_DIR := .output/vm
 VM_KERNELS ?= 6.1 5.10
 VM_STAP_FLAGS := -DMAXSTRINGLEN=4096 -DMAXACTION=100000 -DMAXSKIPPED=100000 \
-		 -DSTP_NO_OVERLOAD
+		 -DSTP_NO_OVERLOAD -DKRETACTIVE=1024 -DMAXTRYLOCK=1000 -s 64
 VM_MODULES := $(foreach k,$(VM_KERNELS),$(VM_DIR)/kernels/$(k)/ioriot.ko)
 
 $(VM_DIR)/root.img: scripts/vm/image.sh scripts/vm/guest-init

@@ -46,6 +46,9 @@
  * The match rates are printed, and with IORIOT_ROUNDTRIP_COUNTS set the
  * counts of check 3 for each program.  A program whose binary is not in PATH is
  * skipped with a note; so is everything without root or BTF.
+ * IORIOT_ROUNDTRIP_ONLY=NAME,... runs only those programs, and with
+ * IORIOT_STAP_MODULE=MODULE the programs are captured with that SystemTap
+ * module (make check-vm, in its guest) instead of the probe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -584,14 +587,15 @@ static void *child_watch(void *arg)
 /*
  * Run @argv as described at child_start() under a capture into @log of the
  * child (-x) and I/O below @include but not below @exclude (or NULL); the
- * program must exit 0 and no event may be lost.  A capture that fails
- * before the probe is attached (another capture may hold it) is tried
- * again.
+ * program must exit 0 and no event may be lost.  With the SystemTap
+ * module @module, else with the BPF probe.  A capture that fails before
+ * the probe is attached (another capture may hold it) is tried again.
  */
 static void run_captured(const char *const argv[], const char *cwd,
 			 char *const envp[], const char *log,
 			 const char *include, const char *exclude,
-			 const char *errfile, struct runas as)
+			 const char *errfile, struct runas as,
+			 const char *module)
 {
 	const char *inc[] = { include }, *exc[] = { exclude };
 	struct child c;
@@ -617,7 +621,8 @@ static void run_captured(const char *const argv[], const char *cwd,
 	for (int i = 0; i < CAPTURE_TRIES && rc && !c.sent; i++) {
 		if (i)
 			sleep(1);
-		rc = capture_run(&opt, &sum, err, sizeof(err));
+		rc = module ? capture_stap_run(&opt, module, &sum, err, sizeof(err))
+			    : capture_run(&opt, &sum, err, sizeof(err));
 	}
 	/* Without the byte the child reads EOF and exits 125. */
 	close(c.go);
@@ -1489,6 +1494,33 @@ static struct run {
 	unsigned char prog, img;
 } runs[NPROGRAMS * NIMAGES];
 
+/*
+ * The SystemTap module that IORIOT_STAP_MODULE names (make check-vm builds
+ * one for its guest's kernel), or NULL: the programs are captured with it,
+ * their replays with the BPF probe.
+ */
+static const char *stap_module(void)
+{
+	const char *m = getenv("IORIOT_STAP_MODULE");
+
+	return m && *m ? m : NULL;
+}
+
+/* Whether program @name is to run: IORIOT_ROUNDTRIP_ONLY, if set, lists
+ * the names of those that do, separated by commas. */
+static bool selected(const char *name)
+{
+	const char *only = getenv("IORIOT_ROUNDTRIP_ONLY"), *p;
+	size_t n = strlen(name);
+
+	if (!only || !*only)
+		return true;
+	for (p = only; (p = strstr(p, name)); p += n)
+		if ((p == only || p[-1] == ',') && (!p[n] || p[n] == ','))
+			return true;
+	return false;
+}
+
 /* The user @p runs as: AS_ROOT, or its named user's ids. */
 static struct runas program_user(const struct program *p)
 {
@@ -1522,6 +1554,11 @@ START_TEST(test_program)
 	bool dev_ok;
 
 	snprintf(label, sizeof(label), "%s/%s", p->name, images[img].name);
+	if (!selected(p->name)) {
+		printf("roundtrip: %s skipped: not in IORIOT_ROUNDTRIP_ONLY\n",
+		       label);
+		return;
+	}
 	if (!mnt || !img_dev[img][0]) {
 		printf("roundtrip: %s skipped: no %s image mounted\n", label,
 		       images[img].name);
@@ -1568,7 +1605,7 @@ START_TEST(test_program)
 	tree_read(dir, &before);
 	io_start = dev_start(img);
 	run_captured((const char *const *)argv, w, envp, log1, dir, exclude,
-		     errfile, as);
+		     errfile, as, stap_module());
 	io_orig = dev_stop(img, io_start);
 	tree_read(dir, &after);
 
@@ -1587,7 +1624,7 @@ START_TEST(test_program)
 			      "--allow-root", "-q", "-S", json, NULL };
 	io_start = dev_start(img);
 	run_captured(rep, fs_root, envp, log2, sandbox, NULL, errfile,
-		     AS_ROOT);
+		     AS_ROOT, NULL);
 	io_rep = dev_stop(img, io_start);
 
 	/* 1: the tree. */

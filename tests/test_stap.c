@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ioriot/capture.h"
 #include "ioriot/caplog.h"
 #include "ioriot/syscalls.h"
 #include "testutil.h"
@@ -581,8 +582,9 @@ START_TEST(formats_are_v4_fields)
 				      "unknown operation %s", name);
 			entries++;
 		} else if (!is_call(m, "sprintf", NULL) ||
-			   strstr(m->text, "%%")) {
-			continue;	/* not a group of fields */
+			   strstr(m->text, "%%") || !strncmp(m->text, "|@", 2)) {
+			continue;	/* not a group of fields: an escape, or
+					 * the mark of a path read at return */
 		} else {
 			fragments++;
 		}
@@ -608,6 +610,54 @@ static void add_line(char *buf, size_t cap, size_t *len, const char *line)
 	memcpy(buf + *len, line, l + 1);
 	*len += l;
 }
+
+/*
+ * The syscalls the loader takes for probed (it counts the others of the
+ * module's syscall counts as not captured) are those the script prints
+ * lines for, by their x86_64 names; exec records stand for execve and
+ * execveat, fork records for the process calls.
+ */
+START_TEST(probed_list_is_the_scripts)
+{
+	static const char *const records[] = { "fork", "exec", "exit", "lost" };
+	static const char *const not_probed[] = {
+		"openat2", "close_range", "io_uring_enter", "io_submit",
+		"madvise", "getpid", "futex", "exit",
+	};
+	char *text = script_text(), *p = text;
+	size_t names = 0;
+
+	ck_assert(text);
+	while ((p = strstr(p, "o="))) {
+		char name[64];
+		size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789_");
+		bool record = false;
+
+		p += 2;
+		if (n == 0 || n >= sizeof(name) || p[n] != ';')
+			continue;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		for (size_t i = 0; i < ARRAY_SIZE(records); i++)
+			record |= !strcmp(name, records[i]);
+		if (record)
+			continue;
+		ck_assert_msg(capture_syscall_nr(name) >= 0,
+			      "o=%s: no x86_64 syscall of that name", name);
+		ck_assert_msg(capture_stap_probes(name),
+			      "o=%s: not in src/capture/stap.c's list", name);
+		names++;
+	}
+	ck_assert_uint_ge(names, 90);
+	for (size_t i = 0; i < ARRAY_SIZE(not_probed); i++)
+		ck_assert_msg(!capture_stap_probes(not_probed[i]),
+			      "%s taken for probed", not_probed[i]);
+	for (const char *const *c = (const char *const[]){ "execve", "execveat",
+		"clone", "clone3", "fork", "vfork", NULL }; *c; c++)
+		ck_assert(capture_stap_probes(*c));
+	free(text);
+}
+END_TEST
 
 START_TEST(formats_parse)
 {
@@ -883,9 +933,9 @@ static const struct {
 	  NULL, NULL },
 	{ SYS_SYMLINK, 100, 100, CAP_RET, 0, 0, 0, 0, 0, 0, "../a",
 	  "/srv/sub/l" },
-	/* P: the target read, kept as it is */
-	{ SYS_READLINKAT, 100, 100, CAP_FD | CAP_RET, -100, 5, 0, 0, 0, 0,
-	  "/srv/link", "../xy" },
+	/* P: the target read, kept as it is; c: the buffer's size */
+	{ SYS_READLINKAT, 100, 100, CAP_FD | CAP_RET | CAP_COUNT, -100, 5, 0,
+	  0, 0, 4096, "/srv/link", "../xy" },
 	{ SYS_FCHMODAT2, 100, 100, CAP_FD | CAP_RET | CAP_MODE | CAP_FLAGS,
 	  -100, 0, 416, 0, 256, 0, "/srv/a", NULL },
 	/* an ACL's mode; an attribute's name, escaped, in P */
@@ -1123,6 +1173,7 @@ Suite *stap_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, formats_are_v4_fields);
 	tcase_add_test(tc, formats_parse);
+	tcase_add_test(tc, probed_list_is_the_scripts);
 	tcase_add_test(tc, fixture_follows_formats);
 	tcase_add_test(tc, fixture_fields);
 	tcase_add_test(tc, escape_regex_is_the_plain_set);

@@ -50,7 +50,7 @@ struct capture_summary {
 	int log_full;			/* -ENOSPC, -EDQUOT or -EFBIG: the log's
 					 * disk filled and the capture stopped */
 	/* Syscalls of the captured processes the probe did not record, by
-	 * name (BPF only; not known with SystemTap).  When known, the log
+	 * name (SystemTap: of the processes a module's counts cover).  When known, the log
 	 * holds them as its uncaptured record, before the end record. */
 	struct uncaptured uncaptured;
 };
@@ -78,8 +78,11 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 /*
  * Capture like capture_run() (the same return values, the same end of the
  * log on a full disk), but with the SystemTap module @module (built
- * from systemtap/ioriot.stp): runs staprun without a shell and writes what
- * the module prints, adding the mount table and the snapshot of open files.
+ * from systemtap/ioriot.stp): runs staprun without a shell; writes the
+ * module's header, the mount table and the snapshot of open files, then
+ * its events as the BPF capture writes its own (paths made absolute,
+ * filtered, in entry-time order), and the uncaptured record from the
+ * module's syscall counts.
  * Returns 0, or -errno with a message in @err (-ECHILD: staprun failed).
  */
 int capture_stap_run(const struct capture_options *opt, const char *module,
@@ -102,11 +105,6 @@ int capture_open_log(const char *path, char *err, size_t errlen);
  * (quota) or -EFBIG (file size limit). */
 bool capture_log_full(int err);
 
-/* True if the log line @line (@len bytes) is an event or a process record,
- * what sum->events counts: not a '#' line, nor a lost, cwd or openfd
- * record. */
-bool capture_line_is_event(const char *line, size_t len);
-
 /*
  * The name of syscall number @nr of the architecture ioriot was built for
  * (from its <asm/unistd.h>), or NULL if it has none.
@@ -115,6 +113,10 @@ const char *capture_syscall_name(unsigned nr);
 
 /* The number of syscall @name of that architecture, or -1 if it has none. */
 int capture_syscall_nr(const char *name);
+
+/* True if systemtap/ioriot.stp probes syscall @name (an x86_64 name):
+ * the SystemTap capture counts the others as not captured. */
+bool capture_stap_probes(const char *name);
 
 /*
  * End the capture log written through @ob, whose fd @ob alone wrote from

@@ -3,7 +3,8 @@
 # the shared directory /share that scripts/vm/run.sh filled: the capture
 # suite of the test runner, with the eBPF probe on this kernel and, where
 # share/ioriot.ko was built for it, with the SystemTap module loaded by
-# staprun.  Writes 0 to /share/status if the suite passed, else 1.
+# staprun, then round trips of programs captured with that module.
+# Writes 0 to /share/status if the suites passed, else 1.
 cd /share || exit 1
 echo 1 > status
 
@@ -25,5 +26,17 @@ CK_RUN_SUITE=capture ./check_ioriot
 rc=$?
 end=$(cut -d' ' -f1 /proc/uptime)
 echo "guest: capture suite: exit $rc, from ${start} s to ${end} s of uptime"
+# Programs captured with the SystemTap module, generated, replayed (and
+# the replay captured with the probe), compared: the round trips whose
+# programs the guest has and whose I/O the script captures.
+if [ -f ioriot.ko ]; then
+	modprobe loop	# the file system images; nothing else loads it
+	IORIOT_ROUNDTRIP_ONLY=tar,writers,symlinks,dd-direct,umask,cp-a,flock \
+		CK_RUN_SUITE=roundtrip ./check_ioriot
+	rt=$?
+	end2=$(cut -d' ' -f1 /proc/uptime)
+	echo "guest: roundtrip suite (SystemTap): exit $rt, from ${end} s to ${end2} s of uptime"
+	[ $rt -eq 0 ] || rc=$rt
+fi
 [ $rc -eq 0 ] && echo 0 > status
 exit 0

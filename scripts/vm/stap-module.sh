@@ -25,6 +25,10 @@ if grep -qs 'task_work_cancel_func' \
 		"$kdir/runtime/stp_task_work.c"
 	runtime=$kdir/runtime
 fi
+# stap finds the tracepoints' headers (kernel.trace probes) through the
+# build tree's link to the kernel source, which Debian's headers lack: the
+# common part of the headers has include/trace.
+ln -sfn "../$(basename "$(ls -d "$build"/../linux-headers-*-common)")" "$build/source"
 cd "$kdir"
 rm -f ioriot.ko
 stap -p4 -m ioriot -R "$runtime" -r "$build" "$@" "$script" > /dev/null

@@ -59,11 +59,6 @@ static enum line_kind line_kind(const char *head, size_t len)
 	return LK_EVENT;
 }
 
-bool capture_line_is_event(const char *line, size_t len)
-{
-	return line_kind(line, len < HEAD_MAX ? len : HEAD_MAX) == LK_EVENT;
-}
-
 /* Take a line of kind @kind out of @sum's counts: it is not in the log. */
 static void uncount(struct capture_summary *sum, enum line_kind kind)
 {

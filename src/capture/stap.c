@@ -1,9 +1,11 @@
 /*
  * stap: capture with a compiled SystemTap module of systemtap/ioriot.stp,
  * for kernels without BPF.  Runs staprun directly (fork and execvp with an
- * argument vector, never a shell), reads the v4 lines the module prints and
- * writes them to the log, adding the mount table and the snapshot of open
- * files after the module's header (capture.h).
+ * argument vector, never a shell) and reads the v4 lines the module prints:
+ * its header goes to the log as it is, followed by the mount table and the
+ * snapshot of open files; its events go the way of the BPF capture's
+ * (emit.h): back into entry-time order, their paths made absolute, the
+ * path filters applied (capture.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,8 @@
 
 #include "ioriot/capture.h"
 #include "ioriot/clock.h"
+#include "ioriot/emit.h"
+#include "ioriot/log.h"
 #include "ioriot/snapshot.h"
 
 #define LINE_BUF (1 << 20)
@@ -26,13 +30,84 @@
  * event, and not written to the log. */
 #define ARMED_LINE "#|probes_armed|\n"
 
-/* Start staprun with stdout into a pipe; returns its pid or -errno. */
+/* What the module prints at its end, a line per syscall number the
+ * captured tasks called: "#|syscall_count|NR=COUNT|". */
+#define COUNT_PREFIX "#|syscall_count|"
+
+/*
+ * The syscalls systemtap/ioriot.stp probes, by their x86_64 names (the
+ * o= names of its lines, exec records for execve and execveat), and the
+ * process calls whose effect its fork records show.  tests/test_stap.c
+ * checks this list against the script.
+ */
+static const char *const stap_probed[] = {
+	"access", "chdir", "chmod", "chown", "close", "copy_file_range",
+	"creat", "dup", "dup2", "dup3", "exit_group", "faccessat",
+	"faccessat2", "fadvise64", "fallocate", "fchdir", "fchmod",
+	"fchmodat", "fchmodat2", "fchown", "fchownat", "fcntl", "fdatasync",
+	"fgetxattr", "flistxattr", "flock", "fremovexattr", "fsetxattr",
+	"fstat", "fstatfs", "fsync", "ftruncate", "getdents", "getdents64",
+	"getxattr", "ioctl", "lchown", "lgetxattr", "link", "linkat",
+	"listxattr", "llistxattr", "lremovexattr", "lseek", "lsetxattr",
+	"lstat", "mkdir", "mkdirat", "mknod", "mknodat", "mmap", "mremap",
+	"msync", "munmap", "newfstatat", "open", "openat", "pread64",
+	"preadv", "preadv2", "pwrite64", "pwritev", "pwritev2", "read",
+	"readahead", "readlink", "readlinkat", "readv", "removexattr",
+	"rename", "renameat", "renameat2", "rmdir", "sendfile", "setxattr",
+	"splice", "stat", "statfs", "statx", "symlink", "symlinkat", "sync",
+	"sync_file_range", "syncfs", "tee", "truncate", "unlink", "unlinkat",
+	"utimensat", "write", "writev",
+	"execve", "execveat", "clone", "clone3", "fork", "vfork",
+};
+
+bool capture_stap_probes(const char *name)
+{
+	for (size_t i = 0; i < sizeof(stap_probed) / sizeof(stap_probed[0]); i++)
+		if (!strcmp(stap_probed[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * One of the module's syscall counts, "NR=COUNT|" (the NUL-terminated
+ * rest of its line after COUNT_PREFIX at @s), into @u by name: a syscall
+ * the script does not probe, or the ioctls whose command it does not
+ * capture (@ioctls lines were printed, all before the counts).  Returns
+ * 0, -EPROTO for a malformed count, or what uncaptured_add() returns.
+ */
+static int stap_count(const char *s, uint64_t ioctls, struct uncaptured *u)
+{
+	unsigned long nr;
+	unsigned long long count;
+	char numbered[UNCAP_NAME_MAX];
+	const char *name;
+	int used = 0;
+
+	if (sscanf(s, "%lu=%llu|%n", &nr, &count, &used) != 2 || !used ||
+	    (s[used] && s[used] != '\n'))
+		return -EPROTO;
+	name = nr < IORIOT_UNCAP_OTHER_ABI ? capture_syscall_name((unsigned)nr)
+					   : NULL;
+	if (!name) {
+		snprintf(numbered, sizeof(numbered), "syscall_%lu", nr);
+		name = numbered;
+	}
+	if (!strcmp(name, "ioctl"))
+		count = count > ioctls ? count - ioctls : 0;
+	else if (capture_stap_probes(name))
+		count = 0;
+	u->known = true;
+	return count ? uncaptured_add(u, name, count) : 0;
+}
+
+/* Start staprun with stdout and stderr into pipes (*@out_fd, *@err_fd);
+ * returns its pid or -errno. */
 static pid_t spawn_staprun(const struct capture_options *opt, const char *module,
-			   int *out_fd)
+			   int *out_fd, int *err_fd)
 {
 	char pid_arg[32], comm_arg[64], skip_arg[48];
 	const char *argv[8];
-	int n = 0, pfd[2];
+	int n = 0, pfd[2] = { -1, -1 }, efd[2] = { -1, -1 };
 	pid_t child;
 
 	argv[n++] = "staprun";
@@ -50,51 +125,150 @@ static pid_t spawn_staprun(const struct capture_options *opt, const char *module
 		argv[n++] = comm_arg;
 	}
 	argv[n] = NULL;
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
+	if (pipe2(pfd, O_CLOEXEC) < 0 || pipe2(efd, O_CLOEXEC) < 0) {
+		child = -errno;
+		goto fail;
+	}
 	child = fork();
 	if (child < 0) {
-		int err = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return err;
+		child = -errno;
+		goto fail;
 	}
 	if (child == 0) {
-		if (dup2(pfd[1], 1) < 0)
+		if (dup2(pfd[1], 1) < 0 || dup2(efd[1], 2) < 0)
 			_exit(127);
 		execvp("staprun", (char *const *)argv);
 		fprintf(stderr, "ioriot: staprun: %s\n", strerror(errno));
 		_exit(127);
 	}
 	close(pfd[1]);
+	close(efd[1]);
 	*out_fd = pfd[0];
+	*err_fd = efd[0];
+	return child;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (pfd[i] >= 0)
+			close(pfd[i]);
+		if (efd[i] >= 0)
+			close(efd[i]);
+	}
 	return child;
 }
 
-/*
- * Write a line the module printed (with its newline) and count it.  Once a
- * write failed nothing more is written; on a full disk the events from then
- * on are lost to it (capture.h).
- */
-static void put_line(struct outbuf *ob, struct capture_summary *sum,
-		     const char *line, size_t len)
-{
-	bool event = capture_line_is_event(line, len), failed = ob->err != 0;
+/* What staprun says on stderr (its WARNING lines): events SystemTap
+ * dropped, and the lines the module printed that never reached us. */
+struct stap_stderr {
+	char line[1024];
+	size_t len;
+	bool cut;		/* the line is longer than the buffer */
+	uint64_t skipped;	/* "skipped probes: N" */
+	uint64_t transport;	/* "There were N transport failures" */
+};
 
-	if (!failed) {
-		outbuf_put(ob, line, len);
-		failed = ob->err != 0;
+/* One whole line of staprun's stderr: passed on, and its counts taken. */
+static void stderr_line(struct stap_stderr *se, const char *line)
+{
+	const char *at;
+	unsigned long long n;
+
+	fprintf(stderr, "%s\n", line);
+	if ((at = strstr(line, "skipped probes: ")) &&
+	    sscanf(at, "skipped probes: %llu", &n) == 1)
+		se->skipped += n;
+	if ((at = strstr(line, "There were ")) &&
+	    sscanf(at, "There were %llu transport failures", &n) == 1)
+		se->transport += n;
+}
+
+/* Read what staprun wrote to stderr on @fd, line by line.  Returns false
+ * at its end (or an error). */
+static bool read_stderr(int fd, struct stap_stderr *se)
+{
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n < 0 && errno == EINTR)
+		return true;
+	if (n <= 0) {
+		if (se->len) {
+			se->line[se->len] = '\0';
+			stderr_line(se, se->line);
+			se->len = 0;
+		}
+		return false;
 	}
-	if (event && !failed)
-		sum->events++;
-	else if (event && capture_log_full(ob->err))
-		sum->lost_disk_full++;
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			se->line[se->len] = '\0';
+			if (!se->cut)
+				stderr_line(se, se->line);
+			else
+				fprintf(stderr, "%s...\n", se->line);
+			se->len = 0;
+			se->cut = false;
+		} else if (se->len + 1 < sizeof(se->line)) {
+			se->line[se->len++] = buf[i];
+		} else {
+			se->cut = true;
+		}
+	}
+	return true;
+}
+
+/* One SystemTap capture in progress. */
+struct stap_run {
+	const struct capture_options *opt;
+	struct capture_summary *sum;
+	struct outbuf *ob;
+	struct emitter *em;
+	char *lb;			/* a line to parse: LINE_BUF + 16 bytes */
+	uint64_t ioctls;		/* ioctl lines the module printed */
+	bool counts_bad;		/* a syscall count line was malformed */
+	bool preamble;			/* mounts and snapshot written */
+	bool armed;			/* the module's probes are registered */
+	unsigned warned;		/* lines that could not be parsed */
+	struct stap_stderr se;
+};
+
+/*
+ * An event line the module printed (@len bytes with its newline), parsed
+ * and handed to the emitter; the module's lost record, its last line, is
+ * written after every event and counted.  A line ioriot cannot parse is
+ * counted as lost (the first few are shown).
+ */
+static void put_event(struct stap_run *sr, const char *line, size_t len)
+{
+	struct emitter *em = sr->em;
+	struct cap_event ev;
+	const char *why;
+
+	len--;				/* the newline */
+	memcpy(sr->lb, line, len);
+	memset(sr->lb + len, 0, 16);
+	why = caplog_parse_event(sr->lb, len, &ev);
+	if (why) {
+		if (sr->warned++ < 3)
+			log_warn("systemtap: %s: %.*s", why, (int)len, line);
+		sr->sum->lost++;
+		return;
+	}
+	if (ev.sys == SYS_LOST) {	/* printed by the module's end probe */
+		emitter_release(em, UINT64_MAX);
+		sr->sum->lost += ev.have & CAP_COUNT ? (uint64_t)ev.count : 0;
+		if (!em->ob->err)
+			caplog_write_event(em->ob, &ev);
+		return;
+	}
+	sr->ioctls += ev.sys == SYS_IOCTL;
+	emitter_push(em, &ev);
+	emitter_release(em, em->order.newest);
 }
 
 /* After the module's header: the mount table and the snapshot. */
-static int write_preamble(const struct capture_options *opt, struct outbuf *ob,
-			  struct resolver *res, struct capture_summary *sum)
+static int write_preamble(struct stap_run *sr)
 {
+	const struct capture_options *opt = sr->opt;
 	struct mounttab *mt = mounttab_new();
 	int rc;
 
@@ -103,7 +277,7 @@ static int write_preamble(const struct capture_options *opt, struct outbuf *ob,
 	/* The version and host lines came from the module. */
 	rc = mounttab_load(mt, "/proc/self/mounts");
 	if (!rc)
-		caplog_write_mounts(ob, mt);
+		caplog_write_mounts(sr->ob, mt);
 	mounttab_free(mt);
 	if (rc)
 		return rc;
@@ -121,9 +295,76 @@ static int write_preamble(const struct capture_options *opt, struct outbuf *ob,
 		so.npids = npids;
 	}
 	if (!rc)
-		rc = snapshot_write(&so, ob, res, &sum->snapshot_fds);
+		rc = snapshot_write(&so, sr->ob, &sr->em->res,
+				    &sr->sum->snapshot_fds);
 	free(pids);
 	return rc;
+}
+
+/*
+ * One whole line the module printed (@len bytes with its newline): its
+ * header lines go to the log as they are, the armed line starts the
+ * capture, the syscall counts are taken, events go to put_event().  The
+ * snapshot is taken once the probes are armed, or at the first event
+ * printed before that.  Returns 0, or -errno of the snapshot.
+ */
+static int take_line(struct stap_run *sr, const char *line, size_t len)
+{
+	bool arm = len == strlen(ARMED_LINE) && !memcmp(line, ARMED_LINE, len);
+	bool meta = len > 2 && line[0] == '#' && line[1] == '|';
+	int rc;
+
+	if (!sr->preamble && (arm || !meta)) {
+		if ((rc = write_preamble(sr)))
+			return rc;
+		sr->preamble = true;
+	}
+	if (arm) {
+		if (!sr->armed && sr->opt->ready)
+			sr->opt->ready(sr->opt->ready_ctx);
+		sr->armed = true;
+	} else if (len > strlen(COUNT_PREFIX) &&
+		   !memcmp(line, COUNT_PREFIX, strlen(COUNT_PREFIX))) {
+		memcpy(sr->lb, line, len);
+		sr->lb[len] = '\0';
+		if (!sr->counts_bad &&
+		    stap_count(sr->lb + strlen(COUNT_PREFIX), sr->ioctls,
+			       &sr->sum->uncaptured)) {
+			log_warn("systemtap: bad syscall count: %sthe log has "
+				 "no uncaptured record", sr->lb);
+			sr->counts_bad = true;
+		}
+	} else if (line[0] == '#') {
+		if (!sr->ob->err)
+			outbuf_put(sr->ob, line, len);
+	} else {
+		put_event(sr, line, len);
+	}
+	return 0;
+}
+
+/*
+ * The end of the events: what SystemTap said it dropped (skipped probes,
+ * lines lost in transport) as a lost record, and the uncaptured record's
+ * counts in order.
+ */
+static void finish_events(struct stap_run *sr)
+{
+	uint64_t dropped = sr->se.skipped + sr->se.transport;
+
+	emitter_release(sr->em, UINT64_MAX);
+	if (dropped) {
+		struct cap_event ev = {
+			.sys = SYS_LOST, .time_ns = clock_ns(CLOCK_REALTIME),
+			.count = (int64_t)dropped, .have = CAP_COUNT,
+		};
+		if (!sr->ob->err)
+			caplog_write_event(sr->ob, &ev);
+		sr->sum->lost += dropped;
+	}
+	if (sr->counts_bad)
+		memset(&sr->sum->uncaptured, 0, sizeof(sr->sum->uncaptured));
+	uncaptured_sort(&sr->sum->uncaptured);
 }
 
 int capture_stap_run(const struct capture_options *opt, const char *module,
@@ -131,17 +372,18 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 {
 	uint64_t duration = opt->duration_ns ? opt->duration_ns :
 			    CAPTURE_DEFAULT_DURATION_NS;
-	struct outbuf *ob = malloc(sizeof(*ob));
+	struct stap_run sr = { .opt = opt, .sum = sum };
 	char *buf = malloc(LINE_BUF);
-	struct resolver res = { 0 };
 	size_t have = 0;
-	bool preamble = false, interrupted = false, skipping = false;
-	bool armed = false;
-	int in = -1, fd = -1, rc, status;
+	bool interrupted = false, skipping = false, err_open = true;
+	int in = -1, errfd = -1, fd = -1, rc, status;
 	pid_t child = -1;
 
 	memset(sum, 0, sizeof(*sum));
-	if (!ob || !buf || resolver_init(&res, "/proc")) {
+	sr.ob = malloc(sizeof(*sr.ob));
+	sr.lb = malloc(LINE_BUF + 16);
+	if (!sr.ob || !buf || !sr.lb ||
+	    !(sr.em = emitter_new(&opt->filter, sum, sr.ob))) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
@@ -150,8 +392,8 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		rc = fd;
 		goto out;
 	}
-	outbuf_init(ob, fd);
-	child = spawn_staprun(opt, module, &in);
+	outbuf_init(sr.ob, fd);
+	child = spawn_staprun(opt, module, &in, &errfd);
 	if (child < 0) {
 		rc = (int)child;
 		snprintf(err, errlen, "starting staprun: %s", strerror(-rc));
@@ -159,21 +401,27 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 	}
 	uint64_t start = clock_ns(CLOCK_MONOTONIC);
 	for (;;) {
-		struct pollfd p = { .fd = in, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = in, .events = POLLIN },
+				       { .fd = err_open ? errfd : -1,
+					 .events = POLLIN } };
 
-		/* A failed write (a full disk) stops the capture too; what the
-		 * module still prints is counted. */
-		if (!interrupted && (stop_requested(opt) || ob->err ||
+		/* A failed write (a full disk) stops the capture too, and so
+		 * does a lack of memory; what the module still prints is
+		 * counted. */
+		if (!interrupted && (stop_requested(opt) || sr.ob->err ||
+				     sr.em->err ||
 				     clock_ns(CLOCK_MONOTONIC) - start >= duration)) {
 			kill(child, SIGINT);	/* staprun ends the session */
 			interrupted = true;
 		}
-		if (poll(&p, 1, 200) < 0 && errno != EINTR) {
+		if (poll(p, 2, 200) < 0 && errno != EINTR) {
 			rc = -errno;
 			snprintf(err, errlen, "staprun output: %s", strerror(errno));
 			goto out;
 		}
-		if (!(p.revents & (POLLIN | POLLHUP)))
+		if (p[1].revents & (POLLIN | POLLHUP))
+			err_open = read_stderr(errfd, &sr.se);
+		if (!(p[0].revents & (POLLIN | POLLHUP)))
 			continue;
 		ssize_t n = read(in, buf + have, LINE_BUF - have);
 		if (n < 0 && errno == EINTR)
@@ -189,28 +437,13 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		char *line = buf, *nl;
 		while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
 			size_t len = (size_t)(nl - line) + 1;
-			if (skipping) {		/* the tail of an over-long line */
+
+			if (skipping)		/* the tail of an over-long line */
 				skipping = false;
-				line = nl + 1;
-				continue;
+			else if ((rc = take_line(&sr, line, len))) {
+				snprintf(err, errlen, "snapshot: %s", strerror(-rc));
+				goto out;
 			}
-			bool arm = len == strlen(ARMED_LINE) &&
-				   !memcmp(line, ARMED_LINE, len);
-			/* The snapshot is taken once the probes are armed,
-			 * or at the first event printed before that. */
-			if (!preamble && (arm || !(len > 2 && line[0] == '#' &&
-						   line[1] == '|'))) {
-				if ((rc = write_preamble(opt, ob, &res, sum))) {
-					snprintf(err, errlen, "snapshot: %s", strerror(-rc));
-					goto out;
-				}
-				preamble = true;
-			}
-			if (arm && !armed && opt->ready)
-				opt->ready(opt->ready_ctx);
-			armed |= arm;
-			if (!arm)
-				put_line(ob, sum, line, len);
 			line = nl + 1;
 		}
 		have -= (size_t)(line - buf);
@@ -224,10 +457,13 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		}
 	}
 	/* A module that printed no event still gets its preamble. */
-	if (!preamble && (rc = write_preamble(opt, ob, &res, sum))) {
+	if (!sr.preamble && (rc = write_preamble(&sr))) {
 		snprintf(err, errlen, "snapshot: %s", strerror(-rc));
 		goto out;
 	}
+	/* staprun's last words (its warnings) come as it exits. */
+	while (err_open)
+		err_open = read_stderr(errfd, &sr.se);
 	if (waitpid(child, &status, 0) == child) {
 		child = -1;
 		if (!sum->events && !sum->lost_disk_full &&
@@ -240,8 +476,13 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 			goto out;
 		}
 	}
+	finish_events(&sr);
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
-	rc = capture_log_finish(ob, sum, opt->output, err, errlen);
+	/* A log that misses events for want of memory gets no end record. */
+	if ((rc = sr.em->err))
+		snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
+	else
+		rc = capture_log_finish(sr.ob, sum, opt->output, err, errlen);
 out:
 	if (child > 0) {
 		kill(child, SIGINT);
@@ -249,15 +490,18 @@ out:
 	}
 	if (in >= 0)
 		close(in);
+	if (errfd >= 0)
+		close(errfd);
 	if (fd >= 0) {
-		sum->bytes = ob->written;
+		sum->bytes = sr.ob->written;
 		if (close(fd) < 0 && !rc) {
 			rc = -errno;
 			snprintf(err, errlen, "%s: %s", opt->output, strerror(errno));
 		}
 	}
-	resolver_destroy(&res);
+	emitter_free(sr.em);
+	free(sr.lb);
 	free(buf);
-	free(ob);
+	free(sr.ob);
 	return rc;
 }
