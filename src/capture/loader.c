@@ -156,13 +156,15 @@ static const char *tp_other_name(const char *tp)
 	return NULL;
 }
 
-/* Switch off programs whose tracepoint this kernel lacks, each named in a
- * warning; returns how many it lacks (a renamed one counts only if neither
+/* Switch off programs whose tracepoint this kernel lacks, named in one
+ * warning (syscalls by name); returns how many it lacks (a renamed one counts only if neither
  * name exists). */
 static int disable_missing(struct capture_bpf *skel)
 {
 	struct bpf_program *prog;
-	int missing = 0;
+	char names[512] = "";
+	size_t len = 0;
+	int missing = 0, named = 0;
 
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog), *other;
@@ -176,12 +178,19 @@ static int disable_missing(struct capture_bpf *skel)
 		missing++;
 		/* A syscall's two tracepoints are named once. */
 		if (strncmp(sec + 11, "syscalls/sys_enter_", 19) == 0)
-			log_warn("this kernel has no tracepoints of syscall "
-				 "%s: not captured", sec + 30);
+			other = sec + 30;
 		else if (strncmp(sec + 11, "syscalls/sys_exit_", 18) != 0)
-			log_warn("this kernel has no tracepoint %s: not "
-				 "captured", sec + 11);
+			other = sec + 11;
+		else
+			continue;
+		int n = snprintf(names + len, sizeof(names) - len, "%s%s",
+				 named++ ? ", " : "", other);
+		if (n > 0 && (size_t)n < sizeof(names) - len)
+			len += (size_t)n;
 	}
+	if (named)
+		log_warn("this kernel has no tracepoints of %s: not captured",
+			 names);
 	return missing;
 }
 
