@@ -157,8 +157,8 @@ static const char *tp_other_name(const char *tp)
 }
 
 /* Switch off programs whose tracepoint this kernel lacks, named in one
- * warning (syscalls by name); returns how many it lacks (a renamed one counts only if neither
- * name exists). */
+ * warning (syscalls by name); returns how many it lacks (a renamed one
+ * counts only if neither name exists). */
 static int disable_missing(struct capture_bpf *skel)
 {
 	struct bpf_program *prog;
