@@ -802,6 +802,7 @@ struct run {
 	enum mode mode;
 	const char *module;	/* SystemTap module to capture with, or NULL */
 	uint64_t lost;		/* events the capture counted as lost */
+	size_t matched;		/* expected events found in the log */
 	bool below_wdir;	/* capture only I/O below wdir (--include) */
 	char label[64];		/* workload and mode, for messages */
 	pid_t noise;		/* a process doing I/O beside the workload */
@@ -1401,6 +1402,7 @@ static void match_chain(struct run *r, const struct exp *chain, int ci)
 				memcpy(r->bound, bound, sizeof(bound));
 				from = j + 1;
 				found = true;
+				r->matched++;
 			}
 		}
 		if (!found)
@@ -1640,6 +1642,8 @@ START_TEST(test_workload)
 	check_times(&r);
 	for (int c = 0; r.w->chains[c]; c++)
 		match_chain(&r, r.w->chains[c], c);
+	printf("capture: %s: %zu expected events matched, %zu records in the "
+	       "log\n", r.label, r.matched, r.nev);
 	for (size_t c = 0; c < sizeof(more_checks) / sizeof(more_checks[0]); c++)
 		if (!strcmp(more_checks[c].name, r.w->name))
 			more_checks[c].check(&r);
@@ -1695,6 +1699,8 @@ START_TEST(test_stap_workload)
 	check_times(&r);
 	for (int c = 0; r.w->chains[c]; c++)
 		match_chain(&r, r.w->chains[c], c);
+	printf("capture: %s: %zu expected events matched, %zu records in the "
+	       "log\n", r.label, r.matched, r.nev);
 	char *text = tu_read(r.log, NULL);
 	ck_assert_msg(text && strstr(text, "\n" UNCAP_PREFIX),
 		      "%s: no uncaptured record", r.label);
@@ -2187,6 +2193,8 @@ START_TEST(test_fileapi)
 	check_pids(&r);
 	for (int c = 0; r.w->chains[c]; c++)
 		match_chain(&r, r.w->chains[c], c);
+	printf("capture: %s: %zu expected events matched, %zu records in the "
+	       "log\n", r.label, r.matched, r.nev);
 	ck_assert_uint_eq(log_uncaptured(r.log, "ioctl"), 1);
 	check_replay(&r);
 	ck_assert_uint_eq(replay_ops(&r, "tee"), 0);
