@@ -29,7 +29,8 @@ int64_t lock_call(const struct rlog_op *op, int fd);
  * @data (more than RLOG_XATTR_SIZE_MAX bytes), but a POSIX ACL of three
  * entries with mode= is built from its mode; values and lists read go to
  * @buf (@cap bytes).  Returns the result or -errno; -EINVAL for a
- * missing name, path or fd.
+ * missing name, path or fd; -EPERM, without a call, for setting or
+ * removing an attribute of the security.* or trusted.* namespace.
  */
 int64_t xattr_call(const struct rlog_op *op, int fd, const char *data,
 		   char *buf, size_t cap);
