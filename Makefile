@@ -108,7 +108,7 @@ $(OUTPUT)/src/%.o: src/%.c $(wildcard include/ioriot/*.h src/*/*.h) | $(OUTPUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(OUTPUT)/tests/%.o: tests/%.c tests/testutil.h $(wildcard include/ioriot/*.h) \
+$(OUTPUT)/tests/%.o: tests/%.c $(wildcard tests/*.h include/ioriot/*.h) \
 		       $(wildcard tests/workloads/*.h) | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

@@ -3,184 +3,25 @@
  * model, each run against the ioriot binary as root, with a local user
  * (nobody) preparing the ground or racing it.  A victim tree outside every
  * sandbox (root's files: a secret, a setuid binary, a private directory, a
- * symlink) must keep its contents, owners and modes whatever happens.  The
- * sandboxes live on a loop-mounted ext4 image below the test's directory.
+ * symlink, ...: secutil.h) must keep its contents, owners, modes and
+ * extended attributes whatever happens.  The sandboxes live on a
+ * loop-mounted ext4 image below the test's directory.  The attacks on the
+ * newer operations are in test_security_ops.c.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ioriot/outfile.h"
-#include "testutil.h"
-
-#define NOBODY 65534
-
-static char root[PATH_MAX];	/* 0755, root's */
-static char mnt[PATH_MAX + 8];	/* root/m: the ext4 loop mount */
-static bool mounted;
-
-static void fs_setup(void)
-{
-	char *dir;
-
-	if (geteuid() != 0) {
-		printf("security: skipped, the attacks need root and a user "
-		       "nobody\n");
-		return;
-	}
-	dir = tu_mkdtemp();
-	ck_assert(realpath(dir, root));
-	free(dir);
-	snprintf(mnt, sizeof(mnt), "%s/m", root);
-	mounted = tu_mount_image(mnt, "mkfs.ext4", "-F", 64);
-	if (!mounted)
-		printf("security: skipped, no ext4 loop mount\n");
-}
-
-static void fs_teardown(void)
-{
-	if (mounted && umount2(mnt, 0) < 0 && umount2(mnt, MNT_DETACH) < 0)
-		printf("security: cannot unmount %s: %s\n", mnt, strerror(errno));
-	mounted = false;
-	if (*root)
-		tu_rmtree(root);
-	*root = '\0';
-}
-
-#define NEED_MOUNT()							\
-	do {								\
-		if (!mounted) {						\
-			printf("%s: skipped, no test mount\n", __func__);	\
-			return;						\
-		}							\
-	} while (0)
-
-/* "@root/@rel", malloc'd. */
-static char *at(const char *rel)
-{
-	return tu_join(root, rel);
-}
-
-/* Make directory @path owned by @uid with @mode (umask ignored). */
-static void make_dir(const char *path, uid_t uid, mode_t mode)
-{
-	ck_assert_msg(mkdir(path, mode) == 0, "%s: %s", path, strerror(errno));
-	ck_assert_int_eq(chown(path, uid, uid), 0);
-	ck_assert_int_eq(chmod(path, mode), 0);
-}
-
-/* The victim tree @root/victim-NAME: root's files nobody may change. */
-static char *make_victim(const char *name)
-{
-	char *v, *p;
-
-	ck_assert(asprintf(&v, "%s/victim-%s", root, name) > 0);
-	make_dir(v, 0, 0755);
-	p = tu_write_str(v, "secret", "root's secret\n");
-	ck_assert_int_eq(chmod(p, 0600), 0);
-	free(p);
-	p = tu_write_str(v, "suid", "#!/bin/sh\n");
-	ck_assert_int_eq(chmod(p, 0755), 0);
-	free(p);
-	p = tu_join(v, "private");
-	make_dir(p, 0, 0700);
-	free(p);
-	free(tu_write_str(v, "private/data", "more\n"));
-	p = tu_join(v, "link");
-	ck_assert_int_eq(symlink("secret", p), 0);
-	free(p);
-	return v;
-}
-
-static FILE *snap_out;
-static size_t snap_prefix;
-
-static int snap_one(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	unsigned long sum = 0;
-	char target[256] = "";
-
-	(void)flag;
-	(void)ftw;
-	if (S_ISREG(st->st_mode)) {
-		size_t len;
-		char *text = tu_read(path, &len);
-		for (size_t i = 0; text && i < len; i++)
-			sum = sum * 31 + (unsigned char)text[i];
-		free(text);
-	} else if (S_ISLNK(st->st_mode)) {
-		ssize_t n = readlink(path, target, sizeof(target) - 1);
-		target[n > 0 ? n : 0] = '\0';
-	}
-	fprintf(snap_out, "%s %o %u:%u %lld %lx %s\n", path + snap_prefix,
-		(unsigned)st->st_mode, (unsigned)st->st_uid,
-		(unsigned)st->st_gid, (long long)st->st_size, sum, target);
-	return 0;
-}
-
-/* Every entry of tree @dir: name, type and mode, owner, size, checksum of
- * the contents, symlink target.  malloc'd. */
-static char *snapshot(const char *dir)
-{
-	char *text = NULL;
-	size_t len = 0;
-
-	snap_out = open_memstream(&text, &len);
-	snap_prefix = strlen(dir);
-	ck_assert_int_eq(nftw(dir, snap_one, 16, FTW_PHYS), 0);
-	fclose(snap_out);
-	return text;
-}
-
-/* Run @fn(@arg) in a child process as nobody; its exit status. */
-static int as_nobody(int (*fn)(void *), void *arg)
-{
-	pid_t pid = fork();
-	int status;
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
-			_exit(126);
-		_exit(fn(arg));
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/*
- * A replay file at @path for test @name, user @user, one sandbox @sandbox,
- * with @init and @ops lines (each '@' replaced by the sandbox root).
- */
-static void write_replay(const char *path, const char *name, const char *user,
-			 const char *sandbox, const char *init, const char *ops,
-			 unsigned nops)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "#|replay_version=1|name=%s|user=%s|\n#|sandbox=%s|\n#INIT\n",
-		name, user, sandbox);
-	for (const char *c = init; *c; c++)
-		*c == '@' ? fputs(sandbox, f) : fputc(*c, f);
-	fputs("#OPS\n", f);
-	for (const char *c = ops; *c; c++)
-		*c == '@' ? fputs(sandbox, f) : fputc(*c, f);
-	fprintf(f, "#END|ops=%u|\n", nops);
-	ck_assert_int_eq(fclose(f), 0);
-}
+#include "secutil.h"
 
 /* The operations of the original attack: empty the secret, make the
  * script set-user-ID, remove the link, rename the private directory. */
@@ -189,23 +30,6 @@ static void write_replay(const char *path, const char *name, const char *user,
 	"2 1:1 10 10 - chmod 0 path=@/suid mode=04777\n"		\
 	"3 1:1 20 10 - unlink 0 path=@/link\n"				\
 	"4 1:1 30 10 - rename 0 path=@/private path2=@/moved\n"
-
-/* Run ioriot with @argv (NULL-terminated, without argv[0]); its exit
- * status, with stderr in *@err (malloc'd). */
-static int ioriot(const char *const *argv, char **err)
-{
-	const char *full[32] = { "ioriot" };
-	size_t n = 1;
-	char *out;
-	int rc;
-
-	for (; *argv && n < 31; argv++)
-		full[n++] = *argv;
-	full[n] = NULL;
-	rc = tu_run((char *const *)full, &out, err);
-	free(out);
-	return rc;
-}
 
 static int plant_link(void *arg)
 {
@@ -222,43 +46,45 @@ static int plant_link(void *arg)
  */
 START_TEST(test_symlinked_ioriot)
 {
-	NEED_MOUNT();
-	char *victim = make_victim("ioriot"), *before = snapshot(victim);
-	char *u = at("u"), *link = at("u/.ioriot"), *sb = at("u/.ioriot/x");
-	char *replay = at("ioriot.replay"), *err, *after;
-	char *plant[2] = { root, link };
+	SEC_NEED_MOUNT();
+	char *victim = sec_make_victim("ioriot"), *before = sec_snapshot(victim);
+	char *u = sec_at("u"), *link = sec_at("u/.ioriot");
+	char *sb = sec_at("u/.ioriot/x");
+	char *replay = sec_at("ioriot.replay"), *err, *after;
+	char *plant[2] = { sec_root, link };
 
 	/* .ioriot leads to the victim's parent; the sandbox is the victim. */
-	make_dir(u, NOBODY, 0755);
+	sec_make_dir(u, SEC_NOBODY, 0755);
 	free(sb);
 	ck_assert(asprintf(&sb, "%s/.ioriot/victim-ioriot", u) > 0);
-	ck_assert_int_eq(as_nobody(plant_link, plant), 0);
-	write_replay(replay, "victim-ioriot", "root", sb, "", HARMFUL_OPS, 4);
+	ck_assert_int_eq(sec_as_nobody(plant_link, plant), 0);
+	sec_write_replay(replay, "victim-ioriot", "root", sb, "", HARMFUL_OPS,
+			 4);
 
 	const char *plain[] = { "-r", replay, "-D", NULL };
-	ck_assert_int_eq(ioriot(plain, &err), 1);
+	ck_assert_int_eq(sec_ioriot(plain, &err), 1);
 	ck_assert_msg(strstr(err, "--allow-root"), "%s", err);
 	free(err);
 	const char *forced[] = { "-r", replay, "-D", "--allow-root", NULL };
-	ck_assert_int_eq(ioriot(forced, &err), 1);
+	ck_assert_int_eq(sec_ioriot(forced, &err), 1);
 	ck_assert_msg(strstr(err, "not a mountpoint"), "%s", err);
 	free(err);
 	const char *init[] = { "-R", replay, "-D", "--allow-root", NULL };
-	ck_assert_int_eq(ioriot(init, &err), 1);
+	ck_assert_int_eq(sec_ioriot(init, &err), 1);
 	free(err);
 
 	/* A real mountpoint, reached through the user's symlink. */
-	char *via = at("u/via"), *sb2;
-	char *plant2[2] = { mnt, via };
-	ck_assert_int_eq(as_nobody(plant_link, plant2), 0);
+	char *via = sec_at("u/via"), *sb2;
+	char *plant2[2] = { sec_mnt, via };
+	ck_assert_int_eq(sec_as_nobody(plant_link, plant2), 0);
 	ck_assert(asprintf(&sb2, "%s/.ioriot/t", via) > 0);
-	write_replay(replay, "t", "nobody", sb2, "d @/d\n", HARMFUL_OPS, 4);
+	sec_write_replay(replay, "t", "nobody", sb2, "d @/d\n", HARMFUL_OPS, 4);
 	const char *via_init[] = { "-i", replay, NULL };
-	ck_assert_int_eq(ioriot(via_init, &err), 1);
+	ck_assert_int_eq(sec_ioriot(via_init, &err), 1);
 	ck_assert_msg(strstr(err, "symlink"), "%s", err);
 	free(err);
 
-	after = snapshot(victim);
+	after = sec_snapshot(victim);
 	ck_assert_str_eq(after, before);
 	free(after);
 	free(sb2);
@@ -288,49 +114,50 @@ static int swap_top(void *arg)
  */
 START_TEST(test_unreachable_sandbox)
 {
-	NEED_MOUNT();
-	char *victim = make_victim("reach"), *before = snapshot(victim);
-	char *sb, *replay = at("reach.replay"), *err, *after, *moved, *top;
+	SEC_NEED_MOUNT();
+	char *victim = sec_make_victim("reach"), *before = sec_snapshot(victim);
+	char *sb, *replay = sec_at("reach.replay"), *err, *after, *moved, *top;
 
-	ck_assert(asprintf(&sb, "%s/.ioriot/reach", mnt) > 0);
-	write_replay(replay, "reach", "nobody", sb, "f 5 @/f\n",
+	ck_assert(asprintf(&sb, "%s/.ioriot/reach", sec_mnt) > 0);
+	sec_write_replay(replay, "reach", "nobody", sb, "f 5 @/f\n",
 		     "1 1:1 0 10 - stat 0 path=@/f\n", 1);
 	const char *init[] = { "-i", replay, NULL };
-	ck_assert_msg(ioriot(init, &err) == 0, "%s", err);
+	ck_assert_msg(sec_ioriot(init, &err) == 0, "%s", err);
 	free(err);
 
 	/* root/ closed: nobody cannot reach the mount, but its sandbox is
 	 * handed over. */
-	ck_assert_int_eq(chmod(root, 0700), 0);
+	ck_assert_int_eq(chmod(sec_root, 0700), 0);
 	const char *rep[] = { "-r", replay, "-D", NULL };
-	int rc = ioriot(rep, &err);
-	ck_assert_int_eq(chmod(root, 0755), 0);
+	int rc = sec_ioriot(rep, &err);
+	ck_assert_int_eq(chmod(sec_root, 0755), 0);
 	ck_assert_msg(rc == 0, "%s", err);
 	free(err);
 
 	/* The mount root is the user's: .ioriot swapped for a link to the
 	 * directory that holds the victim, so that the sandbox named after
 	 * it is the victim. */
-	ck_assert_int_eq(chown(mnt, NOBODY, NOBODY), 0);
-	top = tu_join(mnt, ".ioriot");
-	moved = tu_join(mnt, "old");
-	char *swap[3] = { top, moved, root };
-	ck_assert_int_eq(as_nobody(swap_top, swap), 0);
+	ck_assert_int_eq(chown(sec_mnt, SEC_NOBODY, SEC_NOBODY), 0);
+	top = tu_join(sec_mnt, ".ioriot");
+	moved = tu_join(sec_mnt, "old");
+	char *swap[3] = { top, moved, sec_root };
+	ck_assert_int_eq(sec_as_nobody(swap_top, swap), 0);
 	free(sb);
-	ck_assert(asprintf(&sb, "%s/.ioriot/victim-reach", mnt) > 0);
-	write_replay(replay, "victim-reach", "nobody", sb, "", HARMFUL_OPS, 4);
-	rc = ioriot(rep, &err);
+	ck_assert(asprintf(&sb, "%s/.ioriot/victim-reach", sec_mnt) > 0);
+	sec_write_replay(replay, "victim-reach", "nobody", sb, "", HARMFUL_OPS,
+			 4);
+	rc = sec_ioriot(rep, &err);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(err, "symlink"), "%s", err);
 	free(err);
 	/* Init refuses it too, and does not write through it. */
-	ck_assert_int_eq(ioriot(init, &err), 1);
+	ck_assert_int_eq(sec_ioriot(init, &err), 1);
 	free(err);
 	ck_assert_int_eq(unlink(top), 0);
 	ck_assert_int_eq(rename(moved, top), 0);
-	ck_assert_int_eq(chown(mnt, 0, 0), 0);
+	ck_assert_int_eq(chown(sec_mnt, 0, 0), 0);
 
-	after = snapshot(victim);
+	after = sec_snapshot(victim);
 	ck_assert_str_eq(after, before);
 	free(after);
 	free(before);
@@ -346,19 +173,20 @@ END_TEST
  * and nothing is created there. */
 START_TEST(test_not_a_mountpoint)
 {
-	NEED_MOUNT();
-	char *plain = at("plain"), *sb, *replay = at("plain.replay"), *err;
+	SEC_NEED_MOUNT();
+	char *plain = sec_at("plain"), *sb, *replay = sec_at("plain.replay"), *err;
 	char *before, *after;
 
-	make_dir(plain, 0, 0755);
-	before = snapshot(plain);
+	sec_make_dir(plain, 0, 0755);
+	before = sec_snapshot(plain);
 	ck_assert(asprintf(&sb, "%s/.ioriot/t", plain) > 0);
-	write_replay(replay, "t", "nobody", sb, "d @/d\nf 4096 @/d/f\n", "", 0);
+	sec_write_replay(replay, "t", "nobody", sb, "d @/d\nf 4096 @/d/f\n", "",
+			 0);
 	const char *init[] = { "-i", replay, NULL };
-	ck_assert_int_eq(ioriot(init, &err), 1);
+	ck_assert_int_eq(sec_ioriot(init, &err), 1);
 	ck_assert_msg(strstr(err, "not a mountpoint"), "%s", err);
 	free(err);
-	after = snapshot(plain);
+	after = sec_snapshot(plain);
 	ck_assert_str_eq(after, before);
 	free(after);
 	free(before);
@@ -387,27 +215,27 @@ static int plant_file(void *arg)
 
 START_TEST(test_output_files)
 {
-	NEED_MOUNT();
-	char *victim = make_victim("out"), *before = snapshot(victim);
-	char *pub = at("pub"), *secret, *sb, *replay = at("out.replay");
-	char *json = at("pub/run1.json"), *csv = at("pub/run1.csv");
-	char *fifo = at("pub/fifo.json"), *mine = at("pub/mine.json");
-	char *gen = at("pub/gen.replay"), *capture, *err, *after, *text;
+	SEC_NEED_MOUNT();
+	char *victim = sec_make_victim("out"), *before = sec_snapshot(victim);
+	char *pub = sec_at("pub"), *secret, *sb, *replay = sec_at("out.replay");
+	char *json = sec_at("pub/run1.json"), *csv = sec_at("pub/run1.csv");
+	char *fifo = sec_at("pub/fifo.json"), *mine = sec_at("pub/mine.json");
+	char *gen = sec_at("pub/gen.replay"), *capture, *err, *after, *text;
 	char *plant_json[2], *plant_csv[2], *plant_gen[2];
 
 	secret = tu_join(victim, "secret");
-	make_dir(pub, NOBODY, 01777);
+	sec_make_dir(pub, SEC_NOBODY, 01777);
 	plant_json[0] = plant_csv[0] = plant_gen[0] = secret;
 	plant_json[1] = json;
 	plant_csv[1] = csv;
 	plant_gen[1] = gen;
-	ck_assert_int_eq(as_nobody(plant_link, plant_json), 0);
-	ck_assert_int_eq(as_nobody(plant_link, plant_csv), 0);
-	ck_assert_int_eq(as_nobody(plant_link, plant_gen), 0);
-	ck_assert_int_eq(as_nobody(plant_fifo, fifo), 0);
-	ck_assert_int_eq(as_nobody(plant_file, mine), 0);
-	ck_assert(asprintf(&sb, "%s/.ioriot/out", mnt) > 0);
-	write_replay(replay, "out", "nobody", sb, "d @/d\n",
+	ck_assert_int_eq(sec_as_nobody(plant_link, plant_json), 0);
+	ck_assert_int_eq(sec_as_nobody(plant_link, plant_csv), 0);
+	ck_assert_int_eq(sec_as_nobody(plant_link, plant_gen), 0);
+	ck_assert_int_eq(sec_as_nobody(plant_fifo, fifo), 0);
+	ck_assert_int_eq(sec_as_nobody(plant_file, mine), 0);
+	ck_assert(asprintf(&sb, "%s/.ioriot/out", sec_mnt) > 0);
+	sec_write_replay(replay, "out", "nobody", sb, "d @/d\n",
 		     "1 1:1 0 10 - stat 0 path=@/d\n", 1);
 
 	const char *cases[][8] = {
@@ -421,7 +249,7 @@ START_TEST(test_output_files)
 	const char *why[] = { "symlink", "symlink", "not a regular file",
 			      "another user", "input", "input" };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		ck_assert_msg(ioriot(cases[i], &err) == 1, "case %zu: %s", i,
+		ck_assert_msg(sec_ioriot(cases[i], &err) == 1, "case %zu: %s", i,
 			      err);
 		ck_assert_msg(strstr(err, why[i]), "case %zu: %s", i, err);
 		free(err);
@@ -431,21 +259,21 @@ START_TEST(test_output_files)
 	free(text);
 
 	/* Generate: not over a link, and never as root without -u. */
-	capture = tu_write_str(root, "out.capture", "#|capture_version=4|\n"
+	capture = tu_write_str(sec_root, "out.capture", "#|capture_version=4|\n"
 			       "#|mount=/|fstype=ext4|\n"
 			       "t=0;:,D=5;:,i=7:7;:,o=stat;:,p=/x;:,r=0;:,\n");
 	const char *g1[] = { "-c", capture, "-r", gen, "-n", "t", "-u",
 			     "nobody", NULL };
-	ck_assert_int_eq(ioriot(g1, &err), 1);
+	ck_assert_int_eq(sec_ioriot(g1, &err), 1);
 	ck_assert_msg(strstr(err, "symlink"), "%s", err);
 	free(err);
 	const char *g2[] = { "-c", capture, "-r", replay, "-n", "t", NULL };
 	unsetenv("SUDO_USER");
-	ck_assert_int_eq(ioriot(g2, &err), 2);
+	ck_assert_int_eq(sec_ioriot(g2, &err), 2);
 	ck_assert_msg(strstr(err, "-u USER"), "%s", err);
 	free(err);
 
-	after = snapshot(victim);
+	after = sec_snapshot(victim);
 	ck_assert_str_eq(after, before);
 	free(after);
 	free(before);
@@ -478,25 +306,26 @@ static int swap_dir(void *arg)
  */
 START_TEST(test_output_removed_by_fd)
 {
-	NEED_MOUNT();
-	char *victim = make_victim("rm"), *before = snapshot(victim);
-	char *home = at("home"), *pub = at("home/pub"), *moved = at("home/old");
+	SEC_NEED_MOUNT();
+	char *victim = sec_make_victim("rm"), *before = sec_snapshot(victim);
+	char *home = sec_at("home"), *pub = sec_at("home/pub");
+	char *moved = sec_at("home/old");
 	char *path, *err_text, err[PATH_MAX + 256];
 	int dirfd = -1, fd;
 
-	make_dir(home, NOBODY, 0755);	/* the user's: pub can be swapped */
-	make_dir(pub, NOBODY, 0755);
+	sec_make_dir(home, SEC_NOBODY, 0755);	/* the user's: pub can be swapped */
+	sec_make_dir(pub, SEC_NOBODY, 0755);
 	path = tu_join(pub, "secret");		/* the victim's name */
 	fd = outfile_open(path, 0644, 0, NULL, &dirfd, err, sizeof(err));
 	ck_assert_msg(fd >= 0, "%s", err);
 	close(fd);
 	char *swap[3] = { pub, moved, victim };
-	ck_assert_int_eq(as_nobody(swap_dir, swap), 0);
+	ck_assert_int_eq(sec_as_nobody(swap_dir, swap), 0);
 	ck_assert_int_eq(unlinkat(dirfd, outfile_base(path), 0), 0);
 	close(dirfd);
 	err_text = tu_join(moved, "secret");
 	ck_assert_int_ne(access(err_text, F_OK), 0);	/* ours is gone */
-	char *after = snapshot(victim);
+	char *after = sec_snapshot(victim);
 	ck_assert_str_eq(after, before);
 	free(after);
 	free(err_text);
@@ -534,21 +363,6 @@ static int swap_links(void *arg)
 	return 0;
 }
 
-/* Write @value to @path; the old value in @old (64 bytes) if not NULL. */
-static void sysctl_set(const char *path, const char *value, char *old)
-{
-	if (old) {
-		char *t = tu_read(path, NULL);
-		ck_assert_ptr_nonnull(t);
-		snprintf(old, 64, "%s", t);
-		free(t);
-	}
-	int fd = open(path, O_WRONLY);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_gt(write(fd, value, strlen(value)), 0);
-	close(fd);
-}
-
 /*
  * Attack 3: init creates symlinks in a directory the test user owns while
  * the user swaps each new link for a hard link to a root file.  Init must
@@ -558,46 +372,39 @@ static void sysctl_set(const char *path, const char *value, char *old)
  */
 START_TEST(test_init_chown_race)
 {
-	NEED_MOUNT();
-	char *victim = make_victim("race"), *before, *after, *sb, *init_text;
-	char *replay = at("race.replay"), *err, old[64], *dir;
+	SEC_NEED_MOUNT();
+	char *victim = sec_make_victim("race"), *before, *after, *sb, *init_text;
+	char *replay = sec_at("race.replay"), *err, old[64], *dir;
 	char *victim_file = tu_join(victim, "secret");
 	FILE *f;
 	size_t len;
 
 	/* The victim file must be on the same file system as the links. */
 	free(victim_file);
-	victim_file = tu_join(mnt, "root-secret");
-	free(tu_write_str(mnt, "root-secret", "secret on the mount\n"));
+	victim_file = tu_join(sec_mnt, "root-secret");
+	free(tu_write_str(sec_mnt, "root-secret", "secret on the mount\n"));
 	ck_assert_int_eq(chmod(victim_file, 0600), 0);
-	before = snapshot(victim);
-	ck_assert(asprintf(&sb, "%s/.ioriot/race", mnt) > 0);
+	before = sec_snapshot(victim);
+	ck_assert(asprintf(&sb, "%s/.ioriot/race", sec_mnt) > 0);
 	f = open_memstream(&init_text, &len);
 	fprintf(f, "d @/d\n");
 	for (int i = 0; i < 2000; i++)
 		fprintf(f, "l @/d/l%d target=@/d/target\n", i);
 	fclose(f);
-	write_replay(replay, "race", "nobody", sb, init_text, "", 0);
+	sec_write_replay(replay, "race", "nobody", sb, init_text, "", 0);
 	ck_assert(asprintf(&dir, "%s/d", sb) > 0);
 
-	sysctl_set("/proc/sys/fs/protected_hardlinks", "0", old);
+	sec_sysctl_set("/proc/sys/fs/protected_hardlinks", "0", old);
 	struct swapper s = { .dir = dir, .victim_file = victim_file };
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
-			_exit(126);
-		_exit(swap_links(&s));
-	}
+	pid_t pid = sec_spawn_nobody(swap_links, &s);
 	int rc = 0;
 	for (int round = 0; round < 4; round++) {
 		const char *init[] = { "-q", "-i", replay, NULL };
-		rc |= ioriot(init, &err) > 1;	/* a lost race may fail init */
+		rc |= sec_ioriot(init, &err) > 1;	/* a lost race may fail init */
 		free(err);
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	sysctl_set("/proc/sys/fs/protected_hardlinks", old, NULL);
+	sec_stop(pid);
+	sec_sysctl_set("/proc/sys/fs/protected_hardlinks", old, NULL);
 
 	struct stat st;
 	ck_assert_int_eq(stat(victim_file, &st), 0);
@@ -606,7 +413,7 @@ START_TEST(test_init_chown_race)
 		      "the root file became %u:%u %o", (unsigned)st.st_uid,
 		      (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777));
 	ck_assert_int_eq(rc, 0);
-	after = snapshot(victim);
+	after = sec_snapshot(victim);
 	ck_assert_str_eq(after, before);
 	free(after);
 	free(before);
@@ -625,8 +432,8 @@ END_TEST
  */
 START_TEST(test_interrupted_replay)
 {
-	NEED_MOUNT();
-	char *sb, *replay = at("stop.replay"), *json = at("stop.json");
+	SEC_NEED_MOUNT();
+	char *sb, *replay = sec_at("stop.replay"), *json = sec_at("stop.json");
 	char *ops = NULL, *text;
 	size_t len;
 	FILE *f = open_memstream(&ops, &len);
@@ -636,8 +443,8 @@ START_TEST(test_interrupted_replay)
 		fprintf(f, "%u 1:1 %u 10 - stat 0 path=@/f\n", i + 1,
 			i * 100000000u);
 	fclose(f);
-	ck_assert(asprintf(&sb, "%s/.ioriot/stop", mnt) > 0);
-	write_replay(replay, "stop", "nobody", sb, "f 1 @/f\n", ops, 100);
+	ck_assert(asprintf(&sb, "%s/.ioriot/stop", sec_mnt) > 0);
+	sec_write_replay(replay, "stop", "nobody", sb, "f 1 @/f\n", ops, 100);
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -670,7 +477,7 @@ Suite *security_suite(void)
 	Suite *s = suite_create("security");
 	TCase *tc = tcase_create("attacks");
 
-	tcase_add_unchecked_fixture(tc, fs_setup, fs_teardown);
+	tcase_add_unchecked_fixture(tc, sec_setup, sec_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_symlinked_ioriot);
 	tcase_add_test(tc, test_unreachable_sandbox);

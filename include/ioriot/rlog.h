@@ -136,7 +136,8 @@ struct rlog_entry {
 	const char *init_path;
 	uint32_t init_path_len;
 	const char *init_target;	/* symlinks: what it links to;
-					 * xattrs: the attribute's name */
+					 * xattrs: the attribute's name,
+					 * always user.NAME */
 	uint32_t init_target_len;
 	struct rlog_op op;
 	uint64_t lineno;

@@ -18,6 +18,12 @@
  *    own ids), which needs no privilege on its own files and costs the
  *    same inode update; set-user-ID and set-group-ID bits of the modes of
  *    open, mkdir and the chmod calls are dropped and counted.
+ *  - Every open adds O_NONBLOCK (but O_PATH ones), and F_SETFL keeps it:
+ *    an open of a FIFO never waits for its other end, and no read, write,
+ *    splice or AIO request on one waits for data or room (EAGAIN), which
+ *    the test user, who may swap any file of the sandbox for a FIFO and
+ *    hold it open, or a hand-written replay file could otherwise make
+ *    last for ever.  Regular files and directories ignore the flag.
  *  - fcntl: F_GETFL, F_SETFL (without O_ASYNC) run as captured; the lock
  *    commands run with the captured struct flock, and a blocking one waits
  *    a bounded time (locks.c); in logs of older captures, which lack the
@@ -486,7 +492,8 @@ static int64_t do_fcntl(struct exec_ctx *x, const struct rlog_op *op, int fd)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	int cmd = op->have & RL_CMD ? (int)op->cmd : -1;
-	int fl_flags = (int)(op->have & RL_ARG ? op->arg : 0) & ~O_ASYNC;
+	int fl_flags = ((int)(op->have & RL_ARG ? op->arg : 0) & ~O_ASYNC) |
+		       O_NONBLOCK;	/* as opened: see the top of the file */
 	int64_t r;
 
 	switch (cmd) {
@@ -899,7 +906,9 @@ static int open_op(struct exec_ctx *x, const struct rlog_op *op,
 					      op->mode : 0644) : 0;
 	long fd;
 
-	flags |= O_CLOEXEC;
+	/* Never waiting for a FIFO's other end (see the top of the file);
+	 * openat2 takes no other flag with O_PATH. */
+	flags |= O_CLOEXEC | (flags & O_PATH ? 0 : O_NONBLOCK);
 	if (sys == SYS_OPENAT2) {
 		struct open_how how = { .flags = (uint64_t)flags, .mode = mode };
 

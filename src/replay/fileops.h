@@ -29,7 +29,8 @@ int64_t lock_call(const struct rlog_op *op, int fd);
  * @data (more than RLOG_XATTR_SIZE_MAX bytes), but a POSIX ACL of three
  * entries with mode= is built from its mode; values and lists read go to
  * @buf (@cap bytes).  Returns the result or -errno; -EINVAL for a
- * missing name, path or fd.
+ * missing name, path or fd; -EPERM, without a call, for setting or
+ * removing an attribute of the security.* or trusted.* namespace.
  */
 int64_t xattr_call(const struct rlog_op *op, int fd, const char *data,
 		   char *buf, size_t cap);
@@ -58,7 +59,8 @@ int64_t clone_call(struct dedupe_table *t, const struct rlog_op *op, int fd,
  * splice from @fd (at off=, if given) to @fd2 (at off2=): a side of -1
  * (no vfd: it was a pipe) is a pipe of this thread's own, which the
  * replay fills with @data before (the bytes the capture moved, at most
- * its size) or empties after.  Returns the splice's result or -errno.
+ * its size) or empties after.  Returns the splice's result or -errno;
+ * -EINVAL for a tee line.
  */
 int64_t splice_call(const struct rlog_op *op, int fd, int fd2,
 		    const char *data, size_t data_len);

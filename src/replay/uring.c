@@ -26,7 +26,11 @@
  * the captured call (the kernel thread submits).  Completions are taken
  * from the completion ring after every call and stored with their
  * request; a completion line takes its request's result, waiting (and
- * publishing a request still queued) if need be.  Reads go to buffers of
+ * publishing a request still queued) if need be; a request on a file
+ * that may keep it waiting for ever (a FIFO, whose other end the test
+ * user can hold open) is cancelled once the wait has lasted twice its
+ * captured time plus a second, and its completion is then -ETIMEDOUT.
+ * Reads go to buffers of
  * the ring's pool, writes come from the generated data (a pool buffer
  * filled from it when longer), all aligned alike for O_DIRECT; a
  * buffer returns to the pool when its completion is taken.  Vectored
@@ -44,15 +48,21 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "uring.h"
+#include "ioriot/clock.h"
 #include "ioriot/u64map.h"
 #include "ioriot/uring.h"
 
 #define IO_ALIGN 4096		/* the least buffer alignment: a page */
 #define WAIT_NS (1000ULL * 1000 * 1000)	/* one wait never blocks longer */
 #define PROBE_OPS_MAX 256	/* ops a probe buffer has room for */
+#define GIVE_UP_MIN_NS (1000ULL * 1000 * 1000)	/* a completion waits */
+#define CAPTURED_MAX_NS (3600ULL * 1000 * 1000 * 1000)	/* of hand-edited
+							 * times, used */
+#define CANCEL_TAG UINT64_MAX	/* user_data of the replay's cancels */
 
 /* Setup flags asked for as captured; the others are left out. */
 #define SETUP_REPLAYED ((1u << 0) | (1u << 1) | (1u << 3) | (1u << 4) | \
@@ -83,6 +93,8 @@ struct request {
 	enum rq_state state;
 	bool cqe;		/* a completion will come (not skipped) */
 	int opcode, fd;
+	int file_fd;		/* the real fd of its file, or -1 */
+	uint64_t time_ns;	/* captured: when it was queued */
 	unsigned sqflags;
 	uint64_t off, len;
 	int64_t flags;
@@ -599,9 +611,15 @@ static int do_sqe(struct ring *r, const struct rlog_op *op, int fd,
 		*result = -EBADF;
 		return 0;
 	}
+	if (op->tag == CANCEL_TAG) {	/* the replay's own */
+		*result = -EINVAL;
+		return 0;
+	}
 	if (!(rq = calloc(1, sizeof(*rq))))
 		return -ENOMEM;
 	rq->tag = op->tag;
+	rq->file_fd = fd;
+	rq->time_ns = op->time_ns;
 	rq->tl = timeline_of(op);
 	rq->opcode = opcode;
 	rq->fd = op->have & RL_SLOT ? (int)op->slot : fd;
@@ -869,10 +887,47 @@ static int64_t submit(struct ring *r, uint64_t tl, unsigned to_submit,
 	return enter(r, tail - start, min, flags);
 }
 
-/* A completion: the result of request tag=, waited for if need be. */
+/* Whether @rq's file may keep it waiting for ever: no regular file nor
+ * directory (a FIFO), as far as its fd still tells. */
+static bool may_wait_for_ever(const struct request *rq)
+{
+	struct stat st;
+
+	return rq->file_fd >= 0 && fstat(rq->file_fd, &st) == 0 &&
+	       !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* Ask the kernel to cancel @rq (under r->lock): an entry of its own in
+ * the submission ring, submitted at once.  0 or -errno. */
+static int cancel(struct ring *r, const struct request *rq)
+{
+	struct io_uring_sq *sq = &r->ring.sq;
+	unsigned tail = *sq->ktail;
+	struct io_uring_sqe *sqe;
+	int64_t ret;
+
+	if (tail - io_uring_smp_load_acquire(sq->khead) >= sq->ring_entries)
+		return -EBUSY;
+	sqe = &sq->sqes[tail & sq->ring_mask];
+	io_uring_prep_cancel64(sqe, rq->tag, 0);
+	sqe->user_data = CANCEL_TAG;
+	sq->array[tail & sq->ring_mask] = tail & sq->ring_mask;
+	publish(r, tail + 1);
+	if (r->ring.flags & IORING_SETUP_SQPOLL)
+		ret = enter(r, 0, 0, IO_URING_READ_ONCE(*sq->kflags) &
+			    IORING_SQ_NEED_WAKEUP ? IORING_ENTER_SQ_WAKEUP : 0);
+	else
+		ret = enter(r, 1, 0, 0);
+	return ret < 0 ? (int)ret : 0;
+}
+
+/* A completion: the result of request tag=, waited for if need be (see
+ * the top of the file). */
 static int64_t do_complete(struct ring *r, const struct rlog_op *op, int *rc)
 {
 	struct request *rq;
+	uint64_t captured, deadline;
+	bool cancelled = false;
 	int64_t res;
 
 	pthread_mutex_lock(&r->lock);
@@ -881,7 +936,16 @@ static int64_t do_complete(struct ring *r, const struct rlog_op *op, int *rc)
 	 * not there): submitted now. */
 	if (rq && rq->state == RQ_QUEUED)
 		submit(r, rq->tl, 0, 0, 0, false, rc);
+	captured = rq && op->time_ns > rq->time_ns ?
+		   op->time_ns - rq->time_ns : 0;
+	if (captured > CAPTURED_MAX_NS)
+		captured = CAPTURED_MAX_NS;
+	deadline = clock_ns(CLOCK_MONOTONIC) + 2 * captured + GIVE_UP_MIN_NS;
 	while (rq && rq->state == RQ_INFLIGHT) {
+		if (!cancelled && rq->cqe &&
+		    clock_ns(CLOCK_MONOTONIC) >= deadline &&
+		    may_wait_for_ever(rq))
+			cancelled = cancel(r, rq) == 0;
 		/* One that skips its completion on success (CQE_SKIP_SUCCESS)
 		 * and has none after the kernel ran its work succeeded. */
 		res = enter(r, 0, rq->cqe ? 1 : 0, IORING_ENTER_GETEVENTS);
@@ -898,7 +962,8 @@ static int64_t do_complete(struct ring *r, const struct rlog_op *op, int *rc)
 		pthread_mutex_unlock(&r->lock);
 		return -ENOENT;		/* never submitted */
 	}
-	res = rq->res;
+	res = cancelled && (rq->res == -ECANCELED || rq->res == -EINTR) ?
+	      -ETIMEDOUT : rq->res;
 	drop(r, rq);
 	pthread_mutex_unlock(&r->lock);
 	return res;

@@ -33,7 +33,8 @@ void uring_table_free(struct uring_table *t);
  * (not replayable, or refused by this kernel) adds 1 to *@flags_dropped.
  * *@result gets the call's result or -errno, as exec_op() (exec.h) gives
  * it; a completion of a request never submitted gets -ENOENT, an
- * operation on an unknown ring -EBADF.  Safe from several threads.
+ * operation on an unknown ring -EBADF, one of a request on a FIFO that
+ * the replay cancelled after its bounded wait -ETIMEDOUT.  Safe from several threads.
  * Returns 0, or -ENOMEM when the engine cannot go on.
  */
 int uring_exec(struct uring_table *t, const struct rlog_op *op, int fd,

@@ -6,7 +6,10 @@
  * captured size, except a POSIX ACL of three entries (what cp -a and tar
  * set: a mode in ACL form), which the capture recorded as its mode and
  * which is built again from it, as the kernel refuses a value that is no
- * ACL.
+ * ACL.  Attributes of the namespaces that take privilege (security.*, the
+ * file capabilities among them, and trusted.*) are never set or removed,
+ * as root either: -EPERM, what the kernel answers a user without
+ * CAP_SYS_ADMIN; reading them is left to the kernel.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +61,13 @@ static void build_acl(unsigned char *acl, int64_t mode)
 		e[2] = (unsigned char)(mode >> (6 - 3 * i) & 7);
 		memset(e + 4, 0xff, 4);
 	}
+}
+
+/* Whether @name (NUL-terminated) is in a namespace that takes privilege
+ * to change. */
+static bool privileged_name(const char *name)
+{
+	return !strncmp(name, "security.", 9) || !strncmp(name, "trusted.", 8);
 }
 
 /* Whether @op sets a three-entry ACL the capture recorded as a mode. */
@@ -120,6 +130,9 @@ int64_t xattr_call(const struct rlog_op *op, int fd, const char *data,
 	if (!sys_xattr(op->sys, &xop, &by) ||
 	    (xop != XATTR_OP_LIST && !(op->have & RL_NAME)))
 		return -EINVAL;
+	if ((xop == XATTR_OP_SET || xop == XATTR_OP_REMOVE) &&
+	    privileged_name(name))
+		return -EPERM;
 	if ((by == XATTR_BY_FD || (by == XATTR_BY_AT &&
 				   !(op->have & RL_PATH))) ? fd < 0 :
 	    !(op->have & RL_PATH))

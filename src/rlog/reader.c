@@ -689,6 +689,13 @@ static int parse_init(struct rlog_reader *r, struct line *ln,
 				 "INIT xattr name is not 1 to 255 bytes without NUL");
 			return -EPROTO;
 		}
+		/* Init sets attributes as the test user, who may set no
+		 * other; as root it must not set any other either. */
+		if ((size_t)tlen < 6 || memcmp(target, "user.", 5)) {
+			line_err(r, ln, err, errlen,
+				 "INIT xattr name is not user.NAME");
+			return -EPROTO;
+		}
 		if (bytes > RLOG_XATTR_SIZE_MAX) {
 			line_err(r, ln, err, errlen,
 				 "INIT xattr value of more than %d bytes",
