@@ -23,7 +23,11 @@
  *    splice or AIO request on one waits for data or room (EAGAIN), which
  *    the test user, who may swap any file of the sandbox for a FIFO and
  *    hold it open, or a hand-written replay file could otherwise make
- *    last for ever.  Regular files and directories ignore the flag.
+ *    last for ever.  Regular files and directories ignore the flag, but
+ *    for io_uring, which completes a read or write that would wait with
+ *    EAGAIN on such a file: they lose it before their first request
+ *    (vfd_get_blocking(): a statx and an ioctl FIONBIO, once per open),
+ *    and F_SETFL does not add it to them.
  *  - fcntl: F_GETFL, F_SETFL (without O_ASYNC) run as captured; the lock
  *    commands run with the captured struct flock, and a blocking one waits
  *    a bounded time (locks.c); in logs of older captures, which lack the
@@ -77,6 +81,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -306,6 +311,24 @@ static gid_t own_gid(const struct exec_ctx *x, const struct rlog_op *op)
 	return op->have & RL_GID && op->gid != -1 ? x->gid : (gid_t)-1;
 }
 
+/*
+ * A vfd's entry in its shard's map: its real fd + 1, and VFD_NONBLOCK if
+ * the replay added O_NONBLOCK to the open (see the top of the file) and
+ * has not yet checked what the fd is.
+ */
+#define VFD_NONBLOCK (1ULL << 32)
+
+static void *vfd_entry(int fd, bool nonblock_added)
+{
+	return (void *)(((uintptr_t)fd + 1) | (nonblock_added ? VFD_NONBLOCK : 0));
+}
+
+/* The real fd of map entry @v (non-NULL). */
+static int entry_fd(const void *v)
+{
+	return (int)(((uintptr_t)v & 0xffffffffu) - 1);
+}
+
 /* Close every real fd of vfd table @t and free it.  Accepts NULL. */
 static void vfd_table_free(struct exec_vfd_shard *t)
 {
@@ -318,7 +341,7 @@ static void vfd_table_free(struct exec_vfd_shard *t)
 
 		if (t[i].map.slots)
 			while ((s = u64map_next(&t[i].map, &pos)))
-				close((int)((uintptr_t)s->value - 1));
+				close(entry_fd(s->value));
 		u64map_destroy(&t[i].map);
 	}
 	free(t);
@@ -375,10 +398,52 @@ static int vfd_get(struct exec_ctx *x, uint64_t vfd)
 	shard_lock(sh);
 	v = u64map_get(&sh->map, vfd);
 	shard_unlock(sh);
-	return v ? (int)((uintptr_t)v - 1) : -1;
+	return v ? entry_fd(v) : -1;
 }
 
-/* Forget @vfd; its real fd + 1 (as a pointer), or NULL if it had none. */
+/*
+ * Whether @fd is a regular file or a directory, asked with the replay's
+ * own statx flags (dioalign.h), which a capture of the replay tells apart
+ * from the replayed calls.
+ */
+static bool is_file_or_dir(int fd)
+{
+	struct statx stx;
+
+	return statx(fd, "", DIOALIGN_STATX_FLAGS, STATX_TYPE, &stx) == 0 &&
+	       (S_ISREG(stx.stx_mode) || S_ISDIR(stx.stx_mode));
+}
+
+/*
+ * The real fd of vfd @vfd, or -1, for io_uring: a regular file or a
+ * directory to which the replay added O_NONBLOCK loses it here, once.  On
+ * a file with O_NONBLOCK the kernel completes an io_uring read or write
+ * that would wait (for the disk, for blocks) with EAGAIN instead of
+ * waiting, which the captured program's, opened without it, never got.
+ */
+static int vfd_get_blocking(struct exec_ctx *x, uint64_t vfd)
+{
+	struct exec_vfd_shard *sh = shard_of(x, vfd);
+	bool check;
+	void *v;
+	int fd, off = 0;
+
+	shard_lock(sh);
+	v = u64map_get(&sh->map, vfd);
+	check = v && ((uintptr_t)v & VFD_NONBLOCK);
+	/* The entry exists, so replacing it cannot fail. */
+	if (check)
+		u64map_put(&sh->map, vfd, vfd_entry(entry_fd(v), false));
+	shard_unlock(sh);
+	if (!v)
+		return -1;
+	fd = entry_fd(v);
+	if (check && is_file_or_dir(fd))
+		ioctl(fd, FIONBIO, &off);
+	return fd;
+}
+
+/* Forget @vfd; its map entry, or NULL if it had none. */
 static void *vfd_del(struct exec_ctx *x, uint64_t vfd)
 {
 	struct exec_vfd_shard *sh = shard_of(x, vfd);
@@ -390,8 +455,10 @@ static void *vfd_del(struct exec_ctx *x, uint64_t vfd)
 	return v;
 }
 
-/* Map @vfd to @fd, closing a real fd it had.  Returns 0 or -ENOMEM. */
-static int vfd_put(struct exec_ctx *x, uint64_t vfd, int fd)
+/* Map @vfd to @fd (opened with O_NONBLOCK the replay added, if
+ * @nonblock_added), closing a real fd it had.  Returns 0 or -ENOMEM. */
+static int vfd_put(struct exec_ctx *x, uint64_t vfd, int fd,
+		   bool nonblock_added)
 {
 	struct exec_vfd_shard *sh = shard_of(x, vfd);
 	void *old;
@@ -399,14 +466,14 @@ static int vfd_put(struct exec_ctx *x, uint64_t vfd, int fd)
 
 	shard_lock(sh);
 	old = u64map_get(&sh->map, vfd);
-	rc = u64map_put(&sh->map, vfd, (void *)((uintptr_t)fd + 1));
+	rc = u64map_put(&sh->map, vfd, vfd_entry(fd, nonblock_added));
 	shard_unlock(sh);
 	if (rc) {
 		close(fd);
 		return rc;
 	}
 	if (old)
-		close((int)((uintptr_t)old - 1));
+		close(entry_fd(old));
 	return 0;
 }
 
@@ -492,14 +559,18 @@ static int64_t do_fcntl(struct exec_ctx *x, const struct rlog_op *op, int fd)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	int cmd = op->have & RL_CMD ? (int)op->cmd : -1;
-	int fl_flags = ((int)(op->have & RL_ARG ? op->arg : 0) & ~O_ASYNC) |
-		       O_NONBLOCK;	/* as opened: see the top of the file */
+	int fl_flags = (int)(op->have & RL_ARG ? op->arg : 0) & ~O_ASYNC;
 	int64_t r;
 
 	switch (cmd) {
 	case F_GETFL:
 		return neg_errno(fcntl(fd, F_GETFL));
 	case F_SETFL:
+		/* O_NONBLOCK stays where the open added it (see the top of
+		 * the file), but on regular files and directories, where
+		 * only io_uring heeds it (vfd_get_blocking()). */
+		if (!is_file_or_dir(fd))
+			fl_flags |= O_NONBLOCK;
 		r = neg_errno(fcntl(fd, F_SETFL, fl_flags));
 		if (r == 0 && (fl_flags & O_DIRECT))
 			dio_learn(x, fd, NULL);
@@ -904,6 +975,7 @@ static int open_op(struct exec_ctx *x, const struct rlog_op *op,
 	bool creating = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 	mode_t mode = creating ? created_mode(x, op, op->have & RL_MODE ?
 					      op->mode : 0644) : 0;
+	bool nonblock_added = !(flags & (O_PATH | O_NONBLOCK));
 	long fd;
 
 	/* Never waiting for a FIFO's other end (see the top of the file);
@@ -927,7 +999,7 @@ static int open_op(struct exec_ctx *x, const struct rlog_op *op,
 		close((int)fd);
 		return 0;
 	}
-	return vfd_put(x, op->vfd, (int)fd);
+	return vfd_put(x, op->vfd, (int)fd, nonblock_added);
 }
 
 /* readlink: the captured length where the target was rewritten into the
@@ -1114,9 +1186,7 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 	case SK_CLOSE: {
 		void *v = op->have & RL_FD ? vfd_del(x, op->fd) : NULL;
 
-		*result = v ? neg_errno(syscall(SYS_close,
-						(int)((uintptr_t)v - 1))) :
-			  -EBADF;
+		*result = v ? neg_errno(syscall(SYS_close, entry_fd(v))) : -EBADF;
 		return 0;
 	}
 	case SK_READ: case SK_WRITE: case SK_SEEK: case SK_READDIR:
@@ -1139,7 +1209,7 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 		return uring_exec(x->uring, op, op->have & RL_FD &&
 				  sys_info(sys)->kind != SK_URING_DATA &&
 				  sys_info(sys)->kind != SK_URING_DONE ?
-				  vfd_get(x, op->fd) : -1, x->data, x->data_len,
+				  vfd_get_blocking(x, op->fd) : -1, x->data, x->data_len,
 				  atomic_load_explicit(&x->dio_align,
 						       memory_order_acquire),
 				  &x->uring_flags_dropped, result);
