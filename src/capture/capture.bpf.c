@@ -237,7 +237,7 @@ static __always_inline __u64 read_user_u64(__u64 uptr)
  */
 static __always_inline void take_umask(struct inflight *in)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 
 	in->umask = BPF_CORE_READ(task, fs, umask);
 	in->flags |= IORIOT_EV_UMASK;
@@ -273,7 +273,7 @@ static __always_inline bool makes_inode(__u32 sys, const struct inflight *in)
 /* The size of the file open on fd @fd of the current task, if any. */
 static __always_inline bool fd_file_size(__s64 fd, __u64 *size)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
 	struct file **fds;
 	struct file *f = NULL;
@@ -976,9 +976,7 @@ SEC("tracepoint/syscalls/sys_exit_ioctl")
 int exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	__u64 info, n;
 	__u32 sent = 0;
 
@@ -1430,8 +1428,7 @@ int enter_bind(struct trace_event_raw_sys_enter *ctx)
 	if (!wanted(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	on_enter(ctx, SYS_BIND, 3, EX_NONE);
-	in = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), NULL,
-				  0);
+	in = inflight_get(false);
 	if (!in || in->sys != SYS_BIND)
 		return 0;
 	/* The syscall tracepoints' record has an int __syscall_nr where
@@ -1449,9 +1446,7 @@ SEC("tracepoint/syscalls/sys_exit_bind")
 int exit_bind(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	__u32 zero = 0, nr, n, len = 0;
 	struct scratch *s;
 	__u64 *count;
@@ -1642,9 +1637,7 @@ SEC("tracepoint/syscalls/sys_exit_mmap")
 int exit_mmap(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct ioriot_map_range r;
 	struct ioriot_maps *t;
 	__u64 len, prot, flags;
@@ -1686,9 +1679,7 @@ SEC("tracepoint/syscalls/sys_exit_munmap")
 int exit_munmap(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct ioriot_maps *t;
 	__u64 addr, len;
 
@@ -1715,9 +1706,7 @@ SEC("tracepoint/syscalls/sys_exit_mremap")
 int exit_mremap(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct ioriot_map_range r = { 0 };
 	struct ioriot_maps *t;
 	__u64 old, old_len, new_len;
