@@ -237,7 +237,7 @@ static __always_inline __u64 read_user_u64(__u64 uptr)
  */
 static __always_inline void take_umask(struct inflight *in)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 
 	in->umask = BPF_CORE_READ(task, fs, umask);
 	in->flags |= IORIOT_EV_UMASK;
@@ -273,7 +273,7 @@ static __always_inline bool makes_inode(__u32 sys, const struct inflight *in)
 /* The size of the file open on fd @fd of the current task, if any. */
 static __always_inline bool fd_file_size(__s64 fd, __u64 *size)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
 	struct file **fds;
 	struct file *f = NULL;
@@ -976,9 +976,7 @@ SEC("tracepoint/syscalls/sys_exit_ioctl")
 int exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	__u64 info, n;
 	__u32 sent = 0;
 
@@ -1130,21 +1128,23 @@ static __always_inline bool uring_rw(__u8 op)
 	       op == IORING_OP_WRITE_FIXED;
 }
 
+static __always_inline bool uring_fixed_buf(__u8 op)
+{
+	return op == IORING_OP_READ_FIXED || op == IORING_OP_WRITE_FIXED ||
+	       op == IORING_OP_READV_FIXED || op == IORING_OP_WRITEV_FIXED;
+}
+
 /* Offset, length, flags and buffer of request @req (opcode @op, sqe
- * flags @sqe_flags) into @ev; what this kernel or this kind of request
- * does not have is marked absent. */
+ * flags @sqe_flags) into @ev, on kernels whose io_kiocb keeps them in its
+ * cmd (6.0 on); what this kind of request does not have is marked
+ * absent. */
 static __always_inline void sqe_fields(struct ioriot_event *ev,
 				       struct io_kiocb *req, __u8 op,
 				       __u64 sqe_flags)
 {
 	__u64 absent = 1u << SQE_OFF | 1u << SQE_LEN | 1u << SQE_FLAGS;
-	void *cmd;
+	void *cmd = (void *)&req->cmd;
 
-	if (!bpf_core_field_exists(req->cmd) || !bpf_core_field_exists(req->cqe)) {
-		ev->extra[1] = absent | 1u << SQE_FD;
-		return;
-	}
-	cmd = (void *)&req->cmd;
 	ev->args[SQE_FD] = (__u64)(__s64)BPF_CORE_READ(req, cqe.fd);
 	if (uring_rw(op) && bpf_core_type_exists(struct io_rw)) {
 		struct io_rw *rw = cmd;
@@ -1159,8 +1159,7 @@ static __always_inline void sqe_fields(struct ioriot_event *ev,
 		if (uring_vectored(op) && !(sqe_flags & URING_SQE_BUFFER_SELECT) &&
 		    !iov_total(BPF_CORE_READ(rw, addr), len, &ev->args[SQE_LEN]))
 			absent = 1u << SQE_LEN;
-		if (op == IORING_OP_READ_FIXED || op == IORING_OP_WRITE_FIXED ||
-		    op == IORING_OP_READV_FIXED || op == IORING_OP_WRITEV_FIXED)
+		if (uring_fixed_buf(op))
 			ev->extra[0] |= (__u64)BPF_CORE_READ(req, buf_index) << 16 |
 					IORIOT_EV_SQE_BUF;
 	} else if ((op == IORING_OP_FSYNC || op == IORING_OP_SYNC_FILE_RANGE ||
@@ -1193,13 +1192,116 @@ static __always_inline void sqe_fields(struct ioriot_event *ev,
 	ev->extra[1] = absent;
 }
 
-/* A request submitted to ring @ctx (io_kiocb @req), from either name of
- * the tracepoint. */
+/*
+ * Before 6.0 (Debian 11's 5.10, which has 5.15's io_uring) the io_kiocb
+ * keeps no copy of the sqe's fields: the kernel turned them into its own
+ * (the offset -1 into the file position, the RWF_ flags into IOCB_ ones)
+ * or dropped them.  There the sqe itself is read from the submission
+ * queue: the kernel fetched the entry at its cached head and advanced the
+ * head before the tracepoint fires, in io_uring_enter and in the SQPOLL
+ * thread alike, and the entry stays the kernel's until the batch ends.
+ * Its layout is the kernel's ABI (linux/io_uring.h), the same on every
+ * kernel.
+ */
+struct uring_sqe_abi {
+	__u8 opcode;
+	__u8 flags;
+	__u16 ioprio;
+	__s32 fd;
+	__u64 off;
+	__u64 addr;
+	__u32 len;
+	__u32 op_flags;		/* rw_flags, fsync_flags, fadvise_advice... */
+	__u64 user_data;
+	__u16 buf_index;
+	__u16 personality;
+	__s32 splice_fd_in;
+	__u64 pad[2];
+};
+
+#define URING_SETUP_SQE128 (1u << 10)
+
+/* Into @sqe, the sqe ring @ctx's submission tracepoint is about: the
+ * entry before the kernel's cached head (an index out of range was
+ * dropped, never submitted); false if it cannot be read. */
+static __always_inline bool consumed_sqe(struct io_ring_ctx *ctx,
+					 struct uring_sqe_abi *sqe)
+{
+	__u32 entries = BPF_CORE_READ(ctx, sq_entries);
+	__u32 head = BPF_CORE_READ(ctx, cached_sq_head) - 1;
+	__u32 *array = BPF_CORE_READ(ctx, sq_array);
+	struct uring_sqe_abi *sqes;
+	__u32 idx;
+
+	if (!entries || !array ||
+	    bpf_probe_read_kernel(&idx, sizeof(idx), array + (head & (entries - 1))) ||
+	    idx >= entries)
+		return false;
+	if (BPF_CORE_READ(ctx, flags) & URING_SETUP_SQE128)
+		idx <<= 1;	/* 128-byte entries: two of 64 bytes each */
+	sqes = (struct uring_sqe_abi *)BPF_CORE_READ(ctx, sq_sqes);
+	return !bpf_probe_read_kernel(sqe, sizeof(*sqe), sqes + idx);
+}
+
+/* The fields of the request with opcode @op and @user_data that ring
+ * @ctx submits, read from its sqe (kernels before 6.0), into @ev as
+ * sqe_fields() takes them from the request on later kernels: the sqe's
+ * flags, its fd (a fixed file's index with IOSQE_FIXED_FILE), and what the
+ * kernel's prep of the request reads (fallocate: its length in addr, its
+ * mode in len).  An sqe that is not the request's (its opcode or user_data
+ * differ) gives nothing but the opcode, marked absent like the rest. */
+static __always_inline void sqe_ring_fields(struct ioriot_event *ev,
+					    struct io_ring_ctx *ctx, __u8 op,
+					    __u64 user_data)
+{
+	__u64 absent = 1u << SQE_OFF | 1u << SQE_LEN | 1u << SQE_FLAGS;
+	struct uring_sqe_abi sqe;
+
+	if (!consumed_sqe(ctx, &sqe) || sqe.opcode != op ||
+	    sqe.user_data != user_data) {
+		ev->extra[1] = absent | 1u << SQE_FD;
+		return;
+	}
+	ev->extra[0] = op | (__u64)(sqe.flags & URING_SQE_FLAGS) << 8;
+	ev->args[SQE_FD] = (__u64)(__s64)sqe.fd;
+	if (uring_rw(op)) {
+		ev->args[SQE_OFF] = sqe.off;
+		ev->args[SQE_LEN] = sqe.len;
+		ev->args[SQE_FLAGS] = sqe.op_flags;
+		absent = 0;
+		/* Vectored: len counts iovecs (one, with a selected
+		 * buffer: its length is the request's). */
+		if (uring_vectored(op) &&
+		    !iov_total(sqe.addr, sqe.len, &ev->args[SQE_LEN]))
+			absent = 1u << SQE_LEN;
+		if (uring_fixed_buf(op))
+			ev->extra[0] |= (__u64)sqe.buf_index << 16 |
+					IORIOT_EV_SQE_BUF;
+	} else if (op == IORING_OP_FSYNC || op == IORING_OP_SYNC_FILE_RANGE ||
+		   op == IORING_OP_FADVISE) {
+		ev->args[SQE_OFF] = sqe.off;
+		ev->args[SQE_LEN] = sqe.len;
+		ev->args[SQE_FLAGS] = sqe.op_flags;
+		absent = 0;
+	} else if (op == IORING_OP_FALLOCATE) {
+		ev->args[SQE_OFF] = sqe.off;
+		ev->args[SQE_LEN] = sqe.addr;
+		ev->args[SQE_FLAGS] = sqe.len;
+		absent = 0;
+	} else {
+		absent |= 1u << SQE_FD;	/* as sqe_fields() */
+	}
+	ev->extra[1] = absent;
+}
+
+/* A request submitted to ring @ctx (io_kiocb @req, NULL if the tracepoint
+ * has none), from either name of the tracepoint. */
 static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
 					__u8 op, __u64 flags)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in = in_enter();
+	struct io_kiocb *r = req;
 	struct ring_owner *o;
 	struct ioriot_event *ev;
 	__u64 sqe_flags = flags & URING_SQE_FLAGS;
@@ -1229,7 +1331,10 @@ static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
 	ev->args[SQE_FLAGS] = 0;
 	ev->args[SQE_DATA] = user_data;
 	ev->extra[0] = op | sqe_flags << 8;
-	sqe_fields(ev, (struct io_kiocb *)req, op, sqe_flags);
+	if (bpf_core_field_exists(r->cmd) && bpf_core_field_exists(r->cqe))
+		sqe_fields(ev, r, op, sqe_flags);
+	else
+		sqe_ring_fields(ev, ctx, op, user_data);
 	if (!o)
 		ev->extra[1] |= 1u << SQE_RING;
 	ev->path_len[0] = ev->path_len[1] = 0;
@@ -1245,8 +1350,11 @@ int on_uring_submit(struct trace_event_raw_io_uring_submit_req *tp)
 			    tp->flags);
 }
 
-/* Before 6.4 (Debian 12's 6.1) the tracepoint is io_uring_submit_sqe, its
- * flags 32 bits wide; the loader attaches whichever the kernel has. */
+/* Before 6.4 (Debian 12's 6.1, Debian 11's 5.10) the tracepoint is
+ * io_uring_submit_sqe, its flags 32 bits wide; the loader attaches
+ * whichever the kernel has.  Upstream 5.10's has neither the request nor
+ * its flags (Debian 11's has both): the sqe gives them there
+ * (sqe_ring_fields()). */
 struct trace_event_raw_io_uring_submit_sqe___old {
 	struct trace_entry ent;
 	void *ctx;
@@ -1259,8 +1367,14 @@ struct trace_event_raw_io_uring_submit_sqe___old {
 SEC("tracepoint/io_uring/io_uring_submit_sqe")
 int on_uring_submit_old(struct trace_event_raw_io_uring_submit_sqe___old *tp)
 {
-	return uring_submit(tp->ctx, tp->req, tp->user_data, tp->opcode,
-			    tp->flags);
+	void *req = NULL;
+	__u32 flags = 0;
+
+	if (bpf_core_field_exists(tp->req))
+		req = tp->req;
+	if (bpf_core_field_exists(tp->flags))
+		flags = tp->flags;
+	return uring_submit(tp->ctx, req, tp->user_data, tp->opcode, flags);
 }
 
 /* Where a cqe record's arguments are (the layout "eAF"). */
@@ -1430,8 +1544,7 @@ int enter_bind(struct trace_event_raw_sys_enter *ctx)
 	if (!wanted(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	on_enter(ctx, SYS_BIND, 3, EX_NONE);
-	in = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), NULL,
-				  0);
+	in = inflight_get(false);
 	if (!in || in->sys != SYS_BIND)
 		return 0;
 	/* The syscall tracepoints' record has an int __syscall_nr where
@@ -1449,9 +1562,7 @@ SEC("tracepoint/syscalls/sys_exit_bind")
 int exit_bind(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	__u32 zero = 0, nr, n, len = 0;
 	struct scratch *s;
 	__u64 *count;
@@ -1642,9 +1753,7 @@ SEC("tracepoint/syscalls/sys_exit_mmap")
 int exit_mmap(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct ioriot_map_range r;
 	struct ioriot_maps *t;
 	__u64 len, prot, flags;
@@ -1686,9 +1795,7 @@ SEC("tracepoint/syscalls/sys_exit_munmap")
 int exit_munmap(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct ioriot_maps *t;
 	__u64 addr, len;
 
@@ -1715,9 +1822,7 @@ SEC("tracepoint/syscalls/sys_exit_mremap")
 int exit_mremap(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct inflight *in = bpf_task_storage_get(&inflight,
-						   bpf_get_current_task_btf(),
-						   NULL, 0);
+	struct inflight *in = inflight_get(false);
 	struct ioriot_map_range r = { 0 };
 	struct ioriot_maps *t;
 	__u64 old, old_len, new_len;
