@@ -1409,40 +1409,68 @@ static bool matches(const struct run *r, const struct exp *x,
 	       var_match(vars, bound, x->v_ctid, e->child_tid);
 }
 
-/* Find @chain as a subsequence of the log's events, in order. */
-static void match_chain(struct run *r, const struct exp *chain, int ci)
+/* Find @chain as a subsequence of the log's events, in order, binding
+ * its variables in @r.  Returns -1, or the index of the first event not
+ * found (*@from: the event after which it was looked for). */
+static int find_chain(struct run *r, const struct exp *chain, size_t *from)
 {
-	size_t from = 0;
-
+	*from = 0;
 	for (int i = 0; chain[i].sys != SYS_COUNT; i++) {
-		const struct exp *x = &chain[i];
 		bool found = false;
-		char buf[8192];
 
-		for (size_t j = from; j < r->nev && !found; j++) {
+		for (size_t j = *from; j < r->nev && !found; j++) {
 			int64_t vars[NVARS];
 			bool bound[NVARS];
 
 			memcpy(vars, r->vars, sizeof(vars));
 			memcpy(bound, r->bound, sizeof(bound));
-			if (matches(r, x, &r->ev[j], vars, bound)) {
+			if (matches(r, &chain[i], &r->ev[j], vars, bound)) {
 				memcpy(r->vars, vars, sizeof(vars));
 				memcpy(r->bound, bound, sizeof(bound));
-				from = j + 1;
+				*from = j + 1;
 				found = true;
 				r->matched++;
 			}
 		}
 		if (!found)
-			dump_log(r);
-		ck_assert_msg(found, "%s: chain %d, event %d (o=%s%s%s) not "
-			      "found after line %llu", r->label, ci, i,
-			      sys_info(x->sys)->name, x->path ? " p=" : "",
-			      x->path ? expected_path(r, x->path, buf,
-						      sizeof(buf)) : "",
-			      from ? (unsigned long long)r->ev[from - 1].lineno
-				   : 0ULL);
+			return i;
 	}
+	return -1;
+}
+
+/* Find @chain (number @ci) as find_chain() does; fail if it is not there. */
+static void match_chain(struct run *r, const struct exp *chain, int ci)
+{
+	size_t from;
+	int i = find_chain(r, chain, &from);
+	const struct exp *x = &chain[i < 0 ? 0 : i];
+	char buf[8192];
+
+	if (i < 0)
+		return;
+	dump_log(r);
+	ck_abort_msg("%s: chain %d, event %d (o=%s%s%s) not found after line "
+		     "%llu", r->label, ci, i, sys_info(x->sys)->name,
+		     x->path ? " p=" : "",
+		     x->path ? expected_path(r, x->path, buf, sizeof(buf)) : "",
+		     from ? (unsigned long long)r->ev[from - 1].lineno : 0ULL);
+}
+
+/* Whether every chain of the workload is in the log; @r as it was. */
+static bool chains_present(struct run *r)
+{
+	int64_t vars[NVARS];
+	bool bound[NVARS], ok = true;
+	size_t matched = r->matched, from;
+
+	memcpy(vars, r->vars, sizeof(vars));
+	memcpy(bound, r->bound, sizeof(bound));
+	for (int c = 0; ok && r->w->chains[c]; c++)
+		ok = find_chain(r, r->w->chains[c], &from) < 0;
+	memcpy(r->vars, vars, sizeof(vars));
+	memcpy(r->bound, bound, sizeof(bound));
+	r->matched = matched;
+	return ok;
 }
 
 /* @spec with %S, %vN and bound $X replaced, into @out. */
@@ -1690,13 +1718,25 @@ START_TEST(test_stap_workload)
 		       "IORIOT_STAP_MODULE not set (make check-vm sets it)");
 		return;
 	}
-	run_init(&r, stap_cases[_i].w, stap_cases[_i].mode);
-	r.module = module;
-	snprintf(r.label, sizeof(r.label), "%s (%s, systemtap)", r.w->name,
-		 r.mode == BY_PID ? "-x" : r.mode == BY_COMM ? "--comm" :
-		 "everything");
-	capture_workload(&r);
-	read_log(&r);
+	/*
+	 * A capture in which SystemTap skipped probes (counted as lost; under
+	 * emulation now and then) and that misses an expected event is made
+	 * again, twice at most; the third is checked whatever it lost.
+	 */
+	for (int attempt = 1;; attempt++) {
+		run_init(&r, stap_cases[_i].w, stap_cases[_i].mode);
+		r.module = module;
+		snprintf(r.label, sizeof(r.label), "%s (%s, systemtap)",
+			 r.w->name, r.mode == BY_PID ? "-x" :
+			 r.mode == BY_COMM ? "--comm" : "everything");
+		capture_workload(&r);
+		read_log(&r);
+		if (!r.lost || attempt == 3 || chains_present(&r))
+			break;
+		printf("capture: %s: SystemTap skipped probes, an expected "
+		       "event is missing: captured again\n", r.label);
+		run_free(&r);
+	}
 	check_pids(&r);
 	check_times(&r);
 	for (int c = 0; r.w->chains[c]; c++)
