@@ -1025,6 +1025,7 @@ START_TEST(fixture_fields)
 	const struct cap_event *ev = find_event(evs, n, SYS_FORK);
 
 	ck_assert(ev->have & CAP_CHILD);
+	ck_assert(!(ev->have & CAP_RET));	/* as the BPF probe's */
 	ck_assert_uint_eq(ev->child_pid, 200);
 	ck_assert_uint_eq(ev->child_tid, 200);
 	ev = find_event(evs, n, SYS_LOST);
