@@ -518,8 +518,8 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 			 rc == -EPERM ? " (BPF not permitted: root with "
 			 "CAP_BPF, or kernel.unprivileged_bpf_disabled?)" :
 			 rc == -EINVAL ? " (the kernel may be too old for this "
-			 "probe: it needs BPF task storage for tracing, Linux "
-			 "5.12 or so; use the SystemTap backend, -m)" : "");
+			 "probe: it needs BTF and the BPF ring buffer, Linux "
+			 "5.10 or later; use the SystemTap backend, -m)" : "");
 		goto out;
 	}
 	if ((rc = capture_bpf__attach(skel))) {
