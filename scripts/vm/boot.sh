@@ -48,15 +48,7 @@ share=$3
 limit=$4
 accel=${VM_ACCEL:-$("$0" --accel "$vmdir")}
 rm -f "$share/status"
-# TCG runs both vCPUs in one host thread: with a thread each, the 5.10
-# guest twice hung for good with both vCPUs at a static key's site in the
-# syscall exit path, just after the probe switched its tracepoints on
-# (the kernel patches that code while the other vCPU runs it).
-case $accel in
-tcg) accel=tcg,thread=single ;;
-esac
-
-qemu-system-x86_64 -machine q35 -accel "$accel" -cpu max -m "${VM_MEM:-2048}" \
+qemu-system-x86_64 -machine "q35,accel=$accel" -cpu max -m "${VM_MEM:-2048}" \
 	-smp 2 -nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$kd/vmlinuz" -initrd "$kd/initrd.img" \
 	-drive "file=$vmdir/root.img,if=virtio,format=raw,snapshot=on" \

@@ -8,7 +8,14 @@
 # Environment: IORIOT_BIN, CHECK_BIN (the test runner), WORKLOADS (the
 # directory of the built workloads), TESTDATA (tests/data); VM_ACCEL=tcg or
 # kvm to choose (default: kvm if a guest really boots with it here, else
-# tcg; scripts/vm/boot.sh); VM_TIMEOUT seconds per boot (default 2400).
+# tcg; scripts/vm/boot.sh); VM_TIMEOUT seconds per boot (default 1200).
+#
+# A guest that runs out of time is booted once more: under TCG with two
+# vCPUs the 5.10 guest hung for good now and then (2 of about 10 runs),
+# both vCPUs at a static key's site in the syscall exit path just after
+# the probe switched its tracepoints on, which the kernel patches while
+# the other vCPU runs it.  With one host thread for both vCPUs or with
+# one vCPU it did not hang, but SystemTap skipped probes by the dozen.
 #
 # Per kernel, a fresh VMDIR/share/KERNEL holds copies of the binaries, the
 # workloads, the test data, the kernel's ioriot.ko (if built) and
@@ -20,7 +27,7 @@ set -eu
 vmdir=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-timeout=${VM_TIMEOUT:-2400}
+timeout=${VM_TIMEOUT:-1200}
 
 acc=$("$here/boot.sh" --accel "$vmdir")
 fail=0
@@ -39,6 +46,13 @@ for k in "$@"; do
 	start=$(date +%s)
 	st=0
 	VM_ACCEL=$acc "$here/boot.sh" "$vmdir" "$k" "$share" "$timeout" || st=$?
+	if [ "$st" = 124 ]; then
+		echo "check-vm: kernel $k: the guest hung (${timeout}s); booting it once more"
+		tail -20 "$share/guest.log" 2>/dev/null || true
+		rm -f "$share/guest.log" "$share/status"
+		st=0
+		VM_ACCEL=$acc "$here/boot.sh" "$vmdir" "$k" "$share" "$timeout" || st=$?
+	fi
 	if [ -f "$share/guest.log" ]; then
 		cat "$share/guest.log"
 	else
