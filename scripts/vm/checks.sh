@@ -28,10 +28,12 @@ end=$(cut -d' ' -f1 /proc/uptime)
 echo "guest: capture suite: exit $rc, from ${start} s to ${end} s of uptime"
 # Programs captured with the SystemTap module, generated, replayed (and
 # the replay captured with the probe), compared: the round trips whose
-# programs the guest has and whose I/O the script captures.
+# programs the guest has and whose I/O the script captures.  Not flock:
+# under emulation its replay sometimes meets the other process's lock
+# where the capture did not (a failed EAGAIN more in the replay's capture).
 if [ -f ioriot.ko ]; then
 	modprobe loop	# the file system images; nothing else loads it
-	IORIOT_ROUNDTRIP_ONLY=tar,writers,symlinks,dd-direct,umask,cp-a,flock \
+	IORIOT_ROUNDTRIP_ONLY=tar,writers,symlinks,dd-direct,umask,cp-a \
 		CK_RUN_SUITE=roundtrip ./check_ioriot
 	rt=$?
 	end2=$(cut -d' ' -f1 /proc/uptime)

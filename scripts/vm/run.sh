@@ -11,11 +11,9 @@
 # tcg; scripts/vm/boot.sh); VM_TIMEOUT seconds per boot (default 1200).
 #
 # A guest that runs out of time is booted once more: under TCG with two
-# vCPUs the 5.10 guest hung for good now and then (2 of about 10 runs),
-# both vCPUs at a static key's site in the syscall exit path just after
-# the probe switched its tracepoints on, which the kernel patches while
-# the other vCPU runs it.  With one host thread for both vCPUs or with
-# one vCPU it did not hang, but SystemTap skipped probes by the dozen.
+# vCPUs the 5.10 guest hung for good now and then (3 of about 12 runs),
+# both vCPUs looping where the kernel patches code it runs (boot.sh gives
+# it one vCPU since).
 #
 # Per kernel, a fresh VMDIR/share/KERNEL holds copies of the binaries, the
 # workloads, the test data, the kernel's ioriot.ko (if built) and
