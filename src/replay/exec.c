@@ -431,9 +431,9 @@ static int vfd_get_blocking(struct exec_ctx *x, uint64_t vfd)
 	shard_lock(sh);
 	v = u64map_get(&sh->map, vfd);
 	check = v && ((uintptr_t)v & VFD_NONBLOCK);
-	/* The entry exists, so replacing it cannot fail. */
+	/* Without memory to grow the map the mark stays: checked again. */
 	if (check)
-		u64map_put(&sh->map, vfd, vfd_entry(entry_fd(v), false));
+		(void)u64map_put(&sh->map, vfd, vfd_entry(entry_fd(v), false));
 	shard_unlock(sh);
 	if (!v)
 		return -1;
