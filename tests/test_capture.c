@@ -1456,6 +1456,17 @@ static void match_chain(struct run *r, const struct exp *chain, int ci)
 		     from ? (unsigned long long)r->ev[from - 1].lineno : 0ULL);
 }
 
+/* The log's pids and times, and every chain of the workload in it. */
+static void check_chains(struct run *r)
+{
+	check_pids(r);
+	check_times(r);
+	for (int c = 0; r->w->chains[c]; c++)
+		match_chain(r, r->w->chains[c], c);
+	printf("capture: %s: %zu expected events matched, %zu records in the "
+	       "log\n", r->label, r->matched, r->nev);
+}
+
 /* Whether every chain of the workload is in the log; @r as it was. */
 static bool chains_present(struct run *r)
 {
@@ -1668,12 +1679,7 @@ START_TEST(test_workload)
 	run_init(&r, cases[_i].w, cases[_i].mode);
 	capture_workload(&r);
 	read_log(&r);
-	check_pids(&r);
-	check_times(&r);
-	for (int c = 0; r.w->chains[c]; c++)
-		match_chain(&r, r.w->chains[c], c);
-	printf("capture: %s: %zu expected events matched, %zu records in the "
-	       "log\n", r.label, r.matched, r.nev);
+	check_chains(&r);
 	for (size_t c = 0; c < sizeof(more_checks) / sizeof(more_checks[0]); c++)
 		if (!strcmp(more_checks[c].name, r.w->name))
 			more_checks[c].check(&r);
@@ -1737,12 +1743,7 @@ START_TEST(test_stap_workload)
 		       "event is missing: captured again\n", r.label);
 		run_free(&r);
 	}
-	check_pids(&r);
-	check_times(&r);
-	for (int c = 0; r.w->chains[c]; c++)
-		match_chain(&r, r.w->chains[c], c);
-	printf("capture: %s: %zu expected events matched, %zu records in the "
-	       "log\n", r.label, r.matched, r.nev);
+	check_chains(&r);
 	char *text = tu_read(r.log, NULL);
 	ck_assert_msg(text && strstr(text, "\n" UNCAP_PREFIX),
 		      "%s: no uncaptured record", r.label);
