@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * capture.bpf.c: the kernel side of the eBPF capture.  One tracepoint pair
- * (syscalls:sys_enter_X / sys_exit_X) per traced syscall, so syscalls that
- * are not traced run only a short counter (on_sys_enter); BTF tracepoints
- * for fork, exec and exit; the page fault tracepoints for I/O through file
- * mappings, with the probe's own table of each process's file mappings.
- * Entry stores the arguments per thread, exit sends one struct ioriot_event
- * (include/ioriot/event.h) with duration, result and paths through a ring
- * buffer.  Events the ring buffer cannot take are counted, never dropped
- * silently; so are the syscalls of the captured processes that no pair
- * of tracepoints records (sys_enter, per syscall number).
+ * capture.bpf.c: the kernel side of the eBPF capture.  Two programs on the
+ * raw sys_enter and sys_exit tracepoints see every syscall and pass the
+ * captured ones by tail call, through a table indexed by syscall number, to
+ * that syscall's entry or exit program; the syscalls of captured processes
+ * that have no program are counted per number.  The raw tracepoints cost a
+ * fraction of the per-syscall tracepoints (syscalls:sys_enter_X), which
+ * copy every call's arguments into a record before any program runs.  BTF
+ * tracepoints follow fork, exec and exit; the page fault tracepoints I/O
+ * through file mappings, with the probe's own table of each process's file
+ * mappings.  Entry stores the arguments per thread, exit sends one struct
+ * ioriot_event (include/ioriot/event.h) with duration, result and paths
+ * through a ring buffer.  Events the ring buffer cannot take are counted,
+ * never dropped silently.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -50,6 +53,23 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } uncaptured SEC(".maps");
+
+/* Each captured syscall's entry and exit program, by syscall number, set
+ * by the loader after load; the dispatchers (on_sys_enter, on_sys_exit)
+ * tail-call them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, IORIOT_UNCAP_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} enter_progs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, IORIOT_UNCAP_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} exit_progs SEC(".maps");
 
 /* Arguments of the syscall each thread is in. */
 struct inflight {
@@ -317,7 +337,57 @@ static __always_inline void ioctl_args(struct inflight *in)
 		in->flags |= IORIOT_EV_SRC_SIZE;
 }
 
-static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
+/* A syscall as its programs see it: number and arguments at entry, the
+ * result at exit, from the registers the raw tracepoints pass. */
+struct sys_ctx {
+	long id;
+	__u64 args[6];
+	long ret;
+};
+
+#if defined(__TARGET_ARCH_x86)
+#define SYSCALL_NR(regs) ((regs)->orig_ax)
+#define SYSCALL_ARG(regs, i) ((i) == 0 ? (regs)->di : (i) == 1 ? (regs)->si :	\
+			      (i) == 2 ? (regs)->dx : (i) == 3 ? (regs)->r10 :	\
+			      (i) == 4 ? (regs)->r8 : (regs)->r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define SYSCALL_NR(regs) ((regs)->syscallno)
+#define SYSCALL_ARG(regs, i) ((i) == 0 ? (regs)->orig_x0 : (regs)->regs[i])
+#else
+#error "the capture reads syscall arguments from x86-64 or arm64 registers"
+#endif
+
+/*
+ * SYS_ENTER(name) { body } defines syscall @name's entry program, a tail
+ * call target of on_sys_enter, whose body sees `const struct sys_ctx
+ * *ctx`; SYS_EXIT(name) its exit program.  The loader finds them by their
+ * names, enter_NAME and exit_NAME.
+ */
+#define SYS_ENTER(name)								\
+static __always_inline int enter_##name##_body(const struct sys_ctx *ctx);	\
+SEC("tp_btf/sys_enter")								\
+int BPF_PROG(enter_##name, struct pt_regs *regs, long id)			\
+{										\
+	struct sys_ctx c = { .id = id };					\
+										\
+	for (int i = 0; i < 6; i++)						\
+		c.args[i] = SYSCALL_ARG(regs, i);				\
+	return enter_##name##_body(&c);						\
+}										\
+static __always_inline int enter_##name##_body(const struct sys_ctx *ctx)
+
+#define SYS_EXIT(name)								\
+static __always_inline int exit_##name##_body(const struct sys_ctx *ctx);	\
+SEC("tp_btf/sys_exit")								\
+int BPF_PROG(exit_##name, struct pt_regs *regs, long ret)			\
+{										\
+	struct sys_ctx c = { .id = SYSCALL_NR(regs), .ret = ret };		\
+										\
+	return exit_##name##_body(&c);						\
+}										\
+static __always_inline int exit_##name##_body(const struct sys_ctx *ctx)
+
+static __always_inline int on_enter(const struct sys_ctx *ctx,
 				    __u32 sys, int nargs, enum extra_kind kind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -334,9 +404,8 @@ static __always_inline int on_enter(struct trace_event_raw_sys_enter *ctx,
 	in->sys = sys;
 	in->flags = 0;
 	in->umask = 0;
-	/* Only the syscall's own arguments: the kernel refuses to attach a
-	 * program that reads past the tracepoint's record.  Spelled out: the
-	 * verifier refuses a loop's moving ctx pointer. */
+	/* Only the syscall's own arguments: the registers of the others
+	 * hold whatever the caller left there. */
 	in->args[0] = nargs > 0 ? ctx->args[0] : 0;
 	in->args[1] = nargs > 1 ? ctx->args[1] : 0;
 	in->args[2] = nargs > 2 ? ctx->args[2] : 0;
@@ -500,14 +569,10 @@ static __always_inline void read_acl(struct ioriot_event *ev, const char *name,
 	ev->flags |= IORIOT_EV_ACL;
 }
 
-/* How the reader is to be told about a new record: only when the ring is
- * a quarter full, since waking it per record costs more than the record. */
-static __always_inline __u64 wake_flag(void)
-{
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
-	       bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4 ?
-	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-}
+/* Records never wake the reader: asking the ring how full it is costs a
+ * record more than it saves, so the reader polls on a tick sized to the
+ * ring instead (loader.c). */
+#define RB_FLAGS BPF_RB_NO_WAKEUP
 
 /* Send the scratch event with @len0 + @len1 bytes of paths. */
 static __always_inline void send(struct scratch *s, __u32 len0, __u32 len1)
@@ -519,7 +584,7 @@ static __always_inline void send(struct scratch *s, __u32 len0, __u32 len1)
 	size = (size + 7) & ~7ULL;
 	if (size > sizeof(*s))
 		size = sizeof(*s);
-	if (bpf_ringbuf_output(&events, s, size, wake_flag()))
+	if (bpf_ringbuf_output(&events, s, size, RB_FLAGS))
 		__sync_fetch_and_add(&lost_events, 1);
 }
 
@@ -542,7 +607,7 @@ static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
 	ev->umask = in->umask;
 }
 
-static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
+static __always_inline int on_exit(const struct sys_ctx *ctx,
 				   __u32 sys, int p1, int p2,
 				   enum extra_kind kind)
 {
@@ -584,7 +649,7 @@ static __always_inline int on_exit(struct trace_event_raw_sys_exit *ctx,
 			ev->extra[1] = v;
 			ev->flags |= IORIOT_EV_URING_SETUP;
 		}
-		bpf_ringbuf_submit(ev, wake_flag());
+		bpf_ringbuf_submit(ev, RB_FLAGS);
 		goto out;
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
@@ -625,13 +690,11 @@ out:
 /* One entry and one exit program per syscall: name, number of arguments,
  * id, path arguments (-1: none), what else the exit reads. */
 #define TRACE(name, nargs, sys, p1, p2, kind)					\
-SEC("tracepoint/syscalls/sys_enter_" #name)					\
-int enter_##name(struct trace_event_raw_sys_enter *ctx)				\
+SYS_ENTER(name)									\
 {										\
 	return on_enter(ctx, sys, nargs, kind);					\
 }										\
-SEC("tracepoint/syscalls/sys_exit_" #name)					\
-int exit_##name(struct trace_event_raw_sys_exit *ctx)				\
+SYS_EXIT(name)									\
 {										\
 	return on_exit(ctx, sys, p1, p2, kind);					\
 }
@@ -796,8 +859,7 @@ static __always_inline bool iov_total(__u64 iov, __u64 n, __u64 *total)
 	return true;
 }
 
-SEC("tracepoint/syscalls/sys_enter_io_submit")
-int enter_io_submit(struct trace_event_raw_sys_enter *ctx)
+SYS_ENTER(io_submit)
 {
 	struct aio_submit *a;
 	__u64 list, nr;
@@ -840,8 +902,7 @@ int enter_io_submit(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_io_submit")
-int exit_io_submit(struct trace_event_raw_sys_exit *ctx)
+SYS_EXIT(io_submit)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in = inflight_get(false);
@@ -872,7 +933,7 @@ int exit_io_submit(struct trace_event_raw_sys_exit *ctx)
 		ev->args[5] = r->rw_flags;
 		ev->extra[0] = r->opcode | (__u64)r->aio_flags << 16;
 		ev->extra[1] = r->resfd;
-		bpf_ringbuf_submit(ev, wake_flag());
+		bpf_ringbuf_submit(ev, RB_FLAGS);
 		sent++;
 	}
 	/* Submitted iocbs without a record: lost. */
@@ -884,7 +945,7 @@ int exit_io_submit(struct trace_event_raw_sys_exit *ctx)
 }
 
 /* The completions io_getevents returned, after its own event. */
-static __always_inline int getevents_exit(struct trace_event_raw_sys_exit *ctx,
+static __always_inline int getevents_exit(const struct sys_ctx *ctx,
 					  __u32 sys)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -915,7 +976,7 @@ static __always_inline int getevents_exit(struct trace_event_raw_sys_exit *ctx,
 		ev->args[1] = e.obj;
 		ev->args[2] = ev->args[3] = ev->args[4] = ev->args[5] = 0;
 		ev->extra[0] = ev->extra[1] = 0;
-		bpf_ringbuf_submit(ev, wake_flag());
+		bpf_ringbuf_submit(ev, RB_FLAGS);
 		sent++;
 	}
 	if (ret > sent)
@@ -923,26 +984,22 @@ static __always_inline int getevents_exit(struct trace_event_raw_sys_exit *ctx,
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_io_getevents")
-int enter_io_getevents(struct trace_event_raw_sys_enter *ctx)
+SYS_ENTER(io_getevents)
 {
 	return on_enter(ctx, SYS_IO_GETEVENTS, 5, EX_NONE);
 }
 
-SEC("tracepoint/syscalls/sys_exit_io_getevents")
-int exit_io_getevents(struct trace_event_raw_sys_exit *ctx)
+SYS_EXIT(io_getevents)
 {
 	return getevents_exit(ctx, SYS_IO_GETEVENTS);
 }
 
-SEC("tracepoint/syscalls/sys_enter_io_pgetevents")
-int enter_io_pgetevents(struct trace_event_raw_sys_enter *ctx)
+SYS_ENTER(io_pgetevents)
 {
 	return on_enter(ctx, SYS_IO_PGETEVENTS, 6, EX_NONE);
 }
 
-SEC("tracepoint/syscalls/sys_exit_io_pgetevents")
-int exit_io_pgetevents(struct trace_event_raw_sys_exit *ctx)
+SYS_EXIT(io_pgetevents)
 {
 	return getevents_exit(ctx, SYS_IO_PGETEVENTS);
 }
@@ -955,8 +1012,7 @@ int exit_io_pgetevents(struct trace_event_raw_sys_exit *ctx)
  * IORIOT_EV_DEDUPE_MAX; the rest count as lost) before the ioctl's own
  * event, all with its entry time, as io_submit's iocbs.
  */
-SEC("tracepoint/syscalls/sys_enter_ioctl")
-int enter_ioctl(struct trace_event_raw_sys_enter *ctx)
+SYS_ENTER(ioctl)
 {
 	__u32 cmd = (__u32)ctx->args[1];
 	__u32 nr = (__u32)ctx->id;
@@ -972,8 +1028,7 @@ int enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_ioctl")
-int exit_ioctl(struct trace_event_raw_sys_exit *ctx)
+SYS_EXIT(ioctl)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in = inflight_get(false);
@@ -1006,7 +1061,7 @@ int exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 		ev->ret = status;
 		ev->args[3] = ev->args[4] = ev->args[5] = 0;
 		ev->extra[0] = ev->extra[1] = 0;
-		bpf_ringbuf_submit(ev, wake_flag());
+		bpf_ringbuf_submit(ev, RB_FLAGS);
 		sent++;
 	}
 	if ((__u32)in->args[1] == FIDEDUPERANGE_ && n > sent)
@@ -1339,7 +1394,7 @@ static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
 		ev->extra[1] |= 1u << SQE_RING;
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->umask = 0;
-	bpf_ringbuf_submit(ev, wake_flag());
+	bpf_ringbuf_submit(ev, RB_FLAGS);
 	return 0;
 }
 
@@ -1413,12 +1468,11 @@ int on_uring_complete(struct trace_event_raw_io_uring_complete *tp)
 	ev->extra[1] = (o ? 0 : 1u << CQE_RING) | (req ? 0 : 1u << CQE_OP);
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->umask = 0;
-	bpf_ringbuf_submit(ev, wake_flag());
+	bpf_ringbuf_submit(ev, RB_FLAGS);
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_io_uring_register")
-int enter_io_uring_register(struct trace_event_raw_sys_enter *ctx)
+SYS_ENTER(io_uring_register)
 {
 	return on_enter(ctx, SYS_IO_URING_REGISTER, 4, EX_NONE);
 }
@@ -1476,8 +1530,7 @@ static __always_inline bool reg_table(const struct inflight *in, bool *files,
  * layouts "edO" and "ecO"). */
 enum { REG_RING, REG_VALUE, REG_SLOT };
 
-SEC("tracepoint/syscalls/sys_exit_io_uring_register")
-int exit_io_uring_register(struct trace_event_raw_sys_exit *ctx)
+SYS_EXIT(io_uring_register)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in = inflight_get(false);
@@ -1516,7 +1569,7 @@ int exit_io_uring_register(struct trace_event_raw_sys_exit *ctx)
 		ev->args[REG_SLOT] = base + i;
 		ev->args[3] = ev->args[4] = ev->args[5] = 0;
 		ev->extra[0] = ev->extra[1] = 0;
-		bpf_ringbuf_submit(ev, wake_flag());
+		bpf_ringbuf_submit(ev, RB_FLAGS);
 		sent++;
 	}
 	if (n > sent)
@@ -1533,8 +1586,7 @@ int exit_io_uring_register(struct trace_event_raw_sys_exit *ctx)
  */
 #define SUN_PATH_MAX 108
 
-SEC("tracepoint/syscalls/sys_enter_bind")
-int enter_bind(struct trace_event_raw_sys_enter *ctx)
+SYS_ENTER(bind)
 {
 	__u64 addr = ctx->args[1], len = ctx->args[2];
 	struct inflight *in;
@@ -1558,8 +1610,7 @@ int enter_bind(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_bind")
-int exit_bind(struct trace_event_raw_sys_exit *ctx)
+SYS_EXIT(bind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in = inflight_get(false);
@@ -1742,15 +1793,13 @@ static __always_inline bool mapped(long ret)
 	return ret >= 0 || ret < -4095;
 }
 
-SEC("tracepoint/syscalls/sys_enter_mmap")
-int enter_mmap(struct trace_event_raw_sys_enter *ctx)
+SYS_ENTER(mmap)
 {
 	return on_enter(ctx, SYS_MMAP, 6, EX_NONE);
 }
 
 /* mmap: what was mapped there before is gone; a file mapping joins. */
-SEC("tracepoint/syscalls/sys_exit_mmap")
-int exit_mmap(struct trace_event_raw_sys_exit *ctx)
+SYS_EXIT(mmap)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct inflight *in = inflight_get(false);
@@ -1785,14 +1834,12 @@ int exit_mmap(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_munmap")
-int enter_munmap(struct trace_event_raw_sys_enter *ctx)
+SYS_ENTER(munmap)
 {
 	return on_enter(ctx, SYS_MUNMAP, 2, EX_NONE);
 }
 
-SEC("tracepoint/syscalls/sys_exit_munmap")
-int exit_munmap(struct trace_event_raw_sys_exit *ctx)
+SYS_EXIT(munmap)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct inflight *in = inflight_get(false);
@@ -1810,16 +1857,14 @@ int exit_munmap(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_mremap")
-int enter_mremap(struct trace_event_raw_sys_enter *ctx)
+SYS_ENTER(mremap)
 {
 	return on_enter(ctx, SYS_MREMAP, 5, EX_NONE);
 }
 
 /* mremap(old, old_len, new_len, flags, new): a file mapping moves with
  * its offset (the generator does not follow it: docs). */
-SEC("tracepoint/syscalls/sys_exit_mremap")
-int exit_mremap(struct trace_event_raw_sys_exit *ctx)
+SYS_EXIT(mremap)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct inflight *in = inflight_get(false);
@@ -1896,7 +1941,7 @@ static __always_inline int on_fault(__u64 address, __u64 code)
 	ev->flags = IORIOT_EV_NO_RET;
 	ev->args[0] = page;
 	ev->args[1] = m->offset + (page - m->start);
-	bpf_ringbuf_submit(ev, wake_flag());
+	bpf_ringbuf_submit(ev, RB_FLAGS);
 	return 0;
 }
 
@@ -1920,8 +1965,7 @@ int fault_kernel(struct fault_record *ctx)
 }
 
 /* exit_group does not return: sent at entry. */
-SEC("tracepoint/syscalls/sys_enter_exit_group")
-int enter_exit_group(struct trace_event_raw_sys_enter *ctx)
+SYS_ENTER(exit_group)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 zero = 0;
@@ -1945,11 +1989,13 @@ int enter_exit_group(struct trace_event_raw_sys_enter *ctx)
 #endif
 
 /*
- * Every syscall of every task: count the ones of the captured processes
- * that the probe does not capture.  Numbers first, the cheap test that
- * lets captured syscalls go; the process filter after.  The number of an
- * ia32 syscall means another syscall: counted in the other-ABI slot, as
- * are x32 numbers (__X32_SYSCALL_BIT) and all beyond the table.
+ * Every syscall of every task: a captured one goes to its entry program
+ * (which applies the process filter); the others of the captured
+ * processes are counted.  Numbers first, the cheap test; the process
+ * filter after.  The number of an ia32 syscall means another syscall:
+ * counted in the other-ABI slot, as are x32 numbers (__X32_SYSCALL_BIT) and
+ * all beyond the table.  A captured number without a program (fork, exec:
+ * their process events have tracepoints of their own) ends here.
  */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
@@ -1967,13 +2013,30 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 #endif
 	if (id >= IORIOT_UNCAP_OTHER_ABI)
 		nr = IORIOT_UNCAP_OTHER_ABI;
-	else if (nr != IORIOT_UNCAP_OTHER_ABI && captured_nr[nr])
+	else if (nr != IORIOT_UNCAP_OTHER_ABI && captured_nr[nr]) {
+		bpf_tail_call(ctx, &enter_progs, nr);
 		return 0;
+	}
 	if (!wanted(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	count = bpf_map_lookup_elem(&uncaptured, &nr);
 	if (count)
 		*count += 1;
+	return 0;
+}
+
+/*
+ * Every syscall's exit: to the exit program of its number, if any.  An
+ * exit program sends only what its own entry left (an ia32 syscall's
+ * number may name another, but its entry left nothing).
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 nr = SYSCALL_NR(regs);
+
+	if (nr < IORIOT_UNCAP_OTHER_ABI)
+		bpf_tail_call(ctx, &exit_progs, (__u32)nr);
 	return 0;
 }
 
