@@ -61,7 +61,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 BENCH_BINS := $(OUTPUT)/bench/mkcapture $(OUTPUT)/bench/syscall-loop \
 	      $(OUTPUT)/bench/fault-loop \
-	      $(OUTPUT)/bench/mkreplay
+	      $(OUTPUT)/bench/mkreplay $(OUTPUT)/bench/floor
 
 # Small programs with known syscall sequences, captured by the tests.
 WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,\
@@ -162,6 +162,19 @@ $(SKELETON): $(OUTPUT)/capture.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name capture_bpf > $@
 
 $(OUTPUT)/src/capture/loader.o: $(SKELETON)
+
+# The capture benchmark's floors: empty programs on the hooks (bench/floor).
+$(OUTPUT)/bench/floor.bpf.o: bench/floor.bpf.c $(VMLINUX_H) | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(OUTPUT)/bench/floor.skel.h: $(OUTPUT)/bench/floor.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name floor_bpf > $@
+
+$(OUTPUT)/bench/floor: $(OUTPUT)/bench/floor.skel.h
 
 # Syscall names of the build host's architecture, for the capture's counts
 # of the syscalls it does not record.
