@@ -2,7 +2,8 @@
 # generate.sh: the generate benchmark.  Writes synthetic v4 and v3 capture
 # logs with mkcapture and times `ioriot -c LOG -r REPLAY` on each in turns
 # with awk splitting the same log's lines into fields (the cost of reading
-# the bytes), pinned to one CPU when taskset allows.  Prints lines/s of
+# the bytes).  awk is pinned to one CPU when taskset allows; generate, which
+# parses the log in a second thread, may use every CPU.  Prints lines/s of
 # both, the ratio of their times (median of the interleaved pairs), the
 # instructions per line (valgrind, if installed) and the peak RSS of a
 # 10 M-line log with 200k files, against the targets.  A missed target is
@@ -63,12 +64,12 @@ mounts=$scratch/mounts
 printf '%s\n' '/dev/sda1 / ext4 rw 0 0' '/dev/sdb1 /data xfs rw 0 0' \
 	'proc /proc proc rw 0 0' > "$mounts"
 
-# Pin to CPU 0 if taskset exists and that CPU is ours to use.
+# Pin awk to CPU 0 if taskset exists and that CPU is ours to use.
 pin=
-pinned="not pinned"
+pinned="awk not pinned"
 if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
 	pin="taskset -c 0"
-	pinned="pinned to CPU 0"
+	pinned="awk pinned to CPU 0"
 fi
 timebin=
 if [ -x /usr/bin/time ]; then
@@ -108,11 +109,11 @@ gen() {
 	rm -f "$replay"
 	start=$(now_ns)
 	if [ -n "$timebin" ]; then
-		$pin "$timebin" -o "$scratch/time" -f '%M' "$bin" -q -c "$log" \
+		"$timebin" -o "$scratch/time" -f '%M' "$bin" -q -c "$log" \
 			-r "$replay" -n bench -u nobody "$@" || rc=$?
 		rss_kib=$(tail -n 1 "$scratch/time")
 	else
-		$pin "$bin" -q -c "$log" -r "$replay" -n bench -u nobody "$@" || rc=$?
+		"$bin" -q -c "$log" -r "$replay" -n bench -u nobody "$@" || rc=$?
 		rss_kib=
 	fi
 	end=$(now_ns)
@@ -140,7 +141,7 @@ lps_of() {
 	awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }'
 }
 
-echo "ioriot generate benchmark: $lines-line v4 and v3 logs, $RUNS interleaved rounds, $pinned"
+echo "ioriot generate benchmark: $lines-line v4 and v3 logs, $RUNS interleaved rounds, $(nproc 2>/dev/null || echo ?) CPUs, $pinned"
 echo "awk reference: $awk_name, LC_ALL=C awk -F';' '{ n += NF } END { print n }' LOG"
 for v in 4 3; do
 	flag=
@@ -156,7 +157,7 @@ v3_lines=$(wc -l < "$scratch/v3.capture")
 # One run with the summary (it also warms the page cache), and one of v3.
 echo
 echo "--- ioriot summary, v4 log (warm-up run) ---"
-$pin "$bin" -c "$scratch/v4.capture" -r "$replay" -n bench -u nobody || {
+"$bin" -c "$scratch/v4.capture" -r "$replay" -n bench -u nobody || {
 	echo "$0: generate failed" >&2
 	exit 1
 }

@@ -460,7 +460,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	struct mounttab *mounts = NULL;
 	struct outbuf *ops = NULL;
 	struct gen g = { 0 };
-	struct cap_event ev;
+	struct readahead *ra = NULL;
 	char dir[PATHMAP_MAX];
 	int ops_fd = -1, rc;
 
@@ -502,17 +502,31 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	outbuf_init(ops, ops_fd);
 	g.ops = ops;
 
-	uint64_t last_time = 0;
-	while ((rc = caplog_next(r, &ev)) > 0) {
-		if (++sum->events % PROGRESS_EVERY == 0 && opt->progress)
-			opt->progress(opt->progress_ctx, caplog_offset(r),
-				      caplog_size(r));
-		gen_event(&g, &ev);
-		if (ev.time_ns + ev.dur_ns > last_time)
-			last_time = ev.time_ns + ev.dur_ns;
-		if (g.err || ops->err)
-			break;
+	uint64_t last_time = 0, offset;
+	const struct cap_event *ev;
+	bool stopped = false;
+	ra = readahead_start(r);
+	if (!ra) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot start the log's reader: %s",
+			 strerror(errno));
+		goto out;
 	}
+	while ((ev = readahead_next(ra, &offset))) {
+		if (++sum->events % PROGRESS_EVERY == 0 && opt->progress)
+			opt->progress(opt->progress_ctx, offset, caplog_size(r));
+		gen_event(&g, ev);
+		if (ev->time_ns + ev->dur_ns > last_time)
+			last_time = ev->time_ns + ev->dur_ns;
+		if (g.err || ops->err) {
+			stopped = true;
+			break;
+		}
+	}
+	rc = readahead_finish(ra);
+	ra = NULL;
+	if (stopped && rc == 0)
+		rc = 1;		/* not at the end: nothing more to flush */
 	gen_flush_pages(&g);
 	if (rc == 0)
 		gen_uring_flush_all(&g);
@@ -546,6 +560,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	}
 	rc = write_output(&g, opt, ch, ops_fd, err, errlen);
 out:
+	readahead_finish(ra);
 	gen_uring_free(&g);
 	procs_destroy(&g.procs);
 	gen_aio_free(&g);
