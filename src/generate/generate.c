@@ -142,8 +142,8 @@ static void mark_init(struct gen *g)
 	const struct mount_entry *m;
 	size_t olen, slen;
 
-	for (struct node *n = (struct node *)nstree_first(g->ns); n;
-	     n = n->all_next) {
+	for (struct node *n = nstree_first(g->ns); n;
+	     n = nstree_next(g->ns, n)) {
 		if ((!n->preexisting && !n->init_absent) || n->init_keep ||
 		    !init_paths(g, n, orig, &olen, sandbox, &slen, &m) ||
 		    mounttab_has_below(g->pm.mounts, orig, olen))
@@ -188,7 +188,7 @@ static void write_init_xattrs(struct gen *g, struct outbuf *ob,
 {
 	static const char user[] = "user.";
 
-	for (const struct xattr_fact *x = n->xattrs; x; x = x->next) {
+	for (const struct xattr_fact *x = node_xattrs(n); x; x = x->next) {
 		if (!x->init)
 			continue;
 		if (x->name_len <= sizeof(user) - 1 ||
@@ -212,7 +212,8 @@ static void write_init(struct gen *g, struct outbuf *ob)
 	size_t olen, len;
 
 	mark_init(g);
-	for (const struct node *n = nstree_first(g->ns); n; n = n->all_next) {
+	for (const struct node *n = nstree_first(g->ns); n;
+	     n = nstree_next(g->ns, n)) {
 		if (!n->init_keep || (!n->preexisting && !n->init_absent) ||
 		    !init_paths(g, n, orig, &olen, sandbox, &len, &m))
 			continue;
@@ -228,9 +229,9 @@ static void write_init(struct gen *g, struct outbuf *ob)
 			 * it led to: the capture names the link, not where it
 			 * led. */
 			char unknown[PATHMAP_MAX];
-			const char *target = n->init_target ? n->init_target :
-					     unknown_target(n->init_size,
-							    unknown);
+			const char *target = node_init_target(n);
+			if (!target)
+				target = unknown_target(n->init_size, unknown);
 			rlog_write_init_symlink(ob, sandbox, len, target,
 						strlen(target));
 			sum->init_links++;
