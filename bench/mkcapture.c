@@ -9,10 +9,13 @@
  * Every process allocates the lowest free fd as the kernel does, times only
  * grow, and a fixed-seed PRNG makes the output the same on every run.
  *
- *   mkcapture [-l LINES] [-f FILES] [-t THREADS] [-p PROCESSES] [-s SEED] OUTPUT
+ *   mkcapture [-3] [-l LINES] [-f FILES] [-t THREADS] [-p PROCESSES] [-s SEED] OUTPUT
  *
  * OUTPUT "-" is standard output.  Exactly LINES event lines are written
- * after the header.
+ * after the header.  -3 writes the same events as a version 3 log, as the
+ * original I/O Riot's probe did (docs/capture-format.md): return times
+ * since the epoch, results under each operation's v3 key, no mount table
+ * (generate then needs --mounts) and no end record.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -125,6 +128,8 @@ struct mk {
 	uint64_t *size;		/* per file, bytes */
 	uint8_t *exists;	/* per file */
 	uint64_t archive_dirs;	/* new directories made so far */
+	bool v3;		/* write version 3 lines */
+	uint64_t epoch_ns;	/* v3: the time origin */
 	struct cap_event ev;
 };
 
@@ -274,6 +279,64 @@ static void ev_count(struct cap_event *ev, int64_t count)
 	ev->have |= CAP_COUNT;
 }
 
+/* One v3 number field KEY=VALUE;:, */
+static void v3_num(struct outbuf *ob, char key, int64_t v)
+{
+	outbuf_putc(ob, key);
+	outbuf_putc(ob, '=');
+	outbuf_i64(ob, v);
+	outbuf_puts(ob, ";:,");
+}
+
+/*
+ * Write @ev as a version 3 line: t is the return time since the epoch, the
+ * result goes under the operation's v3 key, paths are raw (mkcapture's need
+ * no escaping), a dirfd is left out, and the keys v3 lacks (r, s and m of a
+ * stat result) are dropped.
+ */
+static void write_v3(struct outbuf *ob, const struct cap_event *ev,
+		     uint64_t epoch_ns)
+{
+	const struct sys_info *si = sys_info(ev->sys);
+	char rk = si->v3_ret_key;
+	bool stat_result = ev->have & CAP_SIZE;
+
+	v3_num(ob, 't', (int64_t)(epoch_ns + ev->time_ns + ev->dur_ns));
+	v3_num(ob, 'D', (int64_t)ev->dur_ns);
+	outbuf_puts(ob, "i=");
+	outbuf_u64(ob, ev->pid);
+	outbuf_putc(ob, ':');
+	outbuf_u64(ob, ev->tid);
+	outbuf_puts(ob, ";:,o=");
+	outbuf_puts(ob, si->name);
+	outbuf_puts(ob, ";:,");
+	if ((ev->have & CAP_FD) && rk != 'd' && si->kind != SK_STATAT)
+		v3_num(ob, 'd', ev->fd);
+	if (ev->have & CAP_PATH) {
+		outbuf_puts(ob, "p=");
+		outbuf_put(ob, ev->path, ev->path_len);
+		outbuf_puts(ob, ";:,");
+	}
+	if (ev->have & CAP_PATH2) {
+		outbuf_puts(ob, "P=");
+		outbuf_put(ob, ev->path2, ev->path2_len);
+		outbuf_puts(ob, ";:,");
+	}
+	if (ev->have & CAP_FLAGS)
+		v3_num(ob, 'f', ev->flags);
+	if ((ev->have & CAP_MODE) && !stat_result)
+		v3_num(ob, 'm', ev->mode);
+	if (ev->have & CAP_OFFSET)
+		v3_num(ob, 'O', ev->offset);
+	if (ev->have & CAP_WHENCE)
+		v3_num(ob, 'W', ev->whence);
+	if (ev->have & CAP_COUNT)
+		v3_num(ob, 'c', ev->count);
+	if (rk)
+		v3_num(ob, rk, ev->ret);
+	outbuf_putc(ob, '\n');
+}
+
 /* Write the event with duration @dur; the thread is ready again after
  * @think more ns. */
 static void ev_end(struct mk *m, struct thr *t, int64_t ret, uint64_t dur,
@@ -281,7 +344,10 @@ static void ev_end(struct mk *m, struct thr *t, int64_t ret, uint64_t dur,
 {
 	m->ev.ret = ret;
 	m->ev.dur_ns = dur;
-	caplog_write_event(m->ob, &m->ev);
+	if (m->v3)
+		write_v3(m->ob, &m->ev, m->epoch_ns);
+	else
+		caplog_write_event(m->ob, &m->ev);
 	t->ready += dur + think;
 }
 
@@ -822,11 +888,12 @@ static void teardown(struct mk *m)
 
 static void usage(FILE *out)
 {
-	fputs("Usage: mkcapture [-l LINES] [-f FILES] [-t THREADS] [-p PROCESSES]"
+	fputs("Usage: mkcapture [-3] [-l LINES] [-f FILES] [-t THREADS] [-p PROCESSES]"
 	      " [-s SEED] OUTPUT\n"
 	      "Write a synthetic v4 capture log of LINES events (default 1000000)\n"
 	      "over FILES files (20000), THREADS threads (200) in PROCESSES\n"
-	      "processes (20).  OUTPUT - is standard output.\n", out);
+	      "processes (20).  -3 writes it as a version 3 log (no mount table:\n"
+	      "generate it with --mounts).  OUTPUT - is standard output.\n", out);
 }
 
 /* Parse @s as a number in [min, max]; false if it is not one. */
@@ -843,7 +910,7 @@ static bool parse_num(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 }
 
 static int write_log(const char *out_path, uint64_t lines, uint32_t files,
-		     uint32_t threads, uint32_t procs, uint64_t seed)
+		     uint32_t threads, uint32_t procs, uint64_t seed, bool v3)
 {
 	struct caplog_header hdr = {
 		.version = CAPLOG_VERSION,
@@ -875,14 +942,20 @@ static int write_log(const char *out_path, uint64_t lines, uint32_t files,
 		}
 	}
 	outbuf_init(m.ob, fd);
-	caplog_write_header(m.ob, &hdr);
+	m.v3 = v3;
+	m.epoch_ns = hdr.start_epoch_ns;
+	if (v3)
+		outbuf_puts(m.ob, "#|capture_version=3|\n");
+	else
+		caplog_write_header(m.ob, &hdr);
 	for (uint64_t i = 0; i < lines && !m.ob->err; i++) {
 		step(&m, &m.thr[m.heap[0]]);
 		sift_down(&m, 0);
 	}
 	/* A complete log ends with its end record, as a capture's does. */
 	struct caplog_end end = { .events = lines };
-	caplog_write_end(m.ob, &end);
+	if (!v3)
+		caplog_write_end(m.ob, &end);
 	rc = outbuf_flush(m.ob);
 	if (fd != STDOUT_FILENO && close(fd) < 0 && !rc)
 		rc = -errno;
@@ -899,12 +972,14 @@ int main(int argc, char **argv)
 {
 	uint64_t lines = 1000000, files = 20000, threads = 200, procs = 20;
 	uint64_t seed = 42;
+	bool v3 = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "l:f:t:p:s:h")) != -1) {
+	while ((c = getopt(argc, argv, "3l:f:t:p:s:h")) != -1) {
 		bool ok = true;
 
 		switch (c) {
+		case '3': v3 = true; break;
 		case 'l': ok = parse_num(optarg, 0, UINT64_MAX, &lines); break;
 		case 'f': ok = parse_num(optarg, 1, 1u << 30, &files); break;
 		case 't': ok = parse_num(optarg, 1, 1u << 20, &threads); break;
@@ -925,5 +1000,5 @@ int main(int argc, char **argv)
 	if (procs > threads)
 		procs = threads;
 	return write_log(argv[optind], lines, (uint32_t)files, (uint32_t)threads,
-			 (uint32_t)procs, seed) ? 1 : 0;
+			 (uint32_t)procs, seed, v3) ? 1 : 0;
 }

@@ -584,6 +584,52 @@ START_TEST(test_summary_paths)
 }
 END_TEST
 
+/* A log of many batches for the reader thread (readahead.c), with paths
+ * long enough that some batches end for their paths' room: every event
+ * comes out once, in order, with its own path. */
+START_TEST(test_many_batches)
+{
+	enum { EVENTS = 12000 };
+	struct gen_summary s;
+	char *dir = tu_scratch();
+	char pad[181], line[512], err[ERRLEN];
+	size_t cap = 64 + (size_t)EVENTS * 300, len = 0;
+	char *log = malloc(cap);
+
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	len += (size_t)snprintf(log + len, cap - len,
+				"#|capture_version=4|\n#|mount=/|fstype=ext4|\n");
+	for (int i = 0; i < EVENTS; i++)
+		len += (size_t)snprintf(log + len, cap - len,
+					"t=%d;:,D=1;:,i=7:7;:,o=stat;:,p=/d%d/%s%s%d;:,r=0;:,\n",
+					1000 + i, i % 50, i % 3 ? "" : pad,
+					i % 3 ? "f" : "_", i);
+	char *capture = tu_write(dir, "many.capture", log, len);
+	char *replay = tu_join(dir, "many.replay");
+	ck_assert_msg(run(capture, replay, NULL, &s, err) == 0, "%s", err);
+	ck_assert_uint_eq(s.events, EVENTS);
+	ck_assert_uint_eq(s.ops, EVENTS);
+	char *text = tu_read(replay, NULL);
+	const char *pos = strstr(text, "#OPS\n");
+	ck_assert_ptr_nonnull(pos);
+	pos += 5;
+	for (int i = 0; i < EVENTS; i++) {
+		ck_assert_msg(next_line(&pos, line, sizeof(line)), "op %d missing", i);
+		char want[300];
+		snprintf(want, sizeof(want), " path=/.ioriot/test/d%d/%s%s%d",
+			 i % 50, i % 3 ? "" : pad, i % 3 ? "f" : "_", i);
+		const char *at = strstr(line, want);
+		ck_assert_msg(at && at[strlen(want)] == '\0', "op %d: %s", i, line);
+	}
+	free(text);
+	free(replay);
+	free(capture);
+	free(log);
+	free(dir);
+}
+END_TEST
+
 /* mmapio: 14 page records become 8 operations; two have no mapping the
  * generator knows (one's offset is not the mapping's), a madvise of
  * anonymous memory is not file I/O. */
@@ -1040,6 +1086,7 @@ Suite *generate_suite(void)
 	tcase_add_test(tc, test_aio);
 	tcase_add_test(tc, test_uring_counts);
 	tcase_add_test(tc, test_summary_paths);
+	tcase_add_test(tc, test_many_batches);
 	tcase_add_test(tc, test_summary_processes);
 	suite_add_tcase(s, tc);
 

@@ -80,6 +80,43 @@ START_TEST(outbuf_formats)
 }
 END_TEST
 
+/* fmt_u64 against printf at every digit count and its edges, and the
+ * bytes it may touch: 20, never more. */
+START_TEST(fmt_u64_matches_printf)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	for (int i = 0; i < 200000; i++) {
+		char got[32], want[32];
+		uint64_t v;
+
+		if (i < 100000)
+			v = (uint64_t)i;
+		else if (i < 100200)
+			v = UINT64_MAX - (uint64_t)(i - 100000);
+		else {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			v = x >> (i % 64);
+		}
+		memset(got, 'X', sizeof(got));
+		char *end = fmt_u64(got, v);
+		for (size_t k = 20; k < sizeof(got); k++)
+			ck_assert_int_eq(got[k], 'X');
+		*end = '\0';
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		ck_assert_str_eq(got, want);
+	}
+	for (uint64_t p = 1, k = 0; k < 20; k++, p *= 10) {
+		char got[32], want[32];
+		for (uint64_t v = p - 1; v <= p + 1; v++) {
+			*fmt_u64(got, v) = '\0';
+			snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+			ck_assert_str_eq(got, want);
+		}
+	}
+}
+END_TEST
+
 START_TEST(u64map_put_get_del)
 {
 	struct u64map m;
@@ -220,6 +257,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, escape_round_trip_every_byte);
 	tcase_add_test(tc, escape_rejects_bad);
 	tcase_add_test(tc, outbuf_formats);
+	tcase_add_test(tc, fmt_u64_matches_printf);
 	tcase_add_test(tc, u64map_put_get_del);
 	tcase_add_test(tc, mounts_whole_components);
 	tcase_add_test(tc, mounts_load_proc_format);

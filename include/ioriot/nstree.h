@@ -45,45 +45,68 @@ enum xattr_seen {
 	XS_REMOVED,		/* a remove succeeded */
 };
 
+/* What few nodes have: apart, so that the many nodes stay small. */
+struct node_extra {
+	char *init_target;		/* INIT: a symlink's target, in a
+					 * sandbox, or NULL */
+	struct xattr_fact *xattrs;	/* INIT: attributes from before */
+	struct lock_order *locks;	/* file locks (events_lock.c) */
+};
+
+/*
+ * One path of the namespace.  Nodes are many (one per distinct path), so
+ * they are packed: flags are bits, names are kept once, in the node, and
+ * the rare facts are in node_extra.
+ */
 struct node {
 	struct node *parent;		/* current parent; NULL: root/detached */
 	struct node *orig_parent;	/* parent when first seen */
 	struct node *hnext;		/* hash chain */
-	struct node *all_next;		/* every node, in creation order */
-	char *name, *orig_name;		/* current and first-seen name */
-	uint32_t name_len, orig_name_len;
-	uint32_t hash;
-	uint8_t type;			/* enum node_type */
-	uint8_t state;			/* enum node_state */
-	bool preexisting;		/* INIT: exists before replay */
-	bool init_absent;		/* INIT: must not exist before replay */
-	bool from_start;		/* content dates from before the capture */
-	bool attached;			/* reachable through the hash */
-	bool init_keep;			/* scratch for INIT output (generate.c) */
-	bool has_children;
-	bool mode_changed;		/* chmod seen: later modes are not
-					 * the ones from before the capture */
-	bool init_mode_known;
-	uint16_t init_mode;		/* INIT: its permission bits then */
-	char *init_target;		/* INIT: a symlink's target, in a
-					 * sandbox, or NULL */
-	bool opened;			/* opened by this path (through a
-					 * link: the replay would not) */
-	bool fifo;			/* made a FIFO in the capture */
-	bool xattrs_new;		/* made in the capture: its attributes
-					 * are all from the capture too */
-	struct xattr_fact *xattrs;	/* INIT: attributes from before */
-	struct lock_order *locks;	/* file locks (events_lock.c) */
+	char *name;			/* current name: orig_name, or a copy of
+					 * its own after a rename */
 	struct node *data;		/* hard link: the node with the content */
-	char *full;			/* path cache: the path it was found by */
-	uint32_t full_len, full_gen;
+	struct node_extra *extra;	/* NULL until needed (nstree_extra()) */
 	uint64_t init_size;		/* INIT size of a pre-existing file */
 	uint64_t wlo, whi;		/* hull of ranges written in capture */
 	uint64_t cur_size;		/* best estimate of the current size */
 	struct resource res;		/* any operation on this path */
 	struct resource ns_res;		/* renames, mkdir, rmdir of it: every
 					 * path below it depends on these */
+	uint32_t hash;
+	uint16_t name_len, orig_name_len;	/* < PATHMAP_MAX */
+	uint16_t init_mode;		/* INIT: its permission bits then */
+	uint8_t type;			/* enum node_type */
+	uint8_t state;			/* enum node_state */
+	bool preexisting : 1;		/* INIT: exists before replay */
+	bool init_absent : 1;		/* INIT: must not exist before replay */
+	bool from_start : 1;		/* content dates from before the capture */
+	bool attached : 1;		/* reachable through the hash */
+	bool init_keep : 1;		/* scratch for INIT output (generate.c) */
+	bool has_children : 1;
+	bool mode_changed : 1;		/* chmod seen: later modes are not
+					 * the ones from before the capture */
+	bool init_mode_known : 1;
+	bool opened : 1;		/* opened by this path (through a
+					 * link: the replay would not) */
+	bool fifo : 1;			/* made a FIFO in the capture */
+	bool xattrs_new : 1;		/* made in the capture: its attributes
+					 * are all from the capture too */
+	char orig_name[];		/* the name when first seen, NUL-ended */
 };
+
+/* The extended attributes, symlink target and locks of @n, if any. */
+static inline struct xattr_fact *node_xattrs(const struct node *n)
+{
+	return n->extra ? n->extra->xattrs : NULL;
+}
+
+static inline const char *node_init_target(const struct node *n)
+{
+	return n->extra ? n->extra->init_target : NULL;
+}
+
+/* @n's node_extra, made if missing.  NULL on allocation failure. */
+struct node_extra *nstree_extra(struct node *n);
 
 struct nstree;
 
@@ -193,8 +216,10 @@ int nstree_xattr_seen(struct node *n, const char *name, size_t len,
 /* @n was truncated to @size. */
 void nstree_truncated(struct node *n, uint64_t size);
 
-/* First node in creation order; follow ->all_next. */
-const struct node *nstree_first(const struct nstree *t);
+/* The first node in creation order, and the one after @n; NULL after the
+ * last. */
+struct node *nstree_first(const struct nstree *t);
+struct node *nstree_next(const struct nstree *t, const struct node *n);
 
 /* Number of nodes. */
 uint64_t nstree_count(const struct nstree *t);

@@ -67,13 +67,14 @@ static void lock_order(struct gen *g, struct rlog_op *op, struct node *n,
 		       struct ofd *o, bool blocking)
 {
 	const struct cap_event *ev = g->ev;
-	struct lock_order *lo = n->locks;
+	struct node_extra *x = nstree_extra(n);
+	struct lock_order *lo = x ? x->locks : NULL;
 
 	if (blocking)
 		deps_need(&op->deps, &o->res, timeline(ev));
 	else
 		gen_op_touch(g, op, &o->res);
-	if (!lo && !(lo = n->locks = calloc(1, sizeof(*lo)))) {
+	if (!lo && (!x || !(lo = x->locks = calloc(1, sizeof(*lo))))) {
 		gen_oom(g);
 		return;
 	}

@@ -174,6 +174,25 @@ void gen_uring_exit(struct gen *g, uint32_t pid);
  * descriptions its fixed files hold.  Accepts a zeroed g. */
 void gen_uring_free(struct gen *g);
 
+/* readahead.c: the log read and parsed ahead by a second thread. */
+struct readahead;
+
+/* Start reading @r (opened, header read) in a thread of its own.  Returns
+ * NULL (errno set) if the thread or its buffers cannot be had. */
+struct readahead *readahead_start(struct caplog_reader *r);
+
+/*
+ * The next event of the log, as caplog_next() gives it, valid until the
+ * next call; *@offset gets the log bytes read so far (for progress).
+ * NULL at the end of the log, or on a read error (readahead_finish() says
+ * which).
+ */
+const struct cap_event *readahead_next(struct readahead *ra, uint64_t *offset);
+
+/* Stop the thread (at once, if the log is not read to its end), free
+ * @ra, and return 0 or caplog_next()'s -errno.  Accepts NULL. */
+int readahead_finish(struct readahead *ra);
+
 /* Handle one event: update the model and write its operations. */
 void gen_event(struct gen *g, const struct cap_event *ev);
 

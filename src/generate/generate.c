@@ -142,8 +142,8 @@ static void mark_init(struct gen *g)
 	const struct mount_entry *m;
 	size_t olen, slen;
 
-	for (struct node *n = (struct node *)nstree_first(g->ns); n;
-	     n = n->all_next) {
+	for (struct node *n = nstree_first(g->ns); n;
+	     n = nstree_next(g->ns, n)) {
 		if ((!n->preexisting && !n->init_absent) || n->init_keep ||
 		    !init_paths(g, n, orig, &olen, sandbox, &slen, &m) ||
 		    mounttab_has_below(g->pm.mounts, orig, olen))
@@ -188,7 +188,7 @@ static void write_init_xattrs(struct gen *g, struct outbuf *ob,
 {
 	static const char user[] = "user.";
 
-	for (const struct xattr_fact *x = n->xattrs; x; x = x->next) {
+	for (const struct xattr_fact *x = node_xattrs(n); x; x = x->next) {
 		if (!x->init)
 			continue;
 		if (x->name_len <= sizeof(user) - 1 ||
@@ -212,7 +212,8 @@ static void write_init(struct gen *g, struct outbuf *ob)
 	size_t olen, len;
 
 	mark_init(g);
-	for (const struct node *n = nstree_first(g->ns); n; n = n->all_next) {
+	for (const struct node *n = nstree_first(g->ns); n;
+	     n = nstree_next(g->ns, n)) {
 		if (!n->init_keep || (!n->preexisting && !n->init_absent) ||
 		    !init_paths(g, n, orig, &olen, sandbox, &len, &m))
 			continue;
@@ -228,9 +229,9 @@ static void write_init(struct gen *g, struct outbuf *ob)
 			 * it led to: the capture names the link, not where it
 			 * led. */
 			char unknown[PATHMAP_MAX];
-			const char *target = n->init_target ? n->init_target :
-					     unknown_target(n->init_size,
-							    unknown);
+			const char *target = node_init_target(n);
+			if (!target)
+				target = unknown_target(n->init_size, unknown);
 			rlog_write_init_symlink(ob, sandbox, len, target,
 						strlen(target));
 			sum->init_links++;
@@ -460,7 +461,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	struct mounttab *mounts = NULL;
 	struct outbuf *ops = NULL;
 	struct gen g = { 0 };
-	struct cap_event ev;
+	struct readahead *ra = NULL;
 	char dir[PATHMAP_MAX];
 	int ops_fd = -1, rc;
 
@@ -502,17 +503,31 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	outbuf_init(ops, ops_fd);
 	g.ops = ops;
 
-	uint64_t last_time = 0;
-	while ((rc = caplog_next(r, &ev)) > 0) {
-		if (++sum->events % PROGRESS_EVERY == 0 && opt->progress)
-			opt->progress(opt->progress_ctx, caplog_offset(r),
-				      caplog_size(r));
-		gen_event(&g, &ev);
-		if (ev.time_ns + ev.dur_ns > last_time)
-			last_time = ev.time_ns + ev.dur_ns;
-		if (g.err || ops->err)
-			break;
+	uint64_t last_time = 0, offset;
+	const struct cap_event *ev;
+	bool stopped = false;
+	ra = readahead_start(r);
+	if (!ra) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot start the log's reader: %s",
+			 strerror(errno));
+		goto out;
 	}
+	while ((ev = readahead_next(ra, &offset))) {
+		if (++sum->events % PROGRESS_EVERY == 0 && opt->progress)
+			opt->progress(opt->progress_ctx, offset, caplog_size(r));
+		gen_event(&g, ev);
+		if (ev->time_ns + ev->dur_ns > last_time)
+			last_time = ev->time_ns + ev->dur_ns;
+		if (g.err || ops->err) {
+			stopped = true;
+			break;
+		}
+	}
+	rc = readahead_finish(ra);
+	ra = NULL;
+	if (stopped && rc == 0)
+		rc = 1;		/* not at the end: nothing more to flush */
 	gen_flush_pages(&g);
 	if (rc == 0)
 		gen_uring_flush_all(&g);
@@ -546,6 +561,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	}
 	rc = write_output(&g, opt, ch, ops_fd, err, errlen);
 out:
+	readahead_finish(ra);
 	gen_uring_free(&g);
 	procs_destroy(&g.procs);
 	gen_aio_free(&g);

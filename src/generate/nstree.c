@@ -1,7 +1,8 @@
 /*
  * nstree: namespace model of the capture (nstree.h).  Nodes live in one hash
  * table keyed by (parent pointer, name); a rename re-keys one node and so
- * moves its whole subtree.
+ * moves its whole subtree.  Nodes are cut from large chunks, each with its
+ * name, and are all freed at the end.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,20 +11,29 @@
 #include "ioriot/nstree.h"
 #include "ioriot/pathmap.h"
 
-/* A direct-mapped cache of whole paths, checked against the tree. */
-struct path_slot {
-	uint64_t hash;
-	struct node *node;
+/* Chunks are aligned to their size, so a node's address gives its chunk
+ * (nstree_next()). */
+#define CHUNK_SIZE ((size_t)1 << 20)
+
+/* A chunk the nodes are cut from, in creation order. */
+struct chunk {
+	struct chunk *next;		/* the next newer one */
+	size_t used;			/* bytes of mem cut */
+	char mem[] __attribute__((aligned(8)));
 };
+
+#define CHUNK_ROOM (CHUNK_SIZE - offsetof(struct chunk, mem))
 
 struct nstree {
 	struct node **buckets;
 	size_t mask;
 	uint64_t count;
 	struct node *root;
-	struct node *first, *last;	/* creation order */
-	struct path_slot *paths;	/* mask + 1 slots, like buckets */
-	uint32_t gen;			/* bumped when cached paths go stale */
+	/* A direct-mapped cache of whole paths: mask + 1 slots, like the
+	 * buckets, each the node a path hashing there was last found at;
+	 * a hit is checked against the node's names up to the root. */
+	struct node **paths;
+	struct chunk *oldest, *newest;
 };
 
 /* Mix @len bytes of @data into @h, eight at a time. */
@@ -79,7 +89,7 @@ static int grow(struct nstree *t)
 {
 	size_t cap = (t->mask + 1) * 2;
 	struct node **b = calloc(cap, sizeof(*b));
-	struct path_slot *paths = calloc(cap, sizeof(*paths));
+	struct node **paths = calloc(cap, sizeof(*paths));
 
 	if (!b || !paths) {
 		free(b);
@@ -103,23 +113,38 @@ static int grow(struct nstree *t)
 	return 0;
 }
 
+/* The bytes a node with a name of @len bytes takes in its chunk. */
+static size_t node_size(size_t len)
+{
+	return (sizeof(struct node) + len + 1 + 7) & ~(size_t)7;
+}
+
 static struct node *node_new(struct nstree *t, struct node *parent,
 			     const char *name, size_t len)
 {
-	struct node *n = calloc(1, sizeof(*n) + len + 1);
+	size_t size = node_size(len);
+	struct chunk *c = t->newest;
 
-	if (!n)
-		return NULL;
-	n->name = n->orig_name = (char *)(n + 1);
-	memcpy(n->name, name, len);
-	n->name_len = n->orig_name_len = (uint32_t)len;
+	if (!c || CHUNK_ROOM - c->used < size) {
+		c = aligned_alloc(CHUNK_SIZE, CHUNK_SIZE);
+		if (!c)
+			return NULL;
+		c->next = NULL;
+		c->used = 0;
+		if (t->newest)
+			t->newest->next = c;
+		else
+			t->oldest = c;
+		t->newest = c;
+	}
+	struct node *n = (struct node *)(c->mem + c->used);
+	c->used += size;
+	memset(n, 0, size);
+	n->name = n->orig_name;
+	memcpy(n->orig_name, name, len);
+	n->name_len = n->orig_name_len = (uint16_t)len;
 	n->parent = n->orig_parent = parent;
 	n->hash = hash_name(parent, name, len);
-	if (t->last)
-		t->last->all_next = n;
-	else
-		t->first = n;
-	t->last = n;
 	t->count++;
 	return n;
 }
@@ -141,7 +166,6 @@ struct nstree *nstree_new(void)
 	t->root->type = NT_DIR;
 	t->root->state = NS_EXISTS;
 	t->root->attached = true;
-	t->gen = 1;
 	return t;
 err:
 	nstree_free(t);
@@ -197,35 +221,34 @@ static struct node *child(struct nstree *t, struct node *parent,
 	return n;
 }
 
-/* Store @path as @n's cached path.  False (and nothing cached) on ENOMEM. */
-static bool remember_path(struct node *n, const char *path, size_t len,
-			  uint32_t gen)
+/*
+ * True if @n is where normalised @path (@len bytes) leads now: its names,
+ * and its ancestors', are the path's components from the end, each of them
+ * attached, up to the root.
+ */
+static bool found_by(const struct nstree *t, const struct node *n,
+		     const char *path, size_t len)
 {
-	if (n->full_len != len) {
-		char *full = realloc(n->full, len);
-		if (!full) {
-			n->full_gen = 0;
+	size_t end = len;
+
+	for (; n != t->root; n = n->parent) {
+		size_t nl = n->name_len;
+
+		if (!n || !n->attached || end < nl + 1 || path[end - nl - 1] != '/' ||
+		    !names_equal(path + end - nl, n->name, nl))
 			return false;
-		}
-		n->full = full;
-		n->full_len = (uint32_t)len;
+		end -= nl + 1;
 	}
-	memcpy(n->full, path, len);
-	n->full_gen = gen;
-	return true;
+	return end == 0;
 }
 
 struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
 {
 	uint64_t h = mix_bytes(len, path, len);
-	struct path_slot *slot = &t->paths[h & t->mask];
+	struct node *hit = t->paths[h & t->mask];
 
-	/* Paths repeat: most look-ups end here, without a walk.  A node's
-	 * cached path is valid while it is attached and no directory with
-	 * children has moved (t->gen); a moved file drops its own. */
-	struct node *hit = slot->node;
-	if (hit && slot->hash == h && hit->attached && hit->full_gen == t->gen &&
-	    hit->full_len == len && memcmp(hit->full, path, len) == 0)
+	/* Paths repeat: most look-ups end here, without a walk. */
+	if (hit && found_by(t, hit, path, len))
 		return hit;
 
 	struct node *n = t->root;
@@ -236,12 +259,9 @@ struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
 		if (clen)
 			n = child(t, n, path + start, clen);
 	}
-	if (n && remember_path(n, path, len, t->gen)) {
-		/* child() may have grown the tables: index afresh. */
-		slot = &t->paths[h & t->mask];
-		slot->hash = h;
-		slot->node = n;
-	}
+	/* child() may have grown the tables: index afresh. */
+	if (n)
+		t->paths[h & t->mask] = n;
 	return n;
 }
 
@@ -368,8 +388,6 @@ int nstree_removed(struct nstree *t, struct node *n)
 		return 0;		/* "/" or already gone */
 	/* Like a replaced rename target: out of the namespace, facts kept
 	 * for fds still open on it, an absent placeholder under its name. */
-	if (n->has_children)
-		t->gen++;
 	hash_remove(t, n);
 	n->state = NS_ABSENT;
 	return leave_hole(t, parent, n->name, n->name_len, n);
@@ -379,7 +397,6 @@ int nstree_removed(struct nstree *t, struct node *n)
 static int move_node(struct nstree *t, struct node *n, struct node *parent,
 		     const char *name, size_t len)
 {
-	n->full_gen = 0;
 	if (n->attached)
 		hash_remove(t, n);
 	if (n->name != n->orig_name)
@@ -395,7 +412,7 @@ static int move_node(struct nstree *t, struct node *n, struct node *parent,
 		memcpy(n->name, name, len);
 		n->name[len] = '\0';
 	}
-	n->name_len = (uint32_t)len;
+	n->name_len = (uint16_t)len;
 	n->parent = parent;
 	n->hash = hash_name(parent, n->name, len);
 	hash_insert(t, n);
@@ -425,10 +442,6 @@ int nstree_rename(struct nstree *t, struct node *from, struct node *to,
 	if (!fp || !tp || is_ancestor(from, to) ||
 	    (exchange && is_ancestor(to, from)))
 		return -EINVAL;
-	/* Cached paths below a moved or replaced directory are stale; a
-	 * moved file's own is dropped by move_node(). */
-	if (from->has_children || to->has_children)
-		t->gen++;
 	nstree_exists(from, NT_UNKNOWN);
 	if (exchange)
 		nstree_exists(to, NT_UNKNOWN);
@@ -528,11 +541,13 @@ int nstree_link_target(struct node *n, const char *target, size_t len)
 {
 	/* The first one read: a re-created link (mode_changed, set by
 	 * nstree_created()) is not the one from before. */
-	if (!n || n->init_target || !n->preexisting || n->mode_changed ||
+	if (!n || node_init_target(n) || !n->preexisting || n->mode_changed ||
 	    n->type != NT_SYMLINK)
 		return 0;
-	n->init_target = strndup(target, len);
-	return n->init_target ? 0 : -ENOMEM;
+	struct node_extra *x = nstree_extra(n);
+	if (!x || !(x->init_target = strndup(target, len)))
+		return -ENOMEM;
+	return 0;
 }
 
 void nstree_link_size_seen(struct node *n, uint64_t size)
@@ -547,9 +562,13 @@ void nstree_link_size_seen(struct node *n, uint64_t size)
 static struct xattr_fact *xattr_fact(struct node *n, const char *name,
 				     size_t len)
 {
-	struct xattr_fact *x, **tail = &n->xattrs;
+	struct node_extra *e = nstree_extra(n);
+	struct xattr_fact *x, **tail;
 
-	for (x = n->xattrs; x; x = x->next) {
+	if (!e)
+		return NULL;
+	tail = &e->xattrs;
+	for (x = e->xattrs; x; x = x->next) {
 		if (x->name_len == len && memcmp(x->name, name, len) == 0)
 			return x;
 		tail = &x->next;
@@ -615,9 +634,22 @@ void nstree_truncated(struct node *n, uint64_t size)
 		n->whi = size > n->wlo ? size : n->wlo;
 }
 
-const struct node *nstree_first(const struct nstree *t)
+struct node *nstree_first(const struct nstree *t)
 {
-	return t->first;
+	return t->oldest ? (struct node *)t->oldest->mem : NULL;
+}
+
+struct node *nstree_next(const struct nstree *t, const struct node *n)
+{
+	const struct chunk *c =
+		(const struct chunk *)((uintptr_t)n & ~(uintptr_t)(CHUNK_SIZE - 1));
+	size_t off = (size_t)((const char *)n - c->mem) +
+		     node_size(n->orig_name_len);
+
+	(void)t;
+	if (off < c->used)
+		return (struct node *)(c->mem + off);
+	return c->next ? (struct node *)c->next->mem : NULL;
 }
 
 uint64_t nstree_count(const struct nstree *t)
@@ -625,25 +657,35 @@ uint64_t nstree_count(const struct nstree *t)
 	return t->count;
 }
 
+struct node_extra *nstree_extra(struct node *n)
+{
+	if (!n->extra)
+		n->extra = calloc(1, sizeof(*n->extra));
+	return n->extra;
+}
+
 void nstree_free(struct nstree *t)
 {
 	if (!t)
 		return;
-	struct node *n = t->first;
-	while (n) {
-		struct node *next = n->all_next;
+	for (struct node *n = nstree_first(t); n; n = nstree_next(t, n)) {
 		if (n->name != n->orig_name)
 			free(n->name);
-		free(n->full);
-		free(n->init_target);
-		free(n->locks);
-		while (n->xattrs) {
-			struct xattr_fact *x = n->xattrs;
-			n->xattrs = x->next;
+		if (!n->extra)
+			continue;
+		free(n->extra->init_target);
+		free(n->extra->locks);
+		while (n->extra->xattrs) {
+			struct xattr_fact *x = n->extra->xattrs;
+			n->extra->xattrs = x->next;
 			free(x);
 		}
-		free(n);
-		n = next;
+		free(n->extra);
+	}
+	while (t->oldest) {
+		struct chunk *c = t->oldest;
+		t->oldest = c->next;
+		free(c);
 	}
 	free(t->buckets);
 	free(t->paths);

@@ -83,30 +83,57 @@ static inline unsigned decimal_digits(uint64_t v)
 	return t + (v >= pow10_table[t]) + (t == 0 && v == 0);
 }
 
+/*
+ * The eight decimal digits of @v (< 10^8), leading zeros included, as the
+ * bytes of a little-endian word: the first digit in the lowest byte.  Each
+ * step halves the lanes: 4-digit halves, 2-digit quarters, digits, with
+ * multiplications that divide exactly in their range (SWAR).
+ */
+static inline uint64_t digits8(uint32_t v)
+{
+	uint64_t x = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32;
+	uint64_t q = (x * 10486 >> 20) & 0x0000007F0000007FULL;	/* / 100 */
+
+	x = q | (x - q * 100) << 16;
+	q = (x * 103 >> 10) & 0x000F000F000F000FULL;		/* / 10 */
+	x = q | (x - q * 10) << 8;
+	return x | 0x3030303030303030ULL;
+}
+
+/* Write the last @n (1..8) digits of digits8(@v) at @p; touches 8 bytes. */
+static inline char *put_digits(char *p, uint32_t v, unsigned n)
+{
+	uint64_t x = digits8(v) >> (8 * (8 - n));
+
+	memcpy(p, &x, 8);
+	return p + n;
+}
+
 char *fmt_u64(char *p, uint64_t v)
 {
-	char *end = p + decimal_digits(v), *q = end;
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	if (v < 100) {
+		memcpy(p, digit_pairs + 2 * v, 2);
+		return p + 2;
+	}
+	if (v < 100000000)
+		return put_digits(p, (uint32_t)v, decimal_digits(v));
+	/* Eight digits at a time from the low end; the bytes touched stay
+	 * within the 20 a u64 may use. */
+	uint32_t lo = (uint32_t)(v % 100000000);
+	uint64_t hi = v / 100000000;
 
-	while (v > UINT32_MAX) {
-		unsigned pair = (unsigned)(v % 100) * 2;
-		v /= 100;
-		*--q = digit_pairs[pair + 1];
-		*--q = digit_pairs[pair];
-	}
-	uint32_t w = (uint32_t)v;	/* 32-bit division from here on */
-	while (w >= 100) {
-		unsigned pair = (w % 100) * 2;
-		w /= 100;
-		*--q = digit_pairs[pair + 1];
-		*--q = digit_pairs[pair];
-	}
-	if (w >= 10) {
-		*--q = digit_pairs[w * 2 + 1];
-		*--q = digit_pairs[w * 2];
+	if (hi < 100000000) {
+		p = put_digits(p, (uint32_t)hi, decimal_digits(hi));
 	} else {
-		*--q = (char)('0' + w);
+		uint32_t top = (uint32_t)(hi / 100000000);	/* <= 1844 */
+		p = put_digits(p, top, decimal_digits(top));
+		p = put_digits(p, (uint32_t)(hi % 100000000), 8);
 	}
-	return end;
+	return put_digits(p, lo, 8);
 }
 
 char *fmt_i64(char *p, int64_t v)

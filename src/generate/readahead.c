@@ -1,0 +1,198 @@
+/*
+ * readahead: the capture log read and parsed by a second thread, while the
+ * generator's thread models the events it parsed before (gen.h).  Events
+ * travel in batches through a ring of a few of them; each batch holds the
+ * events and a copy of their paths, because the line reader reuses its
+ * buffer.  The events come out in log order, exactly as caplog_next() gives
+ * them, so the output does not depend on the thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "ioriot/linereader.h"
+
+#define BATCH_EVENTS 2048
+#define BATCHES 4
+/* Room for the strings of a batch; an event's are at most one line's. */
+#define ARENA_SIZE (4 * LINE_MAX_LEN)
+
+struct batch {
+	struct cap_event ev[BATCH_EVENTS];
+	size_t n;
+	uint64_t offset;		/* log bytes read after its last event */
+	char arena[ARENA_SIZE];
+};
+
+struct readahead {
+	struct caplog_reader *r;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t filled;		/* a batch is ready, or the end */
+	pthread_cond_t emptied;		/* a batch is free, or stop */
+	unsigned head, tail;		/* batches handed over: [head, tail) */
+	bool done;			/* the reader returned rc */
+	bool stop;			/* the consumer wants no more */
+	int rc;				/* caplog_next()'s last result */
+	bool held;			/* the consumer holds batch head */
+	size_t pos;			/* ... and is at this event of it */
+	struct batch *b[BATCHES];
+};
+
+/* Copy @len bytes of @s and a NUL into the arena at *@used. */
+static const char *keep(struct batch *b, size_t *used, const char *s,
+			uint32_t len)
+{
+	char *d = b->arena + *used;
+
+	memcpy(d, s, len);
+	d[len] = '\0';
+	*used += (size_t)len + 1;
+	return d;
+}
+
+/* Fill @b with the next events; sets *@rc to caplog_next()'s result at
+ * the end of the log or on an error. */
+static void fill(struct readahead *ra, struct batch *b, int *rc)
+{
+	size_t used = 0;
+
+	b->n = 0;
+	while (b->n < BATCH_EVENTS &&
+	       ARENA_SIZE - used >= LINE_MAX_LEN + 2) {
+		struct cap_event *ev = &b->ev[b->n];
+
+		*rc = caplog_next(ra->r, ev);
+		if (*rc <= 0)
+			break;
+		/* An absent path is a static "", a present one (even empty)
+		 * points into the reader's buffer. */
+		if (ev->have & CAP_PATH)
+			ev->path = keep(b, &used, ev->path, ev->path_len);
+		if (ev->have & CAP_PATH2)
+			ev->path2 = keep(b, &used, ev->path2, ev->path2_len);
+		b->n++;
+	}
+	b->offset = caplog_offset(ra->r);
+}
+
+static void *reader_main(void *arg)
+{
+	struct readahead *ra = arg;
+	int rc = 1;
+
+	while (rc > 0) {
+		pthread_mutex_lock(&ra->lock);
+		while (ra->tail - ra->head == BATCHES && !ra->stop)
+			pthread_cond_wait(&ra->emptied, &ra->lock);
+		bool stop = ra->stop;
+		struct batch *b = ra->b[ra->tail % BATCHES];
+		pthread_mutex_unlock(&ra->lock);
+		if (stop)
+			break;
+		fill(ra, b, &rc);
+		pthread_mutex_lock(&ra->lock);
+		ra->tail++;
+		pthread_cond_signal(&ra->filled);
+		pthread_mutex_unlock(&ra->lock);
+	}
+	pthread_mutex_lock(&ra->lock);
+	ra->rc = rc > 0 ? 0 : rc;
+	ra->done = true;
+	pthread_cond_signal(&ra->filled);
+	pthread_mutex_unlock(&ra->lock);
+	return NULL;
+}
+
+struct readahead *readahead_start(struct caplog_reader *r)
+{
+	struct readahead *ra = calloc(1, sizeof(*ra));
+	int i;
+
+	if (!ra)
+		return NULL;
+	ra->r = r;
+	for (i = 0; i < BATCHES; i++)
+		if (!(ra->b[i] = malloc(sizeof(*ra->b[i]))))
+			goto err;
+	if (pthread_mutex_init(&ra->lock, NULL))
+		goto err;
+	if (pthread_cond_init(&ra->filled, NULL))
+		goto err_lock;
+	if (pthread_cond_init(&ra->emptied, NULL))
+		goto err_filled;
+	if (pthread_create(&ra->thread, NULL, reader_main, ra))
+		goto err_emptied;
+	return ra;
+
+err_emptied:
+	pthread_cond_destroy(&ra->emptied);
+err_filled:
+	pthread_cond_destroy(&ra->filled);
+err_lock:
+	pthread_mutex_destroy(&ra->lock);
+err:
+	for (i = 0; i < BATCHES; i++)
+		free(ra->b[i]);
+	free(ra);
+	return NULL;
+}
+
+const struct cap_event *readahead_next(struct readahead *ra, uint64_t *offset)
+{
+	struct batch *b = ra->b[ra->head % BATCHES];
+
+	if (ra->held && ra->pos < b->n) {
+		*offset = b->offset;
+		return &b->ev[ra->pos++];
+	}
+	pthread_mutex_lock(&ra->lock);
+	if (ra->held) {
+		/* Done with it: the reader may refill it. */
+		ra->head++;
+		ra->held = false;
+		ra->pos = 0;
+		pthread_cond_signal(&ra->emptied);
+	}
+	for (;;) {
+		while (ra->head == ra->tail && !ra->done)
+			pthread_cond_wait(&ra->filled, &ra->lock);
+		if (ra->head == ra->tail) {
+			pthread_mutex_unlock(&ra->lock);
+			return NULL;
+		}
+		b = ra->b[ra->head % BATCHES];
+		if (b->n)
+			break;
+		ra->head++;		/* the empty last batch */
+		pthread_cond_signal(&ra->emptied);
+	}
+	ra->held = true;
+	pthread_mutex_unlock(&ra->lock);
+	*offset = b->offset;
+	return &b->ev[ra->pos++];
+}
+
+int readahead_finish(struct readahead *ra)
+{
+	int rc;
+
+	if (!ra)
+		return 0;
+	pthread_mutex_lock(&ra->lock);
+	ra->stop = true;
+	pthread_cond_signal(&ra->emptied);
+	pthread_mutex_unlock(&ra->lock);
+	pthread_join(ra->thread, NULL);
+	rc = ra->rc;
+	pthread_cond_destroy(&ra->emptied);
+	pthread_cond_destroy(&ra->filled);
+	pthread_mutex_destroy(&ra->lock);
+	for (int i = 0; i < BATCHES; i++)
+		free(ra->b[i]);
+	free(ra);
+	return rc;
+}
