@@ -120,6 +120,27 @@ struct ioriot_maps {
 #define IORIOT_UNCAP_SLOTS 1024
 #define IORIOT_UNCAP_OTHER_ABI (IORIOT_UNCAP_SLOTS - 1)
 
+/*
+ * A syscall the probe's dispatchers capture themselves (capture.bpf.c's
+ * TRACED list, trace_specs): its name as the kernel's tracepoints spell
+ * it, enum sys_id, number of arguments, path arguments (-1: none) and the
+ * probe's enum extra_kind.  The loader maps names to syscall numbers and
+ * sets one struct nr_spec per number (nr_specs) before load.
+ */
+struct trace_spec {
+	char name[24];
+	__u16 sys;
+	__s8 nargs, p1, p2;
+	__u8 kind;
+};
+
+struct nr_spec {
+	__u16 sys;
+	__s8 nargs, p1, p2;
+	__u8 kind;
+	__u8 traced;		/* 0: no trace_specs entry for the number */
+};
+
 struct ioriot_event {
 	__u64 time_ns;		/* syscall entry, CLOCK_MONOTONIC */
 	__u64 dur_ns;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * capture.bpf.c: the kernel side of the eBPF capture.  Two programs on the
- * raw sys_enter and sys_exit tracepoints see every syscall and pass the
- * captured ones by tail call, through a table indexed by syscall number, to
- * that syscall's entry or exit program; the syscalls of captured processes
- * that have no program are counted per number.  The raw tracepoints cost a
- * fraction of the per-syscall tracepoints (syscalls:sys_enter_X), which
- * copy every call's arguments into a record before any program runs.  BTF
+ * raw sys_enter and sys_exit tracepoints see every syscall.  They capture
+ * the syscalls of the TRACED list themselves, from a table by syscall
+ * number that the loader fills (nr_specs), and pass the few with more to
+ * do by tail call to programs of their own; the syscalls of captured
+ * processes that are not captured are counted per number.  The raw
+ * tracepoints cost a fraction of the per-syscall tracepoints
+ * (syscalls:sys_enter_X), which copy every call's arguments into a record
+ * before any program runs, and a tail call costs more than the rest of a
+ * syscall's entry.  BTF
  * tracepoints follow fork, exec and exit; the page fault tracepoints I/O
  * through file mappings, with the probe's own table of each process's file
  * mappings.  Entry stores the arguments per thread, exit sends one struct
@@ -54,9 +57,9 @@ struct {
 	__type(value, __u64);
 } uncaptured SEC(".maps");
 
-/* Each captured syscall's entry and exit program, by syscall number, set
- * by the loader after load; the dispatchers (on_sys_enter, on_sys_exit)
- * tail-call them. */
+/* The entry and exit programs of the syscalls that have their own, by
+ * syscall number, set by the loader after load; the dispatchers
+ * (on_sys_enter, on_sys_exit) tail-call them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
 	__uint(max_entries, IORIOT_UNCAP_SLOTS);
@@ -75,6 +78,12 @@ struct {
 struct inflight {
 	__u64 time_ns;		/* 0: none in flight */
 	__u32 sys;		/* whose entry this is */
+	__u16 nr;		/* its syscall number */
+	__u8 traced;		/* 1: a TRACE syscall, whose exit on_sys_exit
+				 * runs with the three fields below; 0: one
+				 * with an exit program of its own */
+	__u8 kind;		/* enum extra_kind */
+	__s8 p1, p2;		/* the path arguments, -1: none */
 	__u64 args[6];
 	__u64 extra[2];
 	__u32 flags;
@@ -357,6 +366,16 @@ struct sys_ctx {
 #error "the capture reads syscall arguments from x86-64 or arm64 registers"
 #endif
 
+/* @c from the registers at the entry of syscall @id. */
+static __always_inline void sys_ctx_enter(struct sys_ctx *c,
+					  const struct pt_regs *regs, long id)
+{
+	c->id = id;
+	c->ret = 0;
+	for (int i = 0; i < 6; i++)
+		c->args[i] = SYSCALL_ARG(regs, i);
+}
+
 /*
  * SYS_ENTER(name) { body } defines syscall @name's entry program, a tail
  * call target of on_sys_enter, whose body sees `const struct sys_ctx
@@ -368,10 +387,9 @@ static __always_inline int enter_##name##_body(const struct sys_ctx *ctx);	\
 SEC("tp_btf/sys_enter")								\
 int BPF_PROG(enter_##name, struct pt_regs *regs, long id)			\
 {										\
-	struct sys_ctx c = { .id = id };					\
+	struct sys_ctx c;							\
 										\
-	for (int i = 0; i < 6; i++)						\
-		c.args[i] = SYSCALL_ARG(regs, i);				\
+	sys_ctx_enter(&c, regs, id);						\
 	return enter_##name##_body(&c);						\
 }										\
 static __always_inline int enter_##name##_body(const struct sys_ctx *ctx)
@@ -387,21 +405,24 @@ int BPF_PROG(exit_##name, struct pt_regs *regs, long ret)			\
 }										\
 static __always_inline int exit_##name##_body(const struct sys_ctx *ctx)
 
-static __always_inline int on_enter(const struct sys_ctx *ctx,
-				    __u32 sys, int nargs, enum extra_kind kind)
+static __always_inline struct inflight *
+enter_common(const struct sys_ctx *ctx, __u32 sys, int nargs,
+	     enum extra_kind kind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in;
 
 	if (!wanted(id >> 32))
-		return 0;
+		return NULL;
 	in = inflight_get(true);
 	if (!in) {
 		__sync_fetch_and_add(&lost_events, 1);
-		return 0;
+		return NULL;
 	}
 	in->time_ns = bpf_ktime_get_ns();
 	in->sys = sys;
+	in->nr = (__u16)ctx->id;
+	in->traced = 0;
 	in->flags = 0;
 	in->umask = 0;
 	/* Only the syscall's own arguments: the registers of the others
@@ -466,6 +487,15 @@ static __always_inline int on_enter(const struct sys_ctx *ctx,
 	}
 	if (makes_inode(sys, in))
 		take_umask(in);
+	return in;
+}
+
+/* The entry of syscall @sys with @nargs arguments: its state for the exit
+ * (its own exit program's), if its process is captured.  Returns 0. */
+static __always_inline int on_enter(const struct sys_ctx *ctx, __u32 sys,
+				    int nargs, enum extra_kind kind)
+{
+	enter_common(ctx, sys, nargs, kind);
 	return 0;
 }
 
@@ -607,13 +637,15 @@ static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
 	ev->umask = in->umask;
 }
 
-static __always_inline int on_exit(const struct sys_ctx *ctx,
-				   __u32 sys, int p1, int p2,
-				   enum extra_kind kind)
+/* Send the event of the syscall whose entry left @in, if it is @sys's;
+ * @p1 and @p2 are its path arguments (-1: none), @kind what else to
+ * read.  Returns 0. */
+static __always_inline int exit_with(const struct sys_ctx *ctx,
+				     struct inflight *in, __u32 sys, int p1,
+				     int p2, enum extra_kind kind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 zero = 0;
-	struct inflight *in = inflight_get(false);
 	struct scratch *s;
 	__u32 len0 = 0, len1 = 0;
 
@@ -687,114 +719,126 @@ out:
 	return 0;
 }
 
-/* One entry and one exit program per syscall: name, number of arguments,
- * id, path arguments (-1: none), what else the exit reads. */
-#define TRACE(name, nargs, sys, p1, p2, kind)					\
-SYS_ENTER(name)									\
-{										\
-	return on_enter(ctx, sys, nargs, kind);					\
-}										\
-SYS_EXIT(name)									\
-{										\
-	return on_exit(ctx, sys, p1, p2, kind);					\
+static __always_inline int on_exit(const struct sys_ctx *ctx, __u32 sys,
+				   int p1, int p2, enum extra_kind kind)
+{
+	return exit_with(ctx, inflight_get(false), sys, p1, p2, kind);
 }
 
-TRACE(open, 3, SYS_OPEN, 0, -1, EX_NONE)
-TRACE(openat, 4, SYS_OPENAT, 1, -1, EX_NONE)
-TRACE(openat2, 4, SYS_OPENAT2, 1, -1, EX_OPENAT2)
-TRACE(creat, 2, SYS_CREAT, 0, -1, EX_NONE)
-TRACE(close, 1, SYS_CLOSE, -1, -1, EX_NONE)
-TRACE(close_range, 3, SYS_CLOSE_RANGE, -1, -1, EX_NONE)
-TRACE(read, 3, SYS_READ, -1, -1, EX_NONE)
-TRACE(pread64, 4, SYS_PREAD64, -1, -1, EX_NONE)
-TRACE(readv, 3, SYS_READV, -1, -1, EX_IOV)
-TRACE(preadv, 5, SYS_PREADV, -1, -1, EX_IOV)
-TRACE(preadv2, 6, SYS_PREADV2, -1, -1, EX_IOV)
-TRACE(write, 3, SYS_WRITE, -1, -1, EX_NONE)
-TRACE(pwrite64, 4, SYS_PWRITE64, -1, -1, EX_NONE)
-TRACE(writev, 3, SYS_WRITEV, -1, -1, EX_IOV)
-TRACE(pwritev, 5, SYS_PWRITEV, -1, -1, EX_IOV)
-TRACE(pwritev2, 6, SYS_PWRITEV2, -1, -1, EX_IOV)
-TRACE(lseek, 3, SYS_LSEEK, -1, -1, EX_NONE)
-TRACE(sendfile64, 4, SYS_SENDFILE, -1, -1, EX_SENDFILE)
-TRACE(copy_file_range, 6, SYS_COPY_FILE_RANGE, -1, -1, EX_COPY)
-TRACE(fsync, 1, SYS_FSYNC, -1, -1, EX_NONE)
-TRACE(fdatasync, 1, SYS_FDATASYNC, -1, -1, EX_NONE)
-TRACE(sync, 0, SYS_SYNC, -1, -1, EX_NONE)
-TRACE(syncfs, 1, SYS_SYNCFS, -1, -1, EX_NONE)
-TRACE(sync_file_range, 4, SYS_SYNC_FILE_RANGE, -1, -1, EX_NONE)
-TRACE(fallocate, 4, SYS_FALLOCATE, -1, -1, EX_NONE)
-TRACE(ftruncate, 2, SYS_FTRUNCATE, -1, -1, EX_NONE)
-TRACE(truncate, 2, SYS_TRUNCATE, 0, -1, EX_NONE)
-TRACE(fadvise64, 4, SYS_FADVISE64, -1, -1, EX_NONE)
-TRACE(readahead, 3, SYS_READAHEAD, -1, -1, EX_NONE)
-TRACE(newstat, 2, SYS_STAT, 0, -1, EX_STAT1)
-TRACE(newlstat, 2, SYS_LSTAT, 0, -1, EX_STAT1)
-TRACE(newfstat, 2, SYS_FSTAT, -1, -1, EX_STAT1)
-TRACE(newfstatat, 4, SYS_NEWFSTATAT, 1, -1, EX_STAT2)
-TRACE(statx, 5, SYS_STATX, 1, -1, EX_STATX)
-TRACE(statfs, 2, SYS_STATFS, 0, -1, EX_NONE)
-TRACE(fstatfs, 2, SYS_FSTATFS, -1, -1, EX_NONE)
-TRACE(access, 2, SYS_ACCESS, 0, -1, EX_NONE)
-TRACE(faccessat, 3, SYS_FACCESSAT, 1, -1, EX_NONE)
-TRACE(faccessat2, 4, SYS_FACCESSAT2, 1, -1, EX_NONE)
-TRACE(getdents, 3, SYS_GETDENTS, -1, -1, EX_NONE)
-TRACE(getdents64, 3, SYS_GETDENTS64, -1, -1, EX_NONE)
-TRACE(mkdir, 2, SYS_MKDIR, 0, -1, EX_NONE)
-TRACE(mkdirat, 3, SYS_MKDIRAT, 1, -1, EX_NONE)
-TRACE(mknod, 3, SYS_MKNOD, 0, -1, EX_NONE)
-TRACE(mknodat, 4, SYS_MKNODAT, 1, -1, EX_NONE)
-TRACE(rmdir, 1, SYS_RMDIR, 0, -1, EX_NONE)
-TRACE(unlink, 1, SYS_UNLINK, 0, -1, EX_NONE)
-TRACE(unlinkat, 3, SYS_UNLINKAT, 1, -1, EX_NONE)
-TRACE(rename, 2, SYS_RENAME, 0, 1, EX_NONE)
-TRACE(renameat, 4, SYS_RENAMEAT, 1, 3, EX_NONE)
-TRACE(renameat2, 5, SYS_RENAMEAT2, 1, 3, EX_NONE)
-TRACE(link, 2, SYS_LINK, 0, 1, EX_NONE)
-TRACE(linkat, 5, SYS_LINKAT, 1, 3, EX_NONE)
-TRACE(symlink, 2, SYS_SYMLINK, 0, 1, EX_NONE)
-TRACE(symlinkat, 3, SYS_SYMLINKAT, 0, 2, EX_NONE)
-TRACE(readlink, 3, SYS_READLINK, 0, 1, EX_READLINK)
-TRACE(readlinkat, 4, SYS_READLINKAT, 1, 2, EX_READLINK)
-TRACE(chmod, 2, SYS_CHMOD, 0, -1, EX_NONE)
-TRACE(fchmod, 2, SYS_FCHMOD, -1, -1, EX_NONE)
-TRACE(fchmodat, 3, SYS_FCHMODAT, 1, -1, EX_NONE)
-TRACE(fchmodat2, 4, SYS_FCHMODAT2, 1, -1, EX_NONE)
-TRACE(chown, 3, SYS_CHOWN, 0, -1, EX_NONE)
-TRACE(fchown, 3, SYS_FCHOWN, -1, -1, EX_NONE)
-TRACE(lchown, 3, SYS_LCHOWN, 0, -1, EX_NONE)
-TRACE(fchownat, 5, SYS_FCHOWNAT, 1, -1, EX_NONE)
-TRACE(utimensat, 4, SYS_UTIMENSAT, 1, -1, EX_NONE)
-TRACE(fcntl, 3, SYS_FCNTL, -1, -1, EX_FCNTL)
-TRACE(dup, 1, SYS_DUP, -1, -1, EX_NONE)
-TRACE(dup2, 2, SYS_DUP2, -1, -1, EX_NONE)
-TRACE(dup3, 3, SYS_DUP3, -1, -1, EX_NONE)
-TRACE(chdir, 1, SYS_CHDIR, 0, -1, EX_NONE)
-TRACE(fchdir, 1, SYS_FCHDIR, -1, -1, EX_NONE)
-TRACE(msync, 3, SYS_MSYNC, -1, -1, EX_NONE)
-TRACE(madvise, 3, SYS_MADVISE, -1, -1, EX_NONE)
-TRACE(setxattr, 5, SYS_SETXATTR, 0, 1, EX_SETXATTR)
-TRACE(lsetxattr, 5, SYS_LSETXATTR, 0, 1, EX_SETXATTR)
-TRACE(fsetxattr, 5, SYS_FSETXATTR, -1, 1, EX_SETXATTR)
-TRACE(setxattrat, 6, SYS_SETXATTRAT, 1, 3, EX_SETXATTRAT)
-TRACE(getxattr, 4, SYS_GETXATTR, 0, 1, EX_NONE)
-TRACE(lgetxattr, 4, SYS_LGETXATTR, 0, 1, EX_NONE)
-TRACE(fgetxattr, 4, SYS_FGETXATTR, -1, 1, EX_NONE)
-TRACE(getxattrat, 6, SYS_GETXATTRAT, 1, 3, EX_XATTRAT)
-TRACE(listxattr, 3, SYS_LISTXATTR, 0, -1, EX_NONE)
-TRACE(llistxattr, 3, SYS_LLISTXATTR, 0, -1, EX_NONE)
-TRACE(flistxattr, 3, SYS_FLISTXATTR, -1, -1, EX_NONE)
-TRACE(listxattrat, 5, SYS_LISTXATTRAT, 1, -1, EX_NONE)
-TRACE(removexattr, 2, SYS_REMOVEXATTR, 0, 1, EX_NONE)
-TRACE(lremovexattr, 2, SYS_LREMOVEXATTR, 0, 1, EX_NONE)
-TRACE(fremovexattr, 2, SYS_FREMOVEXATTR, -1, 1, EX_NONE)
-TRACE(removexattrat, 4, SYS_REMOVEXATTRAT, 1, 3, EX_NONE)
-TRACE(flock, 2, SYS_FLOCK, -1, -1, EX_NONE)
-TRACE(splice, 6, SYS_SPLICE, -1, -1, EX_COPY)
-TRACE(tee, 4, SYS_TEE, -1, -1, EX_NONE)
-TRACE(io_setup, 2, SYS_IO_SETUP, -1, -1, EX_AIOCTX)
-TRACE(io_destroy, 1, SYS_IO_DESTROY, -1, -1, EX_NONE)
-TRACE(io_cancel, 3, SYS_IO_CANCEL, -1, -1, EX_NONE)
+/*
+ * The syscalls on_sys_enter and on_sys_exit capture themselves, without a
+ * program of their own: name (as the kernel's tracepoints spell it),
+ * number of arguments, id, path arguments (-1: none), what else the exit
+ * reads.  The loader maps each name to its number and fills nr_specs.
+ */
+#define TRACED(X) \
+	X(open, 3, SYS_OPEN, 0, -1, EX_NONE) \
+	X(openat, 4, SYS_OPENAT, 1, -1, EX_NONE) \
+	X(openat2, 4, SYS_OPENAT2, 1, -1, EX_OPENAT2) \
+	X(creat, 2, SYS_CREAT, 0, -1, EX_NONE) \
+	X(close, 1, SYS_CLOSE, -1, -1, EX_NONE) \
+	X(close_range, 3, SYS_CLOSE_RANGE, -1, -1, EX_NONE) \
+	X(read, 3, SYS_READ, -1, -1, EX_NONE) \
+	X(pread64, 4, SYS_PREAD64, -1, -1, EX_NONE) \
+	X(readv, 3, SYS_READV, -1, -1, EX_IOV) \
+	X(preadv, 5, SYS_PREADV, -1, -1, EX_IOV) \
+	X(preadv2, 6, SYS_PREADV2, -1, -1, EX_IOV) \
+	X(write, 3, SYS_WRITE, -1, -1, EX_NONE) \
+	X(pwrite64, 4, SYS_PWRITE64, -1, -1, EX_NONE) \
+	X(writev, 3, SYS_WRITEV, -1, -1, EX_IOV) \
+	X(pwritev, 5, SYS_PWRITEV, -1, -1, EX_IOV) \
+	X(pwritev2, 6, SYS_PWRITEV2, -1, -1, EX_IOV) \
+	X(lseek, 3, SYS_LSEEK, -1, -1, EX_NONE) \
+	X(sendfile64, 4, SYS_SENDFILE, -1, -1, EX_SENDFILE) \
+	X(copy_file_range, 6, SYS_COPY_FILE_RANGE, -1, -1, EX_COPY) \
+	X(fsync, 1, SYS_FSYNC, -1, -1, EX_NONE) \
+	X(fdatasync, 1, SYS_FDATASYNC, -1, -1, EX_NONE) \
+	X(sync, 0, SYS_SYNC, -1, -1, EX_NONE) \
+	X(syncfs, 1, SYS_SYNCFS, -1, -1, EX_NONE) \
+	X(sync_file_range, 4, SYS_SYNC_FILE_RANGE, -1, -1, EX_NONE) \
+	X(fallocate, 4, SYS_FALLOCATE, -1, -1, EX_NONE) \
+	X(ftruncate, 2, SYS_FTRUNCATE, -1, -1, EX_NONE) \
+	X(truncate, 2, SYS_TRUNCATE, 0, -1, EX_NONE) \
+	X(fadvise64, 4, SYS_FADVISE64, -1, -1, EX_NONE) \
+	X(readahead, 3, SYS_READAHEAD, -1, -1, EX_NONE) \
+	X(newstat, 2, SYS_STAT, 0, -1, EX_STAT1) \
+	X(newlstat, 2, SYS_LSTAT, 0, -1, EX_STAT1) \
+	X(newfstat, 2, SYS_FSTAT, -1, -1, EX_STAT1) \
+	X(newfstatat, 4, SYS_NEWFSTATAT, 1, -1, EX_STAT2) \
+	X(statx, 5, SYS_STATX, 1, -1, EX_STATX) \
+	X(statfs, 2, SYS_STATFS, 0, -1, EX_NONE) \
+	X(fstatfs, 2, SYS_FSTATFS, -1, -1, EX_NONE) \
+	X(access, 2, SYS_ACCESS, 0, -1, EX_NONE) \
+	X(faccessat, 3, SYS_FACCESSAT, 1, -1, EX_NONE) \
+	X(faccessat2, 4, SYS_FACCESSAT2, 1, -1, EX_NONE) \
+	X(getdents, 3, SYS_GETDENTS, -1, -1, EX_NONE) \
+	X(getdents64, 3, SYS_GETDENTS64, -1, -1, EX_NONE) \
+	X(mkdir, 2, SYS_MKDIR, 0, -1, EX_NONE) \
+	X(mkdirat, 3, SYS_MKDIRAT, 1, -1, EX_NONE) \
+	X(mknod, 3, SYS_MKNOD, 0, -1, EX_NONE) \
+	X(mknodat, 4, SYS_MKNODAT, 1, -1, EX_NONE) \
+	X(rmdir, 1, SYS_RMDIR, 0, -1, EX_NONE) \
+	X(unlink, 1, SYS_UNLINK, 0, -1, EX_NONE) \
+	X(unlinkat, 3, SYS_UNLINKAT, 1, -1, EX_NONE) \
+	X(rename, 2, SYS_RENAME, 0, 1, EX_NONE) \
+	X(renameat, 4, SYS_RENAMEAT, 1, 3, EX_NONE) \
+	X(renameat2, 5, SYS_RENAMEAT2, 1, 3, EX_NONE) \
+	X(link, 2, SYS_LINK, 0, 1, EX_NONE) \
+	X(linkat, 5, SYS_LINKAT, 1, 3, EX_NONE) \
+	X(symlink, 2, SYS_SYMLINK, 0, 1, EX_NONE) \
+	X(symlinkat, 3, SYS_SYMLINKAT, 0, 2, EX_NONE) \
+	X(readlink, 3, SYS_READLINK, 0, 1, EX_READLINK) \
+	X(readlinkat, 4, SYS_READLINKAT, 1, 2, EX_READLINK) \
+	X(chmod, 2, SYS_CHMOD, 0, -1, EX_NONE) \
+	X(fchmod, 2, SYS_FCHMOD, -1, -1, EX_NONE) \
+	X(fchmodat, 3, SYS_FCHMODAT, 1, -1, EX_NONE) \
+	X(fchmodat2, 4, SYS_FCHMODAT2, 1, -1, EX_NONE) \
+	X(chown, 3, SYS_CHOWN, 0, -1, EX_NONE) \
+	X(fchown, 3, SYS_FCHOWN, -1, -1, EX_NONE) \
+	X(lchown, 3, SYS_LCHOWN, 0, -1, EX_NONE) \
+	X(fchownat, 5, SYS_FCHOWNAT, 1, -1, EX_NONE) \
+	X(utimensat, 4, SYS_UTIMENSAT, 1, -1, EX_NONE) \
+	X(fcntl, 3, SYS_FCNTL, -1, -1, EX_FCNTL) \
+	X(dup, 1, SYS_DUP, -1, -1, EX_NONE) \
+	X(dup2, 2, SYS_DUP2, -1, -1, EX_NONE) \
+	X(dup3, 3, SYS_DUP3, -1, -1, EX_NONE) \
+	X(chdir, 1, SYS_CHDIR, 0, -1, EX_NONE) \
+	X(fchdir, 1, SYS_FCHDIR, -1, -1, EX_NONE) \
+	X(msync, 3, SYS_MSYNC, -1, -1, EX_NONE) \
+	X(madvise, 3, SYS_MADVISE, -1, -1, EX_NONE) \
+	X(setxattr, 5, SYS_SETXATTR, 0, 1, EX_SETXATTR) \
+	X(lsetxattr, 5, SYS_LSETXATTR, 0, 1, EX_SETXATTR) \
+	X(fsetxattr, 5, SYS_FSETXATTR, -1, 1, EX_SETXATTR) \
+	X(setxattrat, 6, SYS_SETXATTRAT, 1, 3, EX_SETXATTRAT) \
+	X(getxattr, 4, SYS_GETXATTR, 0, 1, EX_NONE) \
+	X(lgetxattr, 4, SYS_LGETXATTR, 0, 1, EX_NONE) \
+	X(fgetxattr, 4, SYS_FGETXATTR, -1, 1, EX_NONE) \
+	X(getxattrat, 6, SYS_GETXATTRAT, 1, 3, EX_XATTRAT) \
+	X(listxattr, 3, SYS_LISTXATTR, 0, -1, EX_NONE) \
+	X(llistxattr, 3, SYS_LLISTXATTR, 0, -1, EX_NONE) \
+	X(flistxattr, 3, SYS_FLISTXATTR, -1, -1, EX_NONE) \
+	X(listxattrat, 5, SYS_LISTXATTRAT, 1, -1, EX_NONE) \
+	X(removexattr, 2, SYS_REMOVEXATTR, 0, 1, EX_NONE) \
+	X(lremovexattr, 2, SYS_LREMOVEXATTR, 0, 1, EX_NONE) \
+	X(fremovexattr, 2, SYS_FREMOVEXATTR, -1, 1, EX_NONE) \
+	X(removexattrat, 4, SYS_REMOVEXATTRAT, 1, 3, EX_NONE) \
+	X(flock, 2, SYS_FLOCK, -1, -1, EX_NONE) \
+	X(splice, 6, SYS_SPLICE, -1, -1, EX_COPY) \
+	X(tee, 4, SYS_TEE, -1, -1, EX_NONE) \
+	X(io_setup, 2, SYS_IO_SETUP, -1, -1, EX_AIOCTX) \
+	X(io_destroy, 1, SYS_IO_DESTROY, -1, -1, EX_NONE) \
+	X(io_cancel, 3, SYS_IO_CANCEL, -1, -1, EX_NONE) \
+	X(io_uring_setup, 2, SYS_IO_URING_SETUP, -1, -1, EX_URING_SETUP) \
+	X(io_uring_enter, 6, SYS_IO_URING_ENTER, -1, -1, EX_NONE)
+
+#define TRACE_SPEC(name, nargs, sys, p1, p2, kind) \
+	{ #name, sys, nargs, p1, p2, kind },
+const volatile struct trace_spec trace_specs[] = { TRACED(TRACE_SPEC) };
+
+/* What on_sys_enter needs of a trace_specs entry, by syscall number, set
+ * by the loader before load. */
+const volatile struct nr_spec nr_specs[IORIOT_UNCAP_SLOTS] = {};
+
 
 /*
  * Linux AIO.  io_submit's entry copies up to IORIOT_EV_AIO_MAX iocbs (the
@@ -1107,9 +1151,6 @@ struct {
 
 /* Where an sqe record's arguments are (the layout "edOcfA"). */
 enum { SQE_RING, SQE_FD, SQE_OFF, SQE_LEN, SQE_FLAGS, SQE_DATA };
-
-TRACE(io_uring_setup, 2, SYS_IO_URING_SETUP, -1, -1, EX_URING_SETUP)
-TRACE(io_uring_enter, 6, SYS_IO_URING_ENTER, -1, -1, EX_NONE)
 
 SEC("tracepoint/io_uring/io_uring_create")
 int on_uring_create(struct trace_event_raw_io_uring_create *tp)
@@ -1984,6 +2025,26 @@ SYS_ENTER(exit_group)
 	return 0;
 }
 
+/* The entry of a TRACED syscall, number @nr: its state, with what its exit
+ * reads, if its process is captured. */
+static __always_inline int trace_enter(const struct pt_regs *regs, long id,
+				       __u32 nr)
+{
+	const volatile struct nr_spec *spec = &nr_specs[nr];
+	struct inflight *in;
+	struct sys_ctx c;
+
+	sys_ctx_enter(&c, regs, id);
+	in = enter_common(&c, spec->sys, spec->nargs, spec->kind);
+	if (in) {
+		in->traced = 1;
+		in->kind = spec->kind;
+		in->p1 = spec->p1;
+		in->p2 = spec->p2;
+	}
+	return 0;
+}
+
 #ifdef __TARGET_ARCH_x86
 #define X86_TS_COMPAT 0x0002	/* thread_info.status: an ia32 syscall */
 #endif
@@ -2014,6 +2075,8 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	if (id >= IORIOT_UNCAP_OTHER_ABI)
 		nr = IORIOT_UNCAP_OTHER_ABI;
 	else if (nr != IORIOT_UNCAP_OTHER_ABI && captured_nr[nr]) {
+		if (nr_specs[nr].traced)
+			return trace_enter(regs, id, nr);
 		bpf_tail_call(ctx, &enter_progs, nr);
 		return 0;
 	}
@@ -2026,17 +2089,26 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 }
 
 /*
- * Every syscall's exit: to the exit program of its number, if any.  An
- * exit program sends only what its own entry left (an ia32 syscall's
- * number may name another, but its entry left nothing).
+ * Every syscall's exit: a TRACED syscall's event is sent here, the others
+ * go to the exit program of their number, if any.  Each sends only what
+ * its own entry left (an ia32 syscall's number may name another, but its
+ * entry left nothing).
  */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 nr = SYSCALL_NR(regs);
+	struct inflight *in;
 
-	if (nr < IORIOT_UNCAP_OTHER_ABI)
-		bpf_tail_call(ctx, &exit_progs, (__u32)nr);
+	if (nr >= IORIOT_UNCAP_OTHER_ABI || !captured_nr[nr])
+		return 0;
+	in = inflight_get(false);
+	if (in && in->time_ns && in->traced && in->nr == nr) {
+		struct sys_ctx c = { .id = (long)nr, .ret = ret };
+
+		return exit_with(&c, in, in->sys, in->p1, in->p2, in->kind);
+	}
+	bpf_tail_call(ctx, &exit_progs, (__u32)nr);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "ioriot/event.h"	/* before the skeleton: its rodata's types */
 #include "capture.skel.h"
 #include "ioriot/capture.h"
 #include "ioriot/clock.h"
@@ -194,8 +195,8 @@ static int disable_missing(struct capture_bpf *skel)
 	return missing;
 }
 
-/* The number of the syscall a program enter_NAME or exit_NAME is for:
- * NAME's own, or the one the kernel's table gives it (newstat is stat,
+/* The number of syscall @name as the kernel's tracepoints spell it: its
+ * own, or the one the kernel's table gives it (newstat is stat,
  * sendfile64 is sendfile); -1 if unknown. */
 static int program_nr(const char *name)
 {
@@ -230,21 +231,38 @@ static int syscall_program_nr(const struct bpf_program *prog, bool exit)
 }
 
 /*
- * Prepare the syscall programs, tail call targets only (the dispatchers
- * are attached, not they), and mark for the probe the syscall numbers it
- * captures: those with an entry program, and the process calls whose
- * effect the process records show (fork, exec).  The probe counts the
- * others.
+ * Mark for the probe the syscall numbers it captures and how: those of
+ * its TRACED list (trace_specs, captured by the dispatchers themselves),
+ * those with entry programs of their own (tail call targets, not attached:
+ * the dispatchers are), and the process calls whose effect the process
+ * records show (fork, exec).  The probe counts the others.
  */
 static void mark_captured(struct capture_bpf *skel)
 {
 	static const char *const process_calls[] = {
 		"clone", "clone3", "fork", "vfork", "execve", "execveat",
 	};
+	const size_t nspecs = sizeof(skel->rodata->trace_specs) /
+			      sizeof(skel->rodata->trace_specs[0]);
 	volatile __u8 *captured = skel->rodata->captured_nr;
 	struct bpf_program *prog;
 	int nr;
 
+	for (size_t i = 0; i < nspecs; i++) {
+		const struct trace_spec *t = &skel->rodata->trace_specs[i];
+
+		nr = program_nr(t->name);
+		if (nr < 0 || nr >= IORIOT_UNCAP_OTHER_ABI) {
+			log_warn("%s: no syscall number known: its calls are "
+				 "counted as not captured", t->name);
+			continue;
+		}
+		skel->rodata->nr_specs[nr] = (struct nr_spec){
+			.sys = t->sys, .nargs = t->nargs, .p1 = t->p1,
+			.p2 = t->p2, .kind = t->kind, .traced = 1,
+		};
+		captured[nr] = 1;
+	}
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 		const char *name = bpf_program__name(prog);
