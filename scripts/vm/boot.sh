@@ -60,7 +60,7 @@ qemu-system-x86_64 -machine "q35,accel=$accel" -cpu max -m "${VM_MEM:-2048}" \
 	-kernel "$kd/vmlinuz" -initrd "$kd/initrd.img" \
 	-drive "file=$vmdir/root.img,if=virtio,format=raw,snapshot=on" \
 	-virtfs "local,path=$share,mount_tag=share,security_model=none,id=share" \
-	-append "console=ttyS0 root=/dev/vda rw init=/sbin/ioriot-vm-init panic=-1 quiet loglevel=3" \
+	-append "console=ttyS0 root=/dev/vda rw init=/sbin/ioriot-vm-init panic=-1 loglevel=5" \
 	< /dev/null > "$share/console.log" 2>&1 &
 qpid=$!
 waited=0
