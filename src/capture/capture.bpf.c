@@ -410,14 +410,21 @@ enter_common(const struct sys_ctx *ctx, __u32 sys, int nargs,
 	     enum extra_kind kind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct inflight *in;
+	struct inflight *in = NULL;
 
-	if (!wanted(id >> 32))
-		return NULL;
-	in = inflight_get(true);
+	/* With -x, a thread that has state is one the filter let in before,
+	 * and stays in until its process exits: one look-up instead of the
+	 * filter's hash look-up and then the state's. */
+	if (filter_tgid && !filter_comm && !stopped)
+		in = inflight_get(false);
 	if (!in) {
-		__sync_fetch_and_add(&lost_events, 1);
-		return NULL;
+		if (!wanted(id >> 32))
+			return NULL;
+		in = inflight_get(true);
+		if (!in) {
+			__sync_fetch_and_add(&lost_events, 1);
+			return NULL;
+		}
 	}
 	in->time_ns = bpf_ktime_get_ns();
 	in->sys = sys;
