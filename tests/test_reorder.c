@@ -198,10 +198,12 @@ START_TEST(test_destroy_held)
 		ev.time_ns = (uint64_t)(i * 7919 % 2000);
 		ck_assert_int_eq(reorder_push(&r, &ev), 0);
 	}
-	ck_assert_uint_eq(r.n, 2000);
+	ck_assert_uint_eq(r.n - r.head + r.late_n, 2000);
 	reorder_destroy(&r);
 	ck_assert_uint_eq(r.n, 0);
-	ck_assert_ptr_null(r.heap);
+	ck_assert_uint_eq(r.late_n, 0);
+	ck_assert_ptr_null(r.run);
+	ck_assert_ptr_null(r.late);
 }
 END_TEST
 

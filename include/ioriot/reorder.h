@@ -23,9 +23,27 @@
 
 struct reorder_item;
 
+/* A slot: the item's key beside its pointer, so that placing and releasing
+ * compare without loading items (held for the window, long out of the
+ * cache). */
+struct reorder_slot {
+	uint64_t time_ns;
+	uint64_t arrival;
+	struct reorder_item *item;
+};
+
+/*
+ * The held events.  They come nearly in order (a call's event waits only
+ * for its own return), so most go at the end of @run, sorted on (time,
+ * arrival) in run[head, n); one that began before the last of the run goes
+ * into @late, a min-heap on (time, arrival).  Released from whichever front
+ * is earlier.
+ */
 struct reorder {
-	struct reorder_item **heap;	/* min-heap on (time, arrival) */
-	size_t n, cap;
+	struct reorder_slot *run;
+	size_t head, n, cap;
+	struct reorder_slot *late;
+	size_t late_n, late_cap;
 	uint64_t arrivals;
 	uint64_t newest;		/* latest entry time pushed */
 	uint64_t window_ns;
