@@ -96,6 +96,12 @@ static int finish_full(struct capture_log *lg, struct capture_summary *sum,
 	uncount_feed(&u, text, len);
 	uncount_feed(&u, lg->ob.buf, lg->ob.len);
 	while (!rc) {
+		/* Not even the header's frame is in the file: no log. */
+		if (size == 0) {
+			rc = ftruncate(lg->ob.fd, 0) < 0 ? -errno : -ENODATA;
+			log_guard_restart(&lg->guard, 0);
+			break;
+		}
 		rc = put_end_at(lg, sum, size);
 		if (!capture_log_full(rc))
 			break;
