@@ -195,6 +195,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
 	$(Q)bench/generate.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/capture.sh $(CURDIR)/$(BIN) $(OUTPUT)
+	$(Q)bench/compact.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/replay.sh $(CURDIR)/$(BIN) $(OUTPUT)
 
 demo: deps
