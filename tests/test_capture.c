@@ -2750,6 +2750,49 @@ out:
 }
 END_TEST
 
+/* The SystemTap backend writes a .zst log, and stops at --max-size. */
+START_TEST(stap_zst_and_max_size)
+{
+	struct capture_options opt = { .comm = "no-such-comm-x" };
+	struct capture_summary sum;
+	char err[ERRLEN] = "", *dir = tu_scratch();
+	char *zst = tu_join(dir, "io.capture.zst"), *path = tu_join(dir, "io.capture");
+	struct caplog_reader *rd;
+	struct cap_event ev;
+	uint64_t n = 0;
+	int rc;
+
+	fake_staprun(dir, "", 20000);
+	opt.output = zst;
+	rc = capture_stap_run(&opt, "mod.ko", &sum, err, sizeof(err));
+	ck_assert_msg(rc == 0, "%d: %s", rc, err);
+	ck_assert_uint_eq(sum.events, 20000);
+	ck_assert_uint_lt(sum.bytes * 20, sum.text_bytes);
+	rd = caplog_open(zst, err, sizeof(err));
+	ck_assert_msg(rd, "%s", err);
+	while ((rc = caplog_next(rd, &ev)) == 1)
+		n += ev.sys == SYS_CLOSE;
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_eq(n, 20000);
+	ck_assert(caplog_end_record(rd) && caplog_end_record(rd)->events == 20000);
+	caplog_close(rd);
+
+	opt.output = path;
+	opt.max_size = LOG_GUARD_MIN_SIZE;
+	rc = capture_stap_run(&opt, "mod.ko", &sum, err, sizeof(err));
+	ck_assert_msg(rc == -EFBIG, "%d: %s", rc, err);
+	ck_assert_int_eq(sum.log_stop, LOG_STOP_MAX_SIZE);
+	ck_assert_msg(strstr(err, "reached --max-size (131072 bytes): stopped "
+			     "after "), "%s", err);
+	ck_assert_uint_eq(sum.events + sum.lost_disk_full, 20000);
+	ck_assert_uint_le(sum.bytes, LOG_GUARD_MIN_SIZE);
+	check_full_log(path, "MAX_SIZE", &sum);
+	free(path);
+	free(zst);
+	free(dir);
+}
+END_TEST
+
 /*
  * The binary, capturing a busy shell loop with the probe into a 256 KiB
  * tmpfs: it stops on the full disk, prints its summary and the error,
@@ -2856,6 +2899,7 @@ Suite *capture_suite(void)
 	tcase_add_test(tc, stap_end_record);
 	tcase_add_test(tc, stap_resolves);
 	tcase_add_test(tc, stap_full_tmpfs);
+	tcase_add_test(tc, stap_zst_and_max_size);
 	tcase_add_test(tc, bpf_full_tmpfs);
 	suite_add_tcase(s, tc);
 	return s;
