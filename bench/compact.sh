@@ -1,14 +1,14 @@
 #!/bin/bash
 # compact.sh: the compact capture log benchmark.  Runs the capture
 # microbenchmark's flat-out loop (openat + pread64 + close of a file on
-# tmpfs, pinned to CPU 0) under `ioriot -c` into a text log and into a .zst
-# log, interleaved, PAIRS pairs; prints the medians of bytes per event of
+# tmpfs, pinned to CPU 0) under `ioriot -c --comm syscall-loop` (its events
+# only) into a text log and into a .zst log, interleaved, PAIRS pairs; prints the medians of bytes per event of
 # each log, the MB/s the capture writes at the measured events/s and scaled
 # to 1 M events/s, the loop's events/s and the events lost, and the
 # capture process's CPU time per event (its reader thread's work: format,
 # compress, write).  Then generate on a mkcapture log, as text and as .zst
-# (zstd -1), interleaved, in lines/s: on all CPUs (a thread decompresses
-# ahead) and pinned to one (decompressed in line).  Needs root for the
+# (zstd -1), interleaved, in lines/s: on all CPUs (generate's reader thread
+# decompresses and parses beside the generator) and pinned to one.  Needs root for the
 # capture part (skipped without); prints PASS/MISS against the targets and
 # exits non-zero only if something fails to run.
 #
@@ -47,7 +47,7 @@ tck=$(getconf CLK_TCK)
 # One flat-out run into log $1: "events bytes rate lost cpu_ns_per_event".
 capture_run() {
 	local log=$1 out t0 t1 events bytes end
-	"$bin" -q -c "$log" --ring-mb 256 --min-free 0 &
+	"$bin" -q -c "$log" --ring-mb 256 --min-free 0 --comm syscall-loop &
 	cap_pid=$!
 	sleep 2		# attached and snapshot written
 	t0=$(cpu_ticks "$cap_pid")
@@ -153,7 +153,6 @@ gen_pairs() {
 	g_text=$(median < "$work/gen.text")
 	g_zst=$(median < "$work/gen.zst")
 }
-# A decompressing thread works ahead when generate has a second CPU.
 gen_pairs ""
 a_text=$g_text a_zst=$g_zst
 if [ -n "$pin" ]; then

@@ -89,10 +89,9 @@ struct zstd_in;
 
 /*
  * A decompressor reading the zstd stream on @fd from its current offset;
- * @path names it in warnings.  When the process may run on a second CPU,
- * a thread of its own reads @fd and decompresses up to 4 MiB ahead of
- * zstd_in_read() (which then copies), until zstd_in_free().  NULL with
- * errno set (ENOMEM).
+ * @path names it in warnings.  It decompresses in the caller's thread
+ * (generate's reader thread, so beside the generator's).  NULL with errno
+ * set (ENOMEM).
  */
 struct zstd_in *zstd_in_new(int fd, const char *path);
 
