@@ -31,6 +31,8 @@ void log_guard_end(struct log_guard *g)
 void log_guard_restart(struct log_guard *g, uint64_t size)
 {
 	g->written = size;
+	if (g->checked_at > size)
+		g->checked_at = size;
 }
 
 /*
