@@ -68,10 +68,11 @@ capture_run() {
 		exit 1
 	}
 	rate=$(echo "$out" | awk '{print $6}')
-	# CPU of the capture during the loop, per event of the loop.
+	calls=$(echo "$out" | awk '{print $2}')
+	# CPU of the capture during the loop, per event (syscall) of the loop.
 	awk -v e="$events" -v b="$bytes" -v r="$rate" -v l="$lost" \
-	    -v c=$((t1 - t0)) -v tck="$tck" -v s="$LOOP_SECONDS" 'BEGIN {
-		printf "%d %d %.0f %d %.1f\n", e, b, r, l, c / tck * 1e9 / (r * s)
+	    -v c=$((t1 - t0)) -v tck="$tck" -v n="$calls" 'BEGIN {
+		printf "%d %d %.0f %d %.1f\n", e, b, r, l, c / tck * 1e9 / n
 	}'
 	rm -f "$log"
 }
