@@ -1,8 +1,8 @@
 #!/bin/bash
 # compact.sh: the compact capture log benchmark.  Runs the capture
 # microbenchmark's flat-out loop (openat + pread64 + close of a file on
-# tmpfs, pinned to CPU 0) under `ioriot -c --comm syscall-loop` (its events
-# only) into a text log and into a .zst log, interleaved, PAIRS pairs; prints the medians of bytes per event of
+# tmpfs, pinned to CPU 0) under `ioriot -c -x PID` (its events only) into
+# a text log and into a .zst log, interleaved, PAIRS pairs; prints the medians of bytes per event of
 # each log, the MB/s the capture writes at the measured events/s and scaled
 # to 1 M events/s, the loop's events/s and the events lost, and the
 # capture process's CPU time per event (its reader thread's work: format,
@@ -45,14 +45,24 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 tck=$(getconf CLK_TCK)
 
 # One flat-out run into log $1: "events bytes rate lost cpu_ns_per_event".
+# The loop waits on a FIFO while the capture attaches to it (-x), so the
+# log holds its events alone.
 capture_run() {
-	local log=$1 out t0 t1 events bytes end
-	"$bin" -q -c "$log" --ring-mb 256 --min-free 0 --comm syscall-loop &
+	local log=$1 out t0 t1 events bytes end lpid
+	rm -f "$work/go"
+	mkfifo "$work/go"
+	( read -r _ < "$work/go"; exec $pin "$loop" io "$file" "$LOOP_SECONDS" ) \
+		> "$work/loop.out" &
+	lpid=$!
+	"$bin" -q -c "$log" --ring-mb 256 --min-free 0 -x "$lpid" &
 	cap_pid=$!
 	sleep 2		# attached and snapshot written
 	t0=$(cpu_ticks "$cap_pid")
-	out=$($pin "$loop" io "$file" "$LOOP_SECONDS")
+	echo go > "$work/go"
+	wait "$lpid"
+	sleep 0.5	# what the ring still held is taken
 	t1=$(cpu_ticks "$cap_pid")
+	out=$(cat "$work/loop.out")
 	kill -INT "$cap_pid"
 	wait "$cap_pid"
 	cap_pid=""
