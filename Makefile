@@ -82,7 +82,9 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 LIBBPF_LIBS := -Wl,-Bstatic -lbpf -Wl,-Bdynamic -lelf -lz
 # liburing (the io_uring replay), static too.
 LIBURING_LIBS := -Wl,-Bstatic -luring -Wl,-Bdynamic
-LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS)
+# libzstd (compressed capture logs, docs/capture-format.md), static too.
+LIBZSTD_LIBS := -Wl,-Bstatic -lzstd -Wl,-Bdynamic
+LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS) $(LIBZSTD_LIBS)
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
@@ -193,6 +195,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
 	$(Q)bench/generate.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/capture.sh $(CURDIR)/$(BIN) $(OUTPUT)
+	$(Q)bench/compact.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/replay.sh $(CURDIR)/$(BIN) $(OUTPUT)
 
 demo: deps
@@ -233,7 +236,7 @@ $(FUZZ_OUT)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_input.h $(FUZZ_OUT)/libioriot.a \
 		    $(wildcard include/ioriot/*.h)
 	$(call msg,LINK,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
-		$(FUZZ_OUT)/libioriot.a -pthread
+		$(FUZZ_OUT)/libioriot.a -pthread -lzstd
 
 fuzz:
 	$(Q)scripts/install-deps.sh fuzz

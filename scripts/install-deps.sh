@@ -14,6 +14,7 @@ pkg-config systemtap strace time e2fsprogs xfsprogs tar git sqlite3"
 packages="$packages gnuplot-nox graphite-carbon python3-whisper"	# series tests, ioriot-plot
 packages="$packages fio"	# round trip of Linux AIO (libaio engine)
 packages="$packages liburing-dev"	# io_uring replay (linked statically)
+packages="$packages libzstd-dev zstd"	# compressed capture logs (static), zstdcat
 packages="$packages attr postgresql"	# round trips: setfattr/getfattr, PostgreSQL
 packages="$packages python3"	# round trip: a Python writer through mmap
 if [ "${1:-}" = fuzz ]; then

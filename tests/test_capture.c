@@ -2416,7 +2416,7 @@ static bool private_tmpfs(const char *dir, const char *size)
  * Write a log as the backends do to the capture log @path: a header, then
  * FULL_EVENTS events of varied length with an openfd record, and a lost
  * record every 100, counting like the backends (capture.h); then end it.
- * Returns capture_log_finish()'s result, the counts in @sum.
+ * Returns capture_log_end()'s result, the counts in @sum.
  */
 static int write_full_log(const char *path, struct capture_summary *sum,
 			  char *err, rlim_t limit)
@@ -2424,12 +2424,14 @@ static int write_full_log(const char *path, struct capture_summary *sum,
 	struct rlimit rl, saved;
 	static const char dirs[] = "/srv/data/some/deeper/directory/for/length";
 	struct caplog_header hdr = { .version = 4, .host = "h", .backend = "bpf" };
-	struct outbuf *ob = malloc(sizeof(*ob));
+	struct capture_options opt = { .output = path };
+	struct capture_log *lg = capture_log_open(&opt, err, ERRLEN);
+	struct outbuf *ob;
 	struct cap_event ev;
-	int fd = capture_open_log(path, err, ERRLEN), rc;
+	int rc;
 
-	ck_assert_msg(fd >= 0, "%s", err);
-	ck_assert(ob);
+	ck_assert_msg(lg, "%s", err);
+	ob = &lg->ob;
 	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
 	rl = saved;
 	if (limit)
@@ -2438,7 +2440,6 @@ static int write_full_log(const char *path, struct capture_summary *sum,
 	 * limit. */
 	setrlimit(RLIMIT_FSIZE, &rl);
 	memset(sum, 0, sizeof(*sum));
-	outbuf_init(ob, fd);
 	caplog_write_header(ob, &hdr);
 	memset(&ev, 0, sizeof(ev));
 	ev.sys = SYS_OPENFD;
@@ -2471,11 +2472,11 @@ static int write_full_log(const char *path, struct capture_summary *sum,
 			sum->lost_disk_full++;
 	}
 	sum->duration_ns = 12345;
-	rc = capture_log_finish(ob, sum, path, err, ERRLEN);
+	rc = capture_log_end(lg, sum, err, ERRLEN);
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
 	ck_assert_uint_eq(sum->bytes, ob->written);
-	ck_assert_int_eq(close(fd), 0);
-	free(ob);
+	ck_assert_uint_eq(sum->bytes, capture_log_bytes(lg));
+	ck_assert_int_eq(capture_log_close(lg), 0);
 	return rc;
 }
 
@@ -2749,6 +2750,49 @@ out:
 }
 END_TEST
 
+/* The SystemTap backend writes a .zst log, and stops at --max-size. */
+START_TEST(stap_zst_and_max_size)
+{
+	struct capture_options opt = { .comm = "no-such-comm-x" };
+	struct capture_summary sum;
+	char err[ERRLEN] = "", *dir = tu_scratch();
+	char *zst = tu_join(dir, "io.capture.zst"), *path = tu_join(dir, "io.capture");
+	struct caplog_reader *rd;
+	struct cap_event ev;
+	uint64_t n = 0;
+	int rc;
+
+	fake_staprun(dir, "", 20000);
+	opt.output = zst;
+	rc = capture_stap_run(&opt, "mod.ko", &sum, err, sizeof(err));
+	ck_assert_msg(rc == 0, "%d: %s", rc, err);
+	ck_assert_uint_eq(sum.events, 20000);
+	ck_assert_uint_lt(sum.bytes * 20, sum.text_bytes);
+	rd = caplog_open(zst, err, sizeof(err));
+	ck_assert_msg(rd, "%s", err);
+	while ((rc = caplog_next(rd, &ev)) == 1)
+		n += ev.sys == SYS_CLOSE;
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_eq(n, 20000);
+	ck_assert(caplog_end_record(rd) && caplog_end_record(rd)->events == 20000);
+	caplog_close(rd);
+
+	opt.output = path;
+	opt.max_size = LOG_GUARD_MIN_SIZE;
+	rc = capture_stap_run(&opt, "mod.ko", &sum, err, sizeof(err));
+	ck_assert_msg(rc == -EFBIG, "%d: %s", rc, err);
+	ck_assert_int_eq(sum.log_stop, LOG_STOP_MAX_SIZE);
+	ck_assert_msg(strstr(err, "reached --max-size (131072 bytes): stopped "
+			     "after "), "%s", err);
+	ck_assert_uint_eq(sum.events + sum.lost_disk_full, 20000);
+	ck_assert_uint_le(sum.bytes, LOG_GUARD_MIN_SIZE);
+	check_full_log(path, "MAX_SIZE", &sum);
+	free(path);
+	free(zst);
+	free(dir);
+}
+END_TEST
+
 /*
  * The binary, capturing a busy shell loop with the probe into a 256 KiB
  * tmpfs: it stops on the full disk, prints its summary and the error,
@@ -2783,8 +2827,10 @@ START_TEST(bpf_full_tmpfs)
 		_exit(127);
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)loop);
+	/* --min-free 0: the disk itself fills (--min-free has its own
+	 * test, in the compactlog suite). */
 	char *const args[] = { "ioriot", "-c", path, "-x", pid,
-			       "--duration", "30", NULL };
+			       "--duration", "30", "--min-free", "0", NULL };
 	rc = tu_run(args, &out, &err);
 	kill(loop, SIGKILL);
 	waitpid(loop, &status, 0);
@@ -2853,6 +2899,7 @@ Suite *capture_suite(void)
 	tcase_add_test(tc, stap_end_record);
 	tcase_add_test(tc, stap_resolves);
 	tcase_add_test(tc, stap_full_tmpfs);
+	tcase_add_test(tc, stap_zst_and_max_size);
 	tcase_add_test(tc, bpf_full_tmpfs);
 	suite_add_tcase(s, tc);
 	return s;

@@ -12,11 +12,16 @@
 
 #include "ioriot/caplog.h"
 #include "ioriot/event.h"
+#include "ioriot/logguard.h"
 #include "ioriot/paths.h"
 #include "ioriot/uncaptured.h"
 
 #define CAPTURE_DEFAULT_DURATION_NS (3600ULL * 1000000000ULL)
 #define CAPTURE_DEFAULT_RING_BYTES (64ULL << 20)
+/* --min-free's default, in percent of the log's file system. */
+#define CAPTURE_DEFAULT_MIN_FREE 5
+/* A .zst log's frame is ended at least this often (a crash loses less). */
+#define CAPTURE_FRAME_NS (1000ULL * 1000000ULL)
 
 struct capture_options {
 	const char *output;		/* capture log to write */
@@ -25,6 +30,12 @@ struct capture_options {
 	uint64_t duration_ns;		/* 0: CAPTURE_DEFAULT_DURATION_NS */
 	uint64_t ring_bytes;		/* 0: CAPTURE_DEFAULT_RING_BYTES */
 	bool status;			/* a status line on stderr every 2 s */
+	uint64_t max_size;		/* --max-size: stop at this log size
+					 * (bytes, >= LOG_GUARD_MIN_SIZE); 0:
+					 * no limit */
+	unsigned min_free_pct;		/* --min-free: stop before the log's
+					 * file system has less free; 0: no
+					 * limit */
 	/* fd operations count with the path of their fd. */
 	struct path_filter filter;
 	const volatile sig_atomic_t *stop;	/* set by a signal handler */
@@ -37,6 +48,7 @@ struct capture_summary {
 	uint64_t events;		/* records written */
 	uint64_t lost;			/* events the ring buffer dropped */
 	uint64_t bytes;			/* log size */
+	uint64_t text_bytes;		/* its text (a .zst log's, decompressed) */
 	uint64_t duration_ns;
 	uint64_t snapshot_fds;		/* fds open at start, written as openfd */
 	uint64_t excluded;		/* events dropped by path filters */
@@ -49,6 +61,10 @@ struct capture_summary {
 	uint64_t lost_disk_full;	/* events dropped: the log's disk filled */
 	int log_full;			/* -ENOSPC, -EDQUOT or -EFBIG: the log's
 					 * disk filled and the capture stopped */
+	enum log_stop log_stop;		/* the limit that stopped it, if
+					 * --max-size or --min-free did
+					 * (log_full is then -EFBIG or
+					 * -ENOSPC) */
 	/* Syscalls of the captured processes the probe did not record, by
 	 * name (SystemTap: of the processes a module's counts cover).  When known, the log
 	 * holds them as its uncaptured record, before the end record. */
@@ -68,9 +84,11 @@ static inline bool stop_requested(const struct capture_options *opt)
  * CAP_BPF, -ENOENT no BTF, -EACCES output not writable, or what loading the
  * probe failed with.  When the log's disk fills (-ENOSPC, -EDQUOT, -EFBIG)
  * the capture stops: the log is cut back to whole lines and ended with its
- * end record (capture_log_finish()), @sum is complete with sum->log_full
+ * end record (capture_log_end()), @sum is complete with sum->log_full
  * set, and that -errno is returned with "capture log PATH: ...: stopped
- * after N events" in @err.
+ * after N events" in @err.  So it does at opt->max_size (-EFBIG) and
+ * opt->min_free_pct (-ENOSPC), with sum->log_stop set.  A log named
+ * *.zst is written compressed.
  */
 int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		char *err, size_t errlen);
@@ -102,7 +120,8 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 int capture_open_log(const char *path, char *err, size_t errlen);
 
 /* True if @err (-errno) means the log's disk is full: -ENOSPC, -EDQUOT
- * (quota) or -EFBIG (file size limit). */
+ * (quota) or -EFBIG (file size limit); also --max-size and --min-free
+ * (logguard.h). */
 bool capture_log_full(int err);
 
 /*
@@ -119,21 +138,69 @@ int capture_syscall_nr(const char *name);
 bool capture_stap_probes(const char *name);
 
 /*
- * End the capture log written through @ob, whose fd @ob alone wrote from
- * offset 0: flush it, write sum->uncaptured as the uncaptured record if
+ * The capture log being written, text or (a name ending in .zst) a zstd
+ * stream of frames of whole lines (zstdio.h).  The backends write its
+ * lines to ob; the bytes reach the file through the guard (logguard.h).
+ */
+struct zstd_out;
+
+struct capture_log {
+	struct outbuf ob;		/* the log's text goes here */
+	const char *path;
+	struct log_guard guard;		/* counts the file's bytes, keeps the
+					 * limits */
+	struct zstd_out *zst;		/* a .zst log's compressor, or NULL */
+	uint64_t frame_ns;		/* CLOCK_MONOTONIC of the last tick that
+					 * ended a frame */
+};
+
+/* True if a log named @path is written compressed (it ends in .zst). */
+bool capture_log_compressed(const char *path);
+
+/*
+ * Open opt->output with capture_open_log() for a log within opt->max_size
+ * and opt->min_free_pct.  Returns NULL with a message in @err and errno
+ * set (capture_open_log()'s, or ENOMEM).
+ */
+struct capture_log *capture_log_open(const struct capture_options *opt,
+				     char *err, size_t errlen);
+
+/*
+ * Once per pass of a backend's loop, @now on CLOCK_MONOTONIC: a .zst
+ * log's frame is ended when the last is CAPTURE_FRAME_NS old, and the
+ * guard looks at the free space again at the next write.  A failed write
+ * sets lg->ob.err (the capture then stops).
+ */
+void capture_log_tick(struct capture_log *lg, uint64_t now);
+
+/* Put everything written so far into the file (a frame of a .zst log),
+ * after the header and snapshot.  Errors are sticky in lg->ob. */
+void capture_log_sync(struct capture_log *lg);
+
+/* Bytes in the log's file so far. */
+uint64_t capture_log_bytes(const struct capture_log *lg);
+
+/*
+ * End the log: flush it, write sum->uncaptured as the uncaptured record if
  * it is known, and the end record with @sum's counters as its last line.
- * When the disk is full (now, or earlier: ob->err), the file is cut back
- * to its last complete line, and further line by line until both records
- * fit; @sum is corrected for the lines that are not in the
- * log (events becomes what the log holds, lost_disk_full counts the rest)
- * and sum->log_full is set.  The backends count a line whose own write set
- * ob->err as lost to the full disk themselves.  sum->bytes becomes the
- * log's size.  Returns 0; the full-disk -errno when the log was ended that
- * way ("capture log PATH: ...: stopped after N events" in @err); or another
+ * When the disk is full or a limit was met (now, or earlier: lg->ob.err),
+ * the file is cut back to its last complete line (a .zst log: its last
+ * complete frame), and further line by line (frame by frame) until both
+ * records fit; @sum is corrected for the lines that are not in the log
+ * (events becomes what the log holds, lost_disk_full counts the rest) and
+ * sum->log_full (and sum->log_stop) are set.  The backends count a line
+ * whose own write set ob.err as lost to the full disk themselves.
+ * sum->bytes becomes the log's size, sum->text_bytes its text's.
+ * Returns 0; the full-disk -errno when the log was ended that way
+ * ("capture log PATH: ...: stopped after N events" in @err); or another
  * -errno with @err (the log may then lack its end record).
  */
-int capture_log_finish(struct outbuf *ob, struct capture_summary *sum,
-		       const char *path, char *err, size_t errlen);
+int capture_log_end(struct capture_log *lg, struct capture_summary *sum,
+		    char *err, size_t errlen);
+
+/* Close the log's file and free @lg (NULL is accepted).  0, or close(2)'s
+ * -errno. */
+int capture_log_close(struct capture_log *lg);
 
 /*
  * The file mappings process @pid has (@proc_root/PID/maps) into the

@@ -45,6 +45,8 @@ struct cli_opts {
 	double duration;	/* --duration seconds, 0: default */
 	const char *comm;	/* --comm */
 	long ring_mb;		/* --ring-mb */
+	uint64_t max_size;	/* --max-size bytes, 0: none */
+	long min_free;		/* --min-free percent, -1: the default */
 	const char *include[CLI_MAX_PREFIXES];	/* --include */
 	size_t ninclude;
 	const char *exclude[CLI_MAX_PREFIXES];	/* --exclude */

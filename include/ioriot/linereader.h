@@ -14,7 +14,9 @@
 
 enum line_flags {
 	LINE_TOO_LONG = 1 << 0,		/* content dropped, len is 0 */
-	LINE_NO_NEWLINE = 1 << 1,	/* last line of the file, unterminated */
+	LINE_NO_NEWLINE = 1 << 1,	/* last line of the file, unterminated;
+					 * or of a zstd stream cut short (a
+					 * warning said so), perhaps empty */
 };
 
 struct line {
@@ -26,7 +28,8 @@ struct line {
 
 struct linereader;
 
-/* Open @path for reading.  Returns NULL with errno set on failure. */
+/* Open @path for reading; a zstd stream (told by its magic number) is read
+ * decompressed.  Returns NULL with errno set on failure. */
 struct linereader *linereader_open(const char *path);
 
 /*
@@ -35,7 +38,8 @@ struct linereader *linereader_open(const char *path);
  */
 int linereader_next(struct linereader *lr, struct line *out);
 
-/* Bytes consumed so far (for progress reporting). */
+/* Bytes of the file consumed so far (for progress reporting; of a zstd
+ * file, compressed bytes). */
 uint64_t linereader_offset(const struct linereader *lr);
 
 /* Size of the file at open time, 0 if unknown. */

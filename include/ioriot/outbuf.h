@@ -17,10 +17,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
+
+/* Where the bytes go instead of write(2) on the fd (outbuf_set_sink()):
+ * write(2)'s contract, bytes taken (> 0) or -errno. */
+typedef ssize_t outbuf_sink_fn(void *ctx, const void *data, size_t len);
 
 struct outbuf {
 	int fd;
 	int err;		/* first -errno seen, 0 if none */
+	outbuf_sink_fn *sink;	/* NULL: write(2) to fd */
+	void *sink_ctx;
 	size_t len;
 	uint64_t written;	/* bytes handed to write(2) so far */
 	uint64_t line_end;	/* of them, those up to the last '\n' */
@@ -29,6 +36,11 @@ struct outbuf {
 
 /* Set up @ob to write to @fd.  Never fails. */
 void outbuf_init(struct outbuf *ob, int fd);
+
+/* Send what @ob writes to @sink(@ctx, ...) instead of write(2) on its fd
+ * (a compressor, a size guard); written and line_end count the bytes the
+ * sink took. */
+void outbuf_set_sink(struct outbuf *ob, outbuf_sink_fn *sink, void *ctx);
 
 /* Write out everything buffered.  Returns 0 or the sticky -errno; on an
  * error the bytes not written stay in the buffer. */

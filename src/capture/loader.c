@@ -42,7 +42,8 @@
 struct loader {
 	const struct capture_options *opt;
 	struct capture_summary *sum;
-	struct outbuf *ob;
+	struct capture_log *log;
+	struct outbuf *ob;		/* the log's */
 	struct emitter *em;		/* events on their way to the log */
 	bool draining;			/* the final consume: take everything */
 	uint64_t handled;		/* records seen, to pace clock reads */
@@ -415,7 +416,7 @@ static void status(const struct loader *ld, uint64_t elapsed, uint64_t last_even
 		tty ? "\r" : "", (double)elapsed / 1e9,
 		(unsigned long long)ld->sum->events,
 		interval ? (double)(ld->sum->events - last_events) * 1e9 / (double)interval : 0.0,
-		(double)(ld->ob->written + ld->ob->len) / 1e6,
+		(double)capture_log_bytes(ld->log) / 1e6,
 		(unsigned long long)ld->sum->lost, tty ? "  " : "\n");
 }
 
@@ -522,11 +523,10 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	uint32_t *pids = NULL;
 	size_t npids = 0;
 	struct stat st;
-	int fd = -1, rc;
+	int rc;
 
 	memset(sum, 0, sizeof(*sum));
-	if (!ld || !(ld->ob = malloc(sizeof(*ld->ob))) ||
-	    !(ld->em = emitter_new(&opt->filter, sum, ld->ob))) {
+	if (!ld) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
@@ -547,11 +547,16 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	}
 	if ((rc = ensure_tracefs(err, errlen)))
 		goto out;
-	if ((fd = capture_open_log(opt->output, err, errlen)) < 0) {
-		rc = fd;
+	if (!(ld->log = capture_log_open(opt, err, errlen))) {
+		rc = -errno;
 		goto out;
 	}
-	outbuf_init(ld->ob, fd);
+	ld->ob = &ld->log->ob;
+	if (!(ld->em = emitter_new(&opt->filter, sum, ld->ob))) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
 
 	libbpf_set_print(quiet_libbpf);
 	skel = capture_bpf__open();
@@ -632,6 +637,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		snprintf(err, errlen, "snapshot of /proc: %s", strerror(-rc));
 		goto out;
 	}
+	capture_log_sync(ld->log);
 	if (opt->ready)
 		opt->ready(opt->ready_ctx);
 
@@ -651,6 +657,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		 * began before the window, or comes after it. */
 		now = clock_ns(CLOCK_MONOTONIC);
 		emitter_release(ld->em, now);
+		capture_log_tick(ld->log, now);
 		if (opt->status && now - last_status >= STATUS_EVERY_NS) {
 			status(ld, now - start, last_events, now - last_status);
 			last_status = now;
@@ -678,13 +685,17 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	if (rc)
 		snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
 	else
-		rc = capture_log_finish(ld->ob, sum, opt->output, err, errlen);
+		rc = capture_log_end(ld->log, sum, err, errlen);
 out:
-	if (fd >= 0) {
-		sum->bytes = ld->ob->written;
-		if (close(fd) < 0 && !rc) {
-			rc = -errno;
-			snprintf(err, errlen, "%s: %s", opt->output, strerror(errno));
+	if (ld && ld->log) {
+		int closed;
+
+		if (!sum->bytes)
+			sum->bytes = capture_log_bytes(ld->log);
+		closed = capture_log_close(ld->log);
+		if (closed && !rc) {
+			rc = closed;
+			snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
 		}
 	}
 	ring_buffer__free(rb);
@@ -692,7 +703,6 @@ out:
 	free(pids);
 	if (ld) {
 		emitter_free(ld->em);
-		free(ld->ob);
 		free(ld);
 	}
 	return rc;

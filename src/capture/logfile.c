@@ -1,9 +1,11 @@
 /*
  * logfile: the capture log file, shared by both backends (capture.h):
- * opened so that no other user can redirect or read it, and ended with its
- * end record.  When the log's disk fills, the capture
- * cuts the file back to its last complete line, further line by line until
- * the end record fits, and counts the events that were lost that way.
+ * opened so that no other user can redirect or read it, written through
+ * its guard (logguard.h) and, for a .zst log, its compressor (zstdio.h),
+ * and ended with its end record.  When the log's disk fills (or a limit
+ * is met), the capture cuts a text log back to its last complete line,
+ * further line by line until the end record fits, and counts the events
+ * that were lost that way; logzst.c does the same for a .zst log.
  *
  * Counting rule of the backends: a line whose write set ob->err (it was 0
  * before) did not make it, and they count it as lost themselves; a line
@@ -19,10 +21,11 @@
 #include <unistd.h>
 
 #include "ioriot/capture.h"
+#include "ioriot/clock.h"
 #include "ioriot/outfile.h"
+#include "ioriot/zstdio.h"
+#include "logfile.h"
 
-/* Enough of a line to see its operation: t, D and i come before o. */
-#define HEAD_MAX 256
 /* Read backwards in steps of this size to find the start of a line. */
 #define SCAN_STEP 4096
 
@@ -70,6 +73,42 @@ static void uncount(struct capture_summary *sum, enum line_kind kind)
 	}
 }
 
+void uncounter_init(struct uncounter *u, struct capture_summary *sum)
+{
+	u->sum = sum;
+	u->have = 0;
+	u->meta = false;
+}
+
+void uncount_feed(struct uncounter *u, const char *p, size_t len)
+{
+	const char *end = p + len, *nl;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		size_t more = (size_t)((nl ? nl + 1 : end) - p);
+
+		if (more > HEAD_MAX - u->have)
+			more = HEAD_MAX - u->have;
+		memcpy(u->head + u->have, p, more);
+		u->have += more;
+		if (!nl)
+			return;
+		enum line_kind kind = line_kind(u->head, u->have);
+		if (kind == LK_META)
+			u->meta = true;
+		else
+			uncount(u->sum, kind);
+		u->have = 0;
+		p = nl + 1;
+	}
+}
+
+bool has_meta_line(const char *p, size_t len)
+{
+	return (len && p[0] == '#') || memmem(p, len, "\n#", 2);
+}
+
 /*
  * The lines whose newline is in the buffer write(2) did not take.  The
  * first of them may have begun in the file (from ob->line_end to
@@ -78,10 +117,10 @@ static void uncount(struct capture_summary *sum, enum line_kind kind)
 static int uncount_unwritten(const struct outbuf *ob, int rfd,
 			     struct capture_summary *sum)
 {
-	const char *p = ob->buf, *end = ob->buf + ob->len, *nl;
+	struct uncounter u;
 	char head[HEAD_MAX];
-	size_t have = 0;
 
+	uncounter_init(&u, sum);
 	if (ob->written > ob->line_end) {
 		size_t want = ob->written - ob->line_end < HEAD_MAX ?
 			      (size_t)(ob->written - ob->line_end) : HEAD_MAX;
@@ -89,18 +128,9 @@ static int uncount_unwritten(const struct outbuf *ob, int rfd,
 
 		if (n < 0)
 			return -errno;
-		have = (size_t)n;
+		uncount_feed(&u, head, (size_t)n);
 	}
-	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
-		size_t more = (size_t)(nl + 1 - p);
-
-		if (more > HEAD_MAX - have)
-			more = HEAD_MAX - have;
-		memcpy(head + have, p, more);
-		uncount(sum, line_kind(head, have + more));
-		have = 0;
-		p = nl + 1;
-	}
+	uncount_feed(&u, ob->buf, ob->len);
 	return 0;
 }
 
@@ -167,6 +197,10 @@ static int cut_last_line(int fd, int rfd, uint64_t *size,
 /* The end record with @sum's counters. */
 static void end_of(const struct capture_summary *sum, struct caplog_end *end)
 {
+	static const char *const stops[] = {
+		[LOG_STOP_MAX_SIZE] = "MAX_SIZE", [LOG_STOP_MIN_FREE] = "MIN_FREE",
+	};
+
 	memset(end, 0, sizeof(*end));
 	end->events = sum->events;
 	end->lost = sum->lost;
@@ -177,14 +211,15 @@ static void end_of(const struct capture_summary *sum, struct caplog_end *end)
 	end->missing_tracepoints = (uint64_t)(sum->detached > 0 ? sum->detached : 0);
 	end->duration_ns = sum->duration_ns;
 	end->maps_unfollowed = sum->maps_unfollowed;
-	if (sum->log_full)
+	if (sum->log_stop)
+		snprintf(end->error, sizeof(end->error), "%s", stops[sum->log_stop]);
+	else if (sum->log_full)
 		snprintf(end->error, sizeof(end->error), "%s",
 			 sum->log_full == -EDQUOT ? "EDQUOT" :
 			 sum->log_full == -EFBIG ? "EFBIG" : "ENOSPC");
 }
 
-/* The uncaptured record, when the capture counted, and the end record. */
-static void write_trailer(struct outbuf *ob, const struct capture_summary *sum)
+void write_trailer(struct outbuf *ob, const struct capture_summary *sum)
 {
 	struct caplog_end end;
 
@@ -196,31 +231,34 @@ static void write_trailer(struct outbuf *ob, const struct capture_summary *sum)
 
 /*
  * Write the uncaptured and end records at @size, the end of the log's last
- * complete line, after cutting off what follows.  Records that do not fit whole are
- * cut off again.  0 or -errno.
+ * complete line, after cutting off what follows.  Records that do not fit
+ * whole are cut off again.  0 or -errno.
  */
-static int put_end_at(struct outbuf *ob, const struct capture_summary *sum,
+static int put_end_at(struct capture_log *lg, const struct capture_summary *sum,
 		      uint64_t size)
 {
+	struct outbuf *ob = &lg->ob;
 	int rc;
 
 	if (ftruncate(ob->fd, (off_t)size) < 0 ||
 	    lseek(ob->fd, (off_t)size, SEEK_SET) < 0)
 		return -errno;
-	outbuf_init(ob, ob->fd);
+	log_guard_restart(&lg->guard, size);
+	ob->err = 0;
+	ob->len = 0;
 	ob->written = ob->line_end = size;
 	write_trailer(ob, sum);
 	rc = outbuf_flush(ob);
 	if (rc && ftruncate(ob->fd, (off_t)size) < 0)
 		return -errno;
-	if (rc)
+	if (rc) {
 		ob->written = size;
+		log_guard_restart(&lg->guard, size);
+	}
 	return rc;
 }
 
-/* The log open on @fd (write only), opened again for reading: the same
- * file, whatever its name is now.  The fd, or -errno. */
-static int open_for_reading(int fd)
+int open_for_reading(int fd)
 {
 	char proc[64];
 	int rfd;
@@ -230,44 +268,64 @@ static int open_for_reading(int fd)
 	return rfd < 0 ? -errno : rfd;
 }
 
-/* The disk filled: end the log cleanly in the room there is.  Returns the
- * full-disk -errno, or another -errno if the log could not be ended. */
-static int finish_full(struct outbuf *ob, struct capture_summary *sum,
-		       const char *path, char *err, size_t errlen)
+int stopped(const struct capture_log *lg, const struct capture_summary *sum,
+	    int full, int rc, char *err, size_t errlen)
 {
+	unsigned long long events = (unsigned long long)sum->events;
+	char why[128];
+
+	if (sum->log_stop == LOG_STOP_MAX_SIZE)
+		snprintf(why, sizeof(why), "reached --max-size (%llu bytes)",
+			 (unsigned long long)lg->guard.max_size);
+	else if (sum->log_stop == LOG_STOP_MIN_FREE)
+		snprintf(why, sizeof(why), "its file system would have less "
+			 "than %u%% free (--min-free)", lg->guard.min_free_pct);
+	else
+		snprintf(why, sizeof(why), "%s", strerror(-full));
+	if (rc == -ENODATA) {
+		snprintf(err, errlen, "capture log %s: %s: stopped after %llu "
+			 "events; not even the end record fits", lg->path, why,
+			 events);
+		return full;
+	}
+	if (rc) {
+		snprintf(err, errlen, "capture log %s: %s (ending the log "
+			 "after: %s)", lg->path, strerror(-rc), why);
+		return rc;
+	}
+	snprintf(err, errlen, "capture log %s: %s: stopped after %llu events",
+		 lg->path, why, events);
+	return full;
+}
+
+/* The disk filled (or a limit was met, @full): end the text log cleanly
+ * in the room there is.  Returns as stopped(). */
+static int finish_full(struct capture_log *lg, struct capture_summary *sum,
+		       int full, char *err, size_t errlen)
+{
+	struct outbuf *ob = &lg->ob;
 	uint64_t size = ob->line_end;
-	int full = ob->err, rfd = open_for_reading(ob->fd), rc = rfd;
+	int rfd = open_for_reading(ob->fd), rc = rfd;
 
 	sum->log_full = full;
 	if (rfd >= 0)
 		rc = uncount_unwritten(ob, rfd, sum);
 	while (!rc) {
-		rc = put_end_at(ob, sum, size);
+		rc = put_end_at(lg, sum, size);
 		if (!capture_log_full(rc))
 			break;
 		rc = cut_last_line(ob->fd, rfd, &size, sum);
 	}
 	if (rfd >= 0)
 		close(rfd);
-	if (rc == -ENODATA) {
-		snprintf(err, errlen, "capture log %s: %s: stopped after %llu "
-			 "events; not even the end record fits", path,
-			 strerror(-full), (unsigned long long)sum->events);
-		return full;
-	}
-	if (rc) {
-		snprintf(err, errlen, "capture log %s: %s (ending the log "
-			 "after: %s)", path, strerror(-rc), strerror(-full));
-		return rc;
-	}
-	snprintf(err, errlen, "capture log %s: %s: stopped after %llu events",
-		 path, strerror(-full), (unsigned long long)sum->events);
-	return full;
+	return stopped(lg, sum, full, rc, err, errlen);
 }
 
-int capture_log_finish(struct outbuf *ob, struct capture_summary *sum,
-		       const char *path, char *err, size_t errlen)
+/* End a text log (capture_log_end()). */
+static int end_text(struct capture_log *lg, struct capture_summary *sum,
+		    char *err, size_t errlen)
 {
+	struct outbuf *ob = &lg->ob;
 	int rc = outbuf_flush(ob);
 
 	if (!rc) {
@@ -275,10 +333,24 @@ int capture_log_finish(struct outbuf *ob, struct capture_summary *sum,
 		rc = outbuf_flush(ob);
 	}
 	if (capture_log_full(rc))
-		rc = finish_full(ob, sum, path, err, errlen);
-	else if (rc)
-		snprintf(err, errlen, "capture log %s: %s", path, strerror(-rc));
-	sum->bytes = ob->written;
+		return finish_full(lg, sum, rc, err, errlen);
+	if (rc)
+		snprintf(err, errlen, "capture log %s: %s", lg->path, strerror(-rc));
+	return rc;
+}
+
+int capture_log_end(struct capture_log *lg, struct capture_summary *sum,
+		    char *err, size_t errlen)
+{
+	int rc;
+
+	/* A limit met from now on is the end's own: the disk's. */
+	sum->log_stop = lg->guard.stop;
+	log_guard_end(&lg->guard);
+	rc = lg->zst ? capture_log_end_zst(lg, sum, err, errlen) :
+		       end_text(lg, sum, err, errlen);
+	sum->bytes = lg->guard.written;
+	sum->text_bytes = lg->zst ? zstd_out_text_bytes(lg->zst) : lg->ob.written;
 	return rc;
 }
 
@@ -296,4 +368,83 @@ int capture_open_log(const char *path, char *err, size_t errlen)
 	}
 	return outfile_open(path, 0600, OUTFILE_TRUNCATE | OUTFILE_PRIVATE,
 			    NULL, NULL, err, errlen);
+}
+
+bool capture_log_compressed(const char *path)
+{
+	size_t len = strlen(path);
+
+	return len >= 4 && strcmp(path + len - 4, ".zst") == 0;
+}
+
+struct capture_log *capture_log_open(const struct capture_options *opt,
+				     char *err, size_t errlen)
+{
+	struct capture_log *lg = calloc(1, sizeof(*lg));
+	int fd;
+
+	if (!lg) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	fd = capture_open_log(opt->output, err, errlen);
+	if (fd < 0) {
+		free(lg);
+		errno = -fd;
+		return NULL;
+	}
+	outbuf_init(&lg->ob, fd);
+	lg->path = opt->output;
+	log_guard_init(&lg->guard, fd, opt->max_size, opt->min_free_pct);
+	lg->frame_ns = clock_ns(CLOCK_MONOTONIC);
+	if (!capture_log_compressed(opt->output)) {
+		outbuf_set_sink(&lg->ob, log_guard_write, &lg->guard);
+		return lg;
+	}
+	lg->zst = zstd_out_new(log_guard_write, &lg->guard);
+	if (!lg->zst) {
+		snprintf(err, errlen, "out of memory");
+		capture_log_close(lg);
+		errno = ENOMEM;
+		return NULL;
+	}
+	outbuf_set_sink(&lg->ob, zstd_out_write, lg->zst);
+	return lg;
+}
+
+void capture_log_sync(struct capture_log *lg)
+{
+	int rc = outbuf_flush(&lg->ob);
+
+	if (!rc && lg->zst && (rc = zstd_out_end_frame(lg->zst)))
+		lg->ob.err = rc;
+}
+
+void capture_log_tick(struct capture_log *lg, uint64_t now)
+{
+	if (now - lg->frame_ns < CAPTURE_FRAME_NS)
+		return;
+	lg->frame_ns = now;
+	log_guard_check_soon(&lg->guard);
+	if (lg->zst)
+		capture_log_sync(lg);
+}
+
+uint64_t capture_log_bytes(const struct capture_log *lg)
+{
+	return lg->guard.written;
+}
+
+int capture_log_close(struct capture_log *lg)
+{
+	int rc = 0;
+
+	if (!lg)
+		return 0;
+	if (close(lg->ob.fd) < 0)
+		rc = -errno;
+	zstd_out_free(lg->zst);
+	free(lg);
+	return rc;
 }

@@ -220,7 +220,8 @@ static bool read_stderr(int fd, struct stap_stderr *se)
 struct stap_run {
 	const struct capture_options *opt;
 	struct capture_summary *sum;
-	struct outbuf *ob;
+	struct capture_log *log;
+	struct outbuf *ob;		/* the log's */
 	struct emitter *em;
 	char *lb;			/* a line to parse: LINE_BUF + 16 bytes */
 	uint64_t ioctls;		/* ioctl lines the module printed */
@@ -318,6 +319,7 @@ static int take_line(struct stap_run *sr, const char *line, size_t len)
 		if ((rc = write_preamble(sr)))
 			return rc;
 		sr->preamble = true;
+		capture_log_sync(sr->log);
 	}
 	if (arm) {
 		if (!sr->armed && sr->opt->ready)
@@ -376,23 +378,26 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 	char *buf = malloc(LINE_BUF);
 	size_t have = 0;
 	bool interrupted = false, skipping = false, err_open = true;
-	int in = -1, errfd = -1, fd = -1, rc, status;
+	int in = -1, errfd = -1, rc, status;
 	pid_t child = -1;
 
 	memset(sum, 0, sizeof(*sum));
-	sr.ob = malloc(sizeof(*sr.ob));
 	sr.lb = malloc(LINE_BUF + 16);
-	if (!sr.ob || !buf || !sr.lb ||
-	    !(sr.em = emitter_new(&opt->filter, sum, sr.ob))) {
+	if (!buf || !sr.lb) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
-	if ((fd = capture_open_log(opt->output, err, errlen)) < 0) {
-		rc = fd;
+	if (!(sr.log = capture_log_open(opt, err, errlen))) {
+		rc = -errno;
 		goto out;
 	}
-	outbuf_init(sr.ob, fd);
+	sr.ob = &sr.log->ob;
+	if (!(sr.em = emitter_new(&opt->filter, sum, sr.ob))) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
 	child = spawn_staprun(opt, module, &in, &errfd);
 	if (child < 0) {
 		rc = (int)child;
@@ -414,6 +419,7 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 			kill(child, SIGINT);	/* staprun ends the session */
 			interrupted = true;
 		}
+		capture_log_tick(sr.log, clock_ns(CLOCK_MONOTONIC));
 		if (poll(p, 2, 200) < 0 && errno != EINTR) {
 			rc = -errno;
 			snprintf(err, errlen, "staprun output: %s", strerror(errno));
@@ -482,7 +488,7 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 	if ((rc = sr.em->err))
 		snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
 	else
-		rc = capture_log_finish(sr.ob, sum, opt->output, err, errlen);
+		rc = capture_log_end(sr.log, sum, err, errlen);
 out:
 	if (child > 0) {
 		kill(child, SIGINT);
@@ -492,16 +498,19 @@ out:
 		close(in);
 	if (errfd >= 0)
 		close(errfd);
-	if (fd >= 0) {
-		sum->bytes = sr.ob->written;
-		if (close(fd) < 0 && !rc) {
-			rc = -errno;
-			snprintf(err, errlen, "%s: %s", opt->output, strerror(errno));
+	if (sr.log) {
+		int closed;
+
+		if (!sum->bytes)
+			sum->bytes = capture_log_bytes(sr.log);
+		closed = capture_log_close(sr.log);
+		if (closed && !rc) {
+			rc = closed;
+			snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
 		}
 	}
 	emitter_free(sr.em);
 	free(sr.lb);
 	free(buf);
-	free(sr.ob);
 	return rc;
 }

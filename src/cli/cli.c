@@ -327,6 +327,9 @@ static int run_capture(const struct cli_opts *o)
 		.comm = o->comm,
 		.duration_ns = (uint64_t)(o->duration * 1e9),
 		.ring_bytes = (uint64_t)o->ring_mb << 20,
+		.max_size = o->max_size,
+		.min_free_pct = o->min_free >= 0 ? (unsigned)o->min_free :
+				CAPTURE_DEFAULT_MIN_FREE,
 		.status = o->verbosity >= 0,
 		.stop = &stop_signalled,
 		.filter = { .include = o->include, .ninclude = o->ninclude,
@@ -376,7 +379,12 @@ static int run_capture(const struct cli_opts *o)
 			       (unsigned long long)sum.paths_cut);
 		printf("Events lost: %llu%s\n", (unsigned long long)sum.lost,
 		       sum.lost ? " (raise --ring-mb)" : "");
-		if (sum.log_full || sum.lost_disk_full)
+		if (sum.log_stop)
+			printf("Events lost at the stop (%s): %llu\n",
+			       sum.log_stop == LOG_STOP_MAX_SIZE ? "--max-size" :
+			       "--min-free",
+			       (unsigned long long)sum.lost_disk_full);
+		else if (sum.log_full || sum.lost_disk_full)
 			printf("Events lost to the full disk: %llu\n",
 			       (unsigned long long)sum.lost_disk_full);
 		printf("Files open at start: %llu\n",
@@ -396,9 +404,21 @@ static int run_capture(const struct cli_opts *o)
 			       "I/O)\n", (unsigned long long)
 			       uncaptured_other(&sum.uncaptured));
 		}
-		printf("Log size: %.1f MB\n", (double)sum.bytes / 1e6);
+		printf("Log size: %.1f MB", (double)sum.bytes / 1e6);
+		if (sum.text_bytes != sum.bytes)
+			printf(" (%.1f MB of text, %.1f bytes per event)",
+			       (double)sum.text_bytes / 1e6, sum.events ?
+			       (double)sum.bytes / (double)sum.events : 0.0);
+		printf("\n");
 		printf("Duration: %.1fs\n", (double)sum.duration_ns / 1e9);
 		printf("Capture log: %s\n", o->capture);
+	}
+	/* --max-size is an end the user asked for, like --duration. */
+	if (rc && sum.log_stop == LOG_STOP_MAX_SIZE) {
+		fflush(stdout);
+		if (o->verbosity >= 0)
+			fprintf(stderr, "ioriot: %s\n", err);
+		return 0;
 	}
 	if (rc) {
 		fflush(stdout);

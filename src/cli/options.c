@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ioriot/cli.h"
+#include "ioriot/logguard.h"
 #include "ioriot/paths.h"
 
 static const struct option long_options[] = {
@@ -34,6 +35,8 @@ static const struct option long_options[] = {
 	{ "duration", required_argument, NULL, 'L' },
 	{ "comm", required_argument, NULL, 'C' },
 	{ "ring-mb", required_argument, NULL, 'B' },
+	{ "max-size", required_argument, NULL, 'Z' },
+	{ "min-free", required_argument, NULL, 'F' },
 	{ "include", required_argument, NULL, 'I' },
 	{ "exclude", required_argument, NULL, 'E' },
 	{ "compare", no_argument, NULL, 'K' },
@@ -106,6 +109,13 @@ void cli_usage(void)
 "      --comm NAME          capture only processes named NAME (e.g. java)\n"
 "      --duration SECONDS   stop capturing after SECONDS (default 3600)\n"
 "      --ring-mb MB         BPF ring buffer size, a power of 2 (default 64)\n"
+"      --max-size SIZE      stop capturing when the log reaches SIZE bytes\n"
+"                           (suffixes K, M, G, T: KiB, MiB, ...; at least\n"
+"                           128K); the log is ended cleanly within SIZE, exit\n"
+"                           status 0\n"
+"      --min-free PCT       stop capturing before the log's file system has\n"
+"                           less than PCT% free (default 5, 0: never); the log\n"
+"                           is ended cleanly, exit status 1\n"
 "      --include DIR        capture only I/O below DIR (repeatable)\n"
 "      --exclude DIR        do not capture I/O below DIR (repeatable)\n"
 "  -m, --module MODULE      capture with a SystemTap module instead of eBPF\n"
@@ -117,11 +127,43 @@ void cli_usage(void)
 "\n"
 "Examples:\n"
 "  sudo ioriot -c io.capture                           # capture\n"
+"  sudo ioriot -c io.capture.zst                       # capture, compressed\n"
+"  zstdcat io.capture.zst | less                       # read it as text\n"
 "  ioriot -c io.capture -r io.replay -n test -u paul   # generate\n"
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
 "  ioriot --compare none.json bfq.json                 # compare two runs\n"
 "\n"
 "See ioriot(8) for details.\n", stdout);
+}
+
+/* A size in bytes with an optional K, M, G or T (binary) suffix, at
+ * least @min.  0 or -EINVAL. */
+static int parse_size(const char *opt, const char *arg, uint64_t min,
+		      uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	const char *unit;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (end != arg && *end && !end[1] && (unit = strchr(units, *end))) {
+		unsigned shift = 10 * (unsigned)(unit - units + 1);
+
+		if (v > UINT64_MAX >> shift)
+			errno = ERANGE;
+		v <<= shift;
+		end++;
+	}
+	if (errno || end == arg || arg[0] == '-' || *end || v < min) {
+		fprintf(stderr, "ioriot: %s expects a size of at least %llu bytes "
+			"(or with K, M, G or T), not '%s'\n", opt,
+			(unsigned long long)min, arg);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
 }
 
 static int parse_long(const char *opt, const char *arg, long min, long max,
@@ -180,6 +222,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 	o->workers = -1;
 	o->threads = -1;
 	o->pid = -1;
+	o->min_free = -1;
 	optind = 1;
 	opterr = 0;
 	while (!err && (c = getopt_long(argc, argv,
@@ -235,6 +278,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			}
 			break;
 		case 'B': err = parse_long("--ring-mb", optarg, 1, 2048, &o->ring_mb); break;
+		case 'Z':
+			err = parse_size("--max-size", optarg, LOG_GUARD_MIN_SIZE,
+					 &o->max_size);
+			break;
+		case 'F': err = parse_long("--min-free", optarg, 0, 90, &o->min_free); break;
 		case 'W': err = parse_long("--spin", optarg, 1, 1000000, &o->spin_us); break;
 		case 'A': o->allow_root = true; break;
 		case 'I':
@@ -309,6 +357,12 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 	if (!err && o->spin_us && o->mode != MODE_REPLAY &&
 	    o->mode != MODE_INIT_REPLAY) {
 		fprintf(stderr, "ioriot: --spin goes with -r or -R\n");
+		err = -EINVAL;
+	}
+	if (!err && (o->max_size || o->min_free >= 0) &&
+	    o->mode != MODE_CAPTURE) {
+		fprintf(stderr, "ioriot: --max-size and --min-free go with -c "
+			"(capture)\n");
 		err = -EINVAL;
 	}
 	if (!err && o->interval && !o->csv && !o->graphite) {

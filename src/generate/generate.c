@@ -432,6 +432,17 @@ static void note_uncaptured(const struct gen_options *opt,
 			 "captured)", opt->capture_path, file_io);
 }
 
+/* What the end record's error=@error says stopped the capture early: a
+ * limit it was given (--max-size, --min-free), or NULL for a full disk. */
+static const char *limit_met(const char *error)
+{
+	if (strcmp(error, "MAX_SIZE") == 0)
+		return "its log reached --max-size";
+	if (strcmp(error, "MIN_FREE") == 0)
+		return "its log's file system reached --min-free";
+	return NULL;
+}
+
 /* Whether the log ended with its end record (v4), and what it says. */
 static void note_end(const struct gen_options *opt,
 		     const struct caplog_reader *r, struct gen_summary *sum)
@@ -441,7 +452,12 @@ static void note_end(const struct gen_options *opt,
 	if (end) {
 		sum->have_end = true;
 		sum->end = *end;
-		if (end->error[0])
+		if (limit_met(end->error))
+			log_warn("%s: the capture stopped early, %s (%s): %"
+				 PRIu64 " events were lost at the stop",
+				 opt->capture_path, limit_met(end->error),
+				 end->error, end->lost_disk_full);
+		else if (end->error[0])
 			log_warn("%s: the capture stopped early, its log's disk "
 				 "was full (%s): %" PRIu64 " events were lost "
 				 "to it", opt->capture_path, end->error,
@@ -587,12 +603,18 @@ static void print_end(FILE *out, const struct gen_summary *s)
 			"short\n");
 	if (!s->have_end)
 		return;
-	fprintf(out, "Capture end record: %s%s\n", e->error[0] ?
-		"the capture stopped early, disk full: " : "complete", e->error);
+	if (e->error[0])
+		fprintf(out, "Capture end record: the capture stopped early, "
+			"%s: %s\n", limit_met(e->error) ? limit_met(e->error) :
+			"disk full", e->error);
+	else
+		fprintf(out, "Capture end record: complete\n");
 	fprintf(out, "  %-45s %" PRIu64 "\n", "Events in the capture", e->events);
 	fprintf(out, "  %-45s %" PRIu64 "\n", "Events lost in the capture", e->lost);
 	if (e->lost_disk_full || e->error[0])
-		fprintf(out, "  %-45s %" PRIu64 "\n", "Events lost to the full disk",
+		fprintf(out, "  %-45s %" PRIu64 "\n",
+			limit_met(e->error) ? "Events lost at the stop" :
+			"Events lost to the full disk",
 			e->lost_disk_full);
 	fprintf(out, "  %-45s %" PRIu64 "\n", "Events filtered out by path",
 		e->filtered);

@@ -1,4 +1,5 @@
-/* linereader: zero-copy line splitting over a large read buffer. */
+/* linereader: zero-copy line splitting over a large read buffer; a zstd
+ * stream is decompressed into that buffer (zstdio.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -7,12 +8,15 @@
 #include <unistd.h>
 
 #include "ioriot/linereader.h"
+#include "ioriot/zstdio.h"
 
 #define BUF_SIZE (1024 * 1024)
 
 struct linereader {
 	int fd;
+	struct zstd_in *zin;	/* the byte source of a zstd file, or NULL */
 	int eof;
+	int cut;		/* 1: the source ended early; 2: reported */
 	uint64_t lineno;
 	uint64_t consumed;	/* bytes handed out as lines */
 	uint64_t size;
@@ -27,6 +31,7 @@ struct linereader *linereader_open(const char *path)
 {
 	/* calloc: the padding is read (never used) and must be defined. */
 	struct linereader *lr = calloc(1, sizeof(*lr));
+	unsigned char magic[4];
 	struct stat st;
 	int saved;
 
@@ -42,6 +47,10 @@ struct linereader *linereader_open(const char *path)
 	/* Only a hint: a failure changes nothing. */
 	(void)posix_fadvise(lr->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	lr->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	if (S_ISREG(st.st_mode) && pread(lr->fd, magic, sizeof(magic), 0) ==
+	    (ssize_t)sizeof(magic) && zstd_is_stream(magic, sizeof(magic)) &&
+	    !(lr->zin = zstd_in_new(lr->fd, path)))
+		goto err;
 	return lr;
 
 err:
@@ -62,15 +71,17 @@ static int refill(struct linereader *lr)
 		lr->start = 0;
 	}
 	while (lr->end < BUF_SIZE) {
-		ssize_t n = read(lr->fd, lr->buf + lr->end, BUF_SIZE - lr->end);
+		ssize_t n = lr->zin ?
+			    zstd_in_read(lr->zin, lr->buf + lr->end, BUF_SIZE - lr->end) :
+			    read(lr->fd, lr->buf + lr->end, BUF_SIZE - lr->end);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
+		if (n < 0 && !lr->zin && errno == EINTR)
+			continue;
+		if (n < 0)
+			return lr->zin ? (int)n : -errno;
 		if (n == 0) {
 			lr->eof = 1;
+			lr->cut = lr->zin && zstd_in_cut(lr->zin);
 			break;
 		}
 		lr->end += (size_t)n;
@@ -139,8 +150,11 @@ int linereader_next(struct linereader *lr, struct line *out)
 			return 1;
 		}
 		if (lr->eof) {
-			if (avail == 0)
+			/* A cut-short source ends with an unterminated line,
+			 * an empty one if it was cut at a line's end. */
+			if (avail == 0 && lr->cut != 1)
 				return 0;
+			lr->cut = lr->cut ? 2 : 0;
 			base[avail] = '\0';
 			out->s = base;
 			out->len = avail;
@@ -158,7 +172,7 @@ int linereader_next(struct linereader *lr, struct line *out)
 
 uint64_t linereader_offset(const struct linereader *lr)
 {
-	return lr->consumed;
+	return lr->zin ? zstd_in_offset(lr->zin) : lr->consumed;
 }
 
 uint64_t linereader_size(const struct linereader *lr)
@@ -170,6 +184,7 @@ void linereader_free(struct linereader *lr)
 {
 	if (!lr)
 		return;
+	zstd_in_free(lr->zin);
 	close(lr->fd);
 	free(lr);
 }

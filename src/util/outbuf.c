@@ -10,9 +10,17 @@ void outbuf_init(struct outbuf *ob, int fd)
 {
 	ob->fd = fd;
 	ob->err = 0;
+	ob->sink = NULL;
+	ob->sink_ctx = NULL;
 	ob->len = 0;
 	ob->written = 0;
 	ob->line_end = 0;
+}
+
+void outbuf_set_sink(struct outbuf *ob, outbuf_sink_fn *sink, void *ctx)
+{
+	ob->sink = sink;
+	ob->sink_ctx = ctx;
 }
 
 int outbuf_flush(struct outbuf *ob)
@@ -20,12 +28,14 @@ int outbuf_flush(struct outbuf *ob)
 	size_t done = 0;
 
 	while (!ob->err && done < ob->len) {
-		ssize_t n = write(ob->fd, ob->buf + done, ob->len - done);
+		ssize_t n = ob->sink ?
+			    ob->sink(ob->sink_ctx, ob->buf + done, ob->len - done) :
+			    write(ob->fd, ob->buf + done, ob->len - done);
 
+		if (n < 0 && !ob->sink && errno == EINTR)
+			continue;
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ob->err = -errno;
+			ob->err = ob->sink ? (int)n : -errno;
 			break;
 		}
 		const char *nl = memrchr(ob->buf + done, '\n', (size_t)n);
