@@ -26,6 +26,22 @@ struct resolved {
 	const struct mount_entry *mount;
 };
 
+/*
+ * An absolute path of an event, normalised, rewritten and hashed ahead by
+ * the log's reader thread (readahead.c): gen_resolve() takes it instead of
+ * doing the same work.  The model's state plays no part in it.
+ */
+struct prepared {
+	const char *src;		/* the event's path it was made from;
+					 * NULL: not prepared (relative) */
+	enum pathmap_status st;		/* PATHMAP_OK: the fields below */
+	const char *norm, *sandbox;	/* NUL-terminated; norm NULL if the
+					 * path did not normalise */
+	uint32_t norm_len, sandbox_len;
+	const struct mount_entry *mount;
+	uint64_t hash;			/* nstree_path_hash() of norm */
+};
+
 /* Page records being gathered into one mmap_read or mmap_write
  * (events_map.c): pages at one stride, of one timeline and mapping. */
 struct page_run {
@@ -62,6 +78,7 @@ struct gen {
 					 * its FIDEDUPERANGE (events_clone.c) */
 	int err;			/* first -errno (ENOMEM) seen */
 	const struct cap_event *ev;	/* the event being handled */
+	const struct prepared *pre;	/* its paths p and P, prepared */
 	struct resolved path[2];
 };
 
@@ -177,17 +194,27 @@ void gen_uring_free(struct gen *g);
 /* readahead.c: the log read and parsed ahead by a second thread. */
 struct readahead;
 
-/* Start reading @r (opened, header read) in a thread of its own.  Returns
- * NULL (errno set) if the thread or its buffers cannot be had. */
-struct readahead *readahead_start(struct caplog_reader *r);
+/* Start reading @r (opened, header read) in a thread of its own, which
+ * also prepares the events' absolute paths with @pm (not changed while the
+ * thread runs).  Returns NULL (errno set) if the thread or its buffers
+ * cannot be had. */
+struct readahead *readahead_start(struct caplog_reader *r,
+				  const struct pathmap *pm);
 
 /*
  * The next event of the log, as caplog_next() gives it, valid until the
- * next call; *@offset gets the log bytes read so far (for progress).
- * NULL at the end of the log, or on a read error (readahead_finish() says
- * which).
+ * next call; *@pre gets its paths p and P prepared (two entries), and
+ * *@offset the log bytes read so far (for progress).  NULL at the end of
+ * the log, or on a read error (readahead_finish() says which).
  */
-const struct cap_event *readahead_next(struct readahead *ra, uint64_t *offset);
+const struct cap_event *readahead_next(struct readahead *ra,
+				       const struct prepared **pre,
+				       uint64_t *offset);
+
+/* The path cache hash of the first prepared path of the event @ahead
+ * events after the last one readahead_next() gave, if the batch at hand
+ * holds it; 0 if not.  For prefetching. */
+uint64_t readahead_hash_ahead(const struct readahead *ra, size_t ahead);
 
 /* Stop the thread (at once, if the log is not read to its end), free
  * @ra, and return 0 or caplog_next()'s -errno.  Accepts NULL. */

@@ -506,17 +506,18 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	uint64_t last_time = 0, offset;
 	const struct cap_event *ev;
 	bool stopped = false;
-	ra = readahead_start(r);
+	ra = readahead_start(r, &g.pm);
 	if (!ra) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot start the log's reader: %s",
 			 strerror(errno));
 		goto out;
 	}
-	while ((ev = readahead_next(ra, &offset))) {
+	while ((ev = readahead_next(ra, &g.pre, &offset))) {
 		if (++sum->events % PROGRESS_EVERY == 0 && opt->progress)
 			opt->progress(opt->progress_ctx, offset, caplog_size(r));
 		gen_event(&g, ev);
+		g.pre = NULL;
 		if (ev->time_ns + ev->dur_ns > last_time)
 			last_time = ev->time_ns + ev->dur_ns;
 		if (g.err || ops->err) {

@@ -242,9 +242,24 @@ static bool found_by(const struct nstree *t, const struct node *n,
 	return end == 0;
 }
 
+uint64_t nstree_path_hash(const char *path, size_t len)
+{
+	return mix_bytes(len, path, len);
+}
+
+void nstree_prefetch(const struct nstree *t, uint64_t hash)
+{
+	__builtin_prefetch(&t->paths[hash & t->mask]);
+}
+
 struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
 {
-	uint64_t h = mix_bytes(len, path, len);
+	return nstree_lookup_hashed(t, path, len, mix_bytes(len, path, len));
+}
+
+struct node *nstree_lookup_hashed(struct nstree *t, const char *path,
+				  size_t len, uint64_t h)
+{
 	struct node *hit = t->paths[h & t->mask];
 
 	/* Paths repeat: most look-ups end here, without a walk. */
