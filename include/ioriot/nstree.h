@@ -129,7 +129,11 @@ struct node *nstree_lookup_hashed(struct nstree *t, const char *path,
 
 /* Start loading the path cache slot of @hash into the CPU cache, ahead of
  * its look-up.  Changes nothing. */
-void nstree_prefetch(const struct nstree *t, uint64_t hash);
+void nstree_prefetch_slot(const struct nstree *t, uint64_t hash);
+
+/* Start loading the node the path cache slot of @hash holds (fetched by
+ * nstree_prefetch_slot() a while before).  Changes nothing. */
+void nstree_prefetch_node(const struct nstree *t, uint64_t hash);
 
 /*
  * A node outside the namespace for an unnamed file (O_TMPFILE).  Returns

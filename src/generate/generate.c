@@ -18,6 +18,9 @@
 #include "ioriot/uring.h"
 
 #define PROGRESS_EVERY (1u << 20)
+/* Events ahead whose path cache slot, and node, are loaded early. */
+#define PREFETCH_SLOT_AHEAD 8
+#define PREFETCH_NODE_AHEAD 4
 
 static const char *const filter_names[GF_COUNT] = {
 	[GF_UNKNOWN_FD] = "fd not opened in capture (socket, pipe, ...)",
@@ -516,6 +519,14 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	while ((ev = readahead_next(ra, &g.pre, &offset))) {
 		if (++sum->events % PROGRESS_EVERY == 0 && opt->progress)
 			opt->progress(opt->progress_ctx, offset, caplog_size(r));
+		/* The path cache is bound by memory latency: load the
+		 * slots and nodes of the events ahead while this one is
+		 * handled. */
+		uint64_t h = readahead_hash_ahead(ra, PREFETCH_SLOT_AHEAD);
+		if (h)
+			nstree_prefetch_slot(g.ns, h);
+		if ((h = readahead_hash_ahead(ra, PREFETCH_NODE_AHEAD)))
+			nstree_prefetch_node(g.ns, h);
 		gen_event(&g, ev);
 		g.pre = NULL;
 		if (ev->time_ns + ev->dur_ns > last_time)

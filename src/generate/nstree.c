@@ -247,9 +247,22 @@ uint64_t nstree_path_hash(const char *path, size_t len)
 	return mix_bytes(len, path, len);
 }
 
-void nstree_prefetch(const struct nstree *t, uint64_t hash)
+void nstree_prefetch_slot(const struct nstree *t, uint64_t hash)
 {
 	__builtin_prefetch(&t->paths[hash & t->mask]);
+}
+
+void nstree_prefetch_node(const struct nstree *t, uint64_t hash)
+{
+	const struct node *n = t->paths[hash & t->mask];
+
+	/* found_by() reads its lengths and flags, name pointer and name
+	 * (the node's tail): its three cache lines. */
+	if (n) {
+		__builtin_prefetch(n);
+		__builtin_prefetch((const char *)n + 64);
+		__builtin_prefetch((const char *)n + 128);
+	}
 }
 
 struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
