@@ -59,7 +59,7 @@ struct gen {
 	struct procs procs;
 	struct u64map timelines;	/* pid << 32 | tid -> non-NULL */
 	bool *mount_used;		/* per pm.mounts entry */
-	struct outbuf *ops;		/* operation lines (temporary file) */
+	struct opwriter *ops;		/* operation lines (temporary file) */
 	uint64_t next_id;
 	uint64_t next_vfd;
 	uint64_t next_ctx, next_tag;	/* virtual AIO contexts, requests */
@@ -219,6 +219,26 @@ uint64_t readahead_hash_ahead(const struct readahead *ra, size_t ahead);
 /* Stop the thread (at once, if the log is not read to its end), free
  * @ra, and return 0 or caplog_next()'s -errno.  Accepts NULL. */
 int readahead_finish(struct readahead *ra);
+
+/* opwriter.c: the operation lines written by a thread of their own. */
+struct opwriter;
+
+/* Start a thread writing the operation lines to @fd.  Returns NULL (errno
+ * set) if the thread or its buffers cannot be had. */
+struct opwriter *opwriter_start(int fd);
+
+/* The buffer to format one operation line into; opwriter_line_done()
+ * after each line. */
+struct outbuf *opwriter_outbuf(struct opwriter *w);
+void opwriter_line_done(struct opwriter *w);
+
+/* 0, or the -errno of a failed write (seen a little late: the lines handed
+ * over after it are not written). */
+int opwriter_err(const struct opwriter *w);
+
+/* Write every line given, stop the thread and free @w.  Returns 0 or the
+ * first write's -errno.  Accepts NULL. */
+int opwriter_finish(struct opwriter *w);
 
 /* Handle one event: update the model and write its operations. */
 void gen_event(struct gen *g, const struct cap_event *ev);

@@ -462,7 +462,6 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 {
 	struct caplog_reader *r = NULL;
 	struct mounttab *mounts = NULL;
-	struct outbuf *ops = NULL;
 	struct gen g = { 0 };
 	struct readahead *ra = NULL;
 	char dir[PATHMAP_MAX];
@@ -487,9 +486,8 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	g.pm.name_len = strlen(opt->name);
 	g.mount_used = calloc(mounts->n + 1, sizeof(bool));
 	g.ns = nstree_new();
-	ops = malloc(sizeof(*ops));
 	rc = -ENOMEM;
-	if (!g.mount_used || !g.ns || !ops || u64map_init(&g.timelines) ||
+	if (!g.mount_used || !g.ns || u64map_init(&g.timelines) ||
 	    u64map_init(&g.aio_batch) || u64map_init(&g.dedupe) ||
 	    procs_init(&g.procs, gen_release, gen_unmap, &g)) {
 		snprintf(err, errlen, "out of memory");
@@ -503,8 +501,13 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 			 dir, strerror(-rc));
 		goto out;
 	}
-	outbuf_init(ops, ops_fd);
-	g.ops = ops;
+	g.ops = opwriter_start(ops_fd);
+	if (!g.ops) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot start the operations' writer: %s",
+			 strerror(errno));
+		goto out;
+	}
 
 	uint64_t last_time = 0, offset;
 	const struct cap_event *ev;
@@ -531,7 +534,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		g.pre = NULL;
 		if (ev->time_ns + ev->dur_ns > last_time)
 			last_time = ev->time_ns + ev->dur_ns;
-		if (g.err || ops->err) {
+		if (g.err || opwriter_err(g.ops)) {
 			stopped = true;
 			break;
 		}
@@ -548,7 +551,9 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 			 strerror(-rc));
 		goto out;
 	}
-	rc = g.err ? g.err : outbuf_flush(ops);
+	int werr = opwriter_finish(g.ops);
+	g.ops = NULL;
+	rc = g.err ? g.err : werr;
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", g.err ? "generate" : "temporary file",
 			 strerror(-rc));
@@ -574,6 +579,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	rc = write_output(&g, opt, ch, ops_fd, err, errlen);
 out:
 	readahead_finish(ra);
+	opwriter_finish(g.ops);
 	gen_uring_free(&g);
 	procs_destroy(&g.procs);
 	gen_aio_free(&g);
@@ -581,7 +587,6 @@ out:
 	u64map_destroy(&g.timelines);
 	nstree_free(g.ns);
 	free(g.mount_used);
-	free(ops);
 	if (ops_fd >= 0)
 		close(ops_fd);
 	mounttab_free(mounts);
