@@ -78,7 +78,8 @@ struct gen {
 					 * its FIDEDUPERANGE (events_clone.c) */
 	int err;			/* first -errno (ENOMEM) seen */
 	const struct cap_event *ev;	/* the event being handled */
-	const struct prepared *pre;	/* its paths p and P, prepared */
+	const struct prepared *pre;	/* its paths p and P, prepared, or
+					 * NULL */
 	struct resolved path[2];
 };
 
@@ -203,18 +204,14 @@ struct readahead *readahead_start(struct caplog_reader *r,
 
 /*
  * The next event of the log, as caplog_next() gives it, valid until the
- * next call; *@pre gets its paths p and P prepared (two entries), and
- * *@offset the log bytes read so far (for progress).  NULL at the end of
- * the log, or on a read error (readahead_finish() says which).
+ * next call; *@pre gets its paths p and P prepared (two entries), followed
+ * by those of the *@ahead events after it in its batch (for prefetching),
+ * and *@offset the log bytes read so far (for progress).  NULL at the end
+ * of the log, or on a read error (readahead_finish() says which).
  */
 const struct cap_event *readahead_next(struct readahead *ra,
-				       const struct prepared **pre,
-				       uint64_t *offset);
-
-/* The path cache hash of the first prepared path of the event @ahead
- * events after the last one readahead_next() gave, if the batch at hand
- * holds it; 0 if not.  For prefetching. */
-uint64_t readahead_hash_ahead(const struct readahead *ra, size_t ahead);
+				       const struct prepared (**pre)[2],
+				       size_t *ahead, uint64_t *offset);
 
 /* Stop the thread (at once, if the log is not read to its end), free
  * @ra, and return 0 or caplog_next()'s -errno.  Accepts NULL. */

@@ -376,6 +376,29 @@ out:
 	return rc;
 }
 
+/*
+ * The path cache is bound by memory latency: load the slot of an event's
+ * first path some events ahead, and the node a slot holds a few events
+ * later, while the events between are handled.  @pre: the current
+ * event's prepared paths and those of the @ahead events after it.
+ */
+static void prefetch_paths(const struct gen *g,
+			   const struct prepared (*pre)[2], size_t ahead)
+{
+	const struct prepared *p;
+
+	if (ahead >= PREFETCH_SLOT_AHEAD) {
+		p = &pre[PREFETCH_SLOT_AHEAD][0];
+		if (p->src && p->st == PATHMAP_OK)
+			nstree_prefetch_slot(g->ns, p->hash);
+	}
+	if (ahead >= PREFETCH_NODE_AHEAD) {
+		p = &pre[PREFETCH_NODE_AHEAD][0];
+		if (p->src && p->st == PATHMAP_OK)
+			nstree_prefetch_node(g->ns, p->hash);
+	}
+}
+
 /* The mount table paths are rewritten with: the log's own (v4) or, for
  * older logs, the local one. */
 static int load_mounts(const struct gen_options *opt,
@@ -509,7 +532,9 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		goto out;
 	}
 
+	const struct prepared (*pre)[2];
 	uint64_t last_time = 0, offset;
+	size_t ahead;
 	const struct cap_event *ev;
 	bool stopped = false;
 	ra = readahead_start(r, &g.pm);
@@ -519,17 +544,11 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 			 strerror(errno));
 		goto out;
 	}
-	while ((ev = readahead_next(ra, &g.pre, &offset))) {
+	while ((ev = readahead_next(ra, &pre, &ahead, &offset))) {
 		if (++sum->events % PROGRESS_EVERY == 0 && opt->progress)
 			opt->progress(opt->progress_ctx, offset, caplog_size(r));
-		/* The path cache is bound by memory latency: load the
-		 * slots and nodes of the events ahead while this one is
-		 * handled. */
-		uint64_t h = readahead_hash_ahead(ra, PREFETCH_SLOT_AHEAD);
-		if (h)
-			nstree_prefetch_slot(g.ns, h);
-		if ((h = readahead_hash_ahead(ra, PREFETCH_NODE_AHEAD)))
-			nstree_prefetch_node(g.ns, h);
+		prefetch_paths(&g, pre, ahead);
+		g.pre = pre[0];
 		gen_event(&g, ev);
 		g.pre = NULL;
 		if (ev->time_ns + ev->dur_ns > last_time)

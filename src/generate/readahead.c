@@ -196,26 +196,16 @@ err:
 	return NULL;
 }
 
-uint64_t readahead_hash_ahead(const struct readahead *ra, size_t ahead)
-{
-	const struct batch *b = ra->b[ra->head % BATCHES];
-	size_t i = ra->pos - 1 + ahead;
-
-	if (!ra->held || i >= b->n || !b->pre[i][0].src ||
-	    b->pre[i][0].st != PATHMAP_OK)
-		return 0;
-	return b->pre[i][0].hash;
-}
-
 const struct cap_event *readahead_next(struct readahead *ra,
-				       const struct prepared **pre,
-				       uint64_t *offset)
+				       const struct prepared (**pre)[2],
+				       size_t *ahead, uint64_t *offset)
 {
 	struct batch *b = ra->b[ra->head % BATCHES];
 
 	if (ra->held && ra->pos < b->n) {
 		*offset = b->offset;
-		*pre = b->pre[ra->pos];
+		*pre = &b->pre[ra->pos];
+		*ahead = b->n - ra->pos - 1;
 		return &b->ev[ra->pos++];
 	}
 	pthread_mutex_lock(&ra->lock);
@@ -242,7 +232,8 @@ const struct cap_event *readahead_next(struct readahead *ra,
 	ra->held = true;
 	pthread_mutex_unlock(&ra->lock);
 	*offset = b->offset;
-	*pre = b->pre[ra->pos];
+	*pre = &b->pre[ra->pos];
+	*ahead = b->n - ra->pos - 1;
 	return &b->ev[ra->pos++];
 }
 
