@@ -89,13 +89,17 @@ static int grow(struct nstree *t)
 {
 	size_t cap = (t->mask + 1) * 2;
 	struct node **b = calloc(cap, sizeof(*b));
-	struct node **paths = calloc(cap, sizeof(*paths));
+	struct node **paths = malloc(cap * sizeof(*paths));
 
 	if (!b || !paths) {
 		free(b);
 		free(paths);
 		return -ENOMEM;
 	}
+	/* A path of slot i is in slot i or i + mask + 1 now: the cache
+	 * keeps its entries in both (a hit is checked anyway). */
+	memcpy(paths, t->paths, (t->mask + 1) * sizeof(*paths));
+	memcpy(paths + t->mask + 1, t->paths, (t->mask + 1) * sizeof(*paths));
 	free(t->paths);
 	t->paths = paths;
 	for (size_t i = 0; i <= t->mask; i++) {
