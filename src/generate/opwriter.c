@@ -14,7 +14,7 @@
 
 #include "gen.h"
 
-#define BLOCK_SIZE (1 << 20)
+#define BLOCK_SIZE (128 * 1024)
 #define BLOCKS 4
 /* The outbuf's bytes move into the block at this fill: below it, the
  * longest line (four paths of PATHMAP_MAX bytes, escaped, and the fixed

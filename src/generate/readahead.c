@@ -18,7 +18,7 @@
 #include "gen.h"
 #include "ioriot/linereader.h"
 
-#define BATCH_EVENTS 2048
+#define BATCH_EVENTS 1024
 #define BATCHES 4
 /* Room for the strings of an event: its paths, at most one line's bytes,
  * and each one's normalised and sandbox form. */
