@@ -680,16 +680,14 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev)
 			ln.s[--ln.len] = '\0';
 		if (ln.len == 0)
 			continue;
-		if (r->hdr.version >= 4 && is_end_record(&ln)) {
-			parse_end(r, ln.s, ln.len);
+		/* Records and comments start with '#', events never. */
+		if (ln.s[0] == '#') {
+			if (r->hdr.version >= 4 && is_end_record(&ln))
+				parse_end(r, ln.s, ln.len);
+			else if (r->hdr.version >= 4 && is_uncap_record(&ln))
+				parse_uncap(r, &ln);
 			continue;
 		}
-		if (r->hdr.version >= 4 && is_uncap_record(&ln)) {
-			parse_uncap(r, &ln);
-			continue;
-		}
-		if (ln.s[0] == '#')
-			continue;
 		enum caplog_bad why;
 		const char *msg = split_fields(ln.s, ln.len, r->hdr.version, &f,
 					       &why);
