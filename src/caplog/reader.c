@@ -173,6 +173,15 @@ static inline char *find_stop(char *q)
 	}
 }
 
+/* Whether ";:," is at @q (which has 4 readable bytes: padding). */
+static inline bool is_field_end(const char *q)
+{
+	uint32_t w;
+
+	memcpy(&w, q, 4);
+	return (w & 0xFFFFFF) == (';' | ':' << 8 | ',' << 16);
+}
+
 /* Parse "PID:TID" at *@pp into pid << 32 | tid.  False if malformed. */
 static inline bool scan_ids(char **pp, const char *end, int64_t *out)
 {
@@ -237,7 +246,7 @@ static const char *split_fields(char *s, size_t len, int version,
 			}
 		}
 		if (q < end) {
-			if (end - q < 3 || q[0] != ';' || q[1] != ':' || q[2] != ',')
+			if (end - q < 3 || !is_field_end(q))
 				return bad_syntax(q, end, !keep || (TEXT_KEYS >> slot & 1) ?
 						  "field not ended by ;:," :
 						  (ID_KEYS >> slot & 1) ? "bad PID:TID" :
