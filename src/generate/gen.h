@@ -217,18 +217,17 @@ const struct cap_event *readahead_next(struct readahead *ra,
  * @ra, and return 0 or caplog_next()'s -errno.  Accepts NULL. */
 int readahead_finish(struct readahead *ra);
 
-/* opwriter.c: the operation lines formatted and written by a thread of
- * their own. */
+/* opwriter.c: the operation lines written by a thread of their own. */
 struct opwriter;
 
 /* Start a thread writing the operation lines to @fd.  Returns NULL (errno
  * set) if the thread or its buffers cannot be had. */
 struct opwriter *opwriter_start(int fd);
 
-/* Hand over a copy of @op (its strings included), to be written after
- * the operations handed over before.  Never fails: a write error is
- * kept. */
-void opwriter_put(struct opwriter *w, const struct rlog_op *op);
+/* The buffer to format one operation line into; opwriter_line_done()
+ * after each line. */
+struct outbuf *opwriter_outbuf(struct opwriter *w);
+void opwriter_line_done(struct opwriter *w);
 
 /* 0, or the -errno of a failed write (seen a little late: the lines handed
  * over after it are not written). */
