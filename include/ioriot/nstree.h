@@ -119,6 +119,22 @@ struct nstree *nstree_new(void);
  */
 struct node *nstree_lookup(struct nstree *t, const char *path, size_t len);
 
+/* The hash nstree_lookup() keys its path cache by; a pure function of the
+ * path, so another thread may compute it ahead. */
+uint64_t nstree_path_hash(const char *path, size_t len);
+
+/* nstree_lookup() of @path whose nstree_path_hash() is @hash. */
+struct node *nstree_lookup_hashed(struct nstree *t, const char *path,
+				  size_t len, uint64_t hash);
+
+/* Start loading the path cache slot of @hash into the CPU cache, ahead of
+ * its look-up.  Changes nothing. */
+void nstree_prefetch_slot(const struct nstree *t, uint64_t hash);
+
+/* Start loading the node the path cache slot of @hash holds (fetched by
+ * nstree_prefetch_slot() a while before).  Changes nothing. */
+void nstree_prefetch_node(const struct nstree *t, uint64_t hash);
+
 /*
  * A node outside the namespace for an unnamed file (O_TMPFILE).  Returns
  * NULL on allocation failure.

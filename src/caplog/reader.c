@@ -173,6 +173,15 @@ static inline char *find_stop(char *q)
 	}
 }
 
+/* Whether ";:," is at @q (which has 4 readable bytes: padding). */
+static inline bool is_field_end(const char *q)
+{
+	uint32_t w;
+
+	memcpy(&w, q, 4);
+	return (w & 0xFFFFFF) == (';' | ':' << 8 | ',' << 16);
+}
+
 /* Parse "PID:TID" at *@pp into pid << 32 | tid.  False if malformed. */
 static inline bool scan_ids(char **pp, const char *end, int64_t *out)
 {
@@ -237,7 +246,7 @@ static const char *split_fields(char *s, size_t len, int version,
 			}
 		}
 		if (q < end) {
-			if (end - q < 3 || q[0] != ';' || q[1] != ':' || q[2] != ',')
+			if (end - q < 3 || !is_field_end(q))
 				return bad_syntax(q, end, !keep || (TEXT_KEYS >> slot & 1) ?
 						  "field not ended by ;:," :
 						  (ID_KEYS >> slot & 1) ? "bad PID:TID" :
@@ -680,16 +689,14 @@ int caplog_next(struct caplog_reader *r, struct cap_event *ev)
 			ln.s[--ln.len] = '\0';
 		if (ln.len == 0)
 			continue;
-		if (r->hdr.version >= 4 && is_end_record(&ln)) {
-			parse_end(r, ln.s, ln.len);
+		/* Records and comments start with '#', events never. */
+		if (ln.s[0] == '#') {
+			if (r->hdr.version >= 4 && is_end_record(&ln))
+				parse_end(r, ln.s, ln.len);
+			else if (r->hdr.version >= 4 && is_uncap_record(&ln))
+				parse_uncap(r, &ln);
 			continue;
 		}
-		if (r->hdr.version >= 4 && is_uncap_record(&ln)) {
-			parse_uncap(r, &ln);
-			continue;
-		}
-		if (ln.s[0] == '#')
-			continue;
 		enum caplog_bad why;
 		const char *msg = split_fields(ln.s, ln.len, r->hdr.version, &f,
 					       &why);

@@ -26,6 +26,22 @@ struct resolved {
 	const struct mount_entry *mount;
 };
 
+/*
+ * An absolute path of an event, normalised, rewritten and hashed ahead by
+ * the log's reader thread (readahead.c): gen_resolve() takes it instead of
+ * doing the same work.  The model's state plays no part in it.
+ */
+struct prepared {
+	const char *src;		/* the event's path it was made from;
+					 * NULL: not prepared (relative) */
+	enum pathmap_status st;		/* PATHMAP_OK: the fields below */
+	const char *norm, *sandbox;	/* NUL-terminated; norm NULL if the
+					 * path did not normalise */
+	uint32_t norm_len, sandbox_len;
+	const struct mount_entry *mount;
+	uint64_t hash;			/* nstree_path_hash() of norm */
+};
+
 /* Page records being gathered into one mmap_read or mmap_write
  * (events_map.c): pages at one stride, of one timeline and mapping. */
 struct page_run {
@@ -43,7 +59,7 @@ struct gen {
 	struct procs procs;
 	struct u64map timelines;	/* pid << 32 | tid -> non-NULL */
 	bool *mount_used;		/* per pm.mounts entry */
-	struct outbuf *ops;		/* operation lines (temporary file) */
+	struct opwriter *ops;		/* operation lines (temporary file) */
 	uint64_t next_id;
 	uint64_t next_vfd;
 	uint64_t next_ctx, next_tag;	/* virtual AIO contexts, requests */
@@ -62,6 +78,8 @@ struct gen {
 					 * its FIDEDUPERANGE (events_clone.c) */
 	int err;			/* first -errno (ENOMEM) seen */
 	const struct cap_event *ev;	/* the event being handled */
+	const struct prepared *pre;	/* its paths p and P, prepared, or
+					 * NULL */
 	struct resolved path[2];
 };
 
@@ -177,21 +195,47 @@ void gen_uring_free(struct gen *g);
 /* readahead.c: the log read and parsed ahead by a second thread. */
 struct readahead;
 
-/* Start reading @r (opened, header read) in a thread of its own.  Returns
- * NULL (errno set) if the thread or its buffers cannot be had. */
-struct readahead *readahead_start(struct caplog_reader *r);
+/* Start reading @r (opened, header read) in a thread of its own, which
+ * also prepares the events' absolute paths with @pm (not changed while the
+ * thread runs).  Returns NULL (errno set) if the thread or its buffers
+ * cannot be had. */
+struct readahead *readahead_start(struct caplog_reader *r,
+				  const struct pathmap *pm);
 
 /*
  * The next event of the log, as caplog_next() gives it, valid until the
- * next call; *@offset gets the log bytes read so far (for progress).
- * NULL at the end of the log, or on a read error (readahead_finish() says
- * which).
+ * next call; *@pre gets its paths p and P prepared (two entries), followed
+ * by those of the *@ahead events after it in its batch (for prefetching),
+ * and *@offset the log bytes read so far (for progress).  NULL at the end
+ * of the log, or on a read error (readahead_finish() says which).
  */
-const struct cap_event *readahead_next(struct readahead *ra, uint64_t *offset);
+const struct cap_event *readahead_next(struct readahead *ra,
+				       const struct prepared (**pre)[2],
+				       size_t *ahead, uint64_t *offset);
 
 /* Stop the thread (at once, if the log is not read to its end), free
  * @ra, and return 0 or caplog_next()'s -errno.  Accepts NULL. */
 int readahead_finish(struct readahead *ra);
+
+/* opwriter.c: the operation lines written by a thread of their own. */
+struct opwriter;
+
+/* Start a thread writing the operation lines to @fd.  Returns NULL (errno
+ * set) if the thread or its buffers cannot be had. */
+struct opwriter *opwriter_start(int fd);
+
+/* The buffer to format one operation line into; opwriter_line_done()
+ * after each line. */
+struct outbuf *opwriter_outbuf(struct opwriter *w);
+void opwriter_line_done(struct opwriter *w);
+
+/* 0, or the -errno of a failed write (seen a little late: the lines handed
+ * over after it are not written). */
+int opwriter_err(const struct opwriter *w);
+
+/* Write every line given, stop the thread and free @w.  Returns 0 or the
+ * first write's -errno.  Accepts NULL. */
+int opwriter_finish(struct opwriter *w);
 
 /* Handle one event: update the model and write its operations. */
 void gen_event(struct gen *g, const struct cap_event *ev);

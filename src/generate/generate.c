@@ -18,6 +18,9 @@
 #include "ioriot/uring.h"
 
 #define PROGRESS_EVERY (1u << 20)
+/* Events ahead whose path cache slot, and node, are loaded early. */
+#define PREFETCH_SLOT_AHEAD 8
+#define PREFETCH_NODE_AHEAD 4
 
 static const char *const filter_names[GF_COUNT] = {
 	[GF_UNKNOWN_FD] = "fd not opened in capture (socket, pipe, ...)",
@@ -373,6 +376,29 @@ out:
 	return rc;
 }
 
+/*
+ * The path cache is bound by memory latency: load the slot of an event's
+ * first path some events ahead, and the node a slot holds a few events
+ * later, while the events between are handled.  @pre: the current
+ * event's prepared paths and those of the @ahead events after it.
+ */
+static void prefetch_paths(const struct gen *g,
+			   const struct prepared (*pre)[2], size_t ahead)
+{
+	const struct prepared *p;
+
+	if (ahead >= PREFETCH_SLOT_AHEAD) {
+		p = &pre[PREFETCH_SLOT_AHEAD][0];
+		if (p->src && p->st == PATHMAP_OK)
+			nstree_prefetch_slot(g->ns, p->hash);
+	}
+	if (ahead >= PREFETCH_NODE_AHEAD) {
+		p = &pre[PREFETCH_NODE_AHEAD][0];
+		if (p->src && p->st == PATHMAP_OK)
+			nstree_prefetch_node(g->ns, p->hash);
+	}
+}
+
 /* The mount table paths are rewritten with: the log's own (v4) or, for
  * older logs, the local one. */
 static int load_mounts(const struct gen_options *opt,
@@ -475,7 +501,6 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 {
 	struct caplog_reader *r = NULL;
 	struct mounttab *mounts = NULL;
-	struct outbuf *ops = NULL;
 	struct gen g = { 0 };
 	struct readahead *ra = NULL;
 	char dir[PATHMAP_MAX];
@@ -500,9 +525,8 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	g.pm.name_len = strlen(opt->name);
 	g.mount_used = calloc(mounts->n + 1, sizeof(bool));
 	g.ns = nstree_new();
-	ops = malloc(sizeof(*ops));
 	rc = -ENOMEM;
-	if (!g.mount_used || !g.ns || !ops || u64map_init(&g.timelines) ||
+	if (!g.mount_used || !g.ns || u64map_init(&g.timelines) ||
 	    u64map_init(&g.aio_batch) || u64map_init(&g.dedupe) ||
 	    procs_init(&g.procs, gen_release, gen_unmap, &g)) {
 		snprintf(err, errlen, "out of memory");
@@ -516,26 +540,36 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 			 dir, strerror(-rc));
 		goto out;
 	}
-	outbuf_init(ops, ops_fd);
-	g.ops = ops;
+	g.ops = opwriter_start(ops_fd);
+	if (!g.ops) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot start the operations' writer: %s",
+			 strerror(errno));
+		goto out;
+	}
 
+	const struct prepared (*pre)[2];
 	uint64_t last_time = 0, offset;
+	size_t ahead;
 	const struct cap_event *ev;
 	bool stopped = false;
-	ra = readahead_start(r);
+	ra = readahead_start(r, &g.pm);
 	if (!ra) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot start the log's reader: %s",
 			 strerror(errno));
 		goto out;
 	}
-	while ((ev = readahead_next(ra, &offset))) {
+	while ((ev = readahead_next(ra, &pre, &ahead, &offset))) {
 		if (++sum->events % PROGRESS_EVERY == 0 && opt->progress)
 			opt->progress(opt->progress_ctx, offset, caplog_size(r));
+		prefetch_paths(&g, pre, ahead);
+		g.pre = pre[0];
 		gen_event(&g, ev);
+		g.pre = NULL;
 		if (ev->time_ns + ev->dur_ns > last_time)
 			last_time = ev->time_ns + ev->dur_ns;
-		if (g.err || ops->err) {
+		if (g.err || opwriter_err(g.ops)) {
 			stopped = true;
 			break;
 		}
@@ -552,7 +586,9 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 			 strerror(-rc));
 		goto out;
 	}
-	rc = g.err ? g.err : outbuf_flush(ops);
+	int werr = opwriter_finish(g.ops);
+	g.ops = NULL;
+	rc = g.err ? g.err : werr;
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", g.err ? "generate" : "temporary file",
 			 strerror(-rc));
@@ -578,6 +614,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	rc = write_output(&g, opt, ch, ops_fd, err, errlen);
 out:
 	readahead_finish(ra);
+	opwriter_finish(g.ops);
 	gen_uring_free(&g);
 	procs_destroy(&g.procs);
 	gen_aio_free(&g);
@@ -585,7 +622,6 @@ out:
 	u64map_destroy(&g.timelines);
 	nstree_free(g.ns);
 	free(g.mount_used);
-	free(ops);
 	if (ops_fd >= 0)
 		close(ops_fd);
 	mounttab_free(mounts);

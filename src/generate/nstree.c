@@ -89,13 +89,17 @@ static int grow(struct nstree *t)
 {
 	size_t cap = (t->mask + 1) * 2;
 	struct node **b = calloc(cap, sizeof(*b));
-	struct node **paths = calloc(cap, sizeof(*paths));
+	struct node **paths = malloc(cap * sizeof(*paths));
 
 	if (!b || !paths) {
 		free(b);
 		free(paths);
 		return -ENOMEM;
 	}
+	/* A path of slot i is in slot i or i + mask + 1 now: the cache
+	 * keeps its entries in both (a hit is checked anyway). */
+	memcpy(paths, t->paths, (t->mask + 1) * sizeof(*paths));
+	memcpy(paths + t->mask + 1, t->paths, (t->mask + 1) * sizeof(*paths));
 	free(t->paths);
 	t->paths = paths;
 	for (size_t i = 0; i <= t->mask; i++) {
@@ -242,9 +246,37 @@ static bool found_by(const struct nstree *t, const struct node *n,
 	return end == 0;
 }
 
+uint64_t nstree_path_hash(const char *path, size_t len)
+{
+	return mix_bytes(len, path, len);
+}
+
+void nstree_prefetch_slot(const struct nstree *t, uint64_t hash)
+{
+	__builtin_prefetch(&t->paths[hash & t->mask]);
+}
+
+void nstree_prefetch_node(const struct nstree *t, uint64_t hash)
+{
+	const struct node *n = t->paths[hash & t->mask];
+
+	/* found_by() reads its lengths and flags, name pointer and name
+	 * (the node's tail): its three cache lines. */
+	if (n) {
+		__builtin_prefetch(n);
+		__builtin_prefetch((const char *)n + 64);
+		__builtin_prefetch((const char *)n + 128);
+	}
+}
+
 struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
 {
-	uint64_t h = mix_bytes(len, path, len);
+	return nstree_lookup_hashed(t, path, len, mix_bytes(len, path, len));
+}
+
+struct node *nstree_lookup_hashed(struct nstree *t, const char *path,
+				  size_t len, uint64_t h)
+{
 	struct node *hit = t->paths[h & t->mask];
 
 	/* Paths repeat: most look-ups end here, without a walk. */

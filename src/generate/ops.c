@@ -8,6 +8,7 @@
 #include <linux/close_range.h>
 #include <linux/fs.h>
 #include <sys/stat.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,10 @@ void gen_op_init(struct gen *g, struct rlog_op *op, enum sys_id sys)
 {
 	const struct cap_event *ev = g->ev;
 
-	memset(op, 0, sizeof(*op));
+	/* The dependency IDs beyond deps.n are never read: a third of the
+	 * operation need not be cleared. */
+	memset(op, 0, offsetof(struct rlog_op, deps.id));
+	op->deps.n = op->deps.dropped = 0;
 	op->id = ++g->next_id;
 	op->pid = ev->pid;
 	op->tid = ev->tid;
@@ -57,7 +61,8 @@ void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res)
 
 void gen_op_emit(struct gen *g, struct rlog_op *op)
 {
-	rlog_write_op(g->ops, op);
+	rlog_write_op(opwriter_outbuf(g->ops), op);
+	opwriter_line_done(g->ops);
 	g->sum->ops++;
 	g->sum->deps_dropped += (uint64_t)op->deps.dropped;
 	g->sum->ops_per_sys[op->sys]++;
@@ -152,10 +157,53 @@ const char *gen_base_dir(struct proc *p, bool have_dirfd, int64_t dirfd,
  * @base), rewrite it into its sandbox and look up its node.  Returns the
  * pathmap status.
  */
+/* The prepared form of @path, if the reader thread made one: it is the
+ * current event's p or P itself. */
+static const struct prepared *prepared_of(const struct gen *g,
+					  const char *path, size_t len)
+{
+	const struct prepared *pre = g->pre;
+
+	if (!pre || !len)
+		return NULL;
+	if (pre[0].src == path && g->ev->path_len == len)
+		return &pre[0];
+	if (pre[1].src == path && g->ev->path2_len == len)
+		return &pre[1];
+	return NULL;
+}
+
+/* gen_resolve() of a path the reader thread prepared. */
+static enum pathmap_status resolve_prepared(struct gen *g,
+					    const struct prepared *pp,
+					    struct resolved *r)
+{
+	if (!pp->norm)
+		return pp->st;
+	memcpy(r->norm, pp->norm, (size_t)pp->norm_len + 1);
+	r->norm_len = pp->norm_len;
+	if (pp->st != PATHMAP_OK)
+		return pp->st;
+	memcpy(r->sandbox, pp->sandbox, (size_t)pp->sandbox_len + 1);
+	r->sandbox_len = pp->sandbox_len;
+	r->mount = pp->mount;
+	r->node = nstree_lookup_hashed(g->ns, r->norm, r->norm_len, pp->hash);
+	if (!r->node) {
+		gen_oom(g);
+		return PATHMAP_TOO_LONG;
+	}
+	g->mount_used[r->mount - g->pm.mounts->v] = true;
+	return PATHMAP_OK;
+}
+
 enum pathmap_status gen_resolve(struct gen *g, const char *base,
 				   const char *path, size_t len, int slot)
 {
 	struct resolved *r = &g->path[slot];
+	const struct prepared *pp = prepared_of(g, path, len);
+
+	if (pp)
+		return resolve_prepared(g, pp, r);
 	long n = path_normalize(path, len, base, r->norm);
 
 	if (n == -ENAMETOOLONG)

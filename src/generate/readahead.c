@@ -4,7 +4,10 @@
  * travel in batches through a ring of a few of them; each batch holds the
  * events and a copy of their paths, because the line reader reuses its
  * buffer.  The events come out in log order, exactly as caplog_next() gives
- * them, so the output does not depend on the thread.
+ * them, so the output does not depend on the thread.  The thread also
+ * prepares the events' absolute paths (normalised, rewritten into their
+ * sandbox, hashed), which depends on the mount table alone, to take that
+ * work off the model's thread.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,13 +18,16 @@
 #include "gen.h"
 #include "ioriot/linereader.h"
 
-#define BATCH_EVENTS 2048
+#define BATCH_EVENTS 1024
 #define BATCHES 4
-/* Room for the strings of a batch; an event's are at most one line's. */
-#define ARENA_SIZE (4 * LINE_MAX_LEN)
+/* Room for the strings of an event: its paths, at most one line's bytes,
+ * and each one's normalised and sandbox form. */
+#define EVENT_STRINGS_MAX (LINE_MAX_LEN + 2 + 4 * (PATHMAP_MAX + 1))
+#define ARENA_SIZE (8 * LINE_MAX_LEN)
 
 struct batch {
 	struct cap_event ev[BATCH_EVENTS];
+	struct prepared pre[BATCH_EVENTS][2];	/* p and P */
 	size_t n;
 	uint64_t offset;		/* log bytes read after its last event */
 	char arena[ARENA_SIZE];
@@ -29,6 +35,7 @@ struct batch {
 
 struct readahead {
 	struct caplog_reader *r;
+	const struct pathmap *pm;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t filled;		/* a batch is ready, or the end */
@@ -54,6 +61,45 @@ static const char *keep(struct batch *b, size_t *used, const char *s,
 	return d;
 }
 
+/*
+ * Prepare absolute path @path (@len bytes, kept in the arena) into @pp as
+ * gen_resolve() would resolve it, its strings in the arena at *@used.  A
+ * relative path is left to the model, which knows the directories.
+ */
+static void prepare(const struct readahead *ra, struct batch *b, size_t *used,
+		    struct prepared *pp, const char *path, uint32_t len)
+{
+	char *norm = b->arena + *used;
+	size_t slen;
+
+	pp->src = NULL;
+	if (!len || path[0] != '/')
+		return;
+	long n = path_normalize(path, len, NULL, norm);
+	pp->src = path;
+	pp->norm = NULL;
+	if (n < 0) {
+		pp->st = n == -ENAMETOOLONG ? PATHMAP_TOO_LONG :
+			 PATHMAP_RELATIVE;
+		return;
+	}
+	if ((size_t)n == len && !memcmp(norm, path, len))
+		norm = (char *)path;		/* as written: share it */
+	else
+		*used += (size_t)n + 1;
+	pp->norm = norm;
+	pp->norm_len = (uint32_t)n;
+	char *sandbox = b->arena + *used;
+	pp->st = pathmap_rewrite(ra->pm, norm, (size_t)n, sandbox, &slen,
+				 &pp->mount);
+	if (pp->st != PATHMAP_OK)
+		return;
+	*used += slen + 1;
+	pp->sandbox = sandbox;
+	pp->sandbox_len = (uint32_t)slen;
+	pp->hash = nstree_path_hash(norm, (size_t)n);
+}
+
 /* Fill @b with the next events; sets *@rc to caplog_next()'s result at
  * the end of the log or on an error. */
 static void fill(struct readahead *ra, struct batch *b, int *rc)
@@ -62,18 +108,25 @@ static void fill(struct readahead *ra, struct batch *b, int *rc)
 
 	b->n = 0;
 	while (b->n < BATCH_EVENTS &&
-	       ARENA_SIZE - used >= LINE_MAX_LEN + 2) {
+	       ARENA_SIZE - used >= EVENT_STRINGS_MAX) {
 		struct cap_event *ev = &b->ev[b->n];
+		struct prepared *pre = b->pre[b->n];
 
 		*rc = caplog_next(ra->r, ev);
 		if (*rc <= 0)
 			break;
 		/* An absent path is a static "", a present one (even empty)
 		 * points into the reader's buffer. */
-		if (ev->have & CAP_PATH)
+		pre[0].src = pre[1].src = NULL;
+		if (ev->have & CAP_PATH) {
 			ev->path = keep(b, &used, ev->path, ev->path_len);
-		if (ev->have & CAP_PATH2)
+			prepare(ra, b, &used, &pre[0], ev->path, ev->path_len);
+		}
+		if (ev->have & CAP_PATH2) {
 			ev->path2 = keep(b, &used, ev->path2, ev->path2_len);
+			prepare(ra, b, &used, &pre[1], ev->path2,
+				ev->path2_len);
+		}
 		b->n++;
 	}
 	b->offset = caplog_offset(ra->r);
@@ -107,7 +160,8 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-struct readahead *readahead_start(struct caplog_reader *r)
+struct readahead *readahead_start(struct caplog_reader *r,
+				  const struct pathmap *pm)
 {
 	struct readahead *ra = calloc(1, sizeof(*ra));
 	int i;
@@ -115,6 +169,7 @@ struct readahead *readahead_start(struct caplog_reader *r)
 	if (!ra)
 		return NULL;
 	ra->r = r;
+	ra->pm = pm;
 	for (i = 0; i < BATCHES; i++)
 		if (!(ra->b[i] = malloc(sizeof(*ra->b[i]))))
 			goto err;
@@ -141,12 +196,16 @@ err:
 	return NULL;
 }
 
-const struct cap_event *readahead_next(struct readahead *ra, uint64_t *offset)
+const struct cap_event *readahead_next(struct readahead *ra,
+				       const struct prepared (**pre)[2],
+				       size_t *ahead, uint64_t *offset)
 {
 	struct batch *b = ra->b[ra->head % BATCHES];
 
 	if (ra->held && ra->pos < b->n) {
 		*offset = b->offset;
+		*pre = &b->pre[ra->pos];
+		*ahead = b->n - ra->pos - 1;
 		return &b->ev[ra->pos++];
 	}
 	pthread_mutex_lock(&ra->lock);
@@ -173,6 +232,8 @@ const struct cap_event *readahead_next(struct readahead *ra, uint64_t *offset)
 	ra->held = true;
 	pthread_mutex_unlock(&ra->lock);
 	*offset = b->offset;
+	*pre = &b->pre[ra->pos];
+	*ahead = b->n - ra->pos - 1;
 	return &b->ev[ra->pos++];
 }
 
