@@ -768,7 +768,7 @@ static void *watcher(void *arg)
 
 	waitpid(w->pid, &w->status, 0);
 	usleep(100 * 1000);	/* its last events reach the ring */
-	w->stop = 1;
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
