@@ -630,6 +630,10 @@ static void *replay_thread(void *arg)
 	/* Privileges go once the jail stands, before any operation. */
 	if (!ret && opt->ready)
 		ret = opt->ready(opt->ready_ctx, err, errlen);
+	if (!ret && (ret = exec_open_roots(&e->x, hdr->sandboxes,
+					   hdr->nsandboxes)))
+		snprintf(err, errlen, "cannot open the sandboxes in the "
+			 "replay's jail: %s", strerror(-ret));
 	if (ret)
 		goto out;
 	e->differ_by_result = calloc(SYS_COUNT, sizeof(*e->differ_by_result));
