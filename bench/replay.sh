@@ -142,7 +142,8 @@ init() {
 }
 
 # Replay NAME at speed SPEED (after PIN, a command prefix or "", and with
-# the options in EXTRA, split at spaces) into $work/NAME.stats.  Every
+# the options in EXTRA, split at spaces) into $work/NAME.stats, its CPU
+# time (user and system, all threads, GNU time) into $work/NAME.time.  Every
 # operation must have run and none may have failed, or the figures would
 # measure something else.
 replay() {
@@ -150,7 +151,8 @@ replay() {
 
 	rm -f "$stats"
 	# shellcheck disable=SC2086	# EXTRA is split on purpose
-	$3 "$bin" -q -r "$work/$name.replay" -D -u root --allow-root -s "$speed" ${4:-} \
+	$3 /usr/bin/time -f "%U %S" -o "$work/$name.time" \
+		"$bin" -q -r "$work/$name.replay" -D -u root --allow-root -s "$speed" ${4:-} \
 		-S "$stats" > "$work/replay.out" 2>&1 || {
 		cat "$work/replay.out" >&2
 		echo "$0: replay of $work/$name.replay failed" >&2
@@ -172,6 +174,13 @@ replay() {
 stat_of() {
 	awk -v k="$1" 'index($0, "\t" k ": ") == 1 {
 		v = substr($0, length(k) + 4); sub(/[ s].*$/, "", v); print v }' "$2"
+}
+
+# CPU ns per operation of the last replay of NAME: all its threads, the
+# reading of the file and the setup included.
+cpu_per_op() {
+	awk -v ops="$(stat_of "Performed ioops" "$work/$1.stats")" \
+		'{ printf "%.0f", ($1 + $2) * 1e9 / ops }' "$work/$1.time"
 }
 
 # Operations per second of the last replay of NAME.
@@ -233,7 +242,7 @@ echo "== engine overhead: 1 timeline, $OVERHEAD_OPS ops, -s 0, tmpfs and ext4; r
 prepare ovh_tmpfs 1 "$OVERHEAD_OPS" 0 "$work/mnt"
 prepare ovh_ext4 1 "$OVERHEAD_OPS" 0 "$work/ext4"
 for fs in tmpfs ext4; do
-	eval "lr_$fs= or_$fs= pr_$fs= orat_$fs= prat_$fs="
+	eval "lr_$fs= or_$fs= pr_$fs= orat_$fs= prat_$fs= lc_$fs= oc_$fs="
 done
 ovh_j0=$(cpu_jiffies)
 for i in $(seq 1 "$RUNS"); do
@@ -247,12 +256,14 @@ for i in $(seq 1 "$RUNS"); do
 			exit 1
 		}
 		lr=$(echo "$out" | awk '{ print $6 }')
+		lc=$(echo "$out" | awk '{ printf "%.0f", $8 }')
 		replay "ovh_$fs" 0 ""
 		orate=$(rate_of "ovh_$fs")
+		oc=$(cpu_per_op "ovh_$fs")
 		replay "ovh_$fs" 0 "$pin"
 		prate=$(rate_of "ovh_$fs")
 		eval "lr_$fs=\"\$lr_$fs $lr\" or_$fs=\"\$or_$fs $orate\""
-		eval "pr_$fs=\"\$pr_$fs $prate\""
+		eval "pr_$fs=\"\$pr_$fs $prate\" lc_$fs=\"\$lc_$fs $lc\" oc_$fs=\"\$oc_$fs $oc\""
 		eval "orat_$fs=\"\$orat_$fs $(ratio "$orate" "$lr")\""
 		eval "prat_$fs=\"\$prat_$fs $(ratio "$prate" "$lr")\""
 	done
@@ -270,6 +281,11 @@ ovh_steal=$(steal_pct "$ovh_j0" "$(cpu_jiffies)")
 		# shellcheck disable=SC2154
 		printf "%-44s %12.0f  %.3fx, %.3fx\n" "replay, 1 timeline, $fs, $pinned" \
 		       "$(echo "$p" | median)" "$(echo "$pq" | median)" "$(echo "$pq" | lowest)"
+		eval "lc=\$lc_$fs oc=\$oc_$fs"
+		# shellcheck disable=SC2154
+		printf "%-44s %12s  loop %.0f ns, replay %.0f ns (all threads)\n" \
+		       "  CPU time per operation (syscall), $fs" "" "$(echo "$lc" | median)" \
+		       "$(echo "$oc" | median)"
 	done
 	printf "%-44s %11.1f%%\n" "  host steal during these runs" "$ovh_steal"
 } >> "$results"
@@ -385,7 +401,7 @@ for i in $(seq 1 "$RUNS"); do
 	done
 done
 {
-	printf "\n%-30s %8s %8s %9s %8s %8s %9s %10s %7s %7s\n" "-s 1, $PACE_RATE ops/s" \
+	printf "\n%-30s %8s %8s %9s %8s %8s %9s %10s %7s\n" "-s 1, $PACE_RATE ops/s" \
 	       "p50 us" "p99 us" "floor p50" "p99" "p99-fl." "err." "steal" "fl.st."
 	for c in $cases; do
 		label="$c timelines"
