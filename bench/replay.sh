@@ -17,10 +17,11 @@
 #      target is the replay's p99 within 50 us of it); the 4 timelines also
 #      with --spin 1000 (no target: what a busy VM needs);
 #   4. many processes: a parallel build (make -j4 of a generated tree of
-#      hundreds of small rules, each a shell and a cat or two, every level
-#      reading what processes of the level before wrote) captured with
-#      ioriot -c -x, generated, initialised and replayed at -s 1: duration
-#      error against the captured duration, and start lateness;
+#      hundreds of small rules, each a shell running head and tail, every
+#      level reading what processes of the level before wrote, and each
+#      level summed by a python3 process with a thread per file) captured
+#      with ioriot -c -x, generated, initialised and replayed at -s 1:
+#      duration error against the captured duration, and start lateness;
 #   5. memory: peak RSS replaying 1 M and 4 M operations on 4 timelines,
 #      -s 0 (the file is read while it runs: RSS should not grow).
 # Figures are medians of runs interleaved with each other; a ratio is the
@@ -429,12 +430,19 @@ if runs_test many; then
 echo "== many processes: make -j$MANY_JOBS of $((MANY_WIDTH * MANY_LEVELS)) rules captured, replayed at -s 1"
 # The tree: level 0 is MANY_WIDTH files of 6000 bytes; file I of level L
 # is the head of file I and the tail of file I+1 of level L-1, made by a
-# shell running head and tail (3 short-lived processes a rule).
+# shell running head and tail (3 short-lived processes a rule).  Where
+# python3 is, each level made is also summed by a process with a thread
+# per file (each reads its file and writes its length to FILE.sum).
 build=$work/mnt/build
 mkdir "$build"
+sum_cmd=
+command -v python3 > /dev/null && sum_cmd="python3 -c \"import sys, threading as t; \
+ts = [t.Thread(target=lambda f=f: open(f + '.sum', 'w').write(str(len(open(f, 'rb').read())))) \
+for f in sys.argv[1:]]; [x.start() for x in ts]; [x.join() for x in ts]\" \$^"
 {
 	printf 'all:'
 	for i in $(seq 0 $((MANY_WIDTH - 1))); do printf ' l%d_%d' "$MANY_LEVELS" "$i"; done
+	[ -n "$sum_cmd" ] && for l in $(seq 1 "$MANY_LEVELS"); do printf ' sum%d' "$l"; done
 	echo
 	for l in $(seq 1 "$MANY_LEVELS"); do
 		for i in $(seq 0 $((MANY_WIDTH - 1))); do
@@ -442,6 +450,11 @@ mkdir "$build"
 			printf 'l%d_%d: %s %s\n\t{ head -c 3000 %s; tail -c 3000 %s; } > $@\n' \
 			       "$l" "$i" "$a" "$b" "$a" "$b"
 		done
+		if [ -n "$sum_cmd" ]; then
+			printf 'sum%d:' "$l"
+			for i in $(seq 0 $((MANY_WIDTH - 1))); do printf ' l%d_%d' "$l" "$i"; done
+			printf '\n\t%s\n' "$sum_cmd"
+		fi
 	done
 } > "$build/Makefile"
 for i in $(seq 0 $((MANY_WIDTH - 1))); do
@@ -501,7 +514,7 @@ mp99=$(echo "$m99" | median)
 merr_med=$(echo "$merr" | median)
 {
 	printf "\n%-44s %s\n" "many processes (make -j$MANY_JOBS)" \
-	       "$(echo "$hdr" | tr '|' ' ' | sed 's/^#//'), $forks forks captured"
+	       "$(echo "$hdr" | tr '|' ' ' | sed 's/^#//'), $forks forks and clones captured"
 	printf "%-44s %8s %8s %8s %10s %8s %7s\n" "" "p50 us" "p99 us" "max us" "build s" \
 	       "err." "steal"
 	printf "%-44s %8.1f %8.1f %8.1f %10.3f %7.3f%% %6.1f%%\n" "-s 1, start lateness, duration error" \
