@@ -143,10 +143,13 @@ static int read_timelines(const char *path, struct floor_run *run,
 			;
 		if (i == 0) {
 			if (*n == cap) {
+				struct floor_thread *nv;
+
 				cap = cap ? cap * 2 : 64;
-				v = realloc(v, cap * sizeof(*v));
-				if (!v)
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv)
 					goto nomem;
+				v = nv;
 			}
 			memset(&v[*n], 0, sizeof(v[*n]));
 			v[*n].key = key;
@@ -154,10 +157,13 @@ static int read_timelines(const char *path, struct floor_run *run,
 		}
 		t = &v[i - 1];
 		if (t->n == t->cap) {
+			uint64_t *nd;
+
 			t->cap = t->cap ? t->cap * 2 : 16;
-			t->due = realloc(t->due, t->cap * sizeof(*t->due));
-			if (!t->due)
+			nd = realloc(t->due, t->cap * sizeof(*t->due));
+			if (!nd)
 				goto nomem;
+			t->due = nd;
 		}
 		t->due[t->n++] = time_ns;
 		run->ops++;
@@ -173,6 +179,9 @@ static int read_timelines(const char *path, struct floor_run *run,
 				       path), -1);
 nomem:
 	fclose(f);
+	for (uint64_t i = 0; i < *n; i++)
+		free(v[i].due);
+	free(v);
 	fprintf(stderr, "sleep-floor: out of memory\n");
 	return -1;
 }

@@ -480,7 +480,9 @@ static void watch(struct engine *e)
 		if (!e->running)
 			break;
 		pthread_mutex_unlock(&e->lock);
-		if (engine_should_stop(e) && !atomic_load(&e->stopping))
+		/* Again every time: a thread that looked at the flag just
+		 * before it changed may have gone to sleep since. */
+		if (engine_should_stop(e))
 			wake_for_stop(e);
 		now = engine_now(e);
 		if (now >= next_tick) {
