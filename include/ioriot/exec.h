@@ -61,6 +61,8 @@ struct exec_ctx {
 	bool umask_taken;		/* exec_init() set the umask to 0 */
 	struct dedupe_table *dedupe;	/* FIDEDUPERANGE destinations per
 					 * timeline (src/replay/fileops.h) */
+	struct exec_roots *roots;	/* sandbox roots held open in the
+					 * jail (src/replay/roots.h), or NULL */
 };
 
 /*
@@ -82,6 +84,15 @@ int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
  * Without it every O_DIRECT open asks its own.  Returns 0 or -ENOMEM.
  */
 int exec_learn_sandboxes(struct exec_ctx *x, char *const *roots, size_t n);
+
+/*
+ * Open the sandbox roots @roots (@n, as the replay file's header lists
+ * them; kept by reference until exec_destroy()) in the calling thread's
+ * root: call it once the thread is in the jail.  Paths below a root then
+ * resolve from the root's fd (src/replay/roots.h), without it from the
+ * jail's root.  Returns 0 or -errno.
+ */
+int exec_open_roots(struct exec_ctx *x, char *const *roots, size_t n);
 
 /*
  * Carry out @op, whose strings are NUL-terminated.  *@result gets what the

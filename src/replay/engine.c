@@ -27,12 +27,12 @@
 #define CLOCK_CALIBRATION_NS (2 * 1000000ULL)
 #define SELF_FEED_LOW(e) ((e)->queue_slots / 4)	/* queued operations left */
 
-bool engine_wait_done(struct engine *e, uint64_t seq)
+bool engine_wait_done(struct engine *e, uint64_t seq, bool spin_first)
 {
 	atomic_uint *w = &e->done[seq % WINDOW_SLOTS];
 	unsigned round = (unsigned)(seq / WINDOW_SLOTS);
 
-	for (int spin = 0; spin < SPIN_ROUNDS; spin++) {
+	for (int spin = 0; spin_first && spin < SPIN_ROUNDS; spin++) {
 		if (engine_done(e, seq))
 			return true;
 		sched_yield();
@@ -47,7 +47,7 @@ bool engine_wait_done(struct engine *e, uint64_t seq)
 		if (!(v & DONE_WAITERS) &&
 		    !atomic_compare_exchange_weak(w, &v, v | DONE_WAITERS))
 			continue;
-		waitword_wait(w, v | DONE_WAITERS, WAIT_SLICE_NS);
+		waitword_wait(w, v | DONE_WAITERS, WAIT_LONG_NS);
 	}
 }
 
@@ -120,13 +120,13 @@ static int account(struct runner *r, const struct rlog_op *op,
 }
 
 /* Sleep until @t (engine_now()) unless the replay stops; the last
- * e->spin_ns are spun, as a wake-up can come late. */
+ * e->spin_ns are spun, as a wake-up can come late.  The sleep is one wait
+ * on e->stopping, which the watcher changes and wakes on a stop. */
 static void sleep_until(struct engine *e, uint64_t t)
 {
 	while (!engine_should_stop(e)) {
 		uint64_t now = engine_now(e);
 		uint64_t left;
-		struct timespec ts;
 
 		if (now >= t)
 			return;
@@ -136,22 +136,26 @@ static void sleep_until(struct engine *e, uint64_t t)
 			continue;
 		}
 		left -= e->spin_ns;
-		if (left > WAIT_SLICE_NS)
-			left = WAIT_SLICE_NS;
-		ts.tv_sec = (time_t)(left / 1000000000ULL);
-		ts.tv_nsec = (long)(left % 1000000000ULL);
-		nanosleep(&ts, NULL);
+		if (left > WAIT_LONG_NS)
+			left = WAIT_LONG_NS;
+		waitword_wait(&e->stopping, 0, left);
 	}
+}
+
+/* When @op is due on the engine's clock (a speed is set). */
+static uint64_t due_ns(const struct engine *e, const struct rlog_op *op)
+{
+	/* At most 10^18 ns (31 years) ahead: no overflow. */
+	double at = (double)op->time_ns / e->speed;
+
+	return e->start_ns + (at < 1e18 ? (uint64_t)at : 1000000000000000000ULL);
 }
 
 /* Wait for the start time of @op; returns when it started (now). */
 static uint64_t pace(struct runner *r, const struct rlog_op *op)
 {
 	struct engine *e = r->eng;
-	/* At most 10^18 ns (31 years) ahead: no overflow. */
-	double at = (double)op->time_ns / e->speed;
-	uint64_t due = e->start_ns + (at < 1e18 ? (uint64_t)at :
-				      1000000000000000000ULL);
+	uint64_t due = due_ns(e, op);
 	uint64_t now = engine_now(e), late;
 
 	/* The lead before waiting; the lateness when it starts. */
@@ -178,8 +182,14 @@ static int run_op(struct runner *r, const struct slot *s)
 	int64_t result;
 	int ret;
 
+	/* At a speed, an operation due later than the spin before its time
+	 * cannot start before then, however soon its dependencies complete:
+	 * it waits for them asleep.  Hundreds of timelines whose first
+	 * operations wait for other processes' would otherwise spin at once. */
+	bool spin = e->speed == 0 || due_ns(e, op) <= engine_now(e) + e->spin_ns;
+
 	for (int d = 0; d < op->deps.n; d++)
-		if (!engine_wait_done(e, op->deps.id[d]))
+		if (!engine_wait_done(e, op->deps.id[d], spin))
 			return 1;
 	if (e->speed > 0) {
 		t0 = pace(r, op);
@@ -245,7 +255,7 @@ static bool wait_for_work(struct runner *r, unsigned head)
 	if (atomic_load(&r->tail) == head) {
 		if (atomic_load(&e->eof) && atomic_load(&r->tail) == head)
 			goto out;
-		waitword_wait(&r->bell, bell, WAIT_SLICE_NS);
+		waitword_wait(&r->bell, bell, WAIT_LONG_NS);
 	}
 out:
 	atomic_store(&r->sleeping, 0);
@@ -419,8 +429,28 @@ static void tick(struct engine *e, uint64_t now)
 	e->opt->tick(e->opt->tick_ctx, now - e->start_ns, e->cum);
 }
 
-/* Under e->lock: until every thread ended, report progress every 2 s and
- * tick every opt->tick_ns (due times are absolute: no drift). */
+/* Wake every thread that sleeps for a due time, for work or for an
+ * operation to complete: the replay stops. */
+static void wake_for_stop(struct engine *e)
+{
+	size_t n = atomic_load(&e->nrunners);
+
+	atomic_store(&e->stopping, 1);
+	waitword_wake_all(&e->stopping);
+	for (size_t i = 0; i < WINDOW_SLOTS; i++)
+		if (atomic_load(&e->done[i]) & DONE_WAITERS)
+			waitword_wake_all(&e->done[i]);
+	for (size_t i = 0; i < n; i++) {
+		struct runner *r = e->runners[i];
+
+		atomic_fetch_add(&r->bell, 1);
+		waitword_wake_all(&r->bell);
+	}
+}
+
+/* Under e->lock: until every thread ended, report progress every 2 s,
+ * tick every opt->tick_ns (due times are absolute: no drift), and look
+ * for a stop every WAIT_SLICE_NS. */
 static void watch(struct engine *e)
 {
 	const struct replay_options *opt = e->opt;
@@ -431,6 +461,9 @@ static void watch(struct engine *e)
 		uint64_t due = next_progress < next_tick ? next_progress :
 							  next_tick;
 		uint64_t now = engine_now(e);
+
+		if (due > now + WAIT_SLICE_NS)
+			due = now + WAIT_SLICE_NS;
 		/* The condition variable waits on CLOCK_MONOTONIC, which the
 		 * engine's clock may drift from: wait the time left. */
 		uint64_t until = clock_ns(CLOCK_MONOTONIC) +
@@ -447,6 +480,10 @@ static void watch(struct engine *e)
 		if (!e->running)
 			break;
 		pthread_mutex_unlock(&e->lock);
+		/* Again every time: a thread that looked at the flag just
+		 * before it changed may have gone to sleep since. */
+		if (engine_should_stop(e))
+			wake_for_stop(e);
 		now = engine_now(e);
 		if (now >= next_tick) {
 			tick(e, now);
@@ -630,6 +667,10 @@ static void *replay_thread(void *arg)
 	/* Privileges go once the jail stands, before any operation. */
 	if (!ret && opt->ready)
 		ret = opt->ready(opt->ready_ctx, err, errlen);
+	if (!ret && (ret = exec_open_roots(&e->x, hdr->sandboxes,
+					   hdr->nsandboxes)))
+		snprintf(err, errlen, "cannot open the sandboxes in the "
+			 "replay's jail: %s", strerror(-ret));
 	if (ret)
 		goto out;
 	e->differ_by_result = calloc(SYS_COUNT, sizeof(*e->differ_by_result));

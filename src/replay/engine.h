@@ -53,6 +53,12 @@
 #define DONE_WAITERS 0x80000000u
 #define CACHE_LINE 64			/* fields of one writer share none */
 #define WAIT_SLICE_NS (100 * 1000 * 1000ULL)	/* notice a stop this often */
+/* Runners waiting for a due time or for work sleep this long at most: the
+ * watcher notices a stop every WAIT_SLICE_NS and wakes them (engine.c).
+ * Waking them every slice instead would wake every idle runner of a file
+ * with hundreds of timelines ten times a second, all at once, as they
+ * started together, and the ones that are due would wait behind them. */
+#define WAIT_LONG_NS (10 * 1000000000ULL)
 
 struct slot {
 	/* deps.id[] holds the sequence numbers of the dependencies that had
@@ -121,6 +127,7 @@ struct engine {
 	atomic_uint eof;		/* the feed queued everything */
 	atomic_int failed;		/* something fatal: everyone stops */
 	atomic_uint hungry;		/* self_feed: runners asleep for work */
+	atomic_uint stopping;		/* the watcher saw a stop: 1, woken */
 
 	/* Written by every runner for every paced operation. */
 	_Alignas(CACHE_LINE) atomic_llong ahead;	/* the latest op's lead */
@@ -175,9 +182,10 @@ static inline uint64_t engine_now(const struct engine *e)
 	return cycleclock_ns(&e->clock);
 }
 
-/* Wait until operation @seq has completed: true, or false when the replay
- * stops first (engine.c). */
-bool engine_wait_done(struct engine *e, uint64_t seq);
+/* Wait until operation @seq has completed, yielding the CPU a few times
+ * before sleeping if @spin_first: true, or false when the replay stops
+ * first (engine.c). */
+bool engine_wait_done(struct engine *e, uint64_t seq, bool spin_first);
 
 /*
  * Start the thread of runner @r (when the replay is already going).

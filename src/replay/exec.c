@@ -2,10 +2,12 @@
  * exec: carries out one replay operation as the syscall it was captured as
  * (exec.h), once, failing ones included.
  *
- * Paths go to the kernel as the replay file names them, absolute, in the
- * *at form of the call (openat2 stays openat2): the calling thread is
- * confined to the sandboxes (jail.h), so the kernel resolves them, their
- * symlinks and their ".." as it did in the capture, and none leads out.
+ * Paths go to the kernel in the *at form of the call (openat2 stays
+ * openat2), relative to the fd of their sandbox root (roots.h: the same
+ * file, fewer components to walk), or as the replay file names them,
+ * absolute: the calling thread is confined to the sandboxes (jail.h), so
+ * the kernel resolves them, their symlinks and their ".." as it did in
+ * the capture, and none leads out.
  *
  * Results: what the call returned, or -errno.  Where the replayed value
  * cannot equal the captured one although the call did the same thing, a
@@ -94,6 +96,7 @@
 #include "dioalign.h"
 #include "uring.h"
 #include "fileops.h"
+#include "roots.h"
 #include "ioriot/exec.h"
 #include "ioriot/syscalls.h"
 
@@ -275,25 +278,44 @@ static mode_t created_mode(struct exec_ctx *x, const struct rlog_op *op,
 	return safe_mode(x, mode) & ~mask;
 }
 
+/* op->path as the kernel gets it: relative to *@dfd (roots.h). */
+static inline const char *at_path(const struct exec_ctx *x,
+				  const struct rlog_op *op, int *dfd)
+{
+	return roots_at(x->roots, op->path, op->path_len, dfd);
+}
+
+/* op->path2 as the kernel gets it: relative to *@dfd (roots.h). */
+static inline const char *at_path2(const struct exec_ctx *x,
+				   const struct rlog_op *op, int *dfd)
+{
+	return roots_at(x->roots, op->path2, op->path2_len, dfd);
+}
+
 /* mknod, mknodat: sockets, FIFOs and regular files (type 0 is one);
  * never a device node; -EINVAL without a mode. */
 static int64_t do_mknod(struct exec_ctx *x, const struct rlog_op *op)
 {
 	mode_t type = (mode_t)op->mode & S_IFMT;
+	const char *p;
+	int dfd;
 
 	if (!(op->have & RL_MODE))
 		return -EINVAL;
 	if (S_ISCHR(type) || S_ISBLK(type))
 		return -EPERM;
-	return neg_errno(mknodat(AT_FDCWD, op->path, type |
-				 created_mode(x, op, op->mode), 0));
+	p = at_path(x, op, &dfd);
+	return neg_errno(mknodat(dfd, p, type | created_mode(x, op, op->mode),
+				 0));
 }
 
 /* bind of a Unix socket to op->path: the socket inode, 0777 less the
  * umask (see the top of the file). */
 static int64_t do_bind(struct exec_ctx *x, const struct rlog_op *op)
 {
-	int64_t r = neg_errno(mknodat(AT_FDCWD, op->path, S_IFSOCK |
+	int dfd;
+	const char *p = at_path(x, op, &dfd);
+	int64_t r = neg_errno(mknodat(dfd, p, S_IFSOCK |
 				      created_mode(x, op, 0777), 0));
 
 	return r == -EEXIST ? -EADDRINUSE : r;
@@ -954,11 +976,18 @@ static int fd_op(struct exec_ctx *x, const struct rlog_op *op,
 	case SYS_MMAP: return do_mmap(x, op, fd, result);
 	case SYS_SENDFILE: r = do_sendfile(x, op, fd); break;
 	case SYS_COPY_FILE_RANGE: r = do_copy_range(x, op, fd); break;
-	case SYS_LINKAT:
-		r = op->have & RL_PATH2 ?
-		    neg_errno(linkat(fd, "", AT_FDCWD, op->path2, AT_EMPTY_PATH)) :
-		    -EINVAL;
+	case SYS_LINKAT: {
+		int dfd2;
+		const char *p2;
+
+		if (!(op->have & RL_PATH2)) {
+			r = -EINVAL;
+			break;
+		}
+		p2 = at_path2(x, op, &dfd2);
+		r = neg_errno(linkat(fd, "", dfd2, p2, AT_EMPTY_PATH));
 		break;
+	}
 	default:
 		r = -ENOSYS;
 	}
@@ -976,6 +1005,8 @@ static int open_op(struct exec_ctx *x, const struct rlog_op *op,
 	mode_t mode = creating ? created_mode(x, op, op->have & RL_MODE ?
 					      op->mode : 0644) : 0;
 	bool nonblock_added = !(flags & (O_PATH | O_NONBLOCK));
+	int dfd;
+	const char *p = at_path(x, op, &dfd);
 	long fd;
 
 	/* Never waiting for a FIFO's other end (see the top of the file);
@@ -984,9 +1015,9 @@ static int open_op(struct exec_ctx *x, const struct rlog_op *op,
 	if (sys == SYS_OPENAT2) {
 		struct open_how how = { .flags = (uint64_t)flags, .mode = mode };
 
-		fd = syscall(SYS_openat2, AT_FDCWD, op->path, &how, sizeof(how));
+		fd = syscall(SYS_openat2, dfd, p, &how, sizeof(how));
 	} else {
-		fd = syscall(SYS_openat, AT_FDCWD, op->path, flags, mode);
+		fd = syscall(SYS_openat, dfd, p, flags, mode);
 	}
 	if (fd < 0) {
 		*result = -errno;
@@ -1009,7 +1040,9 @@ static int64_t do_readlink(struct exec_ctx *x, const struct rlog_op *op)
 	char *buf = read_buf(x, 0, NULL);
 	size_t size = op->have & RL_COUNT && op->count > 0 &&
 		      op->count < READ_BUF ? (size_t)op->count : PATH_MAX;
-	ssize_t n = readlinkat(AT_FDCWD, op->path, buf, size);
+	int dfd;
+	const char *p = at_path(x, op, &dfd);
+	ssize_t n = readlinkat(dfd, p, buf, size);
 
 	if (n < 0)
 		return -errno;
@@ -1021,7 +1054,8 @@ static int64_t do_readlink(struct exec_ctx *x, const struct rlog_op *op)
 static int64_t path_op(struct exec_ctx *x, const struct rlog_op *op,
 		       enum sys_id sys)
 {
-	const char *p = op->path, *p2 = op->path2;
+	const char *p, *p2 = NULL;
+	int dfd, dfd2 = AT_FDCWD;
 	int flags = op->have & RL_FLAGS ? (int)op->flags : 0;
 	int mode = op->have & RL_MODE ? (int)op->mode : F_OK;
 	int nofollow = flags & AT_SYMLINK_NOFOLLOW;
@@ -1044,66 +1078,69 @@ static int64_t path_op(struct exec_ctx *x, const struct rlog_op *op,
 	default:
 		break;
 	}
+	p = at_path(x, op, &dfd);
+	if (op->have & RL_PATH2)
+		p2 = at_path2(x, op, &dfd2);
 	switch (sys) {
-	case SYS_STAT: return neg_errno(fstatat(AT_FDCWD, p, &st, 0));
+	case SYS_STAT: return neg_errno(fstatat(dfd, p, &st, 0));
 	case SYS_LSTAT:
-		return neg_errno(fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW));
+		return neg_errno(fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW));
 	case SYS_NEWFSTATAT:
-		return neg_errno(fstatat(AT_FDCWD, p, &st, flags &
+		return neg_errno(fstatat(dfd, p, &st, flags &
 					 (AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT)));
 	case SYS_STATX:
-		return neg_errno(statx(AT_FDCWD, p, flags & (AT_SYMLINK_NOFOLLOW |
+		return neg_errno(statx(dfd, p, flags & (AT_SYMLINK_NOFOLLOW |
 						AT_NO_AUTOMOUNT |
 						AT_STATX_SYNC_TYPE),
 				       STATX_BASIC_STATS, &stx));
-	case SYS_STATFS: return neg_errno(statfs(p, &sfs));
+	case SYS_STATFS: return neg_errno(statfs(op->path, &sfs));
 	case SYS_ACCESS: case SYS_FACCESSAT:	/* glibc would make faccessat2 */
-		return neg_errno(syscall(SYS_faccessat, AT_FDCWD, p, mode));
+		return neg_errno(syscall(SYS_faccessat, dfd, p, mode));
 	case SYS_FACCESSAT2:
-		return neg_errno(faccessat(AT_FDCWD, p, mode, flags &
+		return neg_errno(faccessat(dfd, p, mode, flags &
 					   (AT_EACCESS | AT_SYMLINK_NOFOLLOW)));
 	case SYS_READLINK: case SYS_READLINKAT: return do_readlink(x, op);
 	case SYS_CHMOD: case SYS_FCHMODAT:
-		return neg_errno(fchmodat(AT_FDCWD, p, safe_mode(x, op->mode), 0));
+		return neg_errno(fchmodat(dfd, p, safe_mode(x, op->mode), 0));
 	case SYS_FCHMODAT2:
-		return neg_errno(syscall(SYS_fchmodat2, AT_FDCWD, p,
+		return neg_errno(syscall(SYS_fchmodat2, dfd, p,
 					 safe_mode(x, op->mode), nofollow));
 	case SYS_CHOWN:
-		return neg_errno(fchownat(AT_FDCWD, p, own_uid(x, op),
+		return neg_errno(fchownat(dfd, p, own_uid(x, op),
 					  own_gid(x, op), 0));
 	case SYS_LCHOWN:
-		return neg_errno(fchownat(AT_FDCWD, p, own_uid(x, op),
+		return neg_errno(fchownat(dfd, p, own_uid(x, op),
 					  own_gid(x, op), AT_SYMLINK_NOFOLLOW));
 	case SYS_FCHOWNAT:
-		return neg_errno(fchownat(AT_FDCWD, p, own_uid(x, op),
+		return neg_errno(fchownat(dfd, p, own_uid(x, op),
 					  own_gid(x, op), nofollow));
 	case SYS_UTIMENSAT:
-		return neg_errno(utimensat(AT_FDCWD, p, NULL, nofollow));
+		return neg_errno(utimensat(dfd, p, NULL, nofollow));
 	case SYS_TRUNCATE:
-		return neg_errno(truncate(p, op->have & RL_COUNT ?
+		return neg_errno(truncate(op->path, op->have & RL_COUNT ?
 					  (off_t)op->count : 0));
 	case SYS_MKDIR: case SYS_MKDIRAT:
-		return neg_errno(mkdirat(AT_FDCWD, p, created_mode(x, op,
+		return neg_errno(mkdirat(dfd, p, created_mode(x, op,
 						op->have & RL_MODE ?
 						op->mode : 0777)));
 	case SYS_MKNOD: case SYS_MKNODAT: return do_mknod(x, op);
 	case SYS_BIND: return do_bind(x, op);
-	case SYS_RMDIR: return neg_errno(unlinkat(AT_FDCWD, p, AT_REMOVEDIR));
-	case SYS_UNLINK: return neg_errno(unlinkat(AT_FDCWD, p, 0));
+	case SYS_RMDIR: return neg_errno(unlinkat(dfd, p, AT_REMOVEDIR));
+	case SYS_UNLINK: return neg_errno(unlinkat(dfd, p, 0));
 	case SYS_UNLINKAT:
-		return neg_errno(unlinkat(AT_FDCWD, p, flags & AT_REMOVEDIR));
+		return neg_errno(unlinkat(dfd, p, flags & AT_REMOVEDIR));
 	case SYS_RENAME: case SYS_RENAMEAT:
-		return neg_errno(renameat(AT_FDCWD, p, AT_FDCWD, p2));
+		return neg_errno(renameat(dfd, p, dfd2, p2));
 	case SYS_RENAMEAT2:
-		return neg_errno(renameat2(AT_FDCWD, p, AT_FDCWD, p2,
+		return neg_errno(renameat2(dfd, p, dfd2, p2,
 					   (unsigned)flags & (RENAME_NOREPLACE |
 							      RENAME_EXCHANGE)));
-	case SYS_LINK: return neg_errno(linkat(AT_FDCWD, p, AT_FDCWD, p2, 0));
+	case SYS_LINK: return neg_errno(linkat(dfd, p, dfd2, p2, 0));
 	case SYS_LINKAT:
-		return neg_errno(linkat(AT_FDCWD, p, AT_FDCWD, p2,
+		return neg_errno(linkat(dfd, p, dfd2, p2,
 					flags & AT_SYMLINK_FOLLOW));
 	case SYS_SYMLINK: case SYS_SYMLINKAT:
-		return neg_errno(symlinkat(op->target, AT_FDCWD, p));
+		return neg_errno(symlinkat(op->target, dfd, p));
 	default:
 		return -ENOSYS;
 	}
@@ -1288,6 +1325,13 @@ fail:
 	return rc;
 }
 
+int exec_open_roots(struct exec_ctx *x, char *const *roots, size_t n)
+{
+	roots_close(x->roots);
+	x->roots = roots_open(roots, n);
+	return x->roots ? 0 : -errno;
+}
+
 void exec_destroy(struct exec_ctx *x)
 {
 	struct u64map_slot *s;
@@ -1309,6 +1353,7 @@ void exec_destroy(struct exec_ctx *x)
 	}
 	u64map_destroy(&x->maps);
 	dioalign_free(x->dio);
+	roots_close(x->roots);
 	for (struct exec_bigdata *b = atomic_load(&x->big), *older; b;
 	     b = older) {
 		older = b->older;

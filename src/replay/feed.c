@@ -292,7 +292,8 @@ static bool wait_slot(struct engine *e, uint64_t seq)
 			break;
 		}
 		/* Mostly, once the batch's last one is done, all are. */
-		if (!engine_wait_done(e, end - 1) || !engine_wait_done(e, old))
+		if (!engine_wait_done(e, end - 1, true) ||
+		    !engine_wait_done(e, old, true))
 			return false;
 	}
 	return true;
