@@ -129,7 +129,7 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-$(OUTPUT)/bench/%: bench/%.c $(LIB) | $(OUTPUT)
+$(OUTPUT)/bench/%: bench/%.c $(wildcard bench/*.h) $(LIB) | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)

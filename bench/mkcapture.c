@@ -27,6 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
+
 #include "ioriot/caplog.h"
 #include "ioriot/mounts.h"
 #include "ioriot/outbuf.h"
@@ -896,18 +898,6 @@ static void usage(FILE *out)
 	      "generate it with --mounts).  OUTPUT - is standard output.\n", out);
 }
 
-/* Parse @s as a number in [min, max]; false if it is not one. */
-static bool parse_num(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
 
 static int write_log(const char *out_path, uint64_t lines, uint32_t files,
 		     uint32_t threads, uint32_t procs, uint64_t seed, bool v3)
@@ -980,11 +970,11 @@ int main(int argc, char **argv)
 
 		switch (c) {
 		case '3': v3 = true; break;
-		case 'l': ok = parse_num(optarg, 0, UINT64_MAX, &lines); break;
-		case 'f': ok = parse_num(optarg, 1, 1u << 30, &files); break;
-		case 't': ok = parse_num(optarg, 1, 1u << 20, &threads); break;
-		case 'p': ok = parse_num(optarg, 1, 1u << 20, &procs); break;
-		case 's': ok = parse_num(optarg, 0, UINT64_MAX, &seed); break;
+		case 'l': ok = parse_u64(optarg, 0, UINT64_MAX, &lines); break;
+		case 'f': ok = parse_u64(optarg, 1, 1u << 30, &files); break;
+		case 't': ok = parse_u64(optarg, 1, 1u << 20, &threads); break;
+		case 'p': ok = parse_u64(optarg, 1, 1u << 20, &procs); break;
+		case 's': ok = parse_u64(optarg, 0, UINT64_MAX, &seed); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
+
 #define READ_COUNT 512		/* what syscall-loop reads per pread */
 #define FILE_SIZE 4096
 #define DUR_NS 1000		/* captured duration of every operation */
@@ -31,22 +33,6 @@ static int usage(void)
 		"  SANDBOX_ROOT: <mountpoint>/.ioriot/NAME; OPS_PER_TIMELINE: a multiple of 3;\n"
 		"  RATE: operations per second in all (0: as fast as possible)\n");
 	return 2;
-}
-
-/* A decimal argument in [min, max], or false. */
-static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	char *end;
-	unsigned long long n;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || *end || n < min || n > max)
-		return false;
-	*v = n;
-	return true;
 }
 
 /* @s escaped as replay file paths are: %XX for bytes outside 0x21..0x7e

@@ -32,6 +32,8 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include "args.h"
+
 #define NS 1000000000ULL
 #define START_DELAY_NS (50 * 1000 * 1000ULL)	/* every thread started */
 
@@ -191,22 +193,6 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* A decimal argument in [min, max], or false. */
-static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	char *end;
-	unsigned long long n;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || *end || n < min || n > max)
-		return false;
-	*v = n;
-	return true;
 }
 
 /* The @pct percentile of sorted @v (@n > 0), nearest rank. */
