@@ -6,13 +6,13 @@
  * number that the loader fills (nr_specs), and pass the few with more to
  * do by tail call to programs of their own; the syscalls of captured
  * processes that are not captured are counted per number.  The raw
- * tracepoints cost a fraction of the per-syscall tracepoints
- * (syscalls:sys_enter_X), which copy every call's arguments into a record
- * before any program runs, and a tail call costs more than the rest of a
- * syscall's entry.  BTF
- * tracepoints follow fork, exec and exit; the page fault tracepoints I/O
- * through file mappings, with the probe's own table of each process's file
- * mappings.  Entry stores the arguments per thread, exit sends one struct
+ * tracepoints cost about half of what the per-syscall tracepoints
+ * (syscalls:sys_enter_X) do, which copy every call's arguments into a
+ * record before any program runs; a tail call costs about 30 ns, a third
+ * of an entry's own work, so only those few take one (docs/benchmarks.md
+ * §7.4).  BTF tracepoints follow fork, exec and exit; the page fault
+ * tracepoints I/O through file mappings, with the probe's own table of
+ * each process's file mappings.  Entry stores the arguments per thread, exit sends one struct
  * ioriot_event (include/ioriot/event.h) with duration, result and paths
  * through a ring buffer.  Events the ring buffer cannot take are counted,
  * never dropped silently.
