@@ -2057,9 +2057,9 @@ static __always_inline int trace_enter(const struct pt_regs *regs, long id,
 #endif
 
 /*
- * Every syscall of every task: a captured one goes to its entry program
- * (which applies the process filter); the others of the captured
- * processes are counted.  Numbers first, the cheap test; the process
+ * Every syscall of every task: a captured one is entered here (the TRACED
+ * list) or by its own entry program, either after the process filter; the
+ * others of the captured processes are counted.  Numbers first, the cheap test; the process
  * filter after.  The number of an ia32 syscall means another syscall:
  * counted in the other-ABI slot, as are x32 numbers (__X32_SYSCALL_BIT) and
  * all beyond the table.  A captured number without a program (fork, exec:
