@@ -837,16 +837,6 @@ struct go {
 	bool sent;
 };
 
-/* Why captures cannot run here, or NULL. */
-static const char *cannot_capture(void)
-{
-	if (geteuid() != 0)
-		return "not root";
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-		return "no /sys/kernel/btf/vmlinux (kernel without BTF)";
-	return NULL;
-}
-
 /* The longest a capture runs: CAPTURE_CAP_NS, stretched like Check's
  * timeouts (make check-vm runs the tests on emulated CPUs). */
 static uint64_t capture_cap_ns(void)
@@ -1669,7 +1659,7 @@ static const struct {
 
 START_TEST(test_workload)
 {
-	const char *why = cannot_capture();
+	const char *why = tu_cannot_capture();
 	struct run r;
 
 	if (why) {
@@ -1784,7 +1774,7 @@ START_TEST(test_fd_race)
 		.name = "fdrace", .replay = no_lines, .counts = "|processes=1|"
 	};
 	const size_t want = FDRACE_THREADS * FDRACE_ITERS;
-	const char *why = cannot_capture();
+	const char *why = tu_cannot_capture();
 	size_t writes = 0;
 	struct run r;
 
@@ -1831,7 +1821,7 @@ START_TEST(test_uncaptured)
 		.name = "uncaptured", .replay = no_lines,
 		.counts = "|processes=1|"
 	};
-	const char *why = cannot_capture();
+	const char *why = tu_cannot_capture();
 	char err[ERRLEN], *mark, *text;
 	struct caplog_reader *rd;
 	const struct uncaptured *u;
@@ -1982,7 +1972,7 @@ START_TEST(test_umask)
 		.name = "umask", .chains = umask_chains, .replay = umask_replay,
 		.counts = "|timelines=3|processes=2|"
 	};
-	const char *why = cannot_capture();
+	const char *why = tu_cannot_capture();
 	char err[ERRLEN];
 	struct caplog_reader *rd;
 	const struct uncaptured *u;
@@ -2213,7 +2203,7 @@ START_TEST(test_fileapi)
 		.name = "fileapi", .chains = fileapi_at_chains,
 		.replay = fileapi_replay, .counts = "|timelines=1|processes=1|"
 	};
-	const char *why = cannot_capture();
+	const char *why = tu_cannot_capture();
 	bool at = access("/sys/kernel/tracing/events/syscalls/"
 			 "sys_enter_setxattrat", F_OK) == 0;
 	struct run r;
@@ -2800,7 +2790,7 @@ END_TEST
  */
 START_TEST(bpf_full_tmpfs)
 {
-	const char *why = cannot_capture();
+	const char *why = tu_cannot_capture();
 	char *dir = tu_scratch(), *mnt = tu_join(dir, "small");
 	char *path = tu_join(mnt, "io.capture"), *out = NULL, *err = NULL;
 	char pid[16];
@@ -2814,18 +2804,7 @@ START_TEST(bpf_full_tmpfs)
 	ck_assert_int_eq(mkdir(mnt, 0755), 0);
 	if (!private_tmpfs(mnt, "256k"))
 		goto out;
-	loop = fork();
-	ck_assert_int_ge(loop, 0);
-	if (loop == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (null < 0 || dup2(null, 1) < 0)
-			_exit(126);
-		execl("/bin/sh", "sh", "-c",
-		      "while :; do cat /etc/hostname /etc/passwd; done",
-		      (char *)NULL);
-		_exit(127);
-	}
+	loop = tu_busy_loop();
 	snprintf(pid, sizeof(pid), "%d", (int)loop);
 	/* --min-free 0: the disk itself fills (--min-free has its own
 	 * test, in the compactlog suite). */

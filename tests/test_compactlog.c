@@ -633,34 +633,6 @@ END_TEST
 
 /* ---- the binary, with the probe --------------------------------------- */
 
-static const char *cannot_capture(void)
-{
-	if (geteuid() != 0)
-		return "not root";
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-		return "no /sys/kernel/btf/vmlinux (kernel without BTF)";
-	return NULL;
-}
-
-/* A busy shell loop, killed with its parent. */
-static pid_t busy_loop(void)
-{
-	pid_t loop = fork();
-
-	ck_assert_int_ge(loop, 0);
-	if (loop == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (null < 0 || dup2(null, 1) < 0)
-			_exit(126);
-		execl("/bin/sh", "sh", "-c",
-		      "while :; do cat /etc/hostname /etc/passwd; done",
-		      (char *)NULL);
-		_exit(127);
-	}
-	return loop;
-}
-
 /*
  * The binary capturing a busy loop into a .zst log with --max-size 256K
  * (_i 0) or, on a 2 MiB tmpfs, --min-free 60 (_i 1): it stops by itself,
@@ -669,7 +641,7 @@ static pid_t busy_loop(void)
  */
 START_TEST(bpf_limits)
 {
-	const char *why = cannot_capture();
+	const char *why = tu_cannot_capture();
 	char *dir = tu_scratch(), *mnt = tu_join(dir, "small");
 	char *path = tu_join(mnt, "io.capture.zst"), *out = NULL, *err = NULL;
 	char pid[16];
@@ -684,7 +656,7 @@ START_TEST(bpf_limits)
 		ck_assert_int_eq(mkdir(mnt, 0755), 0);
 	else if (!small_tmpfs(mnt, "2m"))
 		goto out;
-	loop = busy_loop();
+	loop = tu_busy_loop();
 	snprintf(pid, sizeof(pid), "%d", (int)loop);
 	char *const args[] = { "ioriot", "-c", path, "-x", pid, "--duration",
 			       "60", _i ? "--min-free" : "--max-size",
@@ -838,7 +810,7 @@ static size_t events_of(const struct readout *ro, pid_t pid,
  */
 START_TEST(bpf_zst_equals_text)
 {
-	const char *why = cannot_capture();
+	const char *why = tu_cannot_capture();
 	char *dir = tu_scratch(), *work = tu_join(dir, "work");
 	char *text = tu_join(dir, "io.capture"), *zst = tu_join(dir, "io.capture.zst");
 	char *unz = tu_join(dir, "unzstd.capture");

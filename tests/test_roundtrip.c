@@ -404,19 +404,9 @@ static char *fs_root;		/* scratch directory: images, logs, replays */
 static char *img_mnt[NIMAGES];	/* the mounted images, NULL if not */
 static char img_dev[NIMAGES][32];	/* their devices in /proc/diskstats */
 
-/* Why captures cannot run here, or NULL. */
-static const char *cannot_capture(void)
-{
-	if (geteuid() != 0)
-		return "not root";
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-		return "no /sys/kernel/btf/vmlinux (kernel without BTF)";
-	return NULL;
-}
-
 static void fs_setup(void)
 {
-	const char *why = cannot_capture();
+	const char *why = tu_cannot_capture();
 
 	if (why) {
 		printf("roundtrip: skipped, %s\n", why);

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <signal.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -362,4 +364,32 @@ bool tu_mount_tmpfs(const char *dir)
 		return false;
 	}
 	return true;
+}
+
+const char *tu_cannot_capture(void)
+{
+	if (geteuid() != 0)
+		return "not root";
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		return "no /sys/kernel/btf/vmlinux (kernel without BTF)";
+	return NULL;
+}
+
+pid_t tu_busy_loop(void)
+{
+	pid_t loop = fork();
+
+	ck_assert_int_ge(loop, 0);
+	if (loop == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (null < 0 || dup2(null, 1) < 0)
+			_exit(126);
+		execl("/bin/sh", "sh", "-c",
+		      "while :; do cat /etc/hostname /etc/passwd; done",
+		      (char *)NULL);
+		_exit(127);
+	}
+	return loop;
 }

@@ -10,6 +10,7 @@
 #include <check.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* A fresh directory under $TMPDIR or /tmp; aborts the test on failure.
  * Free with tu_rmtree() then free(). */
@@ -53,6 +54,13 @@ const char *tu_bin(void);
  * NULL.  Returns the exit status, or -1 if it did not exit normally.
  */
 int tu_run(char *const argv[], char **out, char **err);
+
+/* Why the BPF probe cannot capture here (not root, no BTF), or NULL. */
+const char *tu_cannot_capture(void);
+
+/* A shell reading two small files in a loop, its output to /dev/null, killed
+ * when its parent dies: a steady load for a capture.  Its pid. */
+pid_t tu_busy_loop(void);
 
 /*
  * Run the program @argv (searched in PATH) with stdout, and if @quiet also
