@@ -240,12 +240,8 @@ static int put_end_at(struct capture_log *lg, const struct capture_summary *sum,
 	struct outbuf *ob = &lg->ob;
 	int rc;
 
-	if (ftruncate(ob->fd, (off_t)size) < 0 ||
-	    lseek(ob->fd, (off_t)size, SEEK_SET) < 0)
-		return -errno;
-	log_guard_restart(&lg->guard, size);
-	ob->err = 0;
-	ob->len = 0;
+	if ((rc = cut_to(lg, size)))
+		return rc;
 	ob->written = ob->line_end = size;
 	write_trailer(ob, sum);
 	rc = outbuf_flush(ob);
@@ -256,6 +252,19 @@ static int put_end_at(struct capture_log *lg, const struct capture_summary *sum,
 		log_guard_restart(&lg->guard, size);
 	}
 	return rc;
+}
+
+int cut_to(struct capture_log *lg, uint64_t size)
+{
+	struct outbuf *ob = &lg->ob;
+
+	if (ftruncate(ob->fd, (off_t)size) < 0 ||
+	    lseek(ob->fd, (off_t)size, SEEK_SET) < 0)
+		return -errno;
+	log_guard_restart(&lg->guard, size);
+	ob->err = 0;
+	ob->len = 0;
+	return 0;
 }
 
 int open_for_reading(int fd)

@@ -42,6 +42,10 @@ bool has_meta_line(const char *p, size_t len);
  * record with @sum's counters. */
 void write_trailer(struct outbuf *ob, const struct capture_summary *sum);
 
+/* Cut the log's file at @size and write on from there, its buffer empty
+ * and its guard counting from @size.  0 or -errno. */
+int cut_to(struct capture_log *lg, uint64_t size);
+
 /* The log's fd opened again for reading: the same file, whatever its name
  * is now.  The fd, or -errno. */
 int open_for_reading(int fd);

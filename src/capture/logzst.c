@@ -26,13 +26,9 @@ static int put_end_at(struct capture_log *lg, const struct capture_summary *sum,
 	struct outbuf *ob = &lg->ob;
 	int rc;
 
-	if (ftruncate(ob->fd, (off_t)size) < 0 ||
-	    lseek(ob->fd, (off_t)size, SEEK_SET) < 0)
-		return -errno;
-	log_guard_restart(&lg->guard, size);
+	if ((rc = cut_to(lg, size)))
+		return rc;
 	zstd_out_restart(lg->zst, size);
-	ob->err = 0;
-	ob->len = 0;
 	write_trailer(ob, sum);
 	rc = outbuf_flush(ob);
 	if (!rc)
