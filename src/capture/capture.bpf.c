@@ -79,11 +79,6 @@ struct inflight {
 	__u64 time_ns;		/* 0: none in flight */
 	__u32 sys;		/* whose entry this is */
 	__u16 nr;		/* its syscall number */
-	__u8 traced;		/* 1: a TRACE syscall, whose exit on_sys_exit
-				 * runs with the three fields below; 0: one
-				 * with an exit program of its own */
-	__u8 kind;		/* enum extra_kind */
-	__s8 p1, p2;		/* the path arguments, -1: none */
 	__u64 args[6];
 	__u64 extra[2];
 	__u32 flags;
@@ -429,7 +424,6 @@ enter_common(const struct sys_ctx *ctx, __u32 sys, int nargs,
 	in->time_ns = bpf_ktime_get_ns();
 	in->sys = sys;
 	in->nr = (__u16)ctx->id;
-	in->traced = 0;
 	in->flags = 0;
 	in->umask = 0;
 	/* Only the syscall's own arguments: the registers of the others
@@ -2038,17 +2032,10 @@ static __always_inline int trace_enter(const struct pt_regs *regs, long id,
 				       __u32 nr)
 {
 	const volatile struct nr_spec *spec = &nr_specs[nr];
-	struct inflight *in;
 	struct sys_ctx c;
 
 	sys_ctx_enter(&c, regs, id);
-	in = enter_common(&c, spec->sys, spec->nargs, spec->kind);
-	if (in) {
-		in->traced = 1;
-		in->kind = spec->kind;
-		in->p1 = spec->p1;
-		in->p2 = spec->p2;
-	}
+	enter_common(&c, spec->sys, spec->nargs, spec->kind);
 	return 0;
 }
 
@@ -2105,17 +2092,23 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 nr = SYSCALL_NR(regs);
+	const volatile struct nr_spec *spec;
 	struct inflight *in;
 
 	if (nr >= IORIOT_UNCAP_OTHER_ABI || !captured_nr[nr])
 		return 0;
+	spec = &nr_specs[nr];
+	if (!spec->traced) {
+		bpf_tail_call(ctx, &exit_progs, (__u32)nr);
+		return 0;
+	}
 	in = inflight_get(false);
-	if (in && in->time_ns && in->traced && in->nr == nr) {
+	if (in && in->nr == nr) {
 		struct sys_ctx c = { .id = (long)nr, .ret = ret };
 
-		return exit_with(&c, in, in->sys, in->p1, in->p2, in->kind);
+		return exit_with(&c, in, spec->sys, spec->p1, spec->p2,
+				 spec->kind);
 	}
-	bpf_tail_call(ctx, &exit_progs, (__u32)nr);
 	return 0;
 }
 
