@@ -189,6 +189,48 @@ START_TEST(test_stap_module)
 }
 END_TEST
 
+/*
+ * What the SystemTap transport loses is counted in the log: a line ioriot
+ * cannot parse (here one with a NUL byte) and staprun's "transport
+ * failures" warning both go into the lost record and the end record.
+ */
+START_TEST(test_stap_lost_lines)
+{
+	char *dir = tu_scratch();
+	char *log = tu_join(dir, "io.capture");
+	char *script, *path, *text;
+	const char *argv[] = { "-q", "-c", log, "-m", "mod.ko", NULL };
+	int rc;
+
+	script = strdup(
+		"#!/bin/sh\n"
+		"echo '#|capture_version=4|'\n"
+		"echo '#|host=h|kernel=k|backend=systemtap|start_epoch_ns=1|'\n"
+		"echo 't=1700000000000000000;:,D=10;:,i=5:5;:,o=openat;:,d=-100;:,p=/etc/x;:,f=0;:,r=3;:,'\n"
+		"printf 't=17\\000garbage\\n'\n"
+		"echo 'WARNING: There were 2 transport failures. Try stap -s' >&2\n");
+	ck_assert_ptr_nonnull(script);
+	free(tu_write_str(dir, "staprun", script));
+	ck_assert(asprintf(&path, "%s/staprun", dir) > 0);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	free(path);
+	ck_assert(asprintf(&path, "%s:%s", dir, getenv("PATH")) > 0);
+	setenv("PATH", path, 1);	/* the test runs in its own process */
+	rc = run(argv, NULL, NULL);
+	ck_assert_int_eq(rc, 0);
+
+	text = tu_read(log, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "o=lost;:,c=3;:,"), "log: %s", text);
+	ck_assert_msg(strstr(text, "#|end|events=1|lost=3|"), "log: %s", text);
+	free(text);
+	free(path);
+	free(script);
+	free(log);
+	free(dir);
+}
+END_TEST
+
 /* Capture without root says what it needs; run as nobody when root. */
 START_TEST(test_capture_needs_root)
 {
@@ -911,6 +953,7 @@ Suite *cli_suite(void)
 	tcase_add_loop_test(tc, test_usage_error, 0,
 			    sizeof(usage_errors) / sizeof(usage_errors[0]));
 	tcase_add_test(tc, test_stap_module);
+	tcase_add_test(tc, test_stap_lost_lines);
 	tcase_add_test(tc, test_capture_needs_root);
 	tcase_add_test(tc, test_capture_output_unwritable);
 	tcase_add_test(tc, test_trash_and_purge);

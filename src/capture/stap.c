@@ -228,7 +228,7 @@ struct stap_run {
 	bool counts_bad;		/* a syscall count line was malformed */
 	bool preamble;			/* mounts and snapshot written */
 	bool armed;			/* the module's probes are registered */
-	unsigned warned;		/* lines that could not be parsed */
+	uint64_t unparsed;		/* lines that could not be parsed */
 	struct stap_stderr se;
 };
 
@@ -249,7 +249,7 @@ static void put_event(struct stap_run *sr, const char *line, size_t len)
 	memset(sr->lb + len, 0, 16);
 	why = caplog_parse_event(sr->lb, len, &ev);
 	if (why) {
-		if (sr->warned++ < 3)
+		if (sr->unparsed++ < 3)
 			log_warn("systemtap: %s: %.*s", why, (int)len, line);
 		sr->sum->lost++;
 		return;
@@ -347,12 +347,14 @@ static int take_line(struct stap_run *sr, const char *line, size_t len)
 
 /*
  * The end of the events: what SystemTap said it dropped (skipped probes,
- * lines lost in transport) as a lost record, and the uncaptured record's
+ * lines lost in transport) and the lines ioriot could not parse (already
+ * in the summary's count) as a lost record, and the uncaptured record's
  * counts in order.
  */
 static void finish_events(struct stap_run *sr)
 {
-	uint64_t dropped = sr->se.skipped + sr->se.transport;
+	uint64_t said = sr->se.skipped + sr->se.transport;
+	uint64_t dropped = said + sr->unparsed;
 
 	emitter_release(sr->em, UINT64_MAX);
 	if (dropped) {
@@ -362,7 +364,7 @@ static void finish_events(struct stap_run *sr)
 		};
 		if (!sr->ob->err)
 			caplog_write_event(sr->ob, &ev);
-		sr->sum->lost += dropped;
+		sr->sum->lost += said;
 	}
 	if (sr->counts_bad)
 		memset(&sr->sum->uncaptured, 0, sizeof(sr->sum->uncaptured));
