@@ -8,31 +8,48 @@
 #   make fuzz            libFuzzer on the three readers, FUZZ_SECONDS=60 each
 #   make check-vm        the capture tests in a qemu guest on Debian's 6.1
 #                        and 5.10 kernels, eBPF and SystemTap (VM_KERNELS=)
-#   make install         PREFIX=/usr/local DESTDIR= : binaries and man page
+#   make install         DESTDIR= prefix=/usr/local (sbindir, bindir, mandir)
+#   make deps            install the missing Debian build packages (apt-get);
+#                        check, bench, demo and fuzz run it first
 #   SANITIZE=1           build with AddressSanitizer + UndefinedBehaviorSanitizer
 #   TSAN=1               build with ThreadSanitizer
+#
+# CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS and EXTRA_CFLAGS are the
+# caller's, as distributions pass them: they come after the project's own
+# flags, never instead of them.
 
-PREFIX ?= /usr/local
+prefix ?= $(if $(PREFIX),$(PREFIX),/usr/local)
+sbindir ?= $(prefix)/sbin
+bindir ?= $(prefix)/bin
+mandir ?= $(prefix)/share/man
 DESTDIR ?=
 CC ?= cc
 
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
-	  -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUTPUT)
+IORIOT_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUTPUT)
+IORIOT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2
+IORIOT_LDFLAGS :=
 LDLIBS += -pthread
 
 # Sanitizer builds live in their own output directory so objects never mix.
 ifeq ($(SANITIZE),1)
 OUTPUT ?= .output/asan
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
-	  -fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=address,undefined
+IORIOT_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+		 -fno-sanitize-recover=undefined
+IORIOT_LDFLAGS += -fsanitize=address,undefined
 endif
 ifeq ($(TSAN),1)
 OUTPUT ?= .output/tsan
-CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
-LDFLAGS += -fsanitize=thread
+IORIOT_CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
+IORIOT_LDFLAGS += -fsanitize=thread
 endif
+
+# What every compile and link of the project's code uses; objects also
+# write their header dependencies (-MMD -MP) next to themselves.
+ALL_CFLAGS = $(IORIOT_CPPFLAGS) $(CPPFLAGS) $(IORIOT_CFLAGS) $(CFLAGS) \
+	     $(EXTRA_CFLAGS)
+ALL_LDFLAGS = $(IORIOT_LDFLAGS) $(LDFLAGS)
+DEPFLAGS = -MMD -MP
 OUTPUT ?= .output
 ifeq ($(OUTPUT),.output)
 BIN := ioriot
@@ -98,24 +115,25 @@ deps:
 
 $(BIN): $(OUTPUT)/src/main.o $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-# Every object depends on every header, the public ones and those private
-# to a module (src/*/*.h): simple, and never a stale struct layout.
-$(OUTPUT)/src/%.o: src/%.c $(wildcard include/ioriot/*.h src/*/*.h) | $(OUTPUT)
+# An object depends on the headers it included when it was last compiled
+# (its .d file, from -MMD); generated headers have their own rules below.
+$(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(OUTPUT)/tests/%.o: tests/%.c $(wildcard tests/*.h include/ioriot/*.h) \
-		       $(wildcard tests/workloads/*.h) | $(OUTPUT)
+$(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(OUTPUT)/src/main.d
 
 # The runner's suite list: one NAME_suite per tests/test_NAME.c.
 $(OUTPUT)/suites.h: $(wildcard tests/test_*.c) | $(OUTPUT)
@@ -127,12 +145,13 @@ $(OUTPUT)/tests/check_main.o: $(OUTPUT)/suites.h
 
 $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-$(OUTPUT)/bench/%: bench/%.c $(wildcard bench/*.h) $(LIB) | $(OUTPUT)
+$(OUTPUT)/bench/%: bench/%.c $(wildcard bench/*.h include/ioriot/*.h) $(LIB) \
+		   | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # Workloads are what the tests capture, not project code: built without
 # sanitizers, whose runtimes add processes and syscalls of their own.
@@ -152,6 +171,10 @@ $(OUTPUT):
 
 $(OUTPUT)/vmlinux.h: | $(OUTPUT)
 	$(call msg,GEN,$@)
+	$(Q)test -r $(VMLINUX_BTF) || { echo "ioriot build: $(VMLINUX_BTF)" \
+		"is missing: this kernel has no BTF; pass VMLINUX_BTF=FILE" \
+		"(a vmlinux with BTF) or VMLINUX_H=FILE (a vmlinux.h dumped" \
+		"on a host with BTF)" >&2; exit 1; }
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
 $(OUTPUT)/capture.bpf.o: src/capture/capture.bpf.c include/ioriot/event.h \
@@ -272,15 +295,17 @@ check-vm:
 		WORKLOADS=$(CURDIR)/$(OUTPUT)/workloads \
 		TESTDATA=$(CURDIR)/tests/data scripts/vm/run.sh $(VM_DIR) $(VM_KERNELS)
 
+# ioriot is an administrator's tool (its man page is in section 8): sbin.
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ioriot
-	install -m 0755 scripts/ioriot-plot $(DESTDIR)$(PREFIX)/bin/ioriot-plot
-	install -m 0644 docs/ioriot.8 $(DESTDIR)$(PREFIX)/share/man/man8/ioriot.8
+	install -d $(DESTDIR)$(sbindir) $(DESTDIR)$(bindir) \
+		$(DESTDIR)$(mandir)/man8
+	install -m 0755 $(BIN) $(DESTDIR)$(sbindir)/ioriot
+	install -m 0755 scripts/ioriot-plot $(DESTDIR)$(bindir)/ioriot-plot
+	install -m 0644 docs/ioriot.8 $(DESTDIR)$(mandir)/man8/ioriot.8
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ioriot $(DESTDIR)$(PREFIX)/bin/ioriot-plot \
-		$(DESTDIR)$(PREFIX)/share/man/man8/ioriot.8
+	rm -f $(DESTDIR)$(sbindir)/ioriot $(DESTDIR)$(bindir)/ioriot-plot \
+		$(DESTDIR)$(mandir)/man8/ioriot.8
 
 clean:
 	rm -rf .output ioriot
