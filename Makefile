@@ -44,6 +44,15 @@ IORIOT_CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
 IORIOT_LDFLAGS += -fsanitize=thread
 endif
 
+# The version: the release, and in a git checkout the commit `git describe`
+# names (-dirty with uncommitted changes).  Only src/util/version.c gets it;
+# $(OUTPUT)/version.stamp changes when it does, which rebuilds that object.
+IORIOT_RELEASE := 0.1.0
+GIT_DESCRIBE := $(shell git describe --always --dirty --match 'v[0-9]*' \
+		  2>/dev/null)
+IORIOT_VERSION := $(IORIOT_RELEASE)$(if $(GIT_DESCRIBE),+g$(GIT_DESCRIBE))
+VERSION_CPPFLAGS = -DIORIOT_VERSION='"$(IORIOT_VERSION)"'
+
 # What every compile and link of the project's code uses; objects also
 # write their header dependencies (-MMD -MP) next to themselves.
 ALL_CFLAGS = $(IORIOT_CPPFLAGS) $(CPPFLAGS) $(IORIOT_CFLAGS) $(CFLAGS) \
@@ -106,7 +115,7 @@ LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS) $(LIBZSTD_LIBS)
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-vm bench demo fuzz install uninstall clean
+.PHONY: all deps check check-vm bench demo fuzz install uninstall clean FORCE
 
 all: $(BIN)
 
@@ -134,6 +143,13 @@ $(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(OUTPUT)/src/main.d
+
+$(OUTPUT)/version.stamp: FORCE | $(OUTPUT)
+	$(Q)[ "$$(cat $@ 2>/dev/null)" = '$(IORIOT_VERSION)' ] || \
+		echo '$(IORIOT_VERSION)' > $@
+
+$(OUTPUT)/src/util/version.o: $(OUTPUT)/version.stamp
+$(OUTPUT)/src/util/version.o: IORIOT_CPPFLAGS += $(VERSION_CPPFLAGS)
 
 # The runner's suite list: one NAME_suite per tests/test_NAME.c.
 $(OUTPUT)/suites.h: $(wildcard tests/test_*.c) | $(OUTPUT)
@@ -251,6 +267,8 @@ $(FUZZ_OUT)/src/%.o: src/%.c $(wildcard include/ioriot/*.h src/*/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FUZZ_OUT)/src/util/version.o: FUZZ_CFLAGS += $(VERSION_CPPFLAGS)
 
 $(FUZZ_OUT)/libioriot.a: $(FUZZ_LIB_OBJS)
 	$(call msg,AR,$@)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ioriot/version.h"
 #include "testutil.h"
 
 #define MAX_ARGS 16
@@ -76,10 +77,17 @@ START_TEST(test_version)
 	const char *args[] = { forms[_i], NULL };
 	char *out, *err;
 
+	char *want, *git = tu_join(tu_datadir(), "../../.git");
+
 	ck_assert_int_eq(run(args, &out, &err), 0);
-	ck_assert_msg(!strncmp(out, "ioriot ", 7) && out[7] >= '0' &&
-		      out[7] <= '9', "version output: %s", out);
-	ck_assert_ptr_nonnull(strchr(out, '\n'));
+	ck_assert(asprintf(&want, "ioriot %s\n", ioriot_version()) > 0);
+	ck_assert_str_eq(out, want);
+	ck_assert_msg(out[7] >= '0' && out[7] <= '9', "version: %s", out);
+	/* Built from a git checkout: the commit is part of the version. */
+	if (access(git, F_OK) == 0)
+		ck_assert_msg(strstr(out, "+g"), "version: %s", out);
+	free(git);
+	free(want);
 	free(out);
 	free(err);
 }

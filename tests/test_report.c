@@ -10,13 +10,15 @@
 
 #include "ioriot/json.h"
 #include "ioriot/report.h"
+#include "ioriot/version.h"
 #include "testutil.h"
 
 /* The report of an empty replay with @u, as text or JSON, malloc'd. */
 static char *report_of(const struct uncaptured *u, bool json)
 {
 	struct replay_summary *sum = calloc(1, sizeof(*sum));
-	struct report_info info = { .name = "t", .uncaptured = u };
+	struct report_info info = { .name = "t", .uncaptured = u,
+				    .finished_ns = 1795651142000000000ull };
 	char *text = NULL;
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
@@ -113,6 +115,28 @@ START_TEST(json_uncaptured)
 }
 END_TEST
 
+/* The JSON says what it is, which ioriot wrote it and when. */
+START_TEST(json_identifies_itself)
+{
+	struct json_error jerr;
+	struct json_value *doc;
+	int64_t v;
+	char *text = report_of(NULL, true);
+
+	doc = json_parse(text, strlen(text), &jerr);
+	ck_assert_msg(doc, "%s", text);
+	ck_assert_str_eq(json_string(json_get(doc, "format")), "ioriot-stats");
+	ck_assert(json_int(json_get(doc, "format_version"), &v) == 0 &&
+		  v == REPORT_JSON_VERSION);
+	ck_assert_str_eq(json_string(json_get(doc, "tool_version")),
+			 ioriot_version());
+	ck_assert_str_eq(json_string(json_get(doc, "finished")),
+			 "2026-11-25T23:59:02Z");
+	json_free(doc);
+	free(text);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -121,6 +145,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, text_lists_not_replayed);
 	tcase_add_test(tc, text_without_header_line);
 	tcase_add_test(tc, json_uncaptured);
+	tcase_add_test(tc, json_identifies_itself);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IORIOT_VERSION "0.1.0"
 #define CLI_MAX_PREFIXES 32
 
 enum cli_mode {

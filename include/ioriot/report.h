@@ -7,6 +7,7 @@
 #ifndef IORIOT_REPORT_H
 #define IORIOT_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ioriot/diskstats.h"
@@ -19,6 +20,8 @@ struct report_info {
 	const struct disk_figures *disks;	/* devices that did I/O */
 	size_t ndisks;
 	int interrupted_by;		/* the signal that stopped it, or 0 */
+	uint64_t finished_ns;		/* wall clock (ns since the epoch)
+					 * at the replay's end; JSON only */
 	/* The capture's syscalls it did not record (the replay file's
 	 * header); NULL or unknown: not printed, JSON null. */
 	const struct uncaptured *uncaptured;
@@ -32,8 +35,12 @@ struct report_info {
 int report_write(FILE *f, const struct report_info *info,
 		 const struct replay_summary *sum);
 
-/* Write the same figures as one JSON object (schema in README.md, section
- * Replay).  Returns 0 or -errno (a write error). */
+/* The JSON form's format_version: raised when a member changes meaning or
+ * goes away (new members do not raise it). */
+#define REPORT_JSON_VERSION 1
+
+/* Write the same figures as one JSON object (members in docs/stats.md,
+ * JSON).  Returns 0 or -errno (a write error). */
 int report_write_json(FILE *f, const struct report_info *info,
 		      const struct replay_summary *sum);
 

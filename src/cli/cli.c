@@ -31,6 +31,7 @@
 #include "ioriot/replay.h"
 #include "ioriot/report.h"
 #include "ioriot/sandbox.h"
+#include "ioriot/version.h"
 #include "timeseries.h"
 
 #define EXIT_USAGE 2
@@ -667,6 +668,7 @@ static int run_replay(const struct cli_opts *o)
 	if (getloadavg(&load, 1) == 1 && load > rc.info.loadavg_max)
 		rc.info.loadavg_max = load;
 	rc.info.interrupted_by = stop_signalled;
+	rc.info.finished_ns = clock_ns(CLOCK_REALTIME);
 	if (stop_signalled)
 		log_warn("replay stopped early by SIG%s: the statistics cover "
 			 "only part of the replay file",
@@ -755,7 +757,7 @@ int cli_main(int argc, char **argv)
 		cli_usage();
 		return 0;
 	case MODE_VERSION:
-		printf("ioriot %s\n", IORIOT_VERSION);
+		printf("ioriot %s\n", ioriot_version());
 		return 0;
 	case MODE_GENERATE:
 		return run_generate(&o);

@@ -11,9 +11,11 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <string.h>
+#include <time.h>
 
 #include "ioriot/report.h"
 #include "ioriot/syscalls.h"
+#include "ioriot/version.h"
 
 static const double percentiles[] = { 50, 95, 99, 99.9 };
 #define NPCT (sizeof(percentiles) / sizeof(percentiles[0]))
@@ -223,7 +225,19 @@ int report_write_json(FILE *f, const struct report_info *info,
 	double secs = (double)sum->duration_ns / 1e9;
 	const char *sep = "";
 
-	fprintf(f, "{\n  \"test\": ");
+	time_t finished = (time_t)(info->finished_ns / 1000000000u);
+	struct tm utc;
+	char when[32] = "";
+
+	if (gmtime_r(&finished, &utc))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &utc);
+	fprintf(f, "{\n  \"format\": \"ioriot-stats\",\n"
+		"  \"format_version\": %d,\n  \"tool_version\": ",
+		REPORT_JSON_VERSION);
+	json_string(f, ioriot_version());
+	fprintf(f, ",\n  \"finished\": ");
+	json_string(f, when);
+	fprintf(f, ",\n  \"test\": ");
 	json_string(f, info->name);
 	fprintf(f, ",\n  \"interrupted\": %s",
 		info->interrupted_by ? "true" : "false");
