@@ -20,7 +20,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-#include "ioriot/exec.h"
+#include "../src/replay/exec.h"
 #include "testutil.h"
 #include "../src/replay/dioalign.h"
 

@@ -20,7 +20,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "ioriot/exec.h"
+#include "../src/replay/exec.h"
 #include "testutil.h"
 
 #define ANY_OK INT64_MIN	/* expected: any result >= 0 */

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "../src/replay/jail.h"
-#include "ioriot/exec.h"
+#include "../src/replay/exec.h"
 #include "testutil.h"
 
 #define NOBODY 65534

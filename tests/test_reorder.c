@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ioriot/reorder.h"
+#include "../src/capture/reorder.h"
 #include "testutil.h"
 
 #define WINDOW 100

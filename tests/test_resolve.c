@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "ioriot/capture.h"
-#include "ioriot/resolve.h"
+#include "../src/capture/resolve.h"
 #include "testutil.h"
 
 /* A probe record of @sys with @args (int arguments as the registers hold

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ioriot/emit.h"
+#include "emit.h"
 #include "ioriot/syscalls.h"
 
 struct emitter *emitter_new(const struct path_filter *filter,

@@ -26,8 +26,8 @@
 #include "ioriot/capture.h"
 #include "ioriot/clock.h"
 #include "ioriot/log.h"
-#include "ioriot/emit.h"
-#include "ioriot/snapshot.h"
+#include "emit.h"
+#include "snapshot.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define STATUS_EVERY_NS (2ULL * 1000000000ULL)

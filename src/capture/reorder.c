@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "ioriot/reorder.h"
+#include "reorder.h"
 #include "ioriot/syscalls.h"
 
 /* How many slots ahead of the one released the run's items are fetched. */

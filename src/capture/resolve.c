@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ioriot/resolve.h"
+#include "resolve.h"
 
 /*
  * What resolve knows of one fd.  Events come in entry-time order, but the

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ioriot/snapshot.h"
+#include "snapshot.h"
 
 /* True if @name is all digits: a pid or fd entry. */
 static bool numeric(const char *name)

@@ -20,9 +20,9 @@
 
 #include "ioriot/capture.h"
 #include "ioriot/clock.h"
-#include "ioriot/emit.h"
+#include "emit.h"
 #include "ioriot/log.h"
-#include "ioriot/snapshot.h"
+#include "snapshot.h"
 
 #define LINE_BUF (1 << 20)
 

@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 #include "ioriot/cycleclock.h"
-#include "ioriot/exec.h"
+#include "exec.h"
 #include "ioriot/replay.h"
 #include "ioriot/rlog.h"
 #include "ioriot/u64map.h"

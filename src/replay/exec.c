@@ -97,7 +97,7 @@
 #include "uring.h"
 #include "fileops.h"
 #include "roots.h"
-#include "ioriot/exec.h"
+#include "exec.h"
 #include "ioriot/syscalls.h"
 
 #ifndef SYS_fchmodat2

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "ioriot/outbuf.h"
-#include "ioriot/resolve.h"
+#include "resolve.h"
 
 struct snapshot_options {
 	const char *proc_root;		/* "/proc" */

@@ -10,8 +10,8 @@
 
 #include "ioriot/capture.h"
 #include "ioriot/outbuf.h"
-#include "ioriot/reorder.h"
-#include "ioriot/resolve.h"
+#include "reorder.h"
+#include "resolve.h"
 
 /* Events are held this long to be written in entry-time order. */
 #define EMIT_WINDOW_NS (20ULL * 1000000ULL)
