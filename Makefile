@@ -44,10 +44,11 @@ IORIOT_CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
 IORIOT_LDFLAGS += -fsanitize=thread
 endif
 
-# The version: the release, and in a git checkout the commit `git describe`
-# names (-dirty with uncommitted changes).  Only src/util/version.c gets it;
-# $(OUTPUT)/version.stamp changes when it does, which rebuilds that object.
-IORIOT_RELEASE := 0.1.0
+# The version: the release (the VERSION file), and in a git checkout the
+# commit `git describe` names (-dirty with uncommitted changes).  Only
+# src/util/version.c gets it; $(OUTPUT)/version.stamp changes when it does,
+# which rebuilds that object.
+IORIOT_RELEASE := $(shell cat VERSION)
 GIT_DESCRIBE := $(shell git describe --always --dirty --match 'v[0-9]*' \
 		  2>/dev/null)
 IORIOT_VERSION := $(IORIOT_RELEASE)$(if $(GIT_DESCRIBE),+g$(GIT_DESCRIBE))

@@ -18,6 +18,8 @@ static char *report_of(const struct uncaptured *u, bool json)
 {
 	struct replay_summary *sum = calloc(1, sizeof(*sum));
 	struct report_info info = { .name = "t", .uncaptured = u,
+				    .host = "testbox",
+				    .started_ns = 1795651141900000000ull,
 				    .finished_ns = 1795651142000000000ull };
 	char *text = NULL;
 	size_t len;
@@ -128,8 +130,11 @@ START_TEST(json_identifies_itself)
 	ck_assert_str_eq(json_string(json_get(doc, "format")), "ioriot-stats");
 	ck_assert(json_int(json_get(doc, "format_version"), &v) == 0 &&
 		  v == REPORT_JSON_VERSION);
-	ck_assert_str_eq(json_string(json_get(doc, "tool_version")),
+	ck_assert_str_eq(json_string(json_get(doc, "ioriot_version")),
 			 ioriot_version());
+	ck_assert_str_eq(json_string(json_get(doc, "host")), "testbox");
+	ck_assert_str_eq(json_string(json_get(doc, "started")),
+			 "2026-11-25T23:59:01Z");
 	ck_assert_str_eq(json_string(json_get(doc, "finished")),
 			 "2026-11-25T23:59:02Z");
 	json_free(doc);

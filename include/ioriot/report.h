@@ -20,8 +20,10 @@ struct report_info {
 	const struct disk_figures *disks;	/* devices that did I/O */
 	size_t ndisks;
 	int interrupted_by;		/* the signal that stopped it, or 0 */
-	uint64_t finished_ns;		/* wall clock (ns since the epoch)
-					 * at the replay's end; JSON only */
+	/* Wall clock (ns since the epoch) at the replay's start and end, and
+	 * the test host's name (NULL: not known); JSON only. */
+	uint64_t started_ns, finished_ns;
+	const char *host;
 	/* The capture's syscalls it did not record (the replay file's
 	 * header); NULL or unknown: not printed, JSON null. */
 	const struct uncaptured *uncaptured;

@@ -5,7 +5,7 @@
 #ifndef IORIOT_VERSION_H
 #define IORIOT_VERSION_H
 
-/* The version: the release (0.1.0), followed in a git checkout by what
+/* The version: the release (the VERSION file), followed in a git checkout by what
  * `git describe` says of the commit ("0.1.0+g1a2b3c4", "-dirty" for
  * uncommitted changes).  Never NULL. */
 const char *ioriot_version(void);

@@ -583,7 +583,7 @@ static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
 
 static int run_replay(const struct cli_opts *o)
 {
-	char user[256], name[256];
+	char user[256], name[256], host[256];
 	struct replay_cli rc = { .verbose = o->verbosity >= 0 };
 	struct replay_options ro = {
 		.replay_path = o->replay, .speed = o->speed,
@@ -648,6 +648,11 @@ static int run_replay(const struct cli_opts *o)
 	}
 	rc.last_ns = clock_ns(CLOCK_MONOTONIC);
 	getloadavg(&rc.info.loadavg_max, 1);
+	if (gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = '\0';
+		rc.info.host = host;
+	}
+	rc.info.started_ns = clock_ns(CLOCK_REALTIME);
 	if (replay_run(&ro, sum, err, sizeof(err))) {
 		log_error("%s", err);
 		goto out;

@@ -219,24 +219,46 @@ static void json_latency(FILE *f, const char *key, const uint64_t *h,
 	fprintf(f, "\"max\": %" PRIu64 "}", max);
 }
 
+static void json_string_or_null(FILE *f, const char *s)
+{
+	if (s)
+		json_string(f, s);
+	else
+		fputs("null", f);
+}
+
+/* Wall-clock time @ns (since the epoch) as an ISO 8601 UTC string, or
+ * null for 0. */
+static void json_utc(FILE *f, uint64_t ns)
+{
+	time_t secs = (time_t)(ns / 1000000000u);
+	struct tm utc;
+	char when[32];
+
+	if (!ns || !gmtime_r(&secs, &utc) ||
+	    !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &utc)) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "\"%s\"", when);
+}
+
 int report_write_json(FILE *f, const struct report_info *info,
 		      const struct replay_summary *sum)
 {
 	double secs = (double)sum->duration_ns / 1e9;
 	const char *sep = "";
 
-	time_t finished = (time_t)(info->finished_ns / 1000000000u);
-	struct tm utc;
-	char when[32] = "";
-
-	if (gmtime_r(&finished, &utc))
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &utc);
 	fprintf(f, "{\n  \"format\": \"ioriot-stats\",\n"
-		"  \"format_version\": %d,\n  \"tool_version\": ",
+		"  \"format_version\": %d,\n  \"ioriot_version\": ",
 		REPORT_JSON_VERSION);
 	json_string(f, ioriot_version());
+	fprintf(f, ",\n  \"host\": ");
+	json_string_or_null(f, info->host);
+	fprintf(f, ",\n  \"started\": ");
+	json_utc(f, info->started_ns);
 	fprintf(f, ",\n  \"finished\": ");
-	json_string(f, when);
+	json_utc(f, info->finished_ns);
 	fprintf(f, ",\n  \"test\": ");
 	json_string(f, info->name);
 	fprintf(f, ",\n  \"interrupted\": %s",
