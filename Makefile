@@ -5,6 +5,7 @@
 #   make check           install missing build packages, build, run all tests
 #   make bench           run the benchmarks and print their figures
 #   make demo            capture a small workload, generate, replay it twice
+#   make deb             the Debian package, in $(OUTPUT)/deb
 #   make fuzz            libFuzzer on the three readers, FUZZ_SECONDS=60 each
 #   make check-vm        the capture tests in a qemu guest on Debian's 6.1
 #                        and 5.10 kernels, eBPF and SystemTap (VM_KERNELS=)
@@ -116,7 +117,8 @@ LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS) $(LIBZSTD_LIBS)
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-vm bench demo fuzz install uninstall clean FORCE
+.PHONY: all deps check check-vm bench demo fuzz install uninstall clean FORCE \
+	deb
 
 all: $(BIN)
 
@@ -314,17 +316,24 @@ check-vm:
 		WORKLOADS=$(CURDIR)/$(OUTPUT)/workloads \
 		TESTDATA=$(CURDIR)/tests/data scripts/vm/run.sh $(VM_DIR) $(VM_KERNELS)
 
+# The Debian package (debian/, debhelper 13), built from a copy of the tree
+# in $(OUTPUT)/deb; lintian's findings are printed and its errors fail.
+deb: deps
+	$(Q)scripts/build-deb.sh $(CURDIR)/$(OUTPUT)/deb
+
 # ioriot is an administrator's tool (its man page is in section 8): sbin.
 install: $(BIN)
 	install -d $(DESTDIR)$(sbindir) $(DESTDIR)$(bindir) \
-		$(DESTDIR)$(mandir)/man8
+		$(DESTDIR)$(mandir)/man8 $(DESTDIR)$(mandir)/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(sbindir)/ioriot
 	install -m 0755 scripts/ioriot-plot $(DESTDIR)$(bindir)/ioriot-plot
 	install -m 0644 docs/ioriot.8 $(DESTDIR)$(mandir)/man8/ioriot.8
+	install -m 0644 docs/ioriot-plot.1 $(DESTDIR)$(mandir)/man1/ioriot-plot.1
 
 uninstall:
 	rm -f $(DESTDIR)$(sbindir)/ioriot $(DESTDIR)$(bindir)/ioriot-plot \
-		$(DESTDIR)$(mandir)/man8/ioriot.8
+		$(DESTDIR)$(mandir)/man8/ioriot.8 \
+		$(DESTDIR)$(mandir)/man1/ioriot-plot.1
 
 clean:
 	rm -rf .output ioriot

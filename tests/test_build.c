@@ -2,11 +2,13 @@
  * Tests of the Makefile as distributions drive it: `make -n` (print, run
  * nothing) shows that the caller's CFLAGS and EXTRA_CFLAGS add to the
  * project's flags instead of replacing them, that objects track their
- * headers, and where `make install` puts each file.
+ * headers, and where `make install` puts each file; the Debian package is
+ * built and its ioriot run from a scratch root.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -99,6 +101,76 @@ START_TEST(test_install_dirs)
 }
 END_TEST
 
+/*
+ * The Debian package builds (scripts/build-deb.sh, as `make deb`), lintian
+ * finds no error in it, and the ioriot it installs runs: unpacked into a
+ * scratch root with dpkg -x, it prints the tree's version.
+ */
+START_TEST(test_deb_installs)
+{
+	char *src = source_dir(), *scratch = tu_scratch();
+	char *script = tu_join(src, "scripts/build-deb.sh");
+	char *version_file = tu_join(src, "VERSION");
+	char *lintian = tu_join(scratch, "lintian.txt");
+	char *version = tu_read(version_file, NULL), *deb, *root;
+	char *bin, *out, *text;
+	const char *build[] = { script, scratch, NULL };
+
+	if (tu_exec((const char *[]){ "dpkg-buildpackage", "--version", NULL },
+		    true) != 0) {
+		printf("test_deb_installs skipped: dpkg-buildpackage missing "
+		       "(make deps installs it)\n");
+		goto out;
+	}
+	ck_assert_ptr_nonnull(version);
+	version[strcspn(version, "\n")] = '\0';
+	ck_assert_int_eq(tu_exec(build, true), 0);
+	ck_assert(asprintf(&deb, "%s/ioriot_%s_amd64.deb", scratch, version) > 0);
+	root = tu_join(scratch, "root");
+	ck_assert_int_eq(tu_exec((const char *[]){ "dpkg", "-x", deb, root,
+						   NULL }, true), 0);
+	bin = tu_join(root, "usr/sbin/ioriot");
+	out = tu_join(scratch, "version.out");
+	ck_assert_int_eq(tu_exec((const char *[]){ "sh", "-c", "\"$0\" --version "
+						   "> \"$1\"", bin, out, NULL },
+				 false), 0);
+	text = tu_read(out, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(!strncmp(text, "ioriot ", 7) &&
+		      !strncmp(text + 7, version, strlen(version)),
+		      "'%s' is not version %s", text, version);
+	free(text);
+	static const char *const files[] = {
+		"usr/bin/ioriot-plot", "usr/share/man/man8/ioriot.8.gz",
+		"usr/share/man/man1/ioriot-plot.1.gz",
+		"usr/lib/systemd/system/ioriot-capture@.service",
+		"usr/share/doc/ioriot/copyright",
+		"usr/share/doc/ioriot/examples/scheduler-loop.sh",
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *path = tu_join(root, files[i]);
+
+		ck_assert_msg(access(path, F_OK) == 0, "%s missing", files[i]);
+		free(path);
+	}
+	text = tu_read(lintian, NULL);
+	ck_assert_ptr_nonnull(text);
+	printf("test_deb_installs: lintian: %s\n", *text ? text : "no findings");
+	free(text);
+	free(out);
+	free(bin);
+	free(root);
+	free(deb);
+out:
+	free(version);
+	free(version_file);
+	free(lintian);
+	free(script);
+	free(scratch);
+	free(src);
+}
+END_TEST
+
 Suite *build_suite(void)
 {
 	Suite *s = suite_create("build");
@@ -107,6 +179,11 @@ Suite *build_suite(void)
 	tcase_add_checked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_caller_flags_add);
 	tcase_add_test(tc, test_install_dirs);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("deb");
+	tcase_add_checked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_deb_installs);
 	suite_add_tcase(s, tc);
 	return s;
 }
