@@ -332,8 +332,8 @@ START_TEST(test_refused)
 	ck_assert_int_eq(run_compare(paths, 3, &out, &cerr), 1);
 	ck_assert_str_eq(out, "");
 	free(expected);
-	ck_assert(asprintf(&expected, "ioriot: error: %s%s\n"
-			   "ioriot: error: %s%s\n", path, refused[_i].msg,
+	ck_assert(asprintf(&expected, "ioriot: %s%s\n"
+			   "ioriot: %s%s\n", path, refused[_i].msg,
 			   path, refused[_i].msg) > 0);
 	ck_assert_str_eq(cerr, expected);
 	free(out);

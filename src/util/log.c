@@ -31,7 +31,7 @@ void log_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	emit(LOG_ERROR, "ioriot: error: ", fmt, ap);
+	emit(LOG_ERROR, "ioriot: ", fmt, ap);
 	va_end(ap);
 }
 
