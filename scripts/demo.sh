@@ -114,7 +114,7 @@ echo "   ..."
 tail -n 1 "$out/io.replay"
 echo
 if [ $captured = no ]; then
-	echo "Init and replay need root, BPF and loop devices; see README.md."
+	echo "Init and replay need root, BPF and loop devices; see docs/guide.md."
 	echo "Files: $out"
 	exit 0
 fi

@@ -133,7 +133,8 @@ void cli_usage(void)
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
 "  ioriot --compare none.json bfq.json                 # compare two runs\n"
 "\n"
-"See ioriot(8) for details.\n", stdout);
+"The reference for every option: man ioriot (in the source tree:\n"
+"man ./docs/ioriot.8); the user guide: docs/guide.md.\n", stdout);
 }
 
 /* A size in bytes with an optional K, M, G or T (binary) suffix, at
