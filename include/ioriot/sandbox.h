@@ -81,6 +81,25 @@ int sandbox_trash_all(const char *mnt, size_t *moved, char *err,
 int sandbox_purge(const char *mnt, size_t *removed, char *err, size_t errlen);
 
 /*
+ * -T (@purge false) or -P (@purge true) on every mount of the mount table
+ * @mounts (a /proc/mounts file) but pseudo file systems.  @each, if not
+ * NULL, is called for each mount where something was moved or removed,
+ * with their number; *@total sums them.  A mount that fails is reported
+ * (log_error) and the others are still done.  Returns 0, or the -errno of
+ * the first failure (-ENOMEM, an unreadable table, a mount that failed).
+ */
+int testhost_cleanup(const char *mounts, bool purge,
+		     void (*each)(void *ctx, const char *mnt, size_t n),
+		     void *ctx, size_t *total);
+
+/*
+ * Write dirty data out (sync), then drop the page cache, dentries and
+ * inodes.  Returns 0 or -errno with a message in @err (-EACCES without
+ * root).
+ */
+int testhost_drop_caches(char *err, size_t errlen);
+
+/*
  * Open @rel (relative, normalised, below the sandbox whose fd is @dirfd)
  * with @flags and @mode, never leaving @dirfd's tree and never following a
  * symlink.  Returns the fd or -errno (-EXDEV / -ELOOP for escape attempts).

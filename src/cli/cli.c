@@ -125,59 +125,37 @@ static int run_generate(const struct cli_opts *o)
 	return 0;
 }
 
-/*
- * -T and -P act on every mount that can hold a sandbox: the local mount
- * table without pseudo file systems.  @purge: remove all, else trash tests.
- */
+/* -T and -P: a line per mount that had something, then the total. */
+static void cleanup_mount(void *ctx, const char *mnt, size_t n)
+{
+	const bool *purge = ctx;
+
+	printf("%s: %zu %s\n", mnt, n,
+	       *purge ? "entries removed" : "tests moved to the trash");
+}
+
 static int run_cleanup(const struct cli_opts *o, bool purge)
 {
-	struct mounttab *mt = mounttab_new();
-	char err[PATHMAP_MAX + 256];
-	size_t total = 0;
-	int failed = 0, rc;
+	size_t total;
+	int rc = testhost_cleanup(o->mounts ? o->mounts : "/proc/self/mounts",
+				  purge, o->verbosity >= 0 ? cleanup_mount : NULL,
+				  &purge, &total);
 
-	if (!mt || (rc = mounttab_load(mt, o->mounts ? o->mounts : "/proc/self/mounts"))) {
-		log_error("cannot read the mount table");
-		mounttab_free(mt);
-		return 1;
-	}
-	for (size_t i = 0; i < mt->n; i++) {
-		size_t n = 0;
-
-		if (mt->v[i].pseudo)
-			continue;
-		rc = purge ? sandbox_purge(mt->v[i].dir, &n, err, sizeof(err)) :
-			     sandbox_trash_all(mt->v[i].dir, &n, err, sizeof(err));
-		if (rc) {
-			log_error("%s", err);
-			failed = 1;
-		}
-		total += n;
-		if (n && o->verbosity >= 0)
-			printf("%s: %zu %s\n", mt->v[i].dir, n,
-			       purge ? "entries removed" : "tests moved to the trash");
-	}
 	if (o->verbosity >= 0)
-		printf("%s: %zu\n", purge ? "Removed" : "Moved to the trash", total);
-	mounttab_free(mt);
-	return failed;
+		printf("%s: %zu\n", purge ? "Removed" : "Moved to the trash",
+		       total);
+	return rc ? 1 : 0;
 }
 
 /* -d: write dirty data out, then drop the page cache, dentries and inodes. */
 static int run_drop_caches(const struct cli_opts *o)
 {
-	int fd;
+	char err[256];
 
-	sync();
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "3\n", 2) != 2) {
-		log_error("/proc/sys/vm/drop_caches: %s%s", strerror(errno),
-			  errno == EACCES || errno == EPERM ? " (needs root)" : "");
-		if (fd >= 0)
-			close(fd);
+	if (testhost_drop_caches(err, sizeof(err))) {
+		log_error("%s", err);
 		return 1;
 	}
-	close(fd);
 	if (o->verbosity >= 0)
 		printf("Caches dropped\n");
 	return 0;
