@@ -32,7 +32,7 @@
 #include "ioriot/report.h"
 #include "ioriot/sandbox.h"
 #include "ioriot/version.h"
-#include "timeseries.h"
+#include "ioriot/timeseries.h"
 
 #define EXIT_USAGE 2
 
@@ -572,7 +572,7 @@ static int run_replay(const struct cli_opts *o)
 		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
 	};
 	struct replay_summary *sum = NULL;
-	struct cli_series series = { 0 };
+	struct timeseries series = { 0 };
 	bool have_series = o->csv || o->graphite;
 	FILE *stats = NULL;
 	int stats_new_in = -1;		/* a new -S file's directory */
@@ -605,10 +605,10 @@ static int run_replay(const struct cli_opts *o)
 	rc.diskstats_fd = open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
 	/* Opened as root, like -S, before the privileges drop. */
 	if (have_series) {
-		if (cli_series_open(&series, o->replay, name, o->csv,
+		if (timeseries_open(&series, o->replay, name, o->csv,
 				    o->graphite, rc.diskstats_fd))
 			goto out;
-		ro.tick = cli_series_tick;
+		ro.tick = timeseries_tick;
 		ro.tick_ctx = &series;
 		ro.tick_ns = (uint64_t)((o->interval ? o->interval : 1.0) * 1e9);
 	}
@@ -663,7 +663,7 @@ static int run_replay(const struct cli_opts *o)
 		ret = 128 + stop_signalled;
 	diskstats_free(&after);
 out:
-	if (have_series && cli_series_close(&series))
+	if (have_series && timeseries_close(&series))
 		ret = 1;
 	if (stats) {		/* the replay failed: no report */
 		fclose(stats);

@@ -1,10 +1,10 @@
 /*
  * timeseries: the replay's --csv and --graphite options, between the
- * engine's ticks (replay.h) and the series writer (series.h).  Private to
- * src/cli.
+ * engine's ticks (replay.h) and the series writer (series.h): each tick a
+ * sample with the block devices' figures and the load average.
  */
-#ifndef IORIOT_CLI_TIMESERIES_H
-#define IORIOT_CLI_TIMESERIES_H
+#ifndef IORIOT_TIMESERIES_H
+#define IORIOT_TIMESERIES_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,7 +13,7 @@
 #include "ioriot/replay.h"
 #include "ioriot/series.h"
 
-struct cli_series {
+struct timeseries {
 	struct series *writer;
 	struct replay_sys_stats *prev;	/* SYS_COUNT: at the last tick */
 	uint64_t prev_ns;
@@ -33,16 +33,16 @@ struct cli_series {
  * @diskstats_fd (/proc/diskstats, opened by the caller; -1: none) at each
  * tick.  Returns 0, or -errno with a message logged.
  */
-int cli_series_open(struct cli_series *cs, const char *replay_path,
+int timeseries_open(struct timeseries *cs, const char *replay_path,
 		    const char *name, const char *csv, const char *graphite,
 		    int diskstats_fd);
 
-/* The engine's tick callback (@ctx is the struct cli_series). */
-void cli_series_tick(void *ctx, uint64_t t_ns,
+/* The engine's tick callback (@ctx is the struct timeseries). */
+void timeseries_tick(void *ctx, uint64_t t_ns,
 		     const struct replay_sys_stats *cum);
 
 /* Close the writer, say how many intervals Graphite missed, free @cs.
  * Returns 0, or 1 when the CSV file could not be written completely. */
-int cli_series_close(struct cli_series *cs);
+int timeseries_close(struct timeseries *cs);
 
 #endif

@@ -10,11 +10,11 @@
 
 #include "ioriot/log.h"
 #include "ioriot/rlog.h"
-#include "timeseries.h"
+#include "ioriot/timeseries.h"
 
 /* The distinct block devices of the sandboxes of @replay_path into @cs.
  * 0 or -errno with a message logged. */
-static int find_devices(struct cli_series *cs, const char *replay_path)
+static int find_devices(struct timeseries *cs, const char *replay_path)
 {
 	char err[512];
 	struct rlog_reader *r = rlog_open(replay_path, err, sizeof(err));
@@ -54,7 +54,7 @@ out:
 	return ret;
 }
 
-int cli_series_open(struct cli_series *cs, const char *replay_path,
+int timeseries_open(struct timeseries *cs, const char *replay_path,
 		    const char *name, const char *csv, const char *graphite,
 		    int diskstats_fd)
 {
@@ -89,10 +89,10 @@ int cli_series_open(struct cli_series *cs, const char *replay_path,
 	return 0;
 }
 
-void cli_series_tick(void *ctx, uint64_t t_ns,
+void timeseries_tick(void *ctx, uint64_t t_ns,
 		     const struct replay_sys_stats *cum)
 {
-	struct cli_series *cs = ctx;
+	struct timeseries *cs = ctx;
 	struct series_sample smp = {
 		.t_ns = t_ns,
 		.interval_ns = t_ns > cs->prev_ns ? t_ns - cs->prev_ns : 0,
@@ -130,7 +130,7 @@ void cli_series_tick(void *ctx, uint64_t t_ns,
 	}
 }
 
-int cli_series_close(struct cli_series *cs)
+int timeseries_close(struct timeseries *cs)
 {
 	uint64_t missed = series_graphite_failures(cs->writer);
 	int ret = series_close(cs->writer);
