@@ -22,6 +22,17 @@
 #define CAPTURE_DEFAULT_MIN_FREE 5
 /* A .zst log's frame is ended at least this often (a crash loses less). */
 #define CAPTURE_FRAME_NS (1000ULL * 1000000ULL)
+/* capture_options.status is called this often while recording. */
+#define CAPTURE_STATUS_EVERY_NS (2ULL * 1000000000ULL)
+
+/* How far a capture has come, for a status line. */
+struct capture_status {
+	uint64_t elapsed_ns;		/* since recording began */
+	uint64_t duration_ns;		/* when it stops by itself */
+	uint64_t events;		/* written to the log */
+	uint64_t lost;
+	uint64_t log_bytes;		/* the log's size in its file */
+};
 
 struct capture_options {
 	const char *output;		/* capture log to write */
@@ -29,7 +40,10 @@ struct capture_options {
 	const char *comm;		/* only tasks with this name, or NULL */
 	uint64_t duration_ns;		/* 0: CAPTURE_DEFAULT_DURATION_NS */
 	uint64_t ring_bytes;		/* 0: CAPTURE_DEFAULT_RING_BYTES */
-	bool status;			/* a status line on stderr every 2 s */
+	/* Called every CAPTURE_STATUS_EVERY_NS while recording (NULL:
+	 * never); both backends. */
+	void (*status)(void *ctx, const struct capture_status *st);
+	void *status_ctx;
 	uint64_t max_size;		/* --max-size: stop at this log size
 					 * (bytes, >= LOG_GUARD_MIN_SIZE); 0:
 					 * no limit */
@@ -179,6 +193,17 @@ void capture_log_sync(struct capture_log *lg);
 
 /* Bytes in the log's file so far. */
 uint64_t capture_log_bytes(const struct capture_log *lg);
+
+/*
+ * Call @opt->status, if set, when CAPTURE_STATUS_EVERY_NS have passed
+ * since *@last (CLOCK_MONOTONIC ns; *@last is then @now): how long the
+ * capture that began at @start and stops after @duration ns has run, and
+ * @sum's events and losses with @lg's size.
+ */
+void capture_log_status(const struct capture_log *lg,
+			const struct capture_options *opt,
+			const struct capture_summary *sum, uint64_t start,
+			uint64_t duration, uint64_t now, uint64_t *last);
 
 /*
  * End the log: flush it, write sum->uncaptured as the uncaptured record if

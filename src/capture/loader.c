@@ -30,7 +30,6 @@
 #include "snapshot.h"
 
 #define TRACEFS "/sys/kernel/tracing"
-#define STATUS_EVERY_NS (2ULL * 1000000000ULL)
 /* The probe never wakes the reader: it polls a ring of B bytes every
  * B / POLL_DRAIN_BPS / 4 seconds, a quarter of the time the fastest
  * capture (2 M records/s of about 200 bytes, paths included) takes to
@@ -407,19 +406,6 @@ static void note_lost(struct loader *ld, struct capture_bpf *skel)
 	ld->sum->lost = lost;
 }
 
-static void status(const struct loader *ld, uint64_t elapsed, uint64_t last_events,
-		   uint64_t interval)
-{
-	bool tty = isatty(2);
-
-	fprintf(stderr, "%sioriot: capture %4.0fs  %llu events (%.0f/s)  %.1f MB  %llu lost%s",
-		tty ? "\r" : "", (double)elapsed / 1e9,
-		(unsigned long long)ld->sum->events,
-		interval ? (double)(ld->sum->events - last_events) * 1e9 / (double)interval : 0.0,
-		(double)capture_log_bytes(ld->log) / 1e6,
-		(unsigned long long)ld->sum->lost, tty ? "  " : "\n");
-}
-
 /*
  * Free the probe.  Each tracepoint detach waits for RCU grace periods under
  * a kernel mutex, so freeing ~150 of them takes seconds; the log is complete
@@ -641,7 +627,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	if (opt->ready)
 		opt->ready(opt->ready_ctx);
 
-	uint64_t now = start, last_status = start, last_events = 0;
+	uint64_t now = start, last_status = start;
 	while (!stop_requested(opt) && now - start < duration) {
 		/* Nothing wakes us: poll is the tick, consume takes what
 		 * came meanwhile. */
@@ -658,11 +644,8 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		now = clock_ns(CLOCK_MONOTONIC);
 		emitter_release(ld->em, now);
 		capture_log_tick(ld->log, now);
-		if (opt->status && now - last_status >= STATUS_EVERY_NS) {
-			status(ld, now - start, last_events, now - last_status);
-			last_status = now;
-			last_events = sum->events;
-		}
+		capture_log_status(ld->log, opt, sum, start, duration, now,
+				   &last_status);
 		if (ld->em->err || ld->ob->err)
 			break;
 	}
@@ -678,8 +661,6 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	if ((rc = read_uncaptured(skel, &sum->uncaptured)))
 		log_warn("reading the counts of syscalls not captured: %s: the "
 			 "log has no uncaptured record", strerror(-rc));
-	if (opt->status && isatty(2))
-		fputc('\n', stderr);
 	/* A log that misses events for want of memory gets no end record. */
 	rc = ld->em->err;
 	if (rc)

@@ -445,6 +445,23 @@ uint64_t capture_log_bytes(const struct capture_log *lg)
 	return lg->guard.written;
 }
 
+void capture_log_status(const struct capture_log *lg,
+			const struct capture_options *opt,
+			const struct capture_summary *sum, uint64_t start,
+			uint64_t duration, uint64_t now, uint64_t *last)
+{
+	struct capture_status st = {
+		.elapsed_ns = now - start, .duration_ns = duration,
+		.events = sum->events, .lost = sum->lost,
+		.log_bytes = capture_log_bytes(lg),
+	};
+
+	if (!opt->status || now - *last < CAPTURE_STATUS_EVERY_NS)
+		return;
+	*last = now;
+	opt->status(opt->status_ctx, &st);
+}
+
 int capture_log_close(struct capture_log *lg)
 {
 	int rc = 0;

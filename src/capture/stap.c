@@ -406,7 +406,7 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		snprintf(err, errlen, "starting staprun: %s", strerror(-rc));
 		goto out;
 	}
-	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), last_status = start;
 	for (;;) {
 		struct pollfd p[2] = { { .fd = in, .events = POLLIN },
 				       { .fd = err_open ? errfd : -1,
@@ -421,7 +421,11 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 			kill(child, SIGINT);	/* staprun ends the session */
 			interrupted = true;
 		}
-		capture_log_tick(sr.log, clock_ns(CLOCK_MONOTONIC));
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+		capture_log_tick(sr.log, now);
+		capture_log_status(sr.log, opt, sum, start, duration, now,
+				   &last_status);
 		if (poll(p, 2, 200) < 0 && errno != EINTR) {
 			rc = -errno;
 			snprintf(err, errlen, "staprun output: %s", strerror(errno));

@@ -33,19 +33,21 @@
 #include "ioriot/sandbox.h"
 #include "ioriot/version.h"
 #include "ioriot/timeseries.h"
+#include "progress.h"
 
 #define EXIT_USAGE 2
 
-static void progress(void *ctx, uint64_t done, uint64_t total)
+/* Generate's progress: the share of the log read. */
+static void generate_progress(void *ctx, uint64_t done, uint64_t total)
 {
-	const char *what = ctx;
+	struct progress *p = ctx;
 
 	if (total)
-		fprintf(stderr, "ioriot: %s: %.0f%% (%.1f of %.1f MB)\n", what,
-			100.0 * (double)done / (double)total, (double)done / 1e6,
-			(double)total / 1e6);
+		progress_show(p, (double)done / (double)total, false,
+			      "%.1f of %.1f MB", (double)done / 1e6,
+			      (double)total / 1e6);
 	else
-		fprintf(stderr, "ioriot: %s: %.1f MB\n", what, (double)done / 1e6);
+		progress_show(p, -1, false, "%.1f MB", (double)done / 1e6);
 }
 
 /* The user name to store when -u is not given, or NULL when that would
@@ -64,14 +66,15 @@ static const char *default_user(void)
 static int run_generate(const struct cli_opts *o)
 {
 	struct gen_summary sum;
+	struct progress bar;
 	struct gen_options go = {
 		.capture_path = o->capture,
 		.replay_path = o->replay,
 		.name = o->name,
 		.user = o->user ? o->user : default_user(),
 		.local_mounts = o->mounts,
-		.progress = o->verbosity >= 0 ? progress : NULL,
-		.progress_ctx = "generate",
+		.progress = o->verbosity >= 0 ? generate_progress : NULL,
+		.progress_ctx = &bar,
 	};
 	char err[PATHMAP_MAX + 256];
 
@@ -108,7 +111,9 @@ static int run_generate(const struct cli_opts *o)
 		log_warn("the replay file names user root: init and replay will "
 			 "need --allow-root");
 	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+	progress_start(&bar, "generate");
 	int rc = generate_run(&go, &sum, err, sizeof(err));
+	progress_end(&bar);
 	double secs = (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
 	if (rc == -ENODATA && sum.lines && o->verbosity >= 0)
 		generate_print_summary(stdout, &sum);
@@ -161,28 +166,13 @@ static int run_drop_caches(const struct cli_opts *o)
 	return 0;
 }
 
-/* Init progress: a bar on a terminal, a line every 5 s otherwise. */
+/* Init's progress: the share of the data written. */
 static void init_progress(void *ctx, uint64_t done, uint64_t total)
 {
-	static uint64_t last_line;
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	int pct = total ? (int)(done * 100 / total) : 100;
-
-	(void)ctx;
-	if (isatty(2)) {
-		char bar[41];
-		memset(bar, '#', (size_t)(pct * 40 / 100));
-		memset(bar + pct * 40 / 100, ' ', (size_t)(40 - pct * 40 / 100));
-		bar[40] = '\0';
-		fprintf(stderr, "\rioriot: init [%s] %3d%% %.1f of %.1f MB", bar, pct,
-			(double)done / 1e6, (double)total / 1e6);
-		if (done == total)
-			fputc('\n', stderr);
-	} else if (now - last_line >= 5000000000ULL || done == total) {
-		last_line = now;
-		fprintf(stderr, "ioriot: init %d%% (%.1f of %.1f MB)\n", pct,
-			(double)done / 1e6, (double)total / 1e6);
-	}
+	if (total)
+		progress_show(ctx, (double)done / (double)total, done == total,
+			      "%.1f of %.1f MB", (double)done / 1e6,
+			      (double)total / 1e6);
 }
 
 /* State of `-r` shared with the engine's callbacks. */
@@ -192,6 +182,7 @@ struct replay_cli {
 	gid_t gid;
 	bool verbose;
 	uint64_t last_ns, last_done;
+	struct progress bar;
 	struct report_info info;
 	gid_t *groups;			/* the test user's, resolved early */
 	int ngroups;
@@ -259,11 +250,14 @@ static int test_of(const struct cli_opts *o, char user[256], char name[256],
 static int run_init(const struct cli_opts *o)
 {
 	struct init_summary sum;
+	struct progress bar;
 	struct init_options io = {
 		.replay_path = o->replay,
 		.progress = o->verbosity >= 0 ? init_progress : NULL,
+		.progress_ctx = &bar,
 	};
 	char err[PATHMAP_MAX + 256], user[256], name[256];
+	int rc;
 
 	if (test_of(o, user, name, &io.uid, &io.gid, NULL, NULL))
 		return 1;
@@ -271,7 +265,10 @@ static int run_init(const struct cli_opts *o)
 		log_error("init creates files owned by %s: run it as root", user);
 		return 1;
 	}
-	if (init_run(&io, &sum, err, sizeof(err))) {
+	progress_start(&bar, "init");
+	rc = init_run(&io, &sum, err, sizeof(err));
+	progress_end(&bar);
+	if (rc) {
 		log_error("%s", err);
 		return 1;
 	}
@@ -297,9 +294,33 @@ static void on_stop_signal(int sig)
 	__atomic_store_n(&stop_signalled, sig, __ATOMIC_RELAXED);
 }
 
+/* The capture's status line, and what the last one said (for the rate). */
+struct capture_cli {
+	struct progress bar;
+	uint64_t last_events, last_elapsed_ns;
+};
+
+static void capture_status(void *ctx, const struct capture_status *st)
+{
+	struct capture_cli *cc = ctx;
+	uint64_t interval = st->elapsed_ns - cc->last_elapsed_ns;
+
+	progress_show(&cc->bar, st->duration_ns ? (double)st->elapsed_ns /
+		      (double)st->duration_ns : -1, false,
+		      "%.0fs, %llu events (%.0f/s), %.1f MB, %llu lost",
+		      (double)st->elapsed_ns / 1e9,
+		      (unsigned long long)st->events,
+		      interval ? (double)(st->events - cc->last_events) * 1e9 /
+				 (double)interval : 0.0,
+		      (double)st->log_bytes / 1e6, (unsigned long long)st->lost);
+	cc->last_events = st->events;
+	cc->last_elapsed_ns = st->elapsed_ns;
+}
+
 static int run_capture(const struct cli_opts *o)
 {
 	struct capture_summary sum;
+	struct capture_cli cc = { 0 };
 	struct capture_options co = {
 		.output = o->capture,
 		.pid = o->pid > 0 ? (uint32_t)o->pid : 0,
@@ -309,7 +330,8 @@ static int run_capture(const struct cli_opts *o)
 		.max_size = o->max_size,
 		.min_free_pct = o->min_free >= 0 ? (unsigned)o->min_free :
 				CAPTURE_DEFAULT_MIN_FREE,
-		.status = o->verbosity >= 0,
+		.status = o->verbosity >= 0 ? capture_status : NULL,
+		.status_ctx = &cc,
 		.stop = &stop_signalled,
 		.filter = { .include = o->include, .ninclude = o->ninclude,
 			    .exclude = o->exclude, .nexclude = o->nexclude },
@@ -339,8 +361,10 @@ static int run_capture(const struct cli_opts *o)
 	sigaction(SIGHUP, &sa, NULL);	/* a closed terminal: finish the log */
 	if (o->verbosity >= 0)
 		fprintf(stderr, "ioriot: capturing to %s (Ctrl-C stops)\n", o->capture);
+	progress_start(&cc.bar, "capture");
 	int rc = o->module ? capture_stap_run(&co, o->module, &sum, err, sizeof(err))
 			   : capture_run(&co, &sum, err, sizeof(err));
+	progress_end(&cc.bar);
 	/* A full disk stopped the capture: the log is whole and ends with
 	 * its end record, so the summary comes first, then the error. */
 	if (rc && !sum.log_full) {
@@ -421,12 +445,12 @@ static void replay_progress(void *ctx, uint64_t done, uint64_t total,
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	double rate = now > rc->last_ns ? (double)(done - rc->last_done) * 1e9 /
 					  (double)(now - rc->last_ns) : 0;
-	fprintf(stderr, "ioriot: replay %.1f%% (%llu of %llu ops), %.0f ops/s, "
-		"%s %.3fs, loadavg %.2f\n",
-		total ? 100.0 * (double)done / (double)total : 100.0,
-		(unsigned long long)done, (unsigned long long)total, rate,
-		ahead_ns >= 0 ? "ahead" : "behind",
-		(double)(ahead_ns >= 0 ? ahead_ns : -ahead_ns) / 1e9, load);
+	progress_show(&rc->bar, total ? (double)done / (double)total : 1, false,
+		      "%llu of %llu ops, %.0f ops/s, %s %.3fs, loadavg %.2f",
+		      (unsigned long long)done, (unsigned long long)total, rate,
+		      ahead_ns >= 0 ? "ahead" : "behind",
+		      (double)(ahead_ns >= 0 ? ahead_ns : -ahead_ns) / 1e9,
+		      load);
 	rc->last_ns = now;
 	rc->last_done = done;
 }
@@ -631,7 +655,11 @@ static int run_replay(const struct cli_opts *o)
 		rc.info.host = host;
 	}
 	rc.info.started_ns = clock_ns(CLOCK_REALTIME);
-	if (replay_run(&ro, sum, err, sizeof(err))) {
+	progress_start(&rc.bar, "replay");
+	ret = replay_run(&ro, sum, err, sizeof(err));
+	progress_end(&rc.bar);
+	if (ret) {
+		ret = 1;
 		log_error("%s", err);
 		goto out;
 	}
