@@ -369,9 +369,14 @@ START_TEST(test_replay)
 	replay = replay_file(dir, mnt);
 	stats = tu_join(dir, "stats.txt");
 	const char *args[] = { "-r", replay, "-D", "-u", "root", "--allow-root",
-			       "-S", stats, NULL };
+			       "-S", stats, "-v", NULL };
 	rc = run(args, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	/* -v explains the steps. */
+	ck_assert_msg(strstr(err, ", test t, as user root (uid 0, gid 0), as "
+			     "fast as possible") &&
+		      strstr(err, "ioriot: replay: confined to the sandboxes"),
+		      "stderr: %s", err);
 	ck_assert_msg(strstr(out, "\tPerformed ioops: 5\n") &&
 		      strstr(out, "\tTotal threads: 2\n") &&
 		      strstr(out, "\tNum workers: 1\n") &&

@@ -584,10 +584,17 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 			 strerror(-rc));
 		goto out;
 	}
+	log_info("capture: BPF probe loaded (%s), ring buffer %llu MiB, "
+		 "read every %d ms; %d tracepoints this kernel lacks left out",
+		 opt->pid ? "-x: the process and its descendants" :
+		 opt->comm ? "--comm: tasks of that name" : "every process",
+		 (unsigned long long)(ring >> 20), tick_ms, sum->detached);
 	if ((rc = capture_bpf__attach(skel))) {
 		snprintf(err, errlen, "attaching the BPF probe: %s", strerror(-rc));
 		goto out;
 	}
+	log_info("capture: probe attached to the raw sys_enter and sys_exit "
+		 "tracepoints");
 	/* -x: the process and its descendants, found after attaching, so
 	 * that the probe's fork handler tracks every later child. */
 	if (opt->pid &&
@@ -624,6 +631,9 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		goto out;
 	}
 	capture_log_sync(ld->log);
+	log_info("capture: /proc snapshot written (%llu open files); "
+		 "recording into %s", (unsigned long long)sum->snapshot_fds,
+		 opt->output);
 	if (opt->ready)
 		opt->ready(opt->ready_ctx);
 

@@ -125,6 +125,15 @@ static pid_t spawn_staprun(const struct capture_options *opt, const char *module
 		argv[n++] = comm_arg;
 	}
 	argv[n] = NULL;
+	if (log_get_level() >= LOG_INFO) {
+		char line[512] = "";
+		size_t used = 0;
+
+		for (int i = 0; i < n && used < sizeof(line); i++)
+			used += (size_t)snprintf(line + used, sizeof(line) - used,
+						 "%s%s", i ? " " : "", argv[i]);
+		log_info("capture: running %s", line);
+	}
 	if (pipe2(pfd, O_CLOEXEC) < 0 || pipe2(efd, O_CLOEXEC) < 0) {
 		child = -errno;
 		goto fail;

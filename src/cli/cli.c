@@ -157,6 +157,8 @@ static int run_drop_caches(const struct cli_opts *o)
 {
 	char err[256];
 
+	log_info("dropping the page cache (sync, then 3 to "
+		 "/proc/sys/vm/drop_caches)");
 	if (testhost_drop_caches(err, sizeof(err))) {
 		log_error("%s", err);
 		return 1;
@@ -265,6 +267,8 @@ static int run_init(const struct cli_opts *o)
 		log_error("init creates files owned by %s: run it as root", user);
 		return 1;
 	}
+	log_info("init: %s, test %s: files made as user %s (uid %u, gid %u)",
+		 o->replay, name, user, (unsigned)io.uid, (unsigned)io.gid);
 	progress_start(&bar, "init");
 	rc = init_run(&io, &sum, err, sizeof(err));
 	progress_end(&bar);
@@ -470,6 +474,8 @@ static int replay_ready(void *ctx, char *err, size_t errlen)
 	if (rc->diskstats_fd >= 0 &&
 	    diskstats_read(&rc->disks_before, rc->diskstats_fd) == 0)
 		rc->disks_before_ns = clock_ns(CLOCK_MONOTONIC);
+	log_info("replay: confined to the sandboxes (a mount namespace of "
+		 "its own)");
 	if (geteuid() != 0 || rc->uid == 0)
 		return 0;
 	if (setgroups((size_t)rc->ngroups, rc->groups) || setgid(rc->gid) ||
@@ -479,6 +485,8 @@ static int replay_ready(void *ctx, char *err, size_t errlen)
 			 strerror(e));
 		return -e;
 	}
+	log_info("replay: now user %s for good; the first operation starts",
+		 rc->user);
 	return 0;
 }
 
@@ -615,6 +623,10 @@ static int run_replay(const struct cli_opts *o)
 	rc.info.uring_skipped = &rc.uring_skipped;
 	ro.uid = rc.uid;
 	ro.gid = rc.gid;
+	log_info("replay: %s, test %s, as user %s (uid %u, gid %u), %s",
+		 o->replay, name, user, (unsigned)rc.uid, (unsigned)rc.gid,
+		 o->speed > 0 ? "at the captured pace (scaled by -s)" :
+		 "as fast as possible (-s 0)");
 	if (!o->no_drop_caches && run_drop_caches(o)) {
 		log_error("replay needs root to drop caches first, or -D");
 		return 1;
