@@ -121,6 +121,8 @@ static const struct {
 	{ { "-P", "stray", NULL }, "stray" },
 	{ { "-i", "x.replay", "--csv", "a.csv", NULL }, "--csv" },
 	{ { "-r", "x.replay", "--interval", "2", NULL }, "--interval" },
+	{ { "-r", "x.replay", "--graphite-prefix", "lab", NULL },
+	  "--graphite-prefix needs --graphite" },
 	{ { "-r", "x.replay", "--csv", "a", "--interval", "0.01", NULL },
 	  "--interval" },
 	{ { "--compare", NULL }, "--compare" },

@@ -52,6 +52,7 @@ struct cli_opts {
 	size_t nexclude;
 	const char *csv;	/* --csv: time series file */
 	const char *graphite;	/* --graphite HOST:PORT */
+	const char *graphite_prefix;	/* --graphite-prefix, or NULL */
 	double interval;	/* --interval seconds, 0: default 1 */
 	long spin_us;		/* --spin microseconds, 0: default */
 	char **files;		/* --compare: the arguments left */

@@ -27,14 +27,14 @@ struct timeseries {
 };
 
 /*
- * Open the CSV file (@csv) and/or the Graphite connection (@graphite,
- * HOST:PORT) for the replay of @replay_path, test @name: the CSV gets
- * columns for the block devices holding the file's sandboxes, read from
- * @diskstats_fd (/proc/diskstats, opened by the caller; -1: none) at each
- * tick.  Returns 0, or -errno with a message logged.
+ * Open the CSV file and/or the Graphite connection @base names (its
+ * csv_path, graphite, prefix, test_name; input is the replay file) for the
+ * replay: the CSV gets columns for the block devices holding the replay
+ * file's sandboxes (@base's devices are ignored), read from @diskstats_fd
+ * (/proc/diskstats, opened by the caller; -1: none) at each tick.  Returns
+ * 0, or -errno with a message logged.
  */
-int timeseries_open(struct timeseries *cs, const char *replay_path,
-		    const char *name, const char *csv, const char *graphite,
+int timeseries_open(struct timeseries *cs, const struct series_config *base,
 		    int diskstats_fd);
 
 /* The engine's tick callback (@ctx is the struct timeseries). */

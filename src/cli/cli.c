@@ -641,8 +641,13 @@ static int run_replay(const struct cli_opts *o)
 	rc.diskstats_fd = open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
 	/* Opened as root, like -S, before the privileges drop. */
 	if (have_series) {
-		if (timeseries_open(&series, o->replay, name, o->csv,
-				    o->graphite, rc.diskstats_fd))
+		struct series_config sc = {
+			.csv_path = o->csv, .graphite = o->graphite,
+			.prefix = o->graphite_prefix, .test_name = name,
+			.input = o->replay,
+		};
+
+		if (timeseries_open(&series, &sc, rc.diskstats_fd))
 			goto out;
 		ro.tick = timeseries_tick;
 		ro.tick_ctx = &series;

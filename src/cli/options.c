@@ -13,6 +13,9 @@
 #include "ioriot/logguard.h"
 #include "ioriot/paths.h"
 
+/* Long options without a short form, numbered beyond the bytes. */
+enum { OPT_GRAPHITE_PREFIX = 1000 };
+
 static const struct option long_options[] = {
 	{ "capture", required_argument, NULL, 'c' },
 	{ "replay", required_argument, NULL, 'r' },
@@ -42,6 +45,7 @@ static const struct option long_options[] = {
 	{ "compare", no_argument, NULL, 'K' },
 	{ "csv", required_argument, NULL, 'Y' },
 	{ "graphite", required_argument, NULL, 'G' },
+	{ "graphite-prefix", required_argument, NULL, OPT_GRAPHITE_PREFIX },
 	{ "interval", required_argument, NULL, 'N' },
 	{ "spin", required_argument, NULL, 'W' },
 	{ "allow-root", no_argument, NULL, 'A' },
@@ -104,6 +108,7 @@ void cli_usage(void)
 "      --csv FILE           replay: write a time series to FILE, a row per\n"
 "                           interval (docs/series.md; plot: ioriot-plot)\n"
 "      --graphite HOST:PORT replay: send the time series to Graphite\n"
+"      --graphite-prefix P  the metrics' prefix (default ioriot.NAME)\n"
 "      --interval SECONDS   time series interval (default 1, at least 0.1)\n"
 "  -x, --pid PID            capture only PID, its threads and descendants\n"
 "      --comm NAME          capture only processes named NAME (e.g. java)\n"
@@ -296,6 +301,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 		case 'K': err = set_mode(o, MODE_COMPARE, "--compare"); break;
 		case 'Y': o->csv = optarg; break;
 		case 'G': o->graphite = optarg; break;
+		case OPT_GRAPHITE_PREFIX: o->graphite_prefix = optarg; break;
 		case 'N': {
 			char *end;
 			errno = 0;
@@ -365,6 +371,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 	    o->mode != MODE_CAPTURE) {
 		fprintf(stderr, "ioriot: --max-size and --min-free go with -c "
 			"(capture)\n");
+		err = -EINVAL;
+	}
+	if (!err && o->graphite_prefix && !o->graphite) {
+		fprintf(stderr, "ioriot: --graphite-prefix needs --graphite\n");
 		err = -EINVAL;
 	}
 	if (!err && o->interval && !o->csv && !o->graphite) {

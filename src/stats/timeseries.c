@@ -54,19 +54,15 @@ out:
 	return ret;
 }
 
-int timeseries_open(struct timeseries *cs, const char *replay_path,
-		    const char *name, const char *csv, const char *graphite,
+int timeseries_open(struct timeseries *cs, const struct series_config *base,
 		    int diskstats_fd)
 {
-	struct series_config cfg = {
-		.csv_path = csv, .graphite = graphite, .test_name = name,
-		.input = replay_path,
-	};
+	struct series_config cfg = *base;
 	char err[512];
 	int ret;
 
 	memset(cs, 0, sizeof(*cs));
-	ret = find_devices(cs, replay_path);
+	ret = find_devices(cs, cfg.input);
 	if (ret)
 		return ret;
 	cs->prev = calloc(SYS_COUNT, sizeof(*cs->prev));
