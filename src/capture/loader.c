@@ -44,8 +44,13 @@ struct loader {
 	struct capture_log *log;
 	struct outbuf *ob;		/* the log's */
 	struct emitter *em;		/* events on their way to the log */
+	struct capture_bpf *skel;	/* the probe */
+	struct ring_buffer *rb;		/* its ring's reader */
+	int tick_ms;			/* how often the ring is read */
 	bool draining;			/* the final consume: take everything */
 	uint64_t handled;		/* records seen, to pace clock reads */
+	uint64_t start;			/* CLOCK_MONOTONIC start of recording */
+	uint64_t duration;		/* how long to record */
 	uint64_t deadline;		/* CLOCK_MONOTONIC end of the capture */
 	char p1[IORIOT_EV_PATH_MAX], p2[IORIOT_EV_PATH_MAX];
 };
@@ -493,63 +498,43 @@ static int track(struct capture_bpf *skel, const uint32_t *pids, size_t n)
 	return 0;
 }
 
-int capture_run(const struct capture_options *opt, struct capture_summary *sum,
-		char *err, size_t errlen)
+/* Whether this host can run the probe: root, BTF, tracefs.  0 or -errno
+ * with a message. */
+static int check_host(char *err, size_t errlen)
 {
-	uint64_t duration = opt->duration_ns ? opt->duration_ns :
-			    CAPTURE_DEFAULT_DURATION_NS;
-	uint64_t ring = opt->ring_bytes ? opt->ring_bytes :
-			CAPTURE_DEFAULT_RING_BYTES;
-	uint64_t poll_ms = ring * 1000 / POLL_DRAIN_BPS / 4;
-	int tick_ms = poll_ms < POLL_MIN_MS ? POLL_MIN_MS :
-		      poll_ms > POLL_MAX_MS ? POLL_MAX_MS : (int)poll_ms;
-	struct loader *ld = calloc(1, sizeof(*ld));
-	struct capture_bpf *skel = NULL;
-	struct ring_buffer *rb = NULL;
-	uint32_t *pids = NULL;
-	size_t npids = 0;
 	struct stat st;
-	int rc;
 
-	memset(sum, 0, sizeof(*sum));
-	if (!ld) {
-		snprintf(err, errlen, "out of memory");
-		rc = -ENOMEM;
-		goto out;
-	}
-	ld->opt = opt;
-	ld->sum = sum;
 	if (geteuid() != 0) {
 		snprintf(err, errlen, "capture needs root (CAP_BPF, CAP_PERFMON): "
 			 "run it with sudo");
-		rc = -EPERM;
-		goto out;
+		return -EPERM;
 	}
 	if (stat("/sys/kernel/btf/vmlinux", &st) < 0) {
 		snprintf(err, errlen, "this kernel has no BTF (/sys/kernel/btf/vmlinux): "
 			 "use the SystemTap backend (-m MODULE)");
-		rc = -ENOENT;
-		goto out;
+		return -ENOENT;
 	}
-	if ((rc = ensure_tracefs(err, errlen)))
-		goto out;
-	if (!(ld->log = capture_log_open(opt, err, errlen))) {
-		rc = -errno;
-		goto out;
-	}
-	ld->ob = &ld->log->ob;
-	if (!(ld->em = emitter_new(&opt->filter, sum, ld->ob))) {
-		snprintf(err, errlen, "out of memory");
-		rc = -ENOMEM;
-		goto out;
-	}
+	return ensure_tracefs(err, errlen);
+}
+
+/*
+ * Open, configure (filters, ring of @ring bytes, the tracepoints this
+ * kernel lacks left out), load and attach the probe into ld->skel.
+ * Returns 0 or -errno with a message.
+ */
+static int load_probe(struct loader *ld, uint64_t ring, char *err,
+		      size_t errlen)
+{
+	const struct capture_options *opt = ld->opt;
+	struct capture_bpf *skel;
+	int rc;
 
 	libbpf_set_print(quiet_libbpf);
-	skel = capture_bpf__open();
+	skel = ld->skel = capture_bpf__open();
 	if (!skel) {
 		rc = -errno;
 		snprintf(err, errlen, "opening the BPF probe: %s", strerror(errno));
-		goto out;
+		return rc;
 	}
 	skel->rodata->own_tgid = (uint32_t)getpid();
 	skel->rodata->filter_tgid = opt->pid != 0;
@@ -561,14 +546,14 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	if ((rc = bpf_map__set_max_entries(skel->maps.events, (uint32_t)ring))) {
 		snprintf(err, errlen, "ring buffer size %llu: %s",
 			 (unsigned long long)ring, strerror(-rc));
-		goto out;
+		return rc;
 	}
 	if ((rc = retype_task_storage(skel))) {
 		snprintf(err, errlen, "preparing the BPF probe's maps: %s",
 			 strerror(-rc));
-		goto out;
+		return rc;
 	}
-	sum->detached = disable_missing(skel);
+	ld->sum->detached = disable_missing(skel);
 	mark_captured(skel);
 	if ((rc = capture_bpf__load(skel))) {
 		snprintf(err, errlen, "loading the BPF probe: %s%s", strerror(-rc),
@@ -577,100 +562,182 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 			 rc == -EINVAL ? " (the kernel may be too old for this "
 			 "probe: it needs BTF and the BPF ring buffer, Linux "
 			 "5.10 or later; use the SystemTap backend, -m)" : "");
-		goto out;
+		return rc;
 	}
 	if ((rc = fill_dispatch(skel))) {
 		snprintf(err, errlen, "the BPF probe's syscall tables: %s",
 			 strerror(-rc));
-		goto out;
+		return rc;
 	}
 	log_info("capture: BPF probe loaded (%s), ring buffer %llu MiB, "
 		 "read every %d ms; %d tracepoints this kernel lacks left out",
 		 opt->pid ? "-x: the process and its descendants" :
 		 opt->comm ? "--comm: tasks of that name" : "every process",
-		 (unsigned long long)(ring >> 20), tick_ms, sum->detached);
+		 (unsigned long long)(ring >> 20), ld->tick_ms,
+		 ld->sum->detached);
 	if ((rc = capture_bpf__attach(skel))) {
 		snprintf(err, errlen, "attaching the BPF probe: %s", strerror(-rc));
-		goto out;
+		return rc;
 	}
 	log_info("capture: probe attached to the raw sys_enter and sys_exit "
 		 "tracepoints");
+	return 0;
+}
+
+/*
+ * With the probe attached: -x's processes tracked, the ring buffer's
+ * reader, the log's header and the /proc snapshot (after attaching, so
+ * nothing opened meanwhile is missed).  ld->start is the capture's start.
+ * Returns 0 or -errno with a message.
+ */
+static int start_recording(struct loader *ld, struct seed *sd, char *err,
+			   size_t errlen)
+{
+	const struct capture_options *opt = ld->opt;
+	uint32_t *pids = NULL;
+	size_t npids = 0;
+	int rc;
+
 	/* -x: the process and its descendants, found after attaching, so
 	 * that the probe's fork handler tracks every later child. */
 	if (opt->pid &&
 	    ((rc = snapshot_descendants("/proc", opt->pid, &pids, &npids)) ||
-	     (rc = track(skel, pids, npids)))) {
+	     (rc = track(ld->skel, pids, npids)))) {
 		snprintf(err, errlen, "tracking pid %u: %s", opt->pid, strerror(-rc));
 		goto out;
 	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, ld,
-			      NULL);
-	if (!rb) {
+	ld->rb = ring_buffer__new(bpf_map__fd(ld->skel->maps.events),
+				  handle_event, ld, NULL);
+	if (!ld->rb) {
 		rc = -errno;
 		snprintf(err, errlen, "ring buffer: %s", strerror(errno));
 		goto out;
 	}
-
-	/* Attached first, so nothing opened during the snapshot is missed. */
-	uint64_t start = clock_ns(CLOCK_MONOTONIC);
-	ld->deadline = start + duration;
+	ld->start = clock_ns(CLOCK_MONOTONIC);
+	ld->deadline = ld->start + ld->duration;
 	write_header(ld->ob);
-	struct seed sd = { .skel = skel, .filter = &opt->filter };
 	struct snapshot_options so = {
 		.proc_root = "/proc", .own_pid = (uint32_t)getpid(),
-		.comm = opt->comm, .time_ns = start, .filter = &opt->filter,
-		.each = seed_maps, .each_ctx = &sd,
+		.comm = opt->comm, .time_ns = ld->start, .filter = &opt->filter,
+		.each = seed_maps, .each_ctx = sd,
 	};
 	if (opt->pid) {
 		so.pids = pids;
 		so.npids = npids;
 	}
-	rc = snapshot_write(&so, ld->ob, &ld->em->res, &sum->snapshot_fds);
+	rc = snapshot_write(&so, ld->ob, &ld->em->res, &ld->sum->snapshot_fds);
 	if (rc) {
 		snprintf(err, errlen, "snapshot of /proc: %s", strerror(-rc));
 		goto out;
 	}
 	capture_log_sync(ld->log);
 	log_info("capture: /proc snapshot written (%llu open files); "
-		 "recording into %s", (unsigned long long)sum->snapshot_fds,
+		 "recording into %s", (unsigned long long)ld->sum->snapshot_fds,
 		 opt->output);
-	if (opt->ready)
-		opt->ready(opt->ready_ctx);
+out:
+	free(pids);
+	return rc;
+}
 
-	uint64_t now = start, last_status = start;
-	while (!stop_requested(opt) && now - start < duration) {
+/*
+ * Take the ring's records on each tick until a stop, the duration's end,
+ * or a failed write or allocation (which ends the loop; its error is in
+ * ld->em or ld->ob).  Returns 0 or -errno of the ring with a message.
+ */
+static int record(struct loader *ld, char *err, size_t errlen)
+{
+	uint64_t now = ld->start, last_status = ld->start;
+	int rc;
+
+	while (!stop_requested(ld->opt) && now - ld->start < ld->duration) {
 		/* Nothing wakes us: poll is the tick, consume takes what
 		 * came meanwhile. */
-		rc = ring_buffer__poll(rb, tick_ms);
+		rc = ring_buffer__poll(ld->rb, ld->tick_ms);
 		if (rc >= 0 || rc == -EINTR)
-			rc = ring_buffer__consume(rb);
+			rc = ring_buffer__consume(ld->rb);
 		if (rc < 0 && rc != -EINTR) {
 			snprintf(err, errlen, "ring buffer: %s", strerror(-rc));
-			goto out;
+			return rc;
 		}
-		note_lost(ld, skel);
+		note_lost(ld, ld->skel);
 		/* Everything sent so far is in: a call still running
 		 * began before the window, or comes after it. */
 		now = clock_ns(CLOCK_MONOTONIC);
 		emitter_release(ld->em, now);
 		capture_log_tick(ld->log, now);
-		capture_log_status(ld->log, opt, sum, start, duration, now,
-				   &last_status);
+		capture_log_status(ld->log, ld->opt, ld->sum, ld->start,
+				   ld->duration, now, &last_status);
 		if (ld->em->err || ld->ob->err)
 			break;
 	}
-	/* Stop recording, then take what is still in the ring. */
+	return 0;
+}
+
+/* Stop recording, take what is still in the ring, and fill the summary's
+ * last counters (losses, duration, mappings, the uncaptured counts). */
+static void stop_recording(struct loader *ld, const struct seed *sd)
+{
+	struct capture_bpf *skel = ld->skel;
+	struct capture_summary *sum = ld->sum;
+	int rc;
+
 	__atomic_store_n(&skel->bss->stopped, true, __ATOMIC_SEQ_CST);
 	ld->draining = true;
-	ring_buffer__consume(rb);
+	ring_buffer__consume(ld->rb);
 	emitter_release(ld->em, UINT64_MAX);
 	note_lost(ld, skel);
-	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
-	sum->maps_unfollowed = sd.unfollowed +
+	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - ld->start;
+	sum->maps_unfollowed = sd->unfollowed +
 			       __atomic_load_n(&skel->bss->maps_full, __ATOMIC_RELAXED);
 	if ((rc = read_uncaptured(skel, &sum->uncaptured)))
 		log_warn("reading the counts of syscalls not captured: %s: the "
 			 "log has no uncaptured record", strerror(-rc));
+}
+
+int capture_run(const struct capture_options *opt, struct capture_summary *sum,
+		char *err, size_t errlen)
+{
+	uint64_t ring = opt->ring_bytes ? opt->ring_bytes :
+			CAPTURE_DEFAULT_RING_BYTES;
+	uint64_t poll_ms = ring * 1000 / POLL_DRAIN_BPS / 4;
+	struct loader *ld = calloc(1, sizeof(*ld));
+	struct seed sd = { 0 };
+	int rc;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!ld) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	ld->opt = opt;
+	ld->sum = sum;
+	ld->duration = opt->duration_ns ? opt->duration_ns :
+		       CAPTURE_DEFAULT_DURATION_NS;
+	ld->tick_ms = poll_ms < POLL_MIN_MS ? POLL_MIN_MS :
+		      poll_ms > POLL_MAX_MS ? POLL_MAX_MS : (int)poll_ms;
+	if ((rc = check_host(err, errlen)))
+		goto out;
+	if (!(ld->log = capture_log_open(opt, err, errlen))) {
+		rc = -errno;
+		goto out;
+	}
+	ld->ob = &ld->log->ob;
+	if (!(ld->em = emitter_new(&opt->filter, sum, ld->ob))) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	if ((rc = load_probe(ld, ring, err, errlen)))
+		goto out;
+	sd = (struct seed){ .skel = ld->skel, .filter = &opt->filter };
+	if ((rc = start_recording(ld, &sd, err, errlen)))
+		goto out;
+	if (opt->ready)
+		opt->ready(opt->ready_ctx);
+	if ((rc = record(ld, err, errlen)))
+		goto out;
+	stop_recording(ld, &sd);
 	/* A log that misses events for want of memory gets no end record. */
 	rc = ld->em->err;
 	if (rc)
@@ -689,10 +756,9 @@ out:
 			snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
 		}
 	}
-	ring_buffer__free(rb);
-	release_probe(skel);
-	free(pids);
 	if (ld) {
+		ring_buffer__free(ld->rb);
+		release_probe(ld->skel);
 		emitter_free(ld->em);
 		free(ld);
 	}
