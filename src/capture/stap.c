@@ -238,6 +238,7 @@ struct stap_run {
 	bool preamble;			/* mounts and snapshot written */
 	bool armed;			/* the module's probes are registered */
 	uint64_t unparsed;		/* lines that could not be parsed */
+	uint64_t start;			/* CLOCK_MONOTONIC: staprun started */
 	struct stap_stderr se;
 };
 
@@ -380,21 +381,144 @@ static void finish_events(struct stap_run *sr)
 	uncaptured_sort(&sr->sum->uncaptured);
 }
 
+/* staprun's output: the bytes read and not yet a whole line. */
+struct stap_input {
+	int out, err;			/* staprun's stdout and stderr */
+	bool err_open;
+	char *buf;			/* LINE_BUF bytes */
+	size_t have;
+	bool skipping;			/* the tail of an over-long line */
+};
+
+/* The whole lines in @in's buffer to take_line(); an over-long line is
+ * dropped and counted as lost.  0 or -errno of take_line(). */
+static int take_lines(struct stap_run *sr, struct stap_input *in)
+{
+	char *line = in->buf, *nl;
+	int rc;
+
+	while ((nl = memchr(line, '\n', in->have - (size_t)(line - in->buf)))) {
+		size_t len = (size_t)(nl - line) + 1;
+
+		if (in->skipping)
+			in->skipping = false;
+		else if ((rc = take_line(sr, line, len)))
+			return rc;
+		line = nl + 1;
+	}
+	in->have -= (size_t)(line - in->buf);
+	memmove(in->buf, line, in->have);
+	if (in->have == LINE_BUF) {
+		/* A line longer than the buffer: dropped up to its newline,
+		 * and counted like a lost event. */
+		in->have = 0;
+		in->skipping = true;
+		sr->sum->lost++;
+	}
+	return 0;
+}
+
+/*
+ * Read what staprun @child prints until it ends its output; at a stop,
+ * the duration's end, a failed write or a lack of memory it is sent
+ * SIGINT (it then ends the session, and what the module still prints is
+ * counted).  Returns 0 or -errno with a message.
+ */
+static int read_module(struct stap_run *sr, pid_t child, struct stap_input *in,
+		       char *err, size_t errlen)
+{
+	const struct capture_options *opt = sr->opt;
+	uint64_t duration = opt->duration_ns ? opt->duration_ns :
+			    CAPTURE_DEFAULT_DURATION_NS;
+	uint64_t start = sr->start, last_status = start;
+	bool interrupted = false;
+	int rc;
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = in->out, .events = POLLIN },
+				       { .fd = in->err_open ? in->err : -1,
+					 .events = POLLIN } };
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+		if (!interrupted && (stop_requested(opt) || sr->ob->err ||
+				     sr->em->err || now - start >= duration)) {
+			kill(child, SIGINT);	/* staprun ends the session */
+			interrupted = true;
+		}
+		capture_log_tick(sr->log, now);
+		capture_log_status(sr->log, opt, sr->sum, start, duration, now,
+				   &last_status);
+		if (poll(p, 2, 200) < 0 && errno != EINTR) {
+			rc = -errno;
+			snprintf(err, errlen, "staprun output: %s", strerror(errno));
+			return rc;
+		}
+		if (p[1].revents & (POLLIN | POLLHUP))
+			in->err_open = read_stderr(in->err, &sr->se);
+		if (!(p[0].revents & (POLLIN | POLLHUP)))
+			continue;
+		ssize_t n = read(in->out, in->buf + in->have, LINE_BUF - in->have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "staprun output: %s", strerror(errno));
+			return rc;
+		}
+		if (n == 0)
+			return 0;
+		in->have += (size_t)n;
+		if ((rc = take_lines(sr, in))) {
+			snprintf(err, errlen, "snapshot: %s", strerror(-rc));
+			return rc;
+		}
+	}
+}
+
+/*
+ * After staprun's output ended: the preamble if no event brought it, its
+ * last warnings, and its exit status; a staprun that failed without an
+ * event means the module did not run.  Returns 0 or -errno with a message.
+ */
+static int end_module(struct stap_run *sr, pid_t *child, const char *module,
+		      struct stap_input *in, char *err, size_t errlen)
+{
+	const struct capture_summary *sum = sr->sum;
+	int rc, status;
+
+	if (!sr->preamble && (rc = write_preamble(sr))) {
+		snprintf(err, errlen, "snapshot: %s", strerror(-rc));
+		return rc;
+	}
+	/* staprun's last words (its warnings) come as it exits. */
+	while (in->err_open)
+		in->err_open = read_stderr(in->err, &sr->se);
+	if (waitpid(*child, &status, 0) != *child)
+		return 0;
+	*child = -1;
+	if (!sum->events && !sum->lost_disk_full &&
+	    (!WIFEXITED(status) || WEXITSTATUS(status))) {
+		snprintf(err, errlen, "staprun %s failed (%s %d): is the module "
+			 "built for this kernel, and are you root?", module,
+			 WIFEXITED(status) ? "exit status" : "signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return -ECHILD;
+	}
+	return 0;
+}
+
 int capture_stap_run(const struct capture_options *opt, const char *module,
 		     struct capture_summary *sum, char *err, size_t errlen)
 {
-	uint64_t duration = opt->duration_ns ? opt->duration_ns :
-			    CAPTURE_DEFAULT_DURATION_NS;
 	struct stap_run sr = { .opt = opt, .sum = sum };
-	char *buf = malloc(LINE_BUF);
-	size_t have = 0;
-	bool interrupted = false, skipping = false, err_open = true;
-	int in = -1, errfd = -1, rc, status;
+	struct stap_input in = { .out = -1, .err = -1, .err_open = true };
 	pid_t child = -1;
+	int rc;
 
 	memset(sum, 0, sizeof(*sum));
 	sr.lb = malloc(LINE_BUF + 16);
-	if (!buf || !sr.lb) {
+	in.buf = malloc(LINE_BUF);
+	if (!in.buf || !sr.lb) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
@@ -409,96 +533,18 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
 		rc = -ENOMEM;
 		goto out;
 	}
-	child = spawn_staprun(opt, module, &in, &errfd);
+	child = spawn_staprun(opt, module, &in.out, &in.err);
 	if (child < 0) {
 		rc = (int)child;
 		snprintf(err, errlen, "starting staprun: %s", strerror(-rc));
 		goto out;
 	}
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), last_status = start;
-	for (;;) {
-		struct pollfd p[2] = { { .fd = in, .events = POLLIN },
-				       { .fd = err_open ? errfd : -1,
-					 .events = POLLIN } };
-
-		/* A failed write (a full disk) stops the capture too, and so
-		 * does a lack of memory; what the module still prints is
-		 * counted. */
-		if (!interrupted && (stop_requested(opt) || sr.ob->err ||
-				     sr.em->err ||
-				     clock_ns(CLOCK_MONOTONIC) - start >= duration)) {
-			kill(child, SIGINT);	/* staprun ends the session */
-			interrupted = true;
-		}
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
-
-		capture_log_tick(sr.log, now);
-		capture_log_status(sr.log, opt, sum, start, duration, now,
-				   &last_status);
-		if (poll(p, 2, 200) < 0 && errno != EINTR) {
-			rc = -errno;
-			snprintf(err, errlen, "staprun output: %s", strerror(errno));
-			goto out;
-		}
-		if (p[1].revents & (POLLIN | POLLHUP))
-			err_open = read_stderr(errfd, &sr.se);
-		if (!(p[0].revents & (POLLIN | POLLHUP)))
-			continue;
-		ssize_t n = read(in, buf + have, LINE_BUF - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "staprun output: %s", strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		have += (size_t)n;
-		char *line = buf, *nl;
-		while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
-			size_t len = (size_t)(nl - line) + 1;
-
-			if (skipping)		/* the tail of an over-long line */
-				skipping = false;
-			else if ((rc = take_line(&sr, line, len))) {
-				snprintf(err, errlen, "snapshot: %s", strerror(-rc));
-				goto out;
-			}
-			line = nl + 1;
-		}
-		have -= (size_t)(line - buf);
-		memmove(buf, line, have);
-		if (have == LINE_BUF) {
-			/* A line longer than the buffer: dropped up to its
-			 * newline, and counted like a lost event. */
-			have = 0;
-			skipping = true;
-			sum->lost++;
-		}
-	}
-	/* A module that printed no event still gets its preamble. */
-	if (!sr.preamble && (rc = write_preamble(&sr))) {
-		snprintf(err, errlen, "snapshot: %s", strerror(-rc));
+	sr.start = clock_ns(CLOCK_MONOTONIC);
+	if ((rc = read_module(&sr, child, &in, err, errlen)) ||
+	    (rc = end_module(&sr, &child, module, &in, err, errlen)))
 		goto out;
-	}
-	/* staprun's last words (its warnings) come as it exits. */
-	while (err_open)
-		err_open = read_stderr(errfd, &sr.se);
-	if (waitpid(child, &status, 0) == child) {
-		child = -1;
-		if (!sum->events && !sum->lost_disk_full &&
-		    (!WIFEXITED(status) || WEXITSTATUS(status))) {
-			snprintf(err, errlen, "staprun %s failed (%s %d): is the module "
-				 "built for this kernel, and are you root?", module,
-				 WIFEXITED(status) ? "exit status" : "signal",
-				 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-			rc = -ECHILD;
-			goto out;
-		}
-	}
 	finish_events(&sr);
-	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
+	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - sr.start;
 	/* A log that misses events for want of memory gets no end record. */
 	if ((rc = sr.em->err))
 		snprintf(err, errlen, "%s: %s", opt->output, strerror(-rc));
@@ -509,10 +555,10 @@ out:
 		kill(child, SIGINT);
 		waitpid(child, NULL, 0);
 	}
-	if (in >= 0)
-		close(in);
-	if (errfd >= 0)
-		close(errfd);
+	if (in.out >= 0)
+		close(in.out);
+	if (in.err >= 0)
+		close(in.err);
 	if (sr.log) {
 		int closed;
 
@@ -526,6 +572,6 @@ out:
 	}
 	emitter_free(sr.em);
 	free(sr.lb);
-	free(buf);
+	free(in.buf);
 	return rc;
 }
