@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "aio.h"
+#include "fileops.h"
 #include "ioriot/syscalls.h"
 #include "ioriot/u64map.h"
 
@@ -69,11 +70,6 @@ struct aio_table {
 	pthread_mutex_t lock;
 	struct u64map ctxs;	/* vctx -> struct context */
 };
-
-static int64_t neg_errno(long rc)
-{
-	return rc < 0 ? -(int64_t)errno : (int64_t)rc;
-}
 
 struct aio_table *aio_table_new(void)
 {

@@ -1,17 +1,27 @@
 /*
  * fileops: the replay of the file API beyond reads and writes, private to
  * src/replay: file locks with bounded waits (locks.c), extended
- * attributes (xattr.c), the clone and dedupe ioctls (clone.c) and splice
- * through a pipe of the replay's own (splice.c).  exec.c calls them with
- * the real fds of an operation's vfds.
+ * attributes (xattr.c), the clone and dedupe ioctls (clone.c), splice
+ * through a pipe of the replay's own (splice.c) and file mappings
+ * (mappings.c).  exec.c calls them with the real fds of an operation's
+ * vfds.
  */
 #ifndef IORIOT_REPLAY_FILEOPS_H
 #define IORIOT_REPLAY_FILEOPS_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ioriot/rlog.h"
+
+struct exec_ctx;
+
+/* A syscall's result @rc as a result or -errno. */
+static inline int64_t neg_errno(long rc)
+{
+	return rc < 0 ? -(int64_t)errno : (int64_t)rc;
+}
 
 /*
  * An fcntl lock command (op->cmd with arg= l_type, whence=, off= l_start,
@@ -64,5 +74,29 @@ int64_t clone_call(struct dedupe_table *t, const struct rlog_op *op, int fd,
  */
 int64_t splice_call(const struct rlog_op *op, int fd, int fd2,
 		    const char *data, size_t data_len);
+
+/*
+ * mmap of @fd as @op captured it (the captured prot without PROT_EXEC,
+ * the flags without MAP_FIXED), kept under the captured address and
+ * process for the calls by address; a mapping already there is unmapped.
+ * The result (the captured address, or -errno) in *@result.  Returns 0,
+ * or -ENOMEM.
+ */
+int mapping_mmap(struct exec_ctx *x, const struct rlog_op *op, int fd,
+		 int64_t *result);
+
+/* munmap (the whole mapping that holds op->addr), msync or madvise (on the
+ * part of it the capture named; only the advices safe_advice() allows) of
+ * @op's process.  The result or -errno (-EINVAL: no such mapping). */
+int64_t mapping_addr_call(struct exec_ctx *x, const struct rlog_op *op);
+
+/* mmap_read, mmap_write: op->count pages op->stride pages apart from the
+ * captured address op->addr, through the replay's mapping that holds it.
+ * Pages beyond the mapping are not touched.  The pages touched, or
+ * -errno. */
+int64_t mapping_pages(struct exec_ctx *x, const struct rlog_op *op);
+
+/* Unmap and free every mapping of @x, and its table. */
+void mappings_free(struct exec_ctx *x);
 
 #endif
