@@ -13,8 +13,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct rlog_reader;
+
 struct init_options {
 	const char *replay_path;
+	/* The replay file already opened (its header read), which init_run()
+	 * reads on and closes, whatever it returns; NULL: it opens
+	 * replay_path itself. */
+	struct rlog_reader *reader;
 	/* The test user, who owns what init creates: as root for another
 	 * user, the workers create everything as that user; otherwise it
 	 * must be the caller (-EPERM). */

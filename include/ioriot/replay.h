@@ -69,8 +69,14 @@ struct replay_sys_stats {
 	uint64_t lat_max, cap_lat_max;
 };
 
+struct rlog_reader;
+
 struct replay_options {
 	const char *replay_path;
+	/* The replay file already opened (its header read), which replay_run()
+	 * reads on and closes, whatever it returns; NULL: it opens
+	 * replay_path itself. */
+	struct rlog_reader *reader;
 	double speed;			/* 0: as fast as possible; 1: captured */
 	/* -p/-t: when either is > 0, captured processes are spread over
 	 * @workers groups (1 if 0) of @threads threads each (1 if 0), as
@@ -133,7 +139,8 @@ struct replay_summary {
 };
 
 /*
- * Replay opt->replay_path into its sandboxes (created by init).  Returns 0,
+ * Replay opt->replay_path (or opt->reader) into its sandboxes (created by
+ * init).  Returns 0,
  * or -errno with a message naming the file (and line) in @err.  Results
  * that differ from the capture are counted (sum->sys[].differ), never
  * fatal.

@@ -11,6 +11,7 @@
 
 #include "ioriot/diskstats.h"
 #include "ioriot/replay.h"
+#include "ioriot/rlog.h"
 #include "ioriot/series.h"
 
 struct timeseries {
@@ -29,13 +30,14 @@ struct timeseries {
 /*
  * Open the CSV file and/or the Graphite connection @base names (its
  * csv_path, graphite, prefix, test_name; input is the replay file) for the
- * replay: the CSV gets columns for the block devices holding the replay
- * file's sandboxes (@base's devices are ignored), read from @diskstats_fd
- * (/proc/diskstats, opened by the caller; -1: none) at each tick.  Returns
- * 0, or -errno with a message logged.
+ * replay: the CSV gets columns for the block devices holding the
+ * sandboxes of the replay file's header @hdr (@base's devices are
+ * ignored), read from @diskstats_fd (/proc/diskstats, opened by the
+ * caller; -1: none) at each tick.  Returns 0, or -errno with a message
+ * logged.
  */
 int timeseries_open(struct timeseries *cs, const struct series_config *base,
-		    int diskstats_fd);
+		    const struct rlog_header *hdr, int diskstats_fd);
 
 /* The engine's tick callback (@ctx is the struct timeseries). */
 void timeseries_tick(void *ctx, uint64_t t_ns,

@@ -207,30 +207,28 @@ static bool user_ids(const char *user, uid_t *uid, gid_t *gid)
 	return true;
 }
 
-/*
- * The test of @o->replay: its name, its user (-u, else the file's user=)
- * with ids, and, if @uncap is not NULL, the syscalls its capture did not
- * record and the io_uring requests not written (@skipped).  Returns 0, or
- * 1 after saying why (an unreadable file, an unknown user).
- */
-static int test_of(const struct cli_opts *o, char user[256], char name[256],
-		   uid_t *uid, gid_t *gid, struct uncaptured *uncap,
-		   struct uncaptured *skipped)
+/* The replay file -i, -r or -R names, its header read; NULL with a
+ * message logged. */
+static struct rlog_reader *open_replay(const struct cli_opts *o)
 {
 	char err[PATHMAP_MAX + 256];
 	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
 
-	if (!r) {
+	if (!r)
 		log_error("%s", err);
-		return 1;
-	}
-	snprintf(user, 256, "%s", o->user ? o->user : rlog_header(r)->user);
-	snprintf(name, 256, "%s", rlog_header(r)->name);
-	if (uncap) {
-		*uncap = rlog_header(r)->uncaptured;
-		*skipped = rlog_header(r)->uring_skipped;
-	}
-	rlog_close(r);
+	return r;
+}
+
+/*
+ * The test of the replay file whose header is @h: its name, its user (-u,
+ * else the file's user=) with ids.  Returns 0, or 1 after saying why (an
+ * unknown user, root without --allow-root).
+ */
+static int test_of(const struct cli_opts *o, const struct rlog_header *h,
+		   char user[256], char name[256], uid_t *uid, gid_t *gid)
+{
+	snprintf(user, 256, "%s", o->user ? o->user : h->user);
+	snprintf(name, 256, "%s", h->name);
 	if (!user_ids(user, uid, gid)) {
 		log_error("unknown user '%s' (-u USER, or user= in %s)", user,
 			  o->replay);
@@ -261,10 +259,15 @@ static int run_init(const struct cli_opts *o)
 	char err[PATHMAP_MAX + 256], user[256], name[256];
 	int rc;
 
-	if (test_of(o, user, name, &io.uid, &io.gid, NULL, NULL))
+	if (!(io.reader = open_replay(o)))
 		return 1;
+	if (test_of(o, rlog_header(io.reader), user, name, &io.uid, &io.gid)) {
+		rlog_close(io.reader);
+		return 1;
+	}
 	if (geteuid() != 0 && io.uid != geteuid()) {
 		log_error("init creates files owned by %s: run it as root", user);
+		rlog_close(io.reader);
 		return 1;
 	}
 	log_info("init: %s, test %s: files made as user %s (uid %u, gid %u)",
@@ -610,13 +613,19 @@ static int run_replay(const struct cli_opts *o)
 	int stats_new_in = -1;		/* a new -S file's directory */
 	struct disk_figures *disks = NULL;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct rlog_reader *rl;
 	char err[PATHMAP_MAX + 256];
 	int ret = 1;
 
 	rc.diskstats_fd = -1;
-	if (test_of(o, user, name, &rc.uid, &rc.gid, &rc.uncaptured,
-		    &rc.uring_skipped))
+	/* Its header is read once: the test, the devices of the time
+	 * series, and the replay, which reads on. */
+	if (!(rl = open_replay(o)))
 		return 1;
+	if (test_of(o, rlog_header(rl), user, name, &rc.uid, &rc.gid))
+		goto out;
+	rc.uncaptured = rlog_header(rl)->uncaptured;
+	rc.uring_skipped = rlog_header(rl)->uring_skipped;
 	rc.user = user;
 	rc.info.name = name;
 	rc.info.uncaptured = &rc.uncaptured;
@@ -629,11 +638,11 @@ static int run_replay(const struct cli_opts *o)
 		 "as fast as possible (-s 0)");
 	if (!o->no_drop_caches && run_drop_caches(o)) {
 		log_error("replay needs root to drop caches first, or -D");
-		return 1;
+		goto out;
 	}
 	if (o->stats && !(stats = open_stats(o->stats, o->replay,
 					     &stats_new_in)))
-		return 1;
+		goto out;
 	/* The jail has neither /etc nor /proc: what the replay needs of
 	 * them is resolved and opened now. */
 	if (!(rc.groups = user_groups(user, rc.gid, &rc.ngroups)))
@@ -647,7 +656,8 @@ static int run_replay(const struct cli_opts *o)
 			.input = o->replay,
 		};
 
-		if (timeseries_open(&series, &sc, rc.diskstats_fd))
+		if (timeseries_open(&series, &sc, rlog_header(rl),
+				    rc.diskstats_fd))
 			goto out;
 		ro.tick = timeseries_tick;
 		ro.tick_ctx = &series;
@@ -673,6 +683,8 @@ static int run_replay(const struct cli_opts *o)
 	}
 	rc.info.started_ns = clock_ns(CLOCK_REALTIME);
 	progress_start(&rc.bar, "replay");
+	ro.reader = rl;		/* the replay closes it */
+	rl = NULL;
 	ret = replay_run(&ro, sum, err, sizeof(err));
 	progress_end(&rc.bar);
 	if (ret) {
@@ -726,6 +738,7 @@ out:
 	free(rc.groups);
 	free(disks);
 	free(sum);
+	rlog_close(rl);
 	return ret;
 }
 

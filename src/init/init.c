@@ -697,7 +697,7 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 			     .drop = geteuid() == 0 && opt->uid != 0,
 			     .lock = PTHREAD_MUTEX_INITIALIZER };
 	const struct rlog_header *h;
-	struct rlog_reader *r;
+	struct rlog_reader *r = opt->reader;
 	struct job *jobs = NULL;
 	size_t n = 0;
 	int rc;
@@ -707,10 +707,10 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 		snprintf(err, errlen, "%s: init creates files owned by uid %u: "
 			 "run it as root or as that user", opt->replay_path,
 			 (unsigned)opt->uid);
+		rlog_close(r);
 		return -EPERM;
 	}
-	r = rlog_open(opt->replay_path, err, errlen);
-	if (!r)
+	if (!r && !(r = rlog_open(opt->replay_path, err, errlen)))
 		return -errno;
 	h = rlog_header(r);
 	jobs = calloc(h->nsandboxes ? h->nsandboxes : 1, sizeof(*jobs));

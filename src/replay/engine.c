@@ -729,7 +729,7 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* no clock steps */
 	pthread_cond_init(&e.cond, &ca);
 	pthread_condattr_destroy(&ca);
-	ret = feed_open(&e, opt->replay_path);
+	ret = feed_open(&e, opt->reader, opt->replay_path);
 	if (ret) {
 		snprintf(err, errlen, "%s", e.feed_err);
 		goto out;

@@ -202,9 +202,10 @@ int engine_start_runner(struct engine *e, struct runner *r);
  */
 int feed_run(struct engine *e, bool wait);
 
-/* Open the file's reader and allocate the window.  0 or -errno with a
- * message in e->feed_err. */
-int feed_open(struct engine *e, const char *path);
+/* Take @reader (or, if NULL, open @path) as the file's reader and
+ * allocate the window.  0 or -errno with a message in e->feed_err; the
+ * reader is closed by feed_close() either way. */
+int feed_open(struct engine *e, struct rlog_reader *reader, const char *path);
 
 /* Free what feed_open() and feed_run() allocated.  Accepts a zeroed e. */
 void feed_close(struct engine *e);

@@ -28,9 +28,10 @@ static unsigned queue_size(const struct engine *e, uint64_t timelines)
 	return n;
 }
 
-int feed_open(struct engine *e, const char *path)
+int feed_open(struct engine *e, struct rlog_reader *reader, const char *path)
 {
-	e->rlog = rlog_open(path, e->feed_err, sizeof(e->feed_err));
+	e->rlog = reader ? reader :
+		  rlog_open(path, e->feed_err, sizeof(e->feed_err));
 	if (!e->rlog)
 		return -errno;
 	e->total_hint = rlog_header(e->rlog)->ops_hint;

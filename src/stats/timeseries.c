@@ -12,28 +12,17 @@
 #include "ioriot/rlog.h"
 #include "ioriot/timeseries.h"
 
-/* The distinct block devices of the sandboxes of @replay_path into @cs.
+/* The distinct block devices of the sandboxes @hdr names into @cs.
  * 0 or -errno with a message logged. */
-static int find_devices(struct timeseries *cs, const char *replay_path)
+static int find_devices(struct timeseries *cs, const struct rlog_header *h)
 {
-	char err[512];
-	struct rlog_reader *r = rlog_open(replay_path, err, sizeof(err));
-	const struct rlog_header *h;
-	int ret = 0;
-
-	if (!r) {
-		log_error("%s", err);
-		return -errno;
-	}
-	h = rlog_header(r);
 	cs->devices = calloc(h->nsandboxes ? h->nsandboxes : 1,
 			     sizeof(*cs->devices));
 	cs->device_names = calloc(h->nsandboxes ? h->nsandboxes : 1,
 				  sizeof(*cs->device_names));
 	if (!cs->devices || !cs->device_names) {
 		log_error("out of memory");
-		ret = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < h->nsandboxes; i++) {
 		char *name = cs->devices[cs->ndevices];
@@ -49,20 +38,18 @@ static int find_devices(struct timeseries *cs, const char *replay_path)
 			cs->ndevices++;
 		}
 	}
-out:
-	rlog_close(r);
-	return ret;
+	return 0;
 }
 
 int timeseries_open(struct timeseries *cs, const struct series_config *base,
-		    int diskstats_fd)
+		    const struct rlog_header *hdr, int diskstats_fd)
 {
 	struct series_config cfg = *base;
 	char err[512];
 	int ret;
 
 	memset(cs, 0, sizeof(*cs));
-	ret = find_devices(cs, cfg.input);
+	ret = find_devices(cs, hdr);
 	if (ret)
 		return ret;
 	cs->prev = calloc(SYS_COUNT, sizeof(*cs->prev));
