@@ -51,6 +51,18 @@ static struct caplog_reader *open_ok(const char *path)
 	return r;
 }
 
+/* Capture log @text written to a new file @name in a scratch directory
+ * (the test case's fixture removes it), opened as open_ok() does. */
+static struct caplog_reader *open_text(const char *name, const char *text)
+{
+	char *dir = tu_scratch(), *path = tu_write_str(dir, name, text);
+	struct caplog_reader *r = open_ok(path);
+
+	free(path);
+	free(dir);
+	return r;
+}
+
 static void assert_no_bad(const struct caplog_reader *r)
 {
 	for (int why = 0; why < CAPLOG_BAD_COUNT; why++)
@@ -246,7 +258,7 @@ static void fill_event(struct cap_event *ev, enum sys_id sys, unsigned have)
 /* Write an anchor event and then @ev; read both back and compare. */
 static void round_trip(const struct cap_event *ev)
 {
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	struct caplog_header hdr = { .version = 4 };
 	struct cap_event in[2], out;
 	char what[64];
@@ -279,7 +291,6 @@ static void round_trip(const struct cap_event *ev)
 	assert_no_bad(r);
 	caplog_close(r);
 	free(path);
-	tu_rmtree(dir);
 	free(dir);
 }
 
@@ -336,7 +347,7 @@ START_TEST(v4_path_escaping)
 	static const char odd[] = "/a\nb;c:d,e|f=g%h i\tj\x01k\xffl/%41;:,/"
 				  "\xc3\xa9t\xc3\xa9/\xe6\x97\xa5\xe6\x9c\xac";
 	char every[256];
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	struct caplog_header hdr = { .version = 4 };
 	struct cap_event in[2], out;
 
@@ -379,7 +390,6 @@ START_TEST(v4_path_escaping)
 	assert_no_bad(r);
 	caplog_close(r);
 	free(path);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -397,7 +407,7 @@ START_TEST(v4_header_round_trip)
 		{ "/proc", "proc", true },
 		{ "/mnt/a|b=c%d", "btrfs", false },
 	};
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	struct caplog_header hdr = {
 		.version = 4,
 		.host = "build host|01=x%y",
@@ -448,7 +458,6 @@ START_TEST(v4_header_round_trip)
 	assert_no_bad(r);
 	caplog_close(r);
 	free(path);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -458,8 +467,7 @@ END_TEST
  * their io_getevents. */
 START_TEST(v4_aio_lines)
 {
-	char *dir = tu_mkdtemp();
-	char *path = tu_write_str(dir, "log",
+	struct caplog_reader *r = open_text("log",
 		"#|capture_version=4|\n"
 		"t=10;:,D=5;:,i=7:8;:,o=io_setup;:,c=32;:,a=139625767301120;:,r=0;:,\n"
 		"t=20;:,D=0;:,i=7:8;:,o=iocb;:,d=4;:,f=0;:,O=4096;:,c=8192;:,F=8;:,"
@@ -470,7 +478,6 @@ START_TEST(v4_aio_lines)
 		"t=30;:,D=0;:,i=7:8;:,o=io_event;:,a=139625767301120;:,"
 		"A=140728297147904;:,r=-5;:,\n"
 		"t=40;:,D=3;:,i=7:8;:,o=io_destroy;:,a=139625767301120;:,r=0;:,\n");
-	struct caplog_reader *r = open_ok(path);
 	const uint64_t ctx = 139625767301120ULL, cb = 140728297147904ULL;
 	struct cap_event out, want[] = {
 		{ .sys = SYS_IO_SETUP, .time_ns = 0, .dur_ns = 5, .count = 32,
@@ -505,9 +512,6 @@ START_TEST(v4_aio_lines)
 	ck_assert_int_eq(caplog_next(r, &out), 0);
 	assert_no_bad(r);
 	caplog_close(r);
-	free(path);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -517,8 +521,7 @@ END_TEST
  * SQPOLL ring's kernel thread and a cqe without its ring or opcode. */
 START_TEST(v4_uring_lines)
 {
-	char *dir = tu_mkdtemp();
-	char *path = tu_write_str(dir, "log",
+	struct caplog_reader *r = open_text("log",
 		"#|capture_version=4|\n"
 		"t=10;:,D=5;:,i=7:8;:,o=io_uring_setup;:,f=8;:,c=16;:,G=64;:,r=5;:,\n"
 		"t=20;:,D=0;:,i=7:8;:,o=uring_file;:,d=4;:,e=5;:,O=0;:,\n"
@@ -533,7 +536,6 @@ START_TEST(v4_uring_lines)
 		"t=31;:,D=0;:,i=7:8;:,o=cqe;:,e=5;:,F=5;:,A=140728297147904;:,r=4096;:,\n"
 		"t=32;:,D=0;:,i=7:7;:,o=sqe;:,d=4;:,f=1;:,O=0;:,c=0;:,F=3;:,G=0;:,A=3;:,\n"
 		"t=33;:,D=0;:,i=7:7;:,o=cqe;:,A=3;:,r=-5;:,\n");
-	struct caplog_reader *r = open_ok(path);
 	const uint64_t ud = 140728297147904ULL;
 	struct cap_event out, want[] = {
 		{ .sys = SYS_IO_URING_SETUP, .time_ns = 0, .dur_ns = 5,
@@ -587,9 +589,6 @@ START_TEST(v4_uring_lines)
 	ck_assert_int_eq(caplog_next(r, &out), 0);
 	assert_no_bad(r);
 	caplog_close(r);
-	free(path);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -598,8 +597,7 @@ END_TEST
  * worth reading and no result, msync. */
 START_TEST(v4_page_lines)
 {
-	char *dir = tu_mkdtemp();
-	char *path = tu_write_str(dir, "log",
+	struct caplog_reader *r = open_text("log",
 		"#|capture_version=4|\n"
 		"t=10;:,D=5;:,i=7:8;:,o=mmap;:,d=4;:,f=1;:,m=3;:,O=0;:,"
 		"c=262144;:,a=0;:,r=140528146776064;:,\n"
@@ -611,7 +609,6 @@ START_TEST(v4_page_lines)
 		"a=18446744073709547520;:,\n"
 		"t=50;:,D=9;:,i=7:8;:,o=msync;:,f=4;:,c=262144;:,"
 		"a=140528146776064;:,r=0;:,\n");
-	struct caplog_reader *r = open_ok(path);
 	const uint64_t map = 140528146776064ULL;
 	struct cap_event out, want[] = {
 		{ .sys = SYS_MMAP, .time_ns = 0, .dur_ns = 5, .fd = 4, .flags = 1,
@@ -645,9 +642,6 @@ START_TEST(v4_page_lines)
 	ck_assert_int_eq(caplog_next(r, &out), 0);
 	assert_no_bad(r);
 	caplog_close(r);
-	free(path);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -657,7 +651,7 @@ END_TEST
  * splice, tee, mknodat. */
 START_TEST(v4_fileapi_lines)
 {
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	char *path = tu_write_str(dir, "log",
 		"#|capture_version=4|\n"
 		"t=10;:,D=5;:,i=7:7;:,o=ioctl;:,d=5;:,e=4;:,F=1074041865;:,"
@@ -741,20 +735,17 @@ START_TEST(v4_fileapi_lines)
 	assert_no_bad(r);
 	caplog_close(r);
 	free(path);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
 
 START_TEST(v4_unknown_keys_ignored)
 {
-	char *dir = tu_mkdtemp();
-	char *path = tu_write_str(dir, "log",
+	struct caplog_reader *r = open_text("log",
 		"#|capture_version=4|future=1|\n"
 		"#|host=h|newkey=%ZZ|\n"
 		"t=5;:,x=hello world;:,i=1:2;:,Z=a=b;:,o=close;:,1=?;:,d=3;:,"
 		"y=;:,r=0;:,\n");
-	struct caplog_reader *r = open_ok(path);
 	struct cap_event out, want = {
 		.sys = SYS_CLOSE, .pid = 1, .tid = 2, .fd = 3, .ret = 0,
 		.have = CAP_FD | CAP_RET,
@@ -766,9 +757,6 @@ START_TEST(v4_unknown_keys_ignored)
 	ck_assert_int_eq(caplog_next(r, &out), 0);
 	assert_no_bad(r);
 	caplog_close(r);
-	free(path);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -991,7 +979,7 @@ static const struct v3_case v3_cases[] = {
 /* Write all v3 cases into one log, read it back, compare line by line. */
 START_TEST(v3_every_op)
 {
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	char *text = strdup("#|capture_version=3|\n");
 	const uint64_t base = v3_cases[0].t - v3_cases[0].dur;
 
@@ -1036,7 +1024,6 @@ START_TEST(v3_every_op)
 	caplog_close(r);
 	free(path);
 	free(text);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -1044,7 +1031,7 @@ END_TEST
 /* v2: t is in milliseconds and there is no D. */
 START_TEST(v2_times_in_ms)
 {
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	char *path = tu_write_str(dir, "v2.capture",
 		"#|capture_version=2|\n"
 		"t=1509989598023;:,i=17159:17358;:,o=open;:,d=5;:,p=/a;:,f=0;:,m=0;:,\n"
@@ -1072,7 +1059,6 @@ START_TEST(v2_times_in_ms)
 	assert_no_bad(r);
 	caplog_close(r);
 	free(path);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -1080,7 +1066,7 @@ END_TEST
 /* A duration longer than the time since the epoch is unknown too. */
 START_TEST(v3_duration_beyond_t)
 {
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	char *path = tu_write_str(dir, "v3.capture",
 		"#|capture_version=3|\n"
 		"t=5000;:,D=6000;:,i=1:1;:,o=sync;:,s=0;:,\n"
@@ -1104,7 +1090,6 @@ START_TEST(v3_duration_beyond_t)
 	assert_no_bad(r);
 	caplog_close(r);
 	free(path);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -1117,7 +1102,7 @@ static const char *const v3_extra_keys[] = {
 START_TEST(v3_unknown_key_rejects)
 {
 	const char *extra = v3_extra_keys[_i];
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	char *text;
 
 	ck_assert(asprintf(&text,
@@ -1137,7 +1122,6 @@ START_TEST(v3_unknown_key_rejects)
 	caplog_close(r);
 	free(path);
 	free(text);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -1209,14 +1193,13 @@ static void assert_open_fails(const char *path, int want_errno,
 
 START_TEST(open_missing_and_directory)
 {
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	char *missing;
 
 	ck_assert(asprintf(&missing, "%s/no-such.capture", dir) > 0);
 	assert_open_fails(missing, ENOENT, NULL);
 	assert_open_fails(dir, EISDIR, NULL);
 	free(missing);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -1240,12 +1223,11 @@ static const struct {
 
 START_TEST(open_bad_header)
 {
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	char *path = tu_write_str(dir, "bad.capture", bad_headers[_i].text);
 
 	assert_open_fails(path, bad_headers[_i].err, bad_headers[_i].msg);
 	free(path);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -1381,7 +1363,7 @@ static const struct bad_line nul_lines[] = {
  * one is still read. */
 static void check_bad_line(const struct bad_line *bad)
 {
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	const char *good = bad->version >= 4 ?
 			   "t=9;:,i=7:8;:,o=sync;:,r=0;:,\n" :
 			   "t=9;:,D=1;:,i=7:8;:,o=sync;:,s=0;:,\n";
@@ -1415,7 +1397,6 @@ static void check_bad_line(const struct bad_line *bad)
 	caplog_close(r);
 	free(path);
 	free(text);
-	tu_rmtree(dir);
 	free(dir);
 }
 
@@ -1438,7 +1419,7 @@ static const char *const below_int64_min[] = {
 
 START_TEST(number_below_int64_min)
 {
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	char *text;
 
 	ck_assert(asprintf(&text, "#|capture_version=4|\n"
@@ -1455,7 +1436,6 @@ START_TEST(number_below_int64_min)
 	caplog_close(r);
 	free(path);
 	free(text);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -1480,7 +1460,7 @@ START_TEST(too_long_lines)
 	const char head[] = "#|capture_version=4|\n";
 	size_t cap = sizeof(head) + huge + big + 1024;
 	char *text = malloc(cap), *p = text;
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 
 	ck_assert(text);
 	p = stpcpy(p, head);
@@ -1512,17 +1492,14 @@ START_TEST(too_long_lines)
 	caplog_close(r);
 	free(path);
 	free(text);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
 
 START_TEST(truncated_last_line)
 {
-	char *dir = tu_mkdtemp();
-	char *path = tu_write_str(dir, "trunc.capture",
+	struct caplog_reader *r = open_text("trunc.capture",
 		"#|capture_version=4|\n" GOOD(1) "t=2;:,i=2:2;:,o=sync;:,r=0;:,");
-	struct caplog_reader *r = open_ok(path);
 	struct cap_event ev;
 
 	ck_assert_int_eq(caplog_next(r, &ev), 1);
@@ -1532,16 +1509,13 @@ START_TEST(truncated_last_line)
 	ck_assert_uint_eq(caplog_bad(r, CAPLOG_BAD_TRUNCATED), 1);
 	ck_assert_uint_eq(caplog_bad(r, CAPLOG_BAD_SYNTAX), 0);
 	caplog_close(r);
-	free(path);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
 /* Many bad lines of every kind in one log: each counted once. */
 START_TEST(bad_lines_counted_together)
 {
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	size_t n = ARRAY_SIZE(bad_lines), len = 0, cap = 64;
 	uint64_t want[CAPLOG_BAD_COUNT] = { 0 };
 
@@ -1583,7 +1557,6 @@ START_TEST(bad_lines_counted_together)
 	caplog_close(r);
 	free(path);
 	free(text);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -1597,7 +1570,7 @@ START_TEST(garbage_after_header)
 	};
 	const size_t size = 16384;
 	char *text = malloc(size + 64);
-	char *dir = tu_mkdtemp();
+	char *dir = tu_scratch();
 	uint64_t x = 0x9e3779b97f4a7c15ULL * (uint64_t)(_i + 1);
 	size_t len = (size_t)sprintf(text, "#|capture_version=4|\n");
 	size_t body = len;
@@ -1651,7 +1624,6 @@ START_TEST(garbage_after_header)
 	caplog_close(r);
 	free(path);
 	free(text);
-	tu_rmtree(dir);
 	free(dir);
 }
 END_TEST
@@ -1934,6 +1906,7 @@ Suite *caplog_suite(void)
 	Suite *s = suite_create("caplog");
 	TCase *tc = tcase_create("v4");
 
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_loop_test(tc, v4_every_op, 0, SYS_COUNT);
 	tcase_add_test(tc, v4_all_fields_extremes);
 	tcase_add_test(tc, v4_path_escaping);
@@ -1946,6 +1919,7 @@ Suite *caplog_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("v3");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_checked_fixture(tc, quiet, NULL);
 	tcase_add_test(tc, v3_every_op);
 	tcase_add_test(tc, v2_times_in_ms);
@@ -1956,6 +1930,7 @@ Suite *caplog_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bad");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_checked_fixture(tc, quiet, NULL);
 	tcase_add_test(tc, open_missing_and_directory);
 	tcase_add_loop_test(tc, open_bad_header, 0, ARRAY_SIZE(bad_headers));
