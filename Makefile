@@ -19,7 +19,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 	  -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUTPUT)
-LDLIBS += -pthread
+LDLIBS += -pthread -lm
 
 # Sanitizer builds live in their own output directory so objects never mix.
 ifeq ($(SANITIZE),1)

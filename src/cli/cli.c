@@ -31,6 +31,7 @@
 #include "ioriot/replay.h"
 #include "ioriot/report.h"
 #include "ioriot/sandbox.h"
+#include "htmlpage.h"
 #include "timeseries.h"
 
 #define EXIT_USAGE 2
@@ -775,6 +776,8 @@ int cli_main(int argc, char **argv)
 		return run_cleanup(&o, false);
 	case MODE_COMPARE:
 		return run_compare(&o);
+	case MODE_REPORT:
+		return cli_report(&o);
 	case MODE_NONE:
 		break;
 	}

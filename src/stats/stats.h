@@ -63,6 +63,15 @@ const char *table_cell(char *buf, size_t len, double v, int prec);
  * whose values are all equal, or that has fewer than two. */
 void table_mark_best(const struct table *t, size_t i, bool *mark);
 
+/* The name of a run stored in @path: its base name without @ext (".json",
+ * ".csv"), control bytes replaced.  malloc'd; NULL when out of memory. */
+char *compare_label(const char *path, const char *ext);
+
+/* "WHERE:LINE:COL: what" (or "WHERE: what") of the parse error @je in
+ * @err; returns its code. */
+int json_failed_msg(const struct json_error *je, const char *where,
+		    char *err, size_t errlen);
+
 /* Replace control bytes in @s by '?', so names cannot break a line. */
 void compare_printable(char *s);
 
