@@ -68,6 +68,8 @@ void fmt_count(char *buf, size_t len, double n);
 void fmt_plain(char *buf, size_t len, double v);
 /* The colour of run or series @i, "#rrggbb". */
 const char *html_colour(size_t i);
+/* Whether @v is there (not NULL) and of type @t. */
+bool json_is(const struct json_value *v, enum json_type t);
 /* A figure of a JSON object as a double; NAN if missing or no number. */
 double json_num(const struct json_value *obj, const char *key);
 

@@ -89,8 +89,8 @@ static void counts(FILE *f, const char *what, const struct json_value *obj)
 	fputs("<tr><td>", f);
 	html_text(f, what);
 	fputs("</td><td class=\"name\">", f);
-	if (json_type(obj) != JSON_OBJECT)
-		fputs(obj && json_type(obj) == JSON_NULL ? "not recorded" : "-", f);
+	if (!json_is(obj, JSON_OBJECT))
+		fputs(json_is(obj, JSON_NULL) ? "not recorded" : "-", f);
 	else if (!json_count(obj))
 		fputs("none", f);
 	for (size_t i = 0; i < json_count(obj); i++) {

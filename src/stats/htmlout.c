@@ -93,6 +93,11 @@ const char *html_colour(size_t i)
 	return palette[i % (sizeof(palette) / sizeof(palette[0]))];
 }
 
+bool json_is(const struct json_value *v, enum json_type t)
+{
+	return v && json_type(v) == t;
+}
+
 double json_num(const struct json_value *obj, const char *key)
 {
 	double d;

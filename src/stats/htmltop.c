@@ -134,7 +134,7 @@ static int add_row(struct icicle *ic, const struct json_value *row,
 int html_flame_section(FILE *f, const struct json_value *doc)
 {
 	const struct json_value *rows = json_get(doc, "folded");
-	bool folded = json_type(rows) == JSON_ARRAY;
+	bool folded = json_is(rows, JSON_ARRAY);
 	struct icicle *ic = icicle_new();
 	int ret = ic ? 0 : -ENOMEM;
 

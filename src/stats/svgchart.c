@@ -25,8 +25,8 @@ static void svg_open(FILE *f, const char *kind, int h, size_t points,
 		     const char *title)
 {
 	fprintf(f, "<svg class=\"chart\" data-kind=\"%s\" data-points=\"%zu\" "
-		"viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", kind,
-		points, W, h);
+		"viewBox=\"0 0 %d %d\" style=\"max-width:%dpx\" role=\"img\" "
+		"aria-label=\"", kind, points, W, h, W);
 	html_text(f, title);
 	fputs("\">\n", f);
 }
