@@ -105,12 +105,13 @@ static void table_head(FILE *f, const struct htmlreport *r)
 	fputs("</tr></thead>\n<tbody>\n", f);
 }
 
+/* Rows @from to @to (exclusive) of @t, their best values marked. */
 static void table_rows(FILE *f, const struct compare *c, const struct table *t,
-		       const bool *marks)
+		       const bool *marks, size_t from, size_t to)
 {
 	char buf[48];
 
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t i = from; i < to; i++) {
 		const struct row *row = &t->rows[i];
 
 		if (row->prec == HEADING) {
@@ -136,30 +137,48 @@ static void table_rows(FILE *f, const struct compare *c, const struct table *t,
 	fputs("</tbody></table></div>\n", f);
 }
 
-static int comparison(FILE *f, const struct htmlreport *r)
-{
-	const struct compare *c = r->cmp;
+/* The comparison's rows and their marks, built once for the page. */
+struct marked {
 	struct table t;
-	bool *marks = NULL;
-	int ret = table_build(&t, c);
+	bool *marks;		/* t.n rows of a flag per run */
+};
 
-	if (!ret && t.n)
-		marks = calloc(t.n * c->n, sizeof(*marks));
-	if (!ret && t.n && !marks)
-		ret = -ENOMEM;
-	if (ret)
-		goto out;
-	for (size_t i = 0; i < t.n; i++)
-		table_mark_best(&t, i, &marks[i * c->n]);
-	verdict(f, r, &t, marks);
-	fputs("<h3>Side by side (as ioriot --compare; ★ marks the best value "
-	      "of a row)</h3>\n", f);
-	table_head(f, r);
-	table_rows(f, c, &t, marks);
-out:
-	free(marks);
-	table_free(&t);
+static int marked_build(struct marked *m, const struct compare *c)
+{
+	int ret = table_build(&m->t, c);
+
+	m->marks = NULL;
+	if (!ret && m->t.n) {
+		m->marks = calloc(m->t.n * c->n, sizeof(*m->marks));
+		if (!m->marks)
+			ret = -ENOMEM;
+	}
+	for (size_t i = 0; !ret && i < m->t.n; i++)
+		table_mark_best(&m->t, i, &m->marks[i * c->n]);
 	return ret;
+}
+
+/* The verdict and the rows of the whole runs (those before the first
+ * heading): why the winner won. */
+static void headline(FILE *f, const struct htmlreport *r,
+		     const struct marked *m)
+{
+	size_t end = 0;
+
+	while (end < m->t.n && m->t.rows[end].prec != HEADING)
+		end++;
+	verdict(f, r, &m->t, m->marks);
+	table_head(f, r);
+	table_rows(f, r->cmp, &m->t, m->marks, 0, end);
+}
+
+static void full_table(FILE *f, const struct htmlreport *r,
+		       const struct marked *m)
+{
+	fputs("<h3>Side by side: every row of ioriot --compare (★ marks the "
+	      "best value of a row)</h3>\n", f);
+	table_head(f, r);
+	table_rows(f, r->cmp, &m->t, m->marks, 0, m->t.n);
 }
 
 /* MB/s of both directions, per row of @s, into @out. */
@@ -383,15 +402,21 @@ out:
 
 int html_replay_sections(FILE *f, const struct htmlreport *r)
 {
-	int ret = 0;
+	struct marked m = { .marks = NULL };
+	int ret = r->cmp->n ? marked_build(&m, r->cmp) : 0;
 
 	fputs("<section id=\"replay\">\n<h2>Replay runs</h2>\n", f);
-	if (r->cmp->n)
-		ret = comparison(f, r);
+	if (!ret && r->cmp->n)
+		headline(f, r, &m);
 	if (!ret)
 		ret = overlaid(f, r);
 	if (!ret && r->cmp->n)
 		ret = latencies(f, r);
+	if (!ret && r->cmp->n)
+		full_table(f, r, &m);
 	fputs("</section>\n", f);
+	free(m.marks);
+	if (r->cmp->n)
+		table_free(&m.t);
 	return ret;
 }

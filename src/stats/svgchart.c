@@ -242,7 +242,7 @@ int svg_ranges(FILE *f, const struct chart_opts *o, const struct range *r,
 	       size_t n)
 {
 	const int h = (int)n * ROW + 60;
-	struct frame fr = { 200, W - 16, 8, h - 44 };
+	struct frame fr = { 200, W - 32, 8, h - 44 };
 	struct axis a;
 	double lo, hi;
 
