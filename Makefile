@@ -4,7 +4,8 @@
 #   make                 build ./ioriot
 #   make check           install missing build packages, build, run all tests
 #   make bench           run the benchmarks and print their figures
-#   make demo            capture a small workload, generate, replay it twice
+#   make demo            capture a small workload, generate, replay it twice,
+#                        write .output/demo/report.html
 #   make fuzz            libFuzzer on the three readers, FUZZ_SECONDS=60 each
 #   make check-vm        the capture tests in a qemu guest on Debian's 6.1
 #                        and 5.10 kernels, eBPF and SystemTap (VM_KERNELS=)
