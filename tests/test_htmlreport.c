@@ -33,16 +33,27 @@ static char *data(const char *name)
 	return path;
 }
 
+/* The page of @r, which is freed. */
+static char *written(struct htmlreport *r)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(htmlreport_write(f, r), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	htmlreport_free(r);
+	return text;
+}
+
 /* The page of the fixtures @names, built through the library. */
 static char *page_of(const char *const *names, size_t n)
 {
 	struct htmlreport *r = htmlreport_new();
-	char err[512], *text = NULL;
-	size_t len;
-	FILE *f = open_memstream(&text, &len);
+	char err[512];
 
 	ck_assert_ptr_nonnull(r);
-	ck_assert_ptr_nonnull(f);
 	for (size_t i = 0; i < n; i++) {
 		char *path = data(names[i]);
 		int kind = htmlreport_kind(path, err, sizeof(err));
@@ -52,10 +63,7 @@ static char *page_of(const char *const *names, size_t n)
 						  sizeof(err)) == 0, "%s", err);
 		free(path);
 	}
-	ck_assert_int_eq(htmlreport_write(f, r), 0);
-	ck_assert_int_eq(fclose(f), 0);
-	htmlreport_free(r);
-	return text;
+	return written(r);
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -99,22 +107,40 @@ static size_t check_charts(const char *html)
 	return n;
 }
 
+/* Text the page of all fixtures has. */
+static const char *const present[] = {
+	"<meta name=\"viewport\"", "default-src 'none'", "@media print",
+	"@media (max-width:600px)", "</html>\n",
+	/* The verdict and the marks of --compare's rule: fast is faster. */
+	"<b>fast</b> won",
+	"<td>Total time (s)</td><td>lower</td><td class=\"best\">0.137450 ★"
+	"</td><td>3.019168</td>",
+	"<td>Time ahead (s)</td><td>higher</td><td>0.000000</td>"
+	"<td class=\"best\">0.000663 ★</td>",
+	"<td>Performed ioops</td><td></td><td>8967</td><td>8967</td>",
+	/* Captured beside replayed: one captured row per syscall (both runs
+	 * replayed one file). */
+	">openat captured</text>", ">openat fast</text>", ">openat timed</text>",
+	/* The flame graphs: from folded rows, and from the top files. */
+	"<title>4242 deliver — 3.12k", "<title>deliveries.log — 4.20k",
+	/* What was not replayed. */
+	"ioctl 619, flock 2", "unknown fd 12",
+};
+
+/* Text it must not have: nothing from elsewhere, no script. */
+static const char *const absent[] = {
+	"http:", "https:", "url(", "<script", "@import", "captured for",
+};
+
 START_TEST(test_structure)
 {
 	char *html = page_of(all_inputs, 6);
 
 	ck_assert(!strncmp(html, "<!DOCTYPE html>\n<html lang=\"en\">", 31));
-	ck_assert_ptr_nonnull(strstr(html, "<meta name=\"viewport\""));
-	ck_assert_ptr_nonnull(strstr(html, "default-src 'none'"));
-	ck_assert_ptr_nonnull(strstr(html, "@media print"));
-	ck_assert_ptr_nonnull(strstr(html, "@media (max-width:600px)"));
-	ck_assert_ptr_nonnull(strstr(html, "</html>\n"));
-	/* Nothing from elsewhere, no script. */
-	ck_assert_ptr_null(strcasestr(html, "http:"));
-	ck_assert_ptr_null(strcasestr(html, "https:"));
-	ck_assert_ptr_null(strcasestr(html, "url("));
-	ck_assert_ptr_null(strcasestr(html, "<script"));
-	ck_assert_ptr_null(strcasestr(html, "@import"));
+	for (size_t i = 0; i < sizeof(present) / sizeof(*present); i++)
+		ck_assert_msg(strstr(html, present[i]), "no %s", present[i]);
+	for (size_t i = 0; i < sizeof(absent) / sizeof(*absent); i++)
+		ck_assert_msg(!strcasestr(html, absent[i]), "%s", absent[i]);
 	/* Replay: 3 overlaid series charts and the latency ranges; per
 	 * analysis: mix, 2 size histograms, class latency, 2 time series,
 	 * the flame graph. */
@@ -124,28 +150,6 @@ START_TEST(test_structure)
 	/* Both runs in every overlaid chart: 3 series each. */
 	ck_assert_uint_eq(count(html, "<title>fast</title>"), 3);
 	ck_assert_uint_eq(count(html, "<title>timed</title>"), 3);
-	/* The verdict and the marks of --compare's rule: fast is faster. */
-	ck_assert_ptr_nonnull(strstr(html, "<b>fast</b> won"));
-	ck_assert_ptr_nonnull(strstr(html, "<td>Total time (s)</td><td>lower"
-				     "</td><td class=\"best\">0.137450 ★</td>"
-				     "<td>3.019168</td>"));
-	ck_assert_ptr_nonnull(strstr(html, "<td>Time ahead (s)</td><td>higher"
-				     "</td><td>0.000000</td><td class=\"best\">"
-				     "0.000663 ★</td>"));
-	ck_assert_ptr_nonnull(strstr(html, "<td>Performed ioops</td><td></td>"
-				     "<td>8967</td><td>8967</td>"));
-	/* Captured beside replayed: one captured row per syscall (the runs
-	 * replayed one file). */
-	ck_assert_ptr_nonnull(strstr(html, ">openat captured</text>"));
-	ck_assert_ptr_nonnull(strstr(html, ">openat fast</text>"));
-	ck_assert_ptr_nonnull(strstr(html, ">openat timed</text>"));
-	ck_assert_ptr_null(strstr(html, "captured for"));
-	/* The flame graphs: from folded rows, and from the top files. */
-	ck_assert_ptr_nonnull(strstr(html, "<title>4242 deliver — 3.12k"));
-	ck_assert_ptr_nonnull(strstr(html, "<title>deliveries.log — 4.20k"));
-	/* What was not replayed is shown. */
-	ck_assert_ptr_nonnull(strstr(html, "ioctl 619, flock 2"));
-	ck_assert_ptr_nonnull(strstr(html, "unknown fd 12"));
 	free(html);
 }
 END_TEST
@@ -229,38 +233,37 @@ START_TEST(test_kinds)
 }
 END_TEST
 
-/* The seam for an analysis made in-process: its JSON text. */
+/* The seam for an analysis made in-process: its JSON text, and texts
+ * that are refused with their label. */
 START_TEST(test_analysis_text)
 {
-	static const char v2[] = "{\"format\": \"ioriot-analysis\", "
-				 "\"format_version\": 2}";
+	static const struct {
+		const char *label, *json, *msg;
+	} refused[] = {
+		{ "bad", "{\"format\": 1}", "bad: not an ioriot analysis "
+		  "(\"format\" is not \"ioriot-analysis\")" },
+		{ "v2", "{\"format\": \"ioriot-analysis\", \"format_version\": 2}",
+		  "v2: analysis format_version 2; this ioriot reads 1" },
+		{ "cut", "{\"format\": \"ioriot-analysis\", ", "cut:1:31: unexpected end of input" },
+	};
 	struct htmlreport *r = htmlreport_new();
 	char *path = data("mail.json"), *text = tu_read(path, NULL), err[512];
-	char *html = NULL;
-	size_t len;
-	FILE *f;
+	char *html;
 
 	ck_assert_ptr_nonnull(text);
 	ck_assert_int_eq(htmlreport_add_analysis(r, "io", text, strlen(text),
 						 err, sizeof(err)), 0);
-	ck_assert_int_eq(htmlreport_add_analysis(r, "bad", "{\"format\": 1}",
-						 13, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "bad: not an ioriot analysis (\"format\" is not "
-			 "\"ioriot-analysis\")");
-	ck_assert_int_eq(htmlreport_add_analysis(r, "v2", v2, strlen(v2), err,
-						 sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "v2: analysis format_version 2; this ioriot "
-			 "reads 1");
-	ck_assert_int_eq(htmlreport_add_analysis(r, "cut", text, 100, err,
-						 sizeof(err)), -EINVAL);
-	ck_assert(!strncmp(err, "cut:", 4));
-	f = open_memstream(&html, &len);
-	ck_assert_int_eq(htmlreport_write(f, r), 0);
-	ck_assert_int_eq(fclose(f), 0);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		ck_assert_int_eq(htmlreport_add_analysis(r, refused[i].label,
+			refused[i].json, strlen(refused[i].json), err,
+			sizeof(err)), -EINVAL);
+		ck_assert_msg(!strncmp(err, refused[i].msg,
+				       strlen(refused[i].msg)), "%s", err);
+	}
+	html = written(r);
 	ck_assert_ptr_nonnull(strstr(html, "<h2>Capture io</h2>"));
 	ck_assert_uint_eq(check_charts(html), 7);
 	ck_assert_ptr_null(strstr(html, "id=\"replay\""));
-	htmlreport_free(r);
 	free(html);
 	free(text);
 	free(path);
@@ -274,17 +277,13 @@ START_TEST(test_analysis_empty)
 	static const char doc[] = "{\"format\": \"ioriot-analysis\", "
 				  "\"format_version\": 1}";
 	struct htmlreport *r = htmlreport_new();
-	char err[256], *html = NULL;
-	size_t len;
-	FILE *f = open_memstream(&html, &len);
+	char err[256], *html;
 
 	ck_assert_int_eq(htmlreport_add_analysis(r, "none", doc, strlen(doc),
 						 err, sizeof(err)), 0);
-	ck_assert_int_eq(htmlreport_write(f, r), 0);
-	ck_assert_int_eq(fclose(f), 0);
+	html = written(r);
 	ck_assert_uint_eq(check_charts(html), 0);
 	ck_assert_uint_eq(count(html, ": no data</p>"), 7);
-	htmlreport_free(r);
 	free(html);
 }
 END_TEST
@@ -360,26 +359,6 @@ START_TEST(test_cli_refuses)
 }
 END_TEST
 
-/* Chromium from PATH, or NULL. */
-static char *find_chromium(void)
-{
-	const char *path = getenv("PATH");
-	char *copy = strdup(path ? path : "/usr/bin:/bin"), *save = NULL;
-	char *found = NULL;
-
-	for (char *d = strtok_r(copy, ":", &save); d && !found;
-	     d = strtok_r(NULL, ":", &save)) {
-		char *p = tu_join(d, "chromium");
-
-		if (access(p, X_OK) == 0)
-			found = p;
-		else
-			free(p);
-	}
-	free(copy);
-	return found;
-}
-
 /*
  * Open file://@html in headless Chromium, with no network (unshare -n),
  * @extra as the last options; its stdout into @out, stderr into @err.
@@ -436,7 +415,7 @@ static size_t page_requests(const char *netlog)
 
 START_TEST(test_browser)
 {
-	char *bin = find_chromium(), *dir, *html, *page, *dom, *log, *net;
+	char *bin = tu_which("chromium"), *dir, *html, *page, *dom, *log, *net;
 	char *out, *err, *netlog, *png, *netopt, *shot, *neg;
 	char *argv[] = { "ioriot", "-q", "--report", NULL, NULL, NULL, NULL,
 			 NULL, NULL, NULL, NULL };

@@ -28,15 +28,32 @@ static const char *class_colour(const char *cls)
 	return html_colour(6);
 }
 
-static void card(FILE *f, const char *label, fmt_fn fmt,
-		 const struct json_value *obj, const char *key)
-{
-	char buf[48];
+/* A figure of the totals: member @key of @sub (or of the document). */
+struct total {
+	const char *label;
+	const char *sub, *sub2;	/* the object it is in, and below that */
+	const char *key;
+	fmt_fn fmt;
+};
 
-	fmt(buf, sizeof(buf), json_num(obj, key));
-	fprintf(f, "<div class=\"card\"><b>%s</b><span>%s</span></div>\n", buf,
-		label);
-}
+static const struct total total_cards[] = {
+	{ "duration", "totals", NULL, "duration_ns", fmt_ns },
+	{ "operations", "totals", NULL, "operations", fmt_count },
+	{ "failed", "totals", NULL, "failed", fmt_count },
+	{ "read", "totals", NULL, "bytes_read", fmt_bytes },
+	{ "written", "totals", NULL, "bytes_written", fmt_bytes },
+	{ "working set", "totals", NULL, "working_set_bytes", fmt_bytes },
+	{ "processes", "totals", NULL, "processes", fmt_count },
+	{ "threads", "totals", NULL, "threads", fmt_count },
+	{ "files", "totals", NULL, "files", fmt_count },
+	{ "directories", "totals", NULL, "directories", fmt_count },
+	{ "syncs", "totals", NULL, "syncs", fmt_count },
+	{ "syncs per second", "sync", NULL, "per_second", fmt_plain },
+	{ "mean bytes between syncs", "sync", "bytes_between", "mean",
+	  fmt_bytes },
+	{ "p99 bytes between syncs", "sync", "bytes_between", "p99",
+	  fmt_bytes },
+};
 
 static void source(FILE *f, const struct report_analysis *a)
 {
@@ -57,26 +74,19 @@ static void source(FILE *f, const struct report_analysis *a)
 
 static void totals(FILE *f, const struct json_value *doc)
 {
-	const struct json_value *t = json_get(doc, "totals");
-	const struct json_value *sync = json_get(doc, "sync");
+	char buf[48];
 
 	fputs("<h3>Totals</h3>\n<div class=\"cards\">\n", f);
-	card(f, "duration", fmt_ns, t, "duration_ns");
-	card(f, "operations", fmt_count, t, "operations");
-	card(f, "failed", fmt_count, t, "failed");
-	card(f, "read", fmt_bytes, t, "bytes_read");
-	card(f, "written", fmt_bytes, t, "bytes_written");
-	card(f, "working set", fmt_bytes, t, "working_set_bytes");
-	card(f, "processes", fmt_count, t, "processes");
-	card(f, "threads", fmt_count, t, "threads");
-	card(f, "files", fmt_count, t, "files");
-	card(f, "directories", fmt_count, t, "directories");
-	card(f, "syncs", fmt_count, t, "syncs");
-	card(f, "syncs per second", fmt_plain, sync, "per_second");
-	card(f, "mean bytes between syncs", fmt_bytes,
-	     json_get(sync, "bytes_between"), "mean");
-	card(f, "p99 bytes between syncs", fmt_bytes,
-	     json_get(sync, "bytes_between"), "p99");
+	for (size_t i = 0; i < sizeof(total_cards) / sizeof(*total_cards); i++) {
+		const struct total *t = &total_cards[i];
+		const struct json_value *obj = json_get(doc, t->sub);
+
+		if (t->sub2)
+			obj = json_get(obj, t->sub2);
+		t->fmt(buf, sizeof(buf), json_num(obj, t->key));
+		fprintf(f, "<div class=\"card\"><b>%s</b><span>%s</span></div>\n",
+			buf, t->label);
+	}
 	fputs("</div>\n", f);
 }
 
