@@ -191,6 +191,8 @@ char *tu_which(const char *name)
 	const char *path = getenv("PATH");
 	char *copy, *dir, *save = NULL, *found = NULL;
 
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? strdup(name) : NULL;
 	if (!path)
 		return NULL;
 	copy = strdup(path);
