@@ -68,7 +68,8 @@ static const char style[] =
 "padding:8px 14px;border-radius:4px}\n"
 "details summary{cursor:pointer;font-weight:600;margin:.6em 0}\n"
 "@media (max-width:600px){body{font-size:14px}main{padding:10px}"
-"th,td{padding:3px 5px}}\n"
+"th,td{padding:3px 5px}svg text{font-size:17px}"
+"svg .tick,svg .value{font-size:16px}svg .frame-label{font-size:12px}}\n"
 "@media print{body{font-size:10.5px}main{max-width:none;padding:0}"
 "nav{display:none}h2{break-after:avoid}figure,.card,tr{break-inside:avoid}"
 ".table-wrap{overflow:visible}}\n";
