@@ -270,6 +270,32 @@ START_TEST(test_analysis_text)
 }
 END_TEST
 
+/* A file that fails leaves no empty run behind. */
+START_TEST(test_failed_input)
+{
+	struct htmlreport *r = htmlreport_new();
+	char *dir = tu_mkdtemp(), *fast = data("fast.json"), err[512];
+	char *bad = tu_write_str(dir, "bad.csv", "time_s,ops_per_s\n1,2\n");
+	char *html;
+
+	ck_assert_int_eq(htmlreport_add_file(r, bad, HTMLREPORT_SERIES, err,
+					     sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "bad.csv:1: not an ioriot time "
+				     "series"));
+	ck_assert_int_eq(htmlreport_add_file(r, fast, HTMLREPORT_STATS, err,
+					     sizeof(err)), 0);
+	html = written(r);
+	ck_assert_ptr_null(strstr(html, "<b>bad</b>"));
+	ck_assert_ptr_nonnull(strstr(html, "<li>replay run <b>fast</b>: "
+				     "statistics</li>"));
+	free(html);
+	free(bad);
+	free(fast);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 /* A minimal analysis: every section says "no data" rather than draw an
  * empty chart. */
 START_TEST(test_analysis_empty)
@@ -518,6 +544,7 @@ Suite *htmlreport_suite(void)
 	tcase_add_test(tc, test_kinds);
 	tcase_add_test(tc, test_analysis_text);
 	tcase_add_test(tc, test_analysis_empty);
+	tcase_add_test(tc, test_failed_input);
 	tcase_add_test(tc, test_cli_refuses);
 	tcase_add_test(tc, test_browser);
 	suite_add_tcase(s, tc);

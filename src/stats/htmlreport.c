@@ -167,9 +167,18 @@ static struct report_run *run_of(struct htmlreport *r, char *label)
 	return n;
 }
 
+/* Drop the run that a failed add made, if it made one (@before: the
+ * number of runs before), so that it does not appear empty. */
+static void drop_new_run(struct htmlreport *r, size_t before)
+{
+	if (r->nruns > before)
+		free(r->runs[--r->nruns].label);
+}
+
 static int add_stats(struct htmlreport *r, const char *path, char *err,
 		     size_t errlen)
 {
+	size_t before = r->nruns;
 	char *label = compare_label(path, ".json");
 	struct report_run *run = label ? run_of(r, label) : NULL;
 	int ret;
@@ -184,6 +193,8 @@ static int add_stats(struct htmlreport *r, const char *path, char *err,
 	ret = compare_add(r->cmp, path, err, errlen);
 	if (!ret)
 		run->stats = r->cmp->n - 1;
+	else
+		drop_new_run(r, before);
 	return ret;
 nomem:
 	snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
@@ -193,8 +204,10 @@ nomem:
 static int add_series(struct htmlreport *r, const char *path, char *err,
 		      size_t errlen)
 {
+	size_t before = r->nruns;
 	char *label = compare_label(path, ".csv");
 	struct report_run *run = label ? run_of(r, label) : NULL;
+	int ret;
 
 	if (!run) {
 		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
@@ -206,7 +219,11 @@ static int add_series(struct htmlreport *r, const char *path, char *err,
 		return -EEXIST;
 	}
 	run->csv = csv_series_load(path, err, errlen);
-	return run->csv ? 0 : -errno;
+	if (run->csv)
+		return 0;
+	ret = -errno;
+	drop_new_run(r, before);
+	return ret;
 }
 
 /* Take @doc (an analysis document read from @where) as the analysis
