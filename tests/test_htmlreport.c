@@ -121,6 +121,8 @@ static const char *const present[] = {
 	/* Captured beside replayed: one captured row per syscall (both runs
 	 * replayed one file). */
 	">openat captured</text>", ">openat fast</text>", ">openat timed</text>",
+	"<g><title>openat fast: p50 4.10 µs, p99 262 µs, p99.9 6.80 ms, max "
+	"6.80 ms</title>",
 	/* The flame graphs: from folded rows, and from the top files. */
 	"<title>4242 deliver — 3.12k", "<title>deliveries.log — 4.20k",
 	/* What was not replayed. */

@@ -238,6 +238,22 @@ static void range_span(const struct range *r, size_t n, double *lo, double *hi)
 	}
 }
 
+/* The group of a range row, with its figures as a tooltip. */
+static void range_title(FILE *f, const struct range *r, fmt_fn fmt)
+{
+	const double v[] = { r->p50, r->p99, r->p999, r->max };
+	static const char *const names[] = { "p50", "p99", "p99.9", "max" };
+	char buf[32];
+
+	fputs("<g><title>", f);
+	html_text(f, r->label);
+	for (size_t k = 0; k < 4; k++) {
+		fmt(buf, sizeof(buf), v[k]);
+		fprintf(f, "%s %s %s", k ? "," : ":", names[k], buf);
+	}
+	fputs("</title>", f);
+}
+
 int svg_ranges(FILE *f, const struct chart_opts *o, const struct range *r,
 	       size_t n)
 {
@@ -260,6 +276,7 @@ int svg_ranges(FILE *f, const struct chart_opts *o, const struct range *r,
 		double xmax = fr.x0 + axis_pos(&a, r[i].max) * (fr.x1 - fr.x0);
 
 		row_label(f, &fr, i, r[i].label);
+		range_title(f, &r[i], o->xfmt);
 		fprintf(f, "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" "
 			"x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>", x50, y, xmax,
 			y, r[i].colour);
@@ -275,7 +292,7 @@ int svg_ranges(FILE *f, const struct chart_opts *o, const struct range *r,
 				axis_pos(&a, r[i].p999) * (fr.x1 - fr.x0),
 				y + 8, r[i].colour);
 		fprintf(f, "<circle class=\"max\" r=\"3\" cx=\"%.1f\" "
-			"cy=\"%.1f\" fill=\"%s\"/>\n", xmax, y, r[i].colour);
+			"cy=\"%.1f\" fill=\"%s\"/></g>\n", xmax, y, r[i].colour);
 	}
 	return svg_close(f);
 }
