@@ -154,7 +154,8 @@ static int marked_build(struct marked *m, const struct compare *c)
 			ret = -ENOMEM;
 	}
 	for (size_t i = 0; !ret && i < m->t.n; i++)
-		table_mark_best(&m->t, i, &m->marks[i * c->n]);
+		if (m->t.rows[i].prec != HEADING)
+			table_mark_best(&m->t, i, &m->marks[i * c->n]);
 	return ret;
 }
 

@@ -107,7 +107,8 @@ static void draw(FILE *f, struct node *n, double x, double scale,
 	char fill[40], val[32];
 	size_t chars;
 
-	qsort(n->kids, n->nkids, sizeof(*n->kids), by_weight);
+	if (n->nkids > 1)
+		qsort(n->kids, n->nkids, sizeof(*n->kids), by_weight);
 	if (w >= 0.5) {
 		colour(fill, sizeof(fill), n->name, depth);
 		fmt(val, sizeof(val), n->w);
@@ -151,7 +152,8 @@ int icicle_write(FILE *f, struct icicle *ic, const char *title, fmt_fn fmt)
 	m = open_memstream(&body, &len);
 	if (!m)
 		return -ENOMEM;
-	qsort(root->kids, root->nkids, sizeof(*root->kids), by_weight);
+	if (root->nkids > 1)
+		qsort(root->kids, root->nkids, sizeof(*root->kids), by_weight);
 	for (size_t i = 0; i < root->nkids; i++) {
 		draw(m, &root->kids[i], x, scale, 0, fmt, &boxes);
 		x += root->kids[i].w * scale;

@@ -58,9 +58,10 @@ void table_free(struct table *t);
  * (NAN).  Returns the text. */
 const char *table_cell(char *buf, size_t len, double v, int prec);
 
-/* Set @mark[j] for each run j whose value of row @i is the best (values
- * compared as printed); nothing marked in a row without a direction,
- * whose values are all equal, or that has fewer than two. */
+/* Set @mark[j] for each run j whose value of row @i, which is no
+ * heading, is the best (values compared as printed); nothing marked in a
+ * row without a direction, whose values are all equal, or that has fewer
+ * than two. */
 void table_mark_best(const struct table *t, size_t i, bool *mark);
 
 /* The name of a run stored in @path: its base name without @ext (".json",
