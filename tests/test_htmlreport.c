@@ -5,7 +5,8 @@
  * structure checked in C; strings from the inputs escaped; inputs
  * recognised and refused; and the page opened in headless Chromium, in a
  * network namespace of its own, which must render every chart, log no
- * console message from the page and make no request for it.
+ * console message from the page and make no request for it, and renders
+ * it at a phone's width and to a PDF.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -444,7 +445,7 @@ static size_t page_requests(const char *netlog)
 START_TEST(test_browser)
 {
 	char *bin = tu_which("chromium"), *dir, *html, *page, *dom, *log, *net;
-	char *out, *err, *netlog, *png, *netopt, *shot, *neg;
+	char *out, *err, *netlog, *png, *netopt, *shot, *neg, *pdf, *pdfopt;
 	char *argv[] = { "ioriot", "-q", "--report", NULL, NULL, NULL, NULL,
 			 NULL, NULL, NULL, NULL };
 	size_t len;
@@ -460,6 +461,7 @@ START_TEST(test_browser)
 	err = tu_join(dir, "chromium.log");
 	netlog = tu_join(dir, "net.json");
 	png = tu_join(dir, "phone.png");
+	pdf = tu_join(dir, "report.pdf");
 	argv[3] = html;
 	for (size_t i = 0; i < 6; i++)
 		argv[4 + i] = data(all_inputs[i]);
@@ -515,8 +517,22 @@ START_TEST(test_browser)
 				  p[18] << 8 | p[19], 390);
 		free(p);
 	}
+	/* And it prints, with its print styles, to a PDF. */
+	ck_assert(asprintf(&pdfopt, "--print-to-pdf=%s", pdf) > 0);
+	ck_assert_int_eq(chromium(bin, dir, html, pdfopt,
+				  "--no-pdf-header-footer", out, err), 0);
+	{
+		char *p = tu_read(pdf, &len);
+
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_gt(len, 10000);
+		ck_assert(!memcmp(p, "%PDF-", 5));
+		free(p);
+	}
 	for (size_t i = 0; i < 6; i++)
 		free(argv[4 + i]);
+	free(pdfopt);
+	free(pdf);
 	free(shot);
 	free(neg);
 	free(dom);
