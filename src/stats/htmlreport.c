@@ -175,54 +175,51 @@ static void drop_new_run(struct htmlreport *r, size_t before)
 		free(r->runs[--r->nruns].label);
 }
 
-static int add_stats(struct htmlreport *r, const char *path, char *err,
-		     size_t errlen)
+/* The run of @path (its base name without .json for @stats, else .csv)
+ * for a new statistics file or time series; NULL with the message in @err
+ * and -ENOMEM, or -EEXIST when the run has one already, in *@ret. */
+static struct report_run *new_file_run(struct htmlreport *r, const char *path,
+				       bool stats, int *ret, char *err,
+				       size_t errlen)
 {
-	size_t before = r->nruns;
-	char *label = compare_label(path, ".json");
+	char *label = compare_label(path, stats ? ".json" : ".csv");
 	struct report_run *run = label ? run_of(r, label) : NULL;
-	int ret;
-
-	if (!run)
-		goto nomem;
-	if (run->stats != NO_STATS) {
-		snprintf(err, errlen, "%s: a second statistics file of run %s",
-			 path, run->label);
-		return -EEXIST;
-	}
-	ret = compare_add(r->cmp, path, err, errlen);
-	if (!ret)
-		run->stats = r->cmp->n - 1;
-	else
-		drop_new_run(r, before);
-	return ret;
-nomem:
-	snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
-	return -ENOMEM;
-}
-
-static int add_series(struct htmlreport *r, const char *path, char *err,
-		      size_t errlen)
-{
-	size_t before = r->nruns;
-	char *label = compare_label(path, ".csv");
-	struct report_run *run = label ? run_of(r, label) : NULL;
-	int ret;
 
 	if (!run) {
 		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
-		return -ENOMEM;
+		*ret = -ENOMEM;
+		return NULL;
 	}
-	if (run->csv) {
-		snprintf(err, errlen, "%s: a second time series of run %s",
-			 path, run->label);
-		return -EEXIST;
+	if (stats ? run->stats != NO_STATS : run->csv != NULL) {
+		snprintf(err, errlen, "%s: a second %s of run %s", path,
+			 stats ? "statistics file" : "time series", run->label);
+		*ret = -EEXIST;
+		return NULL;
 	}
-	run->csv = csv_series_load(path, err, errlen);
-	if (run->csv)
-		return 0;
-	ret = -errno;
-	drop_new_run(r, before);
+	return run;
+}
+
+/* Read the statistics file (@stats) or time series @path into its run. */
+static int add_run_file(struct htmlreport *r, const char *path, bool stats,
+			char *err, size_t errlen)
+{
+	size_t before = r->nruns;
+	int ret = 0;
+	struct report_run *run = new_file_run(r, path, stats, &ret, err,
+					      errlen);
+
+	if (!run)
+		return ret;
+	if (stats) {
+		ret = compare_add(r->cmp, path, err, errlen);
+		if (!ret)
+			run->stats = r->cmp->n - 1;
+	} else {
+		run->csv = csv_series_load(path, err, errlen);
+		ret = run->csv ? 0 : -errno;
+	}
+	if (ret)
+		drop_new_run(r, before);
 	return ret;
 }
 
@@ -290,9 +287,9 @@ int htmlreport_add_file(struct htmlreport *r, const char *path,
 
 	switch (kind) {
 	case HTMLREPORT_STATS:
-		return add_stats(r, path, err, errlen);
 	case HTMLREPORT_SERIES:
-		return add_series(r, path, err, errlen);
+		return add_run_file(r, path, kind == HTMLREPORT_STATS, err,
+				    errlen);
 	case HTMLREPORT_ANALYSIS:
 		doc = json_load(path, &je);
 		if (!doc) {
