@@ -2,8 +2,8 @@
  * html.h: what the parts of the HTML report share: the report's runs and
  * analyses, escaping and number formats (htmlout.c), SVG charts
  * (svgchart.c, svgaxis.c), the icicle (icicle.c), the time series reader
- * (csvseries.c) and the sections (htmlreplay.c, htmlanalysis.c,
- * htmltop.c).  Private to src/stats.
+ * (csvseries.c) and the sections (htmlreplay.c, htmlseries.c,
+ * htmllatency.c, htmlanalysis.c, htmltop.c).  Private to src/stats.
  */
 #ifndef IORIOT_HTML_INTERNAL_H
 #define IORIOT_HTML_INTERNAL_H
@@ -141,6 +141,10 @@ void icicle_free(struct icicle *ic);
 
 /* The sections of the page. */
 int html_replay_sections(FILE *f, const struct htmlreport *r);
+int html_overlaid(FILE *f, const struct htmlreport *r);
+int html_latencies(FILE *f, const struct htmlreport *r);
+/* The colour of comparison column @j: its run's. */
+const char *html_column_colour(const struct htmlreport *r, size_t j);
 int html_analysis_sections(FILE *f, const struct report_analysis *a);
 int html_top_sections(FILE *f, const struct json_value *doc);
 int html_flame_section(FILE *f, const struct json_value *doc);

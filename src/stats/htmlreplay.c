@@ -1,38 +1,21 @@
 /*
  * htmlreplay: the replay sections of the HTML report: which run has the
- * most best values, the comparison table of --compare with each row's
- * best value marked (the same rows and rule, table.c), the time series of
- * all runs overlaid, and per syscall the captured latencies beside those
- * of every replay.
+ * most best values, and the comparison table of --compare with each row's
+ * best value marked (the same rows and rule, table.c); between them the
+ * time series of all runs (htmlseries.c) and the captured latencies beside
+ * the replayed ones (htmllatency.c).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "html.h"
 
-#define MAX_LATENCY_SYSCALLS 12	/* the syscalls with the most operations */
-#define CAPTURED_COLOUR "#8b95a3"
-
-/* The run of comparison column @j. */
-static const struct report_run *run_of_column(const struct htmlreport *r,
-					      size_t j, size_t *index)
+const char *html_column_colour(const struct htmlreport *r, size_t j)
 {
-	for (size_t i = 0; i < r->nruns; i++)
-		if (r->runs[i].stats == j) {
-			*index = i;
-			return &r->runs[i];
-		}
-	*index = 0;
-	return NULL;
-}
+	size_t i = 0;
 
-static const char *column_colour(const struct htmlreport *r, size_t j)
-{
-	size_t i;
-
-	run_of_column(r, j, &i);
+	while (i < r->nruns && r->runs[i].stats != j)
+		i++;
 	return html_colour(i);
 }
 
@@ -92,7 +75,7 @@ static void table_head(FILE *f, const struct htmlreport *r)
 	      "<tr><th>figure</th><th>best</th>", f);
 	for (size_t j = 0; j < c->n; j++) {
 		fprintf(f, "<th><i style=\"color:%s\">■</i> ",
-			column_colour(r, j));
+			html_column_colour(r, j));
 		html_text(f, c->runs[j].label);
 		fputs("</th>", f);
 	}
@@ -182,225 +165,6 @@ static void full_table(FILE *f, const struct htmlreport *r,
 	table_rows(f, r->cmp, &m->t, m->marks, 0, m->t.n);
 }
 
-/* MB/s of both directions, per row of @s, into @out. */
-static void mb_total(const struct csv_series *s, double *out)
-{
-	for (size_t i = 0; i < s->n; i++)
-		out[i] = s->col[COL_READ_MB][i] + s->col[COL_WRITE_MB][i];
-}
-
-static void fmt_us(char *buf, size_t len, double us)
-{
-	fmt_ns(buf, len, us * 1000);
-}
-
-static int overlaid(FILE *f, const struct htmlreport *r)
-{
-	struct line_series *s = calloc(r->nruns, sizeof(*s));
-	double **mb = calloc(r->nruns, sizeof(*mb));
-	const char **names = calloc(r->nruns, sizeof(*names));
-	const char **colours = calloc(r->nruns, sizeof(*colours));
-	struct chart_opts o = { .xlabel = "time since the start (s)",
-				.xfmt = fmt_plain };
-	size_t n = 0;
-	int ret = -ENOMEM;
-
-	if (!s || !mb || !names || !colours)
-		goto out;
-	for (size_t i = 0; i < r->nruns; i++) {
-		const struct csv_series *csv = r->runs[i].csv;
-
-		if (!csv)
-			continue;
-		mb[n] = malloc((csv->n ? csv->n : 1) * sizeof(double));
-		if (!mb[n])
-			goto out;
-		mb_total(csv, mb[n]);
-		names[n] = r->runs[i].label;
-		colours[n] = html_colour(i);
-		s[n++] = (struct line_series){ r->runs[i].label,
-					       csv->col[COL_TIME], NULL, csv->n,
-					       html_colour(i) };
-	}
-	ret = 0;
-	if (!n)
-		goto out;
-	fputs("<h3>Time series of the runs</h3>\n", f);
-	html_legend(f, names, colours, n);
-	fputs("<div class=\"grid2\">\n", f);
-	for (int chart = 0; !ret && chart < 3; chart++) {
-		static const char *const titles[] = {
-			"Operations per second", "MB/s (read + write, 10^6 B)",
-			"Latency p99 per interval (log scale)",
-		};
-		static const char *const ylabels[] = { "ops/s", "MB/s", "p99" };
-
-		for (size_t k = 0, i = 0; k < n; i++) {
-			const struct csv_series *csv = r->runs[i].csv;
-
-			if (!csv)
-				continue;
-			s[k].y = chart == 0 ? csv->col[COL_OPS] :
-				 chart == 1 ? mb[k] : csv->col[COL_P99];
-			k++;
-		}
-		o.title = titles[chart];
-		o.ylabel = ylabels[chart];
-		o.yfmt = chart == 2 ? fmt_us : fmt_count;
-		o.ylog = chart == 2;
-		fprintf(f, "<figure><figcaption>%s</figcaption>\n", titles[chart]);
-		ret = svg_lines(f, &o, s, n);
-		fputs("</figure>\n", f);
-	}
-	fputs("</div>\n", f);
-out:
-	for (size_t i = 0; mb && i < r->nruns; i++)
-		free(mb[i]);
-	free(mb);
-	free(s);
-	free(names);
-	free(colours);
-	return ret;
-}
-
-/* A syscall of some run, with the operations of all runs. */
-struct sys_total {
-	const char *name;
-	double ops;
-};
-
-static int by_ops(const void *a, const void *b)
-{
-	const struct sys_total *x = a, *y = b;
-
-	if (x->ops != y->ops)
-		return x->ops < y->ops ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
-/* The syscalls of every run, most operations first; their count in *@n. */
-static struct sys_total *syscalls_by_ops(const struct compare *c, size_t *n)
-{
-	size_t max = 0;
-	struct sys_total *t;
-
-	*n = 0;
-	for (size_t j = 0; j < c->n; j++)
-		max += json_count(json_get(c->runs[j].doc, "syscalls"));
-	t = calloc(max ? max : 1, sizeof(*t));
-	for (size_t j = 0; t && j < c->n; j++) {
-		const struct json_value *sys = json_get(c->runs[j].doc, "syscalls");
-
-		for (size_t i = 0; i < json_count(sys); i++) {
-			const char *name = json_key(sys, i);
-			double ops = json_num(json_at(sys, i), "ops");
-			size_t k = 0;
-
-			while (k < *n && strcmp(t[k].name, name))
-				k++;
-			if (k == *n)
-				t[(*n)++] = (struct sys_total){ name, 0 };
-			t[k].ops += isnan(ops) ? 0 : ops;
-		}
-	}
-	if (t)
-		qsort(t, *n, sizeof(*t), by_ops);
-	return t;
-}
-
-/* A range row of @lat (latency_ns or captured_latency_ns), its label
- * "SYSCALL WHO" allocated into @label. */
-static struct range range_of(const struct json_value *lat, char *label,
-			     const char *colour)
-{
-	return (struct range){ label, json_num(lat, "p50"), json_num(lat, "p99"),
-			       json_num(lat, "p99.9"), json_num(lat, "max"),
-			       colour };
-}
-
-/* Whether two latency objects hold the same figures. */
-static bool same_latency(const struct json_value *a, const struct json_value *b)
-{
-	static const char *const keys[] = { "p50", "p95", "p99", "p99.9", "max" };
-
-	for (size_t k = 0; k < 5; k++)
-		if (json_num(a, keys[k]) != json_num(b, keys[k]))
-			return false;
-	return true;
-}
-
-/* The rows of syscall @name: captured once (again for a run whose capture
- * differs), then every run's replay. */
-static size_t latency_rows(const struct htmlreport *r, const char *name,
-			   struct range *rows, char (*labels)[COMPARE_LABEL_MAX])
-{
-	const struct json_value *cap_shown = NULL;
-	size_t n = 0;
-
-	for (size_t j = 0; j < r->cmp->n; j++) {
-		const struct json_value *s =
-			json_get(json_get(r->cmp->runs[j].doc, "syscalls"), name);
-		const struct json_value *cap = json_get(s, "captured_latency_ns");
-
-		if (!cap || (cap_shown && same_latency(cap, cap_shown)))
-			continue;
-		snprintf(labels[n], COMPARE_LABEL_MAX, "%s captured%s%s", name,
-			 cap_shown ? " for " : "",
-			 cap_shown ? r->cmp->runs[j].label : "");
-		rows[n] = range_of(cap, labels[n], CAPTURED_COLOUR);
-		n++;
-		cap_shown = cap;
-	}
-	for (size_t j = 0; j < r->cmp->n; j++) {
-		const struct json_value *s =
-			json_get(json_get(r->cmp->runs[j].doc, "syscalls"), name);
-
-		if (!s)
-			continue;
-		snprintf(labels[n], COMPARE_LABEL_MAX, "%s %s", name,
-			 r->cmp->runs[j].label);
-		rows[n] = range_of(json_get(s, "latency_ns"), labels[n],
-				   column_colour(r, j));
-		n++;
-	}
-	return n;
-}
-
-static int latencies(FILE *f, const struct htmlreport *r)
-{
-	size_t nsys, per = 2 * r->cmp->n, n = 0;
-	struct sys_total *sys = syscalls_by_ops(r->cmp, &nsys);
-	struct range *rows = NULL;
-	char (*labels)[COMPARE_LABEL_MAX] = NULL;
-	struct chart_opts o = { .title = "Latency per syscall, captured and "
-				"replayed", .xlabel = "latency (log scale)",
-				.xfmt = fmt_ns };
-	int ret = -ENOMEM;
-
-	if (nsys > MAX_LATENCY_SYSCALLS)
-		nsys = MAX_LATENCY_SYSCALLS;
-	if (sys && nsys) {
-		rows = calloc(nsys * per, sizeof(*rows));
-		labels = calloc(nsys * per, sizeof(*labels));
-	}
-	if (!sys || (nsys && (!rows || !labels)))
-		goto out;
-	for (size_t i = 0; i < nsys; i++)
-		n += latency_rows(r, sys[i].name, rows + n, labels + n);
-	fprintf(f, "<h3>Latency per syscall: captured and replayed</h3>\n"
-		"<p class=\"note\">The %zu syscalls with the most operations. "
-		"Bar: p50 to p99; thick tick: p99.9; dot: the maximum. "
-		"Grey: the latency captured on the original host. "
-		"Percentiles are upper bounds of power-of-two buckets.</p>\n",
-		nsys);
-	ret = svg_ranges(f, &o, rows, n);
-out:
-	free(labels);
-	free(rows);
-	free(sys);
-	return ret;
-}
-
 int html_replay_sections(FILE *f, const struct htmlreport *r)
 {
 	struct marked m = { .marks = NULL };
@@ -410,9 +174,9 @@ int html_replay_sections(FILE *f, const struct htmlreport *r)
 	if (!ret && r->cmp->n)
 		headline(f, r, &m);
 	if (!ret)
-		ret = overlaid(f, r);
+		ret = html_overlaid(f, r);
 	if (!ret && r->cmp->n)
-		ret = latencies(f, r);
+		ret = html_latencies(f, r);
 	if (!ret && r->cmp->n)
 		full_table(f, r, &m);
 	fputs("</section>\n", f);
