@@ -4,7 +4,8 @@
 #   make                 build ./ioriot
 #   make check           install missing build packages, build, run all tests
 #   make bench           run the benchmarks and print their figures
-#   make demo            capture a small workload, generate, replay it twice
+#   make demo            capture a small workload, generate, replay it twice,
+#                        write .output/demo/report.html
 #   make deb             the Debian package, in $(OUTPUT)/deb
 #   make fuzz            libFuzzer on the three readers, FUZZ_SECONDS=60 each
 #   make check-vm        the capture tests in a qemu guest on Debian's 6.1
@@ -30,7 +31,7 @@ CFLAGS ?= -O2 -g
 IORIOT_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUTPUT)
 IORIOT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2
 IORIOT_LDFLAGS :=
-LDLIBS += -pthread
+LDLIBS += -pthread -lm
 
 # Sanitizer builds live in their own output directory so objects never mix.
 ifeq ($(SANITIZE),1)

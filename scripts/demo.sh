@@ -6,8 +6,8 @@
 # file system), parallel readers that stat and read messages, and an expunge
 # that deletes some.  Then it generates the replay file, replays it with -R
 # as fast as possible and at the captured speed (each run's sandboxes are
-# made anew on both file systems), prints both statistics, compares them and
-# draws their time series.  The results stay in OUT_DIR; the images and
+# made anew on both file systems), prints both statistics, compares them,
+# draws their time series and ends with report.html, one page of it all.  The results stay in OUT_DIR; the images and
 # mounts are removed.  Without root, or where the probe or the loop devices
 # are unavailable, it generates from a synthetic capture (bench/mkcapture)
 # and stops there.
@@ -145,3 +145,11 @@ if command -v gnuplot > /dev/null 2>&1; then
 fi
 echo "Files (the scratch file systems are gone):"
 ls -l "$out"
+echo
+echo "== 6. report: ioriot --report report.html fast.json fast.csv timed.json timed.csv"
+# The capture's analysis belongs on the page too, once --analyze is built:
+# write it here with
+#   "$bin" --analyze "$out/io.capture" --output-format json > "$out/capture.json"
+# and add "$out/capture.json" to the inputs below.
+"$bin" --report "$out/report.html" "$out/fast.json" "$out/fast.csv" \
+	"$out/timed.json" "$out/timed.csv"

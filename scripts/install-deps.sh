@@ -18,6 +18,7 @@ packages="$packages libzstd-dev zstd"	# compressed capture logs (static), zstdca
 packages="$packages attr postgresql"	# round trips: setfattr/getfattr, PostgreSQL
 packages="$packages python3"	# round trip: a Python writer through mmap
 packages="$packages debhelper lintian"	# make deb, and its test
+packages="$packages chromium"	# the HTML report opened headless (test_htmlreport)
 if [ "${1:-}" = fuzz ]; then
 	packages="$packages libclang-rt-14-dev"	# libFuzzer for clang 14
 fi

@@ -451,23 +451,10 @@ static void fs_teardown(void)
  * itself if it has a slash). */
 static bool in_path(const char *name)
 {
-	const char *env = getenv("PATH");
-	char *copy, *dir, *save = NULL, *path;
-	bool found = false;
+	char *path = tu_which(name);
+	bool found = path != NULL;
 
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0;
-	if (!env)
-		return false;
-	copy = strdup(env);
-	ck_assert_ptr_nonnull(copy);
-	for (dir = strtok_r(copy, ":", &save); dir && !found;
-	     dir = strtok_r(NULL, ":", &save)) {
-		path = tu_join(*dir ? dir : ".", name);
-		found = access(path, X_OK) == 0;
-		free(path);
-	}
-	free(copy);
+	free(path);
 	return found;
 }
 

@@ -295,33 +295,9 @@ static const char *fields_error(const char *s)
 
 /* ---- running stap against a fake kernel build tree ---- */
 
-/* Path of the stap program, or NULL if it is not installed. */
-static char *find_stap(void)
-{
-	const char *path = getenv("PATH");
-	char *copy, *dir, *save = NULL, *found = NULL;
-
-	if (!path)
-		return NULL;
-	copy = strdup(path);
-	ck_assert(copy);
-	for (dir = strtok_r(copy, ":", &save); dir && !found;
-	     dir = strtok_r(NULL, ":", &save)) {
-		char *p = tu_join(*dir ? dir : ".", "stap");
-
-		if (access(p, X_OK) == 0)
-			found = p;
-		else
-			free(p);
-	}
-	free(copy);
-	return found;
-}
-
-/* The stap program, or NULL after saying why the test is skipped. */
 static char *stap_or_skip(const char *test)
 {
-	char *stap = find_stap();
+	char *stap = tu_which("stap");
 
 	if (!stap)
 		printf("%s: skipped: stap is not installed\n", test);

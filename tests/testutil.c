@@ -186,6 +186,30 @@ int tu_run(char *const argv[], char **out, char **err)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+char *tu_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL, *found = NULL;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? strdup(name) : NULL;
+	if (!path)
+		return NULL;
+	copy = strdup(path);
+	ck_assert(copy);
+	for (dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *p = tu_join(*dir ? dir : ".", name);
+
+		if (access(p, X_OK) == 0)
+			found = p;
+		else
+			free(p);
+	}
+	free(copy);
+	return found;
+}
+
 int tu_exec(const char *const argv[], bool quiet)
 {
 	int status;

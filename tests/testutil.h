@@ -42,6 +42,10 @@ char *tu_write_str(const char *dir, const char *name, const char *text);
  * cannot be read. */
 char *tu_read(const char *path, size_t *len);
 
+/* The program @name found in $PATH (an empty entry: "."; @name itself if
+ * it has a slash), malloc'd, or NULL if it is not there. */
+char *tu_which(const char *name);
+
 /* Directory of the test fixtures (tests/data). */
 const char *tu_datadir(void);
 

@@ -25,6 +25,7 @@ enum cli_mode {
 	MODE_PURGE,		/* -P */
 	MODE_TRASH,		/* -T */
 	MODE_COMPARE,		/* --compare FILE... */
+	MODE_REPORT,		/* --report OUT FILE... */
 };
 
 struct cli_opts {
@@ -55,7 +56,8 @@ struct cli_opts {
 	const char *graphite_prefix;	/* --graphite-prefix, or NULL */
 	double interval;	/* --interval seconds, 0: default 1 */
 	long spin_us;		/* --spin microseconds, 0: default */
-	char **files;		/* --compare: the arguments left */
+	const char *report;	/* --report: the page written */
+	char **files;		/* --compare, --report: the arguments left */
 	size_t nfiles;
 	bool no_drop_caches;	/* -D */
 	bool allow_root;	/* --allow-root */

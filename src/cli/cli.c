@@ -31,8 +31,9 @@
 #include "ioriot/replay.h"
 #include "ioriot/report.h"
 #include "ioriot/sandbox.h"
-#include "ioriot/version.h"
 #include "ioriot/timeseries.h"
+#include "ioriot/version.h"
+#include "htmlpage.h"
 #include "progress.h"
 
 #define EXIT_USAGE 2
@@ -818,6 +819,8 @@ int cli_main(int argc, char **argv)
 		return run_cleanup(&o, false);
 	case MODE_COMPARE:
 		return run_compare(&o);
+	case MODE_REPORT:
+		return cli_report(&o);
 	case MODE_NONE:
 		break;
 	}

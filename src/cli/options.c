@@ -43,6 +43,7 @@ static const struct option long_options[] = {
 	{ "include", required_argument, NULL, 'I' },
 	{ "exclude", required_argument, NULL, 'E' },
 	{ "compare", no_argument, NULL, 'K' },
+	{ "report", required_argument, NULL, 'O' },
 	{ "csv", required_argument, NULL, 'Y' },
 	{ "graphite", required_argument, NULL, 'G' },
 	{ "graphite-prefix", required_argument, NULL, OPT_GRAPHITE_PREFIX },
@@ -77,6 +78,12 @@ void cli_usage(void)
 "                           marks the best of a row: the lowest time,\n"
 "                           latency, lateness and await, the highest ioops/s,\n"
 "                           time ahead and MB/s\n"
+"      --report OUT.html FILE...\n"
+"                           write one self-contained HTML page about replay\n"
+"                           runs (-S RUN.json, --csv RUN.csv; a JSON and a CSV\n"
+"                           of the same base name are one run) and captures\n"
+"                           (--analyze's JSON): the winner of each row, time\n"
+"                           series, latencies, top lists, a flame graph\n"
 "  -V, --version            print the version\n"
 "  -h, --help               print this help\n"
 "\n"
@@ -138,6 +145,7 @@ void cli_usage(void)
 "  ioriot -c io.capture -r io.replay -n test -u paul   # generate\n"
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
 "  ioriot --compare none.json bfq.json                 # compare two runs\n"
+"  ioriot --report runs.html none.json none.csv bfq.json bfq.csv\n"
 "\n"
 "The reference for every option: man ioriot (in the source tree:\n"
 "man ./docs/ioriot.8); the user guide: docs/guide.md.\n", stdout);
@@ -299,6 +307,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			err = add_prefix("--exclude", optarg, o->exclude, &o->nexclude);
 			break;
 		case 'K': err = set_mode(o, MODE_COMPARE, "--compare"); break;
+		case 'O':
+			err = set_mode(o, MODE_REPORT, "--report");
+			o->report = optarg;
+			break;
 		case 'Y': o->csv = optarg; break;
 		case 'G': o->graphite = optarg; break;
 		case OPT_GRAPHITE_PREFIX: o->graphite_prefix = optarg; break;
@@ -329,12 +341,17 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			break;
 		}
 	}
-	if (!err && o->mode == MODE_COMPARE) {
+	if (!err && (o->mode == MODE_COMPARE || o->mode == MODE_REPORT)) {
 		o->files = argv + optind;
 		o->nfiles = (size_t)(argc - optind);
-		if (!o->nfiles) {
+		if (!o->nfiles && o->mode == MODE_COMPARE) {
 			fprintf(stderr, "ioriot: --compare needs stats files "
 				"(written by -S FILE.json)\n");
+			err = -EINVAL;
+		} else if (!o->nfiles) {
+			fprintf(stderr, "ioriot: --report needs files: stats "
+				"(-S FILE.json), time series (--csv) or "
+				"analyses (--analyze)\n");
 			err = -EINVAL;
 		}
 	} else if (!err && optind < argc) {

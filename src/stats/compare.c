@@ -262,21 +262,31 @@ static int check_run(const struct checker *ck, const struct json_value *doc)
 	return check_devices(ck, json_get(doc, "block_devices"));
 }
 
-/* The column name of @path: its base name without ".json", printable. */
-static char *column_label(const char *path)
+char *compare_label(const char *path, const char *ext)
 {
 	const char *base = strrchr(path, '/');
-	size_t len;
+	size_t len, elen = strlen(ext);
 	char *label;
 
 	base = base ? base + 1 : path;
 	len = strlen(base);
-	if (len > 5 && !strcmp(base + len - 5, ".json"))
-		len -= 5;
+	if (len > elen && !strcmp(base + len - elen, ext))
+		len -= elen;
 	label = strndup(base, len);
 	if (label)
 		compare_printable(label);
 	return label;
+}
+
+int json_failed_msg(const struct json_error *je, const char *where,
+		    char *err, size_t errlen)
+{
+	if (je->line)
+		snprintf(err, errlen, "%s:%u:%u: %s", where, je->line, je->col,
+			 je->msg);
+	else
+		snprintf(err, errlen, "%s: %s", where, je->msg);
+	return je->code;
 }
 
 struct compare *compare_new(void)
@@ -292,14 +302,8 @@ int compare_add(struct compare *c, const char *path, char *err, size_t errlen)
 	int ret;
 
 	run.doc = json_load(path, &je);
-	if (!run.doc) {
-		if (je.line)
-			snprintf(err, errlen, "%s:%u:%u: %s", path, je.line,
-				 je.col, je.msg);
-		else
-			snprintf(err, errlen, "%s: %s", path, je.msg);
-		return je.code;
-	}
+	if (!run.doc)
+		return json_failed_msg(&je, path, err, errlen);
 	ret = check_run(&ck, run.doc);
 	if (ret)
 		goto err;
@@ -313,7 +317,7 @@ int compare_add(struct compare *c, const char *path, char *err, size_t errlen)
 		c->runs = nr;
 		c->cap = cap;
 	}
-	run.label = column_label(path);
+	run.label = compare_label(path, ".json");
 	run.test = strdup(json_string(json_get(run.doc, "test")));
 	if (!run.label || !run.test)
 		goto nomem;

@@ -1,10 +1,12 @@
 /*
- * stats.h: the runs a comparison holds, shared by the reader (compare.c)
- * and the table (table.c).  Private to src/stats.
+ * stats.h: the runs a comparison holds and the rows of its table, shared
+ * by the reader (compare.c), the table (table.c), its text (tableprint.c)
+ * and the HTML report (html*.c).  Private to src/stats.
  */
 #ifndef IORIOT_STATS_INTERNAL_H
 #define IORIOT_STATS_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ioriot/compare.h"
@@ -23,6 +25,53 @@ struct compare {
 	struct compare_run *runs;
 	size_t n, cap;
 };
+
+/* Which value of a row is best. */
+enum best { BEST_NONE, BEST_LOW, BEST_HIGH };
+
+/* "", "lower", "higher" */
+extern const char *const table_best_names[];
+
+#define HEADING (-1)		/* a row's prec: a section heading */
+
+struct row {
+	char label[COMPARE_LABEL_MAX];
+	enum best best;
+	int prec;		/* decimals printed, or HEADING */
+};
+
+/* The rows of a comparison, a value per run each. */
+struct table {
+	struct row *rows;
+	double *vals;		/* nruns per row, as read; NAN: none */
+	size_t n, cap, nruns;
+};
+
+/* Build the rows of the runs of @c into @t (which need not be
+ * initialised).  0 or -ENOMEM; free @t with table_free() either way. */
+int table_build(struct table *t, const struct compare *c);
+
+/* Free the rows of @t. */
+void table_free(struct table *t);
+
+/* The cell of @v with @prec decimals in @buf (@len bytes): "-" for none
+ * (NAN).  Returns the text. */
+const char *table_cell(char *buf, size_t len, double v, int prec);
+
+/* Set @mark[j] for each run j whose value of row @i, which is no
+ * heading, is the best (values compared as printed); nothing marked in a
+ * row without a direction, whose values are all equal, or that has fewer
+ * than two. */
+void table_mark_best(const struct table *t, size_t i, bool *mark);
+
+/* The name of a run stored in @path: its base name without @ext (".json",
+ * ".csv"), control bytes replaced.  malloc'd; NULL when out of memory. */
+char *compare_label(const char *path, const char *ext);
+
+/* "WHERE:LINE:COL: what" (or "WHERE: what") of the parse error @je in
+ * @err; returns its code. */
+int json_failed_msg(const struct json_error *je, const char *where,
+		    char *err, size_t errlen);
 
 /* Replace control bytes in @s by '?', so names cannot break a line. */
 void compare_printable(char *s);

@@ -1,7 +1,7 @@
 /*
- * table: the side-by-side table of compare_write() (compare.h).  Rows are
- * collected first, with a raw value per run, so the columns can be sized
- * to their widest cell and the best value of each row marked as printed.
+ * table: the rows of the side-by-side comparison (compare.h), with a raw
+ * value per run, and the best values of each row.  compare_write()
+ * prints them as text (tableprint.c), the HTML report as a table.
  */
 #include <errno.h>
 #include <limits.h>
@@ -13,28 +13,12 @@
 #include "ioriot/syscalls.h"
 #include "stats.h"
 
-enum best { BEST_NONE, BEST_LOW, BEST_HIGH };
-
-static const char *const best_names[] = {
+const char *const table_best_names[] = {
 	[BEST_NONE] = "", [BEST_LOW] = "lower", [BEST_HIGH] = "higher",
 };
 
-#define HEADING (-1)		/* a row's prec: a section heading */
-
 /* 10^prec, for prec from 0 to 6 */
 static const double decimals[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
-
-struct row {
-	char label[COMPARE_LABEL_MAX];
-	enum best best;
-	int prec;		/* decimals printed, or HEADING */
-};
-
-struct table {
-	struct row *rows;
-	double *vals;		/* nruns per row, as read; NAN: none */
-	size_t n, cap, nruns;
-};
 
 /* A figure of a run, or of one of its syscalls or block devices. */
 struct figure {
@@ -273,10 +257,13 @@ static int add_member_rows(struct table *t, const struct compare *c,
 	return ret;
 }
 
-static int build(struct table *t, const struct compare *c)
+int table_build(struct table *t, const struct compare *c)
 {
 	bool timed = false;
 	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->nruns = c->n ? c->n : 1;
 
 	for (size_t j = 0; j < c->n; j++)
 		if (json_type(json_get(c->runs[j].doc, "start_lateness_ns")) ==
@@ -317,8 +304,7 @@ static double rounded(double v, int prec)
 	return x == 0 ? 0 : x;
 }
 
-/* The cell of @v in @buf: "-" for none. */
-static const char *cell(char *buf, size_t len, double v, int prec)
+const char *table_cell(char *buf, size_t len, double v, int prec)
 {
 	double r;
 
@@ -329,8 +315,7 @@ static const char *cell(char *buf, size_t len, double v, int prec)
 	return buf;
 }
 
-/* Mark the best values of row @i in @mark. */
-static void mark_best(const struct table *t, size_t i, bool *mark)
+void table_mark_best(const struct table *t, size_t i, bool *mark)
 {
 	const struct row *r = &t->rows[i];
 	const double *v = &t->vals[i * t->nruns];
@@ -355,90 +340,11 @@ static void mark_best(const struct table *t, size_t i, bool *mark)
 		mark[j] = !isnan(v[j]) && rounded(v[j], r->prec) == best;
 }
 
-/* One line: @label, @best, then the cells @cells of the runs, each
- * followed by '*' where @mark says so; no trailing blanks. */
-static void print_line(FILE *f, size_t lw, const char *label, const char *best,
-		       const size_t *w, const char *const *cells,
-		       const bool *mark, size_t n)
+void table_free(struct table *t)
 {
-	fprintf(f, "%-*s  %-6s", (int)lw, label, best);
-	for (size_t j = 0; j < n; j++) {
-		fprintf(f, "  %*s", (int)w[j], cells[j]);
-		if (mark && mark[j])
-			fputc('*', f);
-		else if (j + 1 < n)
-			fputc(' ', f);
-	}
-	fputc('\n', f);
-}
-
-static int print(FILE *f, const struct compare *c, const struct table *t)
-{
-	size_t lw = strlen("Test"), n = c->n, stride = t->nruns;
-	size_t *w = calloc(n ? n : 1, sizeof(*w));
-	const char **cells = calloc(n ? n : 1, sizeof(*cells));
-	char (*bufs)[48] = calloc(n ? n : 1, sizeof(*bufs));
-	bool *mark = calloc(n ? n : 1, sizeof(*mark));
-	int ret = -ENOMEM;
-
-	if (!w || !cells || !bufs || !mark)
-		goto out;
-	for (size_t j = 0; j < n; j++)
-		w[j] = strlen(c->runs[j].label) > strlen(c->runs[j].test) ?
-		       strlen(c->runs[j].label) : strlen(c->runs[j].test);
-	for (size_t i = 0; i < t->n; i++) {
-		if (t->rows[i].prec == HEADING)
-			continue;
-		if (strlen(t->rows[i].label) > lw)
-			lw = strlen(t->rows[i].label);
-		for (size_t j = 0; j < n; j++) {
-			size_t len = strlen(cell(bufs[0], sizeof(bufs[0]),
-						 t->vals[i * stride + j],
-						 t->rows[i].prec));
-
-			if (len > w[j])
-				w[j] = len;
-		}
-	}
-	fprintf(f, "Replay runs: %zu (* marks the best value of a row, lower "
-		"or higher as its best column says)\n\n", n);
-	for (size_t j = 0; j < n; j++)
-		cells[j] = c->runs[j].label;
-	print_line(f, lw, "", "best", w, cells, NULL, n);
-	for (size_t j = 0; j < n; j++)
-		cells[j] = c->runs[j].test;
-	print_line(f, lw, "Test", "", w, cells, NULL, n);
-	for (size_t i = 0; i < t->n; i++) {
-		const struct row *r = &t->rows[i];
-
-		if (r->prec == HEADING) {
-			fprintf(f, "\n%s\n", r->label);
-			continue;
-		}
-		for (size_t j = 0; j < n; j++)
-			cells[j] = cell(bufs[j], sizeof(bufs[j]),
-					t->vals[i * stride + j], r->prec);
-		mark_best(t, i, mark);
-		print_line(f, lw, r->label, best_names[r->best], w, cells,
-			   mark, n);
-	}
-	ret = fflush(f) || ferror(f) ? -(errno ? errno : EIO) : 0;
-out:
-	free(mark);
-	free(bufs);
-	free(cells);
-	free(w);
-	return ret;
-}
-
-int compare_write(FILE *f, const struct compare *c)
-{
-	struct table t = { .nruns = c->n ? c->n : 1 };
-	int ret = build(&t, c);
-
-	if (!ret)
-		ret = print(f, c, &t);
-	free(t.rows);
-	free(t.vals);
-	return ret;
+	free(t->rows);
+	free(t->vals);
+	t->rows = NULL;
+	t->vals = NULL;
+	t->n = t->cap = 0;
 }

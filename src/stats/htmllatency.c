@@ -1,0 +1,153 @@
+/*
+ * htmllatency: per syscall, the latency percentiles captured on the
+ * original host beside those of every replay run, from the runs'
+ * statistics (captured_latency_ns and latency_ns), for the syscalls with
+ * the most operations over all runs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+
+#define MAX_LATENCY_SYSCALLS 12	/* the syscalls with the most operations */
+#define CAPTURED_COLOUR "#8b95a3"
+
+/* A syscall of some run, with the operations of all runs. */
+struct sys_total {
+	const char *name;
+	double ops;
+};
+
+static int by_ops(const void *a, const void *b)
+{
+	const struct sys_total *x = a, *y = b;
+
+	if (x->ops != y->ops)
+		return x->ops < y->ops ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* The syscalls of every run, most operations first; their count in *@n. */
+static struct sys_total *syscalls_by_ops(const struct compare *c, size_t *n)
+{
+	size_t max = 0;
+	struct sys_total *t;
+
+	*n = 0;
+	for (size_t j = 0; j < c->n; j++)
+		max += json_count(json_get(c->runs[j].doc, "syscalls"));
+	t = calloc(max ? max : 1, sizeof(*t));
+	for (size_t j = 0; t && j < c->n; j++) {
+		const struct json_value *sys = json_get(c->runs[j].doc, "syscalls");
+
+		for (size_t i = 0; i < json_count(sys); i++) {
+			const char *name = json_key(sys, i);
+			double ops = json_num(json_at(sys, i), "ops");
+			size_t k = 0;
+
+			while (k < *n && strcmp(t[k].name, name))
+				k++;
+			if (k == *n)
+				t[(*n)++] = (struct sys_total){ name, 0 };
+			t[k].ops += isnan(ops) ? 0 : ops;
+		}
+	}
+	if (t)
+		qsort(t, *n, sizeof(*t), by_ops);
+	return t;
+}
+
+/* A range row of @lat (latency_ns or captured_latency_ns), its label
+ * "SYSCALL WHO" allocated into @label. */
+static struct range range_of(const struct json_value *lat, char *label,
+			     const char *colour)
+{
+	return (struct range){ label, json_num(lat, "p50"), json_num(lat, "p99"),
+			       json_num(lat, "p99.9"), json_num(lat, "max"),
+			       colour };
+}
+
+/* Whether two latency objects hold the same figures. */
+static bool same_latency(const struct json_value *a, const struct json_value *b)
+{
+	static const char *const keys[] = { "p50", "p95", "p99", "p99.9", "max" };
+
+	for (size_t k = 0; k < 5; k++)
+		if (json_num(a, keys[k]) != json_num(b, keys[k]))
+			return false;
+	return true;
+}
+
+/* The rows of syscall @name: captured once (again for a run whose capture
+ * differs), then every run's replay. */
+static size_t latency_rows(const struct htmlreport *r, const char *name,
+			   struct range *rows, char (*labels)[COMPARE_LABEL_MAX])
+{
+	const struct json_value *cap_shown = NULL;
+	size_t n = 0;
+
+	for (size_t j = 0; j < r->cmp->n; j++) {
+		const struct json_value *s =
+			json_get(json_get(r->cmp->runs[j].doc, "syscalls"), name);
+		const struct json_value *cap = json_get(s, "captured_latency_ns");
+
+		if (!cap || (cap_shown && same_latency(cap, cap_shown)))
+			continue;
+		snprintf(labels[n], COMPARE_LABEL_MAX, "%s captured%s%s", name,
+			 cap_shown ? " for " : "",
+			 cap_shown ? r->cmp->runs[j].label : "");
+		rows[n] = range_of(cap, labels[n], CAPTURED_COLOUR);
+		n++;
+		cap_shown = cap;
+	}
+	for (size_t j = 0; j < r->cmp->n; j++) {
+		const struct json_value *s =
+			json_get(json_get(r->cmp->runs[j].doc, "syscalls"), name);
+
+		if (!s)
+			continue;
+		snprintf(labels[n], COMPARE_LABEL_MAX, "%s %s", name,
+			 r->cmp->runs[j].label);
+		rows[n] = range_of(json_get(s, "latency_ns"), labels[n],
+				   html_column_colour(r, j));
+		n++;
+	}
+	return n;
+}
+
+int html_latencies(FILE *f, const struct htmlreport *r)
+{
+	size_t nsys, per = 2 * r->cmp->n, n = 0;
+	struct sys_total *sys = syscalls_by_ops(r->cmp, &nsys);
+	struct range *rows = NULL;
+	char (*labels)[COMPARE_LABEL_MAX] = NULL;
+	struct chart_opts o = { .title = "Latency per syscall, captured and "
+				"replayed", .xlabel = "latency (log scale)",
+				.xfmt = fmt_ns };
+	int ret = -ENOMEM;
+
+	if (nsys > MAX_LATENCY_SYSCALLS)
+		nsys = MAX_LATENCY_SYSCALLS;
+	if (sys && nsys) {
+		rows = calloc(nsys * per, sizeof(*rows));
+		labels = calloc(nsys * per, sizeof(*labels));
+	}
+	if (!sys || (nsys && (!rows || !labels)))
+		goto out;
+	for (size_t i = 0; i < nsys; i++)
+		n += latency_rows(r, sys[i].name, rows + n, labels + n);
+	fprintf(f, "<h3>Latency per syscall: captured and replayed</h3>\n"
+		"<p class=\"note\">The %zu syscalls with the most operations. "
+		"Bar: p50 to p99; thick tick: p99.9; dot: the maximum. "
+		"Grey: the latency captured on the original host. "
+		"Percentiles are upper bounds of power-of-two buckets.</p>\n",
+		nsys);
+	ret = svg_ranges(f, &o, rows, n);
+out:
+	free(labels);
+	free(rows);
+	free(sys);
+	return ret;
+}
