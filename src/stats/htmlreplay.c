@@ -19,52 +19,80 @@ const char *html_column_colour(const struct htmlreport *r, size_t j)
 	return html_colour(i);
 }
 
-/* The runs with the most best values of @t, and why. */
-static void verdict(FILE *f, const struct htmlreport *r, const struct table *t,
-		    const bool *marks)
+/* Best values per run (@n runs) of rows [@from, @to) of @marks into
+ * @wins; the number of those rows where runs differ. */
+static size_t count_wins(const bool *marks, size_t n, size_t from, size_t to,
+			 size_t *wins)
 {
-	const struct compare *c = r->cmp;
-	size_t *wins = calloc(c->n, sizeof(*wins)), rows = 0, top = 0;
+	size_t rows = 0;
 
-	if (!wins)
-		return;
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t j = 0; j < n; j++)
+		wins[j] = 0;
+	for (size_t i = from; i < to; i++) {
 		bool any = false;
 
-		for (size_t j = 0; j < c->n; j++) {
-			wins[j] += marks[i * c->n + j];
-			any |= marks[i * c->n + j];
+		for (size_t j = 0; j < n; j++) {
+			wins[j] += marks[i * n + j];
+			any |= marks[i * n + j];
 		}
 		rows += any;
 	}
+	return rows;
+}
+
+/*
+ * The runs with the most best values among the rows of the whole runs
+ * (@t's first @whole rows: total time, ioops/s, time ahead, lateness),
+ * which say how each run went as a whole; all rows break a tie.  Then,
+ * for each run, its best values over every row.
+ */
+static void verdict(FILE *f, const struct htmlreport *r, const struct table *t,
+		    const bool *marks, size_t whole)
+{
+	const struct compare *c = r->cmp;
+	size_t *wins = calloc(c->n, sizeof(*wins));
+	size_t *all = calloc(c->n, sizeof(*all));
+	size_t rows, top = 0, top_all = 0, rows_all;
+
+	if (!wins || !all)
+		goto out;
+	rows = count_wins(marks, c->n, 0, whole, wins);
+	rows_all = count_wins(marks, c->n, 0, t->n, all);
 	for (size_t j = 0; j < c->n; j++)
 		if (wins[j] > top)
 			top = wins[j];
+	for (size_t j = 0; j < c->n; j++)
+		if (wins[j] == top && all[j] > top_all)
+			top_all = all[j];
 	fputs("<div class=\"verdict\"><p>", f);
-	if (!top) {
+	if (!rows_all) {
 		fputs("No row has a best value: with one run, or equal values, "
 		      "there is nothing to choose.", f);
 	} else {
 		for (size_t j = 0, k = 0; j < c->n; j++) {
-			if (wins[j] != top)
+			if (wins[j] != top || all[j] != top_all)
 				continue;
 			fputs(k++ ? " and <b>" : "<b>", f);
 			html_text(f, c->runs[j].label);
 			fputs("</b>", f);
 		}
-		fprintf(f, " won: the best value in %zu of the %zu rows where "
-			"runs differ.", top, rows);
+		fprintf(f, " won: the best value in %zu of the %zu rows of the "
+			"whole runs where they differ (below)%s.", top, rows,
+			rows ? "" : "; the rows of every syscall decide");
 	}
 	fputs("</p><p class=\"note\">", f);
 	for (size_t j = 0; j < c->n; j++) {
-		fputs(j ? "; " : "Best values per run: ", f);
+		fputs(j ? "; " : "Best values per run in all the rows: ", f);
 		html_text(f, c->runs[j].label);
-		fprintf(f, " %zu", wins[j]);
+		fprintf(f, " %zu", all[j]);
 	}
-	fputs(". Lower is best for times, latencies, lateness, differing "
-	      "results and await; higher for ioops/s, time ahead and MB/s."
-	      "</p></div>\n", f);
+	fprintf(f, " (of %zu rows where runs differ). Lower is best for "
+		"times, latencies, lateness, differing results and await; "
+		"higher for ioops/s, time ahead and MB/s.</p></div>\n",
+		rows_all);
+out:
 	free(wins);
+	free(all);
 }
 
 static void table_head(FILE *f, const struct htmlreport *r)
@@ -151,7 +179,7 @@ static void headline(FILE *f, const struct htmlreport *r,
 
 	while (end < m->t.n && m->t.rows[end].prec != HEADING)
 		end++;
-	verdict(f, r, &m->t, m->marks);
+	verdict(f, r, &m->t, m->marks, end);
 	table_head(f, r);
 	table_rows(f, r->cmp, &m->t, m->marks, 0, end);
 }
