@@ -129,6 +129,10 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
 		    proc_exec(&g->procs, p))
 			gen_oom(g);
+		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
+		    (ev->have & CAP_PATH) && g->opt->on_exec)
+			g->opt->on_exec(g->opt->sink_ctx, ev->pid, ev->path,
+					ev->path_len);
 		break;
 	case SK_EXIT: case SK_EXIT_GROUP:
 		break;		/* handled above */
