@@ -104,6 +104,11 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 /* Print the human-readable summary of a run. */
 void generate_print_summary(FILE *out, const struct gen_summary *sum);
 
+/* The io_uring requests not written (sum->uring_skipped), by opcode
+ * name, sorted, in @u; false if there are none. */
+bool generate_uring_skipped(const struct gen_summary *sum,
+			    struct uncaptured *u);
+
 /* Short description of a filter reason. */
 const char *gen_filter_name(enum gen_filter why);
 

@@ -739,6 +739,27 @@ static int run_compare(const struct cli_opts *o)
 	return failed;
 }
 
+/* --analyze FILE: the analysis on standard output. */
+static int run_analyze(const struct cli_opts *o)
+{
+	struct analyze_options ao = {
+		.path = o->analyze,
+		.top = (unsigned)o->top,
+		.format = o->analyze_json ? ANALYZE_JSON : ANALYZE_TEXT,
+		.folded_path = o->folded,
+		.folded_weight = o->folded_weight,
+		.local_mounts = o->mounts,
+		.tool_version = IORIOT_VERSION,
+	};
+	char err[PATHMAP_MAX + 256];
+
+	if (analyze_run(&ao, stdout, err, sizeof(err))) {
+		log_error("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
 int cli_main(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -775,6 +796,8 @@ int cli_main(int argc, char **argv)
 		return run_cleanup(&o, false);
 	case MODE_COMPARE:
 		return run_compare(&o);
+	case MODE_ANALYZE:
+		return run_analyze(&o);
 	case MODE_NONE:
 		break;
 	}

@@ -40,6 +40,11 @@ static const struct option long_options[] = {
 	{ "include", required_argument, NULL, 'I' },
 	{ "exclude", required_argument, NULL, 'E' },
 	{ "compare", no_argument, NULL, 'K' },
+	{ "analyze", required_argument, NULL, 'J' },
+	{ "top", required_argument, NULL, 'O' },
+	{ "output-format", required_argument, NULL, 'X' },
+	{ "folded", required_argument, NULL, 'U' },
+	{ "folded-weight", required_argument, NULL, 'H' },
 	{ "csv", required_argument, NULL, 'Y' },
 	{ "graphite", required_argument, NULL, 'G' },
 	{ "interval", required_argument, NULL, 'N' },
@@ -73,6 +78,11 @@ void cli_usage(void)
 "                           marks the best of a row: the lowest time,\n"
 "                           latency, lateness and await, the highest ioops/s,\n"
 "                           time ahead and MB/s\n"
+"      --analyze FILE       print what a capture log or replay file holds:\n"
+"                           totals, syscall mix, latency and request sizes,\n"
+"                           top files, directories, processes and threads,\n"
+"                           syncs, a timeline, what is not replayed\n"
+"                           (docs/analyze.md)\n"
 "  -V, --version            print the version\n"
 "  -h, --help               print this help\n"
 "\n"
@@ -122,6 +132,12 @@ void cli_usage(void)
 "      --mounts FILE        mount table (/proc/mounts format) for logs without\n"
 "                           one (v2/v3, v4 without mount lines), and the mounts\n"
 "                           -P and -T act on (default: this host's)\n"
+"      --top N              --analyze: rows per top list (default 20)\n"
+"      --output-format F    --analyze: text (default) or json\n"
+"      --folded FILE        --analyze: also write folded stacks\n"
+"                           process;syscall;dir;...;file WEIGHT to FILE, for\n"
+"                           flamegraph.pl, inferno or speedscope\n"
+"      --folded-weight W    ops (default), bytes or time\n"
 "  -q, --quiet              print errors only\n"
 "  -v, --verbose            print more about what happens\n"
 "\n"
@@ -132,6 +148,7 @@ void cli_usage(void)
 "  ioriot -c io.capture -r io.replay -n test -u paul   # generate\n"
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
 "  ioriot --compare none.json bfq.json                 # compare two runs\n"
+"  ioriot --analyze io.capture --top 10                # what was captured\n"
 "\n"
 "See ioriot(8) for details.\n", stdout);
 }
@@ -292,6 +309,30 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			err = add_prefix("--exclude", optarg, o->exclude, &o->nexclude);
 			break;
 		case 'K': err = set_mode(o, MODE_COMPARE, "--compare"); break;
+		case 'J':
+			err = set_mode(o, MODE_ANALYZE, "--analyze");
+			o->analyze = optarg;
+			break;
+		case 'O': err = parse_long("--top", optarg, 1, 100000, &o->top); break;
+		case 'X':
+			if (!strcmp(optarg, "json") || !strcmp(optarg, "text")) {
+				o->analyze_json = !strcmp(optarg, "json");
+				o->analyze_flags = true;
+				break;
+			}
+			fprintf(stderr, "ioriot: --output-format is text or json, "
+				"not '%s'\n", optarg);
+			err = -EINVAL;
+			break;
+		case 'U': o->folded = optarg; break;
+		case 'H':
+			o->folded_weight_given = true;
+			if (!analyze_weight_parse(optarg, &o->folded_weight))
+				break;
+			fprintf(stderr, "ioriot: --folded-weight is ops, bytes or "
+				"time, not '%s'\n", optarg);
+			err = -EINVAL;
+			break;
 		case 'Y': o->csv = optarg; break;
 		case 'G': o->graphite = optarg; break;
 		case 'N': {
@@ -363,6 +404,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 	    o->mode != MODE_CAPTURE) {
 		fprintf(stderr, "ioriot: --max-size and --min-free go with -c "
 			"(capture)\n");
+		err = -EINVAL;
+	}
+	if (!err && (o->top || o->analyze_flags || o->folded ||
+		     o->folded_weight_given) && o->mode != MODE_ANALYZE) {
+		fprintf(stderr, "ioriot: --top, --output-format, --folded and "
+			"--folded-weight go with --analyze\n");
+		err = -EINVAL;
+	}
+	if (!err && o->folded_weight_given && !o->folded) {
+		fprintf(stderr, "ioriot: --folded-weight needs --folded\n");
 		err = -EINVAL;
 	}
 	if (!err && o->interval && !o->csv && !o->graphite) {

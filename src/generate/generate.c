@@ -253,9 +253,8 @@ static void write_init(struct gen *g, struct outbuf *ob)
 	}
 }
 
-/* The io_uring requests not written, by opcode name, sorted, in @u;
- * false if there are none. */
-static bool uring_skipped(const struct gen_summary *sum, struct uncaptured *u)
+bool generate_uring_skipped(const struct gen_summary *sum,
+			    struct uncaptured *u)
 {
 	char buf[URING_NAME_MAX];
 
@@ -297,7 +296,7 @@ static void write_header(struct gen *g, struct outbuf *ob,
 	outbuf_putc(ob, '\n');
 	if (sum->uncaptured.known)
 		uncaptured_write(ob, &sum->uncaptured);
-	if (uring_skipped(sum, &skipped))
+	if (generate_uring_skipped(sum, &skipped))
 		uncaptured_write_as(ob, URING_SKIPPED_PREFIX, &skipped);
 	for (size_t i = 0; i < mt->n; i++) {
 		if (!g->mount_used[i])
@@ -736,7 +735,7 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 	if (s->uring_sqes_missing)
 		fprintf(out, "io_uring requests submitted without an sqe record: %"
 			PRIu64 "\n", s->uring_sqes_missing);
-	if (uring_skipped(s, &skipped)) {
+	if (generate_uring_skipped(s, &skipped)) {
 		fprintf(out, "io_uring requests not replayed: ");
 		uncaptured_print_all(out, &skipped, false);
 		fputc('\n', out);

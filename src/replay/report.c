@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "ioriot/json.h"
 #include "ioriot/report.h"
 #include "ioriot/syscalls.h"
 
@@ -189,23 +190,6 @@ int report_write(FILE *f, const struct report_info *info,
 	return finish(f);
 }
 
-/* @s as a JSON string. */
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void json_latency(FILE *f, const char *key, const uint64_t *h,
 			 uint64_t max)
 {
@@ -224,7 +208,7 @@ int report_write_json(FILE *f, const struct report_info *info,
 	const char *sep = "";
 
 	fprintf(f, "{\n  \"test\": ");
-	json_string(f, info->name);
+	json_write_string(f, info->name);
 	fprintf(f, ",\n  \"interrupted\": %s",
 		info->interrupted_by ? "true" : "false");
 	fprintf(f, ",\n  \"workers\": %" PRIu64 ",\n  \"threads_per_worker\": %"
@@ -287,7 +271,7 @@ int report_write_json(FILE *f, const struct report_info *info,
 		const struct disk_figures *d = &info->disks[i];
 
 		fprintf(f, "%s\n    {\"device\": ", i ? "," : "");
-		json_string(f, d->name);
+		json_write_string(f, d->name);
 		fprintf(f, ", \"r_per_s\": %.1f, \"w_per_s\": %.1f, "
 			"\"r_mb_per_s\": %.3f, \"w_mb_per_s\": %.3f, "
 			"\"r_await_ms\": %.3f, \"w_await_ms\": %.3f, "

@@ -1,0 +1,96 @@
+/*
+ * folded: the operations as folded stacks, one line per distinct stack
+ * "process;syscall;dir;...;file WEIGHT", as flamegraph.pl, inferno and
+ * speedscope read them.  Frames hold no ';', no white space: such bytes
+ * become '_'.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze.h"
+
+/* Write @len bytes of @s as (part of) a frame. */
+static void frame(FILE *f, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		fputc(c == ';' || c == ' ' || c == '\t' || c == '\n' ||
+		      c == '\r' || c == '\v' || c == '\f' ? '_' : c, f);
+	}
+}
+
+/* The frames of a file path: one per component. */
+static void path_frames(FILE *f, const char *path)
+{
+	bool any = false;
+
+	while (*path) {
+		size_t skip = strspn(path, "/"), len;
+		path += skip;
+		len = strcspn(path, "/");
+		if (!len)
+			break;
+		fputc(';', f);
+		frame(f, path, len);
+		path += len;
+		any = true;
+	}
+	if (!any)
+		fputs(";/", f);
+}
+
+static uint64_t weight_of(const struct an_stack *s, enum analyze_weight w)
+{
+	switch (w) {
+	case ANALYZE_WEIGHT_BYTES: return s->bytes;
+	case ANALYZE_WEIGHT_TIME: return s->time_ns;
+	default: return s->ops;
+	}
+}
+
+int an_write_folded(const struct an *a, const char *path,
+		    enum analyze_weight w, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const struct an_stack *s = &a->stacks[i];
+		uint64_t weight = weight_of(s, w);
+		uint32_t proc = (uint32_t)(s->key >> 40);
+
+		if (proc == AN_STACK_PROC)
+			proc = AN_OTHER;
+		uint32_t file = (uint32_t)s->key;
+		enum sys_id sys = (enum sys_id)((s->key >> 32) & 0xff);
+		const char *name;
+
+		if (!weight)
+			continue;
+		name = an_row_name(&a->procs, an_row(&a->procs, proc));
+		frame(f, name ? name : "(other)", strlen(name ? name : "(other)"));
+		fprintf(f, ";%s", sys_info(sys)->replay_name);
+		if (file == AN_OTHER)
+			fputs(";(other)", f);
+		else if (file != AN_NONE)
+			path_frames(f, an_row_name(&a->files,
+						   an_row(&a->files, file)));
+		fprintf(f, " %" PRIu64 "\n", weight);
+	}
+	if (fflush(f) || ferror(f))
+		rc = -EIO;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		unlink(path);
+	}
+	return rc;
+}
