@@ -195,6 +195,7 @@ check: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
 	$(Q)bench/generate.sh $(CURDIR)/$(BIN) $(OUTPUT)
+	$(Q)bench/analyze.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/capture.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/compact.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/replay.sh $(CURDIR)/$(BIN) $(OUTPUT)
@@ -203,6 +204,8 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
 	$(Q)scripts/demo.sh $(CURDIR)/$(BIN) $(CURDIR)/$(OUTPUT)/bench/mkcapture \
 		$(CURDIR)/$(OUTPUT)/demo
+	@echo "== analyze: ioriot --analyze io.capture --top 3"
+	$(Q)$(CURDIR)/$(BIN) --analyze $(CURDIR)/$(OUTPUT)/demo/io.capture --top 3
 
 # Fuzzing (fuzz/*.c, libFuzzer): the modules the harnesses use (the two
 # readers, the generator, util) are built again with clang, coverage and

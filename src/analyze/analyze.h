@@ -85,6 +85,9 @@ uint32_t an_table_name(struct an_table *t, const char *name, size_t len,
 /* The row of @id, made (named by @fmt's output) if new. */
 uint32_t an_table_id(struct an_table *t, uint64_t id, const char *name,
 		     int *err);
+/* The row of @id, or AN_NONE if it has none (the other row's ids are
+ * not kept: their lookups make no row again). */
+uint32_t an_table_find_id(const struct an_table *t, uint64_t id);
 /* Rename row @i (a process's program after exec).  0 or -ENOMEM. */
 int an_table_rename(struct an_table *t, uint32_t i, const char *name);
 struct an_row *an_row(const struct an_table *t, uint32_t i);

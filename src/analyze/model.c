@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "ioriot/paths.h"
 
 /* Per vfd: its file and position. */
 struct an_fd {
@@ -132,9 +133,10 @@ static size_t captured_path(const struct an *a, const char *p, size_t len,
 	const char *part = a->sandbox_part;
 	size_t plen = a->sandbox_part_len;
 
-	for (size_t i = 0; i + plen <= len; i++) {
-		if (memcmp(p + i, part, plen) ||
-		    (i + plen < len && p[i + plen] != '/'))
+	for (const char *m = p; (m = memmem(m, len - (size_t)(m - p), part,
+					    plen)); m++) {
+		size_t i = (size_t)(m - p);
+		if (i + plen < len && p[i + plen] != '/')
 			continue;
 		memcpy(out, p, i);
 		memcpy(out + i, p + i + plen, len - i - plen);
@@ -152,13 +154,11 @@ static size_t captured_path(const struct an *a, const char *p, size_t len,
 /* The file row of sandbox path @p, with its directory's row. */
 static uint32_t file_of(struct an *a, const char *p, size_t len)
 {
-	char *path = malloc(len + 2);
+	char path[PATHMAP_MAX + 2];
 	uint32_t f;
 
-	if (!path) {
-		oom(a);
-		return AN_NONE;
-	}
+	if (len > PATHMAP_MAX)
+		len = PATHMAP_MAX;	/* the reader's limit: never longer */
 	len = captured_path(a, p, len, path);
 	size_t before = a->files.n;
 	f = an_table_name(&a->files, path, len, &a->err);
@@ -171,7 +171,6 @@ static uint32_t file_of(struct an *a, const char *p, size_t len)
 		a->files.rows[f].parent = an_table_name(&a->dirs, path, dlen,
 							&a->err);
 	}
-	free(path);
 	return f;
 }
 
@@ -320,17 +319,29 @@ static void fold(struct an *a, uint32_t proc, const struct rlog_op *op,
 	s->time_ns += op->dur_ns;
 }
 
+/* The row of process @pid (@tid 0), or thread @pid:@tid, made if new. */
+static uint32_t row_of_id(struct an *a, struct an_table *t, uint64_t id,
+			  uint32_t pid, uint32_t tid)
+{
+	char name[32];
+	uint32_t i = an_table_find_id(t, id);
+
+	if (i != AN_NONE)
+		return i;
+	if (tid)
+		snprintf(name, sizeof(name), "%" PRIu32 ":%" PRIu32, pid, tid);
+	else
+		snprintf(name, sizeof(name), "%" PRIu32, pid);
+	return an_table_id(t, id, name, &a->err);
+}
+
 /* The process and thread rows of @op. */
 static void who(struct an *a, const struct rlog_op *op, uint32_t *proc,
 		uint32_t *thread)
 {
-	char name[32];
-
-	snprintf(name, sizeof(name), "%" PRIu32, op->pid);
-	*proc = an_table_id(&a->procs, op->pid, name, &a->err);
-	snprintf(name, sizeof(name), "%" PRIu32 ":%" PRIu32, op->pid, op->tid);
-	*thread = an_table_id(&a->threads, (uint64_t)op->pid << 32 | op->tid,
-			      name, &a->err);
+	*proc = row_of_id(a, &a->procs, op->pid, op->pid, 0);
+	*thread = row_of_id(a, &a->threads, (uint64_t)op->pid << 32 | op->tid,
+			    op->pid, op->tid);
 }
 
 static void count_row(struct an_table *t, uint32_t i, const struct rlog_op *op,

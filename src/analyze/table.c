@@ -5,6 +5,7 @@
  * Also the top lists, sorted out of the rows at the end.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +139,13 @@ uint32_t an_table_name(struct an_table *t, const char *name, size_t len,
 	return i;
 }
 
+uint32_t an_table_find_id(const struct an_table *t, uint64_t id)
+{
+	uintptr_t v = (uintptr_t)u64map_get(&t->ids, id);
+
+	return v ? (uint32_t)(v - 1) : AN_NONE;
+}
+
 uint32_t an_table_id(struct an_table *t, uint64_t id, const char *name,
 		     int *err)
 {
@@ -191,23 +199,55 @@ static int by_key(const void *x, const void *y)
 	return strcmp(sort_table->names + a->name, sort_table->names + b->name);
 }
 
+/* Whether row @a ranks before row @b. */
+static bool before(uint32_t a, uint32_t b)
+{
+	return by_key(&a, &b) < 0;
+}
+
+/* Restore the heap @h of @n rows (the last-ranked at the root) below @i. */
+static void sift_down(uint32_t *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && before(h[c], h[c + 1]))
+			c++;
+		if (!before(h[i], h[c]))
+			return;
+		uint32_t t = h[i];
+		h[i] = h[c];
+		h[c] = t;
+		i = c;
+	}
+}
+
+/* The first @n rows, selected through a heap of the @n best so far: a
+ * pass over the rows, not a sort of them all. */
 size_t an_table_top(const struct an_table *t, enum an_key key, size_t n,
 		    uint32_t *out)
 {
-	uint32_t *all = malloc((t->n ? t->n : 1) * sizeof(*all));
+	size_t k = 0;
 
-	if (!all)
-		return 0;
-	for (size_t i = 0; i < t->n; i++)
-		all[i] = (uint32_t)i;
 	sort_table = t;
 	sort_key = key;
-	qsort(all, t->n, sizeof(*all), by_key);
 	if (n > t->n)
 		n = t->n;
-	memcpy(out, all, n * sizeof(*out));
-	free(all);
-	return n;
+	for (size_t i = 0; i < t->n && n; i++) {
+		uint32_t r = (uint32_t)i;
+		if (k < n) {
+			out[k++] = r;
+			if (k == n)	/* heapify */
+				for (size_t j = n / 2; j-- > 0;)
+					sift_down(out, n, j);
+		} else if (before(r, out[0])) {
+			out[0] = r;
+			sift_down(out, n, 0);
+		}
+	}
+	qsort(out, k, sizeof(*out), by_key);
+	return k;
 }
 
 void an_row_add(struct an_row *sum, const struct an_row *r)
