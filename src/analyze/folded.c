@@ -11,13 +11,21 @@
 
 #include "analyze.h"
 
+#define NOT_IN_FRAME "; \t\n\r\v\f"
+
 /* Write @len bytes of @s as (part of) a frame. */
 static void frame(FILE *f, const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		fputc(c == ';' || c == ' ' || c == '\t' || c == '\n' ||
-		      c == '\r' || c == '\v' || c == '\f' ? '_' : c, f);
+	while (len) {
+		size_t ok = strcspn(s, NOT_IN_FRAME);
+		if (ok > len)
+			ok = len;
+		fwrite(s, 1, ok, f);
+		if (ok == len)
+			return;
+		fputc('_', f);
+		s += ok + 1;
+		len -= ok + 1;
 	}
 }
 

@@ -292,6 +292,11 @@ static void fold(struct an *a, uint32_t proc, const struct rlog_op *op,
 		       (uint64_t)op->sys << 32 | file;
 	uintptr_t i = (uintptr_t)u64map_get(&a->stack_ids, key);
 
+	if (!i && a->nstacks >= a->files.max && file != AN_OTHER) {
+		/* past the cap: the process's syscall on "(other)" */
+		key = (key & ~(uint64_t)UINT32_MAX) | AN_OTHER;
+		i = (uintptr_t)u64map_get(&a->stack_ids, key);
+	}
 	if (!i) {
 		if (a->nstacks == a->stacks_cap) {
 			size_t cap = a->stacks_cap ? a->stacks_cap * 2 : 256;
