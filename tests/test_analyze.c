@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -425,7 +424,6 @@ static void *reap(void *arg)
 static void start(struct watch *w, const char *dir)
 {
 	char *bin = tu_join(getenv("IORIOT_WORKLOADS"), "analyze");
-	char want[32], line[64], *path;
 	int p[2];
 
 	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
@@ -440,20 +438,8 @@ static void start(struct watch *w, const char *dir)
 	close(p[0]);
 	w->go = p[1];
 	/* Blocked in read(0, ...): what it did before is not captured. */
-	ck_assert(asprintf(&path, "/proc/%d/syscall", (int)w->pid) > 0);
-	snprintf(want, sizeof(want), "%d 0x0 ", SYS_read);
-	for (int i = 0;; i++) {
-		FILE *f = fopen(path, "re");
-		bool blocked = f && fgets(line, sizeof(line), f) &&
-			       !strncmp(line, want, strlen(want));
-		if (f)
-			fclose(f);
-		if (blocked)
-			break;
-		ck_assert_msg(i < 5000, "the workload did not start");
-		usleep(1000);
-	}
-	free(path);
+	ck_assert_msg(tu_wait_reading_stdin(w->pid),
+		      "the workload did not start");
 	free(bin);
 }
 

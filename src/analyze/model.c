@@ -179,23 +179,30 @@ static struct an_fd *fd_of(struct an *a, const struct rlog_op *op)
 	return op->have & RL_FD ? u64map_get(&a->fds, op->fd) : NULL;
 }
 
+/* Keep @v (malloc'd, or NULL after ENOMEM) under @key in @m, freeing
+ * what was there. */
+static void keep(struct an *a, struct u64map *m, uint64_t key, void *v)
+{
+	free(u64map_get(m, key));
+	if (!v || u64map_put(m, key, v)) {
+		free(v);
+		u64map_del(m, key);
+		oom(a);
+	}
+}
+
 /* A vfd an open made. */
 static void opened(struct an *a, const struct rlog_op *op, uint32_t file)
 {
 	struct an_fd *fd = malloc(sizeof(*fd));
 
-	if (!fd) {
-		oom(a);
-		return;
+	if (fd) {
+		fd->file = file;
+		fd->pos = 0;
+		fd->pos_known = !(op->have & RL_FLAGS) ||
+				!(op->flags & O_APPEND);
 	}
-	fd->file = file;
-	fd->pos = 0;
-	fd->pos_known = !(op->have & RL_FLAGS) || !(op->flags & O_APPEND);
-	free(u64map_get(&a->fds, op->vfd));
-	if (u64map_put(&a->fds, op->vfd, fd)) {
-		free(fd);
-		oom(a);
-	}
+	keep(a, &a->fds, op->vfd, fd);
 }
 
 /* An iocb or sqe: its file and offset until its completion. */
@@ -203,17 +210,11 @@ static void submitted(struct an *a, const struct rlog_op *op, uint32_t file)
 {
 	struct an_req *rq = malloc(sizeof(*rq));
 
-	if (!rq) {
-		oom(a);
-		return;
+	if (rq) {
+		rq->file = file;
+		rq->off = op->have & RL_OFFSET ? op->offset : -1;
 	}
-	rq->file = file;
-	rq->off = op->have & RL_OFFSET ? op->offset : -1;
-	free(u64map_get(&a->reqs, op->tag));
-	if (u64map_put(&a->reqs, op->tag, rq)) {
-		free(rq);
-		oom(a);
-	}
+	keep(a, &a->reqs, op->tag, rq);
 }
 
 static bool is_completion(enum sys_id sys)
