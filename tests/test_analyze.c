@@ -310,6 +310,30 @@ START_TEST(test_cap)
 }
 END_TEST
 
+/* The rows after the top N are summed in a last "other" row. */
+START_TEST(test_top)
+{
+	char *log = data_path("hand.capture");
+	struct analyze_options opt = { .top = 1 };
+	struct json_value *v = analyze_json(&opt, log);
+	const struct json_value *o = at(v, "top.files.by_ops.1");
+
+	ck_assert_int_eq(num(v, "top.n"), 1);
+	ck_assert_int_eq(json_count(at(v, "top.files.by_ops")), 2);
+	ck_assert(json_type(at(v, "totals.rows_capped")) == JSON_FALSE);
+	ck_assert(json_type(at(o, "other")) == JSON_TRUE);
+	ck_assert_int_eq(num(o, "ops"), 5);
+	ck_assert_int_eq(num(o, "bytes_read"), 512);
+	ck_assert_int_eq(num(o, "working_set_bytes"), 512);
+	ck_assert_double_eq_tol(real(o, "sequential_share"), 1, 1e-9);
+	ck_assert_int_eq(num(o, "syncs"), 1);
+	o = at(v, "top.threads.by_ops.1");
+	ck_assert_int_eq(num(o, "ops"), 6);
+	json_free(v);
+	free(log);
+}
+END_TEST
+
 /* Each line of folded output @text is "frame;frame... WEIGHT"; returns
  * the sum of the weights. */
 static uint64_t check_folded(const char *text, size_t *lines)
@@ -522,6 +546,7 @@ Suite *analyze_suite(void)
 	tcase_add_test(tc, test_hand_capture);
 	tcase_add_test(tc, test_hand_replay);
 	tcase_add_test(tc, test_cap);
+	tcase_add_test(tc, test_top);
 	tcase_add_loop_test(tc, test_folded, 0, 3);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_workload);

@@ -392,10 +392,10 @@ void an_op(struct an *a, const struct rlog_op *op)
 		rq = u64map_del(&a->reqs, op->tag);
 		if (rq)
 			file = rq->file;
-	} else if (fd) {
-		file = fd->file;
 	} else {
 		file = path_file(a, op);
+		if (file == AN_NONE && fd)
+			file = fd->file;
 	}
 	if ((op->have & RL_VFD) && ok && file != AN_NONE)
 		opened(a, op, file);

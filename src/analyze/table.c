@@ -250,40 +250,38 @@ size_t an_table_top(const struct an_table *t, enum an_key key, size_t n,
 	return k;
 }
 
+/* Add the figures of @r to @sum, @times times (1, or -1 to take them out
+ * again: unsigned arithmetic wraps back). */
+static void row_add_times(struct an_row *sum, const struct an_row *r,
+			  uint64_t times)
+{
+	sum->ops += times * r->ops;
+	sum->bytes_read += times * r->bytes_read;
+	sum->bytes_written += times * r->bytes_written;
+	sum->time_ns += times * r->time_ns;
+	sum->rw_requests += times * r->rw_requests;
+	sum->sequential += times * r->sequential;
+	sum->syncs += times * r->syncs;
+	sum->synced_bytes += times * r->synced_bytes;
+	sum->ws_bytes += times * (r->ws_bytes + an_ranges_bytes(&r->ws));
+}
+
 void an_row_add(struct an_row *sum, const struct an_row *r)
 {
-	sum->ops += r->ops;
-	sum->bytes_read += r->bytes_read;
-	sum->bytes_written += r->bytes_written;
-	sum->time_ns += r->time_ns;
-	sum->rw_requests += r->rw_requests;
-	sum->sequential += r->sequential;
-	sum->syncs += r->syncs;
-	sum->synced_bytes += r->synced_bytes;
-	sum->ws_bytes += r->ws_bytes + an_ranges_bytes(&r->ws);
+	row_add_times(sum, r, 1);
 }
 
 bool an_table_rest(const struct an_table *t, const uint32_t *top,
 		   size_t ntop, struct an_row *sum)
 {
-	bool *in_top = calloc(t->n ? t->n : 1, sizeof(*in_top));
-	bool any = t->other_used;
-
 	memset(sum, 0, sizeof(*sum));
-	if (!in_top)
-		return false;
-	for (size_t i = 0; i < ntop; i++)
-		in_top[top[i]] = true;
-	for (size_t i = 0; i < t->n; i++) {
-		if (in_top[i])
-			continue;
+	for (size_t i = 0; i < t->n; i++)
 		an_row_add(sum, &t->rows[i]);
-		any = true;
-	}
 	if (t->other_used)
 		an_row_add(sum, &t->other);
-	free(in_top);
-	return any;
+	for (size_t i = 0; i < ntop; i++)
+		row_add_times(sum, &t->rows[top[i]], (uint64_t)-1);
+	return t->n > ntop || t->other_used;
 }
 
 void an_hist_add(struct an_hist *h, uint64_t v)
