@@ -284,6 +284,36 @@ START_TEST(test_hand_replay)
 }
 END_TEST
 
+/* io_uring requests (tests/data/generate/uring.replay): their completions
+ * are the reads and writes, at the offsets of their sqe lines. */
+START_TEST(test_uring)
+{
+	char *file;
+	struct analyze_options opt = { 0 };
+
+	ck_assert(asprintf(&file, "%s/generate/uring.replay", tu_datadir()) > 0);
+	struct json_value *v = analyze_json(&opt, file);
+	const struct json_value *f = at(v, "top.files.by_ops.0");
+
+	ck_assert_int_eq(num(v, "totals.bytes_read"), 4096 + 100);
+	ck_assert_int_eq(num(v, "totals.bytes_written"), 512);
+	ck_assert_int_eq(num(v, "totals.syncs"), 1);
+	/* 8192 + 4096 and 0 + 512; the 100 bytes at the file position are
+	 * at no known offset */
+	ck_assert_int_eq(num(v, "totals.working_set_bytes"), 4096 + 512);
+	ck_assert_int_eq(bucket(at(v, "request_sizes.read"), "le_bytes", 4096), 1);
+	ck_assert_int_eq(bucket(at(v, "request_sizes.read"), "le_bytes", 128), 1);
+	ck_assert_int_eq(bucket(at(v, "request_sizes.write"), "le_bytes", 512), 1);
+	ck_assert_str_eq(str(f, "name"), "/data/db");
+	ck_assert_double_eq_tol(real(f, "sequential_share"), 0, 1e-9);
+	ck_assert_int_eq(num(f, "bytes_between_syncs_mean"), 512);
+	ck_assert_int_eq(num(v, "not_replayed.uring_skipped.timeout"), 1);
+	ck_assert_int_eq(num(find(at(v, "syscalls"), "name", "sqe"), "ops"), 4);
+	json_free(v);
+	free(file);
+}
+END_TEST
+
 /* Past the cap, rows go to one "other" row: counted, not dropped. */
 START_TEST(test_cap)
 {
@@ -545,6 +575,7 @@ Suite *analyze_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_hand_capture);
 	tcase_add_test(tc, test_hand_replay);
+	tcase_add_test(tc, test_uring);
 	tcase_add_test(tc, test_cap);
 	tcase_add_test(tc, test_top);
 	tcase_add_loop_test(tc, test_folded, 0, 3);
