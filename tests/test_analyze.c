@@ -284,6 +284,26 @@ START_TEST(test_hand_replay)
 }
 END_TEST
 
+/*
+ * Process names: a process is named after the program it exec'd, or its
+ * parent's when it only forked; a process with no operation is no row.
+ */
+START_TEST(test_names)
+{
+	char *log = data_path("names.capture");
+	struct analyze_options opt = { 0 };
+	struct json_value *v = analyze_json(&opt, log);
+
+	ck_assert_int_eq(num(v, "totals.processes"), 2);
+	ck_assert_int_eq(json_count(at(v, "top.processes.by_ops")), 2);
+	ck_assert_str_eq(str(v, "top.processes.by_ops.0.name"), "300 cat");
+	ck_assert_int_eq(num(v, "top.processes.by_ops.0.ops"), 2);
+	ck_assert_str_eq(str(v, "top.processes.by_ops.1.name"), "200 db");
+	json_free(v);
+	free(log);
+}
+END_TEST
+
 /* io_uring requests (tests/data/generate/uring.replay): their completions
  * are the reads and writes, at the offsets of their sqe lines. */
 START_TEST(test_uring)
@@ -575,6 +595,7 @@ Suite *analyze_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_hand_capture);
 	tcase_add_test(tc, test_hand_replay);
+	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_uring);
 	tcase_add_test(tc, test_cap);
 	tcase_add_test(tc, test_top);

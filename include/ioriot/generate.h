@@ -53,6 +53,9 @@ struct gen_options {
 	/* Optional, with a sink: each successful exec of a process, with the
 	 * program path it was given (@len bytes, not NUL-terminated). */
 	void (*on_exec)(void *ctx, uint32_t pid, const char *path, size_t len);
+	/* Optional, with a sink: each new process @child of @parent (v4 fork
+	 * records), not new threads. */
+	void (*on_fork)(void *ctx, uint32_t parent, uint32_t child);
 	void *sink_ctx;
 };
 

@@ -183,6 +183,9 @@ struct an {
 	struct an_table files, dirs, procs, threads;
 	struct u64map fds;		/* vfd -> struct an_fd */
 	struct u64map reqs;		/* AIO/io_uring tag -> struct an_req */
+	struct u64map exec_names;	/* pid -> name, for a process that
+					 * exec'd before its first op */
+	size_t nexec_names;
 	struct an_timeline tl;
 	/* folded stacks: key -> index + 1 into @stacks */
 	bool folding;
@@ -202,8 +205,10 @@ int an_init(struct an *a, const struct an_source *src, size_t max_rows,
 void an_free(struct an *a);
 /* Take one operation (errors go to a->err). */
 void an_op(struct an *a, const struct rlog_op *op);
-/* Name process @pid after its program @path. */
+/* Name process @pid after its program @path (@len bytes). */
 void an_exec(struct an *a, uint32_t pid, const char *path, size_t len);
+/* Name process @child after its @parent's program, if known. */
+void an_fork(struct an *a, uint32_t parent, uint32_t child);
 /* Work out the directories' rows and the working sets (after the last
  * op).  0 or -ENOMEM. */
 int an_finish(struct an *a);

@@ -91,6 +91,7 @@ int an_init(struct an *a, const struct an_source *src, size_t max_rows,
 	    an_table_init(&a->procs, max_rows) ||
 	    an_table_init(&a->threads, max_rows) ||
 	    u64map_init(&a->fds) || u64map_init(&a->reqs) ||
+	    u64map_init(&a->exec_names) ||
 	    u64map_init(&a->stack_ids))
 		return -ENOMEM;
 	return 0;
@@ -114,6 +115,7 @@ void an_free(struct an *a)
 	an_table_free(&a->threads);
 	free_values(&a->fds);
 	free_values(&a->reqs);
+	free_values(&a->exec_names);
 	u64map_destroy(&a->stack_ids);
 	free(a->stacks);
 	an_timeline_free(&a->tl);
@@ -334,6 +336,13 @@ static uint32_t row_of_id(struct an *a, struct an_table *t, uint64_t id,
 
 	if (i != AN_NONE)
 		return i;
+	char *exec_name = tid ? NULL : u64map_del(&a->exec_names, pid);
+	if (exec_name) {	/* a process that exec'd before its first op */
+		a->nexec_names--;
+		i = an_table_id(t, id, exec_name, &a->err);
+		free(exec_name);
+		return i;
+	}
 	if (tid)
 		snprintf(name, sizeof(name), "%" PRIu32 ":%" PRIu32, pid, tid);
 	else
@@ -469,21 +478,53 @@ void an_op(struct an *a, const struct rlog_op *op)
 		fold(a, proc, op, file, bytes);
 }
 
+/* Name process @pid "PID COMM" after its program @comm (@len bytes). */
+static void name_process(struct an *a, uint32_t pid, const char *comm,
+			 size_t len)
+{
+	char name[300];
+	uint32_t p = an_table_find_id(&a->procs, pid);
+
+	snprintf(name, sizeof(name), "%" PRIu32 " %.*s", pid,
+		 (int)(len > 255 ? 255 : len), comm);
+	if (p != AN_NONE) {
+		if (an_table_rename(&a->procs, p, name))
+			oom(a);
+		return;
+	}
+	/* Named when its first op makes its row: a process that does none
+	 * is no row.  Bounded: past the cap, later ones keep their pid. */
+	char *old = u64map_get(&a->exec_names, pid), *copy;
+	if (!old && a->nexec_names >= a->procs.max)
+		return;
+	if (!(copy = strdup(name))) {
+		oom(a);
+		return;
+	}
+	a->nexec_names += !old;
+	keep(a, &a->exec_names, pid, copy);
+}
+
 void an_exec(struct an *a, uint32_t pid, const char *path, size_t len)
 {
 	const char *base = path;
-	char name[300];
-	uint32_t p;
 
 	for (size_t i = 0; i < len; i++)
 		if (path[i] == '/' && i + 1 < len)
 			base = path + i + 1;
-	len -= (size_t)(base - path);
-	snprintf(name, sizeof(name), "%" PRIu32 " %.*s", pid,
-		 (int)(len > 255 ? 255 : len), base);
-	p = an_table_id(&a->procs, pid, name, &a->err);
-	if (p < AN_NONE && an_table_rename(&a->procs, p, name))
-		oom(a);
+	name_process(a, pid, base, len - (size_t)(base - path));
+}
+
+void an_fork(struct an *a, uint32_t parent, uint32_t child)
+{
+	uint32_t p = an_table_find_id(&a->procs, parent);
+	const char *name = p != AN_NONE ?
+			   an_row_name(&a->procs, an_row(&a->procs, p)) :
+			   u64map_get(&a->exec_names, parent);
+	const char *comm = name ? strchr(name, ' ') : NULL;
+
+	if (comm)
+		name_process(a, child, comm + 1, strlen(comm + 1));
 }
 
 int an_finish(struct an *a)

@@ -57,6 +57,11 @@ static void on_exec(void *ctx, uint32_t pid, const char *path, size_t len)
 	an_exec(ctx, pid, path, len);
 }
 
+static void on_fork(void *ctx, uint32_t parent, uint32_t child)
+{
+	an_fork(ctx, parent, child);
+}
+
 /* Analyse the capture log opt->path into @a (set up here). */
 static int from_capture(const struct analyze_options *opt, struct an *a,
 			struct gen_summary *sum, char *err, size_t errlen)
@@ -65,7 +70,8 @@ static int from_capture(const struct analyze_options *opt, struct an *a,
 	struct gen_options go = {
 		.capture_path = opt->path, .name = CAPTURE_NAME,
 		.user = CAPTURE_NAME, .local_mounts = opt->local_mounts,
-		.sink = sink, .on_exec = on_exec, .sink_ctx = a,
+		.sink = sink, .on_exec = on_exec, .on_fork = on_fork,
+		.sink_ctx = a,
 	};
 	int rc = an_init(a, &src, opt->max_rows ? opt->max_rows :
 			 ANALYZE_MAX_ROWS, opt->folded_path != NULL);
