@@ -57,6 +57,17 @@ static struct json_value *analyze_json(struct analyze_options *opt,
 	return v;
 }
 
+/* Analyse tests/data/analyze/@name with @opt into JSON, parsed. */
+static struct json_value *analyze_data(const char *name,
+				       struct analyze_options opt)
+{
+	char *path = data_path(name);
+	struct json_value *v = analyze_json(&opt, path);
+
+	free(path);
+	return v;
+}
+
 /* The value at the dotted @path ("a.b.3.c": members and indexes). */
 static const struct json_value *at(const struct json_value *v,
 				   const char *path)
@@ -244,9 +255,8 @@ static void check_hand(const struct json_value *v, bool replay)
 
 START_TEST(test_hand_capture)
 {
-	char *log = data_path("hand.capture");
-	struct analyze_options opt = { 0 };
-	struct json_value *v = analyze_json(&opt, log);
+	struct json_value *v = analyze_data("hand.capture",
+					 (struct analyze_options){ 0 });
 	const struct json_value *nr = at(v, "not_replayed");
 
 	check_hand(v, false);
@@ -264,15 +274,13 @@ START_TEST(test_hand_capture)
 		ck_assert_int_eq(n, 1);
 	}
 	json_free(v);
-	free(log);
 }
 END_TEST
 
 START_TEST(test_hand_replay)
 {
-	char *file = data_path("hand.replay");
-	struct analyze_options opt = { 0 };
-	struct json_value *v = analyze_json(&opt, file);
+	struct json_value *v = analyze_data("hand.replay",
+					 (struct analyze_options){ 0 });
 
 	check_hand(v, true);
 	ck_assert(is_null(v, "source.host"));
@@ -280,7 +288,6 @@ START_TEST(test_hand_replay)
 	ck_assert(is_null(v, "not_replayed.filtered"));
 	ck_assert_int_eq(num(v, "not_replayed.uncaptured.ioctl"), 3);
 	json_free(v);
-	free(file);
 }
 END_TEST
 
@@ -290,9 +297,8 @@ END_TEST
  */
 START_TEST(test_names)
 {
-	char *log = data_path("names.capture");
-	struct analyze_options opt = { 0 };
-	struct json_value *v = analyze_json(&opt, log);
+	struct json_value *v = analyze_data("names.capture",
+					 (struct analyze_options){ 0 });
 
 	ck_assert_int_eq(num(v, "totals.processes"), 2);
 	ck_assert_int_eq(json_count(at(v, "top.processes.by_ops")), 2);
@@ -300,7 +306,6 @@ START_TEST(test_names)
 	ck_assert_int_eq(num(v, "top.processes.by_ops.0.ops"), 2);
 	ck_assert_str_eq(str(v, "top.processes.by_ops.1.name"), "200 db");
 	json_free(v);
-	free(log);
 }
 END_TEST
 
@@ -330,16 +335,14 @@ START_TEST(test_uring)
 	ck_assert_int_eq(num(v, "not_replayed.uring_skipped.timeout"), 1);
 	ck_assert_int_eq(num(find(at(v, "syscalls"), "name", "sqe"), "ops"), 4);
 	json_free(v);
-	free(file);
 }
 END_TEST
 
 /* Past the cap, rows go to one "other" row: counted, not dropped. */
 START_TEST(test_cap)
 {
-	char *log = data_path("hand.capture");
 	struct analyze_options opt = { .max_rows = 1, .top = 5 };
-	struct json_value *v = analyze_json(&opt, log);
+	struct json_value *v = analyze_data("hand.capture", opt);
 	const struct json_value *files = at(v, "top.files.by_ops"), *o;
 
 	ck_assert_int_eq(num(v, "totals.files"), 1);
@@ -356,16 +359,14 @@ START_TEST(test_cap)
 	ck_assert_int_eq(num(at(v, "top.processes.by_ops"), "1.ops"), 5);
 	ck_assert_int_eq(num(v, "totals.operations"), 14);
 	json_free(v);
-	free(log);
 }
 END_TEST
 
 /* The rows after the top N are summed in a last "other" row. */
 START_TEST(test_top)
 {
-	char *log = data_path("hand.capture");
-	struct analyze_options opt = { .top = 1 };
-	struct json_value *v = analyze_json(&opt, log);
+	struct json_value *v = analyze_data("hand.capture",
+					 (struct analyze_options){ .top = 1 });
 	const struct json_value *o = at(v, "top.files.by_ops.1");
 
 	ck_assert_int_eq(num(v, "top.n"), 1);
@@ -380,7 +381,6 @@ START_TEST(test_top)
 	o = at(v, "top.threads.by_ops.1");
 	ck_assert_int_eq(num(o, "ops"), 6);
 	json_free(v);
-	free(log);
 }
 END_TEST
 

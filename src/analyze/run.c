@@ -44,7 +44,8 @@ static int is_replay_file(const char *path)
 	close(fd);
 	if (err)
 		return err;
-	return n == (ssize_t)sizeof(head) && !memcmp(head, REPLAY_MAGIC, (size_t)n);
+	return n == (ssize_t)sizeof(head) &&
+	       !memcmp(head, REPLAY_MAGIC, sizeof(head));
 }
 
 static void sink(void *ctx, const struct rlog_op *op)
