@@ -309,6 +309,28 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* Linux AIO (tests/data/analyze/aio.replay, replay-format §4.2's example):
+ * the completions at their iocb's offsets, reaped by another thread. */
+START_TEST(test_aio)
+{
+	struct json_value *v = analyze_data("aio.replay",
+					 (struct analyze_options){ 0 });
+	const struct json_value *f = at(v, "top.files.by_ops.0");
+
+	ck_assert_int_eq(num(v, "totals.bytes_read"), 4096);
+	ck_assert_int_eq(num(v, "totals.bytes_written"), 512);
+	ck_assert_int_eq(num(v, "totals.working_set_bytes"), 4096 + 512);
+	ck_assert_int_eq(bucket(at(v, "request_sizes.read"), "le_bytes", 4096), 1);
+	ck_assert_int_eq(bucket(at(v, "request_sizes.write"), "le_bytes", 512), 1);
+	ck_assert_str_eq(str(f, "name"), "/db");
+	ck_assert_int_eq(num(f, "ops"), 6);	/* open, 2 iocbs, 2 done, close */
+	/* the write at 0 comes first; the read at 8192 is not where it ended */
+	ck_assert_double_eq_tol(real(f, "sequential_share"), 0.5, 1e-9);
+	ck_assert_str_eq(str(v, "top.threads.by_bytes.0.name"), "5:6");
+	json_free(v);
+}
+END_TEST
+
 /* io_uring requests (tests/data/generate/uring.replay): their completions
  * are the reads and writes, at the offsets of their sqe lines. */
 START_TEST(test_uring)
@@ -596,6 +618,7 @@ Suite *analyze_suite(void)
 	tcase_add_test(tc, test_hand_capture);
 	tcase_add_test(tc, test_hand_replay);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_aio);
 	tcase_add_test(tc, test_uring);
 	tcase_add_test(tc, test_cap);
 	tcase_add_test(tc, test_top);

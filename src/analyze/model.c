@@ -397,15 +397,12 @@ void an_op(struct an *a, const struct rlog_op *op)
 	uint32_t file = AN_NONE, proc, thread;
 	uint64_t bytes = 0;
 
-	if (is_completion(op->sys) && (op->have & RL_TAG)) {
+	if (is_completion(op->sys) && (op->have & RL_TAG))
 		rq = u64map_del(&a->reqs, op->tag);
-		if (rq)
-			file = rq->file;
-	} else {
-		file = path_file(a, op);
-		if (file == AN_NONE && fd)
-			file = fd->file;
-	}
+	if (rq)
+		file = rq->file;
+	else if ((file = path_file(a, op)) == AN_NONE && fd)
+		file = fd->file;
 	if ((op->have & RL_VFD) && ok && file != AN_NONE)
 		opened(a, op, file);
 	if ((kind == SK_IOCB || kind == SK_URING_SQE) && (op->have & RL_TAG))
