@@ -199,6 +199,12 @@ struct an {
 	const struct rlog_header *rhead;
 };
 
+/* Note ENOMEM in a->err (the first error stays). */
+void an_oom(struct an *a);
+/* Keep @v (malloc'd, or NULL after ENOMEM) under @key in @m, freeing
+ * what was there; ENOMEM goes to a->err. */
+void an_keep(struct an *a, struct u64map *m, uint64_t key, void *v);
+
 /* Set up @a for the source @src; 0 or -ENOMEM. */
 int an_init(struct an *a, const struct an_source *src, size_t max_rows,
 	    bool folding);
@@ -212,8 +218,23 @@ void an_fork(struct an *a, uint32_t parent, uint32_t child);
 /* Work out the directories' rows and the working sets (after the last
  * op).  0 or -ENOMEM. */
 int an_finish(struct an *a);
+
+/* classes.c: the class of @sys and its name; whether @sys is an AIO or
+ * io_uring completion; whether it is a call timed by the capture (not a
+ * record, request or completion). */
 enum an_class an_class_of(enum sys_id sys);
 const char *an_class_name(enum an_class c);
+bool an_is_completion(enum sys_id sys);
+bool an_is_timed(enum sys_id sys);
+
+/* procs.c: the process and thread rows of @op (AN_NONE on ENOMEM). */
+void an_who(struct an *a, const struct rlog_op *op, uint32_t *proc,
+	    uint32_t *thread);
+
+/* folded.c: count @op of process row @proc on file row @file (AN_NONE:
+ * none) with @bytes in its stack. */
+void an_fold(struct an *a, uint32_t proc, const struct rlog_op *op,
+	     uint32_t file, uint64_t bytes);
 
 /* text.c, json.c, folded.c: 0 or -errno of writing. */
 int an_print_text(const struct an *a, FILE *out, unsigned top);

@@ -6,12 +6,53 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "analyze.h"
 
 #define NOT_IN_FRAME "; \t\n\r\v\f"
+
+/* The folded stack of @op: process, syscall, file. */
+void an_fold(struct an *a, uint32_t proc, const struct rlog_op *op,
+		 uint32_t file, uint64_t bytes)
+{
+	uint64_t key = (uint64_t)(proc & AN_STACK_PROC) << 40 |
+		       (uint64_t)op->sys << 32 | file;
+	uintptr_t i = (uintptr_t)u64map_get(&a->stack_ids, key);
+
+	if (!i && a->nstacks >= a->files.max && file != AN_OTHER) {
+		/* past the cap: the process's syscall on "(other)" */
+		key = (key & ~(uint64_t)UINT32_MAX) | AN_OTHER;
+		i = (uintptr_t)u64map_get(&a->stack_ids, key);
+	}
+	if (!i) {
+		if (a->nstacks == a->stacks_cap) {
+			size_t cap = a->stacks_cap ? a->stacks_cap * 2 : 256;
+			struct an_stack *s = realloc(a->stacks,
+						     cap * sizeof(*s));
+			if (!s) {
+				an_oom(a);
+				return;
+			}
+			a->stacks = s;
+			a->stacks_cap = cap;
+		}
+		i = ++a->nstacks;
+		memset(&a->stacks[i - 1], 0, sizeof(a->stacks[0]));
+		a->stacks[i - 1].key = key;
+		if (u64map_put(&a->stack_ids, key, (void *)i)) {
+			a->nstacks--;
+			an_oom(a);
+			return;
+		}
+	}
+	struct an_stack *s = &a->stacks[i - 1];
+	s->ops++;
+	s->bytes += bytes;
+	s->time_ns += op->dur_ns;
+}
 
 /* Write @len bytes of @s as (part of) a frame. */
 static void frame(FILE *f, const char *s, size_t len)

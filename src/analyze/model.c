@@ -30,52 +30,6 @@ struct an_req {
 	int64_t off;			/* -1: the file position */
 };
 
-enum an_class an_class_of(enum sys_id sys)
-{
-	switch (sys) {
-	case SYS_OPEN: case SYS_OPENAT: case SYS_OPENAT2: case SYS_CREAT:
-	case SYS_CLOSE: case SYS_CLOSE_RANGE:
-		return AC_OPEN;
-	case SYS_READ: case SYS_PREAD64: case SYS_READV: case SYS_PREADV:
-	case SYS_PREADV2: case SYS_AIO_PREAD: case SYS_AIO_PREADV:
-	case SYS_URING_READV: case SYS_URING_READ_FIXED: case SYS_URING_READ:
-	case SYS_MMAP_READ:
-		return AC_READ;
-	case SYS_WRITE: case SYS_PWRITE64: case SYS_WRITEV: case SYS_PWRITEV:
-	case SYS_PWRITEV2: case SYS_AIO_PWRITE: case SYS_AIO_PWRITEV:
-	case SYS_URING_WRITEV: case SYS_URING_WRITE_FIXED:
-	case SYS_URING_WRITE: case SYS_MMAP_WRITE:
-		return AC_WRITE;
-	case SYS_FSYNC: case SYS_FDATASYNC: case SYS_SYNC: case SYS_SYNCFS:
-	case SYS_SYNC_FILE_RANGE: case SYS_AIO_FSYNC: case SYS_AIO_FDSYNC:
-	case SYS_URING_FSYNC: case SYS_URING_SYNC_FILE_RANGE:
-		return AC_SYNC;
-	case SYS_FTRUNCATE: case SYS_FALLOCATE: case SYS_FSTAT:
-	case SYS_FSTATFS: case SYS_FCHMOD: case SYS_FCHOWN:
-		return AC_META;
-	default:
-		break;
-	}
-	switch (sys_info(sys)->kind) {
-	case SK_PATHOP: case SK_STATAT: case SK_TRUNCATE: case SK_MKDIR:
-	case SK_RMDIR: case SK_UNLINK: case SK_RENAME: case SK_LINK:
-	case SK_SYMLINK: case SK_MKNOD: case SK_READDIR: case SK_XATTR:
-	case SK_CHDIR: case SK_FCHDIR:
-		return AC_META;
-	default:
-		return AC_OTHER;
-	}
-}
-
-const char *an_class_name(enum an_class c)
-{
-	static const char *const names[AC_COUNT] = {
-		[AC_READ] = "read", [AC_WRITE] = "write", [AC_META] = "meta",
-		[AC_SYNC] = "sync", [AC_OPEN] = "open", [AC_OTHER] = "other",
-	};
-	return names[c];
-}
-
 int an_init(struct an *a, const struct an_source *src, size_t max_rows,
 	    bool folding)
 {
@@ -121,7 +75,7 @@ void an_free(struct an *a)
 	an_timeline_free(&a->tl);
 }
 
-static void oom(struct an *a)
+void an_oom(struct an *a)
 {
 	if (!a->err)
 		a->err = -ENOMEM;
@@ -183,13 +137,13 @@ static struct an_fd *fd_of(struct an *a, const struct rlog_op *op)
 
 /* Keep @v (malloc'd, or NULL after ENOMEM) under @key in @m, freeing
  * what was there. */
-static void keep(struct an *a, struct u64map *m, uint64_t key, void *v)
+void an_keep(struct an *a, struct u64map *m, uint64_t key, void *v)
 {
 	free(u64map_get(m, key));
 	if (!v || u64map_put(m, key, v)) {
 		free(v);
 		u64map_del(m, key);
-		oom(a);
+		an_oom(a);
 	}
 }
 
@@ -204,7 +158,7 @@ static void opened(struct an *a, const struct rlog_op *op, uint32_t file)
 		fd->pos_known = !(op->have & RL_FLAGS) ||
 				!(op->flags & O_APPEND);
 	}
-	keep(a, &a->fds, op->vfd, fd);
+	an_keep(a, &a->fds, op->vfd, fd);
 }
 
 /* An iocb or sqe: its file and offset until its completion. */
@@ -216,25 +170,7 @@ static void submitted(struct an *a, const struct rlog_op *op, uint32_t file)
 		rq->file = file;
 		rq->off = op->have & RL_OFFSET ? op->offset : -1;
 	}
-	keep(a, &a->reqs, op->tag, rq);
-}
-
-static bool is_completion(enum sys_id sys)
-{
-	enum sys_kind k = sys_info(sys)->kind;
-
-	return k == SK_AIO_DATA || k == SK_AIO_DONE || k == SK_URING_DATA ||
-	       k == SK_URING_DONE;
-}
-
-/* Record timing for latency: calls, not records or completions. */
-static bool is_timed(enum sys_id sys)
-{
-	enum sys_kind k = sys_info(sys)->kind;
-
-	return !is_completion(sys) && k != SK_IOCB && k != SK_URING_SQE &&
-	       k != SK_URING_FILE && k != SK_URING_BUF && k != SK_MAPPAGE &&
-	       k != SK_DEDUPE && k != SK_DEDUPE_DONE;
+	an_keep(a, &a->reqs, op->tag, rq);
 }
 
 /* A read or write of @bytes starting at @start (-1 unknown) on @f. */
@@ -257,7 +193,7 @@ static void data(struct an *a, struct an_row *f, bool write, int64_t start,
 		f->sequential++;
 	f->last_end = start + (int64_t)bytes;
 	if (an_ranges_add(&f->ws, (uint64_t)start, (uint64_t)start + bytes))
-		oom(a);
+		an_oom(a);
 }
 
 /* The start of a read or write through @fd, and the position after. */
@@ -285,78 +221,6 @@ static void sync_file(struct an *a, struct an_row *f)
 	f->synced_bytes += f->unsynced;
 	an_hist_add(&a->sync_between, f->unsynced);
 	f->unsynced = 0;
-}
-
-/* The folded stack of @op: process, syscall, file. */
-static void fold(struct an *a, uint32_t proc, const struct rlog_op *op,
-		 uint32_t file, uint64_t bytes)
-{
-	uint64_t key = (uint64_t)(proc & AN_STACK_PROC) << 40 |
-		       (uint64_t)op->sys << 32 | file;
-	uintptr_t i = (uintptr_t)u64map_get(&a->stack_ids, key);
-
-	if (!i && a->nstacks >= a->files.max && file != AN_OTHER) {
-		/* past the cap: the process's syscall on "(other)" */
-		key = (key & ~(uint64_t)UINT32_MAX) | AN_OTHER;
-		i = (uintptr_t)u64map_get(&a->stack_ids, key);
-	}
-	if (!i) {
-		if (a->nstacks == a->stacks_cap) {
-			size_t cap = a->stacks_cap ? a->stacks_cap * 2 : 256;
-			struct an_stack *s = realloc(a->stacks,
-						     cap * sizeof(*s));
-			if (!s) {
-				oom(a);
-				return;
-			}
-			a->stacks = s;
-			a->stacks_cap = cap;
-		}
-		i = ++a->nstacks;
-		memset(&a->stacks[i - 1], 0, sizeof(a->stacks[0]));
-		a->stacks[i - 1].key = key;
-		if (u64map_put(&a->stack_ids, key, (void *)i)) {
-			a->nstacks--;
-			oom(a);
-			return;
-		}
-	}
-	struct an_stack *s = &a->stacks[i - 1];
-	s->ops++;
-	s->bytes += bytes;
-	s->time_ns += op->dur_ns;
-}
-
-/* The row of process @pid (@tid 0), or thread @pid:@tid, made if new. */
-static uint32_t row_of_id(struct an *a, struct an_table *t, uint64_t id,
-			  uint32_t pid, uint32_t tid)
-{
-	char name[32];
-	uint32_t i = an_table_find_id(t, id);
-
-	if (i != AN_NONE)
-		return i;
-	char *exec_name = tid ? NULL : u64map_del(&a->exec_names, pid);
-	if (exec_name) {	/* a process that exec'd before its first op */
-		a->nexec_names--;
-		i = an_table_id(t, id, exec_name, &a->err);
-		free(exec_name);
-		return i;
-	}
-	if (tid)
-		snprintf(name, sizeof(name), "%" PRIu32 ":%" PRIu32, pid, tid);
-	else
-		snprintf(name, sizeof(name), "%" PRIu32, pid);
-	return an_table_id(t, id, name, &a->err);
-}
-
-/* The process and thread rows of @op. */
-static void who(struct an *a, const struct rlog_op *op, uint32_t *proc,
-		uint32_t *thread)
-{
-	*proc = row_of_id(a, &a->procs, op->pid, op->pid, 0);
-	*thread = row_of_id(a, &a->threads, (uint64_t)op->pid << 32 | op->tid,
-			    op->pid, op->tid);
 }
 
 static void count_row(struct an_table *t, uint32_t i, const struct rlog_op *op,
@@ -397,7 +261,7 @@ void an_op(struct an *a, const struct rlog_op *op)
 	uint32_t file = AN_NONE, proc, thread;
 	uint64_t bytes = 0;
 
-	if (is_completion(op->sys) && (op->have & RL_TAG))
+	if (an_is_completion(op->sys) && (op->have & RL_TAG))
 		rq = u64map_del(&a->reqs, op->tag);
 	if (rq)
 		file = rq->file;
@@ -454,13 +318,13 @@ void an_op(struct an *a, const struct rlog_op *op)
 		s->bytes += data_op ? bytes : (uint64_t)op->ret;
 	a->cls[cls].ops++;
 	a->cls[cls].time_ns += op->dur_ns;
-	if (is_timed(op->sys))
+	if (an_is_timed(op->sys))
 		an_hist_add(&a->cls[cls].lat, op->dur_ns);
 	if (an_timeline_add(&a->tl, op->time_ns, op->dur_ns, cls, bytes))
-		oom(a);
+		an_oom(a);
 
 	bool write = cls == AC_WRITE;
-	who(a, op, &proc, &thread);
+	an_who(a, op, &proc, &thread);
 	count_row(&a->procs, proc, op, write, bytes);
 	count_row(&a->threads, thread, op, write, bytes);
 	if (f) {
@@ -472,56 +336,7 @@ void an_op(struct an *a, const struct rlog_op *op)
 		}
 	}
 	if (a->folding && proc != AN_NONE)
-		fold(a, proc, op, file, bytes);
-}
-
-/* Name process @pid "PID COMM" after its program @comm (@len bytes). */
-static void name_process(struct an *a, uint32_t pid, const char *comm,
-			 size_t len)
-{
-	char name[300];
-	uint32_t p = an_table_find_id(&a->procs, pid);
-
-	snprintf(name, sizeof(name), "%" PRIu32 " %.*s", pid,
-		 (int)(len > 255 ? 255 : len), comm);
-	if (p != AN_NONE) {
-		if (an_table_rename(&a->procs, p, name))
-			oom(a);
-		return;
-	}
-	/* Named when its first op makes its row: a process that does none
-	 * is no row.  Bounded: past the cap, later ones keep their pid. */
-	char *old = u64map_get(&a->exec_names, pid), *copy;
-	if (!old && a->nexec_names >= a->procs.max)
-		return;
-	if (!(copy = strdup(name))) {
-		oom(a);
-		return;
-	}
-	a->nexec_names += !old;
-	keep(a, &a->exec_names, pid, copy);
-}
-
-void an_exec(struct an *a, uint32_t pid, const char *path, size_t len)
-{
-	const char *base = path;
-
-	for (size_t i = 0; i < len; i++)
-		if (path[i] == '/' && i + 1 < len)
-			base = path + i + 1;
-	name_process(a, pid, base, len - (size_t)(base - path));
-}
-
-void an_fork(struct an *a, uint32_t parent, uint32_t child)
-{
-	uint32_t p = an_table_find_id(&a->procs, parent);
-	const char *name = p != AN_NONE ?
-			   an_row_name(&a->procs, an_row(&a->procs, p)) :
-			   u64map_get(&a->exec_names, parent);
-	const char *comm = name ? strchr(name, ' ') : NULL;
-
-	if (comm)
-		name_process(a, child, comm + 1, strlen(comm + 1));
+		an_fold(a, proc, op, file, bytes);
 }
 
 int an_finish(struct an *a)
