@@ -31,26 +31,12 @@ if [ $# -eq 3 ]; then
 	[ "$3" = --quick ] || usage
 	LINES=1000000
 fi
-case $bin in
-*/*) ;;
-*) bin=./$bin ;;
-esac
-[ -x "$bin" ] || { echo "$0: $bin: not an executable" >&2; exit 1; }
-mkcapture=$outdir/bench/mkcapture
-[ -x "$mkcapture" ] || {
-	echo "$0: $mkcapture missing: run make bench" >&2
-	exit 1
-}
+. "$(dirname "$0")/common.sh"
+bench_setup analyze "$bin" "$outdir"
 [ -x /usr/bin/time ] || {
 	echo "$0: /usr/bin/time (Debian package time) is missing" >&2
 	exit 1
 }
-
-mkdir -p "$outdir"
-scratch=$(mktemp -d "$outdir/bench-analyze.XXXXXX" 2>/dev/null || mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 log=$scratch/big.capture
 
 # run NAME JUDGE OPTIONS...: one timed analysis; prints its row, judged

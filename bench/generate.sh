@@ -41,23 +41,8 @@ if [ $# -eq 3 ]; then
 	quick=yes
 fi
 
-# A bare name would be looked up in PATH: it means the file here.
-case $bin in
-*/*) ;;
-*) bin=./$bin ;;
-esac
-[ -x "$bin" ] || { echo "$0: $bin: not an executable" >&2; exit 1; }
-mkcapture=$outdir/bench/mkcapture
-[ -x "$mkcapture" ] || {
-	echo "$0: $mkcapture missing: run make bench" >&2
-	exit 1
-}
-
-mkdir -p "$outdir"
-scratch=$(mktemp -d "$outdir/bench-generate.XXXXXX" 2>/dev/null || mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+. "$(dirname "$0")/common.sh"
+bench_setup generate "$bin" "$outdir"
 replay=$scratch/io.replay
 # The v3 log has no mount table: generate takes this one.
 mounts=$scratch/mounts
