@@ -357,6 +357,7 @@ START_TEST(test_uring)
 	ck_assert_int_eq(num(v, "not_replayed.uring_skipped.timeout"), 1);
 	ck_assert_int_eq(num(find(at(v, "syscalls"), "name", "sqe"), "ops"), 4);
 	json_free(v);
+	free(file);
 }
 END_TEST
 
