@@ -19,19 +19,9 @@ TARGET_RSS_MB=200
 LINES=10000000
 ARGS="-f 200000 -t 400 -p 40"
 
-usage() {
-	echo "usage: $0 BIN OUTPUT_DIR [--quick]" >&2
-	exit 2
-}
-
-[ $# -eq 2 ] || [ $# -eq 3 ] || usage
-bin=$1
-outdir=$2
-if [ $# -eq 3 ]; then
-	[ "$3" = --quick ] || usage
-	LINES=1000000
-fi
 . "$(dirname "$0")/common.sh"
+bench_args "$@"
+[ -z "$quick" ] || LINES=1000000
 bench_setup analyze "$bin" "$outdir"
 [ -x /usr/bin/time ] || {
 	echo "$0: /usr/bin/time (Debian package time) is missing" >&2

@@ -25,23 +25,10 @@ BIG_LINES=10000000
 BIG_ARGS="-f 200000 -t 400 -p 40"
 CG_LINES=100000			# the log the instructions are counted on
 
-usage() {
-	echo "usage: $0 BIN OUTPUT_DIR [--quick]" >&2
-	exit 2
-}
-
-[ $# -eq 2 ] || [ $# -eq 3 ] || usage
-bin=$1
-outdir=$2
-lines=1000000
-quick=
-if [ $# -eq 3 ]; then
-	[ "$3" = --quick ] || usage
-	lines=100000
-	quick=yes
-fi
-
 . "$(dirname "$0")/common.sh"
+bench_args "$@"
+lines=1000000
+[ -z "$quick" ] || lines=100000
 bench_setup generate "$bin" "$outdir"
 replay=$scratch/io.replay
 # The v3 log has no mount table: generate takes this one.
