@@ -135,18 +135,21 @@ $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # An object depends on the headers it included when it was last compiled
-# (its .d file, from -MMD); generated headers have their own rules below.
-$(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)
+# (its .d file, from -MMD); one without a .d file (built before, or the
+# file lost) is built again.  Generated headers have their own rules below.
+$(OUTPUT)/src/%.o: src/%.c $(OUTPUT)/src/%.d | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)
+$(OUTPUT)/tests/%.o: tests/%.c $(OUTPUT)/tests/%.d | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(OUTPUT)/src/main.d
+DEP_FILES := $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(OUTPUT)/src/main.d
+$(DEP_FILES): ;
+-include $(DEP_FILES)
 
 $(OUTPUT)/version.stamp: FORCE | $(OUTPUT)
 	$(Q)[ "$$(cat $@ 2>/dev/null)" = '$(IORIOT_VERSION)' ] || \
@@ -238,6 +241,7 @@ check: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
 	$(Q)bench/generate.sh $(CURDIR)/$(BIN) $(OUTPUT)
+	$(Q)bench/analyze.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/capture.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/compact.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/replay.sh $(CURDIR)/$(BIN) $(OUTPUT)
@@ -246,6 +250,8 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
 	$(Q)scripts/demo.sh $(CURDIR)/$(BIN) $(CURDIR)/$(OUTPUT)/bench/mkcapture \
 		$(CURDIR)/$(OUTPUT)/demo
+	@echo "== analyze: ioriot --analyze io.capture --top 3"
+	$(Q)$(CURDIR)/$(BIN) --analyze $(CURDIR)/$(OUTPUT)/demo/io.capture --top 3
 
 # Fuzzing (fuzz/*.c, libFuzzer): the modules the harnesses use (the two
 # readers, the generator, util) are built again with clang, coverage and

@@ -25,39 +25,11 @@ BIG_LINES=10000000
 BIG_ARGS="-f 200000 -t 400 -p 40"
 CG_LINES=100000			# the log the instructions are counted on
 
-usage() {
-	echo "usage: $0 BIN OUTPUT_DIR [--quick]" >&2
-	exit 2
-}
-
-[ $# -eq 2 ] || [ $# -eq 3 ] || usage
-bin=$1
-outdir=$2
+. "$(dirname "$0")/common.sh"
+bench_args "$@"
 lines=1000000
-quick=
-if [ $# -eq 3 ]; then
-	[ "$3" = --quick ] || usage
-	lines=100000
-	quick=yes
-fi
-
-# A bare name would be looked up in PATH: it means the file here.
-case $bin in
-*/*) ;;
-*) bin=./$bin ;;
-esac
-[ -x "$bin" ] || { echo "$0: $bin: not an executable" >&2; exit 1; }
-mkcapture=$outdir/bench/mkcapture
-[ -x "$mkcapture" ] || {
-	echo "$0: $mkcapture missing: run make bench" >&2
-	exit 1
-}
-
-mkdir -p "$outdir"
-scratch=$(mktemp -d "$outdir/bench-generate.XXXXXX" 2>/dev/null || mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+[ -z "$quick" ] || lines=100000
+bench_setup generate "$bin" "$outdir"
 replay=$scratch/io.replay
 # The v3 log has no mount table: generate takes this one.
 mounts=$scratch/mounts

@@ -523,22 +523,8 @@ static void child_start(struct child *c, const char *const argv[],
 /* Wait until the child blocks in read(0, ...), at most 5 s. */
 static void child_wait_blocked(const struct child *c)
 {
-	char path[64], want[32], buf[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)c->pid);
-	snprintf(want, sizeof(want), "%d 0x0 ", SYS_read);
-	for (int i = 0; i < 5000; i++) {
-		FILE *f = fopen(path, "re");
-		bool blocked = f && fgets(buf, sizeof(buf), f) &&
-			       !strncmp(buf, want, strlen(want));
-
-		if (f)
-			fclose(f);
-		if (blocked)
-			return;
-		usleep(1000);
-	}
-	ck_abort_msg("child %d did not block on its pipe", (int)c->pid);
+	ck_assert_msg(tu_wait_reading_stdin(c->pid),
+		      "child %d did not block on its pipe", (int)c->pid);
 }
 
 /* capture_run's ready callback: the probe is attached, let the child go. */

@@ -12,6 +12,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -416,4 +417,24 @@ pid_t tu_busy_loop(void)
 		_exit(127);
 	}
 	return loop;
+}
+
+bool tu_wait_reading_stdin(pid_t pid)
+{
+	char path[64], want[32], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	snprintf(want, sizeof(want), "%d 0x0 ", SYS_read);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "re");
+		bool blocked = f && fgets(buf, sizeof(buf), f) &&
+			       !strncmp(buf, want, strlen(want));
+
+		if (f)
+			fclose(f);
+		if (blocked)
+			return true;
+		usleep(1000);
+	}
+	return false;
 }

@@ -66,6 +66,10 @@ const char *tu_cannot_capture(void);
  * when its parent dies: a steady load for a capture.  Its pid. */
 pid_t tu_busy_loop(void);
 
+/* Wait until process @pid blocks in read(0, ...), at most 5 s: true, or
+ * false if it did not in time. */
+bool tu_wait_reading_stdin(pid_t pid);
+
 /*
  * Run the program @argv (searched in PATH) with stdout, and if @quiet also
  * stderr, sent to /dev/null.  Returns its exit status, or -1.

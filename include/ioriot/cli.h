@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ioriot/analyze.h"
+
 #define CLI_MAX_PREFIXES 32
 
 enum cli_mode {
@@ -26,6 +28,7 @@ enum cli_mode {
 	MODE_TRASH,		/* -T */
 	MODE_COMPARE,		/* --compare FILE... */
 	MODE_REPORT,		/* --report OUT FILE... */
+	MODE_ANALYZE,		/* --analyze FILE */
 };
 
 struct cli_opts {
@@ -59,6 +62,13 @@ struct cli_opts {
 	const char *report;	/* --report: the page written */
 	char **files;		/* --compare, --report: the arguments left */
 	size_t nfiles;
+	const char *analyze;	/* --analyze */
+	long top;		/* --top, 0: default */
+	bool analyze_json;	/* --output-format json */
+	bool analyze_flags;	/* --output-format given */
+	const char *folded;	/* --folded */
+	enum analyze_weight folded_weight;	/* --folded-weight */
+	bool folded_weight_given;
 	bool no_drop_caches;	/* -D */
 	bool allow_root;	/* --allow-root */
 	int verbosity;		/* -q / -v */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "ioriot/caplog.h"
+#include "ioriot/rlog.h"
 #include "ioriot/syscalls.h"
 
 /* Why an event was not written as an operation. */
@@ -44,10 +45,23 @@ struct gen_options {
 	/* Called every 2^20 lines with bytes done and total (may be 0). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* Optional op sink: when set, each operation goes to it instead of a
+	 * replay file.  No file is written (replay_path is not used, no
+	 * temporary file, no INIT), but @sum is filled in as for a file.
+	 * The op and its strings are valid during the call only. */
+	void (*sink)(void *ctx, const struct rlog_op *op);
+	/* Optional, with a sink: each successful exec of a process, with the
+	 * program path it was given (@len bytes, not NUL-terminated). */
+	void (*on_exec)(void *ctx, uint32_t pid, const char *path, size_t len);
+	/* Optional, with a sink: each new process @child of @parent (v4 fork
+	 * records), not new threads. */
+	void (*on_fork)(void *ctx, uint32_t parent, uint32_t child);
+	void *sink_ctx;
 };
 
 struct gen_summary {
 	int capture_version;
+	char host[256], kernel[256];	/* the log's, or "" */
 	uint64_t lines;
 	uint64_t events;
 	uint64_t bad[CAPLOG_BAD_COUNT];
@@ -84,13 +98,19 @@ struct gen_summary {
  * was read but no operation is left to replay; @sum is complete then and
  * tells why, and no file is written.  A v4 log without its end record (a
  * capture cut short) is read all the same, with a warning (log_warn) and
- * sum->end_missing set.
+ * sum->end_missing set.  With opt->sink set, operations go to the sink
+ * and no file is written; -ENODATA is not returned then.
  */
 int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		 char *err, size_t errlen);
 
 /* Print the human-readable summary of a run. */
 void generate_print_summary(FILE *out, const struct gen_summary *sum);
+
+/* The io_uring requests not written (sum->uring_skipped), by opcode
+ * name, sorted, in @u; false if there are none. */
+bool generate_uring_skipped(const struct gen_summary *sum,
+			    struct uncaptured *u);
 
 /* Short description of a filter reason. */
 const char *gen_filter_name(enum gen_filter why);

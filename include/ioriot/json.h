@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define JSON_MAX_DEPTH 32		/* arrays and objects nested */
 #define JSON_MAX_SIZE (4u << 20)	/* bytes of input */
@@ -88,5 +89,9 @@ const char *json_key(const struct json_value *v, size_t i);
 /* The value of member @key of an object.  NULL if @v is no object or has
  * no such member. */
 const struct json_value *json_get(const struct json_value *v, const char *key);
+
+/* Write @s as a JSON string (quoted, escaped) to @f; errors are left in
+ * @f's error indicator. */
+void json_write_string(FILE *f, const char *s);
 
 #endif

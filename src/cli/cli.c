@@ -783,6 +783,27 @@ static int run_compare(const struct cli_opts *o)
 	return failed;
 }
 
+/* --analyze FILE: the analysis on standard output. */
+static int run_analyze(const struct cli_opts *o)
+{
+	struct analyze_options ao = {
+		.path = o->analyze,
+		.top = (unsigned)o->top,
+		.format = o->analyze_json ? ANALYZE_JSON : ANALYZE_TEXT,
+		.folded_path = o->folded,
+		.folded_weight = o->folded_weight,
+		.local_mounts = o->mounts,
+		.tool_version = ioriot_version(),
+	};
+	char err[PATHMAP_MAX + 256];
+
+	if (analyze_run(&ao, stdout, err, sizeof(err))) {
+		log_error("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
 int cli_main(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -821,6 +842,8 @@ int cli_main(int argc, char **argv)
 		return run_compare(&o);
 	case MODE_REPORT:
 		return cli_report(&o);
+	case MODE_ANALYZE:
+		return run_analyze(&o);
 	case MODE_NONE:
 		break;
 	}

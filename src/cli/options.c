@@ -14,7 +14,7 @@
 #include "ioriot/paths.h"
 
 /* Long options without a short form, numbered beyond the bytes. */
-enum { OPT_GRAPHITE_PREFIX = 1000 };
+enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT };
 
 static const struct option long_options[] = {
 	{ "capture", required_argument, NULL, 'c' },
@@ -43,7 +43,12 @@ static const struct option long_options[] = {
 	{ "include", required_argument, NULL, 'I' },
 	{ "exclude", required_argument, NULL, 'E' },
 	{ "compare", no_argument, NULL, 'K' },
-	{ "report", required_argument, NULL, 'O' },
+	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "analyze", required_argument, NULL, 'J' },
+	{ "top", required_argument, NULL, 'O' },
+	{ "output-format", required_argument, NULL, 'X' },
+	{ "folded", required_argument, NULL, 'U' },
+	{ "folded-weight", required_argument, NULL, 'H' },
 	{ "csv", required_argument, NULL, 'Y' },
 	{ "graphite", required_argument, NULL, 'G' },
 	{ "graphite-prefix", required_argument, NULL, OPT_GRAPHITE_PREFIX },
@@ -84,6 +89,11 @@ void cli_usage(void)
 "                           of the same base name are one run) and captures\n"
 "                           (--analyze's JSON): the winner of each row, time\n"
 "                           series, latencies, top lists, a flame graph\n"
+"      --analyze FILE       print what a capture log or replay file holds:\n"
+"                           totals, syscall mix, latency and request sizes,\n"
+"                           top files, directories, processes and threads,\n"
+"                           syncs, a timeline, what is not replayed\n"
+"                           (docs/analyze.md)\n"
 "  -V, --version            print the version\n"
 "  -h, --help               print this help\n"
 "\n"
@@ -134,6 +144,12 @@ void cli_usage(void)
 "      --mounts FILE        mount table (/proc/mounts format) for logs without\n"
 "                           one (v2/v3, v4 without mount lines), and the mounts\n"
 "                           -P and -T act on (default: this host's)\n"
+"      --top N              --analyze: rows per top list (default 20)\n"
+"      --output-format F    --analyze: text (default) or json\n"
+"      --folded FILE        --analyze: also write folded stacks\n"
+"                           process;syscall;dir;...;file WEIGHT to FILE, for\n"
+"                           flamegraph.pl, inferno or speedscope\n"
+"      --folded-weight W    ops (default), bytes or time\n"
 "  -q, --quiet              print errors only\n"
 "  -v, --verbose            explain each step (the probe, the snapshot,\n"
 "                           the test user, the jail, dropped caches)\n"
@@ -146,6 +162,7 @@ void cli_usage(void)
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
 "  ioriot --compare none.json bfq.json                 # compare two runs\n"
 "  ioriot --report runs.html none.json none.csv bfq.json bfq.csv\n"
+"  ioriot --analyze io.capture --top 10                # what was captured\n"
 "\n"
 "The reference for every option: man ioriot (in the source tree:\n"
 "man ./docs/ioriot.8); the user guide: docs/guide.md.\n", stdout);
@@ -307,9 +324,33 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			err = add_prefix("--exclude", optarg, o->exclude, &o->nexclude);
 			break;
 		case 'K': err = set_mode(o, MODE_COMPARE, "--compare"); break;
-		case 'O':
+		case OPT_REPORT:
 			err = set_mode(o, MODE_REPORT, "--report");
 			o->report = optarg;
+			break;
+		case 'J':
+			err = set_mode(o, MODE_ANALYZE, "--analyze");
+			o->analyze = optarg;
+			break;
+		case 'O': err = parse_long("--top", optarg, 1, 100000, &o->top); break;
+		case 'X':
+			if (!strcmp(optarg, "json") || !strcmp(optarg, "text")) {
+				o->analyze_json = !strcmp(optarg, "json");
+				o->analyze_flags = true;
+				break;
+			}
+			fprintf(stderr, "ioriot: --output-format is text or json, "
+				"not '%s'\n", optarg);
+			err = -EINVAL;
+			break;
+		case 'U': o->folded = optarg; break;
+		case 'H':
+			o->folded_weight_given = true;
+			if (!analyze_weight_parse(optarg, &o->folded_weight))
+				break;
+			fprintf(stderr, "ioriot: --folded-weight is ops, bytes or "
+				"time, not '%s'\n", optarg);
+			err = -EINVAL;
 			break;
 		case 'Y': o->csv = optarg; break;
 		case 'G': o->graphite = optarg; break;
@@ -392,6 +433,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 	}
 	if (!err && o->graphite_prefix && !o->graphite) {
 		fprintf(stderr, "ioriot: --graphite-prefix needs --graphite\n");
+		err = -EINVAL;
+	}
+	if (!err && (o->top || o->analyze_flags || o->folded ||
+		     o->folded_weight_given) && o->mode != MODE_ANALYZE) {
+		fprintf(stderr, "ioriot: --top, --output-format, --folded and "
+			"--folded-weight go with --analyze\n");
+		err = -EINVAL;
+	}
+	if (!err && o->folded_weight_given && !o->folded) {
+		fprintf(stderr, "ioriot: --folded-weight needs --folded\n");
 		err = -EINVAL;
 	}
 	if (!err && o->interval && !o->csv && !o->graphite) {

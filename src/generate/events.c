@@ -121,6 +121,10 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		if ((ev->have & CAP_CHILD) && ev->child_pid != ev->pid &&
 		    procs_fork(&g->procs, p, ev->child_pid))
 			gen_oom(g);
+		if ((ev->have & CAP_CHILD) && ev->child_pid != ev->pid &&
+		    g->opt->on_fork)
+			g->opt->on_fork(g->opt->sink_ctx, ev->pid,
+					(uint32_t)ev->child_pid);
 		break;
 	case SK_EXEC:
 		gen_filtered(g, GF_FD_TABLE);
@@ -129,6 +133,10 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
 		    proc_exec(&g->procs, p))
 			gen_oom(g);
+		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
+		    (ev->have & CAP_PATH) && g->opt->on_exec)
+			g->opt->on_exec(g->opt->sink_ctx, ev->pid, ev->path,
+					ev->path_len);
 		break;
 	case SK_EXIT: case SK_EXIT_GROUP:
 		break;		/* handled above */

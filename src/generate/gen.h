@@ -60,6 +60,7 @@ struct gen {
 	struct u64map timelines;	/* pid << 32 | tid -> non-NULL */
 	bool *mount_used;		/* per pm.mounts entry */
 	struct opwriter *ops;		/* operation lines (temporary file) */
+	const struct gen_options *opt;	/* its sink, if any, takes them */
 	uint64_t next_id;
 	uint64_t next_vfd;
 	uint64_t next_ctx, next_tag;	/* virtual AIO contexts, requests */

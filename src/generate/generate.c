@@ -253,9 +253,8 @@ static void write_init(struct gen *g, struct outbuf *ob)
 	}
 }
 
-/* The io_uring requests not written, by opcode name, sorted, in @u;
- * false if there are none. */
-static bool uring_skipped(const struct gen_summary *sum, struct uncaptured *u)
+bool generate_uring_skipped(const struct gen_summary *sum,
+			    struct uncaptured *u)
 {
 	char buf[URING_NAME_MAX];
 
@@ -297,7 +296,7 @@ static void write_header(struct gen *g, struct outbuf *ob,
 	outbuf_putc(ob, '\n');
 	if (sum->uncaptured.known)
 		uncaptured_write(ob, &sum->uncaptured);
-	if (uring_skipped(sum, &skipped))
+	if (generate_uring_skipped(sum, &skipped))
 		uncaptured_write_as(ob, URING_SKIPPED_PREFIX, &skipped);
 	for (size_t i = 0; i < mt->n; i++) {
 		if (!g->mount_used[i])
@@ -496,6 +495,29 @@ static void note_end(const struct gen_options *opt,
 	}
 }
 
+/* The unnamed file beside the replay file the operation lines go to, and
+ * the thread writing them.  Returns 0 or -errno with @err filled in. */
+static int start_ops(struct gen *g, const struct gen_options *opt,
+		     int *ops_fd, char *err, size_t errlen)
+{
+	char dir[PATHMAP_MAX];
+
+	dir_of(opt->replay_path, dir, sizeof(dir));
+	*ops_fd = open_unnamed(dir);
+	if (*ops_fd < 0) {
+		snprintf(err, errlen, "%s: cannot create a temporary file: %s",
+			 dir, strerror(-*ops_fd));
+		return *ops_fd;
+	}
+	g->ops = opwriter_start(*ops_fd);
+	if (!g->ops) {
+		snprintf(err, errlen, "cannot start the operations' writer: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		 char *err, size_t errlen)
 {
@@ -503,11 +525,11 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	struct mounttab *mounts = NULL;
 	struct gen g = { 0 };
 	struct readahead *ra = NULL;
-	char dir[PATHMAP_MAX];
 	int ops_fd = -1, rc;
 
 	memset(sum, 0, sizeof(*sum));
 	g.sum = sum;
+	g.opt = opt;
 	if (!test_name_valid(opt->name)) {
 		snprintf(err, errlen, "invalid test name '%s'", opt->name);
 		return -EINVAL;
@@ -517,6 +539,8 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		return -errno;
 	const struct caplog_header *ch = caplog_header(r);
 	sum->capture_version = ch->version;
+	snprintf(sum->host, sizeof(sum->host), "%s", ch->host);
+	snprintf(sum->kernel, sizeof(sum->kernel), "%s", ch->kernel);
 	rc = load_mounts(opt, ch, &mounts, err, errlen);
 	if (rc)
 		goto out;
@@ -532,21 +556,9 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	dir_of(opt->replay_path, dir, sizeof(dir));
-	ops_fd = open_unnamed(dir);
-	if (ops_fd < 0) {
-		rc = ops_fd;
-		snprintf(err, errlen, "%s: cannot create a temporary file: %s",
-			 dir, strerror(-rc));
+	rc = opt->sink ? 0 : start_ops(&g, opt, &ops_fd, err, errlen);
+	if (rc)
 		goto out;
-	}
-	g.ops = opwriter_start(ops_fd);
-	if (!g.ops) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot start the operations' writer: %s",
-			 strerror(errno));
-		goto out;
-	}
 
 	const struct prepared (*pre)[2];
 	uint64_t last_time = 0, offset;
@@ -569,7 +581,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		g.pre = NULL;
 		if (ev->time_ns + ev->dur_ns > last_time)
 			last_time = ev->time_ns + ev->dur_ns;
-		if (g.err || opwriter_err(g.ops)) {
+		if (g.err || (g.ops && opwriter_err(g.ops))) {
 			stopped = true;
 			break;
 		}
@@ -603,6 +615,8 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	sum->processes = g.procs.created;
 	sum->paths = nstree_count(g.ns);
 	sum->duration_ns = last_time;
+	if (opt->sink)
+		goto out;
 	if (sum->ops == 0) {
 		snprintf(err, errlen, "%s: no operation left to replay from %"
 			 PRIu64 " lines (%" PRIu64 " valid events): no replay "
@@ -721,7 +735,7 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 	if (s->uring_sqes_missing)
 		fprintf(out, "io_uring requests submitted without an sqe record: %"
 			PRIu64 "\n", s->uring_sqes_missing);
-	if (uring_skipped(s, &skipped)) {
+	if (generate_uring_skipped(s, &skipped)) {
 		fprintf(out, "io_uring requests not replayed: ");
 		uncaptured_print_all(out, &skipped, false);
 		fputc('\n', out);

@@ -61,8 +61,12 @@ void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res)
 
 void gen_op_emit(struct gen *g, struct rlog_op *op)
 {
-	rlog_write_op(opwriter_outbuf(g->ops), op);
-	opwriter_line_done(g->ops);
+	if (g->opt->sink) {
+		g->opt->sink(g->opt->sink_ctx, op);
+	} else {
+		rlog_write_op(opwriter_outbuf(g->ops), op);
+		opwriter_line_done(g->ops);
+	}
 	g->sum->ops++;
 	g->sum->deps_dropped += (uint64_t)op->deps.dropped;
 	g->sum->ops_per_sys[op->sys]++;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ioriot/json.h"
 #include "ioriot/report.h"
 #include "ioriot/syscalls.h"
 #include "ioriot/version.h"
@@ -191,23 +192,6 @@ int report_write(FILE *f, const struct report_info *info,
 	return finish(f);
 }
 
-/* @s as a JSON string. */
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void json_latency(FILE *f, const char *key, const uint64_t *h,
 			 uint64_t max)
 {
@@ -222,7 +206,7 @@ static void json_latency(FILE *f, const char *key, const uint64_t *h,
 static void json_string_or_null(FILE *f, const char *s)
 {
 	if (s)
-		json_string(f, s);
+		json_write_string(f, s);
 	else
 		fputs("null", f);
 }
@@ -252,7 +236,7 @@ int report_write_json(FILE *f, const struct report_info *info,
 	fprintf(f, "{\n  \"format\": \"ioriot-stats\",\n"
 		"  \"format_version\": %d,\n  \"ioriot_version\": ",
 		REPORT_JSON_VERSION);
-	json_string(f, ioriot_version());
+	json_write_string(f, ioriot_version());
 	fprintf(f, ",\n  \"host\": ");
 	json_string_or_null(f, info->host);
 	fprintf(f, ",\n  \"started\": ");
@@ -260,7 +244,7 @@ int report_write_json(FILE *f, const struct report_info *info,
 	fprintf(f, ",\n  \"finished\": ");
 	json_utc(f, info->finished_ns);
 	fprintf(f, ",\n  \"test\": ");
-	json_string(f, info->name);
+	json_write_string(f, info->name);
 	fprintf(f, ",\n  \"interrupted\": %s",
 		info->interrupted_by ? "true" : "false");
 	fprintf(f, ",\n  \"workers\": %" PRIu64 ",\n  \"threads_per_worker\": %"
@@ -323,7 +307,7 @@ int report_write_json(FILE *f, const struct report_info *info,
 		const struct disk_figures *d = &info->disks[i];
 
 		fprintf(f, "%s\n    {\"device\": ", i ? "," : "");
-		json_string(f, d->name);
+		json_write_string(f, d->name);
 		fprintf(f, ", \"r_per_s\": %.1f, \"w_per_s\": %.1f, "
 			"\"r_mb_per_s\": %.3f, \"w_mb_per_s\": %.3f, "
 			"\"r_await_ms\": %.3f, \"w_await_ms\": %.3f, "

@@ -1,0 +1,145 @@
+/*
+ * folded: the operations as folded stacks, one line per distinct stack
+ * "process;syscall;dir;...;file WEIGHT", as flamegraph.pl, inferno and
+ * speedscope read them.  Frames hold no ';', no white space: such bytes
+ * become '_'.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze.h"
+
+#define NOT_IN_FRAME "; \t\n\r\v\f"
+
+/* The folded stack of @op: process, syscall, file. */
+void an_fold(struct an *a, uint32_t proc, const struct rlog_op *op,
+		 uint32_t file, uint64_t bytes)
+{
+	uint64_t key = (uint64_t)(proc & AN_STACK_PROC) << 40 |
+		       (uint64_t)op->sys << 32 | file;
+	uintptr_t i = (uintptr_t)u64map_get(&a->stack_ids, key);
+
+	if (!i && a->nstacks >= a->files.max && file != AN_OTHER) {
+		/* past the cap: the process's syscall on "(other)" */
+		key = (key & ~(uint64_t)UINT32_MAX) | AN_OTHER;
+		i = (uintptr_t)u64map_get(&a->stack_ids, key);
+	}
+	if (!i) {
+		if (a->nstacks == a->stacks_cap) {
+			size_t cap = a->stacks_cap ? a->stacks_cap * 2 : 256;
+			struct an_stack *s = realloc(a->stacks,
+						     cap * sizeof(*s));
+			if (!s) {
+				an_oom(a);
+				return;
+			}
+			a->stacks = s;
+			a->stacks_cap = cap;
+		}
+		i = ++a->nstacks;
+		memset(&a->stacks[i - 1], 0, sizeof(a->stacks[0]));
+		a->stacks[i - 1].key = key;
+		if (u64map_put(&a->stack_ids, key, (void *)i)) {
+			a->nstacks--;
+			an_oom(a);
+			return;
+		}
+	}
+	struct an_stack *s = &a->stacks[i - 1];
+	s->ops++;
+	s->bytes += bytes;
+	s->time_ns += op->dur_ns;
+}
+
+/* Write @len bytes of @s as (part of) a frame. */
+static void frame(FILE *f, const char *s, size_t len)
+{
+	while (len) {
+		size_t ok = strcspn(s, NOT_IN_FRAME);
+		if (ok > len)
+			ok = len;
+		fwrite(s, 1, ok, f);
+		if (ok == len)
+			return;
+		fputc('_', f);
+		s += ok + 1;
+		len -= ok + 1;
+	}
+}
+
+/* The frames of a file path: one per component. */
+static void path_frames(FILE *f, const char *path)
+{
+	bool any = false;
+
+	while (*path) {
+		size_t skip = strspn(path, "/"), len;
+		path += skip;
+		len = strcspn(path, "/");
+		if (!len)
+			break;
+		fputc(';', f);
+		frame(f, path, len);
+		path += len;
+		any = true;
+	}
+	if (!any)
+		fputs(";/", f);
+}
+
+static uint64_t weight_of(const struct an_stack *s, enum analyze_weight w)
+{
+	switch (w) {
+	case ANALYZE_WEIGHT_BYTES: return s->bytes;
+	case ANALYZE_WEIGHT_TIME: return s->time_ns;
+	default: return s->ops;
+	}
+}
+
+int an_write_folded(const struct an *a, const char *path,
+		    enum analyze_weight w, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const struct an_stack *s = &a->stacks[i];
+		uint64_t weight = weight_of(s, w);
+		uint32_t proc = (uint32_t)(s->key >> 40);
+
+		if (proc == AN_STACK_PROC)
+			proc = AN_OTHER;
+		uint32_t file = (uint32_t)s->key;
+		enum sys_id sys = (enum sys_id)((s->key >> 32) & 0xff);
+		const char *name;
+
+		if (!weight)
+			continue;
+		name = an_row_name(&a->procs, an_row(&a->procs, proc));
+		frame(f, name ? name : "(other)", strlen(name ? name : "(other)"));
+		fprintf(f, ";%s", sys_info(sys)->replay_name);
+		if (file == AN_OTHER)
+			fputs(";(other)", f);
+		else if (file != AN_NONE)
+			path_frames(f, an_row_name(&a->files,
+						   an_row(&a->files, file)));
+		fprintf(f, " %" PRIu64 "\n", weight);
+	}
+	if (fflush(f) || ferror(f))
+		rc = -EIO;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		unlink(path);
+	}
+	return rc;
+}
