@@ -146,10 +146,6 @@ fi
 echo "Files (the scratch file systems are gone):"
 ls -l "$out"
 echo
-echo "== 6. report: ioriot --report report.html fast.json fast.csv timed.json timed.csv"
-# The capture's analysis belongs on the page too, once --analyze is built:
-# write it here with
-#   "$bin" --analyze "$out/io.capture" --output-format json > "$out/capture.json"
-# and add "$out/capture.json" to the inputs below.
-"$bin" --report "$out/report.html" "$out/fast.json" "$out/fast.csv" \
-	"$out/timed.json" "$out/timed.csv"
+echo "== 6. report: ioriot --report report.html io.capture fast.json fast.csv timed.json timed.csv"
+"$bin" --report "$out/report.html" "$out/io.capture" "$out/fast.json" \
+	"$out/fast.csv" "$out/timed.json" "$out/timed.csv"

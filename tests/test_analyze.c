@@ -465,6 +465,44 @@ START_TEST(test_folded)
 }
 END_TEST
 
+/* With json_stacks the JSON has the folded stacks, heaviest first, the
+ * same as --folded's lines; without it none. */
+START_TEST(test_folded_json)
+{
+	struct json_value *v = analyze_data("hand.capture",
+		(struct analyze_options){ .json_stacks = true });
+	const struct json_value *rows = at(v, "folded"), *row;
+	uint64_t ops = 0, bytes = 0, last = UINT64_MAX;
+	bool db_write = false;
+
+	ck_assert_int_eq(json_type(rows), JSON_ARRAY);
+	ck_assert_uint_eq(json_count(rows), 12);
+	for (size_t i = 0; i < json_count(rows); i++) {
+		const char *path;
+
+		row = json_at(rows, i);
+		ck_assert_uint_le((uint64_t)num(row, "ops"), last);
+		last = (uint64_t)num(row, "ops");
+		ops += last;
+		bytes += (uint64_t)num(row, "bytes");
+		path = str(row, "path");
+		if (path && !strcmp(str(row, "process"), "100 db") &&
+		    !strcmp(str(row, "syscall"), "write")) {
+			ck_assert_msg(strstr(path, "/data/a"), "%s", path);
+			ck_assert_int_eq(num(row, "ops"), 2);
+			db_write = true;
+		}
+	}
+	ck_assert(db_write);
+	ck_assert_uint_eq(ops, 14);
+	ck_assert_uint_eq(bytes, 12800 + 8292);
+	json_free(v);
+	v = analyze_data("hand.capture", (struct analyze_options){ 0 });
+	ck_assert_ptr_null(json_get(v, "folded"));
+	json_free(v);
+}
+END_TEST
+
 /* Malformed input: file:line, non-zero exit, nothing printed. */
 START_TEST(test_errors)
 {
@@ -624,6 +662,7 @@ Suite *analyze_suite(void)
 	tcase_add_test(tc, test_cap);
 	tcase_add_test(tc, test_top);
 	tcase_add_loop_test(tc, test_folded, 0, 3);
+	tcase_add_test(tc, test_folded_json);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_workload);
 	tcase_set_timeout(tc, 60);

@@ -327,15 +327,31 @@ START_TEST(test_cli_refuses)
 	char *argv[] = { "ioriot", "--report", out, NULL, NULL, NULL };
 	size_t len;
 
-	ck_assert(asprintf(&capture, "%s/generate/dirfds.capture",
+	ck_assert(asprintf(&capture, "%s/analyze/hand.capture",
 			   tu_datadir()) > 0);
-	/* A capture log: refused until --analyze is built in, no page. */
+	/* A capture log is analysed in process: its section is on the page,
+	 * labelled by its base name. */
 	argv[3] = capture;
+	ck_assert_int_eq(tu_run(argv, NULL, NULL), 0);
+	{
+		char *html = tu_read(out, NULL);
+
+		ck_assert_ptr_nonnull(html);
+		ck_assert_msg(strstr(html, "<h2>Capture hand</h2>"), "%.2000s",
+			      html);
+		free(html);
+		ck_assert_int_eq(unlink(out), 0);
+	}
+	/* A malformed replay file: its line, and no page. */
+	bad = tu_write_str(dir, "bad.replay", "#|replay_version=1|name=t|"
+			   "user=root|\n#|sandbox=/x/.ioriot/t|\n#OPS\n"
+			   "garbage\n#END|ops=0|\n");
+	argv[3] = bad;
 	ck_assert_int_eq(tu_run(argv, NULL, &err), 1);
-	ck_assert_ptr_nonnull(strstr(err, "a capture log; --report reads its "
-				     "analysis"));
+	ck_assert_msg(strstr(err, "bad.replay:4: "), "%s", err);
 	ck_assert_int_eq(access(out, F_OK), -1);
 	free(err);
+	free(bad);
 	/* A CSV with a bad cell: file and line. */
 	bad = tu_write_str(dir, "bad.csv", "time_s,interval_s,ops_per_s,"
 			   "read_mb_per_s,write_mb_per_s,p50_us,p99_us\n"

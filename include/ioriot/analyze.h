@@ -10,6 +10,7 @@
 #ifndef IORIOT_ANALYZE_H
 #define IORIOT_ANALYZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,9 @@
 /* Rows kept per table (files, directories, processes, threads); beyond,
  * one "other" row sums the rest. */
 #define ANALYZE_MAX_ROWS (1u << 20)
+/* The heaviest folded stacks the JSON lists ("folded"); one "other" row
+ * sums the rest. */
+#define ANALYZE_JSON_STACKS 1000
 
 enum analyze_format { ANALYZE_TEXT, ANALYZE_JSON };
 enum analyze_weight { ANALYZE_WEIGHT_OPS, ANALYZE_WEIGHT_BYTES,
@@ -28,6 +32,9 @@ struct analyze_options {
 	unsigned top;			/* rows per top list, 0: the default */
 	enum analyze_format format;
 	const char *folded_path;	/* folded stacks to write, or NULL */
+	/* The JSON lists the heaviest folded stacks ("folded", for a flame
+	 * graph); always with folded_path. */
+	bool json_stacks;
 	enum analyze_weight folded_weight;
 	/* Tables are capped at this many rows (0: ANALYZE_MAX_ROWS). */
 	size_t max_rows;

@@ -237,6 +237,71 @@ static void timeline(FILE *f, const struct an *a)
 	fputs("]},\n", f);
 }
 
+static const struct an *stacks_of;	/* the analysis by_stack_ops sorts */
+
+static int by_stack_ops(const void *x, const void *y)
+{
+	const struct an_stack *s = stacks_of->stacks;
+	uint64_t a = s[*(const size_t *)x].ops, b = s[*(const size_t *)y].ops;
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/*
+ * The heaviest ANALYZE_JSON_STACKS folded stacks by ops, highest first,
+ * then one "other" row summing the rest (absent when there is none): the
+ * "folded" member, when stacks were collected.  A stack's path is null for
+ * an operation without a file (sync), and for the files past the row cap
+ * ("other_files": true).  0 or -ENOMEM.
+ */
+static int folded(FILE *f, const struct an *a)
+{
+	size_t *order, n = a->nstacks;
+	uint64_t ops = 0, bytes = 0, time_ns = 0;
+
+	if (!a->folding)
+		return 0;
+	if (!(order = malloc((n ? n : 1) * sizeof(*order))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	stacks_of = a;
+	qsort(order, n, sizeof(*order), by_stack_ops);
+	fputs("  \"folded\": [", f);
+	for (size_t k = 0; k < n; k++) {
+		const struct an_stack *s = &a->stacks[order[k]];
+		uint32_t proc = (uint32_t)(s->key >> 40), file = (uint32_t)s->key;
+		enum sys_id sys = (enum sys_id)((s->key >> 32) & 0xff);
+
+		if (k >= ANALYZE_JSON_STACKS) {
+			ops += s->ops;
+			bytes += s->bytes;
+			time_ns += s->time_ns;
+			continue;
+		}
+		fprintf(f, "%s\n    {\"process\": ", k ? "," : "");
+		str_or_null(f, proc == AN_STACK_PROC ? NULL :
+			    an_row_name(&a->procs, an_row(&a->procs, proc)));
+		fputs(", \"syscall\": ", f);
+		json_write_string(f, sys_info(sys)->replay_name);
+		fputs(", \"path\": ", f);
+		str_or_null(f, file == AN_OTHER || file == AN_NONE ? NULL :
+			    an_row_name(&a->files, an_row(&a->files, file)));
+		if (file == AN_OTHER)
+			fputs(", \"other_files\": true", f);
+		fprintf(f, ", \"ops\": " U64 ", \"bytes\": " U64
+			", \"time_ns\": " U64 "}", s->ops, s->bytes, s->time_ns);
+	}
+	if (n > ANALYZE_JSON_STACKS)
+		fprintf(f, ",\n    {\"process\": null, \"syscall\": null, "
+			"\"path\": null, \"ops\": " U64 ", \"bytes\": " U64
+			", \"time_ns\": " U64 ", \"other\": true}", ops, bytes,
+			time_ns);
+	fputs("],\n", f);
+	free(order);
+	return 0;
+}
+
 /* @u as an object of counts, or null if unknown. */
 static void counts(FILE *f, const struct uncaptured *u)
 {
@@ -323,7 +388,9 @@ int an_print_json(const struct an *a, FILE *out, unsigned top,
 	fputs("  },\n", out);
 	sync_section(out, a);
 	timeline(out, a);
-	rc = not_replayed(out, a);
+	rc = folded(out, a);
+	if (!rc)
+		rc = not_replayed(out, a);
 	fputs("}\n", out);
 	return rc;
 }

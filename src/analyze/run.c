@@ -75,7 +75,8 @@ static int from_capture(const struct analyze_options *opt, struct an *a,
 		.sink_ctx = a,
 	};
 	int rc = an_init(a, &src, opt->max_rows ? opt->max_rows :
-			 ANALYZE_MAX_ROWS, opt->folded_path != NULL);
+			 ANALYZE_MAX_ROWS,
+			 opt->folded_path || opt->json_stacks);
 
 	if (rc) {
 		snprintf(err, errlen, "out of memory");
@@ -104,7 +105,8 @@ static int from_replay(const struct analyze_options *opt,
 				 .version = h->version, .name = h->name };
 	struct rlog_entry e;
 	int rc = an_init(a, &src, opt->max_rows ? opt->max_rows :
-			 ANALYZE_MAX_ROWS, opt->folded_path != NULL);
+			 ANALYZE_MAX_ROWS,
+			 opt->folded_path || opt->json_stacks);
 
 	if (rc) {
 		snprintf(err, errlen, "out of memory");

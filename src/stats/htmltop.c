@@ -126,7 +126,8 @@ static int add_row(struct icicle *ic, const struct json_value *row,
 	}
 	if (path)
 		path_frames(path, buf, sizeof(buf), frames, &n);
-	else
+	else if (!folded || json_is(json_get(row, "other"), JSON_TRUE) ||
+		 json_is(json_get(row, "other_files"), JSON_TRUE))
 		frames[n++] = "other files";
 	return icicle_add(ic, frames, n, w);
 }
