@@ -250,8 +250,6 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
 	$(Q)scripts/demo.sh $(CURDIR)/$(BIN) $(CURDIR)/$(OUTPUT)/bench/mkcapture \
 		$(CURDIR)/$(OUTPUT)/demo
-	@echo "== analyze: ioriot --analyze io.capture --top 3"
-	$(Q)$(CURDIR)/$(BIN) --analyze $(CURDIR)/$(OUTPUT)/demo/io.capture --top 3
 
 # Fuzzing (fuzz/*.c, libFuzzer): the modules the harnesses use (the two
 # readers, the generator, util) are built again with clang, coverage and

@@ -4,13 +4,14 @@
 # workload with the eBPF probe: parallel deliveries into hashed directories
 # (written as .tmp, fsynced, renamed to .eml, logged to an index on the other
 # file system), parallel readers that stat and read messages, and an expunge
-# that deletes some.  Then it generates the replay file, replays it with -R
-# as fast as possible and at the captured speed (each run's sandboxes are
-# made anew on both file systems), prints both statistics, compares them,
-# draws their time series and ends with report.html, one page of it all.  The results stay in OUT_DIR; the images and
-# mounts are removed.  Without root, or where the probe or the loop devices
-# are unavailable, it generates from a synthetic capture (bench/mkcapture)
-# and stops there.
+# that deletes some.  Then it analyses the capture, generates the replay
+# file, replays it with -R as fast as possible and at the captured speed
+# (each run's sandboxes are made anew on both file systems), prints both
+# statistics, compares them, draws their time series and ends with
+# report.html, one page of it all.  The results stay in OUT_DIR; the images
+# and mounts are removed.  Without root, or where the probe or the loop
+# devices are unavailable, it analyses and generates from a synthetic
+# capture (bench/mkcapture) and stops there.
 #   usage: scripts/demo.sh IORIOT_BIN MKCAPTURE_BIN OUT_DIR
 set -eu
 
@@ -102,7 +103,10 @@ fi
 grep -v '^#' "$out/io.capture" | grep -v 'o=cwd' | head -n 6 | cut -c 1-160
 echo "   ..."
 echo
-echo "== 2. generate: ioriot -c io.capture -r io.replay -n demo -u nobody"
+echo "== 2. analyze: ioriot --analyze io.capture --top 3"
+"$bin" --analyze "$out/io.capture" --top 3
+echo
+echo "== 3. generate: ioriot -c io.capture -r io.replay -n demo -u nobody"
 "$bin" -c "$out/io.capture" -r "$out/io.replay" -n demo -u nobody
 echo
 echo "== the replay file: header, INIT section, operations"
@@ -123,7 +127,7 @@ rm -rf "$mail"/* "$index"/*
 for run in fast timed; do
 	speed=0
 	[ $run = timed ] && speed=1
-	echo "== 3. init + replay: ioriot -R io.replay -s $speed -S $run.json --csv $run.csv --interval 0.1"
+	echo "== 4. init + replay: ioriot -R io.replay -s $speed -S $run.json --csv $run.csv --interval 0.1"
 	"$bin" -R "$out/io.replay" -s "$speed" -S "$out/$run.json" \
 		--csv "$out/$run.csv" --interval 0.1 | tee "$out/$run.txt"
 	echo
@@ -134,11 +138,11 @@ for m in "$mail" "$index"; do
 	     "$(find "$m/.ioriot/demo" -type f | wc -l) files"
 done
 echo
-echo "== 4. compare: ioriot --compare fast.json timed.json"
+echo "== 5. compare: ioriot --compare fast.json timed.json"
 "$bin" --compare "$out/fast.json" "$out/timed.json"
 echo
 if command -v gnuplot > /dev/null 2>&1; then
-	echo "== 5. plot: ioriot-plot -o runs.png fast.csv timed.csv"
+	echo "== 6. plot: ioriot-plot -o runs.png fast.csv timed.csv"
 	"$here/ioriot-plot" -o "$out/runs.png" -t "ioriot demo" \
 		"$out/fast.csv" "$out/timed.csv"
 	echo
@@ -146,6 +150,6 @@ fi
 echo "Files (the scratch file systems are gone):"
 ls -l "$out"
 echo
-echo "== 6. report: ioriot --report report.html io.capture fast.json fast.csv timed.json timed.csv"
+echo "== 7. report: ioriot --report report.html io.capture fast.json fast.csv timed.json timed.csv"
 "$bin" --report "$out/report.html" "$out/io.capture" "$out/fast.json" \
 	"$out/fast.csv" "$out/timed.json" "$out/timed.csv"
