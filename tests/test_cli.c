@@ -123,6 +123,10 @@ static const struct {
 	{ { "-r", "x.replay", "--interval", "2", NULL }, "--interval" },
 	{ { "-r", "x.replay", "--graphite-prefix", "lab", NULL },
 	  "--graphite-prefix needs --graphite" },
+	{ { "-c", "x.capture", "--output-format", "json", NULL },
+	  "--output-format goes with --analyze, --compare, -r or -R" },
+	{ { "--compare", "a.json", "--output-format", "xml", NULL },
+	  "--output-format is text or json" },
 	{ { "-r", "x.replay", "--csv", "a", "--interval", "0.01", NULL },
 	  "--interval" },
 	{ { "--compare", NULL }, "--compare" },
@@ -415,6 +419,27 @@ START_TEST(test_replay)
 		      strstr(text, "\"block_devices\": [") &&
 		      strstr(text, "\n}\n"), "%s", text);
 	free(text);
+	free(out);
+	free(err);
+
+	/* --output-format says what -S FILE gets, whatever its name, and
+	 * what stdout gets. */
+	const char *as_text[] = { "-r", replay, "-D", "-q", "--allow-root", "-S",
+				  json, "--output-format", "text", NULL };
+	rc = run(as_text, &out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	text = tu_read(json, NULL);
+	ck_assert_msg(text && !strncmp(text, "Stats of test 't':", 18), "%s",
+		      text);
+	free(text);
+	free(out);
+	free(err);
+	const char *as_json[] = { "-r", replay, "-D", "--allow-root",
+				  "--output-format", "json", NULL };
+	rc = run(as_json, &out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	ck_assert_msg(!strncmp(out, "{\n  \"format\": \"ioriot-stats\"", 28),
+		      "%s", out);
 	free(json);
 	free(out);
 	free(err);

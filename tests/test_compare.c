@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ioriot/compare.h"
+#include "ioriot/json.h"
 #include "testutil.h"
 
 #define MAX_FILES 12
@@ -172,6 +173,88 @@ START_TEST(test_marks)
 	for (int i = 0; i < 3; i++)
 		free(paths[i]);
 	free(dir);
+}
+END_TEST
+
+/* The row of @doc whose figure is @label. */
+static const struct json_value *row_of(const struct json_value *doc,
+				       const char *label)
+{
+	const struct json_value *rows = json_get(doc, "rows");
+
+	for (size_t i = 0; i < json_count(rows); i++) {
+		const char *f = json_string(json_get(json_at(rows, i), "figure"));
+
+		if (f && !strcmp(f, label))
+			return json_at(rows, i);
+	}
+	ck_abort_msg("no row '%s'", label);
+	return NULL;
+}
+
+/* The best_runs of @row as digits ("12" for runs 1 and 2). */
+static void best_runs(const struct json_value *row, char *buf, size_t size)
+{
+	const struct json_value *b = json_get(row, "best_runs");
+	size_t n = 0;
+
+	for (size_t i = 0; i < json_count(b) && n + 1 < size; i++) {
+		int64_t v;
+
+		ck_assert_int_eq(json_int(json_at(b, i), &v), 0);
+		buf[n++] = (char)('0' + v);
+	}
+	buf[n] = '\0';
+}
+
+/* --output-format json: the same rows and best values as the text table
+ * (every '*' of the text is one entry of a row's best_runs). */
+START_TEST(test_json_output)
+{
+	char *paths[4], *json = NULL, *text;
+	static const char *const names[] = { "none.json", "mq-deadline.json",
+					     "kyber.json", "bfq.json" };
+	struct compare *c = compare_new();
+	struct json_error jerr;
+	struct json_value *doc;
+	char err[512], best[8];
+	size_t len, stars = 0, marked = 0;
+	FILE *f = open_memstream(&json, &len);
+
+	ck_assert(c && f);
+	for (int i = 0; i < 4; i++) {
+		paths[i] = data(names[i]);
+		ck_assert_msg(compare_add(c, paths[i], err, sizeof(err)) == 0,
+			      "%s", err);
+	}
+	ck_assert_int_eq(compare_write_json(f, c), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	doc = json_parse(json, len, &jerr);
+	ck_assert_msg(doc, "%u:%u: %s", jerr.line, jerr.col, jerr.msg);
+	ck_assert_str_eq(json_string(json_get(doc, "format")), "ioriot-compare");
+	ck_assert_uint_eq(json_count(json_get(doc, "runs")), 4);
+	ck_assert_str_eq(json_string(json_get(json_at(json_get(doc, "runs"), 1),
+					      "label")), "mq-deadline");
+	best_runs(row_of(doc, "Total time (s)"), best, sizeof(best));
+	ck_assert_str_eq(best, "12");
+	best_runs(row_of(doc, "Performed ioops"), best, sizeof(best));
+	ck_assert_str_eq(best, "");
+	ck_assert(json_type(json_at(json_get(row_of(doc,
+		"Start lateness p50 (us)"), "values"), 2)) == JSON_NULL);
+	text = table_of(paths, 4);
+	for (const char *p = text; (p = strchr(p, '*')); p++)
+		stars++;
+	stars--;	/* the legend's "* marks" */
+	for (size_t i = 0; i < json_count(json_get(doc, "rows")); i++)
+		marked += json_count(json_get(json_at(json_get(doc, "rows"), i),
+					      "best_runs"));
+	ck_assert_uint_eq(marked, stars);
+	json_free(doc);
+	compare_free(c);
+	free(text);
+	free(json);
+	for (int i = 0; i < 4; i++)
+		free(paths[i]);
 }
 END_TEST
 
@@ -635,6 +718,7 @@ Suite *compare_suite(void)
 			    sizeof(golden) / sizeof(golden[0]));
 	tcase_add_loop_test(tc, test_marks, 0, sizeof(marks) / sizeof(marks[0]));
 	tcase_add_test(tc, test_labels);
+	tcase_add_test(tc, test_json_output);
 	tcase_add_test(tc, test_many_runs);
 	tcase_add_loop_test(tc, test_refused, 0,
 			    sizeof(refused) / sizeof(refused[0]));

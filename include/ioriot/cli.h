@@ -64,8 +64,9 @@ struct cli_opts {
 	size_t nfiles;
 	const char *analyze;	/* --analyze */
 	long top;		/* --top, 0: default */
-	bool analyze_json;	/* --output-format json */
-	bool analyze_flags;	/* --output-format given */
+	bool output_json;	/* --output-format json: --analyze, --compare,
+				 * the replay's statistics */
+	bool output_format_set;	/* --output-format given */
 	const char *folded;	/* --folded */
 	enum analyze_weight folded_weight;	/* --folded-weight */
 	bool folded_weight_given;

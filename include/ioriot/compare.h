@@ -41,6 +41,11 @@ int compare_add(struct compare *c, const char *path, char *err, size_t errlen);
  * or the -errno of a write error. */
 int compare_write(FILE *f, const struct compare *c);
 
+/* Write the same table as one JSON object ("format": "ioriot-compare"; the
+ * members in docs/guide.md, "Compare runs").  Returns 0, or -ENOMEM, or
+ * -EIO for a write error. */
+int compare_write_json(FILE *f, const struct compare *c);
+
 /* Free @c and its runs.  Accepts NULL. */
 void compare_free(struct compare *c);
 

@@ -575,11 +575,15 @@ static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
 	int ret;
 
 	if (o->verbosity >= 0)
-		report_write(stdout, &rc->info, sum);
+		(o->output_json ? report_write_json : report_write)(stdout,
+								    &rc->info,
+								    sum);
 	if (!stats)
 		return 0;
+	/* -S FILE: --output-format, else JSON for a name ending in .json. */
 	size_t len = strlen(o->stats);
-	bool json = len >= 5 && !strcmp(o->stats + len - 5, ".json");
+	bool json = o->output_format_set ? o->output_json :
+		    len >= 5 && !strcmp(o->stats + len - 5, ".json");
 	ret = ftruncate(fileno(stats), 0) ? -errno : 0;
 	if (!ret)
 		ret = json ? report_write_json(stats, &rc->info, sum) :
@@ -775,7 +779,8 @@ static int run_compare(const struct cli_opts *o)
 			failed = 1;
 		}
 	}
-	if (!failed && (rc = compare_write(stdout, c))) {
+	if (!failed && (rc = (o->output_json ? compare_write_json :
+				      compare_write)(stdout, c))) {
 		log_error("standard output: %s", strerror(-rc));
 		failed = 1;
 	}
@@ -789,7 +794,7 @@ static int run_analyze(const struct cli_opts *o)
 	struct analyze_options ao = {
 		.path = o->analyze,
 		.top = (unsigned)o->top,
-		.format = o->analyze_json ? ANALYZE_JSON : ANALYZE_TEXT,
+		.format = o->output_json ? ANALYZE_JSON : ANALYZE_TEXT,
 		.folded_path = o->folded,
 		.folded_weight = o->folded_weight,
 		.local_mounts = o->mounts,

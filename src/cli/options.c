@@ -146,7 +146,9 @@ void cli_usage(void)
 "                           one (v2/v3, v4 without mount lines), and the mounts\n"
 "                           -P and -T act on (default: this host's)\n"
 "      --top N              --analyze: rows per top list (default 20)\n"
-"      --output-format F    --analyze: text (default) or json\n"
+"      --output-format F    text or json: --analyze's and --compare's\n"
+"                           output, a replay's statistics on stdout and in\n"
+"                           -S FILE (default: text, -S FILE.json as JSON)\n"
 "      --folded FILE        --analyze: also write folded stacks\n"
 "                           process;syscall;dir;...;file WEIGHT to FILE, for\n"
 "                           flamegraph.pl, inferno or speedscope\n"
@@ -336,8 +338,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 		case 'O': err = parse_long("--top", optarg, 1, 100000, &o->top); break;
 		case 'X':
 			if (!strcmp(optarg, "json") || !strcmp(optarg, "text")) {
-				o->analyze_json = !strcmp(optarg, "json");
-				o->analyze_flags = true;
+				o->output_json = !strcmp(optarg, "json");
+				o->output_format_set = true;
 				break;
 			}
 			fprintf(stderr, "ioriot: --output-format is text or json, "
@@ -436,10 +438,17 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 		fprintf(stderr, "ioriot: --graphite-prefix needs --graphite\n");
 		err = -EINVAL;
 	}
-	if (!err && (o->top || o->analyze_flags || o->folded ||
-		     o->folded_weight_given) && o->mode != MODE_ANALYZE) {
-		fprintf(stderr, "ioriot: --top, --output-format, --folded and "
-			"--folded-weight go with --analyze\n");
+	if (!err && (o->top || o->folded || o->folded_weight_given) &&
+	    o->mode != MODE_ANALYZE) {
+		fprintf(stderr, "ioriot: --top, --folded and --folded-weight go "
+			"with --analyze\n");
+		err = -EINVAL;
+	}
+	if (!err && o->output_format_set && o->mode != MODE_ANALYZE &&
+	    o->mode != MODE_COMPARE && o->mode != MODE_REPLAY &&
+	    o->mode != MODE_INIT_REPLAY) {
+		fprintf(stderr, "ioriot: --output-format goes with --analyze, "
+			"--compare, -r or -R\n");
 		err = -EINVAL;
 	}
 	if (!err && o->folded_weight_given && !o->folded) {
