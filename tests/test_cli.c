@@ -556,7 +556,7 @@ START_TEST(test_replay_thread_limit)
 	unsigned n = (unsigned)atoi(threads + 16);
 	ck_assert_msg(n >= 1 && n <= 4, "%u threads: %s", n, out);
 	ck_assert_msg(strstr(out, "\tPerformed ioops: 2020\n") &&
-		      strstr(out, "\tTimelines: 21 of 1 processes\n") &&
+		      strstr(out, "\tTimelines: 21\n\tProcesses: 1\n") &&
 		      !strstr(out, "Differing results"), "stdout: %s", out);
 	free(out);
 	free(err);

@@ -665,8 +665,44 @@ START_TEST(test_summary_processes)
 
 	ck_assert_uint_eq(s.timelines, 3);
 	ck_assert_uint_eq(s.processes, 2);
+	ck_assert_uint_eq(s.op_timelines, 3);
+	ck_assert_uint_eq(s.op_processes, 2);
+	ck_assert_uint_eq(s.ops_end_ns, 14010);
 	/* the fork record of the thread */
 	ck_assert_uint_eq(s.filtered[GF_FD_TABLE], 1);
+	free(replay);
+	free(dir);
+}
+END_TEST
+
+/* A thread or process without an operation is captured but is no timeline
+ * of the replay file: only a read of an fd it never opened (filtered). */
+START_TEST(test_summary_timelines_with_ops)
+{
+	struct gen_summary s;
+	char *dir = tu_scratch(), *text, *capture, *replay, *head;
+	char *order = fixture("order", "capture");
+	char err[ERRLEN];
+
+	text = tu_read(order, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert(asprintf(&head, "%st=15000;:,D=10;:,i=3000:3000;:,o=read;:,"
+			   "d=9;:,c=10;:,r=10;:,\n", text) > 0);
+	capture = tu_write_str(dir, "x.capture", head);
+	replay = tu_join(dir, "x.replay");
+	ck_assert_msg(run(capture, replay, NULL, &s, err) == 0, "%s", err);
+	ck_assert_uint_eq(s.timelines, 4);
+	ck_assert_uint_eq(s.processes, 3);
+	ck_assert_uint_eq(s.op_timelines, 3);
+	ck_assert_uint_eq(s.op_processes, 2);
+	ck_assert_uint_eq(s.filtered[GF_UNKNOWN_FD], 1);
+	free(text);
+	text = tu_read(replay, NULL);
+	ck_assert_msg(strstr(text, "|timelines=3|processes=2|"), "%.300s", text);
+	free(text);
+	free(head);
+	free(order);
+	free(capture);
 	free(replay);
 	free(dir);
 }
@@ -1088,6 +1124,7 @@ Suite *generate_suite(void)
 	tcase_add_test(tc, test_summary_paths);
 	tcase_add_test(tc, test_many_batches);
 	tcase_add_test(tc, test_summary_processes);
+	tcase_add_test(tc, test_summary_timelines_with_ops);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("failure");

@@ -68,8 +68,12 @@ struct gen_summary {
 	uint64_t ops;
 	uint64_t ops_per_sys[SYS_COUNT];	/* by replay name's entry */
 	uint64_t filtered[GF_COUNT];
-	uint64_t timelines;
-	uint64_t processes;
+	uint64_t timelines;		/* threads (PID:TID) in the log */
+	uint64_t processes;		/* processes in the log, forks too */
+	/* Of them, those with an operation written: the replay file's
+	 * timelines and processes. */
+	uint64_t op_timelines, op_processes;
+	uint64_t ops_end_ns;		/* the latest end of an operation */
 	uint64_t paths;
 	uint64_t init_dirs, init_files, init_links, init_bytes, init_absent;
 	uint64_t init_xattrs;		/* a entries */
@@ -87,7 +91,7 @@ struct gen_summary {
 	 * had none.  Carried into the replay file's header. */
 	struct uncaptured uncaptured;
 	uint64_t deps_dropped;		/* beyond DEPS_MAX per operation */
-	uint64_t duration_ns;
+	uint64_t duration_ns;		/* the latest end of any event */
 };
 
 /*

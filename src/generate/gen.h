@@ -52,12 +52,19 @@ struct page_run {
 	uint64_t last_ns;		/* its record's time */
 };
 
+/* The value of gen.timelines for a thread with an operation. */
+#define TIMELINE_OPS ((void *)2)
+
 struct gen {
 	struct gen_summary *sum;
 	struct pathmap pm;
 	struct nstree *ns;
 	struct procs procs;
-	struct u64map timelines;	/* pid << 32 | tid -> non-NULL */
+	struct u64map timelines;	/* pid << 32 | tid -> non-NULL,
+					 * TIMELINE_OPS once it has an
+					 * operation */
+	struct u64map op_pids;		/* pids with an operation */
+	uint64_t last_op_timeline;	/* of the last operation, +1 */
 	bool *mount_used;		/* per pm.mounts entry */
 	struct opwriter *ops;		/* operation lines (temporary file) */
 	const struct gen_options *opt;	/* its sink, if any, takes them */

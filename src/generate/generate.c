@@ -290,8 +290,8 @@ static void write_header(struct gen *g, struct outbuf *ob,
 		outbuf_meta(ob, "kernel", ch->kernel);
 	outbuf_puts(ob, "\n#|");
 	outbuf_meta_u64(ob, "ops", sum->ops);
-	outbuf_meta_u64(ob, "timelines", sum->timelines);
-	outbuf_meta_u64(ob, "processes", sum->processes);
+	outbuf_meta_u64(ob, "timelines", sum->op_timelines);
+	outbuf_meta_u64(ob, "processes", sum->op_processes);
 	outbuf_meta_u64(ob, "duration_ns", sum->duration_ns);
 	outbuf_putc(ob, '\n');
 	if (sum->uncaptured.known)
@@ -551,6 +551,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	g.ns = nstree_new();
 	rc = -ENOMEM;
 	if (!g.mount_used || !g.ns || u64map_init(&g.timelines) ||
+	    u64map_init(&g.op_pids) ||
 	    u64map_init(&g.aio_batch) || u64map_init(&g.dedupe) ||
 	    procs_init(&g.procs, gen_release, gen_unmap, &g)) {
 		snprintf(err, errlen, "out of memory");
@@ -634,6 +635,7 @@ out:
 	gen_aio_free(&g);
 	gen_dedupe_free(&g);
 	u64map_destroy(&g.timelines);
+	u64map_destroy(&g.op_pids);
 	nstree_free(g.ns);
 	free(g.mount_used);
 	if (ops_fd >= 0)
@@ -745,8 +747,10 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 	if (s->deps_dropped)
 		fprintf(out, "Dependencies dropped (over %d per operation): %"
 			PRIu64 "\n", DEPS_MAX, s->deps_dropped);
-	fprintf(out, "Timelines: %" PRIu64 "\n", s->timelines);
-	fprintf(out, "Processes: %" PRIu64 "\n", s->processes);
+	fprintf(out, "Timelines: %" PRIu64 " (captured threads with operations; "
+		"%" PRIu64 " threads captured)\n", s->op_timelines, s->timelines);
+	fprintf(out, "Processes: %" PRIu64 " (with operations; %" PRIu64
+		" captured)\n", s->op_processes, s->processes);
 	fprintf(out, "Paths: %" PRIu64 "\n", s->paths);
 	fprintf(out, "INIT directories: %" PRIu64 "\n", s->init_dirs);
 	fprintf(out, "INIT files: %" PRIu64 "\n", s->init_files);
@@ -757,5 +761,6 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 	if (s->init_xattrs_left)
 		fprintf(out, "INIT xattrs left out (not user.*): %" PRIu64 "\n",
 			s->init_xattrs_left);
-	fprintf(out, "Captured duration: %.3fs\n", (double)s->duration_ns / 1e9);
+	fprintf(out, "Captured time: %.3fs (the operations': %.3fs)\n",
+		(double)s->duration_ns / 1e9, (double)s->ops_end_ns / 1e9);
 }

@@ -59,8 +59,35 @@ void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res)
 	deps_touch(&op->deps, res, op->id, timeline(g->ev));
 }
 
+/* Count the timeline and process of @op when it is their first
+ * operation (the replay file's timelines= and processes=). */
+static void count_timeline(struct gen *g, const struct rlog_op *op)
+{
+	uint64_t key = (uint64_t)op->pid << 32 | op->tid;
+
+	if (key + 1 == g->last_op_timeline)
+		return;
+	g->last_op_timeline = key + 1;
+	if (u64map_get(&g->timelines, key) == TIMELINE_OPS)
+		return;
+	if (u64map_put(&g->timelines, key, TIMELINE_OPS)) {
+		gen_oom(g);
+		return;
+	}
+	g->sum->op_timelines++;
+	if (!u64map_get(&g->op_pids, op->pid)) {
+		if (u64map_put(&g->op_pids, op->pid, g))
+			gen_oom(g);
+		else
+			g->sum->op_processes++;
+	}
+}
+
 void gen_op_emit(struct gen *g, struct rlog_op *op)
 {
+	count_timeline(g, op);
+	if (op->time_ns + op->dur_ns > g->sum->ops_end_ns)
+		g->sum->ops_end_ns = op->time_ns + op->dur_ns;
 	if (g->opt->sink) {
 		g->opt->sink(g->opt->sink_ctx, op);
 	} else {

@@ -113,10 +113,10 @@ int report_write(FILE *f, const struct report_info *info,
 		fprintf(f, "\tAverage ioops/s: %.2f\n", (double)sum->ops / secs);
 	fprintf(f, "\tTime ahead: %.3fs\n", (double)sum->ahead_ns / 1e9);
 	fprintf(f, "\tTotal time: %.2fs\n", secs);
-	fprintf(f, "\tTimelines: %llu of %llu processes\n",
-		(unsigned long long)sum->timelines,
-		(unsigned long long)sum->processes);
-	fprintf(f, "\tCaptured time: %.2fs\n", (double)sum->captured_ns / 1e9);
+	fprintf(f, "\tTimelines: %llu\n", (unsigned long long)sum->timelines);
+	fprintf(f, "\tProcesses: %llu\n", (unsigned long long)sum->processes);
+	fprintf(f, "\tCaptured time: %.3fs (the operations')\n",
+		(double)sum->captured_ns / 1e9);
 	if (sum->setid_stripped)
 		fprintf(f, "\tSet-user/group-ID bits not replayed: %llu "
 			"operations\n", (unsigned long long)sum->setid_stripped);
