@@ -72,6 +72,7 @@ struct cli_opts {
 	bool folded_weight_given;
 	bool no_drop_caches;	/* -D */
 	bool allow_root;	/* --allow-root */
+	bool replay_given;	/* -r: with -c generate, else replay */
 	int verbosity;		/* -q / -v */
 };
 

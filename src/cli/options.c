@@ -248,144 +248,138 @@ static int set_mode(struct cli_opts *o, enum cli_mode mode, const char *flag)
 	return 0;
 }
 
-int cli_parse(int argc, char **argv, struct cli_opts *o)
+/* A number from @lo to @hi in @arg into *@out.  0, or -EINVAL. */
+static int parse_double(const char *arg, double lo, double hi, double *out)
 {
-	bool capture = false, replay = false;
-	int c, err = 0;
+	char *end;
 
-	memset(o, 0, sizeof(*o));
-	o->workers = -1;
-	o->threads = -1;
-	o->pid = -1;
-	o->min_free = -1;
-	optind = 1;
-	opterr = 0;
-	while (!err && (c = getopt_long(argc, argv,
-				       ":c:r:R:i:n:u:w:p:t:s:S:DdPTx:m:qvVh",
-				       long_options, NULL)) != -1) {
-		switch (c) {
-		case 'c': o->capture = optarg; capture = true; break;
-		case 'r': o->replay = optarg; replay = true; break;
-		case 'R': err = set_mode(o, MODE_INIT_REPLAY, "-R"); o->replay = optarg; break;
-		case 'i': err = set_mode(o, MODE_INIT, "-i"); o->replay = optarg; break;
-		case 'n': o->name = optarg; break;
-		case 'u': o->user = optarg; break;
-		case 'w': o->wd = optarg; break;
-		case 'p': err = parse_long("-p", optarg, 1, 4096, &o->workers); break;
-		case 't': err = parse_long("-t", optarg, 1, 65536, &o->threads); break;
-		case 's': {
-			char *end;
-			errno = 0;
-			o->speed = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->speed >= 0) ||
-			    o->speed > 1e9) {
-				fprintf(stderr, "ioriot: -s expects a factor >= 0, not '%s'\n",
-					optarg);
-				err = -EINVAL;
-			}
+	errno = 0;
+	*out = strtod(arg, &end);
+	return errno || end == arg || *end || !(*out >= lo) || *out > hi ?
+	       -EINVAL : 0;
+}
+
+/* "ioriot: @what, not '@arg'" on stderr.  Returns -EINVAL. */
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "ioriot: %s, not '%s'\n", what, arg);
+	return -EINVAL;
+}
+
+/* Take option @c of getopt_long() with its argument optarg into @o (@arg
+ * names the option for messages).  0, or -EINVAL after saying why. */
+static int take_option(struct cli_opts *o, int c, const char *arg)
+{
+	int err = 0;
+
+	switch (c) {
+	case 'c': o->capture = optarg; break;
+	case 'r': o->replay = optarg; o->replay_given = true; break;
+	case 'R': err = set_mode(o, MODE_INIT_REPLAY, "-R"); o->replay = optarg; break;
+	case 'i': err = set_mode(o, MODE_INIT, "-i"); o->replay = optarg; break;
+	case 'n': o->name = optarg; break;
+	case 'u': o->user = optarg; break;
+	case 'w': o->wd = optarg; break;
+	case 'p': err = parse_long("-p", optarg, 1, 4096, &o->workers); break;
+	case 't': err = parse_long("-t", optarg, 1, 65536, &o->threads); break;
+	case 's':
+		if (parse_double(optarg, 0, 1e9, &o->speed))
+			return usage_error("-s expects a factor >= 0", optarg);
+		break;
+	case 'S': o->stats = optarg; break;
+	case 'D': o->no_drop_caches = true; break;
+	case 'd': err = set_mode(o, MODE_DROP_CACHES, "-d"); break;
+	case 'P': err = set_mode(o, MODE_PURGE, "-P"); break;
+	case 'T': err = set_mode(o, MODE_TRASH, "-T"); break;
+	case 'x': err = parse_long("-x", optarg, 1, INT_MAX, &o->pid); break;
+	case 'm': o->module = optarg; break;
+	case 'M': o->mounts = optarg; break;
+	case 'L':
+		if (parse_double(optarg, 1e-9, 365 * 86400.0, &o->duration))
+			return usage_error("--duration expects seconds > 0",
+					   optarg);
+		break;
+	case 'C':
+		o->comm = optarg;
+		if (!*optarg || strlen(optarg) > 15) {
+			fprintf(stderr, "ioriot: --comm expects a process name of 1 to 15 characters\n");
+			err = -EINVAL;
+		}
+		break;
+	case 'B': err = parse_long("--ring-mb", optarg, 1, 2048, &o->ring_mb); break;
+	case 'Z':
+		err = parse_size("--max-size", optarg, LOG_GUARD_MIN_SIZE,
+				 &o->max_size);
+		break;
+	case 'F': err = parse_long("--min-free", optarg, 0, 90, &o->min_free); break;
+	case 'W': err = parse_long("--spin", optarg, 1, 1000000, &o->spin_us); break;
+	case 'A': o->allow_root = true; break;
+	case 'I':
+		err = add_prefix("--include", optarg, o->include, &o->ninclude);
+		break;
+	case 'E':
+		err = add_prefix("--exclude", optarg, o->exclude, &o->nexclude);
+		break;
+	case 'K': err = set_mode(o, MODE_COMPARE, "--compare"); break;
+	case OPT_REPORT:
+		err = set_mode(o, MODE_REPORT, "--report");
+		o->report = optarg;
+		break;
+	case 'J':
+		err = set_mode(o, MODE_ANALYZE, "--analyze");
+		o->analyze = optarg;
+		break;
+	case 'O': err = parse_long("--top", optarg, 1, 100000, &o->top); break;
+	case 'X':
+		if (!strcmp(optarg, "json") || !strcmp(optarg, "text")) {
+			o->output_json = !strcmp(optarg, "json");
+			o->output_format_set = true;
 			break;
 		}
-		case 'S': o->stats = optarg; break;
-		case 'D': o->no_drop_caches = true; break;
-		case 'd': err = set_mode(o, MODE_DROP_CACHES, "-d"); break;
-		case 'P': err = set_mode(o, MODE_PURGE, "-P"); break;
-		case 'T': err = set_mode(o, MODE_TRASH, "-T"); break;
-		case 'x': err = parse_long("-x", optarg, 1, INT_MAX, &o->pid); break;
-		case 'm': o->module = optarg; break;
-		case 'M': o->mounts = optarg; break;
-		case 'L': {
-			char *end;
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->duration > 0) ||
-			    o->duration > 365 * 86400.0) {
-				fprintf(stderr, "ioriot: --duration expects seconds > 0, not '%s'\n",
-					optarg);
-				err = -EINVAL;
-			}
+		fprintf(stderr, "ioriot: --output-format is text or json, "
+			"not '%s'\n", optarg);
+		err = -EINVAL;
+		break;
+	case 'U': o->folded = optarg; break;
+	case 'H':
+		o->folded_weight_given = true;
+		if (!analyze_weight_parse(optarg, &o->folded_weight))
 			break;
-		}
-		case 'C':
-			o->comm = optarg;
-			if (!*optarg || strlen(optarg) > 15) {
-				fprintf(stderr, "ioriot: --comm expects a process name of 1 to 15 characters\n");
-				err = -EINVAL;
-			}
-			break;
-		case 'B': err = parse_long("--ring-mb", optarg, 1, 2048, &o->ring_mb); break;
-		case 'Z':
-			err = parse_size("--max-size", optarg, LOG_GUARD_MIN_SIZE,
-					 &o->max_size);
-			break;
-		case 'F': err = parse_long("--min-free", optarg, 0, 90, &o->min_free); break;
-		case 'W': err = parse_long("--spin", optarg, 1, 1000000, &o->spin_us); break;
-		case 'A': o->allow_root = true; break;
-		case 'I':
-			err = add_prefix("--include", optarg, o->include, &o->ninclude);
-			break;
-		case 'E':
-			err = add_prefix("--exclude", optarg, o->exclude, &o->nexclude);
-			break;
-		case 'K': err = set_mode(o, MODE_COMPARE, "--compare"); break;
-		case OPT_REPORT:
-			err = set_mode(o, MODE_REPORT, "--report");
-			o->report = optarg;
-			break;
-		case 'J':
-			err = set_mode(o, MODE_ANALYZE, "--analyze");
-			o->analyze = optarg;
-			break;
-		case 'O': err = parse_long("--top", optarg, 1, 100000, &o->top); break;
-		case 'X':
-			if (!strcmp(optarg, "json") || !strcmp(optarg, "text")) {
-				o->output_json = !strcmp(optarg, "json");
-				o->output_format_set = true;
-				break;
-			}
-			fprintf(stderr, "ioriot: --output-format is text or json, "
-				"not '%s'\n", optarg);
-			err = -EINVAL;
-			break;
-		case 'U': o->folded = optarg; break;
-		case 'H':
-			o->folded_weight_given = true;
-			if (!analyze_weight_parse(optarg, &o->folded_weight))
-				break;
-			fprintf(stderr, "ioriot: --folded-weight is ops, bytes or "
-				"time, not '%s'\n", optarg);
-			err = -EINVAL;
-			break;
-		case 'Y': o->csv = optarg; break;
-		case 'G': o->graphite = optarg; break;
-		case OPT_GRAPHITE_PREFIX: o->graphite_prefix = optarg; break;
-		case 'N': {
-			char *end;
-			errno = 0;
-			o->interval = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o->interval >= 0.1) || o->interval > 3600) {
-				fprintf(stderr, "ioriot: --interval expects seconds from 0.1 to 3600, not '%s'\n",
-					optarg);
-				err = -EINVAL;
-			}
-			break;
-		}
-		case 'q': o->verbosity--; break;
-		case 'v': o->verbosity++; break;
-		case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;
-		case 'h': err = set_mode(o, MODE_HELP, "-h"); break;
-		case ':':
-			fprintf(stderr, "ioriot: option %s needs an argument\n",
-				argv[optind - 1]);
-			err = -EINVAL;
-			break;
-		default:
-			fprintf(stderr, "ioriot: unknown option %s\n", argv[optind - 1]);
-			err = -EINVAL;
-			break;
-		}
+		fprintf(stderr, "ioriot: --folded-weight is ops, bytes or "
+			"time, not '%s'\n", optarg);
+		err = -EINVAL;
+		break;
+	case 'Y': o->csv = optarg; break;
+	case 'G': o->graphite = optarg; break;
+	case OPT_GRAPHITE_PREFIX: o->graphite_prefix = optarg; break;
+	case 'N':
+		if (parse_double(optarg, 0.1, 3600, &o->interval))
+			return usage_error("--interval expects seconds from "
+					   "0.1 to 3600", optarg);
+		break;
+	case 'q': o->verbosity--; break;
+	case 'v': o->verbosity++; break;
+	case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;
+	case 'h': err = set_mode(o, MODE_HELP, "-h"); break;
+	case ':':
+		fprintf(stderr, "ioriot: option %s needs an argument\n", arg);
+		err = -EINVAL;
+		break;
+	default:
+		fprintf(stderr, "ioriot: unknown option %s\n", arg);
+		err = -EINVAL;
+		break;
 	}
-	if (!err && (o->mode == MODE_COMPARE || o->mode == MODE_REPORT)) {
+	return err;
+}
+
+/* The operands (the files of --compare and --report, none otherwise), and
+ * the mode -c and -r give.  0, or -EINVAL after saying why. */
+static int take_operands(struct cli_opts *o, int argc, char **argv)
+{
+	int err = 0;
+
+	if (o->mode == MODE_COMPARE || o->mode == MODE_REPORT) {
 		o->files = argv + optind;
 		o->nfiles = (size_t)(argc - optind);
 		if (!o->nfiles && o->mode == MODE_COMPARE) {
@@ -398,25 +392,34 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 				"analyses (--analyze)\n");
 			err = -EINVAL;
 		}
-	} else if (!err && optind < argc) {
+	} else if (optind < argc) {
 		fprintf(stderr, "ioriot: unexpected argument '%s'\n", argv[optind]);
 		err = -EINVAL;
 	}
-	if (!err && (capture || replay)) {
+	if (!err && (o->capture || o->replay_given)) {
 		if (o->mode == MODE_INIT || o->mode == MODE_INIT_REPLAY) {
 			fprintf(stderr, "ioriot: -i and -R take the replay file themselves; "
 				"generate first with -c FILE -r FILE\n");
 			err = -EINVAL;
 		} else {
-			err = set_mode(o, capture && replay ? MODE_GENERATE :
-				       capture ? MODE_CAPTURE : MODE_REPLAY,
-				       capture ? "-c" : "-r");
+			err = set_mode(o, !o->capture ? MODE_REPLAY :
+				       o->replay_given ? MODE_GENERATE :
+				       MODE_CAPTURE, o->capture ? "-c" : "-r");
 		}
 	}
 	if (!err && o->mode == MODE_NONE) {
 		fprintf(stderr, "ioriot: no mode given\n");
 		err = -EINVAL;
 	}
+	return err;
+}
+
+/* Options that go only with some modes, or with each other.  0, or
+ * -EINVAL after saying why. */
+static int check_combinations(const struct cli_opts *o)
+{
+	int err = 0;
+
 	if (!err && (o->csv || o->graphite || o->interval) &&
 	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
 		fprintf(stderr, "ioriot: --csv, --graphite and --interval go "
@@ -459,6 +462,28 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 		fprintf(stderr, "ioriot: --interval needs --csv or --graphite\n");
 		err = -EINVAL;
 	}
+	return err;
+}
+
+int cli_parse(int argc, char **argv, struct cli_opts *o)
+{
+	int c, err = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->workers = -1;
+	o->threads = -1;
+	o->pid = -1;
+	o->min_free = -1;
+	optind = 1;
+	opterr = 0;
+	while (!err && (c = getopt_long(argc, argv,
+				       ":c:r:R:i:n:u:w:p:t:s:S:DdPTx:m:qvVh",
+				       long_options, NULL)) != -1)
+		err = take_option(o, c, argv[optind - 1]);
+	if (!err)
+		err = take_operands(o, argc, argv);
+	if (!err)
+		err = check_combinations(o);
 	if (err)
 		fprintf(stderr, "Try 'ioriot --help' for more information.\n");
 	return err;
