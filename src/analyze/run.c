@@ -63,6 +63,19 @@ static void on_fork(void *ctx, uint32_t parent, uint32_t child)
 	an_fork(ctx, parent, child);
 }
 
+/* Set @a up for the source @src, its tables capped as @opt says, folded
+ * stacks kept if it wants them.  0, or -ENOMEM with a message in @err. */
+static int start(const struct analyze_options *opt, struct an *a,
+		 const struct an_source *src, char *err, size_t errlen)
+{
+	int rc = an_init(a, src, opt->max_rows ? opt->max_rows :
+			 ANALYZE_MAX_ROWS, opt->folded_path || opt->json_stacks);
+
+	if (rc)
+		snprintf(err, errlen, "out of memory");
+	return rc;
+}
+
 /* Analyse the capture log opt->path into @a (set up here). */
 static int from_capture(const struct analyze_options *opt, struct an *a,
 			struct gen_summary *sum, char *err, size_t errlen)
@@ -74,14 +87,10 @@ static int from_capture(const struct analyze_options *opt, struct an *a,
 		.sink = sink, .on_exec = on_exec, .on_fork = on_fork,
 		.sink_ctx = a,
 	};
-	int rc = an_init(a, &src, opt->max_rows ? opt->max_rows :
-			 ANALYZE_MAX_ROWS,
-			 opt->folded_path || opt->json_stacks);
+	int rc = start(opt, a, &src, err, errlen);
 
-	if (rc) {
-		snprintf(err, errlen, "out of memory");
+	if (rc)
 		return rc;
-	}
 	rc = generate_run(&go, sum, err, errlen);
 	if (rc)
 		return rc;
@@ -104,14 +113,10 @@ static int from_replay(const struct analyze_options *opt,
 	struct an_source src = { .path = opt->path, .replay = true,
 				 .version = h->version, .name = h->name };
 	struct rlog_entry e;
-	int rc = an_init(a, &src, opt->max_rows ? opt->max_rows :
-			 ANALYZE_MAX_ROWS,
-			 opt->folded_path || opt->json_stacks);
+	int rc = start(opt, a, &src, err, errlen);
 
-	if (rc) {
-		snprintf(err, errlen, "out of memory");
+	if (rc)
 		return rc;
-	}
 	a->rhead = h;
 	while ((rc = rlog_next(r, &e, err, errlen)) == 1) {
 		if (e.type != RLOG_ENTRY_OP)
