@@ -551,7 +551,7 @@ static void *reap(void *arg)
 	while (waitpid(w->pid, &w->status, 0) < 0 && errno == EINTR)
 		;
 	usleep(100000);
-	w->stop = 1;
+	__atomic_store_n(&w->stop, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
