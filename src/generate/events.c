@@ -54,8 +54,11 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	if (p->last_tid && p->last_tid != ev->tid)
 		p->threaded = true;
 	p->last_tid = ev->tid;
-	if (!u64map_get(&g->timelines, timeline(ev))) {
-		if (u64map_put(&g->timelines, timeline(ev), g))
+	g->tl_key = timeline(ev);
+	g->tl_state = u64map_get(&g->timelines, g->tl_key);
+	if (!g->tl_state) {
+		g->tl_state = TIMELINE_SEEN;
+		if (u64map_put(&g->timelines, g->tl_key, TIMELINE_SEEN))
 			gen_oom(g);
 	}
 	switch (si->kind) {

@@ -52,7 +52,8 @@ struct page_run {
 	uint64_t last_ns;		/* its record's time */
 };
 
-/* The value of gen.timelines for a thread with an operation. */
+/* The values of gen.timelines: a thread seen, one with an operation. */
+#define TIMELINE_SEEN ((void *)1)
 #define TIMELINE_OPS ((void *)2)
 
 struct gen {
@@ -64,7 +65,8 @@ struct gen {
 					 * TIMELINE_OPS once it has an
 					 * operation */
 	struct u64map op_pids;		/* pids with an operation */
-	uint64_t last_op_timeline;	/* of the last operation, +1 */
+	uint64_t tl_key;		/* the current event's timeline */
+	void *tl_state;			/* and its value in timelines */
 	bool *mount_used;		/* per pm.mounts entry */
 	struct opwriter *ops;		/* operation lines (temporary file) */
 	const struct gen_options *opt;	/* its sink, if any, takes them */

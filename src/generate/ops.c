@@ -60,16 +60,20 @@ void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res)
 }
 
 /* Count the timeline and process of @op when it is their first
- * operation (the replay file's timelines= and processes=). */
+ * operation (the replay file's timelines= and processes=).  Most
+ * operations are on the current event's timeline, whose state gen_event()
+ * looked up already. */
 static void count_timeline(struct gen *g, const struct rlog_op *op)
 {
 	uint64_t key = (uint64_t)op->pid << 32 | op->tid;
 
-	if (key + 1 == g->last_op_timeline)
+	if (key == g->tl_key) {
+		if (g->tl_state == TIMELINE_OPS)
+			return;
+		g->tl_state = TIMELINE_OPS;
+	} else if (u64map_get(&g->timelines, key) == TIMELINE_OPS) {
 		return;
-	g->last_op_timeline = key + 1;
-	if (u64map_get(&g->timelines, key) == TIMELINE_OPS)
-		return;
+	}
 	if (u64map_put(&g->timelines, key, TIMELINE_OPS)) {
 		gen_oom(g);
 		return;
