@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analyze.h"
-#include "ioriot/nstree.h"
+#include "ioriot/hashing.h"
 
 #define FIRST_SLOTS 1024
 
@@ -105,7 +105,7 @@ static int grow_slots(struct an_table *t)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->n; i++) {
 		const char *name = t->names + t->rows[i].name;
-		size_t j = nstree_path_hash(name, strlen(name)) & (n - 1);
+		size_t j = hash_bytes(strlen(name), name, strlen(name)) & (n - 1);
 		while (s[j])
 			j = (j + 1) & (n - 1);
 		s[j] = (uint32_t)i + 1;
@@ -119,7 +119,7 @@ static int grow_slots(struct an_table *t)
 uint32_t an_table_name(struct an_table *t, const char *name, size_t len,
 		       int *err)
 {
-	size_t j = nstree_path_hash(name, len) & t->mask;
+	size_t j = hash_bytes(len, name, len) & t->mask;
 
 	for (uint32_t s; (s = t->slots[j]); j = (j + 1) & t->mask) {
 		const char *have = t->names + t->rows[s - 1].name;

@@ -7,10 +7,10 @@
 
 #include "ioriot/caplog.h"
 #include "ioriot/generate.h"
-#include "ioriot/nstree.h"
+#include "nstree.h"
 #include "ioriot/outbuf.h"
 #include "ioriot/pathmap.h"
-#include "ioriot/procs.h"
+#include "procs.h"
 #include "ioriot/rlog.h"
 #include "ioriot/u64map.h"
 

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ioriot/nstree.h"
+#include "ioriot/hashing.h"
 #include "ioriot/pathmap.h"
+#include "nstree.h"
 
 /* Chunks are aligned to their size, so a node's address gives its chunk
  * (nstree_next()). */
@@ -36,32 +37,11 @@ struct nstree {
 	struct chunk *oldest, *newest;
 };
 
-/* Mix @len bytes of @data into @h, eight at a time. */
-static uint64_t mix_bytes(uint64_t h, const char *data, size_t len)
-{
-	const uint64_t mul = 0xff51afd7ed558ccdULL;
-
-	for (; len >= 8; data += 8, len -= 8) {
-		uint64_t w;
-		memcpy(&w, data, 8);
-		h = (h ^ w) * mul;
-		h ^= h >> 29;
-	}
-	if (len) {
-		uint64_t w = 0;
-		for (size_t i = 0; i < len; i++)
-			w |= (uint64_t)(unsigned char)data[i] << (8 * i);
-		h = (h ^ w) * mul;
-		h ^= h >> 29;
-	}
-	return h ^ h >> 32;
-}
-
 /* Hash of a (parent, name) key of the tree. */
 static uint32_t hash_name(const struct node *parent, const char *name,
 			  size_t len)
 {
-	return (uint32_t)mix_bytes((uint64_t)(uintptr_t)parent *
+	return (uint32_t)hash_bytes((uint64_t)(uintptr_t)parent *
 				   0x9e3779b97f4a7c15ULL ^ len, name, len);
 }
 
@@ -248,7 +228,7 @@ static bool found_by(const struct nstree *t, const struct node *n,
 
 uint64_t nstree_path_hash(const char *path, size_t len)
 {
-	return mix_bytes(len, path, len);
+	return hash_bytes(len, path, len);
 }
 
 void nstree_prefetch_slot(const struct nstree *t, uint64_t hash)
@@ -271,7 +251,7 @@ void nstree_prefetch_node(const struct nstree *t, uint64_t hash)
 
 struct node *nstree_lookup(struct nstree *t, const char *path, size_t len)
 {
-	return nstree_lookup_hashed(t, path, len, mix_bytes(len, path, len));
+	return nstree_lookup_hashed(t, path, len, hash_bytes(len, path, len));
 }
 
 struct node *nstree_lookup_hashed(struct nstree *t, const char *path,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ioriot/procs.h"
+#include "procs.h"
 
 int procs_init(struct procs *ps, ofd_release_fn release, map_release_fn unmap,
 	       void *ctx)

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "ioriot/deps.h"
-#include "ioriot/nstree.h"
+#include "nstree.h"
 #include "ioriot/u64map.h"
 
 /* fds below this live in a dense array, higher ones in a sparse map, so a
