@@ -18,12 +18,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ioriot/deps.h"
 #include "ioriot/outbuf.h"
 #include "ioriot/syscalls.h"
 #include "ioriot/uncaptured.h"
 
 #define RLOG_VERSION 1
+
+/* An operation waits for at most this many others (DEPS, §5 of
+ * docs/replay-format.md). */
+#define DEPS_MAX 16
+
+/* The operations an operation waits for: its DEPS column. */
+struct deps {
+	uint64_t id[DEPS_MAX];
+	int n;
+	int dropped;		/* dependencies beyond DEPS_MAX, not kept */
+};
 
 /* Optional arguments of an operation. */
 enum rlog_have {

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ioriot/deps.h"
+#include "deps.h"
 
 enum node_type { NT_UNKNOWN, NT_FILE, NT_DIR, NT_SYMLINK };
 enum node_state { NS_UNKNOWN, NS_EXISTS, NS_ABSENT };

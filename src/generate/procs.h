@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ioriot/deps.h"
+#include "deps.h"
 #include "nstree.h"
 #include "ioriot/u64map.h"
 

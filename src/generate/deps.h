@@ -5,24 +5,20 @@
  * the last operation on it and that operation's timeline.  An operation that
  * touches a resource last used by another timeline depends on that earlier
  * operation: the replay engine starts it only after the dependency has
- * completed.  Operations of one timeline are ordered anyway.
+ * completed.  Operations of one timeline are ordered anyway.  The list an
+ * operation gets, struct deps, is the replay file's (rlog.h); the model
+ * that fills it is the generator's, private to src/generate.
  */
-#ifndef IORIOT_DEPS_H
-#define IORIOT_DEPS_H
+#ifndef IORIOT_GENERATE_DEPS_H
+#define IORIOT_GENERATE_DEPS_H
 
 #include <stdint.h>
 
-#define DEPS_MAX 16
+#include "ioriot/rlog.h"
 
 struct resource {
 	uint64_t last_op;	/* id of the last operation, 0 for none */
 	uint64_t last_tl;	/* its timeline: pid << 32 | tid */
-};
-
-struct deps {
-	uint64_t id[DEPS_MAX];
-	int n;
-	int dropped;		/* dependencies beyond DEPS_MAX, not kept */
 };
 
 /*
