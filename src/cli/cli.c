@@ -302,6 +302,21 @@ static void on_stop_signal(int sig)
 	__atomic_store_n(&stop_signalled, sig, __ATOMIC_RELAXED);
 }
 
+/* SIGINT, SIGTERM and SIGHUP (a closed terminal) set stop_signalled: the
+ * capture or replay stops and still ends its log or reports; @flags are
+ * the handler's (SA_RESTART: the replay's syscalls in flight restart). */
+static void catch_stop_signals(int flags)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal,
+				.sa_flags = flags };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+
 /* The capture's status line, and what the last one said (for the rate). */
 struct capture_cli {
 	struct progress bar;
@@ -344,7 +359,6 @@ static int run_capture(const struct cli_opts *o)
 		.filter = { .include = o->include, .ninclude = o->ninclude,
 			    .exclude = o->exclude, .nexclude = o->nexclude },
 	};
-	struct sigaction sa = { .sa_handler = on_stop_signal };
 	char err[PATHMAP_MAX + 256];
 
 	if (o->ring_mb && (o->ring_mb & (o->ring_mb - 1))) {
@@ -363,10 +377,7 @@ static int run_capture(const struct cli_opts *o)
 			"and --comm must not hold blanks or '=' for SystemTap\n");
 		return EXIT_USAGE;
 	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);	/* a closed terminal: finish the log */
+	catch_stop_signals(0);	/* the probe's poll returns, sees the stop */
 	if (o->verbosity >= 0)
 		fprintf(stderr, "ioriot: capturing to %s (Ctrl-C stops)\n", o->capture);
 	progress_start(&cc.bar, "capture");
@@ -599,6 +610,34 @@ static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
 	return 0;
 }
 
+/* The figures of the replay's end into rc->info: the block devices' since
+ * the start (their array, malloc'd, or NULL), the load average, the stop
+ * signal and the time. */
+static struct disk_figures *note_end(struct replay_cli *rc)
+{
+	struct diskstats after = { 0 };
+	struct disk_figures *disks = NULL;
+	double load;
+
+	if (rc->disks_before_ns &&
+	    diskstats_read(&after, rc->diskstats_fd) == 0) {
+		double secs = (double)(clock_ns(CLOCK_MONOTONIC) -
+				       rc->disks_before_ns) / 1e9;
+		disks = calloc(after.n ? after.n : 1, sizeof(*disks));
+		if (disks) {
+			rc->info.ndisks = diskstats_delta(&rc->disks_before,
+							  &after, secs, disks);
+			rc->info.disks = disks;
+		}
+	}
+	diskstats_free(&after);
+	if (getloadavg(&load, 1) == 1 && load > rc->info.loadavg_max)
+		rc->info.loadavg_max = load;
+	rc->info.interrupted_by = stop_signalled;
+	rc->info.finished_ns = clock_ns(CLOCK_REALTIME);
+	return disks;
+}
+
 static int run_replay(const struct cli_opts *o)
 {
 	char user[256], name[256], host[256];
@@ -617,7 +656,6 @@ static int run_replay(const struct cli_opts *o)
 	FILE *stats = NULL;
 	int stats_new_in = -1;		/* a new -S file's directory */
 	struct disk_figures *disks = NULL;
-	struct sigaction sa = { .sa_handler = on_stop_signal };
 	struct rlog_reader *rl;
 	char err[PATHMAP_MAX + 256];
 	int ret = 1;
@@ -669,12 +707,7 @@ static int run_replay(const struct cli_opts *o)
 		ro.tick_ns = (uint64_t)((o->interval ? o->interval : 1.0) * 1e9);
 	}
 	raise_nofile();
-	/* A stop must not fail the syscalls in flight: they restart. */
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);	/* a closed terminal: still report */
+	catch_stop_signals(SA_RESTART);
 	sum = malloc(sizeof(*sum));
 	if (!sum) {
 		log_error("out of memory");
@@ -697,23 +730,7 @@ static int run_replay(const struct cli_opts *o)
 		log_error("%s", err);
 		goto out;
 	}
-	struct diskstats after = { 0 };
-	if (rc.disks_before_ns &&
-	    diskstats_read(&after, rc.diskstats_fd) == 0) {
-		double secs = (double)(clock_ns(CLOCK_MONOTONIC) -
-				       rc.disks_before_ns) / 1e9;
-		disks = calloc(after.n ? after.n : 1, sizeof(*disks));
-		if (disks) {
-			rc.info.ndisks = diskstats_delta(&rc.disks_before,
-							 &after, secs, disks);
-			rc.info.disks = disks;
-		}
-	}
-	double load;
-	if (getloadavg(&load, 1) == 1 && load > rc.info.loadavg_max)
-		rc.info.loadavg_max = load;
-	rc.info.interrupted_by = stop_signalled;
-	rc.info.finished_ns = clock_ns(CLOCK_REALTIME);
+	disks = note_end(&rc);
 	if (stop_signalled)
 		log_warn("replay stopped early by SIG%s: the statistics cover "
 			 "only part of the replay file",
@@ -723,7 +740,6 @@ static int run_replay(const struct cli_opts *o)
 	/* An interrupted run fails as the shell reports a signal: 128+N. */
 	if (!ret && stop_signalled)
 		ret = 128 + stop_signalled;
-	diskstats_free(&after);
 out:
 	if (have_series && timeseries_close(&series))
 		ret = 1;
