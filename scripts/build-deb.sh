@@ -18,7 +18,7 @@ mkdir -p "$tree"
 # output.
 if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	git -C "$src" ls-files -z --cached --others --exclude-standard |
-		(cd "$src" && xargs -0 tar -cf - --no-recursion) |
+		(cd "$src" && tar -cf - --null --no-recursion -T -) |
 		tar -xf - -C "$tree"
 else
 	(cd "$src" && tar -cf - --exclude=./.output --exclude=./ioriot .) |
