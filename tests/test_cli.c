@@ -152,6 +152,20 @@ START_TEST(test_usage_error)
 END_TEST
 
 
+/* Put an executable "staprun" with @script into @dir, first in PATH (the
+ * test runs in its own process). */
+static void fake_staprun(const char *dir, const char *script)
+{
+	char *path = tu_join(dir, "staprun"), *search;
+
+	free(tu_write_str(dir, "staprun", script));
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	ck_assert(asprintf(&search, "%s:%s", dir, getenv("PATH")) > 0);
+	setenv("PATH", search, 1);
+	free(search);
+	free(path);
+}
+
 /*
  * -m MODULE runs staprun itself, without a shell, and writes what it prints
  * with the mount table added: a fake staprun first in PATH records its
@@ -161,7 +175,7 @@ START_TEST(test_stap_module)
 {
 	char *dir = tu_scratch();
 	char *log = tu_join(dir, "io.capture"), *args = tu_join(dir, "args");
-	char *script, *path, *text;
+	char *script, *text;
 	const char *argv[] = { "-q", "-c", log, "-m", "my mod;rm -rf x.ko",
 			       "--comm", "java", NULL };
 	int rc;
@@ -173,12 +187,7 @@ START_TEST(test_stap_module)
 		"echo '#|host=h|kernel=k|backend=systemtap|start_epoch_ns=1|'\n"
 		"echo 't=1700000000000000000;:,D=10;:,i=5:5;:,o=openat;:,d=-100;:,p=/etc/x;:,f=0;:,r=3;:,'\n",
 		args) > 0);
-	free(tu_write_str(dir, "staprun", script));
-	ck_assert(asprintf(&path, "%s/staprun", dir) > 0);
-	ck_assert_int_eq(chmod(path, 0755), 0);
-	free(path);
-	ck_assert(asprintf(&path, "%s:%s", dir, getenv("PATH")) > 0);
-	setenv("PATH", path, 1);	/* the test runs in its own process */
+	fake_staprun(dir, script);
 	rc = run(argv, NULL, NULL);
 	ck_assert_int_eq(rc, 0);
 
@@ -195,7 +204,6 @@ START_TEST(test_stap_module)
 	char *event = strstr(text, "\nt=1700000000000000000;");
 	ck_assert_msg(mount && event && mount < event, "log: %.400s", text);
 	free(text);
-	free(path);
 	free(script);
 	free(args);
 	free(log);
@@ -212,24 +220,18 @@ START_TEST(test_stap_lost_lines)
 {
 	char *dir = tu_scratch();
 	char *log = tu_join(dir, "io.capture");
-	char *script, *path, *text;
+	char *text;
 	const char *argv[] = { "-q", "-c", log, "-m", "mod.ko", NULL };
-	int rc;
-
-	script = strdup(
+	const char *script =
 		"#!/bin/sh\n"
 		"echo '#|capture_version=4|'\n"
 		"echo '#|host=h|kernel=k|backend=systemtap|start_epoch_ns=1|'\n"
 		"echo 't=1700000000000000000;:,D=10;:,i=5:5;:,o=openat;:,d=-100;:,p=/etc/x;:,f=0;:,r=3;:,'\n"
 		"printf 't=17\\000garbage\\n'\n"
-		"echo 'WARNING: There were 2 transport failures. Try stap -s' >&2\n");
-	ck_assert_ptr_nonnull(script);
-	free(tu_write_str(dir, "staprun", script));
-	ck_assert(asprintf(&path, "%s/staprun", dir) > 0);
-	ck_assert_int_eq(chmod(path, 0755), 0);
-	free(path);
-	ck_assert(asprintf(&path, "%s:%s", dir, getenv("PATH")) > 0);
-	setenv("PATH", path, 1);	/* the test runs in its own process */
+		"echo 'WARNING: There were 2 transport failures. Try stap -s' >&2\n";
+	int rc;
+
+	fake_staprun(dir, script);
 	rc = run(argv, NULL, NULL);
 	ck_assert_int_eq(rc, 0);
 
@@ -238,8 +240,6 @@ START_TEST(test_stap_lost_lines)
 	ck_assert_msg(strstr(text, "o=lost;:,c=3;:,"), "log: %s", text);
 	ck_assert_msg(strstr(text, "#|end|events=1|lost=3|"), "log: %s", text);
 	free(text);
-	free(path);
-	free(script);
 	free(log);
 	free(dir);
 }
