@@ -129,7 +129,7 @@ START_TEST(test_statx_per_device)
 	want = statx_align(fd1);
 	ck_assert_uint_eq(want, f->sector);
 
-	d = dioalign_new(roots, 2);
+	d = dioalign_new(roots, roots, 2);
 	ck_assert_ptr_nonnull(d);
 	ck_assert_uint_eq(dioalign_probes(d), 0);
 	ck_assert_uint_eq(dioalign_of(d, fd1, p1), want);
@@ -176,7 +176,7 @@ START_TEST(test_no_block_device)
 	p2 = tu_join(m, "f2");
 	fd1 = open_direct(p1);
 	fd2 = open_direct(p2);
-	d = dioalign_new(&m, 1);
+	d = dioalign_new(&m, &m, 1);
 	ck_assert_ptr_nonnull(d);
 	ck_assert_uint_eq(dioalign_of(d, fd1, p1), 4096);
 	ck_assert_uint_eq(dioalign_of(d, fd2, p2), 4096);
@@ -222,7 +222,7 @@ START_TEST(test_exec_direct)
 	path = tu_join(root, "direct");
 	path2 = tu_join(root, "later");
 	ck_assert_msg(exec_init(&x, 0, 0, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_int_eq(exec_learn_sandboxes(&x, &root, 1), 0);
+	ck_assert_int_eq(exec_learn_sandboxes(&x, &root, &root, 1), 0);
 	ck_assert_uint_eq(atomic_load(&x.dio_align), DIOALIGN_MIN);
 
 	ck_assert_int_eq(run(&x, (struct rlog_op){ .sys = SYS_OPENAT, .ret = 3,

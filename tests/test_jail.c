@@ -107,7 +107,8 @@ static void *confined(void *arg)
 		sc->rc = -ENOMEM;
 		return NULL;
 	}
-	sc->rc = jail_enter(sb, sc->nsb, sc->owner, sc->err, sizeof(sc->err));
+	sc->rc = jail_enter(sb, sb, sc->nsb, sc->owner, sc->err,
+			    sizeof(sc->err));
 	for (size_t i = 0; !sc->rc && i < sc->n; i++) {
 		const struct step *s = &sc->steps[i];
 		struct rlog_op op = {
@@ -279,7 +280,7 @@ START_TEST(test_bad_roots)
 	char *plain = tu_join(scratch, "plain"), *dot, *notmnt, *missing;
 	char *bad[] = { "relative/.ioriot/t" }, *nested[2];
 
-	ck_assert_int_eq(jail_enter(bad, 1, 0, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(jail_enter(bad, bad, 1, 0, err, sizeof(err)), -EINVAL);
 	/* A directory that is not a mountpoint holds no sandbox. */
 	ck_assert_int_eq(mkdir(plain, 0755), 0);
 	dot = tu_join(plain, ".ioriot");
@@ -302,7 +303,8 @@ START_TEST(test_bad_roots)
 
 		ck_assert_int_ge(pid, 0);
 		if (pid == 0) {
-			int rc = jail_enter(cases[i].roots, cases[i].n, 0, err,
+			int rc = jail_enter(cases[i].roots, cases[i].roots,
+					    cases[i].n, 0, err,
 					    sizeof(err));
 			if (rc != cases[i].want || !strstr(err, cases[i].msg)) {
 				fprintf(stderr, "case %zu: %d %s\n", i, rc, err);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ioriot/analyze.h"
+#include "ioriot/sandmap.h"
 
 #define CLI_MAX_PREFIXES 32
 
@@ -70,6 +71,11 @@ struct cli_opts {
 	const char *folded;	/* --folded */
 	enum analyze_weight folded_weight;	/* --folded-weight */
 	bool folded_weight_given;
+	/* Where the sandboxes go on the test host (sandmap.h). */
+	const char *map[SANDMAP_RULES_MAX];	/* --map CAPTURED=TEST */
+	size_t nmap;
+	long copies;		/* --copies N, 0: one replay as the file is */
+	double stagger;		/* --stagger seconds between copies' starts */
 	bool no_drop_caches;	/* -D */
 	bool allow_root;	/* --allow-root */
 	bool replay_given;	/* -r: with -c generate, else replay */

@@ -13,6 +13,7 @@
 
 #include "ioriot/caplog.h"
 #include "ioriot/rlog.h"
+#include "ioriot/sandmap.h"
 #include "ioriot/syscalls.h"
 
 /* Why an event was not written as an operation. */
@@ -42,6 +43,9 @@ struct gen_options {
 	const char *name;		/* test name, validated by the caller */
 	const char *user;		/* replay user, stored in the header */
 	const char *local_mounts;	/* mount table for v2/v3 logs (/proc/mounts) */
+	/* --map: the test mount each captured mount's sandbox goes to,
+	 * written as its sandbox line's test_mount= (NULL: none). */
+	const struct sandmap *map;
 	/* Called every 2^20 lines with bytes done and total (may be 0). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

@@ -21,6 +21,13 @@ struct init_options {
 	 * reads on and closes, whatever it returns; NULL: it opens
 	 * replay_path itself. */
 	struct rlog_reader *reader;
+	/* Where the sandboxes are built on this host (sandmap.h): @copies
+	 * sets (0 counts as 1) of one root per sandbox of the file's header,
+	 * in its order; NULL: the header's own (then @copies must be 0 or
+	 * 1).  Two sandboxes of the file in one host sandbox are checked
+	 * for colliding paths first (sandmap_check_collisions()). */
+	char *const *host_roots;
+	size_t copies;
 	/* The test user, who owns what init creates: as root for another
 	 * user, the workers create everything as that user; otherwise it
 	 * must be the caller (-EPERM). */
@@ -33,7 +40,7 @@ struct init_options {
 };
 
 struct init_summary {
-	uint64_t sandboxes;
+	uint64_t sandboxes;		/* of this host, copies included */
 	uint64_t dirs, files, links, bytes, absent;
 	uint64_t xattrs;		/* extended attributes set */
 	uint64_t duration_ns;

@@ -77,6 +77,9 @@ struct replay_options {
 	 * reads on and closes, whatever it returns; NULL: it opens
 	 * replay_path itself. */
 	struct rlog_reader *reader;
+	/* Per sandbox of the file's header: the sandbox of this host that
+	 * stands in for it (sandmap.h: --map, --copies); NULL: the same. */
+	char *const *host_roots;
 	double speed;			/* 0: as fast as possible; 1: captured */
 	/* -p/-t: when either is > 0, captured processes are spread over
 	 * @workers groups (1 if 0) of @threads threads each (1 if 0), as
@@ -106,6 +109,12 @@ struct replay_options {
 	 * with a message in @err) ends the run. */
 	int (*ready)(void *ctx, char *err, size_t errlen);
 	void *ready_ctx;
+	/* Called from the replay's own thread once all is set (the jail, the
+	 * threads, the first window of operations read), just before the
+	 * clock of the first operation starts: to start copies together.
+	 * A non-zero return (-errno, with a message in @err) ends the run. */
+	int (*start)(void *ctx, char *err, size_t errlen);
+	void *start_ctx;
 	/* When set with @tick_ns: called from the replay's own thread every
 	 * @tick_ns and once more after the last operation, with the time
 	 * since the start and the figures so far (SYS_COUNT entries, summed
@@ -147,6 +156,18 @@ struct replay_summary {
  */
 int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	       char *err, size_t errlen);
+
+/* The lateness percentiles of @sum from its histogram (when timed). */
+void replay_summary_lateness(struct replay_summary *sum);
+
+/*
+ * Add replay @src, run at the same time as the replays in @dst (--copies),
+ * to @dst (@first: @dst is empty, it becomes @src): counts, histograms
+ * and timelines add up, durations and maxima take the larger, the lead
+ * the smaller.
+ */
+void replay_summary_add(struct replay_summary *dst,
+			const struct replay_summary *src, bool first);
 
 /*
  * Compare the result @got of replaying an operation of @sys with the

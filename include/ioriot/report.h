@@ -31,6 +31,10 @@ struct report_info {
 	 * name (the header's uring_skipped line); NULL or unknown: not
 	 * printed, JSON null. */
 	const struct uncaptured *uring_skipped;
+	/* --copies: each copy's own figures (the summary is their sum);
+	 * NULL and 0 without copies. */
+	const struct replay_summary *copies;
+	size_t ncopies;
 };
 
 /* Write the report of @sum to @f.  Returns 0 or -errno (a write error). */

@@ -163,6 +163,9 @@ struct rlog_header {
 	uint64_t timelines_hint;	/* the header's timelines=, 0 if
 					 * absent; sizes queues only */
 	char **sandboxes;		/* absolute sandbox roots */
+	/* Per sandbox: the test host's mount it is moved to (a sandbox
+	 * line's test_mount=, written by generate --map), or NULL. */
+	char **test_mounts;
 	size_t nsandboxes;
 	/* The capture's syscalls it did not record, from the header line
 	 * "#|uncaptured|NAME=N|...|", sorted by count; unknown (known

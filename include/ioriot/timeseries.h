@@ -11,7 +11,6 @@
 
 #include "ioriot/diskstats.h"
 #include "ioriot/replay.h"
-#include "ioriot/rlog.h"
 #include "ioriot/series.h"
 
 struct timeseries {
@@ -37,7 +36,7 @@ struct timeseries {
  * logged.
  */
 int timeseries_open(struct timeseries *cs, const struct series_config *base,
-		    const struct rlog_header *hdr, int diskstats_fd);
+		    char *const *roots, size_t nroots, int diskstats_fd);
 
 /* The engine's tick callback (@ctx is the struct timeseries). */
 void timeseries_tick(void *ctx, uint64_t t_ns,

@@ -33,7 +33,9 @@
 #include "ioriot/sandbox.h"
 #include "ioriot/timeseries.h"
 #include "ioriot/version.h"
+#include "copies.h"
 #include "htmlpage.h"
+#include "mapcheck.h"
 #include "progress.h"
 
 #define EXIT_USAGE 2
@@ -111,10 +113,21 @@ static int run_generate(const struct cli_opts *o)
 	if (!strcmp(go.user, "root") && o->verbosity >= 0)
 		log_warn("the replay file names user root: init and replay will "
 			 "need --allow-root");
+	struct sandmap map = { 0 };
+	if (mapcheck_rules(o, &map)) {
+		sandmap_free(&map);
+		return 1;
+	}
+	go.map = &map;
 	uint64_t start = clock_ns(CLOCK_MONOTONIC);
 	progress_start(&bar, "generate");
 	int rc = generate_run(&go, &sum, err, sizeof(err));
 	progress_end(&bar);
+	if (!rc && map.n && mapcheck_output(o, &map)) {
+		sandmap_free(&map);
+		return 1;
+	}
+	sandmap_free(&map);
 	double secs = (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
 	if (rc == -ENODATA && sum.lines && o->verbosity >= 0)
 		generate_print_summary(stdout, &sum);
@@ -258,6 +271,8 @@ static int run_init(const struct cli_opts *o)
 		.progress_ctx = &bar,
 	};
 	char err[PATHMAP_MAX + 256], user[256], name[256];
+	char **host = NULL;
+	size_t nhost = 0;
 	int rc;
 
 	if (!(io.reader = open_replay(o)))
@@ -271,11 +286,20 @@ static int run_init(const struct cli_opts *o)
 		rlog_close(io.reader);
 		return 1;
 	}
+	if (!(host = copies_host_roots(o, rlog_header(io.reader), &io.copies))) {
+		rlog_close(io.reader);
+		return 1;
+	}
+	io.host_roots = host;
+	nhost = io.copies * rlog_header(io.reader)->nsandboxes;
 	log_info("init: %s, test %s: files made as user %s (uid %u, gid %u)",
 		 o->replay, name, user, (unsigned)io.uid, (unsigned)io.gid);
+	for (size_t i = 0; i < nhost; i++)
+		log_info("init: sandbox %s", host[i]);
 	progress_start(&bar, "init");
 	rc = init_run(&io, &sum, err, sizeof(err));
 	progress_end(&bar);
+	sandmap_roots_free(host, nhost);
 	if (rc) {
 		log_error("%s", err);
 		return 1;
@@ -638,6 +662,39 @@ static struct disk_figures *note_end(struct replay_cli *rc)
 	return disks;
 }
 
+/* When the first copy starts (--copies): the devices' figures start. */
+static void copies_started(void *ctx)
+{
+	struct replay_cli *rc = ctx;
+
+	if (rc->diskstats_fd >= 0 &&
+	    diskstats_read(&rc->disks_before, rc->diskstats_fd) == 0)
+		rc->disks_before_ns = clock_ns(CLOCK_MONOTONIC);
+}
+
+/* --copies: replay @ro in o->copies processes at once (copies.h), in the
+ * sandboxes @host; closes @rl (each copy reads the file itself). */
+static int replay_copies(const struct cli_opts *o,
+			 const struct replay_options *ro, struct replay_cli *rc,
+			 char *const *host, struct rlog_reader *rl,
+			 struct replay_summary *sum, struct replay_summary *per,
+			 char *err, size_t errlen)
+{
+	struct copies_options co = {
+		.n = (size_t)o->copies, .stagger_s = o->stagger,
+		.host_roots = host,
+		.nsandboxes = rlog_header(rl)->nsandboxes,
+		.stop = &stop_signalled,
+		.started = copies_started, .started_ctx = rc,
+	};
+
+	rlog_close(rl);
+	log_info("replay: %zu copies, each a process of its own%s", co.n,
+		 o->stagger ? ", started one after the other (--stagger)" :
+		 ", started together");
+	return copies_run(ro, &co, sum, per, err, errlen);
+}
+
 static int run_replay(const struct cli_opts *o)
 {
 	char user[256], name[256], host[256];
@@ -656,8 +713,10 @@ static int run_replay(const struct cli_opts *o)
 	FILE *stats = NULL;
 	int stats_new_in = -1;		/* a new -S file's directory */
 	struct disk_figures *disks = NULL;
+	struct replay_summary *per = NULL;	/* --copies: each copy's */
 	struct rlog_reader *rl;
-	char err[PATHMAP_MAX + 256];
+	char err[PATHMAP_MAX + 256], **roots = NULL;
+	size_t sets = 1, nhost = 0;
 	int ret = 1;
 
 	rc.diskstats_fd = -1;
@@ -673,6 +732,12 @@ static int run_replay(const struct cli_opts *o)
 	rc.info.name = name;
 	rc.info.uncaptured = &rc.uncaptured;
 	rc.info.uring_skipped = &rc.uring_skipped;
+	if (!(roots = copies_host_roots(o, rlog_header(rl), &sets)))
+		goto out;
+	nhost = sets * rlog_header(rl)->nsandboxes;
+	for (size_t i = 0; i < nhost; i++)
+		log_info("replay: sandbox %s", roots[i]);
+	ro.host_roots = roots;
 	ro.uid = rc.uid;
 	ro.gid = rc.gid;
 	log_info("replay: %s, test %s, as user %s (uid %u, gid %u), %s",
@@ -699,7 +764,8 @@ static int run_replay(const struct cli_opts *o)
 			.input = o->replay,
 		};
 
-		if (timeseries_open(&series, &sc, rlog_header(rl),
+		if (timeseries_open(&series, &sc, roots,
+				    rlog_header(rl)->nsandboxes,
 				    rc.diskstats_fd))
 			goto out;
 		ro.tick = timeseries_tick;
@@ -709,7 +775,8 @@ static int run_replay(const struct cli_opts *o)
 	raise_nofile();
 	catch_stop_signals(SA_RESTART);
 	sum = malloc(sizeof(*sum));
-	if (!sum) {
+	per = o->copies ? calloc(sets, sizeof(*per)) : NULL;
+	if (!sum || (o->copies && !per)) {
 		log_error("out of memory");
 		goto out;
 	}
@@ -721,10 +788,13 @@ static int run_replay(const struct cli_opts *o)
 	}
 	rc.info.started_ns = clock_ns(CLOCK_REALTIME);
 	progress_start(&rc.bar, "replay");
-	ro.reader = rl;		/* the replay closes it */
-	rl = NULL;
-	ret = replay_run(&ro, sum, err, sizeof(err));
+	ret = o->copies ? replay_copies(o, &ro, &rc, roots, rl, sum, per, err,
+					sizeof(err)) :
+	      (ro.reader = rl, replay_run(&ro, sum, err, sizeof(err)));
+	rl = NULL;		/* the replay closed it */
 	progress_end(&rc.bar);
+	rc.info.copies = per;
+	rc.info.ncopies = o->copies ? sets : 0;
 	if (ret) {
 		ret = 1;
 		log_error("%s", err);
@@ -758,6 +828,8 @@ out:
 		close(rc.diskstats_fd);
 	free(rc.groups);
 	free(disks);
+	free(per);
+	sandmap_roots_free(roots, nhost);
 	free(sum);
 	rlog_close(rl);
 	return ret;

@@ -14,7 +14,8 @@
 #include "ioriot/paths.h"
 
 /* Long options without a short form, numbered beyond the bytes. */
-enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT };
+enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_MAP, OPT_COPIES,
+       OPT_STAGGER };
 
 static const struct option long_options[] = {
 	{ "capture", required_argument, NULL, 'c' },
@@ -55,6 +56,9 @@ static const struct option long_options[] = {
 	{ "interval", required_argument, NULL, 'N' },
 	{ "spin", required_argument, NULL, 'W' },
 	{ "allow-root", no_argument, NULL, 'A' },
+	{ "map", required_argument, NULL, OPT_MAP },
+	{ "copies", required_argument, NULL, OPT_COPIES },
+	{ "stagger", required_argument, NULL, OPT_STAGGER },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
@@ -105,6 +109,13 @@ void cli_usage(void)
 "                           (default: $SUDO_USER, else you; never root\n"
 "                           unless named), init makes the sandboxes its own\n"
 "                           (default: the file's user=)\n"
+"      --map CAPTURED=TEST  generate, -i, -r, -R: the sandbox of captured\n"
+"                           mount CAPTURED goes to mount TEST of the test\n"
+"                           host, TEST/.ioriot/NAME (repeatable)\n"
+"      --copies N           -i, -r, -R: N copies of the workload at once, each\n"
+"                           in sandboxes NAME.1 ... NAME.N (give -i and -r\n"
+"                           the same N); the stats show the total and each\n"
+"      --stagger SECONDS    start copy k (k-1) * SECONDS after the first\n"
 "      --allow-root         init and replay as root when the user is root;\n"
 "                           refused otherwise: a replay as root can change\n"
 "                           any file the replay file's paths lead to\n"
@@ -237,6 +248,27 @@ static int add_prefix(const char *opt, const char *arg, const char **list,
 	return 0;
 }
 
+/* Add rule --map @arg, checked as sandmap_add() checks it.  0 or
+ * -EINVAL. */
+static int add_map(struct cli_opts *o, const char *arg)
+{
+	struct sandmap m = { 0 };
+	char err[2 * PATHMAP_MAX];
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < o->nmap; i++)
+		rc = sandmap_add(&m, o->map[i], err, sizeof(err));
+	if (!rc)
+		rc = sandmap_add(&m, arg, err, sizeof(err));
+	sandmap_free(&m);
+	if (rc) {
+		fprintf(stderr, "ioriot: %s\n", err);
+		return -EINVAL;
+	}
+	o->map[o->nmap++] = arg;
+	return 0;
+}
+
 static int set_mode(struct cli_opts *o, enum cli_mode mode, const char *flag)
 {
 	if (o->mode != MODE_NONE && o->mode != mode) {
@@ -319,6 +351,16 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 		break;
 	case 'E':
 		err = add_prefix("--exclude", optarg, o->exclude, &o->nexclude);
+		break;
+	case OPT_MAP: err = add_map(o, optarg); break;
+	case OPT_COPIES:
+		err = parse_long("--copies", optarg, 1, SANDMAP_COPIES_MAX,
+				 &o->copies);
+		break;
+	case OPT_STAGGER:
+		if (parse_double(optarg, 0, 86400, &o->stagger))
+			err = usage_error("--stagger expects seconds from 0 "
+					  "to 86400", optarg);
 		break;
 	case 'K': err = set_mode(o, MODE_COMPARE, "--compare"); break;
 	case OPT_REPORT:
@@ -456,6 +498,26 @@ static int check_combinations(const struct cli_opts *o)
 	}
 	if (!err && o->folded_weight_given && !o->folded) {
 		fprintf(stderr, "ioriot: --folded-weight needs --folded\n");
+		err = -EINVAL;
+	}
+	if (!err && o->nmap && o->mode != MODE_GENERATE && o->mode != MODE_INIT &&
+	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
+		fprintf(stderr, "ioriot: --map goes with -c FILE -r FILE "
+			"(generate), -i, -r or -R\n");
+		err = -EINVAL;
+	}
+	if (!err && o->copies && o->mode != MODE_INIT &&
+	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
+		fprintf(stderr, "ioriot: --copies goes with -i, -r or -R\n");
+		err = -EINVAL;
+	}
+	if (!err && o->copies && (o->csv || o->graphite)) {
+		fprintf(stderr, "ioriot: --csv and --graphite do not go with "
+			"--copies\n");
+		err = -EINVAL;
+	}
+	if (!err && o->stagger && !o->copies) {
+		fprintf(stderr, "ioriot: --stagger needs --copies\n");
 		err = -EINVAL;
 	}
 	if (!err && o->interval && !o->csv && !o->graphite) {

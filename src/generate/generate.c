@@ -276,6 +276,7 @@ static void write_header(struct gen *g, struct outbuf *ob,
 	const struct mounttab *mt = g->pm.mounts;
 	struct gen_summary *sum = g->sum;
 	char sandbox[PATHMAP_MAX];
+	const char *test;
 	size_t len;
 
 	outbuf_puts(ob, "#|replay_version=1|");
@@ -310,6 +311,8 @@ static void write_header(struct gen *g, struct outbuf *ob,
 		outbuf_path(ob, mt->v[i].dir, mt->v[i].dir_len);
 		outbuf_puts(ob, "|");
 		outbuf_meta(ob, "fstype", mt->v[i].fstype);
+		if ((test = sandmap_lookup(opt->map, mt->v[i].dir)))
+			outbuf_meta(ob, "test_mount", test);
 		outbuf_putc(ob, '\n');
 	}
 }

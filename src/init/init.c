@@ -34,6 +34,7 @@
 #include "ioriot/paths.h"
 #include "ioriot/rlog.h"
 #include "ioriot/sandbox.h"
+#include "ioriot/sandmap.h"
 
 #define CHUNK (1u << 20)		/* bytes per write */
 #define BLOCK 4096			/* each gets a unique stamp */
@@ -65,10 +66,9 @@ struct shared {
 	char err[ERRMAX];
 };
 
-/* One sandbox and its worker. */
+/* One sandbox of this host and its worker. */
 struct job {
-	const char *root;		/* from the replay header */
-	size_t root_len;
+	const char *root;		/* the host sandbox (init_options) */
 	char mnt[PATHMAP_MAX];		/* its mountpoint */
 	const char *name;		/* the test name, in root */
 	int index;
@@ -77,6 +77,7 @@ struct job {
 	size_t n, cap;
 	char *names;			/* NUL-terminated relative paths */
 	size_t names_len, names_cap;
+	bool borrowed;			/* items and names are another copy's */
 	uint64_t bytes;			/* what its files need */
 	uint64_t xattr_bytes;		/* what its attributes' values need */
 	uint64_t dirs, files, links, absent, xattrs;	/* entries done */
@@ -89,6 +90,13 @@ struct job {
 	struct shared *sh;
 	pthread_t thread;
 	bool started;
+};
+
+/* A sandbox of the replay file, and the job of its first copy. */
+struct froot {
+	const char *root;		/* from the replay header */
+	size_t len;
+	struct job *job;
 };
 
 /* Record the first error; later ones are dropped. */
@@ -533,16 +541,17 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* The job whose root is the longest prefix of @path, or NULL. */
-static struct job *job_for(struct job *jobs, size_t n, const char *path,
-			   size_t len)
+/* The file's sandbox whose root is the longest prefix of @path, or
+ * NULL. */
+static const struct froot *froot_for(const struct froot *froots, size_t n,
+				     const char *path, size_t len)
 {
-	struct job *best = NULL;
+	const struct froot *best = NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		if (path_is_below(path, len, jobs[i].root, jobs[i].root_len) &&
-		    (!best || jobs[i].root_len > best->root_len))
-			best = &jobs[i];
+		if (path_is_below(path, len, froots[i].root, froots[i].len) &&
+		    (!best || froots[i].len > best->len))
+			best = &froots[i];
 	}
 	return best;
 }
@@ -552,8 +561,8 @@ static struct job *job_for(struct job *jobs, size_t n, const char *path,
  * Returns 0 or -errno with the message in @err.
  */
 static int read_init(struct rlog_reader *r, const char *replay,
-		     struct job *jobs, size_t n, uint64_t *total, char *err,
-		     size_t errlen)
+		     const struct froot *froots, size_t n, uint64_t *total,
+		     char *err, size_t errlen)
 {
 	struct rlog_entry e;
 	int rc;
@@ -564,16 +573,18 @@ static int read_init(struct rlog_reader *r, const char *replay,
 
 		const char *p = e.init_path;
 		size_t len = e.init_path_len;
-		struct job *j = job_for(jobs, n, p, len);
+		const struct froot *f = froot_for(froots, n, p, len);
+		struct job *j;
 
-		if (!j) {	/* the reader makes sure there is one */
+		if (!f) {	/* the reader makes sure there is one */
 			snprintf(err, errlen,
 				 "%s:%llu: INIT path is in no sandbox", replay,
 				 (unsigned long long)e.lineno);
 			return -EPROTO;
 		}
-		p += j->root_len;
-		len -= j->root_len;
+		j = f->job;
+		p += f->len;
+		len -= f->len;
 		if (len) {
 			p++;		/* the '/' after the root */
 			len--;
@@ -688,6 +699,80 @@ static int run_jobs(struct job *jobs, size_t n, const struct init_options *opt,
 	return sh->rc;
 }
 
+/*
+ * The jobs of @host (@copies sets of @h's sandboxes, each set in header
+ * order): one per distinct host sandbox, in @jobs (room for all), their
+ * number in *@n.  @froots gets the header's distinct sandboxes, each with
+ * the job of its first copy, their number in *@nf.  Every copy's set
+ * gives the same number of jobs (a copy differs only in its NAME.k).
+ */
+static void plan_jobs(const struct rlog_header *h, char *const *host,
+		      size_t copies, struct shared *sh, struct job *jobs,
+		      size_t *n, struct froot *froots, size_t *nf)
+{
+	size_t ns = h->nsandboxes;
+
+	*n = *nf = 0;
+	for (size_t c = 0; c < copies; c++) {
+		size_t first = *n;
+
+		for (size_t i = 0; i < ns; i++) {
+			const char *hr = host[c * ns + i];
+			struct job *j = NULL;
+			bool known = false;
+
+			for (size_t k = first; k < *n && !j; k++)
+				if (!strcmp(jobs[k].root, hr))
+					j = &jobs[k];
+			if (!j) {
+				j = &jobs[(*n)++];
+				*j = (struct job){ .root = hr,
+						   .index = (int)(j - jobs),
+						   .fd = -1, .parent_fd = -1,
+						   .sh = sh };
+			}
+			for (size_t k = 0; c == 0 && k < *nf && !known; k++)
+				known = !strcmp(froots[k].root, h->sandboxes[i]);
+			if (c == 0 && !known)	/* listed twice: one sandbox */
+				froots[(*nf)++] = (struct froot){
+					.root = h->sandboxes[i],
+					.len = strlen(h->sandboxes[i]),
+					.job = j };
+		}
+	}
+}
+
+/*
+ * The copies after the first take the INIT entries the first copy's jobs
+ * (@per of the @n @jobs) read; *@total grows to the bytes of all.  0 or
+ * -EFBIG with a message.
+ */
+static int share_items(struct job *jobs, size_t n, size_t per,
+		       uint64_t *total, const char *replay, char *err,
+		       size_t errlen)
+{
+	uint64_t one = *total;
+
+	for (size_t k = per; k < n; k++) {
+		const struct job *from = &jobs[k % per];
+
+		if (*total + one < *total) {
+			snprintf(err, errlen, "%s: INIT sizes of the copies "
+				 "add up to more than 2^64 bytes", replay);
+			return -EFBIG;
+		}
+		if (k % per == 0)
+			*total += one;
+		jobs[k].items = from->items;
+		jobs[k].n = from->n;
+		jobs[k].names = from->names;
+		jobs[k].bytes = from->bytes;
+		jobs[k].xattr_bytes = from->xattr_bytes;
+		jobs[k].borrowed = true;
+	}
+	return 0;
+}
+
 int init_run(const struct init_options *opt, struct init_summary *sum,
 	     char *err, size_t errlen)
 {
@@ -696,10 +781,13 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 			     .gid = opt->gid,
 			     .drop = geteuid() == 0 && opt->uid != 0,
 			     .lock = PTHREAD_MUTEX_INITIALIZER };
+	size_t copies = opt->copies ? opt->copies : 1;
 	const struct rlog_header *h;
 	struct rlog_reader *r = opt->reader;
+	struct froot *froots = NULL;
 	struct job *jobs = NULL;
-	size_t n = 0;
+	char *const *host;
+	size_t n = 0, nf = 0;
 	int rc;
 
 	memset(sum, 0, sizeof(*sum));
@@ -713,28 +801,32 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 	if (!r && !(r = rlog_open(opt->replay_path, err, errlen)))
 		return -errno;
 	h = rlog_header(r);
-	jobs = calloc(h->nsandboxes ? h->nsandboxes : 1, sizeof(*jobs));
-	if (!jobs) {
-		snprintf(err, errlen, "%s: out of memory", opt->replay_path);
+	host = opt->host_roots ? opt->host_roots : h->sandboxes;
+	if (copies > 1 && !opt->host_roots) {
+		snprintf(err, errlen, "%s: copies without their sandboxes",
+			 opt->replay_path);
 		rlog_close(r);
-		return -ENOMEM;
+		return -EINVAL;
 	}
-	for (size_t i = 0; i < h->nsandboxes; i++) {
-		bool seen = false;
-
-		for (size_t k = 0; k < n && !seen; k++)
-			seen = !strcmp(jobs[k].root, h->sandboxes[i]);
-		if (seen)
-			continue;	/* listed twice: one worker */
-		jobs[n] = (struct job){ .root = h->sandboxes[i],
-					.root_len = strlen(h->sandboxes[i]),
-					.index = (int)n, .fd = -1,
-					.parent_fd = -1, .sh = &sh };
-		n++;
+	jobs = calloc(copies * h->nsandboxes + 1, sizeof(*jobs));
+	froots = calloc(h->nsandboxes + 1, sizeof(*froots));
+	if (!jobs || !froots) {
+		snprintf(err, errlen, "%s: out of memory", opt->replay_path);
+		rc = -ENOMEM;
+		goto out;
 	}
+	plan_jobs(h, host, copies, &sh, jobs, &n, froots, &nf);
+	/* Two sandboxes in one (--map): their paths must not meet. */
+	rc = sandmap_shared(h->sandboxes, host, h->nsandboxes) ?
+	     sandmap_check_collisions(opt->replay_path, host, err, errlen) : 0;
 	/* The whole INIT section is read before anything is moved, so that a
 	 * damaged file leaves the old sandboxes alone. */
-	rc = read_init(r, opt->replay_path, jobs, n, &total, err, errlen);
+	if (!rc)
+		rc = read_init(r, opt->replay_path, froots, nf, &total, err,
+			       errlen);
+	if (!rc)
+		rc = share_items(jobs, n, n / copies, &total,
+				 opt->replay_path, err, errlen);
 	if (!rc)
 		rc = open_sandboxes(jobs, n, opt, err, errlen);
 	if (!rc) {
@@ -751,13 +843,17 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 		sum->xattrs += jobs[i].xattrs;
 		if (jobs[i].fd >= 0)
 			close(jobs[i].fd);
-		free(jobs[i].items);
-		free(jobs[i].names);
+		if (!jobs[i].borrowed) {
+			free(jobs[i].items);
+			free(jobs[i].names);
+		}
 		free(jobs[i].parent);
 		free(jobs[i].buf);
 	}
 	sum->bytes = atomic_load(&sh.done);
+out:
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
+	free(froots);
 	free(jobs);
 	rlog_close(r);
 	return rc;

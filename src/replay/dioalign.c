@@ -82,7 +82,7 @@ static unsigned logical_block_size(dev_t dev)
 	return read_sysfs_uint(path);
 }
 
-struct dioalign *dioalign_new(char *const *roots, size_t n)
+struct dioalign *dioalign_new(char *const *roots, char *const *host, size_t n)
 {
 	struct dioalign *d = calloc(1, sizeof(*d));
 	struct stat st;
@@ -97,7 +97,7 @@ struct dioalign *dioalign_new(char *const *roots, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		size_t j;
 
-		if (stat(roots[i], &st) < 0)
+		if (stat(host[i], &st) < 0)
 			continue;
 		for (j = 0; j < d->ndevs && d->devs[j].dev != st.st_dev; j++)
 			;

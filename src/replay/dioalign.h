@@ -31,12 +31,13 @@
 struct dioalign;
 
 /*
- * The devices of sandbox roots @roots (@n absolute paths), each with its
- * block device's logical block size from sysfs.  Call it before the jail
+ * The devices of sandbox roots @roots (@n absolute paths, as the replay
+ * names them), which are sandboxes @host of this host (jail.h), each with
+ * its block device's logical block size from sysfs.  Call it before the jail
  * (it reads /sys).  A root that cannot be stat'ed is left out: opens below
  * it ask statx each time.  Returns NULL when out of memory.
  */
-struct dioalign *dioalign_new(char *const *roots, size_t n);
+struct dioalign *dioalign_new(char *const *roots, char *const *host, size_t n);
 
 /*
  * The buffer alignment for direct I/O on @fd, a file opened as @path (NULL

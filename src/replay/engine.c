@@ -537,6 +537,8 @@ static int run_threads(struct engine *e, bool feed_done, char *err,
 				 i + 1, n, strerror(-ret), ret == -EAGAIN ?
 				 " (fewer threads with -p/-t?)" : "");
 	}
+	if (!ret && e->opt->start)
+		ret = e->opt->start(e->opt->start_ctx, err, errlen);
 	if (ret)
 		atomic_store(&e->failed, 1);
 	pthread_mutex_lock(&e->lock);
@@ -619,16 +621,7 @@ static void summarize(struct engine *e, struct replay_summary *sum)
 		e->processes ? (n + e->processes - 1) / e->processes : 0;
 	sum->captured_ns = e->captured_ns;
 	sum->timed = e->speed > 0;
-	if (sum->timed) {
-		sum->lateness_p50_ns = replay_lateness_percentile(sum->lateness,
-								  50);
-		sum->lateness_p99_ns = replay_lateness_percentile(sum->lateness,
-								  99);
-		if (sum->lateness_p99_ns > sum->lateness_max_ns)
-			sum->lateness_p99_ns = sum->lateness_max_ns;
-		if (sum->lateness_p50_ns > sum->lateness_max_ns)
-			sum->lateness_p50_ns = sum->lateness_max_ns;
-	}
+	replay_summary_lateness(sum);
 }
 
 /* What the replay's own thread (replay_thread()) works on. */
@@ -651,19 +644,20 @@ static void *replay_thread(void *arg)
 	struct engine *e = job->e;
 	const struct replay_options *opt = e->opt;
 	const struct rlog_header *hdr = rlog_header(e->rlog);
+	char *const *host = opt->host_roots ? opt->host_roots : hdr->sandboxes;
 	char *err = job->err;
 	size_t errlen = job->errlen;
 	int ret;
 
 	ret = exec_init(&e->x, opt->uid, opt->gid, err, errlen);
-	if (!ret && exec_learn_sandboxes(&e->x, hdr->sandboxes,
+	if (!ret && exec_learn_sandboxes(&e->x, hdr->sandboxes, host,
 					 hdr->nsandboxes)) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
 	}
 	if (!ret)
-		ret = jail_enter(hdr->sandboxes, hdr->nsandboxes, opt->uid,
-				 err, errlen);
+		ret = jail_enter(hdr->sandboxes, host, hdr->nsandboxes,
+				 opt->uid, err, errlen);
 	/* Privileges go once the jail stands, before any operation. */
 	if (!ret && opt->ready)
 		ret = opt->ready(opt->ready_ctx, err, errlen);

@@ -827,10 +827,11 @@ static void gen_data(char *buf, size_t len)
 	}
 }
 
-int exec_learn_sandboxes(struct exec_ctx *x, char *const *roots, size_t n)
+int exec_learn_sandboxes(struct exec_ctx *x, char *const *roots,
+			 char *const *host, size_t n)
 {
 	dioalign_free(x->dio);
-	x->dio = dioalign_new(roots, n);
+	x->dio = dioalign_new(roots, host, n);
 	return x->dio ? 0 : -ENOMEM;
 }
 

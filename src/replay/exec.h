@@ -79,11 +79,13 @@ int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
 
 /*
  * Learn the devices of sandbox roots @roots (@n, as the replay file's
- * header lists them), so that the direct I/O alignment is asked once per
- * device (src/replay/dioalign.h).  Reads /sys: call it before the jail.
- * Without it every O_DIRECT open asks its own.  Returns 0 or -ENOMEM.
+ * header lists them), which are this host's sandboxes @host (jail.h), so
+ * that the direct I/O alignment is asked once per device
+ * (src/replay/dioalign.h).  Reads /sys: call it before the jail.  Without
+ * it every O_DIRECT open asks its own.  Returns 0 or -ENOMEM.
  */
-int exec_learn_sandboxes(struct exec_ctx *x, char *const *roots, size_t n);
+int exec_learn_sandboxes(struct exec_ctx *x, char *const *roots,
+			 char *const *host, size_t n);
 
 /*
  * Open the sandbox roots @roots (@n, as the replay file's header lists

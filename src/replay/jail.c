@@ -79,10 +79,12 @@ int jail_prepare(char *err, size_t errlen)
 }
 
 /*
- * Check @roots: each a sandbox root, none below another (a bind mount
- * would hide or change the other).  Returns 0 or -EINVAL with a message.
+ * Check @roots and their @host sandboxes: each a sandbox root, no root
+ * below another (a bind mount would hide or change the other).  Returns 0
+ * or -EINVAL with a message.
  */
-static int check_roots(char *const *roots, size_t n, char *err, size_t errlen)
+static int check_roots(char *const *roots, char *const *host, size_t n,
+		       char *err, size_t errlen)
 {
 	char mnt[PATHMAP_MAX];
 	const char *name;
@@ -90,9 +92,12 @@ static int check_roots(char *const *roots, size_t n, char *err, size_t errlen)
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(roots[i]);
 
-		if (len >= PATHMAP_MAX || sandbox_split(roots[i], mnt, &name)) {
-			snprintf(err, errlen, "sandbox %s is not <mountpoint>/%s/"
-				 "NAME", roots[i], SANDBOX_DIR);
+		if (len >= PATHMAP_MAX || sandbox_split(roots[i], mnt, &name) ||
+		    strlen(host[i]) >= PATHMAP_MAX ||
+		    sandbox_split(host[i], mnt, &name)) {
+			snprintf(err, errlen, "sandbox %s (on this host %s) is "
+				 "not <mountpoint>/%s/NAME", roots[i], host[i],
+				 SANDBOX_DIR);
 			return -EINVAL;
 		}
 		for (size_t j = 0; j < n; j++) {
@@ -107,22 +112,22 @@ static int check_roots(char *const *roots, size_t n, char *err, size_t errlen)
 	return 0;
 }
 
-/* Open every sandbox of @roots into @fds (-1 first).  Returns 0 or
+/* Open every sandbox of @host into @fds (-1 first).  Returns 0 or
  * -errno with a message. */
-static int open_sandboxes(char *const *roots, size_t n, uid_t owner, int *fds,
+static int open_sandboxes(char *const *host, size_t n, uid_t owner, int *fds,
 			  char *err, size_t errlen)
 {
 	char mnt[PATHMAP_MAX], why[PATHMAP_MAX + 256];
 	const char *name;
 
 	for (size_t i = 0; i < n; i++) {
-		sandbox_split(roots[i], mnt, &name);	/* check_roots() passed */
+		sandbox_split(host[i], mnt, &name);	/* check_roots() passed */
 		fds[i] = sandbox_enter(mnt, name, owner, why, sizeof(why));
 		if (fds[i] < 0) {
 			int rc = fds[i];
 
 			snprintf(err, errlen, "cannot enter sandbox %s: %s",
-				 roots[i], why);
+				 host[i], why);
 			return rc;
 		}
 	}
@@ -241,13 +246,13 @@ static int drop_caps(void)
 	return 0;
 }
 
-int jail_enter(char *const *roots, size_t n, uid_t owner, char *err,
-	       size_t errlen)
+int jail_enter(char *const *roots, char *const *host, size_t n, uid_t owner,
+	       char *err, size_t errlen)
 {
 	int *fds = NULL;
 	int rc;
 
-	rc = check_roots(roots, n, err, errlen);
+	rc = check_roots(roots, host, n, err, errlen);
 	if (rc)
 		return rc;
 	fds = malloc((n ? n : 1) * sizeof(*fds));
@@ -259,7 +264,7 @@ int jail_enter(char *const *roots, size_t n, uid_t owner, char *err,
 		fds[i] = -1;
 	rc = own_namespace(err, errlen);
 	if (!rc)
-		rc = open_sandboxes(roots, n, owner, fds, err, errlen);
+		rc = open_sandboxes(host, n, owner, fds, err, errlen);
 	if (!rc)
 		rc = build_root(roots, n, fds, err, errlen);
 	if (!rc && geteuid() != 0 && (rc = drop_caps()))

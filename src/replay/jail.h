@@ -29,13 +29,15 @@ int jail_prepare(char *err, size_t errlen);
 /*
  * Confine the calling thread, and the threads it starts later, to sandboxes
  * @roots (@n absolute "<mnt>/.ioriot/NAME" roots, as a replay file header
- * lists them), each opened with sandbox_enter() (so each must be on a
+ * lists them): sandbox @host[i] of this host (sandmap.h: the same, or
+ * where --map and --copies put it) is bound at @roots[i] in the jail.
+ * Each host sandbox is opened with sandbox_enter() (so each must be on a
  * mount root reached without symlinks, and owned by @owner).  The thread's
  * working directory becomes "/".  A thread that is not root keeps no
  * capability.  Returns 0 or -errno with a message in @err; on failure the
  * thread may be half confined and must not replay anything.
  */
-int jail_enter(char *const *roots, size_t n, uid_t owner, char *err,
-	       size_t errlen);
+int jail_enter(char *const *roots, char *const *host, size_t n, uid_t owner,
+	       char *err, size_t errlen);
 
 #endif

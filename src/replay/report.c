@@ -86,6 +86,61 @@ static void differ_list(FILE *f, const struct replay_summary *sum, int s,
 	}
 }
 
+/* The results of @sum that differ from the capture. */
+static uint64_t differ_total(const struct replay_summary *sum)
+{
+	uint64_t n = 0;
+
+	for (int s = 0; s < SYS_COUNT; s++)
+		n += sum->sys[s].differ;
+	return n;
+}
+
+static double ops_per_s(const struct replay_summary *sum)
+{
+	return sum->duration_ns ? (double)sum->ops * 1e9 /
+				  (double)sum->duration_ns : 0.0;
+}
+
+/* --copies: a row per copy. */
+static void copies_table(FILE *f, const struct report_info *info)
+{
+	if (!info->ncopies)
+		return;
+	fprintf(f, "\nCopies (--copies; each in sandboxes %s.K of its own, the "
+		"figures above are their sum)\n%-6s %12s %12s %10s %10s %10s\n",
+		info->name, "copy", "ioops", "ioops/s", "time s", "timelines",
+		"differ");
+	for (size_t k = 0; k < info->ncopies; k++) {
+		const struct replay_summary *c = &info->copies[k];
+
+		fprintf(f, "%-6zu %12" PRIu64 " %12.2f %10.3f %10" PRIu64
+			" %10" PRIu64 "\n", k + 1, c->ops, ops_per_s(c),
+			(double)c->duration_ns / 1e9, c->timelines,
+			differ_total(c));
+	}
+}
+
+static void copies_json(FILE *f, const struct report_info *info)
+{
+	if (!info->ncopies) {
+		fprintf(f, "  \"copies\": null,\n");
+		return;
+	}
+	fprintf(f, "  \"copies\": [");
+	for (size_t k = 0; k < info->ncopies; k++) {
+		const struct replay_summary *c = &info->copies[k];
+
+		fprintf(f, "%s\n    {\"copy\": %zu, \"performed_ioops\": %"
+			PRIu64 ", \"average_ioops_per_s\": %.2f, "
+			"\"total_time_ns\": %" PRIu64 ", \"timelines\": %" PRIu64
+			", \"differ\": %" PRIu64 "}", k ? "," : "", k + 1,
+			c->ops, ops_per_s(c), c->duration_ns, c->timelines,
+			differ_total(c));
+	}
+	fprintf(f, "\n  ],\n");
+}
+
 static int finish(FILE *f)
 {
 	if (fflush(f) || ferror(f))
@@ -143,6 +198,7 @@ int report_write(FILE *f, const struct report_info *info,
 		uncaptured_print_all(f, info->uring_skipped, false);
 		fputc('\n', f);
 	}
+	copies_table(f, info);
 
 	fprintf(f, "\nLatency in us (replay, then capture; percentiles are "
 		"upper bounds of power-of-two buckets)\n");
@@ -282,6 +338,7 @@ int report_write_json(FILE *f, const struct report_info *info,
 	} else {
 		fprintf(f, "  \"uring_not_replayed\": null,\n");
 	}
+	copies_json(f, info);
 	fprintf(f, "  \"syscalls\": {");
 	for (int s = 0; s < SYS_COUNT; s++) {
 		const struct replay_sys_stats *st = &sum->sys[s];

@@ -71,8 +71,13 @@ static int add_sandbox(struct rlog_reader *r, const char *root)
 		if (!n)
 			return -ENOMEM;
 		h->sandboxes = n;
+		n = realloc(h->test_mounts, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		h->test_mounts = n;
 		r->sandboxes_cap = cap;
 	}
+	h->test_mounts[h->nsandboxes] = NULL;
 	h->sandboxes[h->nsandboxes] = strdup(root);
 	if (!h->sandboxes[h->nsandboxes])
 		return -ENOMEM;
@@ -81,14 +86,50 @@ static int add_sandbox(struct rlog_reader *r, const char *root)
 }
 
 /*
+ * Item test_mount= @it of a sandbox line (@after_sandbox: a sandbox= came
+ * before it on the line): the mount of the test host the line's sandbox
+ * moves to, absolute and normalised, once.  Returns 0, or -EPROTO with
+ * what is wrong in @err (without file and line).
+ */
+static int take_test_mount(struct rlog_reader *r, bool after_sandbox,
+			   struct item *it, char *err, size_t errlen)
+{
+	struct rlog_header *h = &r->hdr;
+	long n = escape_decode(it->val, it->vlen);
+	char **slot = &h->test_mounts[h->nsandboxes - 1];
+
+	if (!after_sandbox) {
+		snprintf(err, errlen, "test_mount= without a sandbox= before it");
+		return -EPROTO;
+	}
+	if (n <= 0 || it->val[0] != '/' ||
+	    !path_is_normal(it->val, (size_t)n) || n >= PATHMAP_MAX) {
+		snprintf(err, errlen, "test_mount= is not a normalised "
+			 "absolute path");
+		return -EPROTO;
+	}
+	if (*slot) {
+		snprintf(err, errlen, "test_mount= given twice");
+		return -EPROTO;
+	}
+	*slot = strdup(it->val);
+	if (!*slot) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
  * Take the items this reader knows from header line @ln: name, user, ops,
- * timelines and sandbox (which may repeat).  Others are ignored.  Returns 0, -EPROTO
- * or -ENOMEM.
+ * timelines and sandbox (which may repeat, each with its test_mount=).
+ * Others are ignored.  Returns 0, -EPROTO or -ENOMEM.
  */
 static int parse_header_line(struct rlog_reader *r, struct line *ln, char *err,
 			     size_t errlen)
 {
 	char *pos = rl_items_start(ln), *end = ln->s + ln->len;
+	bool sandbox_line = false;
 	struct item it;
 	int ret;
 
@@ -118,6 +159,16 @@ static int parse_header_line(struct rlog_reader *r, struct line *ln, char *err,
 			if (ret) {
 				rl_line_err(r, ln, err, errlen, "%s",
 					    strerror(-ret));
+				return ret;
+			}
+			sandbox_line = true;
+		} else if (ITEM_IS(&it, "test_mount")) {
+			char why[64];
+
+			ret = take_test_mount(r, sandbox_line, &it, why,
+					      sizeof(why));
+			if (ret) {
+				rl_line_err(r, ln, err, errlen, "%s", why);
 				return ret;
 			}
 		}

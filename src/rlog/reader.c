@@ -238,9 +238,12 @@ void rlog_close(struct rlog_reader *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->hdr.nsandboxes; i++)
+	for (size_t i = 0; i < r->hdr.nsandboxes; i++) {
 		free(r->hdr.sandboxes[i]);
+		free(r->hdr.test_mounts[i]);
+	}
 	free(r->hdr.sandboxes);
+	free(r->hdr.test_mounts);
 	linereader_free(r->lines);
 	free(r->path);
 	free(r);

@@ -9,27 +9,24 @@
 #include <string.h>
 
 #include "ioriot/log.h"
-#include "ioriot/rlog.h"
 #include "ioriot/timeseries.h"
 
-/* The distinct block devices of the sandboxes @hdr names into @cs.
+/* The distinct block devices of the @n sandboxes @roots into @cs.
  * 0 or -errno with a message logged. */
-static int find_devices(struct timeseries *cs, const struct rlog_header *h)
+static int find_devices(struct timeseries *cs, char *const *roots, size_t n)
 {
-	cs->devices = calloc(h->nsandboxes ? h->nsandboxes : 1,
-			     sizeof(*cs->devices));
-	cs->device_names = calloc(h->nsandboxes ? h->nsandboxes : 1,
-				  sizeof(*cs->device_names));
+	cs->devices = calloc(n ? n : 1, sizeof(*cs->devices));
+	cs->device_names = calloc(n ? n : 1, sizeof(*cs->device_names));
 	if (!cs->devices || !cs->device_names) {
 		log_error("out of memory");
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < h->nsandboxes; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char *name = cs->devices[cs->ndevices];
 		bool seen = false;
 
 		/* A sandbox without a device (tmpfs) has no columns. */
-		if (diskstats_device_of(h->sandboxes[i], name, 32))
+		if (diskstats_device_of(roots[i], name, 32))
 			continue;
 		for (size_t j = 0; j < cs->ndevices; j++)
 			seen = seen || !strcmp(cs->devices[j], name);
@@ -42,14 +39,14 @@ static int find_devices(struct timeseries *cs, const struct rlog_header *h)
 }
 
 int timeseries_open(struct timeseries *cs, const struct series_config *base,
-		    const struct rlog_header *hdr, int diskstats_fd)
+		    char *const *roots, size_t nroots, int diskstats_fd)
 {
 	struct series_config cfg = *base;
 	char err[512];
 	int ret;
 
 	memset(cs, 0, sizeof(*cs));
-	ret = find_devices(cs, hdr);
+	ret = find_devices(cs, roots, nroots);
 	if (ret)
 		return ret;
 	cs->prev = calloc(SYS_COUNT, sizeof(*cs->prev));

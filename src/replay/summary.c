@@ -1,0 +1,72 @@
+/*
+ * summary: the arithmetic of replay summaries (replay.h): the lateness
+ * percentiles from the histogram, and the sum of several replays run at
+ * once (--copies).
+ */
+#include "ioriot/replay.h"
+
+void replay_summary_lateness(struct replay_summary *sum)
+{
+	if (!sum->timed)
+		return;
+	sum->lateness_p50_ns = replay_lateness_percentile(sum->lateness, 50);
+	sum->lateness_p99_ns = replay_lateness_percentile(sum->lateness, 99);
+	if (sum->lateness_p99_ns > sum->lateness_max_ns)
+		sum->lateness_p99_ns = sum->lateness_max_ns;
+	if (sum->lateness_p50_ns > sum->lateness_max_ns)
+		sum->lateness_p50_ns = sum->lateness_max_ns;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static void add_sys(struct replay_sys_stats *d,
+		    const struct replay_sys_stats *s)
+{
+	d->ops += s->ops;
+	d->bytes += s->bytes;
+	d->differ += s->differ;
+	d->short_ops += s->short_ops;
+	d->short_bytes += s->short_bytes;
+	for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++) {
+		d->lat[i] += s->lat[i];
+		d->cap_lat[i] += s->cap_lat[i];
+	}
+	d->lat_max = max_u64(d->lat_max, s->lat_max);
+	d->cap_lat_max = max_u64(d->cap_lat_max, s->cap_lat_max);
+}
+
+void replay_summary_add(struct replay_summary *dst,
+			const struct replay_summary *src, bool first)
+{
+	if (first) {
+		*dst = *src;
+		return;
+	}
+	dst->ops += src->ops;
+	dst->timelines += src->timelines;
+	dst->processes += src->processes;
+	dst->threads += src->threads;
+	dst->workers += src->workers;
+	dst->threads_per_worker = max_u64(dst->threads_per_worker,
+					  src->threads_per_worker);
+	dst->duration_ns = max_u64(dst->duration_ns, src->duration_ns);
+	dst->captured_ns = max_u64(dst->captured_ns, src->captured_ns);
+	if (src->ahead_ns < dst->ahead_ns)
+		dst->ahead_ns = src->ahead_ns;
+	dst->lateness_max_ns = max_u64(dst->lateness_max_ns,
+				       src->lateness_max_ns);
+	for (int i = 0; i < REPLAY_LATENESS_BUCKETS; i++)
+		dst->lateness[i] += src->lateness[i];
+	dst->setid_stripped += src->setid_stripped;
+	dst->uring_flags_dropped += src->uring_flags_dropped;
+	for (int s = 0; s < SYS_COUNT; s++) {
+		add_sys(&dst->sys[s], &src->sys[s]);
+		for (int i = 0; i < REPLAY_RESULT_SLOTS; i++)
+			dst->differ_by_result[s][i] +=
+				src->differ_by_result[s][i];
+	}
+	replay_summary_lateness(dst);
+}
