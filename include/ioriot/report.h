@@ -34,6 +34,8 @@ struct report_info {
 	/* --copies: each copy's own figures (the summary is their sum);
 	 * NULL and 0 without copies. */
 	const struct replay_summary *copies;
+	const uint64_t *copy_offsets_ns;	/* when each started, after
+						 * the first */
 	size_t ncopies;
 };
 

@@ -678,7 +678,7 @@ static int replay_copies(const struct cli_opts *o,
 			 const struct replay_options *ro, struct replay_cli *rc,
 			 char *const *host, struct rlog_reader *rl,
 			 struct replay_summary *sum, struct replay_summary *per,
-			 char *err, size_t errlen)
+			 uint64_t *offsets, char *err, size_t errlen)
 {
 	struct copies_options co = {
 		.n = (size_t)o->copies, .stagger_s = o->stagger,
@@ -692,7 +692,7 @@ static int replay_copies(const struct cli_opts *o,
 	log_info("replay: %zu copies, each a process of its own%s", co.n,
 		 o->stagger ? ", started one after the other (--stagger)" :
 		 ", started together");
-	return copies_run(ro, &co, sum, per, err, errlen);
+	return copies_run(ro, &co, sum, per, offsets, err, errlen);
 }
 
 static int run_replay(const struct cli_opts *o)
@@ -714,6 +714,7 @@ static int run_replay(const struct cli_opts *o)
 	int stats_new_in = -1;		/* a new -S file's directory */
 	struct disk_figures *disks = NULL;
 	struct replay_summary *per = NULL;	/* --copies: each copy's */
+	uint64_t *offsets = NULL;		/* and when it started */
 	struct rlog_reader *rl;
 	char err[PATHMAP_MAX + 256], **roots = NULL;
 	size_t sets = 1, nhost = 0;
@@ -776,7 +777,8 @@ static int run_replay(const struct cli_opts *o)
 	catch_stop_signals(SA_RESTART);
 	sum = malloc(sizeof(*sum));
 	per = o->copies ? calloc(sets, sizeof(*per)) : NULL;
-	if (!sum || (o->copies && !per)) {
+	offsets = o->copies ? calloc(sets, sizeof(*offsets)) : NULL;
+	if (!sum || (o->copies && (!per || !offsets))) {
 		log_error("out of memory");
 		goto out;
 	}
@@ -788,12 +790,13 @@ static int run_replay(const struct cli_opts *o)
 	}
 	rc.info.started_ns = clock_ns(CLOCK_REALTIME);
 	progress_start(&rc.bar, "replay");
-	ret = o->copies ? replay_copies(o, &ro, &rc, roots, rl, sum, per, err,
-					sizeof(err)) :
+	ret = o->copies ? replay_copies(o, &ro, &rc, roots, rl, sum, per,
+					offsets, err, sizeof(err)) :
 	      (ro.reader = rl, replay_run(&ro, sum, err, sizeof(err)));
 	rl = NULL;		/* the replay closed it */
 	progress_end(&rc.bar);
 	rc.info.copies = per;
+	rc.info.copy_offsets_ns = offsets;
 	rc.info.ncopies = o->copies ? sets : 0;
 	if (ret) {
 		ret = 1;
@@ -829,6 +832,7 @@ out:
 	free(rc.groups);
 	free(disks);
 	free(per);
+	free(offsets);
 	sandmap_roots_free(roots, nhost);
 	free(sum);
 	rlog_close(rl);

@@ -309,7 +309,7 @@ fail:
 
 int copies_run(const struct replay_options *ro, const struct copies_options *co,
 	       struct replay_summary *sum, struct replay_summary *per,
-	       char *err, size_t errlen)
+	       uint64_t *offsets, char *err, size_t errlen)
 {
 	struct fleet f = { .n = co->n, .ready = -1, .status_err = -1 };
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
@@ -368,6 +368,8 @@ int copies_run(const struct replay_options *ro, const struct copies_options *co,
 			replay_summary_add(sum, &per[k], k == 0);
 		}
 		sum->duration_ns = span(&f);
+		for (size_t k = 0; k < co->n; k++)
+			offsets[k] = f.slot[k].started_ns - f.slot[0].started_ns;
 	}
 out:
 	if (f.ready >= 0)

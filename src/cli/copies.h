@@ -12,6 +12,7 @@
 #define IORIOT_CLI_COPIES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <signal.h>
 
 #include "ioriot/cli.h"
@@ -44,12 +45,13 @@ struct copies_options {
  * Replay @ro (its reader is not used: each copy opens ro->replay_path)
  * @co->n times at once.  @per gets each copy's summary (@co->n of them),
  * @sum their sum (replay_summary_add()), its duration the span from the
- * first copy's start to the last one's end.  The progress callback of @ro is
+ * first copy's start to the last one's end; @offsets (@co->n) when each
+ * copy started, in ns after the first.  The progress callback of @ro is
  * called from the calling process with the copies' summed figures.
  * Returns 0, or -errno with the first failing copy's message in @err.
  */
 int copies_run(const struct replay_options *ro, const struct copies_options *co,
 	       struct replay_summary *sum, struct replay_summary *per,
-	       char *err, size_t errlen);
+	       uint64_t *offsets, char *err, size_t errlen);
 
 #endif

@@ -108,16 +108,17 @@ static void copies_table(FILE *f, const struct report_info *info)
 	if (!info->ncopies)
 		return;
 	fprintf(f, "\nCopies (--copies; each in sandboxes %s.K of its own, the "
-		"figures above are their sum)\n%-6s %12s %12s %10s %10s %10s\n",
-		info->name, "copy", "ioops", "ioops/s", "time s", "timelines",
-		"differ");
+		"figures above are their sum)\n%-6s %10s %12s %12s %10s %10s "
+		"%10s\n", info->name, "copy", "start s", "ioops", "ioops/s",
+		"time s", "timelines", "differ");
 	for (size_t k = 0; k < info->ncopies; k++) {
 		const struct replay_summary *c = &info->copies[k];
 
-		fprintf(f, "%-6zu %12" PRIu64 " %12.2f %10.3f %10" PRIu64
-			" %10" PRIu64 "\n", k + 1, c->ops, ops_per_s(c),
-			(double)c->duration_ns / 1e9, c->timelines,
-			differ_total(c));
+		fprintf(f, "%-6zu %10.3f %12" PRIu64 " %12.2f %10.3f %10" PRIu64
+			" %10" PRIu64 "\n", k + 1,
+			(double)info->copy_offsets_ns[k] / 1e9, c->ops,
+			ops_per_s(c), (double)c->duration_ns / 1e9,
+			c->timelines, differ_total(c));
 	}
 }
 
@@ -131,12 +132,13 @@ static void copies_json(FILE *f, const struct report_info *info)
 	for (size_t k = 0; k < info->ncopies; k++) {
 		const struct replay_summary *c = &info->copies[k];
 
-		fprintf(f, "%s\n    {\"copy\": %zu, \"performed_ioops\": %"
-			PRIu64 ", \"average_ioops_per_s\": %.2f, "
-			"\"total_time_ns\": %" PRIu64 ", \"timelines\": %" PRIu64
-			", \"differ\": %" PRIu64 "}", k ? "," : "", k + 1,
-			c->ops, ops_per_s(c), c->duration_ns, c->timelines,
-			differ_total(c));
+		fprintf(f, "%s\n    {\"copy\": %zu, \"start_offset_ns\": %"
+			PRIu64 ", \"performed_ioops\": %" PRIu64
+			", \"average_ioops_per_s\": %.2f, \"total_time_ns\": %"
+			PRIu64 ", \"timelines\": %" PRIu64 ", \"differ\": %"
+			PRIu64 "}", k ? "," : "", k + 1,
+			info->copy_offsets_ns[k], c->ops, ops_per_s(c),
+			c->duration_ns, c->timelines, differ_total(c));
 	}
 	fprintf(f, "\n  ],\n");
 }
