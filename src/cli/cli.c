@@ -738,6 +738,12 @@ static int run_replay(const struct cli_opts *o)
 	nhost = sets * rlog_header(rl)->nsandboxes;
 	for (size_t i = 0; i < nhost; i++)
 		log_info("replay: sandbox %s", roots[i]);
+	if (sandmap_shared(rlog_header(rl)->sandboxes, roots,
+			   rlog_header(rl)->nsandboxes) &&
+	    sandmap_check_collisions(o->replay, roots, err, sizeof(err))) {
+		log_error("%s: %s", o->replay, err);
+		goto out;
+	}
 	ro.host_roots = roots;
 	ro.uid = rc.uid;
 	ro.gid = rc.gid;
