@@ -26,6 +26,7 @@
 #include "ioriot/init.h"
 #include "ioriot/rlog.h"
 #include "ioriot/log.h"
+#include "ioriot/merge.h"
 #include "ioriot/outfile.h"
 #include "ioriot/pathmap.h"
 #include "ioriot/replay.h"
@@ -37,6 +38,7 @@
 #include "progress.h"
 
 #define EXIT_USAGE 2
+#define START_LATE_WARN_NS 1000000LL	/* --start-at missed by 1 ms */
 
 /* Generate's progress: the share of the log read. */
 static void generate_progress(void *ctx, uint64_t done, uint64_t total)
@@ -649,6 +651,7 @@ static int run_replay(const struct cli_opts *o)
 		.spin_ns = (uint64_t)o->spin_us * 1000,
 		.stop = &stop_signalled, .progress = replay_progress,
 		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
+		.start_at_ns = o->start_at_ns,
 	};
 	struct replay_summary *sum = NULL;
 	struct timeseries series = { 0 };
@@ -719,7 +722,11 @@ static int run_replay(const struct cli_opts *o)
 		host[sizeof(host) - 1] = '\0';
 		rc.info.host = host;
 	}
-	rc.info.started_ns = clock_ns(CLOCK_REALTIME);
+	rc.info.start_at_ns = o->start_at_ns;
+	if (o->start_at_ns)
+		log_info("replay: the first operation waits for --start-at "
+			 "(%.3f s from now)", ((double)o->start_at_ns -
+			 (double)clock_ns(CLOCK_REALTIME)) / 1e9);
 	progress_start(&rc.bar, "replay");
 	ro.reader = rl;		/* the replay closes it */
 	rl = NULL;
@@ -731,6 +738,10 @@ static int run_replay(const struct cli_opts *o)
 		goto out;
 	}
 	disks = note_end(&rc);
+	rc.info.started_ns = sum->started_ns;
+	if (o->start_at_ns && sum->start_skew_ns > START_LATE_WARN_NS)
+		log_warn("replay started %.3f s after --start-at (init or the "
+			 "setup took longer)", (double)sum->start_skew_ns / 1e9);
 	if (stop_signalled)
 		log_warn("replay stopped early by SIG%s: the statistics cover "
 			 "only part of the replay file",
@@ -804,6 +815,52 @@ static int run_compare(const struct cli_opts *o)
 	return failed;
 }
 
+/* --merge FILE... [-o OUT]: every input is read and checked before the
+ * output is opened; -o never names an input. */
+static int run_merge(const struct cli_opts *o)
+{
+	char err[PATHMAP_MAX + 256];
+	struct merge *m = merge_load(o->files, o->nfiles, err, sizeof(err));
+	FILE *f = stdout;
+	int fd, ret = 1;
+
+	if (!m) {
+		log_error("%s", err);
+		return 1;
+	}
+	for (size_t i = 0; o->output && i < o->nfiles; i++) {
+		if (outfile_check_target(o->output, o->files[i], err,
+					 sizeof(err))) {
+			log_error("%s", err);
+			goto out;
+		}
+	}
+	if (o->output) {
+		fd = outfile_open(o->output, 0644, OUTFILE_TRUNCATE, NULL, NULL,
+				  err, sizeof(err));
+		if (fd < 0) {
+			log_error("%s", err);
+			goto out;
+		}
+		if (!(f = fdopen(fd, "w"))) {
+			log_error("%s: %s", o->output, strerror(errno));
+			close(fd);
+			goto out;
+		}
+	}
+	ret = merge_write(f, m) ? 1 : 0;
+	if (f != stdout && fclose(f))
+		ret = 1;
+	if (ret)
+		log_error("%s: write error", o->output ? o->output :
+			  "standard output");
+	else if (o->output && o->verbosity >= 0)
+		printf("Merged %zu runs into %s\n", o->nfiles, o->output);
+out:
+	merge_free(m);
+	return ret;
+}
+
 /* --analyze FILE: the analysis on standard output. */
 static int run_analyze(const struct cli_opts *o)
 {
@@ -865,6 +922,8 @@ int cli_main(int argc, char **argv)
 		return cli_report(&o);
 	case MODE_ANALYZE:
 		return run_analyze(&o);
+	case MODE_MERGE:
+		return run_merge(&o);
 	case MODE_NONE:
 		break;
 	}
