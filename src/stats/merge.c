@@ -628,6 +628,12 @@ static void write_latency(FILE *f, const char *key, const uint64_t *h,
  * merge itself. */
 static void write_hosts(FILE *f, const struct merge *m)
 {
+	static const char *const keys[] = {
+		"test", "started_ns", "finished_ns", "total_time_ns",
+		"performed_ioops", "average_ioops_per_s", "time_ahead_ns",
+		"highest_loadavg", "interrupted", "start_lateness_ns",
+		"start_at",
+	};
 	const char *sep = "\n    ";
 
 	fputs("  \"hosts\": [", f);
@@ -649,12 +655,6 @@ static void write_hosts(FILE *f, const struct merge *m)
 		copy_member(f, doc, "host");
 		fputs(", \"file\": ", f);
 		json_write_string(f, m->paths[i]);
-		static const char *const keys[] = {
-			"test", "started_ns", "finished_ns", "total_time_ns",
-			"performed_ioops", "average_ioops_per_s",
-			"time_ahead_ns", "highest_loadavg", "interrupted",
-			"start_lateness_ns", "start_at",
-		};
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 			fprintf(f, ", \"%s\": ", keys[k]);
 			copy_member(f, doc, keys[k]);
@@ -669,6 +669,7 @@ static void write_hosts(FILE *f, const struct merge *m)
 static void write_devices(FILE *f, const struct merge *m)
 {
 	const char *sep = "\n    ";
+	char name[2 * COMPARE_LABEL_MAX];
 	bool any = false;
 
 	fputs("  \"block_devices\": [", f);
@@ -695,8 +696,6 @@ static void write_devices(FILE *f, const struct merge *m)
 					write_value(f, json_at(d, j));
 					continue;
 				}
-				char name[COMPARE_LABEL_MAX];
-
 				snprintf(name, sizeof(name), "%s:%s",
 					 host ? host : "?",
 					 json_string(json_at(d, j)));
