@@ -129,9 +129,9 @@ START_TEST(test_start_together)
 	char *dir = tu_scratch(), *m1 = tu_join(dir, "m1"), *m2 = tu_join(dir, "m2");
 	char *r1 = replay_file(dir, m1, "fleet1"), *r2 = replay_file(dir, m2, "fleet2");
 	char *s1 = tu_join(dir, "h1.json"), *s2 = tu_join(dir, "h2.json");
-	char *merged = tu_join(dir, "fleet.json"), *text, *out, *err, at[64];
-	/* Two seconds: enough for both to start, init and get ready on a
-	 * busy machine. */
+	char *merged = tu_join(dir, "fleet.json"), *out, *err, at[64];
+	/* Two to three seconds ahead: enough for both to start, init and get
+	 * ready on a busy machine. */
 	int64_t target = (int64_t)(clock_ns(CLOCK_REALTIME) / NS + 3) * NS;
 	struct json_value *j1, *j2, *jm;
 
@@ -183,15 +183,6 @@ START_TEST(test_start_together)
 	free(out);
 	free(err);
 
-	/* The text stats say it too. */
-	const char *a3[] = { "-r", r1, "-D", "--allow-root", "--start-at",
-			     "@0", NULL };
-	ck_assert_int_eq(run(a3, &out, &err), 2);
-	free(out);
-	free(err);
-	text = tu_read(s1, NULL);
-	ck_assert_ptr_nonnull(text);
-	free(text);
 	json_free(j1);
 	json_free(j2);
 	json_free(jm);
