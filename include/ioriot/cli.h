@@ -30,6 +30,7 @@ enum cli_mode {
 	MODE_COMPARE,		/* --compare FILE... */
 	MODE_REPORT,		/* --report OUT FILE... */
 	MODE_ANALYZE,		/* --analyze FILE */
+	MODE_MERGE,		/* --merge FILE... */
 };
 
 struct cli_opts {
@@ -80,6 +81,9 @@ struct cli_opts {
 	bool allow_root;	/* --allow-root */
 	bool replay_given;	/* -r: with -c generate, else replay */
 	int verbosity;		/* -q / -v */
+	/* A fleet's replays: started together, merged into one. */
+	uint64_t start_at_ns;	/* --start-at, ns since the epoch; 0: none */
+	const char *output;	/* -o: --merge's output file; NULL: stdout */
 };
 
 /*

@@ -2,7 +2,8 @@
  * compare: the statistics of several replay runs side by side.  Each run
  * is a JSON stats file (`ioriot -r FILE -S RUN.json`, schema in README.md)
  * and becomes a column named after the file (its base name without
- * `.json`).  Rows: total time, performed ioops, ioops/s, time ahead,
+ * `.json`), with its test and its host above the rows ("N hosts" for a
+ * merge, merge.h).  Rows: total time, performed ioops, ioops/s, time ahead,
  * highest loadavg, start lateness (when a run was timed), the replay
  * latency percentiles of every syscall present in any run, per syscall
  * the results that differ from the capture, the short ones and the bytes

@@ -124,6 +124,25 @@ struct replay_options {
 		     const struct replay_sys_stats *cum);
 	void *tick_ctx;
 	uint64_t tick_ns;
+	/* --start-at: the wall-clock instant (CLOCK_REALTIME, ns since the
+	 * epoch) at which the operations are released, once the jail, the
+	 * threads and the first window of operations are ready: slept for,
+	 * the last @spin_ns spun.  Already past then: at once (the summary's
+	 * start_skew_ns says how late).  0: at once. */
+	uint64_t start_at_ns;
+};
+
+/* The host's clock discipline as adjtimex(2) reports it (read-only). */
+struct replay_clock {
+	bool known;		/* adjtimex answered */
+	bool synchronised;	/* not TIME_ERROR, STA_UNSYNC clear */
+	int state;		/* adjtimex's return: TIME_OK, TIME_ERROR... */
+	int status;		/* STA_* bits */
+	int64_t offset_ns;	/* the kernel PLL's offset from the time
+				 * server (0 when the daemon does not use the
+				 * kernel's discipline, as chronyd) */
+	int64_t maxerror_ns;	/* maximum error the daemon estimates */
+	int64_t esterror_ns;	/* estimated error */
 };
 
 struct replay_summary {
@@ -135,6 +154,12 @@ struct replay_summary {
 	 * captured processes and the threads each got on average. */
 	uint64_t workers, threads_per_worker;
 	uint64_t duration_ns;		/* wall time of the replay */
+	/* CLOCK_REALTIME when the operations were released (the replay's
+	 * t=0); with opt->start_at_ns, started_ns - start_at_ns (> 0: late)
+	 * and the clock's discipline just after the start. */
+	uint64_t started_ns;
+	int64_t start_skew_ns;
+	struct replay_clock clock;
 	uint64_t captured_ns;		/* captured duration (last op end) */
 	int64_t ahead_ns;		/* speed > 0: the last op's lead (<0: late) */
 	bool timed;			/* speed > 0: the next three are set */

@@ -24,6 +24,9 @@ struct report_info {
 	 * the test host's name (NULL: not known); JSON only. */
 	uint64_t started_ns, finished_ns;
 	const char *host;
+	/* --start-at's target (ns since the epoch), 0 if none: then the
+	 * summary's start skew and clock state are reported. */
+	uint64_t start_at_ns;
 	/* The capture's syscalls it did not record (the replay file's
 	 * header); NULL or unknown: not printed, JSON null. */
 	const struct uncaptured *uncaptured;

@@ -26,6 +26,7 @@
 #include "ioriot/init.h"
 #include "ioriot/rlog.h"
 #include "ioriot/log.h"
+#include "ioriot/merge.h"
 #include "ioriot/outfile.h"
 #include "ioriot/pathmap.h"
 #include "ioriot/replay.h"
@@ -39,6 +40,7 @@
 #include "progress.h"
 
 #define EXIT_USAGE 2
+#define START_LATE_WARN_NS 1000000LL	/* --start-at missed by 1 ms */
 
 /* Generate's progress: the share of the log read. */
 static void generate_progress(void *ctx, uint64_t done, uint64_t total)
@@ -206,6 +208,8 @@ struct replay_cli {
 	struct uncaptured uncaptured;	/* from the replay file's header */
 	struct uncaptured uring_skipped;	/* likewise */
 	struct diskstats disks_before;	/* when the replay starts */
+	struct diskstats disks_after;	/* at its end: info.disks' names
+					 * point into it */
 	uint64_t disks_before_ns;
 };
 
@@ -635,26 +639,26 @@ static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
 }
 
 /* The figures of the replay's end into rc->info: the block devices' since
- * the start (their array, malloc'd, or NULL), the load average, the stop
- * signal and the time. */
+ * the start (their array, malloc'd, or NULL; their names are those of
+ * rc->disks_after, freed with it), the load average, the stop signal and
+ * the time. */
 static struct disk_figures *note_end(struct replay_cli *rc)
 {
-	struct diskstats after = { 0 };
+	struct diskstats *after = &rc->disks_after;
 	struct disk_figures *disks = NULL;
 	double load;
 
 	if (rc->disks_before_ns &&
-	    diskstats_read(&after, rc->diskstats_fd) == 0) {
+	    diskstats_read(after, rc->diskstats_fd) == 0) {
 		double secs = (double)(clock_ns(CLOCK_MONOTONIC) -
 				       rc->disks_before_ns) / 1e9;
-		disks = calloc(after.n ? after.n : 1, sizeof(*disks));
+		disks = calloc(after->n ? after->n : 1, sizeof(*disks));
 		if (disks) {
 			rc->info.ndisks = diskstats_delta(&rc->disks_before,
-							  &after, secs, disks);
+							  after, secs, disks);
 			rc->info.disks = disks;
 		}
 	}
-	diskstats_free(&after);
 	if (getloadavg(&load, 1) == 1 && load > rc->info.loadavg_max)
 		rc->info.loadavg_max = load;
 	rc->info.interrupted_by = stop_signalled;
@@ -706,6 +710,7 @@ static int run_replay(const struct cli_opts *o)
 		.spin_ns = (uint64_t)o->spin_us * 1000,
 		.stop = &stop_signalled, .progress = replay_progress,
 		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
+		.start_at_ns = o->start_at_ns,
 	};
 	struct replay_summary *sum = NULL;
 	struct timeseries series = { 0 };
@@ -794,7 +799,11 @@ static int run_replay(const struct cli_opts *o)
 		host[sizeof(host) - 1] = '\0';
 		rc.info.host = host;
 	}
-	rc.info.started_ns = clock_ns(CLOCK_REALTIME);
+	rc.info.start_at_ns = o->start_at_ns;
+	if (o->start_at_ns)
+		log_info("replay: the first operation waits for --start-at "
+			 "(%.3f s from now)", ((double)o->start_at_ns -
+			 (double)clock_ns(CLOCK_REALTIME)) / 1e9);
 	progress_start(&rc.bar, "replay");
 	ret = o->copies ? replay_copies(o, &ro, &rc, roots, rl, sum, per,
 					offsets, err, sizeof(err)) :
@@ -810,6 +819,10 @@ static int run_replay(const struct cli_opts *o)
 		goto out;
 	}
 	disks = note_end(&rc);
+	rc.info.started_ns = sum->started_ns;
+	if (o->start_at_ns && sum->start_skew_ns > START_LATE_WARN_NS)
+		log_warn("replay started %.3f s after --start-at (init or the "
+			 "setup took longer)", (double)sum->start_skew_ns / 1e9);
 	if (stop_signalled)
 		log_warn("replay stopped early by SIG%s: the statistics cover "
 			 "only part of the replay file",
@@ -833,6 +846,7 @@ out:
 	if (stats_new_in >= 0)
 		close(stats_new_in);
 	diskstats_free(&rc.disks_before);
+	diskstats_free(&rc.disks_after);
 	if (rc.diskstats_fd >= 0)
 		close(rc.diskstats_fd);
 	free(rc.groups);
@@ -884,6 +898,52 @@ static int run_compare(const struct cli_opts *o)
 	}
 	compare_free(c);
 	return failed;
+}
+
+/* --merge FILE... [-o OUT]: every input is read and checked before the
+ * output is opened; -o never names an input. */
+static int run_merge(const struct cli_opts *o)
+{
+	char err[PATHMAP_MAX + 256];
+	struct merge *m = merge_load(o->files, o->nfiles, err, sizeof(err));
+	FILE *f = stdout;
+	int fd, ret = 1;
+
+	if (!m) {
+		log_error("%s", err);
+		return 1;
+	}
+	for (size_t i = 0; o->output && i < o->nfiles; i++) {
+		if (outfile_check_target(o->output, o->files[i], err,
+					 sizeof(err))) {
+			log_error("%s", err);
+			goto out;
+		}
+	}
+	if (o->output) {
+		fd = outfile_open(o->output, 0644, OUTFILE_TRUNCATE, NULL, NULL,
+				  err, sizeof(err));
+		if (fd < 0) {
+			log_error("%s", err);
+			goto out;
+		}
+		if (!(f = fdopen(fd, "w"))) {
+			log_error("%s: %s", o->output, strerror(errno));
+			close(fd);
+			goto out;
+		}
+	}
+	ret = merge_write(f, m) ? 1 : 0;
+	if (f != stdout && fclose(f))
+		ret = 1;
+	if (ret)
+		log_error("%s: write error", o->output ? o->output :
+			  "standard output");
+	else if (o->output && o->verbosity >= 0)
+		printf("Merged %zu runs into %s\n", o->nfiles, o->output);
+out:
+	merge_free(m);
+	return ret;
 }
 
 /* --analyze FILE: the analysis on standard output. */
@@ -947,6 +1007,8 @@ int cli_main(int argc, char **argv)
 		return cli_report(&o);
 	case MODE_ANALYZE:
 		return run_analyze(&o);
+	case MODE_MERGE:
+		return run_merge(&o);
 	case MODE_NONE:
 		break;
 	}

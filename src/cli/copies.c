@@ -111,6 +111,9 @@ static _Noreturn void copy_main(const struct replay_options *ro,
 
 	cro.reader = NULL;
 	cro.host_roots = co->host_roots + k * co->nsandboxes;
+	/* With --start-at each copy waits for its own instant itself. */
+	if (cro.start_at_ns)
+		cro.start_at_ns += (uint64_t)((double)k * co->stagger_s * 1e9);
 	cro.start = copy_start;
 	cro.start_ctx = g;
 	cro.progress = copy_progress;
@@ -197,8 +200,10 @@ static int wait_ready(struct fleet *f, const struct copies_options *co)
 	return 0;
 }
 
-/* Start copy k at (k * stagger) after the first. */
-static void release(struct fleet *f, const struct copies_options *co)
+/* Start copy k at (k * stagger) after the first (with --start-at, each
+ * copy waits for its instant itself). */
+static void release(struct fleet *f, const struct replay_options *ro,
+		    const struct copies_options *co)
 {
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	char b = 'g';
@@ -208,7 +213,8 @@ static void release(struct fleet *f, const struct copies_options *co)
 		struct timespec ts = { .tv_sec = (time_t)(at / NS),
 				       .tv_nsec = (long)(at % NS) };
 
-		while (co->stagger_s > 0 && !(co->stop && *co->stop) &&
+		while (co->stagger_s > 0 && !ro->start_at_ns &&
+		       !(co->stop && *co->stop) &&
 		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
 				       NULL) == EINTR)
 			;
@@ -335,7 +341,7 @@ int copies_run(const struct replay_options *ro, const struct copies_options *co,
 	if (!rc)
 		rc = wait_ready(&f, co);
 	if (!rc)
-		release(&f, co);
+		release(&f, ro, co);
 	/* A copy still waiting for go reads the end of its pipe: cancelled. */
 	for (size_t k = 0; k < co->n; k++) {
 		if (f.go[k] >= 0)

@@ -10,12 +10,14 @@
 #include <string.h>
 
 #include "ioriot/cli.h"
+#include "ioriot/clock.h"
 #include "ioriot/logguard.h"
 #include "ioriot/paths.h"
+#include "starttime.h"
 
 /* Long options without a short form, numbered beyond the bytes. */
-enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_MAP, OPT_COPIES,
-       OPT_STAGGER };
+enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_START_AT, OPT_MERGE,
+       OPT_MAP, OPT_COPIES, OPT_STAGGER };
 
 static const struct option long_options[] = {
 	{ "capture", required_argument, NULL, 'c' },
@@ -63,6 +65,9 @@ static const struct option long_options[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "start-at", required_argument, NULL, OPT_START_AT },
+	{ "merge", no_argument, NULL, OPT_MERGE },
+	{ "output", required_argument, NULL, 'o' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -99,6 +104,11 @@ void cli_usage(void)
 "                           top files, directories, processes and threads,\n"
 "                           syncs, a timeline, what is not replayed\n"
 "                           (docs/analyze.md)\n"
+"      --merge FILE... [-o OUT.json]\n"
+"                           sum the JSON statistics of a fleet's replays into\n"
+"                           one (totals summed, latency histograms merged,\n"
+"                           the span from the first start to the last end, a\n"
+"                           row per host); --compare and --report read it\n"
 "  -V, --version            print the version\n"
 "  -h, --help               print this help\n"
 "\n"
@@ -131,6 +141,13 @@ void cli_usage(void)
 "                           before each operation is due instead of sleeping\n"
 "                           (default 100); more keeps the CPUs of a busy\n"
 "                           virtual machine from halting, at a CPU's cost\n"
+"      --start-at TIME      -r/-R: release the first operation at TIME, once\n"
+"                           everything else is ready: epoch seconds\n"
+"                           (1795600800.5, @1795600800) or ISO 8601 with a\n"
+"                           zone (2026-11-25T10:00:00Z, ...+01:00); at most\n"
+"                           1 s past, 24 hours ahead; the stats record the\n"
+"                           start skew and the clock's NTP state\n"
+"  -o, --output FILE        --merge: write to FILE (default: stdout)\n"
 "  -S, --stats FILE         write replay statistics to FILE too (JSON if it\n"
 "                           ends in .json)\n"
 "  -D, --no-drop-caches     do not drop caches before replay\n"
@@ -175,6 +192,8 @@ void cli_usage(void)
 "  ioriot -c io.capture -r io.replay -n test -u paul   # generate\n"
 "  sudo ioriot -R io.replay -S stats.txt               # init + replay\n"
 "  ioriot --compare none.json bfq.json                 # compare two runs\n"
+"  sudo ioriot -R io.replay -S h1.json --start-at 2026-11-25T10:00:00Z\n"
+"  ioriot --merge h1.json h2.json -o fleet.json        # a fleet as one run\n"
 "  ioriot --report runs.html none.json none.csv bfq.json bfq.csv\n"
 "  ioriot --analyze io.capture --top 10                # what was captured\n"
 "\n"
@@ -399,6 +418,17 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 			return usage_error("--interval expects seconds from "
 					   "0.1 to 3600", optarg);
 		break;
+	case OPT_START_AT: {
+		char msg[256];
+
+		err = start_time_parse(optarg, clock_ns(CLOCK_REALTIME),
+				       &o->start_at_ns, msg, sizeof(msg));
+		if (err)
+			fprintf(stderr, "ioriot: %s\n", msg);
+		break;
+	}
+	case OPT_MERGE: err = set_mode(o, MODE_MERGE, "--merge"); break;
+	case 'o': o->output = optarg; break;
 	case 'q': o->verbosity--; break;
 	case 'v': o->verbosity++; break;
 	case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;
@@ -421,10 +451,15 @@ static int take_operands(struct cli_opts *o, int argc, char **argv)
 {
 	int err = 0;
 
-	if (o->mode == MODE_COMPARE || o->mode == MODE_REPORT) {
+	if (o->mode == MODE_COMPARE || o->mode == MODE_REPORT ||
+	    o->mode == MODE_MERGE) {
 		o->files = argv + optind;
 		o->nfiles = (size_t)(argc - optind);
-		if (!o->nfiles && o->mode == MODE_COMPARE) {
+		if (!o->nfiles && o->mode == MODE_MERGE) {
+			fprintf(stderr, "ioriot: --merge needs stats files "
+				"(written by -S FILE.json)\n");
+			err = -EINVAL;
+		} else if (!o->nfiles && o->mode == MODE_COMPARE) {
 			fprintf(stderr, "ioriot: --compare needs stats files "
 				"(written by -S FILE.json)\n");
 			err = -EINVAL;
@@ -496,6 +531,15 @@ static int check_combinations(const struct cli_opts *o)
 			"--compare, -r or -R\n");
 		err = -EINVAL;
 	}
+	if (!err && o->start_at_ns && o->mode != MODE_REPLAY &&
+	    o->mode != MODE_INIT_REPLAY) {
+		fprintf(stderr, "ioriot: --start-at goes with -r or -R\n");
+		err = -EINVAL;
+	}
+	if (!err && o->output && o->mode != MODE_MERGE) {
+		fprintf(stderr, "ioriot: -o goes with --merge\n");
+		err = -EINVAL;
+	}
 	if (!err && o->folded_weight_given && !o->folded) {
 		fprintf(stderr, "ioriot: --folded-weight needs --folded\n");
 		err = -EINVAL;
@@ -539,7 +583,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 	optind = 1;
 	opterr = 0;
 	while (!err && (c = getopt_long(argc, argv,
-				       ":c:r:R:i:n:u:w:p:t:s:S:DdPTx:m:qvVh",
+				       ":c:r:R:i:n:u:w:p:t:s:S:DdPTx:m:o:qvVh",
 				       long_options, NULL)) != -1)
 		err = take_option(o, c, argv[optind - 1]);
 	if (!err)

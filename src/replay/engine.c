@@ -17,6 +17,7 @@
 
 #include "engine.h"
 #include "jail.h"
+#include "startat.h"
 #include "ioriot/clock.h"
 #include "ioriot/syscall_table.h"
 #include "ioriot/waitword.h"
@@ -514,12 +515,14 @@ static size_t usable_cpus(void)
 }
 
 /*
- * Start the runners queued so far and the feed for the rest of the file,
- * report progress until every thread ended, join them.  0 or -errno with
- * a message in @err.
+ * Start the runners queued so far (at opt->start_at_ns, if set) and the
+ * feed for the rest of the file, report progress until every thread
+ * ended, join them.  When the runners were released goes to
+ * sum->started_ns (and with start_at_ns the skew and the clock's state).
+ * 0 or -errno with a message in @err.
  */
-static int run_threads(struct engine *e, bool feed_done, char *err,
-		       size_t errlen)
+static int run_threads(struct engine *e, bool feed_done,
+		       struct replay_summary *sum, char *err, size_t errlen)
 {
 	size_t n = atomic_load(&e->nrunners);
 	pthread_t feed;
@@ -541,6 +544,14 @@ static int run_threads(struct engine *e, bool feed_done, char *err,
 		ret = e->opt->start(e->opt->start_ctx, err, errlen);
 	if (ret)
 		atomic_store(&e->failed, 1);
+	if (!ret && e->opt->start_at_ns) {
+		sum->started_ns = startat_wait(e->opt->start_at_ns, e->spin_ns,
+					       e->opt->stop);
+		sum->start_skew_ns = (int64_t)(sum->started_ns -
+					       e->opt->start_at_ns);
+	} else {
+		sum->started_ns = clock_ns(CLOCK_REALTIME);
+	}
 	pthread_mutex_lock(&e->lock);
 	e->start_ns = engine_now(e);
 	atomic_store(&e->go, 1);
@@ -558,6 +569,8 @@ static int run_threads(struct engine *e, bool feed_done, char *err,
 			e->running++;
 		}
 	}
+	if (e->opt->start_at_ns)	/* once the operations run */
+		startat_clock(&sum->clock);
 	watch(e);
 	pthread_mutex_unlock(&e->lock);
 	if (feed_started)
@@ -680,7 +693,7 @@ static void *replay_thread(void *arg)
 		snprintf(err, errlen, "%s", e->feed_err);
 		goto out;
 	}
-	ret = run_threads(e, atomic_load(&e->eof), err, errlen);
+	ret = run_threads(e, atomic_load(&e->eof), job->sum, err, errlen);
 	summarize(e, job->sum);
 	job->sum->setid_stripped = atomic_load(&e->x.setid_stripped);
 	job->sum->uring_flags_dropped = atomic_load(&e->x.uring_flags_dropped);

@@ -150,6 +150,32 @@ static int finish(FILE *f)
 	return 0;
 }
 
+/* --start-at: the target, the skew and the clock's state. */
+static void start_text(FILE *f, const struct report_info *info,
+		       const struct replay_summary *sum)
+{
+	const struct replay_clock *c = &sum->clock;
+	time_t secs = (time_t)(info->start_at_ns / 1000000000u);
+	struct tm utc;
+	char when[32] = "?";
+
+	if (gmtime_r(&secs, &utc))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &utc);
+	fprintf(f, "\tStart at: %s.%09lluZ, skew %+.1f us (started - "
+		"target)\n", when,
+		(unsigned long long)(info->start_at_ns % 1000000000u),
+		(double)sum->start_skew_ns / 1e3);
+	if (!c->known) {
+		fprintf(f, "\tClock: unknown (adjtimex failed)\n");
+		return;
+	}
+	fprintf(f, "\tClock: %s, NTP offset %+.1f us, max error %.1f us, "
+		"estimated error %.1f us (adjtimex)\n",
+		c->synchronised ? "synchronised" : "not synchronised",
+		(double)c->offset_ns / 1e3, (double)c->maxerror_ns / 1e3,
+		(double)c->esterror_ns / 1e3);
+}
+
 int report_write(FILE *f, const struct report_info *info,
 		 const struct replay_summary *sum)
 {
@@ -185,6 +211,8 @@ int report_write(FILE *f, const struct report_info *info,
 			us(sum->lateness_p50_ns), us(sum->lateness_p99_ns),
 			us(sum->lateness_max_ns));
 
+	if (info->start_at_ns)
+		start_text(f, info, sum);
 	if (info->uncaptured && info->uncaptured->known) {
 		fprintf(f, "\tNot replayed (not captured): ");
 		if (!uncaptured_file_io(info->uncaptured))
@@ -261,6 +289,52 @@ static void json_latency(FILE *f, const char *key, const uint64_t *h,
 	fprintf(f, "\"max\": %" PRIu64 "}", max);
 }
 
+/* Histogram @h of @n buckets as "KEY": [[LE, COUNT], ...], its non-empty
+ * buckets only; LE is the largest value bucket b holds (@top). */
+static void json_histogram(FILE *f, const char *key, const uint64_t *h,
+			   unsigned n, uint64_t (*top)(unsigned b))
+{
+	const char *sep = "";
+
+	fprintf(f, "\"%s\": [", key);
+	for (unsigned b = 0; b < n; b++) {
+		if (!h[b])
+			continue;
+		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]", sep, top(b), h[b]);
+		sep = ", ";
+	}
+	fputc(']', f);
+}
+
+static uint64_t latency_top(unsigned b)
+{
+	return b ? (b >= 64 ? UINT64_MAX : (1ULL << b) - 1) : 0;
+}
+
+/* "start_at": the target, the skew, the clock; null without --start-at. */
+static void json_start_at(FILE *f, const struct report_info *info,
+			  const struct replay_summary *sum)
+{
+	const struct replay_clock *c = &sum->clock;
+
+	if (!info->start_at_ns) {
+		fputs("  \"start_at\": null,\n", f);
+		return;
+	}
+	fprintf(f, "  \"start_at\": {\"target_ns\": %" PRIu64 ", \"skew_ns\": %"
+		PRId64 ", \"clock\": ", info->start_at_ns, sum->start_skew_ns);
+	if (c->known)
+		fprintf(f, "{\"synchronised\": %s, \"state\": %d, "
+			"\"status\": %d, \"offset_ns\": %" PRId64
+			", \"maxerror_ns\": %" PRId64 ", \"esterror_ns\": %"
+			PRId64 "}", c->synchronised ? "true" : "false",
+			c->state, c->status, c->offset_ns, c->maxerror_ns,
+			c->esterror_ns);
+	else
+		fputs("null", f);
+	fputs("},\n", f);
+}
+
 static void json_string_or_null(FILE *f, const char *s)
 {
 	if (s)
@@ -301,6 +375,8 @@ int report_write_json(FILE *f, const struct report_info *info,
 	json_utc(f, info->started_ns);
 	fprintf(f, ",\n  \"finished\": ");
 	json_utc(f, info->finished_ns);
+	fprintf(f, ",\n  \"started_ns\": %" PRIu64 ",\n  \"finished_ns\": %"
+		PRIu64, info->started_ns, info->finished_ns);
 	fprintf(f, ",\n  \"test\": ");
 	json_write_string(f, info->name);
 	fprintf(f, ",\n  \"interrupted\": %s",
@@ -325,6 +401,16 @@ int report_write_json(FILE *f, const struct report_info *info,
 			sum->lateness_max_ns);
 	else
 		fprintf(f, "  \"start_lateness_ns\": null,\n");
+	if (sum->timed) {
+		fputs("  ", f);
+		json_histogram(f, "start_lateness_histogram", sum->lateness,
+			       REPLAY_LATENESS_BUCKETS,
+			       replay_lateness_bucket_top);
+		fputs(",\n", f);
+	} else {
+		fputs("  \"start_lateness_histogram\": null,\n", f);
+	}
+	json_start_at(f, info, sum);
 	if (info->uncaptured && info->uncaptured->known) {
 		fprintf(f, "  \"uncaptured\": {\"not_replayed\": {");
 		uncaptured_print_file_io(f, info->uncaptured, true);
@@ -356,6 +442,12 @@ int report_write_json(FILE *f, const struct report_info *info,
 		fprintf(f, ", ");
 		json_latency(f, "captured_latency_ns", st->cap_lat,
 			     st->cap_lat_max);
+		fprintf(f, ", ");
+		json_histogram(f, "latency_histogram", st->lat,
+			       REPLAY_LATENCY_BUCKETS, latency_top);
+		fprintf(f, ", ");
+		json_histogram(f, "captured_latency_histogram", st->cap_lat,
+			       REPLAY_LATENCY_BUCKETS, latency_top);
 		fprintf(f, ", \"differ_by_result\": {");
 		differ_list(f, sum, s, true);
 		fprintf(f, "}}");

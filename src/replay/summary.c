@@ -53,6 +53,10 @@ void replay_summary_add(struct replay_summary *dst,
 	dst->threads_per_worker = max_u64(dst->threads_per_worker,
 					  src->threads_per_worker);
 	dst->duration_ns = max_u64(dst->duration_ns, src->duration_ns);
+	/* The start skew and clock stay the first copy's: it starts at the
+	 * target, the others after it (--stagger). */
+	if (src->started_ns < dst->started_ns)
+		dst->started_ns = src->started_ns;
 	dst->captured_ns = max_u64(dst->captured_ns, src->captured_ns);
 	if (src->ahead_ns < dst->ahead_ns)
 		dst->ahead_ns = src->ahead_ns;

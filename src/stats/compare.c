@@ -289,6 +289,23 @@ int json_failed_msg(const struct json_error *je, const char *where,
 	return je->code;
 }
 
+/* The host of a run: "host", or "N hosts" for a merge (--merge), or "-"
+ * when not known.  malloc'd; NULL when out of memory. */
+static char *host_of(const struct json_value *doc)
+{
+	const char *host = json_string(json_get(doc, "host"));
+	const struct json_value *hosts = json_get(doc, "hosts");
+	char buf[32];
+
+	if (host)
+		return strdup(host);
+	if (hosts && json_type(hosts) == JSON_ARRAY) {
+		snprintf(buf, sizeof(buf), "%zu hosts", json_count(hosts));
+		return strdup(buf);
+	}
+	return strdup("-");
+}
+
 struct compare *compare_new(void)
 {
 	return calloc(1, sizeof(struct compare));
@@ -319,9 +336,11 @@ int compare_add(struct compare *c, const char *path, char *err, size_t errlen)
 	}
 	run.label = compare_label(path, ".json");
 	run.test = strdup(json_string(json_get(run.doc, "test")));
-	if (!run.label || !run.test)
+	run.host = host_of(run.doc);
+	if (!run.label || !run.test || !run.host)
 		goto nomem;
 	compare_printable(run.test);
+	compare_printable(run.host);
 	c->runs[c->n++] = run;
 	return 0;
 
@@ -330,6 +349,7 @@ nomem:
 err:
 	free(run.label);
 	free(run.test);
+	free(run.host);
 	json_free(run.doc);
 	return ret;
 }
@@ -341,6 +361,7 @@ void compare_free(struct compare *c)
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->runs[i].label);
 		free(c->runs[i].test);
+		free(c->runs[i].host);
 		json_free(c->runs[i].doc);
 	}
 	free(c->runs);

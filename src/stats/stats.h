@@ -18,6 +18,7 @@
 struct compare_run {
 	char *label;		/* column name: base name without .json */
 	char *test;		/* the test name in the file */
+	char *host;		/* its host, "N hosts" for a merge, or "-" */
 	struct json_value *doc;
 };
 

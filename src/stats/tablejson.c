@@ -65,6 +65,8 @@ int compare_write_json(FILE *f, const struct compare *c)
 		json_write_string(f, c->runs[j].label);
 		fputs(", \"test\": ", f);
 		json_write_string(f, c->runs[j].test);
+		fputs(", \"host\": ", f);
+		json_write_string(f, c->runs[j].host);
 		fputc('}', f);
 	}
 	fputs("],\n  \"rows\": [", f);

@@ -38,9 +38,12 @@ static int print(FILE *f, const struct compare *c, const struct table *t)
 
 	if (!w || !cells || !bufs || !mark)
 		goto out;
-	for (size_t j = 0; j < n; j++)
+	for (size_t j = 0; j < n; j++) {
 		w[j] = strlen(c->runs[j].label) > strlen(c->runs[j].test) ?
 		       strlen(c->runs[j].label) : strlen(c->runs[j].test);
+		if (strlen(c->runs[j].host) > w[j])
+			w[j] = strlen(c->runs[j].host);
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->rows[i].prec == HEADING)
 			continue;
@@ -63,6 +66,9 @@ static int print(FILE *f, const struct compare *c, const struct table *t)
 	for (size_t j = 0; j < n; j++)
 		cells[j] = c->runs[j].test;
 	print_line(f, lw, "Test", "", w, cells, NULL, n);
+	for (size_t j = 0; j < n; j++)
+		cells[j] = c->runs[j].host;
+	print_line(f, lw, "Host", "", w, cells, NULL, n);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct row *r = &t->rows[i];
 

@@ -1,0 +1,822 @@
+/*
+ * merge: a fleet's replay statistics summed into one document (merge.h).
+ * The files are read and checked as --compare checks them (compare.c),
+ * then for what a sum needs: the same format_version, the histograms, the
+ * start time.  Counts are summed; histograms are summed bucket by bucket
+ * and percentiles are taken from the sums, never averaged; maxima are the
+ * largest; the duration is the span from the first start to the last end.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ioriot/merge.h"
+#include "ioriot/replay.h"
+#include "ioriot/report.h"
+#include "ioriot/version.h"
+#include "stats.h"
+
+#define TEST_NAMES_MAX 1024	/* bytes of the test names joined */
+
+/* A "name": count list (differ_by_result, uncaptured, uring_not_replayed). */
+struct named {
+	char *key;
+	int64_t n;
+};
+
+struct namelist {
+	struct named *v;
+	size_t n, cap;
+};
+
+/* One syscall summed over the runs. */
+struct msys {
+	char *name;
+	uint64_t ops, bytes, differ, short_ops, short_bytes;
+	uint64_t lat[REPLAY_LATENCY_BUCKETS], cap_lat[REPLAY_LATENCY_BUCKETS];
+	uint64_t lat_max, cap_lat_max;
+	struct namelist by_result;
+};
+
+struct merge {
+	struct compare *c;		/* the inputs, checked */
+	char *const *paths;
+	struct msys *sys;
+	size_t nsys, capsys;
+	bool timed;
+	uint64_t lateness[REPLAY_LATENESS_BUCKETS], lateness_max;
+	uint64_t first_start, last_end, last_finished;
+	int64_t ahead;
+	uint64_t ops, workers, threads_per_worker, threads, processes;
+	uint64_t timelines, captured, setid, uring_dropped;
+	double loadavg;
+	bool interrupted;
+	bool have_uncaptured, have_uring;
+	struct namelist not_replayed, uring;
+	int64_t other;
+	/* --start-at: every run had it, with the same target. */
+	bool same_target;
+	uint64_t target;
+	int64_t worst_skew;
+	uint64_t last_start;		/* of any run */
+	char test[TEST_NAMES_MAX];
+};
+
+/* Where messages go while one file is read. */
+struct reader {
+	const char *path;
+	char *err;
+	size_t errlen;
+};
+
+/* The type of @v, JSON_NULL for a missing member. */
+static enum json_type type_of(const struct json_value *v)
+{
+	return v ? json_type(v) : JSON_NULL;
+}
+
+static int bad(const struct reader *rd, const struct json_value *v,
+	       const char *where, const char *what)
+{
+	snprintf(rd->err, rd->errlen, "%s:%u: %s: %s", rd->path,
+		 v ? json_line(v) : 0, where, what);
+	return -EINVAL;
+}
+
+/* Member @key of @obj (at @where) as an integer >= 0. */
+static int get_u64(const struct reader *rd, const struct json_value *obj,
+		   const char *where, const char *key, uint64_t *out)
+{
+	const struct json_value *v = json_get(obj, key);
+	char member[COMPARE_LABEL_MAX];
+	int64_t i;
+
+	snprintf(member, sizeof(member), "%s/%s", where, key);
+	if (!v)
+		return bad(rd, obj, member, "missing");
+	if (json_int(v, &i) || i < 0)
+		return bad(rd, v, member, "expected an integer >= 0");
+	*out = (uint64_t)i;
+	return 0;
+}
+
+/* Add @n to @key in @l.  0 or -ENOMEM. */
+static int namelist_add(struct namelist *l, const char *key, int64_t n)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (!strcmp(l->v[i].key, key)) {
+			l->v[i].n += n;
+			return 0;
+		}
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct named *nv = realloc(l->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n].key = strdup(key);
+	if (!l->v[l->n].key)
+		return -ENOMEM;
+	l->v[l->n++].n = n;
+	return 0;
+}
+
+/* The integer members of the object @obj (at @where) added to @l. */
+static int namelist_sum(const struct reader *rd, struct namelist *l,
+			const struct json_value *obj, const char *where)
+{
+	if (type_of(obj) != JSON_OBJECT)
+		return bad(rd, obj, where, "expected an object");
+	for (size_t i = 0; i < json_count(obj); i++) {
+		int64_t n;
+
+		if (json_int(json_at(obj, i), &n) || n < 0)
+			return bad(rd, json_at(obj, i), where,
+				   "expected integer counts >= 0");
+		if (namelist_add(l, json_key(obj, i), n))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void namelist_free(struct namelist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].key);
+	free(l->v);
+}
+
+static uint64_t latency_top(unsigned b)
+{
+	return b ? (b >= 64 ? UINT64_MAX : (1ULL << b) - 1) : 0;
+}
+
+static unsigned lateness_bucket(uint64_t v)
+{
+	unsigned b = replay_lateness_bucket(v);
+
+	return b < REPLAY_LATENESS_BUCKETS ? b : REPLAY_LATENESS_BUCKETS - 1;
+}
+
+/*
+ * Add the histogram member @key of @obj (at @where), [[LE, COUNT], ...]
+ * with LE the largest value of a bucket of @n (@bucket_of, @top), to @h;
+ * its total count goes to *@total.
+ */
+static int histogram_sum(const struct reader *rd, const struct json_value *obj,
+			 const char *where, const char *key, uint64_t *h,
+			 unsigned n, unsigned (*bucket_of)(uint64_t),
+			 uint64_t (*top)(unsigned), uint64_t *total)
+{
+	const struct json_value *a = json_get(obj, key);
+	char member[COMPARE_LABEL_MAX];
+
+	snprintf(member, sizeof(member), "%s/%s", where, key);
+	if (!a)
+		return bad(rd, obj, member, "missing (statistics of an ioriot "
+			   "without histograms: percentiles cannot be merged)");
+	if (type_of(a) != JSON_ARRAY)
+		return bad(rd, a, member, "expected an array");
+	*total = 0;
+	for (size_t i = 0; i < json_count(a); i++) {
+		const struct json_value *p = json_at(a, i);
+		int64_t le, count;
+		unsigned b;
+
+		if (type_of(p) != JSON_ARRAY || json_count(p) != 2 ||
+		    json_int(json_at(p, 0), &le) ||
+		    json_int(json_at(p, 1), &count) || le < 0 || count < 0)
+			return bad(rd, p, member, "expected pairs [largest "
+				   "value of a bucket, count >= 0]");
+		b = bucket_of((uint64_t)le);
+		if (b >= n || top(b) != (uint64_t)le)
+			return bad(rd, p, member, "a value that is no bucket's "
+				   "largest");
+		h[b] += (uint64_t)count;
+		*total += (uint64_t)count;
+	}
+	return 0;
+}
+
+/* The summed syscall named @name, added if new; NULL when out of memory. */
+static struct msys *sys_of(struct merge *m, const char *name)
+{
+	for (size_t i = 0; i < m->nsys; i++)
+		if (!strcmp(m->sys[i].name, name))
+			return &m->sys[i];
+	if (m->nsys == m->capsys) {
+		size_t cap = m->capsys ? m->capsys * 2 : 32;
+		struct msys *ns = realloc(m->sys, cap * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		m->sys = ns;
+		m->capsys = cap;
+	}
+	memset(&m->sys[m->nsys], 0, sizeof(m->sys[0]));
+	m->sys[m->nsys].name = strdup(name);
+	if (!m->sys[m->nsys].name)
+		return NULL;
+	return &m->sys[m->nsys++];
+}
+
+/* Add syscall @name's figures @s (at @where) to @m. */
+static int add_syscall(struct merge *m, const struct reader *rd,
+		       const char *name, const struct json_value *s,
+		       const char *where)
+{
+	struct msys *ms = sys_of(m, name);
+	uint64_t ops, bytes = 0, differ = 0, short_ops = 0, short_bytes = 0;
+	uint64_t lmax, cmax, total, cap_total;
+	char lat[COMPARE_LABEL_MAX + 32], cap[COMPARE_LABEL_MAX + 32];
+	const struct json_value *by = json_get(s, "differ_by_result");
+	int ret;
+
+	if (!ms)
+		return -ENOMEM;
+	snprintf(lat, sizeof(lat), "%s/latency_ns", where);
+	snprintf(cap, sizeof(cap), "%s/captured_latency_ns", where);
+	ret = get_u64(rd, s, where, "ops", &ops);
+	if (!ret)
+		ret = get_u64(rd, s, where, "bytes", &bytes);
+	if (!ret)
+		ret = get_u64(rd, s, where, "differ", &differ);
+	if (!ret)
+		ret = get_u64(rd, s, where, "short", &short_ops);
+	if (!ret)
+		ret = get_u64(rd, s, where, "short_bytes", &short_bytes);
+	if (!ret)
+		ret = get_u64(rd, json_get(s, "latency_ns"), lat, "max", &lmax);
+	if (!ret)
+		ret = get_u64(rd, json_get(s, "captured_latency_ns"), cap,
+			      "max", &cmax);
+	if (!ret)
+		ret = histogram_sum(rd, s, where, "latency_histogram", ms->lat,
+				    REPLAY_LATENCY_BUCKETS,
+				    replay_latency_bucket, latency_top, &total);
+	if (!ret)
+		ret = histogram_sum(rd, s, where, "captured_latency_histogram",
+				    ms->cap_lat, REPLAY_LATENCY_BUCKETS,
+				    replay_latency_bucket, latency_top,
+				    &cap_total);
+	if (!ret && (total != ops || cap_total != ops))
+		ret = bad(rd, s, where, "the histograms' counts differ from "
+			  "ops");
+	if (!ret && by)
+		ret = namelist_sum(rd, &ms->by_result, by, where);
+	if (ret)
+		return ret;
+	ms->ops += ops;
+	ms->bytes += bytes;
+	ms->differ += differ;
+	ms->short_ops += short_ops;
+	ms->short_bytes += short_bytes;
+	if (lmax > ms->lat_max)
+		ms->lat_max = lmax;
+	if (cmax > ms->cap_lat_max)
+		ms->cap_lat_max = cmax;
+	return 0;
+}
+
+/* The test names so far, @name added unless there. */
+static void add_test(struct merge *m, const char *name)
+{
+	size_t len = strlen(m->test), nlen = strlen(name);
+	const char *p = m->test;
+
+	while ((p = strstr(p, name))) {
+		if ((p == m->test || !strncmp(p - 2, ", ", 2)) &&
+		    (!p[nlen] || !strncmp(p + nlen, ", ", 2)))
+			return;
+		p++;
+	}
+	if (len + nlen + 3 < sizeof(m->test))
+		snprintf(m->test + len, sizeof(m->test) - len, "%s%s",
+			 len ? ", " : "", name);
+}
+
+/* Add the run @doc of file @i to @m. */
+static int add_run(struct merge *m, size_t i, const struct json_value *doc,
+		   const struct reader *rd)
+{
+	uint64_t started, finished, total, ops, u[8], skew_abs, lmax;
+	static const char *const keys[8] = {
+		"workers", "threads_per_worker", "threads", "processes",
+		"timelines", "captured_time_ns", "setid_stripped",
+		"uring_flags_dropped",
+	};
+	const struct json_value *sys = json_get(doc, "syscalls");
+	const struct json_value *v, *at;
+	char where[COMPARE_LABEL_MAX];
+	int64_t ahead, skew;
+	double load;
+	int ret = 0;
+
+	for (int k = 0; k < 8 && !ret; k++)
+		ret = get_u64(rd, doc, "", keys[k], &u[k]);
+	if (!ret)
+		ret = get_u64(rd, doc, "", "started_ns", &started);
+	if (!ret)
+		ret = get_u64(rd, doc, "", "finished_ns", &finished);
+	if (!ret)
+		ret = get_u64(rd, doc, "", "total_time_ns", &total);
+	if (!ret)
+		ret = get_u64(rd, doc, "", "performed_ioops", &ops);
+	if (ret)
+		return ret;
+	json_int(json_get(doc, "time_ahead_ns"), &ahead);	/* checked */
+	json_number(json_get(doc, "highest_loadavg"), &load);
+	m->workers += u[0];
+	if (u[1] > m->threads_per_worker)
+		m->threads_per_worker = u[1];
+	m->threads += u[2];
+	m->processes += u[3];
+	m->timelines += u[4];
+	if (u[5] > m->captured)
+		m->captured = u[5];
+	m->setid += u[6];
+	m->uring_dropped += u[7];
+	m->ops += ops;
+	if (!i || started < m->first_start)
+		m->first_start = started;
+	if (started > m->last_start)
+		m->last_start = started;
+	if (started + total > m->last_end)
+		m->last_end = started + total;
+	if (finished > m->last_finished)
+		m->last_finished = finished;
+	if (!i || ahead < m->ahead)
+		m->ahead = ahead;
+	if (load > m->loadavg)
+		m->loadavg = load;
+	m->interrupted |= type_of(json_get(doc, "interrupted")) == JSON_TRUE;
+	add_test(m, json_string(json_get(doc, "test")));
+
+	/* Start lateness, when the run was timed. */
+	v = json_get(doc, "start_lateness_ns");
+	if (type_of(v) == JSON_OBJECT) {
+		uint64_t n;
+		int64_t max;
+
+		m->timed = true;
+
+		json_int(json_get(v, "max"), &max);	/* checked */
+		lmax = max > 0 ? (uint64_t)max : 0;
+		if (lmax > m->lateness_max)
+			m->lateness_max = lmax;
+		ret = histogram_sum(rd, doc, "", "start_lateness_histogram",
+				    m->lateness, REPLAY_LATENESS_BUCKETS,
+				    lateness_bucket,
+				    replay_lateness_bucket_top, &n);
+		if (ret)
+			return ret;
+	}
+
+	/* --start-at: a common target? */
+	at = json_get(doc, "start_at");
+	if (type_of(at) == JSON_OBJECT) {
+		uint64_t target;
+
+		ret = get_u64(rd, at, "/start_at", "target_ns", &target);
+		if (!ret && json_int(json_get(at, "skew_ns"), &skew))
+			ret = bad(rd, at, "/start_at/skew_ns",
+				  "expected an integer");
+		if (ret)
+			return ret;
+		if (!i)
+			m->target = target;
+		m->same_target &= target == m->target;
+		skew_abs = skew < 0 ? (uint64_t)-skew : (uint64_t)skew;
+		if (skew_abs > (uint64_t)(m->worst_skew < 0 ? -m->worst_skew :
+					  m->worst_skew))
+			m->worst_skew = skew;
+	} else {
+		m->same_target = false;
+	}
+
+	v = json_get(doc, "uncaptured");
+	if (type_of(v) == JSON_OBJECT) {
+		int64_t other;
+
+		m->have_uncaptured = true;
+		ret = namelist_sum(rd, &m->not_replayed,
+				   json_get(v, "not_replayed"),
+				   "/uncaptured/not_replayed");
+		if (!ret && json_int(json_get(v, "other"), &other))
+			ret = bad(rd, v, "/uncaptured/other",
+				  "expected an integer");
+		if (ret)
+			return ret;
+		m->other += other;
+	}
+	v = json_get(doc, "uring_not_replayed");
+	if (type_of(v) == JSON_OBJECT) {
+		m->have_uring = true;
+		ret = namelist_sum(rd, &m->uring, v, "/uring_not_replayed");
+		if (ret)
+			return ret;
+	}
+
+	for (size_t s = 0; s < json_count(sys) && !ret; s++) {
+		snprintf(where, sizeof(where), "/syscalls/%s", json_key(sys, s));
+		compare_printable(where);
+		ret = add_syscall(m, rd, json_key(sys, s), json_at(sys, s),
+				  where);
+	}
+	return ret;
+}
+
+/* The format and format_version of @doc: this ioriot's and the first
+ * file's (@first, NULL for the first). */
+static int check_format(const struct reader *rd, const struct json_value *doc,
+			const struct json_value *first, const char *first_path)
+{
+	const struct json_value *fmt = json_get(doc, "format");
+	const struct json_value *ver = json_get(doc, "format_version");
+	int64_t v, fv;
+	char what[256];
+
+	if (!fmt || !json_string(fmt) || strcmp(json_string(fmt),
+						"ioriot-stats"))
+		return bad(rd, fmt ? fmt : doc, "/format",
+			   "expected \"ioriot-stats\" (replay statistics)");
+	if (json_int(ver, &v))
+		return bad(rd, ver ? ver : doc, "/format_version",
+			   "expected an integer");
+	if (first && !json_int(json_get(first, "format_version"), &fv) &&
+	    fv != v) {
+		snprintf(what, sizeof(what), "%" PRId64 ", but %s has %" PRId64
+			 ": statistics of different formats are not merged",
+			 v, first_path, fv);
+		return bad(rd, ver, "/format_version", what);
+	}
+	if (v != REPORT_JSON_VERSION) {
+		snprintf(what, sizeof(what), "%" PRId64 ", this ioriot reads "
+			 "%d", v, REPORT_JSON_VERSION);
+		return bad(rd, ver, "/format_version", what);
+	}
+	return 0;
+}
+
+struct merge *merge_load(char *const *paths, size_t n, char *err,
+			 size_t errlen)
+{
+	struct merge *m = calloc(1, sizeof(*m));
+	int ret = -ENOMEM;
+
+	if (!m || !(m->c = compare_new()))
+		goto nomem;
+	m->paths = paths;
+	m->same_target = true;
+	for (size_t i = 0; i < n; i++) {
+		struct reader rd = { paths[i], err, errlen };
+
+		ret = compare_add(m->c, paths[i], err, errlen);
+		if (!ret)
+			ret = check_format(&rd, m->c->runs[i].doc,
+					   i ? m->c->runs[0].doc : NULL,
+					   paths[0]);
+		if (!ret)
+			ret = add_run(m, i, m->c->runs[i].doc, &rd);
+		if (ret == -ENOMEM)
+			goto nomem;
+		if (ret)
+			goto fail;
+	}
+	return m;
+
+nomem:
+	snprintf(err, errlen, "out of memory");
+fail:
+	merge_free(m);
+	return NULL;
+}
+
+/* @d in as few digits as read back the same (the writer's "%.2f" stays
+ * 0.24, not 0.23999999999999999). */
+static void write_double(FILE *f, double d)
+{
+	char buf[40];
+
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	/* A whole number must stay a double: "2" would read as an integer. */
+	fprintf(f, "%s%s", buf, strpbrk(buf, ".eEn") ? "" : ".0");
+}
+
+/* @v as JSON, as read (a member copied from an input). */
+static void write_value(FILE *f, const struct json_value *v)
+{
+	int64_t i;
+	double d;
+
+	switch (type_of(v)) {
+	case JSON_NULL: fputs("null", f); return;
+	case JSON_FALSE: fputs("false", f); return;
+	case JSON_TRUE: fputs("true", f); return;
+	case JSON_INT:
+		json_int(v, &i);
+		fprintf(f, "%" PRId64, i);
+		return;
+	case JSON_DOUBLE:
+		json_number(v, &d);
+		write_double(f, d);
+		return;
+	case JSON_STRING:
+		json_write_string(f, json_string(v));
+		return;
+	case JSON_ARRAY:
+		fputc('[', f);
+		for (size_t k = 0; k < json_count(v); k++) {
+			if (k)
+				fputs(", ", f);
+			write_value(f, json_at(v, k));
+		}
+		fputc(']', f);
+		return;
+	case JSON_OBJECT:
+		fputc('{', f);
+		for (size_t k = 0; k < json_count(v); k++) {
+			fputs(k ? ", " : "", f);
+			json_write_string(f, json_key(v, k));
+			fputs(": ", f);
+			write_value(f, json_at(v, k));
+		}
+		fputc('}', f);
+		return;
+	}
+}
+
+/* Member @key of @doc as read, or null when it lacks it. */
+static void copy_member(FILE *f, const struct json_value *doc, const char *key)
+{
+	const struct json_value *v = json_get(doc, key);
+
+	if (v)
+		write_value(f, v);
+	else
+		fputs("null", f);
+}
+
+static void write_utc(FILE *f, uint64_t ns)
+{
+	time_t secs = (time_t)(ns / 1000000000u);
+	struct tm utc;
+	char when[32];
+
+	if (!ns || !gmtime_r(&secs, &utc) ||
+	    !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &utc))
+		fputs("null", f);
+	else
+		fprintf(f, "\"%s\"", when);
+}
+
+static void write_namelist(FILE *f, const struct namelist *l)
+{
+	fputc('{', f);
+	for (size_t i = 0; i < l->n; i++) {
+		fputs(i ? ", " : "", f);
+		json_write_string(f, l->v[i].key);
+		fprintf(f, ": %" PRId64, l->v[i].n);
+	}
+	fputc('}', f);
+}
+
+static void write_histogram(FILE *f, const char *key, const uint64_t *h,
+			    unsigned n, uint64_t (*top)(unsigned))
+{
+	const char *sep = "";
+
+	fprintf(f, "\"%s\": [", key);
+	for (unsigned b = 0; b < n; b++) {
+		if (!h[b])
+			continue;
+		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]", sep, top(b), h[b]);
+		sep = ", ";
+	}
+	fputc(']', f);
+}
+
+/* Percentile @pct of @h, capped at @max, as the stats writer does. */
+static uint64_t pct_of(const uint64_t *h, uint64_t max, double pct)
+{
+	uint64_t b = replay_percentile(h, pct);
+
+	return b < max ? b : max;
+}
+
+static void write_latency(FILE *f, const char *key, const uint64_t *h,
+			  uint64_t max)
+{
+	fprintf(f, "\"%s\": {\"p50\": %" PRIu64 ", \"p95\": %" PRIu64
+		", \"p99\": %" PRIu64 ", \"p99.9\": %" PRIu64 ", \"max\": %"
+		PRIu64 "}", key, pct_of(h, max, 50), pct_of(h, max, 95),
+		pct_of(h, max, 99), pct_of(h, max, 99.9), max);
+}
+
+/* The "hosts" rows: one per input, or an input's own rows when it is a
+ * merge itself. */
+static void write_hosts(FILE *f, const struct merge *m)
+{
+	static const char *const keys[] = {
+		"test", "started_ns", "finished_ns", "total_time_ns",
+		"performed_ioops", "average_ioops_per_s", "time_ahead_ns",
+		"highest_loadavg", "interrupted", "start_lateness_ns",
+		"start_at",
+	};
+	const char *sep = "\n    ";
+
+	fputs("  \"hosts\": [", f);
+	for (size_t i = 0; i < m->c->n; i++) {
+		const struct json_value *doc = m->c->runs[i].doc;
+		const struct json_value *rows = json_get(doc, "hosts");
+
+		if (type_of(rows) == JSON_ARRAY) {
+			for (size_t k = 0; k < json_count(rows); k++) {
+				fputs(sep, f);
+				write_value(f, json_at(rows, k));
+				sep = ",\n    ";
+			}
+			continue;
+		}
+		fputs(sep, f);
+		sep = ",\n    ";
+		fputs("{\"host\": ", f);
+		copy_member(f, doc, "host");
+		fputs(", \"file\": ", f);
+		json_write_string(f, m->paths[i]);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			fprintf(f, ", \"%s\": ", keys[k]);
+			copy_member(f, doc, keys[k]);
+		}
+		fputc('}', f);
+	}
+	fputs("\n  ],\n", f);
+}
+
+/* The block devices of every input, each named HOST:DEVICE (an input that
+ * is a merge has them named so already). */
+static void write_devices(FILE *f, const struct merge *m)
+{
+	const char *sep = "\n    ";
+	char name[2 * COMPARE_LABEL_MAX];
+	bool any = false;
+
+	fputs("  \"block_devices\": [", f);
+	for (size_t i = 0; i < m->c->n; i++) {
+		const struct json_value *doc = m->c->runs[i].doc;
+		const struct json_value *devs = json_get(doc, "block_devices");
+		const char *host = json_string(json_get(doc, "host"));
+		bool merged = json_get(doc, "hosts") != NULL;
+
+		for (size_t k = 0; k < json_count(devs); k++) {
+			const struct json_value *d = json_at(devs, k);
+
+			fputs(sep, f);
+			sep = ",\n    ";
+			any = true;
+			fputc('{', f);
+			for (size_t j = 0; j < json_count(d); j++) {
+				const char *key = json_key(d, j);
+
+				fputs(j ? ", " : "", f);
+				json_write_string(f, key);
+				fputs(": ", f);
+				if (strcmp(key, "device") || merged) {
+					write_value(f, json_at(d, j));
+					continue;
+				}
+				snprintf(name, sizeof(name), "%s:%s",
+					 host ? host : "?",
+					 json_string(json_at(d, j)));
+				json_write_string(f, name);
+			}
+			fputc('}', f);
+		}
+	}
+	fputs(any ? "\n  ]\n" : "]\n", f);
+}
+
+int merge_write(FILE *f, const struct merge *m)
+{
+	uint64_t span = m->last_end - m->first_start;
+	const char *sep = "";
+
+	fprintf(f, "{\n  \"format\": \"ioriot-stats\",\n"
+		"  \"format_version\": %d,\n  \"ioriot_version\": ",
+		REPORT_JSON_VERSION);
+	json_write_string(f, ioriot_version());
+	fprintf(f, ",\n  \"host\": null,\n  \"merged_runs\": %zu,\n"
+		"  \"started\": ", m->c->n);
+	write_utc(f, m->first_start);
+	fputs(",\n  \"finished\": ", f);
+	write_utc(f, m->last_finished);
+	fprintf(f, ",\n  \"started_ns\": %" PRIu64 ",\n  \"finished_ns\": %"
+		PRIu64 ",\n  \"test\": ", m->first_start, m->last_finished);
+	json_write_string(f, m->test);
+	fprintf(f, ",\n  \"interrupted\": %s,\n  \"workers\": %" PRIu64
+		",\n  \"threads_per_worker\": %" PRIu64 ",\n  \"threads\": %"
+		PRIu64 ",\n  \"processes\": %" PRIu64 ",\n  \"timelines\": %"
+		PRIu64 ",\n  \"highest_loadavg\": %.2f,\n"
+		"  \"performed_ioops\": %" PRIu64 ",\n"
+		"  \"average_ioops_per_s\": %.2f,\n  \"time_ahead_ns\": %" PRId64
+		",\n  \"total_time_ns\": %" PRIu64 ",\n  \"captured_time_ns\": %"
+		PRIu64 ",\n  \"setid_stripped\": %" PRIu64 ",\n"
+		"  \"uring_flags_dropped\": %" PRIu64 ",\n",
+		m->interrupted ? "true" : "false", m->workers,
+		m->threads_per_worker, m->threads, m->processes, m->timelines,
+		m->loadavg, m->ops, span ? (double)m->ops * 1e9 / (double)span :
+		0.0, m->ahead, span, m->captured, m->setid, m->uring_dropped);
+	if (m->timed) {
+		uint64_t p50 = replay_lateness_percentile(m->lateness, 50);
+		uint64_t p99 = replay_lateness_percentile(m->lateness, 99);
+
+		fprintf(f, "  \"start_lateness_ns\": {\"p50\": %" PRIu64
+			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "},\n  ",
+			p50 < m->lateness_max ? p50 : m->lateness_max,
+			p99 < m->lateness_max ? p99 : m->lateness_max,
+			m->lateness_max);
+		write_histogram(f, "start_lateness_histogram", m->lateness,
+				REPLAY_LATENESS_BUCKETS,
+				replay_lateness_bucket_top);
+		fputs(",\n", f);
+	} else {
+		fputs("  \"start_lateness_ns\": null,\n"
+		      "  \"start_lateness_histogram\": null,\n", f);
+	}
+	if (m->same_target)
+		fprintf(f, "  \"start_at\": {\"target_ns\": %" PRIu64
+			", \"skew_ns\": %" PRId64 ", \"spread_ns\": %" PRIu64
+			", \"clock\": null},\n", m->target, m->worst_skew,
+			m->last_start - m->first_start);
+	else
+		fputs("  \"start_at\": null,\n", f);
+	if (m->have_uncaptured) {
+		fputs("  \"uncaptured\": {\"not_replayed\": ", f);
+		write_namelist(f, &m->not_replayed);
+		fprintf(f, ", \"other\": %" PRId64 "},\n", m->other);
+	} else {
+		fputs("  \"uncaptured\": null,\n", f);
+	}
+	fputs("  \"uring_not_replayed\": ", f);
+	if (m->have_uring)
+		write_namelist(f, &m->uring);
+	else
+		fputs("null", f);
+	fputs(",\n", f);
+	write_hosts(f, m);
+	fputs("  \"syscalls\": {", f);
+	for (size_t i = 0; i < m->nsys; i++) {
+		const struct msys *s = &m->sys[i];
+
+		fprintf(f, "%s\n    ", sep);
+		json_write_string(f, s->name);
+		fprintf(f, ": {\"ops\": %" PRIu64 ", \"bytes\": %" PRIu64
+			", \"differ\": %" PRIu64 ", \"short\": %" PRIu64
+			", \"short_bytes\": %" PRIu64 ", ", s->ops, s->bytes,
+			s->differ, s->short_ops, s->short_bytes);
+		write_latency(f, "latency_ns", s->lat, s->lat_max);
+		fputs(", ", f);
+		write_latency(f, "captured_latency_ns", s->cap_lat,
+			      s->cap_lat_max);
+		fputs(", ", f);
+		write_histogram(f, "latency_histogram", s->lat,
+				REPLAY_LATENCY_BUCKETS, latency_top);
+		fputs(", ", f);
+		write_histogram(f, "captured_latency_histogram", s->cap_lat,
+				REPLAY_LATENCY_BUCKETS, latency_top);
+		fputs(", \"differ_by_result\": ", f);
+		write_namelist(f, &s->by_result);
+		fputc('}', f);
+		sep = ",";
+	}
+	fputs("\n  },\n", f);
+	write_devices(f, m);
+	fputs("}\n", f);
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}
+
+void merge_free(struct merge *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nsys; i++) {
+		free(m->sys[i].name);
+		namelist_free(&m->sys[i].by_result);
+	}
+	free(m->sys);
+	namelist_free(&m->not_replayed);
+	namelist_free(&m->uring);
+	compare_free(m->c);
+	free(m);
+}

@@ -1,0 +1,566 @@
+/*
+ * Tests of a fleet's replays: --start-at (two replays started by two
+ * processes with the same TIME begin within 5 ms of it and of each other,
+ * as their JSON stats record; a start already past goes at once and says
+ * how late; bad TIMEs are refused), --merge (sums, merged histograms and
+ * their percentiles, the hosts, the span; a merge read by --compare and
+ * --report; its errors) and the host in --compare.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ioriot/cli.h"
+#include "ioriot/clock.h"
+#include "ioriot/json.h"
+#include "testutil.h"
+
+#define MAX_ARGS 24
+#define NS ((int64_t)1000000000)
+#define SKEW_MAX_NS 5000000LL		/* 5 ms */
+
+static int run(const char *const *args, char **out, char **err)
+{
+	char *argv[MAX_ARGS + 2] = { "ioriot" };
+	int n = 0;
+
+	while (args[n]) {
+		ck_assert_int_lt(n, MAX_ARGS);
+		argv[n + 1] = (char *)args[n];
+		n++;
+	}
+	argv[n + 1] = NULL;
+	return tu_run(argv, out, err);
+}
+
+/* Start ioriot with @args, its output to /dev/null, without waiting. */
+static pid_t spawn(const char *const *args)
+{
+	char *argv[MAX_ARGS + 2] = { "ioriot" };
+	pid_t pid;
+	int n = 0;
+
+	while (args[n]) {
+		ck_assert_int_lt(n, MAX_ARGS);
+		argv[n + 1] = (char *)args[n];
+		n++;
+	}
+	argv[n + 1] = NULL;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execv(tu_bin(), argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int wait_exit(pid_t pid)
+{
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A replay file of test @name with its sandbox on the tmpfs @mnt: a file
+ * is created, written and closed. */
+static char *replay_file(const char *dir, const char *mnt, const char *name)
+{
+	char *text, *path, file[64];
+
+	ck_assert(tu_mount_tmpfs(mnt));
+	ck_assert(asprintf(&text,
+		"#|replay_version=1|name=%2$s|user=root|\n"
+		"#|sandbox=%1$s/.ioriot/%2$s|\n#INIT\nd %1$s/.ioriot/%2$s/d\n"
+		"x %1$s/.ioriot/%2$s/d/f\n#OPS\n"
+		"1 7:7 0 1000 - openat 3 vfd=1 path=%1$s/.ioriot/%2$s/d/f "
+		"flags=0x41 mode=0644\n"
+		"2 7:7 2000 1000 - write 4096 fd=1 count=4096\n"
+		"3 7:7 4000 1000 - close 0 fd=1\n"
+		"#END|ops=3|\n", mnt, name) > 0);
+	snprintf(file, sizeof(file), "%s.replay", name);
+	path = tu_write_str(dir, file, text);
+	free(text);
+	return path;
+}
+
+static struct json_value *load(const char *path)
+{
+	struct json_error je;
+	struct json_value *v = json_load(path, &je);
+
+	ck_assert_msg(v, "%s:%u: %s", path, je.line, je.msg);
+	return v;
+}
+
+/* The integer at @key of @obj (after the object path @sub, or NULL). */
+static int64_t int_of(const struct json_value *obj, const char *sub,
+		      const char *key)
+{
+	int64_t v;
+
+	if (sub)
+		obj = json_get(obj, sub);
+	ck_assert_msg(obj && json_get(obj, key) &&
+		      json_int(json_get(obj, key), &v) == 0, "no integer %s",
+		      key);
+	return v;
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* Two replays, two processes, two sandboxes on two mounts, one
+ * --start-at: both start within 5 ms of the target and of each other. */
+START_TEST(test_start_together)
+{
+	char *dir = tu_scratch(), *m1 = tu_join(dir, "m1"), *m2 = tu_join(dir, "m2");
+	char *r1 = replay_file(dir, m1, "fleet1"), *r2 = replay_file(dir, m2, "fleet2");
+	char *s1 = tu_join(dir, "h1.json"), *s2 = tu_join(dir, "h2.json");
+	char *merged = tu_join(dir, "fleet.json"), *out, *err, at[64];
+	/* Two to three seconds ahead: enough for both to start, init and get
+	 * ready on a busy machine. */
+	int64_t target = (int64_t)(clock_ns(CLOCK_REALTIME) / NS + 3) * NS;
+	struct json_value *j1, *j2, *jm;
+
+	snprintf(at, sizeof(at), "@%" PRId64, target / NS);
+	const char *a1[] = { "-R", r1, "-D", "-q", "--allow-root", "-s", "1",
+			     "--start-at", at, "-S", s1, NULL };
+	const char *a2[] = { "-R", r2, "-D", "-q", "--allow-root",
+			     "--start-at", at, "-S", s2, NULL };
+	pid_t p1 = spawn(a1), p2 = spawn(a2);
+
+	ck_assert_int_eq(wait_exit(p1), 0);
+	ck_assert_int_eq(wait_exit(p2), 0);
+	j1 = load(s1);
+	j2 = load(s2);
+	ck_assert_int_eq(int_of(j1, "start_at", "target_ns"), target);
+	ck_assert_int_eq(int_of(j2, "start_at", "target_ns"), target);
+	int64_t k1 = int_of(j1, "start_at", "skew_ns");
+	int64_t k2 = int_of(j2, "start_at", "skew_ns");
+	int64_t st1 = int_of(j1, NULL, "started_ns");
+	int64_t st2 = int_of(j2, NULL, "started_ns");
+	ck_assert_msg(abs64(k1) < SKEW_MAX_NS && abs64(k2) < SKEW_MAX_NS &&
+		      abs64(st1 - st2) < SKEW_MAX_NS,
+		      "skews %" PRId64 " and %" PRId64 " ns, starts %" PRId64
+		      " ns apart", k1, k2, st1 - st2);
+	/* The skew is the recorded start against the target. */
+	ck_assert_int_eq(st1 - target, k1);
+	ck_assert_int_eq(st2 - target, k2);
+	ck_assert_int_eq(int_of(j1, NULL, "performed_ioops"), 3);
+	/* adjtimex answers on Linux: the clock's state is there. */
+	ck_assert_int_eq(json_type(json_get(json_get(j1, "start_at"), "clock")),
+			 JSON_OBJECT);
+	int_of(json_get(j1, "start_at"), "clock", "maxerror_ns");
+
+	/* The two merged: sums, two hosts, the span. */
+	const char *margs[] = { "--merge", s1, s2, "-o", merged, NULL };
+	ck_assert_int_eq(run(margs, &out, &err), 0);
+	ck_assert_str_eq(err, "");
+	jm = load(merged);
+	ck_assert_int_eq(int_of(jm, NULL, "performed_ioops"), 6);
+	ck_assert_uint_eq(json_count(json_get(jm, "hosts")), 2);
+	ck_assert_int_eq(int_of(jm, NULL, "started_ns"), st1 < st2 ? st1 : st2);
+	int64_t end1 = st1 + int_of(j1, NULL, "total_time_ns");
+	int64_t end2 = st2 + int_of(j2, NULL, "total_time_ns");
+	ck_assert_int_eq(int_of(jm, NULL, "total_time_ns"),
+			 (end1 > end2 ? end1 : end2) - (st1 < st2 ? st1 : st2));
+	ck_assert_int_eq(int_of(jm, "start_at", "spread_ns"), abs64(st1 - st2));
+	ck_assert_int_eq(int_of(jm, "start_at", "skew_ns"),
+			 abs64(k1) >= abs64(k2) ? k1 : k2);
+	free(out);
+	free(err);
+
+	json_free(j1);
+	json_free(j2);
+	json_free(jm);
+	free(merged);
+	free(s1);
+	free(s2);
+	free(r1);
+	free(r2);
+	free(m1);
+	free(m2);
+	free(dir);
+}
+END_TEST
+
+/* A TIME already past (within the second allowed) starts at once, says
+ * how late in the text stats and on stderr. */
+START_TEST(test_start_late)
+{
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "m");
+	char *replay = replay_file(dir, mnt, "late"), *out, *err, at[64];
+	uint64_t now = clock_ns(CLOCK_REALTIME);
+
+	snprintf(at, sizeof(at), "%.3f", (double)(now - 500000000) / 1e9);
+	const char *args[] = { "-R", replay, "-D", "--allow-root",
+			       "--start-at", at, NULL };
+	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_msg(strstr(out, "\tStart at: ") && strstr(out, "\tClock: ") &&
+		      strstr(err, "s after --start-at"), "out: %s\nerr: %s",
+		      out, err);
+	double skew_us = atof(strstr(strstr(out, "\tStart at: "), "skew ") + 5);
+	ck_assert_msg(skew_us >= 400000 && skew_us < 5e6, "skew %.1f us",
+		      skew_us);
+	free(out);
+	free(err);
+	free(replay);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
+/* --start-at's forms: each gives the same instant. */
+START_TEST(test_start_forms)
+{
+	uint64_t t = (clock_ns(CLOCK_REALTIME) / NS + 60) * NS;
+	time_t secs = (time_t)(t / NS);
+	struct tm utc;
+	char iso[64], plus[64], epoch[64], frac[64], at[64];
+	struct cli_opts o;
+
+	ck_assert_ptr_nonnull(gmtime_r(&secs, &utc));
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &utc);
+	secs += 3600 + 30 * 60;
+	ck_assert_ptr_nonnull(gmtime_r(&secs, &utc));
+	strftime(plus, sizeof(plus), "%Y-%m-%dT%H:%M:%S.25+01:30", &utc);
+	snprintf(epoch, sizeof(epoch), "%" PRIu64, t / NS);
+	snprintf(frac, sizeof(frac), "%" PRIu64 ".000000001", t / NS);
+	snprintf(at, sizeof(at), "@%" PRIu64 ".5", t / NS);
+	const struct {
+		const char *arg;
+		uint64_t want;
+	} forms[] = {
+		{ iso, t }, { plus, t + 250000000 }, { epoch, t },
+		{ frac, t + 1 }, { at, t + 500000000 },
+	};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char *argv[] = { "ioriot", "-r", "x.replay", "--start-at",
+				 (char *)forms[i].arg, NULL };
+
+		ck_assert_msg(cli_parse(5, argv, &o) == 0, "%s", forms[i].arg);
+		ck_assert_msg(o.start_at_ns == forms[i].want, "%s: %" PRIu64
+			      " != %" PRIu64, forms[i].arg, o.start_at_ns,
+			      forms[i].want);
+	}
+}
+END_TEST
+
+/* Bad TIMEs and misplaced options: exit 2, a message naming the fault. */
+START_TEST(test_start_refused)
+{
+	uint64_t now = clock_ns(CLOCK_REALTIME) / NS;
+	char past[32], ahead[32];
+
+	snprintf(past, sizeof(past), "@%" PRIu64, now - 10);
+	snprintf(ahead, sizeof(ahead), "%" PRIu64, now + 2 * 86400);
+	const struct {
+		const char *args[8];
+		const char *says;
+	} bad[] = {
+		{ { "-r", "x.replay", "--start-at", "tomorrow", NULL }, "'tomorrow'" },
+		{ { "-r", "x.replay", "--start-at", "", NULL }, "ISO 8601" },
+		{ { "-r", "x.replay", "--start-at", "@", NULL }, "epoch seconds" },
+		{ { "-r", "x.replay", "--start-at", "17956008001.", NULL }, "not" },
+		{ { "-r", "x.replay", "--start-at", "1795600800.1234567891", NULL },
+		  "not" },
+		{ { "-r", "x.replay", "--start-at", "2026-11-25T10:00:00", NULL },
+		  "with a zone" },
+		{ { "-r", "x.replay", "--start-at", "2027-02-30T10:00:00Z", NULL },
+		  "not '2027-02-30" },
+		{ { "-r", "x.replay", "--start-at", "2027-01-01T10:00:00+25:00",
+		    NULL }, "not" },
+		{ { "-r", "x.replay", "--start-at", past, NULL }, "in the past" },
+		{ { "-r", "x.replay", "--start-at", ahead, NULL }, "24 hours" },
+		{ { "--compare", "a.json", "--start-at", ahead, NULL }, "ahead" },
+		{ { "-d", "--start-at", "@9999999999", NULL }, "ahead" },
+		{ { "-i", "x.replay", "--start-at", past + 1, NULL }, "past" },
+		{ { "--merge", "a.json", "-o", NULL }, "needs an argument" },
+		{ { "-r", "x.replay", "-o", "y.json", NULL }, "-o goes with --merge" },
+		{ { "--merge", NULL }, "--merge needs stats files" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *out, *err;
+
+		ck_assert_int_eq(run(bad[i].args, &out, &err), 2);
+		ck_assert_msg(strstr(err, bad[i].says), "%zu: %s", i, err);
+		free(out);
+		free(err);
+	}
+	/* A TIME that is fine goes only with -r and -R. */
+	snprintf(ahead, sizeof(ahead), "@%" PRIu64, now + 60);
+	const char *d[] = { "-d", "--start-at", ahead, NULL };
+	char *out, *err;
+
+	ck_assert_int_eq(run(d, &out, &err), 2);
+	ck_assert_msg(strstr(err, "--start-at goes with -r or -R"), "%s", err);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/*
+ * A stats file of host @host: @ops reads with latency histogram @hist
+ * (a JSON array of pairs), started at @start_ns, lasting @total_ns, and
+ * format_version @version; @extra is put before "syscalls".
+ */
+static char *stats_file(const char *dir, const char *name, const char *host,
+			int version, long long start_ns, long long total_ns,
+			int ops, const char *hist, const char *extra)
+{
+	char *text, *path;
+
+	ck_assert(asprintf(&text,
+		"{\n  \"format\": \"ioriot-stats\",\n  \"format_version\": %d,\n"
+		"  \"host\": \"%s\",\n  \"test\": \"mail\",\n"
+		"  \"started_ns\": %lld,\n  \"finished_ns\": %lld,\n"
+		"  \"interrupted\": false, \"workers\": 2, "
+		"\"threads_per_worker\": 3, \"threads\": 6, \"processes\": 2,"
+		" \"timelines\": 6,\n  \"highest_loadavg\": 1.5, "
+		"\"performed_ioops\": %d, \"average_ioops_per_s\": 1.0, "
+		"\"time_ahead_ns\": -%d, \"total_time_ns\": %lld, "
+		"\"captured_time_ns\": 100, \"setid_stripped\": 1, "
+		"\"uring_flags_dropped\": 0,\n"
+		"  \"start_lateness_ns\": {\"p50\": 15, \"p99\": 15, \"max\": 15},\n"
+		"  \"start_lateness_histogram\": [[15, %d]],\n"
+		"  \"uncaptured\": {\"not_replayed\": {\"ioctl\": 2}, \"other\": 1},\n"
+		"  \"uring_not_replayed\": null,%s\n"
+		"  \"syscalls\": {\"read\": {\"ops\": %d, \"bytes\": %d, "
+		"\"differ\": 1, \"short\": 1, \"short_bytes\": 10, "
+		"\"latency_ns\": {\"p50\": 1, \"p95\": 1, \"p99\": 1, "
+		"\"p99.9\": 1, \"max\": 900000}, \"captured_latency_ns\": "
+		"{\"p50\": 1, \"p95\": 1, \"p99\": 1, \"p99.9\": 1, \"max\": 5}, "
+		"\"latency_histogram\": %s, \"captured_latency_histogram\": "
+		"[[7, %d]], \"differ_by_result\": {\"short\": 1}}},\n"
+		"  \"block_devices\": [{\"device\": \"vda\", \"r_per_s\": 1.0, "
+		"\"w_per_s\": 0, \"r_mb_per_s\": 1.5, \"w_mb_per_s\": 0, "
+		"\"r_await_ms\": 0.5, \"w_await_ms\": 0, \"util_pct\": 3.0}]\n}\n",
+		version, host, start_ns, start_ns + total_ns + 1000, ops,
+		ops * 10, total_ns, ops, extra, ops, ops * 4096, hist, ops) > 0);
+	path = tu_write_str(dir, name, text);
+	free(text);
+	return path;
+}
+
+/* The count of the bucket whose largest value is @le in histogram @h. */
+static int64_t bucket(const struct json_value *h, int64_t le)
+{
+	for (size_t i = 0; i < json_count(h); i++) {
+		int64_t v, n;
+
+		json_int(json_at(json_at(h, i), 0), &v);
+		json_int(json_at(json_at(h, i), 1), &n);
+		if (v == le)
+			return n;
+	}
+	return 0;
+}
+
+/* --merge: sums, merged histograms and the percentiles they give, a row
+ * per host, the span; its output read by --compare and --report, and
+ * merged again. */
+START_TEST(test_merge)
+{
+	char *dir = tu_scratch(), *out, *err, *text;
+	/* 10 reads at ~1 us on a; 90 at ~64 us on b: the fleet's p50 is
+	 * b's bucket, its p95 too; a's p50 is 1023. */
+	char *a = stats_file(dir, "a.json", "web1", 1, 5 * NS, 2 * NS, 10,
+			     "[[1023, 10]]", "");
+	char *b = stats_file(dir, "b.json", "web2", 1, 5 * NS + 3000, 3 * NS, 90,
+			     "[[1023, 5], [65535, 85]]", "");
+	char *fleet = tu_join(dir, "fleet.json"), *html = tu_join(dir, "f.html");
+	const char *args[] = { "--merge", a, b, "-o", fleet, NULL };
+	struct json_value *m;
+	const struct json_value *read, *hosts;
+
+	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_str_eq(err, "");
+	ck_assert_msg(strstr(out, "Merged 2 runs into "), "%s", out);
+	free(out);
+	free(err);
+	m = load(fleet);
+	ck_assert_str_eq(json_string(json_get(m, "format")), "ioriot-stats");
+	ck_assert_int_eq(int_of(m, NULL, "format_version"), 1);
+	ck_assert_int_eq(int_of(m, NULL, "performed_ioops"), 100);
+	ck_assert_int_eq(int_of(m, NULL, "threads"), 12);
+	ck_assert_int_eq(int_of(m, NULL, "workers"), 4);
+	ck_assert_int_eq(int_of(m, NULL, "setid_stripped"), 2);
+	ck_assert_int_eq(int_of(m, NULL, "time_ahead_ns"), -900);
+	ck_assert_int_eq(int_of(m, NULL, "started_ns"), 5 * NS);
+	ck_assert_int_eq(int_of(m, NULL, "total_time_ns"), 3 * NS + 3000);
+	ck_assert_int_eq(int_of(m, "uncaptured", "other"), 2);
+	ck_assert_int_eq(int_of(json_get(m, "uncaptured"), "not_replayed",
+				"ioctl"), 4);
+	read = json_get(json_get(m, "syscalls"), "read");
+	ck_assert_ptr_nonnull(read);
+	ck_assert_int_eq(int_of(read, NULL, "ops"), 100);
+	ck_assert_int_eq(int_of(read, NULL, "bytes"), 100 * 4096);
+	ck_assert_int_eq(int_of(read, NULL, "differ"), 2);
+	ck_assert_int_eq(int_of(read, NULL, "short_bytes"), 20);
+	ck_assert_int_eq(int_of(read, "differ_by_result", "short"), 2);
+	ck_assert_int_eq(bucket(json_get(read, "latency_histogram"), 1023), 15);
+	ck_assert_int_eq(bucket(json_get(read, "latency_histogram"), 65535), 85);
+	ck_assert_int_eq(bucket(json_get(read, "captured_latency_histogram"), 7),
+			 100);
+	/* Percentiles of the merged histogram: 15% at 1 us, 85% at 64 us. */
+	ck_assert_int_eq(int_of(read, "latency_ns", "p50"), 65536);
+	ck_assert_int_eq(int_of(read, "latency_ns", "p99"), 65536);
+	ck_assert_int_eq(int_of(read, "latency_ns", "max"), 900000);
+	ck_assert_int_eq(int_of(read, "captured_latency_ns", "p50"), 5);
+	ck_assert_int_eq(int_of(m, "start_lateness_ns", "max"), 15);
+	ck_assert_int_eq(bucket(json_get(m, "start_lateness_histogram"), 15), 100);
+	hosts = json_get(m, "hosts");
+	ck_assert_uint_eq(json_count(hosts), 2);
+	ck_assert_str_eq(json_string(json_get(json_at(hosts, 0), "host")), "web1");
+	ck_assert_str_eq(json_string(json_get(json_at(hosts, 1), "host")), "web2");
+	ck_assert_int_eq(int_of(json_at(hosts, 1), NULL, "performed_ioops"), 90);
+	ck_assert_str_eq(json_string(json_get(json_at(json_get(m,
+			 "block_devices"), 1), "device")), "web2:vda");
+
+	/* --compare reads it: a column of 2 hosts beside the hosts'. */
+	const char *cmp[] = { "--compare", a, b, fleet, NULL };
+	ck_assert_int_eq(run(cmp, &out, &err), 0);
+	ck_assert_msg(strstr(out, "\nHost ") && strstr(out, " web1 ") &&
+		      strstr(out, " web2 ") && strstr(out, " 2 hosts\n") &&
+		      strstr(out, "\nPerformed ioops ") && strstr(out, " 100\n"),
+		      "%s", out);
+	free(out);
+	free(err);
+	const char *cmpj[] = { "--compare", "--output-format", "json", a, fleet,
+			       NULL };
+	ck_assert_int_eq(run(cmpj, &out, &err), 0);
+	ck_assert_msg(strstr(out, "\"host\": \"web1\"") &&
+		      strstr(out, "\"host\": \"2 hosts\""), "%s", out);
+	free(out);
+	free(err);
+	/* --report too. */
+	const char *rep[] = { "--report", html, a, fleet, NULL };
+	ck_assert_int_eq(run(rep, &out, &err), 0);
+	free(out);
+	free(err);
+	text = tu_read(html, NULL);
+	ck_assert_msg(text && strstr(text, "fleet"), "no report");
+	free(text);
+
+	/* A merge merged again: its hosts rows are kept. */
+	char *c = stats_file(dir, "c.json", "web3", 1, 4 * NS, NS, 1,
+			     "[[0, 1]]", "");
+	const char *again[] = { "--merge", fleet, c, NULL };
+	ck_assert_int_eq(run(again, &out, &err), 0);
+	ck_assert_msg(strstr(out, "\"host\": \"web1\"") &&
+		      strstr(out, "\"host\": \"web3\"") &&
+		      strstr(out, "\"performed_ioops\": 101,") &&
+		      strstr(out, "\"device\": \"web2:vda\"") &&
+		      !strstr(out, "?:web2"), "%s", out);
+	free(out);
+	free(err);
+	json_free(m);
+	free(c);
+	free(a);
+	free(b);
+	free(html);
+	free(fleet);
+	free(dir);
+}
+END_TEST
+
+/* --merge refuses, exit 1, naming the file (and line): no output made. */
+START_TEST(test_merge_refused)
+{
+	char *dir = tu_scratch(), *out, *err;
+	char *a = stats_file(dir, "a.json", "web1", 1, NS, NS, 1, "[[1023, 1]]", "");
+	char *v2 = stats_file(dir, "v2.json", "web2", 2, NS, NS, 1,
+			      "[[1023, 1]]", "");
+	char *nohist = stats_file(dir, "old.json", "web2", 1, NS, NS, 1,
+				  "null", "");
+	char *badbucket = stats_file(dir, "bucket.json", "web2", 1, NS, NS, 1,
+				     "[[1000, 1]]", "");
+	char *count = stats_file(dir, "count.json", "web2", 1, NS, NS, 1,
+				 "[[1023, 2]]", "");
+	char *syntax = tu_write_str(dir, "syntax.json", "{\n  \"test\": \"x\",\n"
+				    "  \"oops\"\n}\n");
+	char *other = tu_write_str(dir, "other.json",
+				   "{\"format\": \"ioriot-analysis\"}\n");
+	char *missing = tu_join(dir, "missing.json");
+	char *outfile = tu_join(dir, "out.json");
+	const struct {
+		const char *file;
+		const char *says;
+	} bad[] = {
+		{ v2, "v2.json:3: /format_version: 2, but " },
+		{ nohist, "old.json:" },
+		{ badbucket, "bucket.json:" },
+		{ count, "count.json:" },
+		{ syntax, "syntax.json:4:1: " },
+		{ other, "other.json:" },
+		{ missing, "missing.json: " },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[] = { "--merge", a, bad[i].file, "-o", outfile,
+				       NULL };
+
+		ck_assert_int_eq(run(args, &out, &err), 1);
+		ck_assert_msg(strstr(err, bad[i].says), "%zu: %s", i, err);
+		ck_assert_int_eq(access(outfile, F_OK), -1);
+		free(out);
+		free(err);
+	}
+	/* The reasons named. */
+	const char *h[] = { "--merge", a, nohist, NULL };
+	ck_assert_int_eq(run(h, &out, &err), 1);
+	ck_assert_msg(strstr(err, "/syscalls/read/latency_histogram: "
+			     "expected an array"), "%s", err);
+	free(out);
+	free(err);
+	/* -o never overwrites an input. */
+	const char *self[] = { "--merge", a, "-o", a, NULL };
+	ck_assert_int_eq(run(self, &out, &err), 1);
+	free(out);
+	free(err);
+	free(a);
+	free(v2);
+	free(nohist);
+	free(badbucket);
+	free(count);
+	free(syntax);
+	free(other);
+	free(missing);
+	free(outfile);
+	free(dir);
+}
+END_TEST
+
+Suite *fleet_suite(void)
+{
+	Suite *s = suite_create("fleet");
+	TCase *tc = tcase_create("start_at");
+
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_test(tc, test_start_together);
+	tcase_add_test(tc, test_start_late);
+	tcase_add_test(tc, test_start_forms);
+	tcase_add_test(tc, test_start_refused);
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("merge");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_merge_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
