@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ioriot/analyze.h"
+#include "ioriot/generate.h"
 
 #define CLI_MAX_PREFIXES 32
 
@@ -74,6 +75,12 @@ struct cli_opts {
 	bool allow_root;	/* --allow-root */
 	bool replay_given;	/* -r: with -c generate, else replay */
 	int verbosity;		/* -q / -v */
+	/* Generate-time filters: --only-syscalls, --only-comm, --only-path,
+	 * --from, --to (filters' lists point into the arrays below). */
+	struct gen_filters filters;
+	bool filters_given;
+	const char *only_comm[CLI_MAX_PREFIXES];
+	const char *only_path[CLI_MAX_PREFIXES];
 };
 
 /*

@@ -314,7 +314,7 @@ void gen_release(void *ctx, struct ofd *ofd)
 	struct gen *g = ctx;
 	struct rlog_op op;
 
-	if (!ofd->vfd || !g->ev)
+	if (!ofd->vfd || !g->ev || gen_filter_drop_close(g))
 		return;
 	/* Closes implied by exit, exec, dup2 or close_range take their
 	 * event's time; an explicit close keeps its own result. */
