@@ -622,6 +622,11 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	sum->processes = g.procs.created;
 	sum->paths = nstree_count(g.ns);
 	sum->duration_ns = last_time;
+	if (g.filter.f)			/* the window's part of it */
+		sum->duration_ns = (last_time < g.filter.to_ns ? last_time :
+				    g.filter.to_ns) -
+				   (last_time > g.filter.from_ns ?
+				    g.filter.from_ns : last_time);
 	if (opt->sink)
 		goto out;
 	if (sum->ops == 0) {

@@ -89,6 +89,9 @@ static void count_timeline(struct gen *g, const struct rlog_op *op)
 
 void gen_op_emit(struct gen *g, struct rlog_op *op)
 {
+	/* With --from, times count from the window's start. */
+	op->time_ns = op->time_ns > g->filter.from_ns ?
+		      op->time_ns - g->filter.from_ns : 0;
 	count_timeline(g, op);
 	if (op->time_ns + op->dur_ns > g->sum->ops_end_ns)
 		g->sum->ops_end_ns = op->time_ns + op->dur_ns;
