@@ -443,6 +443,47 @@ START_TEST(test_fd_left_out)
 }
 END_TEST
 
+/*
+ * A file mapping and an AIO context set up before the window: their page
+ * records and calls in it cannot be replayed (the replay has no such
+ * mapping or context) and are counted as such; the fd opened before is
+ * opened at the window's start all the same, for the pread64 in it.
+ */
+START_TEST(test_window_contexts)
+{
+	struct gen_filters f = { .from = { GT_OFFSET, 1000 } };
+	struct gen_summary sum;
+	char *replay = gen_ok(HEADER "#|mount=/|fstype=ext4|\n"
+		"t=0;:,D=10;:,i=100:100;:,o=openat;:,d=-100;:,p=/data/m;:,f=2;:,r=3;:,\n"
+		"t=100;:,D=10;:,i=100:100;:,o=mmap;:,d=3;:,a=0;:,c=65536;:,m=3;:,f=1;:,O=0;:,r=139637976727552;:,\n"
+		"t=200;:,D=10;:,i=100:100;:,o=io_setup;:,c=16;:,a=1000;:,r=0;:,\n"
+		"t=2000;:,D=0;:,i=100:100;:,o=mmap_read;:,O=0;:,a=139637976727552;:,\n"
+		"t=2100;:,D=0;:,i=100:100;:,o=mmap_read;:,O=4096;:,a=139637976731648;:,\n"
+		"t=3000;:,i=100:100;:,o=iocb;:,a=1000;:,A=64;:,d=3;:,F=0;:,O=8192;:,c=4096;:,\n"
+		"t=3000;:,D=9;:,i=100:100;:,o=io_submit;:,a=1000;:,c=1;:,r=1;:,\n"
+		"t=4000;:,D=10;:,i=100:100;:,o=pread64;:,d=3;:,O=0;:,c=100;:,r=100;:,\n"
+		"t=5000;:,D=10;:,i=100:100;:,o=munmap;:,a=139637976727552;:,c=65536;:,r=0;:,\n"
+		"t=6000;:,D=10;:,i=100:100;:,o=io_destroy;:,a=1000;:,r=0;:,\n"
+		"t=7000;:,D=10;:,i=100:100;:,o=close;:,d=3;:,r=0;:,\n",
+		&f, &sum);
+	char *ops = ops_of(replay);
+
+	ck_assert_str_eq(ops,
+		"100:100 1000 0 - openat 3 vfd=1 path=/.ioriot/t/data/m flags=0x2\n"
+		"100:100 3000 10 - pread64 100 fd=1 off=0 count=100\n"
+		"100:100 6000 10 - close 0 fd=1\n");
+	/* open, mmap, io_setup */
+	ck_assert_uint_eq(sum.filtered[GF_FILTERED], 3);
+	/* 2 pages, iocb, io_submit, munmap, io_destroy */
+	ck_assert_uint_eq(sum.filtered[GF_FILTER_CTX], 6);
+	ck_assert_uint_eq(sum.filtered[GF_AIO], 0);
+	ck_assert_uint_eq(sum.filtered[GF_UNKNOWN_MAP], 0);
+	ck_assert_uint_eq(sum.filter_reopens, 1);
+	free(ops);
+	free(replay);
+}
+END_TEST
+
 /* Bad filter options: a clear message and a non-zero exit. */
 START_TEST(test_cli_errors)
 {
@@ -495,7 +536,9 @@ START_TEST(test_cli_errors)
 	rc = tu_run(ok, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_msg(strstr(out, "Filters: 9 events left out, 0 operations "
-			     "left out because their fd was opened by one\n") &&
+			     "left out because their fd was opened by one, 0 "
+			     "because their mapping, AIO context or ring was "
+			     "set up by one\n") &&
 		      strstr(out, "Opens added for fds opened before") &&
 		      strstr(out, "0.500s to the end"), "%s", out);
 	free(out);
@@ -597,6 +640,7 @@ Suite *filter_suite(void)
 	tcase_add_test(tc, test_only_meta);
 	tcase_add_test(tc, test_window);
 	tcase_add_test(tc, test_window_wallclock);
+	tcase_add_test(tc, test_window_contexts);
 	tcase_add_test(tc, test_only_comm);
 	tcase_add_test(tc, test_only_path);
 	tcase_add_test(tc, test_fd_left_out);

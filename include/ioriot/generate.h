@@ -36,6 +36,9 @@ enum gen_filter {
 	GF_FILTERED,		/* left out by the generate-time filters */
 	GF_FILTER_FD,		/* its fd was opened by an operation the
 				 * filters left out, and is not reopened */
+	GF_FILTER_CTX,		/* its mapping, AIO context or io_uring ring
+				 * was set up by a call the filters left
+				 * out */
 	GF_COUNT
 };
 

@@ -67,6 +67,12 @@ struct gfilter {
 	bool after;			/* past the window */
 	bool close_extra;		/* its closes: ones the filters
 					 * would leave out */
+	bool ctx_left_out;		/* its AIO context or ring was set
+					 * up by a call left out */
+	struct u64map aio_ctxs;		/* AIO context ids set up by calls
+					 * left out -> their pid + 1 */
+	struct u64map rings;		/* pid << 32 | fd of io_uring rings
+					 * set up by calls left out */
 };
 
 /* The values of gen.timelines: a thread seen, one with an operation. */
@@ -203,6 +209,9 @@ void gen_filter_latent(struct gen *g, struct proc *p, int64_t fd,
 /* For the close of a vfd in the file: true if it is not written (past
  * the window, counted).  Counts closes the filters would leave out. */
 bool gen_filter_drop_close(struct gen *g);
+
+/* Free the filters' state.  Accepts a zeroed g. */
+void gen_filter_free(struct gen *g);
 
 /* The header line recording the filters, if any. */
 void gen_filter_header(const struct gen *g, struct outbuf *ob);

@@ -38,6 +38,7 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_IOCTL] = "ioctl command other than FICLONE*, FIDEDUPERANGE",
 	[GF_FILTERED] = "left out by the filters (--only-*, --from, --to)",
 	[GF_FILTER_FD] = "fd opened by an operation left out, not reopened",
+	[GF_FILTER_CTX] = "mapping, AIO context, ring set up by one left out",
 };
 
 const char *gen_filter_name(enum gen_filter why)
@@ -645,6 +646,7 @@ out:
 	procs_destroy(&g.procs);
 	gen_aio_free(&g);
 	gen_dedupe_free(&g);
+	gen_filter_free(&g);
 	u64map_destroy(&g.timelines);
 	u64map_destroy(&g.op_pids);
 	nstree_free(g.ns);
@@ -719,8 +721,10 @@ static void print_filters(FILE *out, const struct gen_summary *s)
 	if (!s->filtered_run)
 		return;
 	fprintf(out, "Filters: %" PRIu64 " events left out, %" PRIu64
-		" operations left out because their fd was opened by one\n",
-		s->filtered[GF_FILTERED], s->filtered[GF_FILTER_FD]);
+		" operations left out because their fd was opened by one, %"
+		PRIu64 " because their mapping, AIO context or ring was set "
+		"up by one\n", s->filtered[GF_FILTERED],
+		s->filtered[GF_FILTER_FD], s->filtered[GF_FILTER_CTX]);
 	if (s->filter_window_end_ns != UINT64_MAX)
 		fprintf(out, "  %-45s %.3fs to %.3fs\n", "Time window",
 			(double)s->filter_window_start_ns / 1e9,

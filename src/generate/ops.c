@@ -16,6 +16,10 @@
 
 void gen_filtered(struct gen *g, enum gen_filter why)
 {
+	/* An AIO context or ring unknown because its set-up was left out
+	 * by the filters: counted as that. */
+	if (g->filter.ctx_left_out && (why == GF_AIO || why == GF_URING))
+		why = GF_FILTER_CTX;
 	g->sum->filtered[why]++;
 }
 

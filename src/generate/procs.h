@@ -46,6 +46,8 @@ struct pmap {
 	uint64_t off;		/* the file offset of its start */
 	uint64_t seq;		/* order of the mmaps: the newest of two
 				 * that overlap (MAP_FIXED) is the one */
+	bool latent;		/* made by an mmap the generate-time
+				 * filters left out: not in the replay */
 };
 
 struct fdslot {
