@@ -484,6 +484,35 @@ START_TEST(test_window_contexts)
 }
 END_TEST
 
+/* Positions: left-out reads on an O_APPEND fd are followed by an lseek;
+ * after a left-out append write the position is unknown: a kept read
+ * counts it, a kept append write does not need it. */
+START_TEST(test_positions)
+{
+	struct gen_filters f = { .classes = 1u << CLS_READ | 1u << CLS_OPEN };
+	struct gen_summary sum;
+	char *replay = gen_ok(HEADER "#|mount=/|fstype=ext4|\n"
+		"t=0;:,D=10;:,i=7:7;:,o=openat;:,d=-100;:,p=/l;:,f=1090;:,r=3;:,\n"
+		"t=1;:,D=10;:,i=7:7;:,o=lseek;:,d=3;:,O=10;:,W=0;:,r=10;:,\n"
+		"t=2;:,D=10;:,i=7:7;:,o=read;:,d=3;:,c=10;:,r=10;:,\n"
+		"t=3;:,D=10;:,i=7:7;:,o=write;:,d=3;:,c=5;:,r=5;:,\n"
+		"t=4;:,D=10;:,i=7:7;:,o=read;:,d=3;:,c=10;:,r=0;:,\n"
+		"t=5;:,D=10;:,i=7:7;:,o=close;:,d=3;:,r=0;:,\n", &f, &sum);
+	char *ops = ops_of(replay);
+
+	ck_assert_str_eq(ops,
+		"7:7 0 10 - openat 3 vfd=1 path=/.ioriot/t/l flags=0x442\n"
+		"7:7 2 0 - lseek 10 fd=1 off=10 whence=0\n"
+		"7:7 2 10 - read 10 fd=1 count=10\n"
+		"7:7 4 10 - read 0 fd=1 count=10\n"
+		"7:7 5 10 - close 0 fd=1\n");
+	ck_assert_uint_eq(sum.filter_seeks, 1);
+	ck_assert_uint_eq(sum.filter_pos_lost, 1);
+	free(ops);
+	free(replay);
+}
+END_TEST
+
 /* Bad filter options: a clear message and a non-zero exit. */
 START_TEST(test_cli_errors)
 {
@@ -641,6 +670,7 @@ Suite *filter_suite(void)
 	tcase_add_test(tc, test_window);
 	tcase_add_test(tc, test_window_wallclock);
 	tcase_add_test(tc, test_window_contexts);
+	tcase_add_test(tc, test_positions);
 	tcase_add_test(tc, test_only_comm);
 	tcase_add_test(tc, test_only_path);
 	tcase_add_test(tc, test_fd_left_out);

@@ -145,6 +145,9 @@ struct gen_summary {
 					 * operation left out */
 	uint64_t filter_seeks;		/* lseeks written for positions moved
 					 * by operations left out */
+	uint64_t filter_pos_lost;	/* fds whose position operations left
+					 * out made unknown (an append write):
+					 * no lseek could be written */
 	uint64_t filter_closes;		/* closes written for such opens */
 	uint64_t filter_setups;		/* mmap, munmap, AIO and io_uring
 					 * calls kept whole (--only-syscalls) */

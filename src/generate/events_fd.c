@@ -138,7 +138,8 @@ void gen_on_openfd(struct gen *g, struct proc *p)
 	struct rlog_op op;
 
 	if (!(ev->have & CAP_FD) || !(ev->have & CAP_PATH)) {
-		gen_filtered(g, GF_INCOMPLETE);
+		if (!g->filter.latent)
+			gen_filtered(g, GF_INCOMPLETE);
 		return;
 	}
 	proc_close(&g->procs, p, ev->fd);

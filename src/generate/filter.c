@@ -453,17 +453,21 @@ static void write_seek(struct gen *g, const struct proc *p, uint32_t tid,
 	g->sum->filter_seeks++;
 }
 
-/* Before a kept event on fd @fd of @p: set its position again if left-out
- * operations moved it. */
-static void reseek(struct gen *g, struct proc *p, int64_t fd)
+/* Before a kept event of @kind on fd @fd of @p: set its position again if
+ * left-out operations moved it; count it if they made it unknown (an
+ * append write), unless the event is an append write too. */
+static void reseek(struct gen *g, struct proc *p, int64_t fd,
+		   enum sys_kind kind)
 {
 	struct ofd *o = proc_fd(p, fd);
 
 	if (!o || !o->vfd || !o->reseek)
 		return;
 	o->reseek = false;
-	if (o->pos_known && !o->append)
+	if (o->pos_known)
 		write_seek(g, p, g->ev->tid, o);
+	else if (!(o->append && kind == SK_WRITE))
+		g->sum->filter_pos_lost++;
 }
 
 /* A left-out read, write or seek: follow the position it moved. */
@@ -540,8 +544,10 @@ static void reopen(void *ctx, struct proc *p, int64_t fd, struct ofd *o)
 	gen_op_emit(g, &op);
 	g->sum->filter_reopens++;
 	o->reseek = false;
-	if (o->pos_known && o->pos && !o->append)
+	if (o->pos_known && o->pos)
 		write_seek(g, p, tid, o);
+	else if (!o->pos_known)
+		o->reseek = true;	/* counted if a kept call needs it */
 }
 
 /* The window starts: open what the processes hold open. */
@@ -614,9 +620,9 @@ bool gen_filter_event(struct gen *g, struct proc *p)
 		case SK_SENDFILE: case SK_COPY_RANGE: case SK_SPLICE:
 		case SK_READDIR:
 			if (ev->have & CAP_FD)
-				reseek(g, p, ev->fd);
+				reseek(g, p, ev->fd, kind);
 			if (ev->have & CAP_FD2)
-				reseek(g, p, ev->fd2);
+				reseek(g, p, ev->fd2, kind);
 			break;
 		default:
 			break;

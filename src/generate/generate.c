@@ -738,6 +738,10 @@ static void print_filters(FILE *out, const struct gen_summary *s)
 		s->filter_reopens);
 	fprintf(out, "  %-45s %" PRIu64 "\n", "Lseeks added for positions moved",
 		s->filter_seeks);
+	if (s->filter_pos_lost)
+		fprintf(out, "  %-45s %" PRIu64 "\n",
+			"fds whose position is unknown (not set)",
+			s->filter_pos_lost);
 	fprintf(out, "  %-45s %" PRIu64 "\n", "Closes kept for opens in the file",
 		s->filter_closes);
 	fprintf(out, "  %-45s %" PRIu64 "\n", "mmap, munmap, AIO, io_uring kept whole",
