@@ -145,6 +145,8 @@ struct gen_summary {
 					 * operation left out */
 	uint64_t filter_seeks;		/* lseeks written for positions moved
 					 * by operations left out */
+	uint64_t filter_reads_cut;	/* short reads written asking for
+					 * what they read */
 	uint64_t filter_pos_lost;	/* fds whose position operations left
 					 * out made unknown (an append write):
 					 * no lseek could be written */

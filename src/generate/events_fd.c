@@ -49,8 +49,6 @@ void gen_on_open(struct gen *g, struct proc *p)
 		g->filter.latent = true;
 		gen_filtered(g, GF_FILTERED);
 	}
-	if (g->filter.plain_open)
-		flags &= ~(O_CREAT | O_EXCL | O_TRUNC);
 	char buf[PATHMAP_MAX];
 	enum pathmap_status st =
 		gen_resolve(g, gen_base_dir(p, ev->have & CAP_FD, ev->fd, buf),
@@ -69,10 +67,15 @@ void gen_on_open(struct gen *g, struct proc *p)
 			gen_filter_latent(g, p, ev->ret, n, flags, 0, true);
 		return;
 	}
-	gen_op_init(g, &op, ev->sys == SYS_CREAT && g->filter.plain_open ?
-			    SYS_OPEN : ev->sys);
+	/* The file is in INIT instead, unless a kept operation removed it:
+	 * then the open makes it as captured. */
+	bool plain = g->filter.plain_open && n->state != NS_ABSENT &&
+		     (flags & (O_CREAT | O_EXCL | O_TRUNC));
+	if (plain)
+		flags &= ~(O_CREAT | O_EXCL | O_TRUNC);
+	gen_op_init(g, &op, ev->sys == SYS_CREAT && plain ? SYS_OPEN : ev->sys);
 	gen_op_args(&op, ev);
-	if (g->filter.plain_open) {
+	if (plain) {
 		op.flags = flags;
 		op.have |= RL_FLAGS;
 		g->sum->filter_plain_opens++;
@@ -219,8 +222,9 @@ void gen_on_close(struct gen *g, struct proc *p)
 			     GF_URING : GF_UNKNOWN_FD);
 		return;
 	}
-	if (!o->vfd)
-		gen_filtered(g, (enum gen_filter)o->skip_reason);
+	if (!o->vfd)		/* the close of a left-out open: left out */
+		gen_filtered(g, o->latent ? GF_FILTERED :
+			     (enum gen_filter)o->skip_reason);
 	else if (o->refs > 1)
 		gen_filtered(g, GF_FD_TABLE);	/* other references remain */
 	/* The release callback writes the close of the last reference,
@@ -379,6 +383,13 @@ void gen_on_data(struct gen *g, struct proc *p, bool write)
 	if (!(op.have & RL_COUNT)) {
 		op.count = ev->ret > 0 ? ev->ret : 0;
 		op.have |= RL_COUNT;
+	}
+	/* Writes left out by the filters may have grown the file after
+	 * INIT: a read that met its end asks for what it read. */
+	if (!write && g->filter.cut_reads && ev->ret >= 0 &&
+	    op.count > ev->ret) {
+		op.count = ev->ret;
+		g->sum->filter_reads_cut++;
 	}
 	gen_op_touch(g, &op, &o->res);
 	gen_op_touch(g, &op, &o->node->res);

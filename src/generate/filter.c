@@ -195,6 +195,8 @@ int gen_filter_setup(struct gen *g, const struct caplog_header *ch,
 			 (double)gf->to_ns / 1e9);
 		return -EINVAL;
 	}
+	gf->cut_reads = f->ncomms ||
+			(f->classes && !(f->classes & (1u << CLS_WRITE)));
 	g->sum->filtered_run = true;
 	g->sum->filter_window_start_ns = gf->from_ns;
 	g->sum->filter_window_end_ns = gf->to_ns;

@@ -69,6 +69,9 @@ struct gfilter {
 					 * would leave out */
 	bool ctx_left_out;		/* its AIO context or ring was set
 					 * up by a call left out */
+	bool cut_reads;			/* writes of other processes or of
+					 * all are left out: short reads ask
+					 * for what they read */
 	struct u64map aio_ctxs;		/* AIO context ids set up by calls
 					 * left out -> their pid + 1 */
 	struct u64map rings;		/* pid << 32 | fd of io_uring rings

@@ -738,6 +738,10 @@ static void print_filters(FILE *out, const struct gen_summary *s)
 		s->filter_reopens);
 	fprintf(out, "  %-45s %" PRIu64 "\n", "Lseeks added for positions moved",
 		s->filter_seeks);
+	if (s->filter_reads_cut)
+		fprintf(out, "  %-45s %" PRIu64 "\n",
+			"Short reads asking for what they read",
+			s->filter_reads_cut);
 	if (s->filter_pos_lost)
 		fprintf(out, "  %-45s %" PRIu64 "\n",
 			"fds whose position is unknown (not set)",
