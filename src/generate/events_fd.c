@@ -160,8 +160,6 @@ void gen_on_openfd(struct gen *g, struct proc *p)
 				  ev->have & CAP_OFFSET);
 		return;
 	}
-	if (g->filter.plain_open)
-		g->sum->filter_plain_opens++;
 	enum node_type type = ev->have & CAP_MODE ? gen_type_of_mode(ev->mode)
 						  : NT_FILE;
 	nstree_exists(n, type);

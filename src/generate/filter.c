@@ -12,138 +12,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "deps.h"
 #include "gen.h"
 #include "ioriot/outbuf.h"
 #include "ioriot/paths.h"
-
-#define NS_PER_S 1000000000ULL
-
-int gen_parse_classes(const char *list, unsigned *mask, char *err,
-		      size_t errlen)
-{
-	const char *s = list;
-
-	*mask = 0;
-	for (;;) {
-		size_t len = strcspn(s, ",");
-		int c = sys_class_lookup(s, len);
-
-		if (c < 0) {
-			snprintf(err, errlen, "--only-syscalls: unknown class "
-				 "'%.*s' (classes: read, write, meta, sync, "
-				 "open, other)", (int)len, s);
-			return -EINVAL;
-		}
-		*mask |= 1u << c;
-		if (!s[len])
-			return 0;
-		s += len + 1;
-	}
-}
-
-/* Decimal seconds "S[.F]" at @s into ns; the end in *@end.  Returns 0 or
- * -EINVAL. */
-static int parse_seconds(const char *s, uint64_t *ns, const char **end)
-{
-	uint64_t sec = 0, frac = 0, scale = NS_PER_S;
-	const char *q = s;
-
-	if (*q < '0' || *q > '9')
-		return -EINVAL;
-	for (; *q >= '0' && *q <= '9'; q++) {
-		if (sec > (UINT64_MAX / NS_PER_S - 9) / 10)
-			return -EINVAL;
-		sec = sec * 10 + (uint64_t)(*q - '0');
-	}
-	if (*q == '.') {
-		q++;
-		if (*q < '0' || *q > '9')
-			return -EINVAL;
-		for (; *q >= '0' && *q <= '9'; q++) {
-			scale /= 10;
-			frac += (uint64_t)(*q - '0') * scale;
-		}
-	}
-	*ns = sec * NS_PER_S + frac;
-	*end = q;
-	return 0;
-}
-
-/* ISO 8601 "YYYY-MM-DDTHH:MM:SS[.F][Z|+HH:MM|-HH:MM]" into ns since the
- * epoch; no zone is UTC.  Returns 0 or -EINVAL. */
-static int parse_iso(const char *s, uint64_t *ns)
-{
-	struct tm tm = { 0 };
-	int y, mo, d, h, mi, n = 0, zh = 0, zm = 0;
-	uint64_t sec_ns;
-	const char *q;
-
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%n", &y, &mo, &d, &h, &mi, &n) != 5 ||
-	    n != 17 || parse_seconds(s + n, &sec_ns, &q) || sec_ns >= 61 * NS_PER_S)
-		return -EINVAL;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || y < 1970)
-		return -EINVAL;
-	int sign = 0;
-	if (*q == 'Z') {
-		q++;
-	} else if (*q == '+' || *q == '-') {
-		sign = *q == '+' ? 1 : -1;
-		if (sscanf(q + 1, "%2d:%2d%n", &zh, &zm, &n) != 2 || n != 5 ||
-		    zh > 23 || zm > 59)
-			return -EINVAL;
-		q += 1 + n;
-	}
-	if (*q)
-		return -EINVAL;
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	time_t t = timegm(&tm);
-	if (t < 0)
-		return -EINVAL;
-	t -= sign * (zh * 3600 + zm * 60);
-	if (t < 0)
-		return -EINVAL;
-	*ns = (uint64_t)t * NS_PER_S + sec_ns;
-	return 0;
-}
-
-int gen_parse_time(const char *s, struct gen_time *t, char *err,
-		   size_t errlen)
-{
-	const char *end;
-	int rc;
-
-	if (s[0] == '@') {
-		t->kind = GT_EPOCH;
-		rc = parse_seconds(s + 1, &t->ns, &end);
-		if (!rc && *end)
-			rc = -EINVAL;
-	} else if (strchr(s, 'T')) {
-		t->kind = GT_EPOCH;
-		rc = parse_iso(s, &t->ns);
-	} else {
-		t->kind = GT_OFFSET;
-		rc = parse_seconds(s, &t->ns, &end);
-		if (!rc && *end)
-			rc = -EINVAL;
-	}
-	if (rc)
-		snprintf(err, errlen, "bad time '%s': give seconds from the "
-			 "capture's start (12.5), epoch seconds (@1764064800) "
-			 "or ISO 8601 (2026-11-25T10:00:00, UTC unless a zone "
-			 "is given)", s);
-	return rc;
-}
 
 /* @t as ns from the log's start; @what names the option. */
 static int resolve_time(const struct gen_time *t, uint64_t start_epoch_ns,
@@ -313,118 +189,6 @@ static bool is_table_event(const struct cap_event *ev, enum sys_kind kind)
 	default:
 		return false;
 	}
-}
-
-/*
- * The AIO context (*@aio true) or io_uring ring the current event names,
- * in *@key: an AIO context by its id, a ring by pid << 32 | fd (its set-up
- * call: the fd it returned).  False if it names none.
- */
-static bool ctx_key(const struct cap_event *ev, enum sys_kind kind,
-		    bool *aio, uint64_t *key)
-{
-	uint64_t pid = (uint64_t)ev->pid << 32;
-
-	*aio = false;
-	switch (kind) {
-	case SK_AIO_SETUP:
-		if (ev->ret != 0)
-			return false;
-		/* fall through */
-	case SK_AIO_DESTROY: case SK_AIO_SUBMIT: case SK_AIO_CANCEL:
-	case SK_AIO_GETEVENTS: case SK_IOCB: case SK_IO_EVENT:
-		*aio = true;
-		*key = ev->addr;
-		return ev->have & CAP_ADDR;
-	case SK_URING_SETUP:
-		*key = pid | (uint32_t)ev->ret;
-		return ev->ret >= 0;
-	case SK_URING_ENTER: case SK_URING_REGISTER:
-		*key = pid | (uint32_t)ev->fd;
-		return ev->have & CAP_FD;
-	case SK_URING_SQE: case SK_URING_CQE: case SK_URING_FILE:
-	case SK_URING_BUF:
-		*key = pid | (uint32_t)ev->fd2;
-		return ev->have & CAP_FD2;
-	default:
-		return false;
-	}
-}
-
-/* The map of left-out AIO contexts or rings, made when first needed;
- * NULL on ENOMEM. */
-static struct u64map *ctx_map(struct gen *g, bool aio)
-{
-	struct u64map *m = aio ? &g->filter.aio_ctxs : &g->filter.rings;
-
-	if (!m->slots && u64map_init(m)) {
-		gen_oom(g);
-		return NULL;
-	}
-	return m;
-}
-
-/* A left-out set-up of a file mapping, AIO context or ring: remember it,
- * so the calls and records on it are counted as its. */
-static void left_out_setup(struct gen *g, struct proc *p, enum sys_kind kind)
-{
-	const struct cap_event *ev = g->ev;
-	struct u64map *m;
-	uint64_t key;
-	bool aio;
-
-	if (kind == SK_MMAP) {
-		struct ofd *o = ev->have & CAP_FD ? proc_fd(p, ev->fd) : NULL;
-		struct pmap pm = {
-			.ofd = o, .latent = true,
-			.len = ev->have & CAP_COUNT ? (uint64_t)ev->count : 0,
-			.off = ev->have & CAP_OFFSET ? (uint64_t)ev->offset : 0,
-			.seq = g->next_id,
-		};
-		if (o && (o->vfd || o->latent) && !(ev->ret < 0 && ev->ret > -4096) &&
-		    proc_map_add(&g->procs, p, (uint64_t)ev->ret, &pm))
-			gen_oom(g);
-		return;
-	}
-	if (kind == SK_ADDR && ev->sys == SYS_MUNMAP && (ev->have & CAP_ADDR)) {
-		uint64_t start;
-		struct pmap *pm = proc_map_at(p, ev->addr, &start);
-		if (pm && pm->latent && start == ev->addr)
-			proc_map_del(&g->procs, p, start);
-		return;
-	}
-	if ((kind == SK_AIO_SETUP || kind == SK_URING_SETUP) &&
-	    ctx_key(ev, kind, &aio, &key) && (m = ctx_map(g, aio)) &&
-	    u64map_put(m, key, (void *)(uintptr_t)(ev->pid + 1ULL)))
-		gen_oom(g);
-}
-
-/* Before a kept AIO or io_uring event: whether its context or ring was
- * set up by a left-out call (a set-up kept makes its key its own). */
-static bool ctx_left_out(struct gen *g, enum sys_kind kind)
-{
-	const struct cap_event *ev = g->ev;
-	struct u64map *m;
-	uint64_t key;
-	bool aio;
-
-	if (!ctx_key(ev, kind, &aio, &key))
-		return false;
-	m = aio ? &g->filter.aio_ctxs : &g->filter.rings;
-	if (!m->slots)
-		return false;
-	if (kind == SK_AIO_SETUP || kind == SK_URING_SETUP) {
-		if (u64map_get(m, key) == (void *)(uintptr_t)(ev->pid + 1ULL))
-			u64map_del(m, key);
-		return false;
-	}
-	return u64map_get(m, key) == (void *)(uintptr_t)(ev->pid + 1ULL);
-}
-
-void gen_filter_free(struct gen *g)
-{
-	u64map_destroy(&g->filter.aio_ctxs);
-	u64map_destroy(&g->filter.rings);
 }
 
 /* An operation of @p's timeline @tid at the current event's time. */
@@ -616,7 +380,7 @@ bool gen_filter_event(struct gen *g, struct proc *p)
 			keep = false;
 	}
 	if (keep) {
-		gf->ctx_left_out = ctx_left_out(g, kind);
+		gf->ctx_left_out = gen_filter_ctx_left_out(g, kind);
 		switch (kind) {
 		case SK_READ: case SK_WRITE: case SK_SEEK: case SK_FDOP:
 		case SK_SENDFILE: case SK_COPY_RANGE: case SK_SPLICE:
@@ -639,7 +403,7 @@ bool gen_filter_event(struct gen *g, struct proc *p)
 	if (kind == SK_READ || kind == SK_WRITE || kind == SK_SEEK)
 		track_pos(g, p, kind);
 	else
-		left_out_setup(g, p, kind);
+		gen_filter_left_out_setup(g, p, kind);
 	return false;
 }
 

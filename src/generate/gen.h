@@ -213,6 +213,17 @@ void gen_filter_latent(struct gen *g, struct proc *p, int64_t fd,
  * the window, counted).  Counts closes the filters would leave out. */
 bool gen_filter_drop_close(struct gen *g);
 
+/* filterctx.c: a left-out mmap, munmap, io_setup or io_uring_setup of @p
+ * (of @kind): remember its mapping, context or ring as left out (a latent
+ * mapping in @p's table; the context's or ring's key). */
+void gen_filter_left_out_setup(struct gen *g, struct proc *p,
+			       enum sys_kind kind);
+
+/* filterctx.c: before a kept AIO or io_uring event of @kind: whether its
+ * context or ring was set up by a left-out call (a kept set-up makes its
+ * key its own again). */
+bool gen_filter_ctx_left_out(struct gen *g, enum sys_kind kind);
+
 /* Free the filters' state.  Accepts a zeroed g. */
 void gen_filter_free(struct gen *g);
 

@@ -36,7 +36,7 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_URING] = "io_uring: not replayed kind, unknown ring/request",
 	[GF_UNKNOWN_MAP] = "page not in a replayed file mapping",
 	[GF_IOCTL] = "ioctl command other than FICLONE*, FIDEDUPERANGE",
-	[GF_FILTERED] = "left out by the filters (--only-*, --from, --to)",
+	[GF_FILTERED] = "left out by --only-*, --from, --to",
 	[GF_FILTER_FD] = "fd opened by an operation left out, not reopened",
 	[GF_FILTER_CTX] = "mapping, AIO context, ring set up by one left out",
 };
