@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ioriot/analyze.h"
+#include "ioriot/generate.h"
 #include "ioriot/sandmap.h"
 
 #define CLI_MAX_PREFIXES 32
@@ -84,6 +85,12 @@ struct cli_opts {
 	/* A fleet's replays: started together, merged into one. */
 	uint64_t start_at_ns;	/* --start-at, ns since the epoch; 0: none */
 	const char *output;	/* -o: --merge's output file; NULL: stdout */
+	/* Generate-time filters: --only-syscalls, --only-comm, --only-path,
+	 * --from, --to (filters' lists point into the arrays below). */
+	struct gen_filters filters;
+	bool filters_given;
+	const char *only_comm[CLI_MAX_PREFIXES];
+	const char *only_path[CLI_MAX_PREFIXES];
 };
 
 /*

@@ -34,8 +34,50 @@ enum gen_filter {
 	GF_UNKNOWN_MAP,		/* page record of a mapping not replayed */
 	GF_IOCTL,		/* an ioctl command other than the clone and
 				 * dedupe ones */
+	GF_FILTERED,		/* left out by the generate-time filters */
+	GF_FILTER_FD,		/* its fd was opened by an operation the
+				 * filters left out, and is not reopened */
+	GF_FILTER_CTX,		/* its mapping, AIO context or io_uring ring
+				 * was set up by a call the filters left
+				 * out */
 	GF_COUNT
 };
+
+/* A --from or --to time (filter.c). */
+enum gen_time_kind {
+	GT_NONE,
+	GT_OFFSET,		/* ns from the log's first record */
+	GT_EPOCH,		/* ns since the epoch: needs the log's
+				 * start_epoch_ns */
+};
+
+struct gen_time {
+	enum gen_time_kind kind;
+	uint64_t ns;
+};
+
+/* The generate-time filters (docs/guide.md, "Filters"); all of them
+ * must select an operation for it to be written. */
+struct gen_filters {
+	unsigned classes;		/* 1 << enum sys_class; 0: every one */
+	const char *const *comms;	/* process names (comm), or none */
+	size_t ncomms;
+	const char *const *paths;	/* normalised absolute prefixes */
+	size_t npaths;
+	struct gen_time from, to;	/* the window [from, to) */
+};
+
+/* Parse a comma list of class names (sys_class_name()) into @mask (1 <<
+ * class).  Returns 0, or -EINVAL with a message in @err. */
+int gen_parse_classes(const char *list, unsigned *mask, char *err,
+		      size_t errlen);
+
+/* Parse a --from or --to time: seconds from the capture's start
+ * ("12.5"), epoch seconds after '@' ("@1764064800.25"), or ISO 8601
+ * ("2026-11-25T10:00:00", fractions, and "Z" or "+HH:MM" allowed; no zone
+ * is UTC).  Returns 0, or -EINVAL with a message in @err. */
+int gen_parse_time(const char *s, struct gen_time *t, char *err,
+		   size_t errlen);
 
 struct gen_options {
 	const char *capture_path;
@@ -61,6 +103,8 @@ struct gen_options {
 	 * records), not new threads. */
 	void (*on_fork)(void *ctx, uint32_t parent, uint32_t child);
 	void *sink_ctx;
+	/* Optional generate-time filters; NULL or all empty: none. */
+	const struct gen_filters *filters;
 };
 
 struct gen_summary {
@@ -95,6 +139,24 @@ struct gen_summary {
 	 * had none.  Carried into the replay file's header. */
 	struct uncaptured uncaptured;
 	uint64_t deps_dropped;		/* beyond DEPS_MAX per operation */
+	/* Generate-time filters (filter.c): what they kept or added so
+	 * the operations they kept still find their files. */
+	bool filtered_run;		/* filters were given */
+	uint64_t filter_window_start_ns, filter_window_end_ns;
+	uint64_t filter_plain_opens;	/* opens kept without create or
+					 * truncate (--only-syscalls) */
+	uint64_t filter_reopens;	/* opens written for fds opened by an
+					 * operation left out */
+	uint64_t filter_seeks;		/* lseeks written for positions moved
+					 * by operations left out */
+	uint64_t filter_reads_cut;	/* short reads written asking for
+					 * what they read */
+	uint64_t filter_pos_lost;	/* fds whose position operations left
+					 * out made unknown (an append write):
+					 * no lseek could be written */
+	uint64_t filter_closes;		/* closes written for such opens */
+	uint64_t filter_setups;		/* mmap, munmap, AIO and io_uring
+					 * calls kept whole (--only-syscalls) */
 	uint64_t duration_ns;		/* the latest end of any event */
 };
 

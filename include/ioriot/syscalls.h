@@ -67,4 +67,22 @@ bool sys_xattr(enum sys_id id, enum xattr_op *op, enum xattr_by *by);
  */
 int sys_lookup(const char *name, size_t len, bool replay);
 
+/* The class of an operation (sysclass.c): what analyze's tables group by
+ * and what generate's --only-syscalls selects (docs/guide.md, Filters). */
+enum sys_class { CLS_READ, CLS_WRITE, CLS_META, CLS_SYNC, CLS_OPEN, CLS_OTHER,
+		 CLS_COUNT };
+
+/* The class of @sys (a capture log's or a replay file's id): open for
+ * the opens, closes and openfd records; read and write for data, AIO,
+ * io_uring and page records by direction; sync; meta for the namespace,
+ * stat, attribute and truncate calls; other for the rest (seeks, fcntl,
+ * locks, mappings, AIO and io_uring set-up, clones, splice). */
+enum sys_class sys_class_of(enum sys_id sys);
+
+/* The name of class @c ("read", ...). */
+const char *sys_class_name(enum sys_class c);
+
+/* The class named by @len bytes at @name, or -1 if none is. */
+int sys_class_lookup(const char *name, size_t len);
+
 #endif

@@ -28,9 +28,6 @@
 #define AN_OTHER UINT32_MAX
 #define AN_NONE (UINT32_MAX - 1)
 
-enum an_class { AC_READ, AC_WRITE, AC_META, AC_SYNC, AC_OPEN, AC_OTHER,
-		AC_COUNT };
-
 /* ranges.c: the distinct bytes of a file touched, as sorted, disjoint,
  * non-adjacent ranges [start, end). */
 struct an_range {
@@ -141,7 +138,7 @@ void an_timeline_free(struct an_timeline *tl);
 /* An operation of @dur ns at @t; @cls its class, @bytes its data.
  * 0 or -ENOMEM. */
 int an_timeline_add(struct an_timeline *tl, uint64_t t, uint64_t dur,
-		    enum an_class cls, uint64_t bytes);
+		    enum sys_class cls, uint64_t bytes);
 
 struct an_sys {
 	uint64_t ops, failed, bytes, time_ns;
@@ -176,7 +173,7 @@ struct an {
 	uint64_t ops, failed, bytes_read, bytes_written, duration_ns;
 	uint64_t syncs;
 	struct an_sys sys[SYS_COUNT];
-	struct an_class_stats cls[AC_COUNT];
+	struct an_class_stats cls[CLS_COUNT];
 	struct an_hist read_sizes, write_sizes;
 	struct an_hist sync_between;	/* bytes written to a file between
 					 * its syncs */
@@ -219,11 +216,10 @@ void an_fork(struct an *a, uint32_t parent, uint32_t child);
  * op).  0 or -ENOMEM. */
 int an_finish(struct an *a);
 
-/* classes.c: the class of @sys and its name; whether @sys is an AIO or
+/* classes.c (the class of an operation is sys_class_of()): whether @sys
+ * is an AIO or
  * io_uring completion; whether it is a call timed by the capture (not a
  * record, request or completion). */
-enum an_class an_class_of(enum sys_id sys);
-const char *an_class_name(enum an_class c);
 bool an_is_completion(enum sys_id sys);
 bool an_is_timed(enum sys_id sys);
 

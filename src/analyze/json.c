@@ -177,7 +177,7 @@ static void syscalls(FILE *f, const struct an *a)
 			"\"ops\": " U64 ", \"failed\": " U64 ", \"bytes\": " U64
 			", \"time_ns\": " U64 "}", i ? "," : "",
 			sys_info(ids[i])->replay_name,
-			an_class_name(an_class_of(ids[i])), s->ops, s->failed,
+			sys_class_name(sys_class_of(ids[i])), s->ops, s->failed,
 			s->bytes, s->time_ns);
 	}
 	fputs("],\n", f);
@@ -186,7 +186,7 @@ static void syscalls(FILE *f, const struct an *a)
 static void classes(FILE *f, const struct an *a)
 {
 	fputs("  \"classes\": [", f);
-	for (int c = 0; c < AC_COUNT; c++) {
+	for (int c = 0; c < CLS_COUNT; c++) {
 		const struct an_class_stats *s = &a->cls[c];
 		const struct an_hist *h = &s->lat;
 		fprintf(f, "%s\n    {\"class\": \"%s\", \"ops\": " U64
@@ -194,7 +194,7 @@ static void classes(FILE *f, const struct an *a)
 			", \"p50_ns\": " U64 ", \"p90_ns\": " U64 ", \"p99_ns\": "
 			U64 ", \"p999_ns\": " U64 ", \"max_ns\": " U64
 			", \"buckets\": ", c ? "," : "",
-			an_class_name((enum an_class)c), s->ops, s->time_ns,
+			sys_class_name((enum sys_class)c), s->ops, s->time_ns,
 			h->count, an_hist_percentile(h, 50),
 			an_hist_percentile(h, 90), an_hist_percentile(h, 99),
 			an_hist_percentile(h, 99.9), h->max);

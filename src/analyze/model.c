@@ -253,9 +253,9 @@ static uint32_t path_file(struct an *a, const struct rlog_op *op)
 
 void an_op(struct an *a, const struct rlog_op *op)
 {
-	enum an_class cls = an_class_of(op->sys);
+	enum sys_class cls = sys_class_of(op->sys);
 	enum sys_kind kind = sys_info(op->sys)->kind;
-	bool ok = op->ret >= 0, data_op = cls == AC_READ || cls == AC_WRITE;
+	bool ok = op->ret >= 0, data_op = cls == CLS_READ || cls == CLS_WRITE;
 	struct an_fd *fd = fd_of(a, op);
 	struct an_req *rq = NULL;
 	uint32_t file = AN_NONE, proc, thread;
@@ -280,23 +280,23 @@ void an_op(struct an *a, const struct rlog_op *op)
 		bytes = kind == SK_MAPPAGE ? (uint64_t)op->ret * RLOG_PAGE_SIZE :
 			(uint64_t)op->ret;
 		if (kind != SK_MAPPAGE) {
-			an_hist_add(cls == AC_READ ? &a->read_sizes :
+			an_hist_add(cls == CLS_READ ? &a->read_sizes :
 				    &a->write_sizes, op->have & RL_COUNT &&
 				    op->count >= 0 && !rq ?
 				    (uint64_t)op->count : bytes);
 			int64_t start = start_of(op, fd, rq, bytes);
 			/* The other row mixes files: no ranges, no order. */
-			data(a, f, cls == AC_WRITE,
+			data(a, f, cls == CLS_WRITE,
 			     file == AN_OTHER ? -1 : start, bytes);
 		} else if (f) {
-			data(a, f, cls == AC_WRITE, -1, bytes);
+			data(a, f, cls == CLS_WRITE, -1, bytes);
 		}
-		if (cls == AC_READ)
+		if (cls == CLS_READ)
 			a->bytes_read += bytes;
 		else
 			a->bytes_written += bytes;
 	}
-	if (cls == AC_SYNC) {
+	if (cls == CLS_SYNC) {
 		a->syncs++;
 		if (ok)
 			sync_file(a, f);
@@ -323,7 +323,7 @@ void an_op(struct an *a, const struct rlog_op *op)
 	if (an_timeline_add(&a->tl, op->time_ns, op->dur_ns, cls, bytes))
 		an_oom(a);
 
-	bool write = cls == AC_WRITE;
+	bool write = cls == CLS_WRITE;
 	an_who(a, op, &proc, &thread);
 	count_row(&a->procs, proc, op, write, bytes);
 	count_row(&a->threads, thread, op, write, bytes);

@@ -83,7 +83,7 @@ static void syscalls(FILE *f, const struct an *a)
 		const struct an_sys *s = &a->sys[ids[i]];
 		fprintf(f, "  %-22s %-6s %12" PRIu64 " %10" PRIu64 " %14" PRIu64
 			" %14" PRIu64 "\n", sys_info(ids[i])->replay_name,
-			an_class_name(an_class_of(ids[i])), s->ops, s->failed,
+			sys_class_name(sys_class_of(ids[i])), s->ops, s->failed,
 			s->bytes, s->time_ns);
 	}
 }
@@ -94,13 +94,13 @@ static void latency(FILE *f, const struct an *a)
 		"bounds of power-of-two buckets)\n  %-6s %12s %10s %10s %10s "
 		"%10s %12s\n", "class", "calls", "p50", "p90", "p99", "p99.9",
 		"max");
-	for (int c = 0; c < AC_COUNT; c++) {
+	for (int c = 0; c < CLS_COUNT; c++) {
 		const struct an_hist *h = &a->cls[c].lat;
 		if (!h->count)
 			continue;
 		fprintf(f, "  %-6s %12" PRIu64 " %10" PRIu64 " %10" PRIu64
 			" %10" PRIu64 " %10" PRIu64 " %12" PRIu64 "\n",
-			an_class_name((enum an_class)c), h->count,
+			sys_class_name((enum sys_class)c), h->count,
 			an_hist_percentile(h, 50), an_hist_percentile(h, 90),
 			an_hist_percentile(h, 99), an_hist_percentile(h, 99.9),
 			h->max);

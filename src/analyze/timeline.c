@@ -98,7 +98,7 @@ static void raise_max(struct an_interval *r, uint64_t n)
 }
 
 int an_timeline_add(struct an_timeline *tl, uint64_t t, uint64_t dur,
-		    enum an_class cls, uint64_t bytes)
+		    enum sys_class cls, uint64_t bytes)
 {
 	uint64_t end = t + dur, last = dur ? end - 1 : t;
 
@@ -111,10 +111,10 @@ int an_timeline_add(struct an_timeline *tl, uint64_t t, uint64_t dur,
 	if (stop + 1 > tl->n)
 		tl->n = stop + 1;
 	r->ops++;
-	if (cls == AC_READ) {
+	if (cls == CLS_READ) {
 		r->read_ops++;
 		r->read_bytes += bytes;
-	} else if (cls == AC_WRITE) {
+	} else if (cls == CLS_WRITE) {
 		r->write_ops++;
 		r->write_bytes += bytes;
 	}

@@ -80,6 +80,7 @@ static int run_generate(const struct cli_opts *o)
 		.local_mounts = o->mounts,
 		.progress = o->verbosity >= 0 ? generate_progress : NULL,
 		.progress_ctx = &bar,
+		.filters = o->filters_given ? &o->filters : NULL,
 	};
 	char err[PATHMAP_MAX + 256];
 

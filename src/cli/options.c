@@ -17,7 +17,8 @@
 
 /* Long options without a short form, numbered beyond the bytes. */
 enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_START_AT, OPT_MERGE,
-       OPT_MAP, OPT_COPIES, OPT_STAGGER };
+       OPT_MAP, OPT_COPIES, OPT_STAGGER, OPT_ONLY_SYSCALLS, OPT_ONLY_COMM,
+       OPT_ONLY_PATH, OPT_FROM, OPT_TO };
 
 static const struct option long_options[] = {
 	{ "capture", required_argument, NULL, 'c' },
@@ -61,6 +62,11 @@ static const struct option long_options[] = {
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "copies", required_argument, NULL, OPT_COPIES },
 	{ "stagger", required_argument, NULL, OPT_STAGGER },
+	{ "only-syscalls", required_argument, NULL, OPT_ONLY_SYSCALLS },
+	{ "only-comm", required_argument, NULL, OPT_ONLY_COMM },
+	{ "only-path", required_argument, NULL, OPT_ONLY_PATH },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
@@ -169,6 +175,20 @@ void cli_usage(void)
 "                           is ended cleanly, exit status 1\n"
 "      --include DIR        capture only I/O below DIR (repeatable)\n"
 "      --exclude DIR        do not capture I/O below DIR (repeatable)\n"
+"      --only-syscalls LIST generate: only operations of these classes, a\n"
+"                           comma list of read, write, meta, sync, open, other\n"
+"                           (opens stay for their fds, without create or\n"
+"                           truncate; mmap, munmap, AIO and io_uring stay)\n"
+"      --only-comm NAME     generate: only operations of processes running\n"
+"                           the program NAME (repeatable, or a comma list)\n"
+"      --only-path DIR      generate: only operations on paths below DIR, as\n"
+"                           captured (repeatable; --include filters capture)\n"
+"      --from T, --to T     generate: only operations that began in [T, T2):\n"
+"                           seconds from the capture's start (12.5), epoch\n"
+"                           seconds (@1764064800) or ISO 8601\n"
+"                           (2026-11-25T10:00:00, UTC unless a zone is given)\n"
+"                           for a log with its wall-clock start; what\n"
+"                           happened before becomes INIT state\n"
 "  -m, --module MODULE      capture with a SystemTap module instead of eBPF\n"
 "      --mounts FILE        mount table (/proc/mounts format) for logs without\n"
 "                           one (v2/v3, v4 without mount lines), and the mounts\n"
@@ -286,6 +306,62 @@ static int add_map(struct cli_opts *o, const char *arg)
 	}
 	o->map[o->nmap++] = arg;
 	return 0;
+}
+
+/* Add the names of the comma list @arg (split in place) to --only-comm.
+ * 0 or -EINVAL. */
+static int add_comms(struct cli_opts *o, char *arg)
+{
+	for (char *name = arg, *next; name; name = next) {
+		next = strchr(name, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*name || strlen(name) > 15) {
+			fprintf(stderr, "ioriot: --only-comm expects process "
+				"names of 1 to 15 characters\n");
+			return -EINVAL;
+		}
+		if (o->filters.ncomms == CLI_MAX_PREFIXES) {
+			fprintf(stderr, "ioriot: at most %d --only-comm names\n",
+				CLI_MAX_PREFIXES);
+			return -EINVAL;
+		}
+		o->only_comm[o->filters.ncomms++] = name;
+	}
+	o->filters.comms = o->only_comm;
+	return 0;
+}
+
+/* A generate-time filter option @c with @arg into @o.  0 or -EINVAL. */
+static int take_filter(struct cli_opts *o, int c, char *arg)
+{
+	char err[256];
+	int rc = 0;
+
+	o->filters_given = true;
+	switch (c) {
+	case OPT_ONLY_SYSCALLS:
+		rc = gen_parse_classes(arg, &o->filters.classes, err,
+				       sizeof(err));
+		break;
+	case OPT_ONLY_COMM:
+		return add_comms(o, arg);
+	case OPT_ONLY_PATH:
+		o->filters.paths = o->only_path;
+		return add_prefix("--only-path", arg, o->only_path,
+				  &o->filters.npaths);
+	case OPT_FROM: case OPT_TO:
+		rc = gen_parse_time(arg, c == OPT_FROM ? &o->filters.from :
+				    &o->filters.to, err, sizeof(err));
+		if (rc)
+			fprintf(stderr, "ioriot: %s: ", c == OPT_FROM ?
+				"--from" : "--to");
+		break;
+	}
+	if (rc)
+		fprintf(stderr, "%s%s\n", c == OPT_FROM || c == OPT_TO ? "" :
+			"ioriot: ", err);
+	return rc;
 }
 
 static int set_mode(struct cli_opts *o, enum cli_mode mode, const char *flag)
@@ -429,6 +505,10 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 	}
 	case OPT_MERGE: err = set_mode(o, MODE_MERGE, "--merge"); break;
 	case 'o': o->output = optarg; break;
+	case OPT_ONLY_SYSCALLS: case OPT_ONLY_COMM: case OPT_ONLY_PATH:
+	case OPT_FROM: case OPT_TO:
+		err = take_filter(o, c, optarg);
+		break;
 	case 'q': o->verbosity--; break;
 	case 'v': o->verbosity++; break;
 	case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;
@@ -512,6 +592,12 @@ static int check_combinations(const struct cli_opts *o)
 	    o->mode != MODE_CAPTURE) {
 		fprintf(stderr, "ioriot: --max-size and --min-free go with -c "
 			"(capture)\n");
+		err = -EINVAL;
+	}
+	if (!err && o->filters_given && o->mode != MODE_GENERATE) {
+		fprintf(stderr, "ioriot: --only-syscalls, --only-comm, "
+			"--only-path, --from and --to go with -c FILE -r FILE "
+			"(generate)\n");
 		err = -EINVAL;
 	}
 	if (!err && o->graphite_prefix && !o->graphite) {

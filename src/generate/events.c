@@ -61,6 +61,10 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		if (u64map_put(&g->timelines, g->tl_key, TIMELINE_SEEN))
 			gen_oom(g);
 	}
+	if (!gen_filter_event(g, p)) {
+		g->ev = NULL;
+		return;
+	}
 	switch (si->kind) {
 	case SK_OPEN: gen_on_open(g, p); break;
 	case SK_OPENFD: gen_on_openfd(g, p); break;
@@ -136,6 +140,9 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
 		    proc_exec(&g->procs, p))
 			gen_oom(g);
+		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
+		    (ev->have & CAP_PATH))
+			gen_filter_exec(g, p);
 		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
 		    (ev->have & CAP_PATH) && g->opt->on_exec)
 			g->opt->on_exec(g->opt->sink_ctx, ev->pid, ev->path,

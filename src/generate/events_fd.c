@@ -22,7 +22,8 @@ void gen_on_open(struct gen *g, struct proc *p)
 	if (ev->sys == SYS_CREAT)
 		flags = O_CREAT | O_WRONLY | O_TRUNC;
 	if (ev->ret > UINT32_MAX) {		/* not an fd the kernel gives */
-		gen_filtered(g, GF_INCOMPLETE);
+		if (!g->filter.latent)
+			gen_filtered(g, GF_INCOMPLETE);
 		return;
 	}
 	/* A still-open fd the open reuses was closed unseen, or, with
@@ -37,23 +38,48 @@ void gen_on_open(struct gen *g, struct proc *p)
 			     ev->tid))
 		gen_oom(g);
 	if (!(ev->have & CAP_PATH)) {
-		gen_filtered(g, GF_INCOMPLETE);
+		if (!g->filter.latent)
+			gen_filtered(g, GF_INCOMPLETE);
 		return;
+	}
+	/* Kept by the filters only for its fd: no create, no truncate. */
+	if (g->filter.plain_open &&
+	    (ev->ret < 0 || (flags & O_TMPFILE) == O_TMPFILE)) {
+		g->filter.plain_open = false;
+		g->filter.latent = true;
+		gen_filtered(g, GF_FILTERED);
 	}
 	char buf[PATHMAP_MAX];
 	enum pathmap_status st =
 		gen_resolve(g, gen_base_dir(p, ev->have & CAP_FD, ev->fd, buf),
 			ev->path, ev->path_len, 0);
 	if (st != PATHMAP_OK) {
-		gen_filtered(g, gen_filter_of(st));
+		if (!g->filter.latent)
+			gen_filtered(g, gen_filter_of(st));
 		if (ev->ret >= 0)
 			gen_install_skipped(g, p, ev->ret, gen_filter_of(st));
 		return;
 	}
 	struct node *n = g->path[0].node;
 
-	gen_op_init(g, &op, ev->sys);
+	if (g->filter.latent) {		/* left out: its fd only */
+		if (ev->ret >= 0)
+			gen_filter_latent(g, p, ev->ret, n, flags, 0, true);
+		return;
+	}
+	/* The file is in INIT instead, unless a kept operation removed it:
+	 * then the open makes it as captured. */
+	bool plain = g->filter.plain_open && n->state != NS_ABSENT &&
+		     (flags & (O_CREAT | O_EXCL | O_TRUNC));
+	if (plain)
+		flags &= ~(O_CREAT | O_EXCL | O_TRUNC);
+	gen_op_init(g, &op, ev->sys == SYS_CREAT && plain ? SYS_OPEN : ev->sys);
 	gen_op_args(&op, ev);
+	if (plain) {
+		op.flags = flags;
+		op.have |= RL_FLAGS;
+		g->sum->filter_plain_opens++;
+	}
 	gen_op_path(g, &op, &g->path[0], false);
 	/* A FIFO made in the capture: an open in the replay must not wait
 	 * for its other end, which may wait for this timeline. */
@@ -115,17 +141,25 @@ void gen_on_openfd(struct gen *g, struct proc *p)
 	struct rlog_op op;
 
 	if (!(ev->have & CAP_FD) || !(ev->have & CAP_PATH)) {
-		gen_filtered(g, GF_INCOMPLETE);
+		if (!g->filter.latent)
+			gen_filtered(g, GF_INCOMPLETE);
 		return;
 	}
 	proc_close(&g->procs, p, ev->fd);
 	enum pathmap_status st = gen_resolve(g, p->cwd, ev->path, ev->path_len, 0);
 	if (st != PATHMAP_OK) {
-		gen_filtered(g, gen_filter_of(st));
+		if (!g->filter.latent)
+			gen_filtered(g, gen_filter_of(st));
 		gen_install_skipped(g, p, ev->fd, gen_filter_of(st));
 		return;
 	}
 	struct node *n = g->path[0].node;
+	if (g->filter.latent) {		/* left out: its fd only */
+		gen_filter_latent(g, p, ev->fd, n, flags,
+				  ev->have & CAP_OFFSET ? (uint64_t)ev->offset : 0,
+				  ev->have & CAP_OFFSET);
+		return;
+	}
 	enum node_type type = ev->have & CAP_MODE ? gen_type_of_mode(ev->mode)
 						  : NT_FILE;
 	nstree_exists(n, type);
@@ -186,8 +220,9 @@ void gen_on_close(struct gen *g, struct proc *p)
 			     GF_URING : GF_UNKNOWN_FD);
 		return;
 	}
-	if (!o->vfd)
-		gen_filtered(g, (enum gen_filter)o->skip_reason);
+	if (!o->vfd)		/* the close of a left-out open: left out */
+		gen_filtered(g, o->latent ? GF_FILTERED :
+			     (enum gen_filter)o->skip_reason);
 	else if (o->refs > 1)
 		gen_filtered(g, GF_FD_TABLE);	/* other references remain */
 	/* The release callback writes the close of the last reference,
@@ -346,6 +381,13 @@ void gen_on_data(struct gen *g, struct proc *p, bool write)
 	if (!(op.have & RL_COUNT)) {
 		op.count = ev->ret > 0 ? ev->ret : 0;
 		op.have |= RL_COUNT;
+	}
+	/* Writes left out by the filters may have grown the file after
+	 * INIT: a read that met its end asks for what it read. */
+	if (!write && g->filter.cut_reads && ev->ret >= 0 &&
+	    op.count > ev->ret) {
+		op.count = ev->ret;
+		g->sum->filter_reads_cut++;
 	}
 	gen_op_touch(g, &op, &o->res);
 	gen_op_touch(g, &op, &o->node->res);

@@ -62,6 +62,12 @@ void gen_on_addr(struct gen *g, struct proc *p)
 		m = proc_map_at(p, ev->addr, &start);
 	if (m && ev->sys == SYS_MUNMAP && start != ev->addr)
 		m = NULL;
+	if (m && m->latent) {		/* its mmap was left out */
+		if (ev->sys == SYS_MUNMAP)
+			proc_map_del(&g->procs, p, start);
+		gen_filtered(g, GF_FILTER_CTX);
+		return;
+	}
 	if (!m) {
 		gen_filtered(g, GF_NOT_FILE);
 		return;
@@ -90,6 +96,8 @@ void gen_unmap(void *ctx, uint64_t addr, const struct pmap *m)
 	struct gen *g = ctx;
 	struct rlog_op op;
 
+	if (m->latent)			/* not in the replay */
+		return;
 	gen_op_init(g, &op, SYS_MUNMAP);
 	op.ret = 0;
 	op.dur_ns = 0;
@@ -148,6 +156,10 @@ void gen_on_page(struct gen *g, struct proc *p)
 	}
 	addr = ev->addr & ~(uint64_t)(RLOG_PAGE_SIZE - 1);
 	m = proc_map_at(p, addr, &start);
+	if (m && m->latent) {		/* its mmap was left out */
+		gen_filtered(g, GF_FILTER_CTX);
+		return;
+	}
 	off = m ? m->off + (addr - start) : 0;
 	if (!m || ((ev->have & CAP_OFFSET) && (uint64_t)ev->offset != off)) {
 		gen_filtered(g, GF_UNKNOWN_MAP);

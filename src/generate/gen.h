@@ -10,6 +10,7 @@
 #include "nstree.h"
 #include "ioriot/outbuf.h"
 #include "ioriot/pathmap.h"
+#include "ioriot/paths.h"
 #include "procs.h"
 #include "ioriot/rlog.h"
 #include "ioriot/u64map.h"
@@ -52,6 +53,31 @@ struct page_run {
 	uint64_t last_ns;		/* its record's time */
 };
 
+/* The generate-time filters' state (filter.c). */
+struct gfilter {
+	const struct gen_filters *f;	/* NULL: no filters */
+	struct path_filter paths;	/* f's prefixes */
+	uint64_t from_ns, to_ns;	/* the window, ns from the log's start */
+	bool started;			/* the window's start passed */
+	/* The current event's: */
+	bool latent;			/* an open left out: install its fd
+					 * only (gen_filter_latent()) */
+	bool plain_open;		/* an open kept for its fd only:
+					 * without create and truncate */
+	bool after;			/* past the window */
+	bool close_extra;		/* its closes: ones the filters
+					 * would leave out */
+	bool ctx_left_out;		/* its AIO context or ring was set
+					 * up by a call left out */
+	bool cut_reads;			/* writes of other processes or of
+					 * all are left out: short reads ask
+					 * for what they read */
+	struct u64map aio_ctxs;		/* AIO context ids set up by calls
+					 * left out -> their pid + 1 */
+	struct u64map rings;		/* pid << 32 | fd of io_uring rings
+					 * set up by calls left out */
+};
+
 /* The values of gen.timelines: a thread seen, one with an operation. */
 #define TIMELINE_SEEN ((void *)1)
 #define TIMELINE_OPS ((void *)2)
@@ -86,6 +112,7 @@ struct gen {
 	struct page_run run;		/* page records not written yet */
 	struct u64map dedupe;		/* timeline -> dedupe records before
 					 * its FIDEDUPERANGE (events_clone.c) */
+	struct gfilter filter;
 	int err;			/* first -errno (ENOMEM) seen */
 	const struct cap_event *ev;	/* the event being handled */
 	const struct prepared *pre;	/* its paths p and P, prepared, or
@@ -157,6 +184,51 @@ void gen_on_lock(struct gen *g, struct proc *p);
 void gen_on_ioctl(struct gen *g, struct proc *p);
 void gen_on_dedupe(struct gen *g, struct proc *p);
 void gen_on_splice(struct gen *g, struct proc *p);
+
+/* filter.c: the generate-time filters. */
+
+/* Resolve the filters of g->opt against the log's header @ch.  Returns 0,
+ * or -EINVAL with a message in @err (a wall-clock time for a log without
+ * one, an empty window). */
+int gen_filter_setup(struct gen *g, const struct caplog_header *ch,
+		     char *err, size_t errlen);
+
+/* Before the current event of @p is handled: false if the filters leave
+ * it out (counted; positions it moved followed).  True to handle it,
+ * with g->filter's flags for the current event set; an event of the
+ * window's start first writes the opens of the fds left-out opens hold. */
+bool gen_filter_event(struct gen *g, struct proc *p);
+
+/* After a successful exec of @p: its comm is the program's name; opens
+ * left out that it holds are written if it is now selected. */
+void gen_filter_exec(struct gen *g, struct proc *p);
+
+/* Install @fd of @p opened by a left-out open of node @n with @flags, at
+ * @pos: no vfd until an operation kept needs it. */
+void gen_filter_latent(struct gen *g, struct proc *p, int64_t fd,
+		       struct node *n, int64_t flags, uint64_t pos,
+		       bool pos_known);
+
+/* For the close of a vfd in the file: true if it is not written (past
+ * the window, counted).  Counts closes the filters would leave out. */
+bool gen_filter_drop_close(struct gen *g);
+
+/* filterctx.c: a left-out mmap, munmap, io_setup or io_uring_setup of @p
+ * (of @kind): remember its mapping, context or ring as left out (a latent
+ * mapping in @p's table; the context's or ring's key). */
+void gen_filter_left_out_setup(struct gen *g, struct proc *p,
+			       enum sys_kind kind);
+
+/* filterctx.c: before a kept AIO or io_uring event of @kind: whether its
+ * context or ring was set up by a left-out call (a kept set-up makes its
+ * key its own again). */
+bool gen_filter_ctx_left_out(struct gen *g, enum sys_kind kind);
+
+/* Free the filters' state.  Accepts a zeroed g. */
+void gen_filter_free(struct gen *g);
+
+/* The header line recording the filters, if any. */
+void gen_filter_header(const struct gen *g, struct outbuf *ob);
 
 /* Whether fcntl command @cmd is a lock command (events_lock.c). */
 bool gen_is_lock_cmd(int64_t cmd);

@@ -36,6 +36,9 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_URING] = "io_uring: not replayed kind, unknown ring/request",
 	[GF_UNKNOWN_MAP] = "page not in a replayed file mapping",
 	[GF_IOCTL] = "ioctl command other than FICLONE*, FIDEDUPERANGE",
+	[GF_FILTERED] = "left out by --only-*, --from, --to",
+	[GF_FILTER_FD] = "fd opened by an operation left out, not reopened",
+	[GF_FILTER_CTX] = "mapping, AIO context, ring set up by one left out",
 };
 
 const char *gen_filter_name(enum gen_filter why)
@@ -299,6 +302,7 @@ static void write_header(struct gen *g, struct outbuf *ob,
 		uncaptured_write(ob, &sum->uncaptured);
 	if (generate_uring_skipped(sum, &skipped))
 		uncaptured_write_as(ob, URING_SKIPPED_PREFIX, &skipped);
+	gen_filter_header(g, ob);
 	for (size_t i = 0; i < mt->n; i++) {
 		if (!g->mount_used[i])
 			continue;
@@ -560,6 +564,9 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	rc = gen_filter_setup(&g, ch, err, errlen);
+	if (rc)
+		goto out;
 	rc = opt->sink ? 0 : start_ops(&g, opt, &ops_fd, err, errlen);
 	if (rc)
 		goto out;
@@ -619,6 +626,11 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	sum->processes = g.procs.created;
 	sum->paths = nstree_count(g.ns);
 	sum->duration_ns = last_time;
+	if (g.filter.f)			/* the window's part of it */
+		sum->duration_ns = (last_time < g.filter.to_ns ? last_time :
+				    g.filter.to_ns) -
+				   (last_time > g.filter.from_ns ?
+				    g.filter.from_ns : last_time);
 	if (opt->sink)
 		goto out;
 	if (sum->ops == 0) {
@@ -637,6 +649,7 @@ out:
 	procs_destroy(&g.procs);
 	gen_aio_free(&g);
 	gen_dedupe_free(&g);
+	gen_filter_free(&g);
 	u64map_destroy(&g.timelines);
 	u64map_destroy(&g.op_pids);
 	nstree_free(g.ns);
@@ -705,6 +718,43 @@ static void print_uncaptured(FILE *out, const struct uncaptured *u)
 		"I/O)\n", uncaptured_other(u));
 }
 
+/* What the generate-time filters left out, kept and added. */
+static void print_filters(FILE *out, const struct gen_summary *s)
+{
+	if (!s->filtered_run)
+		return;
+	fprintf(out, "Filters: %" PRIu64 " events left out, %" PRIu64
+		" operations left out because their fd was opened by one, %"
+		PRIu64 " because their mapping, AIO context or ring was set "
+		"up by one\n", s->filtered[GF_FILTERED],
+		s->filtered[GF_FILTER_FD], s->filtered[GF_FILTER_CTX]);
+	if (s->filter_window_end_ns != UINT64_MAX)
+		fprintf(out, "  %-45s %.3fs to %.3fs\n", "Time window",
+			(double)s->filter_window_start_ns / 1e9,
+			(double)s->filter_window_end_ns / 1e9);
+	else if (s->filter_window_start_ns)
+		fprintf(out, "  %-45s %.3fs to the end\n", "Time window",
+			(double)s->filter_window_start_ns / 1e9);
+	fprintf(out, "  %-45s %" PRIu64 "\n", "Opens kept without create, truncate",
+		s->filter_plain_opens);
+	fprintf(out, "  %-45s %" PRIu64 "\n", "Opens added for fds opened before",
+		s->filter_reopens);
+	fprintf(out, "  %-45s %" PRIu64 "\n", "Lseeks added for positions moved",
+		s->filter_seeks);
+	if (s->filter_reads_cut)
+		fprintf(out, "  %-45s %" PRIu64 "\n",
+			"Short reads asking for what they read",
+			s->filter_reads_cut);
+	if (s->filter_pos_lost)
+		fprintf(out, "  %-45s %" PRIu64 "\n",
+			"fds whose position is unknown (not set)",
+			s->filter_pos_lost);
+	fprintf(out, "  %-45s %" PRIu64 "\n", "Closes kept for opens in the file",
+		s->filter_closes);
+	fprintf(out, "  %-45s %" PRIu64 "\n", "mmap, munmap, AIO, io_uring kept whole",
+		s->filter_setups);
+}
+
 void generate_print_summary(FILE *out, const struct gen_summary *s)
 {
 	struct uncaptured skipped;
@@ -745,6 +795,7 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 		uncaptured_print_all(out, &skipped, false);
 		fputc('\n', out);
 	}
+	print_filters(out, s);
 	print_uncaptured(out, &s->uncaptured);
 	print_end(out, s);
 	if (s->deps_dropped)

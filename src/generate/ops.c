@@ -16,6 +16,10 @@
 
 void gen_filtered(struct gen *g, enum gen_filter why)
 {
+	/* An AIO context or ring unknown because its set-up was left out
+	 * by the filters: counted as that. */
+	if (g->filter.ctx_left_out && (why == GF_AIO || why == GF_URING))
+		why = GF_FILTER_CTX;
 	g->sum->filtered[why]++;
 }
 
@@ -89,6 +93,9 @@ static void count_timeline(struct gen *g, const struct rlog_op *op)
 
 void gen_op_emit(struct gen *g, struct rlog_op *op)
 {
+	/* With --from, times count from the window's start. */
+	op->time_ns = op->time_ns > g->filter.from_ns ?
+		      op->time_ns - g->filter.from_ns : 0;
 	count_timeline(g, op);
 	if (op->time_ns + op->dur_ns > g->sum->ops_end_ns)
 		g->sum->ops_end_ns = op->time_ns + op->dur_ns;
@@ -314,7 +321,7 @@ void gen_release(void *ctx, struct ofd *ofd)
 	struct gen *g = ctx;
 	struct rlog_op op;
 
-	if (!ofd->vfd || !g->ev)
+	if (!ofd->vfd || !g->ev || gen_filter_drop_close(g))
 		return;
 	/* Closes implied by exit, exec, dup2 or close_range take their
 	 * event's time; an explicit close keeps its own result. */

@@ -275,6 +275,33 @@ static int each_slot(struct procs *ps, struct proc *p, uint64_t first,
 	return 0;
 }
 
+int proc_each_fd(struct proc *p,
+		 void (*fn)(void *ctx, struct proc *p, int64_t fd,
+			    struct ofd *o), void *ctx)
+{
+	for (uint64_t fd = 0; fd < p->nslots; fd++)
+		if (p->slots[fd].ofd)
+			fn(ctx, p, (int64_t)fd, p->slots[fd].ofd);
+	if (!p->sparse.slots || !p->sparse.count)
+		return 0;
+	uint64_t *fds = malloc(p->sparse.count * sizeof(*fds));
+	size_t n = 0, pos = 0;
+	struct u64map_slot *e;
+
+	if (!fds)
+		return -ENOMEM;
+	while ((e = u64map_next(&p->sparse, &pos)))
+		fds[n++] = e->key;
+	qsort(fds, n, sizeof(*fds), cmp_u64);
+	for (size_t i = 0; i < n; i++) {
+		struct fdslot *s = u64map_get(&p->sparse, fds[i]);
+		if (s->ofd)
+			fn(ctx, p, (int64_t)fds[i], s->ofd);
+	}
+	free(fds);
+	return 0;
+}
+
 static void set_cloexec(struct procs *ps, struct fdslot *s)
 {
 	(void)ps;
@@ -304,6 +331,7 @@ int procs_fork(struct procs *ps, struct proc *parent, uint32_t child_pid)
 		return -ENOMEM;
 	if (parent->cwd && !(c->cwd = strdup(parent->cwd)))
 		return -ENOMEM;
+	memcpy(c->comm, parent->comm, sizeof(c->comm));
 	for (uint32_t fd = 0; fd < parent->nslots; fd++)
 		if (parent->slots[fd].ofd &&
 		    proc_install(ps, c, fd, &parent->slots[fd]))

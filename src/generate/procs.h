@@ -28,6 +28,13 @@ struct ofd {
 	bool append;
 	bool pos_known;
 	uint64_t pos;
+	/* Generate-time filters (filter.c): opened by an operation they
+	 * left out (vfd 0); its open is written later, as a plain open
+	 * with @reopen_flags, when an operation kept needs it. */
+	bool latent;
+	bool reseek;		/* operations left out moved its position:
+				 * the replay's differs until an lseek */
+	int32_t reopen_flags;
 	struct node *node;	/* NULL if not replayed */
 	struct resource res;
 };
@@ -39,6 +46,8 @@ struct pmap {
 	uint64_t off;		/* the file offset of its start */
 	uint64_t seq;		/* order of the mmaps: the newest of two
 				 * that overlap (MAP_FIXED) is the one */
+	bool latent;		/* made by an mmap the generate-time
+				 * filters left out: not in the replay */
 };
 
 struct fdslot {
@@ -59,6 +68,9 @@ struct proc {
 				 * UINT64_MAX */
 	struct u64map shadows;	/* fd -> struct fd_shadow * (proc_shadow) */
 	uint32_t last_tid;	/* thread of its latest event */
+	char comm[16];		/* the name of its exec'd program (as the
+				 * kernel's comm: 15 bytes at most), its
+				 * parent's, or "" if no exec was seen */
 	bool threaded;		/* events of more than one thread seen */
 };
 
@@ -163,7 +175,14 @@ int proc_close_range(struct procs *ps, struct proc *p, uint64_t first,
 /* Set or clear close-on-exec of slot @fd.  Returns 0, or -EBADF if free. */
 int proc_set_cloexec(struct proc *p, int64_t fd, bool cloexec);
 
-/* @parent forked @child_pid: the child gets a copy of the table and cwd.
+/* Call @fn with each used slot of @p, in fd order.  Returns 0 or
+ * -ENOMEM. */
+int proc_each_fd(struct proc *p,
+		 void (*fn)(void *ctx, struct proc *p, int64_t fd,
+			    struct ofd *o), void *ctx);
+
+/* @parent forked @child_pid: the child gets a copy of the table, cwd and
+ * comm.
  * Returns 0 or -ENOMEM. */
 int procs_fork(struct procs *ps, struct proc *parent, uint32_t child_pid);
 
