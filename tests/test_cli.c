@@ -17,28 +17,12 @@
 #include "ioriot/version.h"
 #include "testutil.h"
 
-#define MAX_ARGS 16
 
 static bool exists(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) == 0;
-}
-
-/* Run ioriot with the NULL-terminated @args (without argv[0]). */
-static int run(const char *const *args, char **out, char **err)
-{
-	char *argv[MAX_ARGS + 2] = { "ioriot" };
-	int n = 0;
-
-	while (args[n]) {
-		ck_assert_int_lt(n, MAX_ARGS);
-		argv[n + 1] = (char *)args[n];
-		n++;
-	}
-	argv[n + 1] = NULL;
-	return tu_run(argv, out, err);
 }
 
 /* True if @text mentions option -@flag as a word: " -X," or " -X ". */
@@ -60,7 +44,7 @@ START_TEST(test_help)
 	const char *args[] = { forms[_i], NULL };
 	char *out, *err;
 
-	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_msg(strstr(out, "Usage: ioriot"), "no usage line:\n%s", out);
 	for (const char *f = help_flags; *f; f++)
@@ -79,7 +63,7 @@ START_TEST(test_version)
 
 	char *want, *git = tu_join(tu_datadir(), "../../.git");
 
-	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	ck_assert(asprintf(&want, "ioriot %s\n", ioriot_version()) > 0);
 	ck_assert_str_eq(out, want);
 	ck_assert_msg(out[7] >= '0' && out[7] <= '9', "version: %s", out);
@@ -137,7 +121,7 @@ static const struct {
 START_TEST(test_usage_error)
 {
 	char *out, *err;
-	int rc = run(usage_errors[_i].args, &out, &err);
+	int rc = tu_run_args(usage_errors[_i].args, &out, &err);
 
 	ck_assert_msg(rc == 2, "case %d: exit %d, expected 2; stderr: %s", _i,
 		      rc, err);
@@ -188,7 +172,7 @@ START_TEST(test_stap_module)
 		"echo 't=1700000000000000000;:,D=10;:,i=5:5;:,o=openat;:,d=-100;:,p=/etc/x;:,f=0;:,r=3;:,'\n",
 		args) > 0);
 	fake_staprun(dir, script);
-	rc = run(argv, NULL, NULL);
+	rc = tu_run_args(argv, NULL, NULL);
 	ck_assert_int_eq(rc, 0);
 
 	text = tu_read(args, NULL);
@@ -232,7 +216,7 @@ START_TEST(test_stap_lost_lines)
 	int rc;
 
 	fake_staprun(dir, script);
-	rc = run(argv, NULL, NULL);
+	rc = tu_run_args(argv, NULL, NULL);
 	ck_assert_int_eq(rc, 0);
 
 	text = tu_read(log, NULL);
@@ -254,7 +238,7 @@ START_TEST(test_capture_needs_root)
 	/* This forked test process may drop root for good. */
 	if (geteuid() == 0)
 		ck_assert(setgid(65534) == 0 && setuid(65534) == 0);
-	int rc = run(args, &out, &err);
+	int rc = tu_run_args(args, &out, &err);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(err, "capture needs root"), "stderr: %s", err);
 	ck_assert_int_ne(access("/tmp/ioriot-never-written.capture", F_OK), 0);
@@ -274,7 +258,7 @@ START_TEST(test_capture_output_unwritable)
 		printf("test_capture_output_unwritable skipped: needs root\n");
 		return;
 	}
-	int rc = run(args, &out, &err);
+	int rc = tu_run_args(args, &out, &err);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(err, "/nonexistent-ioriot-dir/x.capture: No such file"),
 		      "stderr: %s", err);
@@ -306,7 +290,7 @@ START_TEST(test_trash_and_purge)
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 	free(path);
 
-	int rc = run(trash, &out, &err);
+	int rc = tu_run_args(trash, &out, &err);
 	ck_assert_msg(rc == 0, "-T: %d %s", rc, err);
 	ck_assert_msg(strstr(out, "Moved to the trash: 1"), "%s", out);
 	free(out);
@@ -315,7 +299,7 @@ START_TEST(test_trash_and_purge)
 	ck_assert_int_ne(access(path, F_OK), 0);
 	free(path);
 
-	rc = run(purge, &out, &err);
+	rc = tu_run_args(purge, &out, &err);
 	ck_assert_msg(rc == 0, "-P: %d %s", rc, err);
 	ck_assert(asprintf(&path, "%s/.ioriot", mnt) > 0);
 	ck_assert_int_ne(access(path, F_OK), 0);
@@ -376,7 +360,7 @@ START_TEST(test_replay)
 	stats = tu_join(dir, "stats.txt");
 	const char *args[] = { "-r", replay, "-D", "-u", "root", "--allow-root",
 			       "-S", stats, "-v", NULL };
-	rc = run(args, &out, &err);
+	rc = tu_run_args(args, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	/* -v explains the steps. */
 	ck_assert_msg(strstr(err, ", test t, as user root (uid 0, gid 0), as "
@@ -402,7 +386,7 @@ START_TEST(test_replay)
 	char *json = tu_join(dir, "stats.json");
 	const char *again[] = { "-r", replay, "-D", "-q", "--allow-root", "-S",
 				json, NULL };
-	rc = run(again, &out, &err);
+	rc = tu_run_args(again, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_str_eq(out, "");
 	text = tu_read(json, NULL);
@@ -426,7 +410,7 @@ START_TEST(test_replay)
 	 * what stdout gets. */
 	const char *as_text[] = { "-r", replay, "-D", "-q", "--allow-root", "-S",
 				  json, "--output-format", "text", NULL };
-	rc = run(as_text, &out, &err);
+	rc = tu_run_args(as_text, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	text = tu_read(json, NULL);
 	ck_assert_msg(text && !strncmp(text, "Stats of test 't':", 18), "%s",
@@ -436,7 +420,7 @@ START_TEST(test_replay)
 	free(err);
 	const char *as_json[] = { "-r", replay, "-D", "--allow-root",
 				  "--output-format", "json", NULL };
-	rc = run(as_json, &out, &err);
+	rc = tu_run_args(as_json, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_msg(!strncmp(out, "{\n  \"format\": \"ioriot-stats\"", 28),
 		      "%s", out);
@@ -456,7 +440,7 @@ START_TEST(test_replay)
 	free(text);
 	const char *failing[] = { "-r", cut, "-D", "--allow-root", "-S", old,
 				  NULL };
-	rc = run(failing, &out, &err);
+	rc = tu_run_args(failing, &out, &err);
 	ck_assert_msg(rc == 1, "exit %d: %s", rc, err);
 	free(out);
 	free(err);
@@ -465,7 +449,7 @@ START_TEST(test_replay)
 	free(text);
 	const char *failing2[] = { "-r", cut, "-D", "--allow-root", "-S",
 				   fresh, NULL };
-	rc = run(failing2, &out, &err);
+	rc = tu_run_args(failing2, &out, &err);
 	ck_assert_int_eq(rc, 1);
 	ck_assert(!exists(fresh));
 	free(out);
@@ -477,7 +461,7 @@ START_TEST(test_replay)
 	/* A file that does not exist: exit 1, naming it. */
 	char *none = tu_join(dir, "none.replay");
 	const char *missing[] = { "-r", none, "-D", NULL };
-	rc = run(missing, &out, &err);
+	rc = tu_run_args(missing, &out, &err);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(err, "none.replay"), "stderr: %s", err);
 	free(out);
@@ -548,7 +532,7 @@ START_TEST(test_replay_thread_limit)
 	low = (struct rlimit){ .rlim_cur = 6, .rlim_max = old.rlim_max };
 	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &low), 0);
 	const char *args[] = { "-r", replay, "-D", "-u", "daemon", NULL };
-	rc = run(args, &out, &err);
+	rc = tu_run_args(args, &out, &err);
 	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &old), 0);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	const char *threads = strstr(out, "\tTotal threads: ");
@@ -591,7 +575,7 @@ START_TEST(test_init_and_replay)
 	char *stats = tu_join(dir, "stats.txt");
 	const char *args[] = { "-R", replay, "-u", "nobody", "-S", stats, NULL };
 	struct stat st;
-	rc = run(args, &out, &err);
+	rc = tu_run_args(args, &out, &err);
 	/* Look, then unmount before any assertion can end the test. */
 	int g_found = stat(g, &st);
 	uid_t g_uid = st.st_uid;
@@ -664,7 +648,7 @@ START_TEST(test_replay_short)
 	stats = tu_join(dir, "short.json");
 	const char *args[] = { "-R", replay, "-D", "-u", "root",
 			       "--allow-root", "-S", stats, NULL };
-	rc = run(args, &out, &err);
+	rc = tu_run_args(args, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 
 	/* The table row: syscall, ops, bytes, differ, short. */
@@ -708,7 +692,7 @@ START_TEST(test_replay_short)
 	free(text);
 
 	const char *cmp[] = { "--compare", stats, NULL };
-	rc = run(cmp, &out, &err);
+	rc = tu_run_args(cmp, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	line = line_starting(out, "read short bytes ");
 	ck_assert_msg(line && strstr(line, " 8092"), "%s", out);
@@ -736,7 +720,7 @@ START_TEST(test_missing_capture)
 			       "-u", "nobody", NULL };
 	char *out, *err;
 
-	ck_assert_int_eq(run(args, &out, &err), 1);
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 1);
 	ck_assert_msg(strstr(err, capture), "stderr lacks the file: %s", err);
 	ck_assert(!exists(replay));
 	free(out);
@@ -763,7 +747,7 @@ START_TEST(test_generate_ok)
 			       "-u", "tester", NULL };
 	char *out, *err, *text;
 
-	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	ck_assert_msg(strstr(out, "Operations written: 4\n"), "stdout: %s",
 		      out);
 	ck_assert_msg(strstr(out, "Events: 4\n"), "stdout: %s", out);
@@ -798,7 +782,7 @@ START_TEST(test_working_directory)
 	ck_assert_int_eq(mkdir(wd, 0755), 0);
 	capture = tu_write_str(wd, "in.capture", HEADER EVENT
 		"t=10;:,D=5;:,i=7:7;:,o=mkdir;:,p=/data/a;:,m=493;:,r=0;:,\n");
-	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	replay = tu_join(wd, "out.replay");
 	ck_assert_msg(exists(replay), "no %s: %s", replay, err);
 	free(out);
@@ -811,7 +795,7 @@ START_TEST(test_working_directory)
 	const char *again[] = { "-w", fresh, "-c", "/nonexistent.capture",
 				"-r", "x.replay", "-n", "test", "-u", "nobody",
 				NULL };
-	ck_assert_int_eq(run(again, &out, &err), 1);
+	ck_assert_int_eq(tu_run_args(again, &out, &err), 1);
 	ck_assert(exists(fresh));
 	free(out);
 	free(err);
@@ -830,7 +814,7 @@ START_TEST(test_generate_quiet)
 			       "-u", "nobody", NULL };
 	char *out, *err;
 
-	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	ck_assert_str_eq(out, "");
 	ck_assert_str_eq(err, "");
 	ck_assert(exists(replay));
@@ -856,7 +840,7 @@ START_TEST(test_generate_v3_mounts)
 			   tu_datadir()) > 0);
 	const char *args[] = { "-c", capture, "-r", replay, "-n", "test",
 			       "-u", "nobody", "--mounts", mounts, NULL };
-	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	ck_assert_msg(strstr(out, "Capture version: 3\n"), "stdout: %s", out);
 	text = tu_read(replay, NULL);
 	ck_assert_ptr_nonnull(text);
@@ -959,7 +943,7 @@ START_TEST(test_bad_input)
 	const char *args[] = { "-c", capture, "-r", replay, "-n", "test",
 			       "-u", "nobody", NULL };
 	char *out, *err, *where;
-	int rc = run(args, &out, &err);
+	int rc = tu_run_args(args, &out, &err);
 
 	ck_assert(asprintf(&where, "%s%s", capture, bad_inputs[_i].where) > 0);
 	ck_assert_msg(rc == bad_inputs[_i].rc, "%s: exit %d, expected %d: %s",

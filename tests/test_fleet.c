@@ -22,37 +22,16 @@
 #include "ioriot/json.h"
 #include "testutil.h"
 
-#define MAX_ARGS 24
 #define NS ((int64_t)1000000000)
 #define SKEW_MAX_NS 5000000LL		/* 5 ms */
-
-static int run(const char *const *args, char **out, char **err)
-{
-	char *argv[MAX_ARGS + 2] = { "ioriot" };
-	int n = 0;
-
-	while (args[n]) {
-		ck_assert_int_lt(n, MAX_ARGS);
-		argv[n + 1] = (char *)args[n];
-		n++;
-	}
-	argv[n + 1] = NULL;
-	return tu_run(argv, out, err);
-}
 
 /* Start ioriot with @args, its output to /dev/null, without waiting. */
 static pid_t spawn(const char *const *args)
 {
-	char *argv[MAX_ARGS + 2] = { "ioriot" };
+	char *argv[TU_MAX_ARGS + 2];
 	pid_t pid;
-	int n = 0;
 
-	while (args[n]) {
-		ck_assert_int_lt(n, MAX_ARGS);
-		argv[n + 1] = (char *)args[n];
-		n++;
-	}
-	argv[n + 1] = NULL;
+	tu_ioriot_argv(args, argv);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (!pid) {
@@ -167,7 +146,7 @@ START_TEST(test_start_together)
 
 	/* The two merged: sums, two hosts, the span. */
 	const char *margs[] = { "--merge", s1, s2, "-o", merged, NULL };
-	ck_assert_int_eq(run(margs, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(margs, &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	jm = load(merged);
 	ck_assert_int_eq(int_of(jm, NULL, "performed_ioops"), 6);
@@ -208,7 +187,7 @@ START_TEST(test_start_late)
 	snprintf(at, sizeof(at), "%.3f", (double)(now - 500000000) / 1e9);
 	const char *args[] = { "-R", replay, "-D", "--allow-root",
 			       "--start-at", at, NULL };
-	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	ck_assert_msg(strstr(out, "\tStart at: ") && strstr(out, "\tClock: ") &&
 		      strstr(err, "s after --start-at"), "out: %s\nerr: %s",
 		      out, err);
@@ -295,7 +274,7 @@ START_TEST(test_start_refused)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *out, *err;
 
-		ck_assert_int_eq(run(bad[i].args, &out, &err), 2);
+		ck_assert_int_eq(tu_run_args(bad[i].args, &out, &err), 2);
 		ck_assert_msg(strstr(err, bad[i].says), "%zu: %s", i, err);
 		free(out);
 		free(err);
@@ -305,7 +284,7 @@ START_TEST(test_start_refused)
 	const char *d[] = { "-d", "--start-at", ahead, NULL };
 	char *out, *err;
 
-	ck_assert_int_eq(run(d, &out, &err), 2);
+	ck_assert_int_eq(tu_run_args(d, &out, &err), 2);
 	ck_assert_msg(strstr(err, "--start-at goes with -r or -R"), "%s", err);
 	free(out);
 	free(err);
@@ -386,7 +365,7 @@ START_TEST(test_merge)
 	struct json_value *m;
 	const struct json_value *read, *hosts;
 
-	ck_assert_int_eq(run(args, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_msg(strstr(out, "Merged 2 runs into "), "%s", out);
 	free(out);
@@ -432,7 +411,7 @@ START_TEST(test_merge)
 
 	/* --compare reads it: a column of 2 hosts beside the hosts'. */
 	const char *cmp[] = { "--compare", a, b, fleet, NULL };
-	ck_assert_int_eq(run(cmp, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(cmp, &out, &err), 0);
 	ck_assert_msg(strstr(out, "\nHost ") && strstr(out, " web1 ") &&
 		      strstr(out, " web2 ") && strstr(out, " 2 hosts\n") &&
 		      strstr(out, "\nPerformed ioops ") && strstr(out, " 100\n"),
@@ -441,14 +420,14 @@ START_TEST(test_merge)
 	free(err);
 	const char *cmpj[] = { "--compare", "--output-format", "json", a, fleet,
 			       NULL };
-	ck_assert_int_eq(run(cmpj, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(cmpj, &out, &err), 0);
 	ck_assert_msg(strstr(out, "\"host\": \"web1\"") &&
 		      strstr(out, "\"host\": \"2 hosts\""), "%s", out);
 	free(out);
 	free(err);
 	/* --report too. */
 	const char *rep[] = { "--report", html, a, fleet, NULL };
-	ck_assert_int_eq(run(rep, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(rep, &out, &err), 0);
 	free(out);
 	free(err);
 	text = tu_read(html, NULL);
@@ -459,7 +438,7 @@ START_TEST(test_merge)
 	char *c = stats_file(dir, "c.json", "web3", 1, 4 * NS, NS, 1,
 			     "[[0, 1]]", "");
 	const char *again[] = { "--merge", fleet, c, NULL };
-	ck_assert_int_eq(run(again, &out, &err), 0);
+	ck_assert_int_eq(tu_run_args(again, &out, &err), 0);
 	ck_assert_msg(strstr(out, "\"host\": \"web1\"") &&
 		      strstr(out, "\"host\": \"web3\"") &&
 		      strstr(out, "\"performed_ioops\": 101,") &&
@@ -513,7 +492,7 @@ START_TEST(test_merge_refused)
 		const char *args[] = { "--merge", a, bad[i].file, "-o", outfile,
 				       NULL };
 
-		ck_assert_int_eq(run(args, &out, &err), 1);
+		ck_assert_int_eq(tu_run_args(args, &out, &err), 1);
 		ck_assert_msg(strstr(err, bad[i].says), "%zu: %s", i, err);
 		ck_assert_int_eq(access(outfile, F_OK), -1);
 		free(out);
@@ -521,14 +500,14 @@ START_TEST(test_merge_refused)
 	}
 	/* The reasons named. */
 	const char *h[] = { "--merge", a, nohist, NULL };
-	ck_assert_int_eq(run(h, &out, &err), 1);
+	ck_assert_int_eq(tu_run_args(h, &out, &err), 1);
 	ck_assert_msg(strstr(err, "/syscalls/read/latency_histogram: "
 			     "expected an array"), "%s", err);
 	free(out);
 	free(err);
 	/* -o never overwrites an input. */
 	const char *self[] = { "--merge", a, "-o", a, NULL };
-	ck_assert_int_eq(run(self, &out, &err), 1);
+	ck_assert_int_eq(tu_run_args(self, &out, &err), 1);
 	free(out);
 	free(err);
 	free(a);

@@ -17,21 +17,6 @@
 #include "ioriot/sandmap.h"
 #include "testutil.h"
 
-#define MAX_ARGS 24
-
-static int run(const char *const *args, char **out, char **err)
-{
-	char *argv[MAX_ARGS + 2] = { "ioriot" };
-	int n = 0;
-
-	while (args[n]) {
-		ck_assert_int_lt(n, MAX_ARGS);
-		argv[n + 1] = (char *)args[n];
-		n++;
-	}
-	argv[n + 1] = NULL;
-	return tu_run(argv, out, err);
-}
 
 static bool is_file(const char *path, off_t size)
 {
@@ -309,7 +294,7 @@ START_TEST(test_map_replay)
 	ck_assert(asprintf(&rule, "/var/lib/pgsql=%s", mnt) > 0);
 	const char *args[] = { "-R", replay, "-D", "-q", "-u", "nobody",
 			       "--map", rule, "-S", json, NULL };
-	rc = run(args, &out, &err);
+	rc = tu_run_args(args, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	f = tu_join(mnt, ".ioriot/t/d/f");
 	ck_assert(is_file(f, 4096));
@@ -330,7 +315,7 @@ START_TEST(test_map_replay)
 	ck_assert(asprintf(&rule, "/var/lib/pgsql=%s", dir) > 0);
 	const char *notmnt[] = { "-i", replay, "-q", "-u", "nobody", "--map",
 				 rule, NULL };
-	rc = run(notmnt, &out, &err);
+	rc = tu_run_args(notmnt, &out, &err);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(err, "not a mountpoint"), "%s", err);
 	f = tu_join(dir, ".ioriot");
@@ -360,7 +345,7 @@ START_TEST(test_map_generate)
 	ck_assert(asprintf(&rule, "/mnt/1=%s", mnt) > 0);
 	const char *gen[] = { "-c", capture, "-r", replay, "-n", "t", "-u",
 			      "nobody", "-q", "--map", rule, NULL };
-	rc = run(gen, &out, &err);
+	rc = tu_run_args(gen, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	text = tu_read(replay, NULL);
 	ck_assert(asprintf(&want, "#|sandbox=/mnt/1/.ioriot/t|mount=/mnt/1|"
@@ -371,7 +356,7 @@ START_TEST(test_map_generate)
 	free(out);
 	free(err);
 	const char *rep[] = { "-R", replay, "-D", "-q", "-S", json, NULL };
-	rc = run(rep, &out, &err);
+	rc = tu_run_args(rep, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	f = tu_join(mnt, ".ioriot/t/sub/x");
 	ck_assert_int_eq(access(f, F_OK), 0);
@@ -387,7 +372,7 @@ START_TEST(test_map_generate)
 	ck_assert(asprintf(&rule, "/mnt/1=%s", dir) > 0);
 	const char *notmnt[] = { "-c", capture, "-r", replay, "-n", "t", "-u",
 				 "nobody", "-q", "--map", rule, NULL };
-	rc = run(notmnt, &out, &err);
+	rc = tu_run_args(notmnt, &out, &err);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(err, "is no mountpoint of this host"), "%s", err);
 	free(out);
@@ -396,7 +381,7 @@ START_TEST(test_map_generate)
 	ck_assert(asprintf(&rule, "/mnt/2=%s", mnt) > 0);
 	const char *other[] = { "-c", capture, "-r", replay, "-n", "t", "-u",
 				"nobody", "-q", "--map", rule, NULL };
-	rc = run(other, &out, &err);
+	rc = tu_run_args(other, &out, &err);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(err, "has no sandbox on /mnt/2"), "%s", err);
 	free(out);
@@ -425,7 +410,7 @@ START_TEST(test_copies)
 	const char *args[] = { "-R", replay, "-D", "-u", "nobody",
 			       "--copies", "4", "--stagger", "0.1", "-S", json,
 			       NULL };
-	rc = run(args, &out, &err);
+	rc = tu_run_args(args, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_msg(strstr(out, "Sandboxes: 4\n") &&
 		      strstr(out, "Files: 4\n") &&
@@ -488,7 +473,7 @@ START_TEST(test_usage)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *out, *err;
-		int rc = run(cases[i], &out, &err);
+		int rc = tu_run_args(cases[i], &out, &err);
 
 		ck_assert_msg(rc == 2 && strstr(err, "ioriot: "),
 			      "case %zu: exit %d: %s", i, rc, err);

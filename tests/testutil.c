@@ -187,6 +187,27 @@ int tu_run(char *const argv[], char **out, char **err)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+void tu_ioriot_argv(const char *const *args, char **argv)
+{
+	int n = 0;
+
+	argv[0] = "ioriot";
+	while (args[n]) {
+		ck_assert_int_lt(n, TU_MAX_ARGS);
+		argv[n + 1] = (char *)args[n];
+		n++;
+	}
+	argv[n + 1] = NULL;
+}
+
+int tu_run_args(const char *const *args, char **out, char **err)
+{
+	char *argv[TU_MAX_ARGS + 2];
+
+	tu_ioriot_argv(args, argv);
+	return tu_run(argv, out, err);
+}
+
 char *tu_which(const char *name)
 {
 	const char *path = getenv("PATH");

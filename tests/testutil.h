@@ -59,6 +59,15 @@ const char *tu_bin(void);
  */
 int tu_run(char *const argv[], char **out, char **err);
 
+#define TU_MAX_ARGS 32
+
+/* @argv (TU_MAX_ARGS + 2 entries): "ioriot", then the NULL-terminated
+ * @args (at most TU_MAX_ARGS), then NULL. */
+void tu_ioriot_argv(const char *const *args, char **argv);
+
+/* tu_run() with the NULL-terminated @args (without argv[0]). */
+int tu_run_args(const char *const *args, char **out, char **err);
+
 /* Why the BPF probe cannot capture here (not root, no BTF), or NULL. */
 const char *tu_cannot_capture(void);
 

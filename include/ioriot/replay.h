@@ -182,6 +182,11 @@ struct replay_summary {
 int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	       char *err, size_t errlen);
 
+/* Add the figures of @s to @d: counts and histograms add up, maxima take
+ * the larger. */
+void replay_sys_stats_add(struct replay_sys_stats *d,
+			  const struct replay_sys_stats *s);
+
 /* The lateness percentiles of @sum from its histogram (when timed). */
 void replay_summary_lateness(struct replay_summary *sum);
 

@@ -50,6 +50,12 @@ int report_write(FILE *f, const struct report_info *info,
  * goes away (new members do not raise it). */
 #define REPORT_JSON_VERSION 1
 
+/* Histogram @h of @n buckets as "@key": [[LE, COUNT], ...], its non-empty
+ * buckets only; LE is the largest value bucket b holds (@top).  Write
+ * errors show in @f's error flag. */
+void report_json_histogram(FILE *f, const char *key, const uint64_t *h,
+			   unsigned n, uint64_t (*top)(unsigned b));
+
 /* Write the same figures as one JSON object (members in docs/stats.md,
  * JSON).  Returns 0 or -errno (a write error). */
 int report_write_json(FILE *f, const struct report_info *info,

@@ -396,21 +396,8 @@ static void add_sys_stats(struct replay_sys_stats *to, const struct runner *r)
 		const struct replay_sys_stats *a = r->sys[s];
 		struct replay_sys_stats *b = &to[s];
 
-		if (!a)
-			continue;
-		b->ops += a->ops;
-		b->bytes += a->bytes;
-		b->differ += a->differ;
-		b->short_ops += a->short_ops;
-		b->short_bytes += a->short_bytes;
-		for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++) {
-			b->lat[i] += a->lat[i];
-			b->cap_lat[i] += a->cap_lat[i];
-		}
-		if (a->lat_max > b->lat_max)
-			b->lat_max = a->lat_max;
-		if (a->cap_lat_max > b->cap_lat_max)
-			b->cap_lat_max = a->cap_lat_max;
+		if (a)
+			replay_sys_stats_add(b, a);
 	}
 }
 

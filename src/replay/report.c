@@ -289,9 +289,7 @@ static void json_latency(FILE *f, const char *key, const uint64_t *h,
 	fprintf(f, "\"max\": %" PRIu64 "}", max);
 }
 
-/* Histogram @h of @n buckets as "KEY": [[LE, COUNT], ...], its non-empty
- * buckets only; LE is the largest value bucket b holds (@top). */
-static void json_histogram(FILE *f, const char *key, const uint64_t *h,
+void report_json_histogram(FILE *f, const char *key, const uint64_t *h,
 			   unsigned n, uint64_t (*top)(unsigned b))
 {
 	const char *sep = "";
@@ -403,7 +401,7 @@ int report_write_json(FILE *f, const struct report_info *info,
 		fprintf(f, "  \"start_lateness_ns\": null,\n");
 	if (sum->timed) {
 		fputs("  ", f);
-		json_histogram(f, "start_lateness_histogram", sum->lateness,
+		report_json_histogram(f, "start_lateness_histogram", sum->lateness,
 			       REPLAY_LATENESS_BUCKETS,
 			       replay_lateness_bucket_top);
 		fputs(",\n", f);
@@ -443,10 +441,10 @@ int report_write_json(FILE *f, const struct report_info *info,
 		json_latency(f, "captured_latency_ns", st->cap_lat,
 			     st->cap_lat_max);
 		fprintf(f, ", ");
-		json_histogram(f, "latency_histogram", st->lat,
+		report_json_histogram(f, "latency_histogram", st->lat,
 			       REPLAY_LATENCY_BUCKETS, latency_top);
 		fprintf(f, ", ");
-		json_histogram(f, "captured_latency_histogram", st->cap_lat,
+		report_json_histogram(f, "captured_latency_histogram", st->cap_lat,
 			       REPLAY_LATENCY_BUCKETS, latency_top);
 		fprintf(f, ", \"differ_by_result\": {");
 		differ_list(f, sum, s, true);

@@ -22,8 +22,8 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-static void add_sys(struct replay_sys_stats *d,
-		    const struct replay_sys_stats *s)
+void replay_sys_stats_add(struct replay_sys_stats *d,
+			  const struct replay_sys_stats *s)
 {
 	d->ops += s->ops;
 	d->bytes += s->bytes;
@@ -67,7 +67,7 @@ void replay_summary_add(struct replay_summary *dst,
 	dst->setid_stripped += src->setid_stripped;
 	dst->uring_flags_dropped += src->uring_flags_dropped;
 	for (int s = 0; s < SYS_COUNT; s++) {
-		add_sys(&dst->sys[s], &src->sys[s]);
+		replay_sys_stats_add(&dst->sys[s], &src->sys[s]);
 		for (int i = 0; i < REPLAY_RESULT_SLOTS; i++)
 			dst->differ_by_result[s][i] +=
 				src->differ_by_result[s][i];

@@ -592,21 +592,6 @@ static void write_namelist(FILE *f, const struct namelist *l)
 	fputc('}', f);
 }
 
-static void write_histogram(FILE *f, const char *key, const uint64_t *h,
-			    unsigned n, uint64_t (*top)(unsigned))
-{
-	const char *sep = "";
-
-	fprintf(f, "\"%s\": [", key);
-	for (unsigned b = 0; b < n; b++) {
-		if (!h[b])
-			continue;
-		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]", sep, top(b), h[b]);
-		sep = ", ";
-	}
-	fputc(']', f);
-}
-
 /* Percentile @pct of @h, capped at @max, as the stats writer does. */
 static uint64_t pct_of(const uint64_t *h, uint64_t max, double pct)
 {
@@ -746,7 +731,7 @@ int merge_write(FILE *f, const struct merge *m)
 			p50 < m->lateness_max ? p50 : m->lateness_max,
 			p99 < m->lateness_max ? p99 : m->lateness_max,
 			m->lateness_max);
-		write_histogram(f, "start_lateness_histogram", m->lateness,
+		report_json_histogram(f, "start_lateness_histogram", m->lateness,
 				REPLAY_LATENESS_BUCKETS,
 				replay_lateness_bucket_top);
 		fputs(",\n", f);
@@ -790,10 +775,10 @@ int merge_write(FILE *f, const struct merge *m)
 		write_latency(f, "captured_latency_ns", s->cap_lat,
 			      s->cap_lat_max);
 		fputs(", ", f);
-		write_histogram(f, "latency_histogram", s->lat,
+		report_json_histogram(f, "latency_histogram", s->lat,
 				REPLAY_LATENCY_BUCKETS, latency_top);
 		fputs(", ", f);
-		write_histogram(f, "captured_latency_histogram", s->cap_lat,
+		report_json_histogram(f, "captured_latency_histogram", s->cap_lat,
 				REPLAY_LATENCY_BUCKETS, latency_top);
 		fputs(", \"differ_by_result\": ", f);
 		write_namelist(f, &s->by_result);
