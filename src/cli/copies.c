@@ -336,8 +336,9 @@ int copies_run(const struct replay_options *ro, const struct copies_options *co,
 	}
 	for (size_t k = 0; k < co->n; k++)
 		f.go[k] = -1;
-	sigaction(SIGPIPE, &ign, &old_pipe);
 	rc = spawn(&f, ro, co, err, errlen);
+	/* Only here: the copies keep the caller's SIGPIPE. */
+	sigaction(SIGPIPE, &ign, &old_pipe);
 	if (!rc)
 		rc = wait_ready(&f, co);
 	if (!rc)
