@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ioriot/analyze.h"
+#include "ioriot/replay.h"
 
 #define CLI_MAX_PREFIXES 32
 
@@ -74,6 +75,8 @@ struct cli_opts {
 	bool allow_root;	/* --allow-root */
 	bool replay_given;	/* -r: with -c generate, else replay */
 	int verbosity;		/* -q / -v */
+	/* --rate-iops R[,W], --rate-mbps R[,W]: -r/-R caps */
+	struct replay_rate rate;
 };
 
 /*

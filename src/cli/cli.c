@@ -649,6 +649,7 @@ static int run_replay(const struct cli_opts *o)
 		.spin_ns = (uint64_t)o->spin_us * 1000,
 		.stop = &stop_signalled, .progress = replay_progress,
 		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
+		.rate = o->rate,
 	};
 	struct replay_summary *sum = NULL;
 	struct timeseries series = { 0 };
