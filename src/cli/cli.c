@@ -193,6 +193,7 @@ struct replay_cli {
 	struct uncaptured uncaptured;	/* from the replay file's header */
 	struct uncaptured uring_skipped;	/* likewise */
 	struct diskstats disks_before;	/* when the replay starts */
+	struct diskstats disks_after;	/* at its end: info.disks' names */
 	uint64_t disks_before_ns;
 };
 
@@ -611,26 +612,26 @@ static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
 }
 
 /* The figures of the replay's end into rc->info: the block devices' since
- * the start (their array, malloc'd, or NULL), the load average, the stop
+ * the start (their array, malloc'd, or NULL; their names point into
+ * rc->disks_after, which lives as long as rc), the load average, the stop
  * signal and the time. */
 static struct disk_figures *note_end(struct replay_cli *rc)
 {
-	struct diskstats after = { 0 };
+	struct diskstats *after = &rc->disks_after;
 	struct disk_figures *disks = NULL;
 	double load;
 
 	if (rc->disks_before_ns &&
-	    diskstats_read(&after, rc->diskstats_fd) == 0) {
+	    diskstats_read(after, rc->diskstats_fd) == 0) {
 		double secs = (double)(clock_ns(CLOCK_MONOTONIC) -
 				       rc->disks_before_ns) / 1e9;
-		disks = calloc(after.n ? after.n : 1, sizeof(*disks));
+		disks = calloc(after->n ? after->n : 1, sizeof(*disks));
 		if (disks) {
 			rc->info.ndisks = diskstats_delta(&rc->disks_before,
-							  &after, secs, disks);
+							  after, secs, disks);
 			rc->info.disks = disks;
 		}
 	}
-	diskstats_free(&after);
 	if (getloadavg(&load, 1) == 1 && load > rc->info.loadavg_max)
 		rc->info.loadavg_max = load;
 	rc->info.interrupted_by = stop_signalled;
@@ -755,6 +756,7 @@ out:
 	if (stats_new_in >= 0)
 		close(stats_new_in);
 	diskstats_free(&rc.disks_before);
+	diskstats_free(&rc.disks_after);
 	if (rc.diskstats_fd >= 0)
 		close(rc.diskstats_fd);
 	free(rc.groups);
