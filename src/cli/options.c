@@ -312,8 +312,9 @@ static int parse_rate(const char *opt, const char *arg, double max,
 				       &v[REPLAY_RATE_WRITE]);
 	if (err)
 		fprintf(stderr, "ioriot: %s expects R (reads and writes "
-			"together), R,W, R, or ,W with numbers > 0 and at most "
-			"%g, not '%s'\n", opt, max, arg);
+			"together), R,W, R, (reads only) or ,W (writes only): "
+			"numbers above 0, at most %.0f; not '%s'\n", opt, max,
+			arg);
 	return err;
 }
 

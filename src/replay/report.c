@@ -96,13 +96,13 @@ static const char *const class_names[REPLAY_RATE_CLASSES] = {
 static void cap_text(FILE *f, const double *v, bool shared, const char *unit,
 		     const char **sep)
 {
-	if (shared) {
+	if (shared && v[0] > 0) {
 		fprintf(f, "%s%.15g %s/s of reads and writes together", *sep,
 			v[0], unit);
 		*sep = ", ";
 		return;
 	}
-	for (int c = 0; c < REPLAY_RATE_CLASSES; c++) {
+	for (int c = 0; c < REPLAY_RATE_CLASSES && !shared; c++) {
 		if (!(v[c] > 0))
 			continue;
 		fprintf(f, "%s%.15g %s/s of %ss", *sep, v[c], unit,
@@ -135,11 +135,11 @@ static void rate_text(FILE *f, const struct replay_summary *sum)
  * "write": N or null}. */
 static void cap_json(FILE *f, const double *v, bool shared)
 {
-	if (shared) {
+	if (shared && v[0] > 0) {
 		fprintf(f, "{\"total\": %.15g}", v[0]);
 		return;
 	}
-	if (!(v[0] > 0) && !(v[1] > 0)) {
+	if (shared || (!(v[0] > 0) && !(v[1] > 0))) {
 		fputs("null", f);
 		return;
 	}
