@@ -325,6 +325,131 @@ START_TEST(test_with_speed)
 }
 END_TEST
 
+/*
+ * Which operations count: copy_file_range as a read and a write, sendfile
+ * as a read, AIO requests as their iocb lines queue them (an fsync one
+ * not), and neither the AIO completions nor the other calls.
+ */
+START_TEST(test_classes)
+{
+	struct replay_rate rate = { .iops = { 1000, 1000 } };
+	struct replay_summary *sum = malloc(sizeof(*sum));
+	FILE *f = fopen(replay_path, "w");
+	static const char *const ops[] = {
+		"copy_file_range 4096 fd=1 fd2=2 count=4096",
+		"sendfile 4096 fd=1 fd2=2 count=4096 off=0",
+		"io_setup 0 count=16 ctx=1",
+		"iocb 0 fd=1 off=0 count=4096 cmd=0 ctx=1 tag=1",
+		"iocb 0 fd=2 off=0 count=512 cmd=1 ctx=1 tag=2",
+		"iocb 0 fd=2 cmd=2 ctx=1 tag=3",
+		"io_submit 3 count=3 ctx=1",
+		"io_getevents 3 count=8 ctx=1 min=3",
+		"aio_pread 4096 fd=1 ctx=1 tag=1",
+		"aio_pwrite 512 fd=2 ctx=1 tag=2",
+		"aio_fsync 0 fd=2 ctx=1 tag=3",
+		"io_destroy 0 ctx=1",
+		"fsync 0 fd=2",
+		"close 0 fd=2",
+		"close 0 fd=1",
+	};
+	unsigned seq = 0;
+
+	ck_assert_ptr_nonnull(sum);
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#|replay_version=1|name=t|user=root|\n");
+	fprintf(f, "#|sandbox=%s|\n#INIT\n#OPS\n", sandbox);
+	fprintf(f, "%u 1:1 0 10 - openat 3 vfd=1 path=%s/f flags=0x2\n", ++seq,
+		sandbox);
+	fprintf(f, "%u 1:1 0 10 - openat 4 vfd=2 path=%s/g flags=0x42 "
+		"mode=0644\n", ++seq, sandbox);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		seq++;
+		fprintf(f, "%u 1:1 %u 10 - %s\n", seq, seq, ops[i]);
+	}
+	fprintf(f, "#END|ops=%u|\n", seq);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(run_lib(&rate, 0, sum), 0);
+	ck_assert_uint_eq(sum->ops, seq);
+	ck_assert_uint_eq(sum->sys[SYS_AIO_PREAD].ops, 1);
+	ck_assert_uint_eq(sum->throttle[REPLAY_RATE_READ].ops, 3);
+	ck_assert_uint_eq(sum->throttle[REPLAY_RATE_WRITE].ops, 2);
+	free(sum);
+}
+END_TEST
+
+/*
+ * The generator's golden io_uring and mmap files, initialised and
+ * replayed by ioriot -R: io_uring requests count as their sqe lines queue
+ * them (2 reads, 1 write, the fsync not), mmap_read and mmap_write once
+ * per page (4 and 7).
+ */
+START_TEST(test_golden_classes)
+{
+	static const struct {
+		const char *name, *reads, *writes;
+	} golden[] = {
+		{ "uring", "\"read\": {\"ops\": 2, ",
+		  "\"write\": {\"ops\": 1, " },
+		{ "mmapio", "\"read\": {\"ops\": 4, ",
+		  "\"write\": {\"ops\": 7, " },
+	};
+	char *mnt = tu_join(scratch, "mnt");
+
+	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
+		char *src, *text, *stats, *json, *out, *err, *p, *sb;
+		FILE *f;
+		int rc;
+
+		ck_assert(asprintf(&src, "%s/generate/%s.replay", tu_datadir(),
+				   golden[i].name) > 0);
+		text = tu_read(src, NULL);
+		ck_assert_ptr_nonnull(text);
+		stats = tu_join(scratch, "golden.json");
+		f = fopen(replay_path, "w");
+		ck_assert_ptr_nonnull(f);
+		/* The sandbox /.ioriot/test goes onto the tmpfs, its user is
+		 * root. */
+		for (p = text; *p; ) {
+			if (!strncmp(p, "/.ioriot/test", 13)) {
+				fprintf(f, "%s/.ioriot/test", mnt);
+				p += 13;
+			} else if (!strncmp(p, "|mount=/|fstype=ext4|", 21)) {
+				fprintf(f, "|mount=%s|fstype=tmpfs|", mnt);
+				p += 21;
+			} else if (!strncmp(p, "user=tester|", 12)) {
+				fputs("user=root|", f);
+				p += 12;
+			} else {
+				fputc(*p++, f);
+			}
+		}
+		ck_assert_int_eq(fclose(f), 0);
+		char *argv[] = { (char *)tu_bin(), "--allow-root", "-R",
+				 replay_path, "-D", "-q", "--rate-iops",
+				 "1000,1000", "-S", stats, NULL };
+		rc = tu_run(argv, &out, &err);
+		ck_assert_msg(rc == 0, "%s: exit %d: %s", golden[i].name, rc,
+			      err);
+		json = tu_read(stats, NULL);
+		ck_assert_ptr_nonnull(json);
+		ck_assert_msg(strstr(json, golden[i].reads) &&
+			      strstr(json, golden[i].writes), "%s: want %s%s: %s",
+			      golden[i].name, golden[i].reads, golden[i].writes,
+			      json);
+		sb = tu_join(mnt, ".ioriot/test");
+		tu_rmtree(sb);
+		free(sb);
+		free(json);
+		free(out);
+		free(err);
+		free(stats);
+		free(text);
+		free(src);
+	}
+	free(mnt);
+}
+END_TEST
+
 /* Malformed caps, and caps without a replay: a message, exit status 2
  * or at least non-zero. */
 START_TEST(test_bad_caps)
@@ -384,6 +509,8 @@ Suite *rate_suite(void)
 	tcase_add_test(tc, test_delay_not_latency);
 	tcase_add_test(tc, test_mbps);
 	tcase_add_test(tc, test_with_speed);
+	tcase_add_test(tc, test_classes);
+	tcase_add_test(tc, test_golden_classes);
 	tcase_add_test(tc, test_bad_caps);
 	suite_add_tcase(s, tc);
 	return s;

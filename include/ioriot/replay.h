@@ -89,7 +89,8 @@ struct replay_rate {
 /* Per class: the delay the caps added, the time operations waited for
  * their turn before their call (never part of their latency). */
 struct replay_throttle_stats {
-	uint64_t ops;			/* operations of the class */
+	uint64_t ops;			/* operations of the class (pages of the
+					 * mmap_read and mmap_write lines) */
 	uint64_t throttled;		/* of them, the ones that waited */
 	uint64_t delay_ns;		/* their waits, summed */
 	uint64_t delay_max_ns;

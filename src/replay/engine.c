@@ -179,11 +179,11 @@ static int throttle(struct runner *r, const struct rlog_op *op, uint64_t now,
 		    uint64_t *t0)
 {
 	struct engine *e = r->eng;
-	unsigned classes;
-	uint64_t due = rate_claim(&e->rate, op, now, &classes);
+	struct rate_turn turn;
+	uint64_t due = rate_claim(&e->rate, op, now, &turn);
 
 	*t0 = now;
-	if (!classes)
+	if (!turn.classes)
 		return 0;
 	if (due > now) {
 		sleep_until(e, due);
@@ -194,7 +194,7 @@ static int throttle(struct runner *r, const struct rlog_op *op, uint64_t now,
 		if (!r->throttle)
 			return -ENOMEM;
 	}
-	rate_count(r->throttle, classes, *t0 - now);
+	rate_count(r->throttle, &turn, *t0 - now);
 	return 0;
 }
 

@@ -114,7 +114,7 @@ static uint64_t gate_claim(struct rate_gate *g, uint64_t now, double units)
 }
 
 uint64_t rate_claim(struct rate_limiter *l, const struct rlog_op *op,
-		    uint64_t now, unsigned *classes)
+		    uint64_t now, struct rate_turn *turn)
 {
 	uint64_t units, bytes, due = now;
 	unsigned mask = classes_of(op, &units, &bytes), counted = 0;
@@ -132,24 +132,25 @@ uint64_t rate_claim(struct rate_limiter *l, const struct rlog_op *op,
 						   (double)bytes)) > due)
 			due = t;
 	}
-	*classes = counted;
+	turn->classes = counted;
+	turn->units = units;
 	return due;
 }
 
-void rate_count(struct replay_throttle_stats *t, unsigned classes,
+void rate_count(struct replay_throttle_stats *t, const struct rate_turn *turn,
 		uint64_t delay)
 {
 	for (int c = 0; c < REPLAY_RATE_CLASSES; c++) {
 		struct replay_throttle_stats *s = &t[c];
 
-		if (!(classes & (1u << c)))
+		if (!(turn->classes & (1u << c)))
 			continue;
-		s->ops++;
-		s->delay[replay_lateness_bucket(delay)]++;
+		s->ops += turn->units;
+		s->delay[replay_lateness_bucket(delay)] += turn->units;
 		if (!delay)
 			continue;
-		s->throttled++;
-		s->delay_ns += delay;
+		s->throttled += turn->units;
+		s->delay_ns += delay * turn->units;
 		if (delay > s->delay_max_ns)
 			s->delay_max_ns = delay;
 	}

@@ -37,18 +37,26 @@ struct rate_limiter {
  * any).  Cannot fail. */
 void rate_init(struct rate_limiter *l, const struct replay_rate *cap);
 
+/* What an operation takes: the classes it counts in (bit 1 << enum
+ * replay_rate_class; 0: not capped) and the operations it stands for in
+ * each (a page each for mmap_read and mmap_write, else 1). */
+struct rate_turn {
+	unsigned classes;
+	uint64_t units;
+};
+
 /*
  * Claim @op's turn at the gates of its classes at time @now (engine's
- * clock, ns).  Returns when it may start (@now or later) and sets
- * *@classes to the classes it counts in (bit 1 << enum replay_rate_class;
- * 0 for an operation the caps do not count, which starts at @now).
+ * clock, ns).  Returns when it may start (@now or later) and says what
+ * it took in *@turn (no classes: an operation the caps do not count,
+ * which starts at @now).
  */
 uint64_t rate_claim(struct rate_limiter *l, const struct rlog_op *op,
-		    uint64_t now, unsigned *classes);
+		    uint64_t now, struct rate_turn *turn);
 
-/* Count an operation of @classes that waited @delay ns in @t (a
- * REPLAY_RATE_CLASSES array). */
-void rate_count(struct replay_throttle_stats *t, unsigned classes,
+/* Count @turn, which waited @delay ns, in @t (a REPLAY_RATE_CLASSES
+ * array): its units as operations, each with that delay. */
+void rate_count(struct replay_throttle_stats *t, const struct rate_turn *turn,
 		uint64_t delay);
 
 /* Add @from (a REPLAY_RATE_CLASSES array, or NULL) to @to. */
