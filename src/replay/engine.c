@@ -174,7 +174,8 @@ static uint64_t pace(struct runner *r, const struct rlog_op *op)
 
 /* Wait for @op's turn under the rate caps (rate.h), from @now; *@t0 is
  * when it may start.  The wait is counted in the runner's throttle
- * figures, never in the operation's latency.  0 or -ENOMEM. */
+ * figures, never in the operation's latency.  0, 1 when the replay stops
+ * first (the operation is not counted), or -ENOMEM. */
 static int throttle(struct runner *r, const struct rlog_op *op, uint64_t now,
 		    uint64_t *t0)
 {
@@ -187,6 +188,8 @@ static int throttle(struct runner *r, const struct rlog_op *op, uint64_t now,
 		return 0;
 	if (due > now) {
 		sleep_until(e, due);
+		if (engine_should_stop(e))
+			return 1;
 		*t0 = engine_now(e);
 	}
 	if (!r->throttle) {
@@ -225,13 +228,8 @@ static int run_op(struct runner *r, const struct slot *s)
 		t0 = engine_now(e);
 	}
 	/* Uncapped: this one branch is all the caps cost. */
-	if (e->capped) {
-		ret = throttle(r, op, t0, &t0);
-		if (ret)
-			return ret;
-		if (engine_should_stop(e))
-			return 1;
-	}
+	if (e->capped && (ret = throttle(r, op, t0, &t0)))
+		return ret;
 	ret = exec_op(&e->x, op, &result);
 	t1 = engine_now(e);
 	if (!ret)

@@ -104,9 +104,12 @@ static uint64_t gate_claim(struct rate_gate *g, uint64_t now, double units)
 						 memory_order_relaxed);
 	uint64_t start;
 
+	/* A tiny rate's turns saturate at the end of time: no wrap. */
 	do {
 		start = old > now ? old : now;
 	} while (!atomic_compare_exchange_weak_explicit(&g->next_ns, &old,
+							start + cost < start ?
+							UINT64_MAX :
 							start + cost,
 							memory_order_relaxed,
 							memory_order_relaxed));
