@@ -13,6 +13,7 @@
 #include "ioriot/analyze.h"
 #include "ioriot/generate.h"
 #include "ioriot/sandmap.h"
+#include "ioriot/replay.h"
 
 #define CLI_MAX_PREFIXES 32
 
@@ -91,6 +92,8 @@ struct cli_opts {
 	bool filters_given;
 	const char *only_comm[CLI_MAX_PREFIXES];
 	const char *only_path[CLI_MAX_PREFIXES];
+	/* --rate-iops R[,W], --rate-mbps R[,W]: -r/-R caps */
+	struct replay_rate rate;
 };
 
 /*

@@ -69,6 +69,39 @@ struct replay_sys_stats {
 	uint64_t lat_max, cap_lat_max;
 };
 
+/* The classes of data operations the rate caps count (rate.c says which
+ * operations are which). */
+enum replay_rate_class { REPLAY_RATE_READ, REPLAY_RATE_WRITE, REPLAY_RATE_CLASSES };
+
+/*
+ * Caps on the rate of data operations (--rate-iops R[,W], --rate-mbps
+ * R[,W]), in one replay process: operations per second and MB (10^6
+ * bytes) per second, per class; 0: no cap of that kind on the class.  With
+ * @iops_shared (@mbps_shared) reads and writes share the one cap in
+ * [REPLAY_RATE_READ].
+ */
+struct replay_rate {
+	double iops[REPLAY_RATE_CLASSES];
+	double mbps[REPLAY_RATE_CLASSES];
+	bool iops_shared, mbps_shared;
+};
+
+/* Per class: the delay the caps added, the time operations waited for
+ * their turn before their call (never part of their latency). */
+struct replay_throttle_stats {
+	uint64_t ops;			/* operations of the class (pages of the
+					 * mmap_read and mmap_write lines) */
+	uint64_t throttled;		/* of them, the ones that waited */
+	uint64_t delay_ns;		/* their waits, summed */
+	uint64_t delay_max_ns;
+	/* Of every operation of the class (replay_summary only). */
+	uint64_t delay_p50_ns, delay_p99_ns;
+	uint64_t delay[REPLAY_LATENESS_BUCKETS];	/* by wait, as lateness */
+};
+
+/* Whether @rate caps anything. */
+bool replay_rate_capped(const struct replay_rate *rate);
+
 struct rlog_reader;
 
 struct replay_options {
@@ -130,6 +163,9 @@ struct replay_options {
 	 * the last @spin_ns spun.  Already past then: at once (the summary's
 	 * start_skew_ns says how late).  0: at once. */
 	uint64_t start_at_ns;
+	/* Caps on the rate of data operations (replay_rate_capped() false:
+	 * none, and no cost). */
+	struct replay_rate rate;
 };
 
 /* The host's clock discipline as adjtimex(2) reports it (read-only). */
@@ -168,6 +204,8 @@ struct replay_summary {
 	uint64_t setid_stripped;	/* ops whose set-ID mode bits went */
 	uint64_t uring_flags_dropped;	/* io_uring rings set up without some
 					 * captured setup flag */
+	struct replay_rate rate;		/* the caps the run had */
+	struct replay_throttle_stats throttle[REPLAY_RATE_CLASSES];
 	struct replay_sys_stats sys[SYS_COUNT];
 	uint64_t differ_by_result[SYS_COUNT][REPLAY_RESULT_SLOTS];
 };

@@ -712,6 +712,7 @@ static int run_replay(const struct cli_opts *o)
 		.stop = &stop_signalled, .progress = replay_progress,
 		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
 		.start_at_ns = o->start_at_ns,
+		.rate = o->rate,
 	};
 	struct replay_summary *sum = NULL;
 	struct timeseries series = { 0 };

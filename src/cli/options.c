@@ -19,6 +19,8 @@
 enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_START_AT, OPT_MERGE,
        OPT_MAP, OPT_COPIES, OPT_STAGGER, OPT_ONLY_SYSCALLS, OPT_ONLY_COMM,
        OPT_ONLY_PATH, OPT_FROM, OPT_TO };
+/* The replay's rate caps. */
+enum { OPT_RATE_IOPS = 1100, OPT_RATE_MBPS };
 
 static const struct option long_options[] = {
 	{ "capture", required_argument, NULL, 'c' },
@@ -58,6 +60,8 @@ static const struct option long_options[] = {
 	{ "graphite-prefix", required_argument, NULL, OPT_GRAPHITE_PREFIX },
 	{ "interval", required_argument, NULL, 'N' },
 	{ "spin", required_argument, NULL, 'W' },
+	{ "rate-iops", required_argument, NULL, OPT_RATE_IOPS },
+	{ "rate-mbps", required_argument, NULL, OPT_RATE_MBPS },
 	{ "allow-root", no_argument, NULL, 'A' },
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "copies", required_argument, NULL, OPT_COPIES },
@@ -154,6 +158,12 @@ void cli_usage(void)
 "                           1 s past, 24 hours ahead; the stats record the\n"
 "                           start skew and the clock's NTP state\n"
 "  -o, --output FILE        --merge: write to FILE (default: stdout)\n"
+"      --rate-iops R[,W]    replay at most R reads and W writes per second\n"
+"                           (data calls, AIO and io_uring requests, mapped\n"
+"                           pages); R alone: R reads and writes together;\n"
+"                           R, or ,W: one class only.  Per process; the wait\n"
+"                           is reported apart, never in the latency\n"
+"      --rate-mbps R[,W]    the same in MB (10^6 bytes) per second\n"
 "  -S, --stats FILE         write replay statistics to FILE too (JSON if it\n"
 "                           ends in .json)\n"
 "  -D, --no-drop-caches     do not drop caches before replay\n"
@@ -393,6 +403,48 @@ static int usage_error(const char *what, const char *arg)
 	return -EINVAL;
 }
 
+/* One rate of a cap, a number > 0 and at most @max, into *@out.  0 or
+ * -EINVAL. */
+static int parse_rate_value(const char *s, size_t len, double max,
+			    double *out)
+{
+	char buf[64], *end;
+
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*out = strtod(buf, &end);
+	return errno || end == buf || *end || !(*out > 0) || *out > max ?
+	       -EINVAL : 0;
+}
+
+/* --rate-iops or --rate-mbps (@opt) "R", "R,W", "R," or ",W" into @v
+ * and *@shared: R alone caps reads and writes together.  0, or -EINVAL
+ * after saying why. */
+static int parse_rate(const char *opt, const char *arg, double max,
+		      double v[REPLAY_RATE_CLASSES], bool *shared)
+{
+	const char *comma = strchr(arg, ',');
+	size_t rlen = comma ? (size_t)(comma - arg) : strlen(arg);
+	int err = 0;
+
+	v[REPLAY_RATE_READ] = v[REPLAY_RATE_WRITE] = 0;
+	*shared = !comma;
+	if (rlen || !comma)
+		err = parse_rate_value(arg, rlen, max, &v[REPLAY_RATE_READ]);
+	if (!err && comma && (comma[1] || !rlen))
+		err = parse_rate_value(comma + 1, strlen(comma + 1), max,
+				       &v[REPLAY_RATE_WRITE]);
+	if (err)
+		fprintf(stderr, "ioriot: %s expects R (reads and writes "
+			"together), R,W, R, (reads only) or ,W (writes only): "
+			"numbers above 0, at most %.0f; not '%s'\n", opt, max,
+			arg);
+	return err;
+}
+
 /* Take option @c of getopt_long() with its argument optarg into @o (@arg
  * names the option for messages).  0, or -EINVAL after saying why. */
 static int take_option(struct cli_opts *o, int c, const char *arg)
@@ -509,6 +561,14 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 	case OPT_FROM: case OPT_TO:
 		err = take_filter(o, c, optarg);
 		break;
+	case OPT_RATE_IOPS:
+		err = parse_rate("--rate-iops", optarg, 1e9, o->rate.iops,
+				 &o->rate.iops_shared);
+		break;
+	case OPT_RATE_MBPS:
+		err = parse_rate("--rate-mbps", optarg, 1e6, o->rate.mbps,
+				 &o->rate.mbps_shared);
+		break;
 	case 'q': o->verbosity--; break;
 	case 'v': o->verbosity++; break;
 	case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;
@@ -586,6 +646,12 @@ static int check_combinations(const struct cli_opts *o)
 	if (!err && o->spin_us && o->mode != MODE_REPLAY &&
 	    o->mode != MODE_INIT_REPLAY) {
 		fprintf(stderr, "ioriot: --spin goes with -r or -R\n");
+		err = -EINVAL;
+	}
+	if (!err && replay_rate_capped(&o->rate) && o->mode != MODE_REPLAY &&
+	    o->mode != MODE_INIT_REPLAY) {
+		fprintf(stderr, "ioriot: --rate-iops and --rate-mbps go with -r "
+			"or -R\n");
 		err = -EINVAL;
 	}
 	if (!err && (o->max_size || o->min_free >= 0) &&

@@ -173,6 +173,35 @@ static uint64_t pace(struct runner *r, const struct rlog_op *op)
 	return now;
 }
 
+/* Wait for @op's turn under the rate caps (rate.h), from @now; *@t0 is
+ * when it may start.  The wait is counted in the runner's throttle
+ * figures, never in the operation's latency.  0, 1 when the replay stops
+ * first (the operation is not counted), or -ENOMEM. */
+static int throttle(struct runner *r, const struct rlog_op *op, uint64_t now,
+		    uint64_t *t0)
+{
+	struct engine *e = r->eng;
+	struct rate_turn turn;
+	uint64_t due = rate_claim(&e->rate, op, now, &turn);
+
+	*t0 = now;
+	if (!turn.classes)
+		return 0;
+	if (due > now) {
+		sleep_until(e, due);
+		if (engine_should_stop(e))
+			return 1;
+		*t0 = engine_now(e);
+	}
+	if (!r->throttle) {
+		r->throttle = calloc(REPLAY_RATE_CLASSES, sizeof(*r->throttle));
+		if (!r->throttle)
+			return -ENOMEM;
+	}
+	rate_count(r->throttle, &turn, *t0 - now);
+	return 0;
+}
+
 /* Carry out the operation in @s.  0, 1 when the replay stops, or -errno
  * when the engine cannot go on. */
 static int run_op(struct runner *r, const struct slot *s)
@@ -199,6 +228,9 @@ static int run_op(struct runner *r, const struct slot *s)
 	} else {
 		t0 = engine_now(e);
 	}
+	/* Uncapped: this one branch is all the caps cost. */
+	if (e->capped && (ret = throttle(r, op, t0, &t0)))
+		return ret;
 	ret = exec_op(&e->x, op, &result);
 	t1 = engine_now(e);
 	if (!ret)
@@ -584,6 +616,7 @@ static int run_threads(struct engine *e, bool feed_done,
 static void merge(struct replay_summary *sum, const struct runner *r)
 {
 	add_sys_stats(sum->sys, r);
+	rate_merge(sum->throttle, r->throttle);
 	for (int i = 0; i < REPLAY_LATENESS_BUCKETS; i++)
 		sum->lateness[i] += r->late[i];
 	if (r->late_max > sum->lateness_max_ns)
@@ -620,6 +653,9 @@ static void summarize(struct engine *e, struct replay_summary *sum)
 	sum->threads_per_worker = e->workers ? e->threads_per_worker :
 		e->processes ? (n + e->processes - 1) / e->processes : 0;
 	sum->captured_ns = e->captured_ns;
+	sum->rate = e->opt->rate;
+	if (e->capped)
+		rate_finish(sum->throttle);
 	sum->timed = e->speed > 0;
 	replay_summary_lateness(sum);
 }
@@ -716,6 +752,8 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	}
 	e.ticks = opt->tick && opt->tick_ns;
 	e.spin_ns = opt->spin_ns ? opt->spin_ns : REPLAY_SPIN_NS;
+	e.capped = replay_rate_capped(&opt->rate);
+	rate_init(&e.rate, &opt->rate);
 	cycleclock_init(&e.clock, CYCLECLOCK_SOURCE, CLOCK_CALIBRATION_NS);
 	pthread_mutex_init(&e.lock, NULL);
 	pthread_mutex_init(&e.feed_lock, NULL);

@@ -42,6 +42,7 @@
 
 #include "ioriot/cycleclock.h"
 #include "exec.h"
+#include "rate.h"
 #include "ioriot/replay.h"
 #include "ioriot/rlog.h"
 #include "ioriot/u64map.h"
@@ -91,6 +92,8 @@ struct runner {
 	struct replay_sys_stats *sys[SYS_COUNT];	/* on first use */
 	uint64_t *late;			/* REPLAY_LATENESS_BUCKETS */
 	uint64_t late_max;
+	/* REPLAY_RATE_CLASSES, on first use (capped replays only). */
+	struct replay_throttle_stats *throttle;
 	int64_t last_ahead;		/* lead of its latest operation */
 	uint64_t last_seq;		/* its latest operation + 1, 0: none */
 	uint64_t end_ns;		/* when it ended */
@@ -107,6 +110,7 @@ struct engine {
 	uint64_t spin_ns;		/* spun before a due time */
 	unsigned queue_slots;		/* per runner, a power of two */
 	bool ticks;			/* runners lock their stats */
+	bool capped;			/* data operations wait for rate */
 	struct cycleclock clock;	/* the engine's only clock */
 	uint64_t start_ns;		/* set before go */
 	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];
@@ -131,6 +135,10 @@ struct engine {
 
 	/* Written by every runner for every paced operation. */
 	_Alignas(CACHE_LINE) atomic_llong ahead;	/* the latest op's lead */
+
+	/* Claimed by every runner for every capped operation (its gates
+	 * have cache lines of their own). */
+	struct rate_limiter rate;
 
 	/* The feed's own state (feed.c), written for every operation. */
 	_Alignas(CACHE_LINE) struct rlog_reader *rlog;

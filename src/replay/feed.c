@@ -64,6 +64,7 @@ void feed_close(struct engine *e)
 			free(r->sys[s]);
 		pthread_mutex_destroy(&r->stats_lock);
 		free(r->late);
+		free(r->throttle);
 		free(r->queue);
 		free(r);
 	}

@@ -143,6 +143,98 @@ static void copies_json(FILE *f, const struct report_info *info)
 	fprintf(f, "\n  ],\n");
 }
 
+static const char *const class_names[REPLAY_RATE_CLASSES] = {
+	[REPLAY_RATE_READ] = "read", [REPLAY_RATE_WRITE] = "write",
+};
+
+/* One kind of cap (@v its per-class values, @shared: one for both, @unit
+ * "ops" or "MB") as "1000 ops/s of reads and writes together" or "700
+ * ops/s of reads, 300 ops/s of writes", after *@sep; nothing if none. */
+static void cap_text(FILE *f, const double *v, bool shared, const char *unit,
+		     const char **sep)
+{
+	if (shared && v[0] > 0) {
+		fprintf(f, "%s%.15g %s/s of reads and writes together", *sep,
+			v[0], unit);
+		*sep = ", ";
+		return;
+	}
+	for (int c = 0; c < REPLAY_RATE_CLASSES && !shared; c++) {
+		if (!(v[c] > 0))
+			continue;
+		fprintf(f, "%s%.15g %s/s of %ss", *sep, v[c], unit,
+			class_names[c]);
+		*sep = ", ";
+	}
+}
+
+/* The caps and the delay they added, in the text form. */
+static void rate_text(FILE *f, const struct replay_summary *sum)
+{
+	const char *sep = "";
+
+	fputs("\tRate cap (per process): ", f);
+	cap_text(f, sum->rate.iops, sum->rate.iops_shared, "ops", &sep);
+	cap_text(f, sum->rate.mbps, sum->rate.mbps_shared, "MB", &sep);
+	fputc('\n', f);
+	for (int c = 0; c < REPLAY_RATE_CLASSES; c++) {
+		const struct replay_throttle_stats *t = &sum->throttle[c];
+
+		fprintf(f, "\tThrottled %ss: %" PRIu64 " of %" PRIu64
+			", delay total %.3fs, p50/p99/max %.1f/%.1f/%.1f us "
+			"(not in their latency)\n", class_names[c], t->throttled,
+			t->ops, (double)t->delay_ns / 1e9, us(t->delay_p50_ns),
+			us(t->delay_p99_ns), us(t->delay_max_ns));
+	}
+}
+
+/* One kind of cap as JSON: null, {"total": N}, or {"read": N or null,
+ * "write": N or null}. */
+static void cap_json(FILE *f, const double *v, bool shared)
+{
+	if (shared && v[0] > 0) {
+		fprintf(f, "{\"total\": %.15g}", v[0]);
+		return;
+	}
+	if (shared || (!(v[0] > 0) && !(v[1] > 0))) {
+		fputs("null", f);
+		return;
+	}
+	for (int c = 0; c < REPLAY_RATE_CLASSES; c++) {
+		fprintf(f, "%s\"%s\": ", c ? ", " : "{", class_names[c]);
+		if (v[c] > 0)
+			fprintf(f, "%.15g", v[c]);
+		else
+			fputs("null", f);
+	}
+	fputc('}', f);
+}
+
+/* The "rate_limit" member: null for a replay without caps. */
+static void rate_json(FILE *f, const struct replay_summary *sum)
+{
+	fputs("  \"rate_limit\": ", f);
+	if (!replay_rate_capped(&sum->rate)) {
+		fputs("null,\n", f);
+		return;
+	}
+	fputs("{\"per\": \"process\", \"iops\": ", f);
+	cap_json(f, sum->rate.iops, sum->rate.iops_shared);
+	fputs(", \"mbps\": ", f);
+	cap_json(f, sum->rate.mbps, sum->rate.mbps_shared);
+	for (int c = 0; c < REPLAY_RATE_CLASSES; c++) {
+		const struct replay_throttle_stats *t = &sum->throttle[c];
+
+		fprintf(f, ",\n    \"%s\": {\"ops\": %" PRIu64
+			", \"throttled\": %" PRIu64 ", \"delay_total_ns\": %"
+			PRIu64 ", \"delay_ns\": {\"p50\": %" PRIu64
+			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}}",
+			class_names[c], t->ops, t->throttled, t->delay_ns,
+			t->delay_p50_ns, t->delay_p99_ns, t->delay_max_ns);
+	}
+	fputs("},\n", f);
+}
+
 static int finish(FILE *f)
 {
 	if (fflush(f) || ferror(f))
@@ -210,6 +302,8 @@ int report_write(FILE *f, const struct report_info *info,
 		fprintf(f, "\tStart lateness p50/p99/max: %.1f/%.1f/%.1f us\n",
 			us(sum->lateness_p50_ns), us(sum->lateness_p99_ns),
 			us(sum->lateness_max_ns));
+	if (replay_rate_capped(&sum->rate))
+		rate_text(f, sum);
 
 	if (info->start_at_ns)
 		start_text(f, info, sum);
@@ -409,6 +503,7 @@ int report_write_json(FILE *f, const struct report_info *info,
 		fputs("  \"start_lateness_histogram\": null,\n", f);
 	}
 	json_start_at(f, info, sum);
+	rate_json(f, sum);
 	if (info->uncaptured && info->uncaptured->known) {
 		fprintf(f, "  \"uncaptured\": {\"not_replayed\": {");
 		uncaptured_print_file_io(f, info->uncaptured, true);

@@ -4,6 +4,7 @@
  * once (--copies).
  */
 #include "ioriot/replay.h"
+#include "rate.h"
 
 void replay_summary_lateness(struct replay_summary *sum)
 {
@@ -73,4 +74,8 @@ void replay_summary_add(struct replay_summary *dst,
 				src->differ_by_result[s][i];
 	}
 	replay_summary_lateness(dst);
+	/* Each copy had the caps (they hold per process); their delays add
+	 * up. */
+	rate_merge(dst->throttle, src->throttle);
+	rate_finish(dst->throttle);
 }
