@@ -96,12 +96,13 @@ static int take_test_mount(struct rlog_reader *r, bool after_sandbox,
 {
 	struct rlog_header *h = &r->hdr;
 	long n = escape_decode(it->val, it->vlen);
-	char **slot = &h->test_mounts[h->nsandboxes - 1];
+	char **slot;
 
 	if (!after_sandbox) {
 		snprintf(err, errlen, "test_mount= without a sandbox= before it");
 		return -EPROTO;
 	}
+	slot = &h->test_mounts[h->nsandboxes - 1];
 	if (n <= 0 || it->val[0] != '/' ||
 	    !path_is_normal(it->val, (size_t)n) || n >= PATHMAP_MAX) {
 		snprintf(err, errlen, "test_mount= is not a normalised "
