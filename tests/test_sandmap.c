@@ -456,6 +456,45 @@ START_TEST(test_copies)
 }
 END_TEST
 
+/* --copies with --csv: the time series is the copies' sum. */
+START_TEST(test_copies_series)
+{
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "m");
+	char *csv = tu_join(dir, "s.csv"), *replay, *out, *err, *text, *line;
+	double ops = 0;
+	int rc, rows = 0;
+
+	ck_assert_msg(tu_mount_tmpfs(mnt), "no tmpfs");
+	replay = workload(dir, mnt);
+	const char *args[] = { "-R", replay, "-D", "-q", "-u", "nobody",
+			       "--copies", "3", "--csv", csv, "--interval",
+			       "0.1", "-s", "0.00002", NULL };	/* 0.4 s */
+	rc = tu_run_args(args, &out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	text = tu_read(csv, NULL);
+	ck_assert_ptr_nonnull(text);
+	/* time_s,interval_s,ops_per_s,...: ops are rate times interval. */
+	for (line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		double t, interval, rate;
+
+		ck_assert_int_eq(sscanf(line + 1, "%lf,%lf,%lf", &t, &interval,
+					&rate), 3);
+		ops += rate * interval;
+		rows++;
+	}
+	ck_assert_int_ge(rows, 3);
+	ck_assert_msg(ops > 29.5 && ops < 30.5, "%d rows, %.3f ops: %s", rows,
+		      ops, text);
+	free(text);
+	free(out);
+	free(err);
+	free(replay);
+	free(csv);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
 /* Options that do not go together, and values out of range. */
 START_TEST(test_usage)
 {
@@ -464,7 +503,6 @@ START_TEST(test_usage)
 		{ "-R", "x", "--copies", "1025", NULL },
 		{ "-R", "x", "--stagger", "1", NULL },
 		{ "-R", "x", "--copies", "2", "--stagger", "-1", NULL },
-		{ "-R", "x", "--copies", "2", "--csv", "y", NULL },
 		{ "-c", "x", "--map", "/a=/b", NULL },
 		{ "-c", "x", "-r", "y", "--copies", "2", NULL },
 		{ "-R", "x", "--map", "/a", NULL },
@@ -497,6 +535,7 @@ Suite *sandmap_suite(void)
 	tcase_add_test(tc, test_map_replay);
 	tcase_add_test(tc, test_map_generate);
 	tcase_add_test(tc, test_copies);
+	tcase_add_test(tc, test_copies_series);
 	tcase_add_test(tc, test_usage);
 	suite_add_tcase(s, tc);
 	return s;

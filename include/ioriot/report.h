@@ -50,6 +50,10 @@ int report_write(FILE *f, const struct report_info *info,
  * goes away (new members do not raise it). */
 #define REPORT_JSON_VERSION 1
 
+/* Wall-clock time @ns (since the epoch) as an ISO 8601 UTC string, or
+ * null for 0.  Write errors show in @f's error flag. */
+void report_json_utc(FILE *f, uint64_t ns);
+
 /* Histogram @h of @n buckets as "@key": [[LE, COUNT], ...], its non-empty
  * buckets only; LE is the largest value bucket b holds (@top).  Write
  * errors show in @f's error flag. */

@@ -778,8 +778,7 @@ static int run_replay(const struct cli_opts *o)
 			.input = o->replay,
 		};
 
-		if (timeseries_open(&series, &sc, roots,
-				    rlog_header(rl)->nsandboxes,
+		if (timeseries_open(&series, &sc, roots, nhost,
 				    rc.diskstats_fd))
 			goto out;
 		ro.tick = timeseries_tick;

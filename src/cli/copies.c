@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -25,6 +26,7 @@
 #define NS 1000000000ULL
 #define POLL_MS 100
 #define PROGRESS_NS (2 * NS)
+#define TICK_MIN_NS (10 * 1000000ULL)	/* a copy publishes its figures */
 
 char **copies_host_roots(const struct cli_opts *o, const struct rlog_header *h,
 			 size_t *sets)
@@ -67,17 +69,66 @@ struct slot {
 	_Atomic uint64_t done, total;
 	_Atomic int64_t ahead_ns;
 	uint64_t started_ns;		/* CLOCK_MONOTONIC at its go */
+	_Atomic uint32_t tick_seq;	/* odd while its figures change */
 	int rc;				/* replay_run()'s */
 	bool finished;			/* replay_run() returned */
 	char err[1024];
 };
 
-/* A copy's end of the start: it says it is ready, then waits for go. */
+/* A copy's end of the start: it says it is ready, then waits for go; and
+ * where it publishes its time series figures (NULL: none). */
 struct gate {
 	int ready_fd, go_fd;
 	uint64_t *started_ns;
+	struct slot *slot;
+	struct replay_sys_stats *cum;	/* SYS_COUNT, shared */
 };
 
+/* The figures of the time series, as 64-bit words. */
+#define CUM_WORDS (SYS_COUNT * sizeof(struct replay_sys_stats) / 8)
+_Static_assert(sizeof(struct replay_sys_stats) % 8 == 0,
+	       "replay_sys_stats is made of 64-bit counters");
+
+/* A copy's tick: its figures so far into the shared page, under the
+ * slot's sequence count. */
+static void copy_tick(void *ctx, uint64_t t_ns,
+		      const struct replay_sys_stats *cum)
+{
+	struct gate *g = ctx;
+	const uint64_t *from = (const uint64_t *)cum;
+	uint64_t *to = (uint64_t *)g->cum;
+
+	(void)t_ns;
+	atomic_fetch_add_explicit(&g->slot->tick_seq, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	for (size_t i = 0; i < CUM_WORDS; i++)
+		__atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(&g->slot->tick_seq, 1, memory_order_release);
+}
+
+/* Add the figures copy @s last published in @cum to @sum (SYS_COUNT
+ * each), read consistently into @scratch. */
+static void add_published(struct slot *s, const struct replay_sys_stats *cum,
+			  struct replay_sys_stats *scratch,
+			  struct replay_sys_stats *sum)
+{
+	const uint64_t *from = (const uint64_t *)cum;
+	uint64_t *to = (uint64_t *)scratch;
+	uint32_t seq;
+
+	do {
+		while ((seq = atomic_load_explicit(&s->tick_seq,
+						   memory_order_acquire)) & 1)
+			sched_yield();
+		for (size_t i = 0; i < CUM_WORDS; i++)
+			to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+		atomic_thread_fence(memory_order_acquire);
+	} while (atomic_load_explicit(&s->tick_seq, memory_order_relaxed) != seq);
+	for (int k = 0; k < SYS_COUNT; k++)
+		replay_sys_stats_add(&sum[k], &scratch[k]);
+}
+
+/* The engine's start callback in a copy: ready, then wait for go. */
 static int copy_start(void *ctx, char *err, size_t errlen)
 {
 	struct gate *g = ctx;
@@ -118,6 +169,12 @@ static _Noreturn void copy_main(const struct replay_options *ro,
 	cro.start_ctx = g;
 	cro.progress = copy_progress;
 	cro.progress_ctx = s;
+	if (g->cum) {		/* the caller's time series: published often */
+		cro.tick = copy_tick;
+		cro.tick_ctx = g;
+		cro.tick_ns = ro->tick_ns / 10 > TICK_MIN_NS ? ro->tick_ns / 10 :
+			      TICK_MIN_NS;
+	}
 	s->rc = replay_run(&cro, &s->sum, s->err, sizeof(s->err));
 	s->finished = true;
 	_exit(s->rc ? 1 : 0);
@@ -132,6 +189,10 @@ struct fleet {
 	int ready;			/* read end */
 	int status_err;			/* first copy that ended badly, or -1 */
 	int forwarded;			/* the stop signal passed on, or 0 */
+	/* With a time series: each copy's figures (n * SYS_COUNT, shared),
+	 * their sum and a copy's read (SYS_COUNT each). */
+	struct replay_sys_stats *cum, *sum, *scratch;
+	uint64_t t0;			/* CLOCK_MONOTONIC of the first go */
 };
 
 /* Reap the copies that ended; note the first that failed.  Returns the
@@ -208,6 +269,7 @@ static void release(struct fleet *f, const struct replay_options *ro,
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	char b = 'g';
 
+	f->t0 = t0;
 	for (size_t k = 0; k < f->n; k++) {
 		uint64_t at = t0 + (uint64_t)((double)k * co->stagger_s * 1e9);
 		struct timespec ts = { .tv_sec = (time_t)(at / NS),
@@ -265,6 +327,17 @@ static uint64_t span(const struct fleet *f)
 	return last > first ? last - first : 0;
 }
 
+/* The time series' sample of the copies' summed figures at @now. */
+static void report_tick(struct fleet *f, const struct replay_options *ro,
+			uint64_t now)
+{
+	memset(f->sum, 0, SYS_COUNT * sizeof(*f->sum));
+	for (size_t k = 0; k < f->n; k++)
+		add_published(&f->slot[k], f->cum + k * SYS_COUNT, f->scratch,
+			      f->sum);
+	ro->tick(ro->tick_ctx, now > f->t0 ? now - f->t0 : 0, f->sum);
+}
+
 /* Fork the copies.  0 or -errno with a message. */
 static int spawn(struct fleet *f, const struct replay_options *ro,
 		 const struct copies_options *co, char *err, size_t errlen)
@@ -295,7 +368,10 @@ static int spawn(struct fleet *f, const struct replay_options *ro,
 				close(f->go[j]);
 			g = (struct gate){ .ready_fd = ready[1],
 					   .go_fd = go[0],
-					   .started_ns = &f->slot[k].started_ns };
+					   .started_ns = &f->slot[k].started_ns,
+					   .slot = &f->slot[k],
+					   .cum = f->cum ? f->cum + k * SYS_COUNT :
+					   NULL };
 			copy_main(ro, co, k, &f->slot[k], &g);
 		}
 		close(go[0]);
@@ -319,8 +395,8 @@ int copies_run(const struct replay_options *ro, const struct copies_options *co,
 {
 	struct fleet f = { .n = co->n, .ready = -1, .status_err = -1 };
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
-	size_t bytes = co->n * sizeof(*f.slot);
-	uint64_t next;
+	size_t bytes = co->n * sizeof(*f.slot), cum_bytes = 0;
+	uint64_t next, next_tick = UINT64_MAX;
 	int rc;
 
 	f.slot = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -336,6 +412,20 @@ int copies_run(const struct replay_options *ro, const struct copies_options *co,
 	}
 	for (size_t k = 0; k < co->n; k++)
 		f.go[k] = -1;
+	if (ro->tick && ro->tick_ns) {
+		cum_bytes = co->n * SYS_COUNT * sizeof(*f.cum);
+		f.cum = mmap(NULL, cum_bytes, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		f.sum = calloc(SYS_COUNT, sizeof(*f.sum));
+		f.scratch = calloc(SYS_COUNT, sizeof(*f.scratch));
+		if (f.cum == MAP_FAILED || !f.sum || !f.scratch) {
+			if (f.cum == MAP_FAILED)
+				f.cum = NULL;
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
 	rc = spawn(&f, ro, co, err, errlen);
 	/* Only here: the copies keep the caller's SIGPIPE. */
 	sigaction(SIGPIPE, &ign, &old_pipe);
@@ -350,13 +440,22 @@ int copies_run(const struct replay_options *ro, const struct copies_options *co,
 		f.go[k] = -1;
 	}
 	next = clock_ns(CLOCK_MONOTONIC) + PROGRESS_NS;
+	if (!rc && f.cum)
+		next_tick = f.t0 + ro->tick_ns;
 	while (reap(&f, false)) {
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
 		forward_stop(&f, co->stop);
-		if (clock_ns(CLOCK_MONOTONIC) >= next) {
+		if (now >= next) {
 			report_progress(&f, ro);
 			next += PROGRESS_NS;
 		}
-		poll(NULL, 0, POLL_MS);
+		if (now >= next_tick) {
+			report_tick(&f, ro, now);
+			while (next_tick <= now)
+				next_tick += ro->tick_ns;
+		}
+		poll(NULL, 0, POLL_MS / 10);
 	}
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	if (f.status_err >= 0) {
@@ -370,6 +469,8 @@ int copies_run(const struct replay_options *ro, const struct copies_options *co,
 	}
 	if (!rc) {
 		report_progress(&f, ro);
+		if (f.cum)	/* the rest of the last interval */
+			report_tick(&f, ro, clock_ns(CLOCK_MONOTONIC));
 		for (size_t k = 0; k < co->n; k++) {
 			per[k] = f.slot[k].sum;
 			replay_summary_add(sum, &per[k], k == 0);
@@ -383,6 +484,10 @@ out:
 		close(f.ready);
 	if (f.slot)
 		munmap(f.slot, bytes);
+	if (f.cum)
+		munmap(f.cum, cum_bytes);
+	free(f.sum);
+	free(f.scratch);
 	free(f.pid);
 	free(f.go);
 	return rc;

@@ -46,8 +46,10 @@ struct copies_options {
  * @co->n times at once.  @per gets each copy's summary (@co->n of them),
  * @sum their sum (replay_summary_add()), its duration the span from the
  * first copy's start to the last one's end; @offsets (@co->n) when each
- * copy started, in ns after the first.  The progress callback of @ro is
- * called from the calling process with the copies' summed figures.
+ * copy started, in ns after the first.  The progress and tick callbacks
+ * of @ro are called from the calling process with the copies' summed
+ * figures (ticks every ro->tick_ns from the first copy's start; each copy
+ * publishes its figures ten times as often).
  * Returns 0, or -errno with the first failing copy's message in @err.
  */
 int copies_run(const struct replay_options *ro, const struct copies_options *co,

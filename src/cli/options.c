@@ -707,11 +707,6 @@ static int check_combinations(const struct cli_opts *o)
 		fprintf(stderr, "ioriot: --copies goes with -i, -r or -R\n");
 		err = -EINVAL;
 	}
-	if (!err && o->copies && (o->csv || o->graphite)) {
-		fprintf(stderr, "ioriot: --csv and --graphite do not go with "
-			"--copies\n");
-		err = -EINVAL;
-	}
 	if (!err && o->stagger && !o->copies) {
 		fprintf(stderr, "ioriot: --stagger needs --copies\n");
 		err = -EINVAL;

@@ -435,9 +435,7 @@ static void json_string_or_null(FILE *f, const char *s)
 		fputs("null", f);
 }
 
-/* Wall-clock time @ns (since the epoch) as an ISO 8601 UTC string, or
- * null for 0. */
-static void json_utc(FILE *f, uint64_t ns)
+void report_json_utc(FILE *f, uint64_t ns)
 {
 	time_t secs = (time_t)(ns / 1000000000u);
 	struct tm utc;
@@ -464,9 +462,9 @@ int report_write_json(FILE *f, const struct report_info *info,
 	fprintf(f, ",\n  \"host\": ");
 	json_string_or_null(f, info->host);
 	fprintf(f, ",\n  \"started\": ");
-	json_utc(f, info->started_ns);
+	report_json_utc(f, info->started_ns);
 	fprintf(f, ",\n  \"finished\": ");
-	json_utc(f, info->finished_ns);
+	report_json_utc(f, info->finished_ns);
 	fprintf(f, ",\n  \"started_ns\": %" PRIu64 ",\n  \"finished_ns\": %"
 		PRIu64, info->started_ns, info->finished_ns);
 	fprintf(f, ",\n  \"test\": ");

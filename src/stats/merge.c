@@ -568,19 +568,6 @@ static void copy_member(FILE *f, const struct json_value *doc, const char *key)
 		fputs("null", f);
 }
 
-static void write_utc(FILE *f, uint64_t ns)
-{
-	time_t secs = (time_t)(ns / 1000000000u);
-	struct tm utc;
-	char when[32];
-
-	if (!ns || !gmtime_r(&secs, &utc) ||
-	    !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &utc))
-		fputs("null", f);
-	else
-		fprintf(f, "\"%s\"", when);
-}
-
 static void write_namelist(FILE *f, const struct namelist *l)
 {
 	fputc('{', f);
@@ -703,9 +690,9 @@ int merge_write(FILE *f, const struct merge *m)
 	json_write_string(f, ioriot_version());
 	fprintf(f, ",\n  \"host\": null,\n  \"merged_runs\": %zu,\n"
 		"  \"started\": ", m->c->n);
-	write_utc(f, m->first_start);
+	report_json_utc(f, m->first_start);
 	fputs(",\n  \"finished\": ", f);
-	write_utc(f, m->last_finished);
+	report_json_utc(f, m->last_finished);
 	fprintf(f, ",\n  \"started_ns\": %" PRIu64 ",\n  \"finished_ns\": %"
 		PRIu64 ",\n  \"test\": ", m->first_start, m->last_finished);
 	json_write_string(f, m->test);
