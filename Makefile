@@ -97,16 +97,23 @@ BENCH_BINS := $(OUTPUT)/bench/mkcapture $(OUTPUT)/bench/syscall-loop \
 WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,\
 		   $(wildcard tests/workloads/*.c))
 
-# The BPF capture probe: vmlinux.h from the kernel's BTF (or VMLINUX_H=FILE
-# for hosts without /sys/kernel/btf/vmlinux), compiled with clang for the BPF
-# target, embedded into ioriot as a bpftool skeleton.  libbpf is linked
-# statically so the binary runs on other kernels with BTF.
+# The BPF capture probe, compiled with clang for the BPF target, embedded
+# into ioriot as a bpftool skeleton.  Its kernel types come from the
+# vendored vmlinux.h (src/capture/vmlinux/, x86_64: only the types and
+# members the probe reads, relocated by libbpf to the running kernel's
+# layout), so the build host needs no BTF.  VMLINUX_BTF=FILE builds from a
+# full dump of FILE's BTF instead (`make vmlinux.h` writes it; other
+# architectures always do), VMLINUX_H=FILE from a header of one's own.
+# libbpf is linked statically so the binary runs on other kernels with BTF.
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+ifeq ($(origin VMLINUX_BTF)$(BPF_ARCH),undefinedx86)
+VMLINUX_H ?= src/capture/vmlinux/vmlinux.h
+endif
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 VMLINUX_H ?= $(OUTPUT)/vmlinux.h
-BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	      -I$(dir $(VMLINUX_H)) -Iinclude -Wall -Werror
 LIBBPF_LIBS := -Wl,-Bstatic -lbpf -Wl,-Bdynamic -lelf -lz
@@ -119,7 +126,7 @@ SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check check-vm bench demo fuzz install uninstall clean FORCE \
-	deb
+	deb vmlinux.h
 
 all: $(BIN)
 
@@ -192,7 +199,10 @@ WORKLOAD_LIBS_uring := $(LIBURING_LIBS)
 $(OUTPUT):
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/vmlinux.h: | $(OUTPUT)
+# A full dump of the kernel types of VMLINUX_BTF, again when that changes.
+vmlinux.h: $(OUTPUT)/vmlinux.h
+
+$(OUTPUT)/vmlinux.h: $(wildcard $(VMLINUX_BTF)) | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)test -r $(VMLINUX_BTF) || { echo "ioriot build: $(VMLINUX_BTF)" \
 		"is missing: this kernel has no BTF; pass VMLINUX_BTF=FILE" \
