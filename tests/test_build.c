@@ -2,8 +2,9 @@
  * Tests of the Makefile as distributions drive it: `make -n` (print, run
  * nothing) shows that the caller's CFLAGS and EXTRA_CFLAGS add to the
  * project's flags instead of replacing them, that objects track their
- * headers, and where `make install` puts each file; the Debian package is
- * built and its ioriot run from a scratch root.
+ * headers, where `make install` puts each file, and that the probe needs
+ * no BTF of the build host; the Debian package is built and its ioriot run
+ * from a scratch root.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,31 @@ START_TEST(test_install_dirs)
 }
 END_TEST
 
+/* The probe builds from the vendored vmlinux.h by default: nothing reads
+ * the build host's BTF; VMLINUX_BTF=FILE builds from a dump of FILE. */
+START_TEST(test_vmlinux_vendored)
+{
+	const char *plain[] = { "all", NULL };
+	const char *btf[] = { "VMLINUX_BTF=/nonexistent/vmlinux", "all", NULL };
+	char *out = make_dry(plain);
+	char *line = line_with(out, "src/capture/capture.bpf.c");
+
+	ck_assert_msg(!strstr(out, "btf dump"), "the default build dumps BTF:\n"
+		      "%.2000s", out);
+	ck_assert_msg(!strstr(out, "/sys/kernel/btf"), "%.2000s", out);
+	ck_assert_msg(strstr(line, "-Isrc/capture/vmlinux/ "), "%s", line);
+	free(line);
+	free(out);
+	out = make_dry(btf);
+	line = line_with(out, "btf dump file /nonexistent/vmlinux format c");
+	free(line);
+	line = line_with(out, "src/capture/capture.bpf.c");
+	ck_assert_msg(!strstr(line, "-Isrc/capture/vmlinux/"), "%s", line);
+	free(line);
+	free(out);
+}
+END_TEST
+
 /*
  * The Debian package builds (scripts/build-deb.sh, as `make deb`), lintian
  * finds no error in it, and the ioriot it installs runs: unpacked into a
@@ -179,6 +205,7 @@ Suite *build_suite(void)
 	tcase_add_checked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_caller_flags_add);
 	tcase_add_test(tc, test_install_dirs);
+	tcase_add_test(tc, test_vmlinux_vendored);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("deb");
 	tcase_add_checked_fixture(tc, tu_root_setup, tu_root_teardown);
