@@ -115,7 +115,8 @@ struct engine {
 	struct exec_ctx x;
 	struct replay_sys_stats *cum;	/* SYS_COUNT: sums for ticks */
 
-	/* Runners: the array never moves; nrunners grows (feed). */
+	/* Runners: the array never moves; nrunners grows (queue.c, as
+	 * the feed meets timelines). */
 	struct runner **runners;
 	size_t max_runners;
 	size_t workers, threads_per_worker;	/* 0: a runner per timeline */
