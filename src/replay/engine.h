@@ -19,16 +19,19 @@
  *    as CPUs the runners themselves, one at a time under the engine's
  *    feed_lock (pthread_mutex_trylock).  So the feed's state and the
  *    engine's producer state (timeline maps, tails, free_below) have one
- *    writer at a time, and the lock orders one feeder's writes before the
- *    next one's reads.
+ *    writer at a time: the lock orders one runner's feeding before the
+ *    next one's, and pthread_create() orders the replay thread's first
+ *    window before the reader thread and the runners.
  *  - A queued operation is published by a sequentially consistent store
  *    of its queue's tail, after the slot was written; the runner reads the
  *    tail with acquire.  A runner going to sleep stores its sleeping flag
  *    (sequentially consistent) before it looks at the tail once more, and
  *    engine_queue_op() looks at the flag after its store of the tail: one
  *    of the two sees the other, so no wake-up is lost.
- *  - A completion is the runner's release store to the slot's completion
- *    word (engine.c), read by window_done() with acquire.
+ *  - A completion is the runner's atomic exchange of the slot's completion
+ *    word (sequentially consistent, so a release; engine.c), read by
+ *    window_done() with acquire: a slot is rewritten only after its
+ *    operation's runner is done with it.
  */
 #ifndef IORIOT_REPLAY_ENGINE_H
 #define IORIOT_REPLAY_ENGINE_H
