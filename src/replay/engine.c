@@ -1,9 +1,13 @@
 /*
- * The replay engine: starts the feed (feed.c) and the runners, one thread
- * per timeline up to a limit; a runner carries out its queue in file order,
- * each operation once its recorded dependencies have completed and, with a
- * speed factor, at its scaled captured time.  At the end the runners'
- * statistics are merged.  engine.h explains why this cannot deadlock.
+ * The replay engine's consumer side: starts the feed (feed.h) and the
+ * runners, one thread per timeline up to a limit (queue.c creates them as
+ * the feed meets timelines); a runner carries out its queue in file order,
+ * each operation once its recorded dependencies have completed and, with
+ * a speed factor, at its scaled captured time.  It asks the feed for more
+ * only through feed_run(): in the reader thread, or at -s 0 with as many
+ * runners as CPUs in the runners themselves (feed_self()).  At the end the
+ * runners' statistics are merged.  engine.h states the contract between
+ * feed and engine, enginestate.h why this cannot deadlock.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,7 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "enginestate.h"
+#include "feed.h"
 #include "jail.h"
 #include "startat.h"
 #include "ioriot/clock.h"
@@ -252,7 +257,8 @@ static void feed_self(struct engine *e)
 	if (pthread_mutex_trylock(&e->feed_lock))
 		return;
 	if (!atomic_load(&e->eof) && !e->feed_error) {
-		ret = feed_run(e, false);
+		ret = feed_run(e->feed, false, e->feed_err,
+			       sizeof(e->feed_err));
 		if (ret < 0) {
 			e->feed_error = ret;
 			atomic_store(&e->failed, 1);
@@ -396,7 +402,7 @@ int engine_start_runner(struct engine *e, struct runner *r)
 static void *feed_main(void *arg)
 {
 	struct engine *e = arg;
-	int ret = feed_run(e, true);
+	int ret = feed_run(e->feed, true, e->feed_err, sizeof(e->feed_err));
 
 	if (ret < 0 && ret != -ECANCELED) {
 		e->feed_error = ret;
@@ -711,7 +717,7 @@ static void *replay_thread(void *arg)
 		goto out;
 	}
 	/* The first window is read before the clock starts. */
-	ret = feed_run(e, false);
+	ret = feed_run(e->feed, false, e->feed_err, sizeof(e->feed_err));
 	if (ret < 0) {
 		snprintf(err, errlen, "%s", e->feed_err);
 		goto out;
@@ -761,11 +767,18 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* no clock steps */
 	pthread_cond_init(&e.cond, &ca);
 	pthread_condattr_destroy(&ca);
-	ret = feed_open(&e, opt->reader, opt->replay_path);
-	if (ret) {
-		snprintf(err, errlen, "%s", e.feed_err);
+	e.rlog = opt->reader ? opt->reader :
+		 rlog_open(opt->replay_path, err, errlen);
+	if (!e.rlog) {
+		ret = -errno;
 		goto out;
 	}
+	e.total_hint = rlog_header(e.rlog)->ops_hint;
+	ret = engine_queues_init(&e, rlog_header(e.rlog)->timelines_hint);
+	if (!ret && !(e.feed = feed_open(&e, e.rlog, opt->replay_path)))
+		ret = -ENOMEM;
+	if (ret)
+		goto out;
 	/* While this is the only thread: a non-root user may mount in a
 	 * user namespace of its own. */
 	ret = jail_prepare(err, errlen);
@@ -782,7 +795,9 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 out:
 	if (ret == -ENOMEM && errlen && !err[0])
 		snprintf(err, errlen, "%s: out of memory", opt->replay_path);
-	feed_close(&e);
+	feed_close(e.feed);
+	engine_queues_free(&e);
+	rlog_close(e.rlog);
 	free(e.differ_by_result);
 	free(e.cum);
 	exec_destroy(&e.x);

@@ -1,221 +1,84 @@
 /*
- * The replay engine's shared state, private to src/replay: the window of
- * operations read ahead (feed.c fills it), the replay threads ("runners")
- * that carry them out (engine.c), and the completion words both wait on.
+ * engine: what the feed (feed.c) may call, private to src/replay.  The
+ * feed is the producer: it reads operations from the replay file and
+ * pushes each into the queue of the replay thread ("runner") of its
+ * timeline; the engine (engine.c, queue.c) owns the window (window.h),
+ * the runners and their queues, and consumes them.
  *
- * Operation number N of the file (its sequence number, from 0) lives in
- * slot N % WINDOW_SLOTS.  A slot is reused only once its operation has
- * completed, so at most WINDOW_SLOTS operations are in memory, and any
- * operation older than the window has completed.  done[slot] counts the
- * operations completed in that slot (N / WINDOW_SLOTS + 1 once N is), with
- * DONE_WAITERS set while a thread sleeps on it.
- *
- * Each runner has a queue of the slots it must carry out, in file order;
- * the feed appends, the runner consumes.  Queues share the window: with
- * the header's timelines= (a hint) they hold WINDOW_SLOTS / (2 * timelines)
- * slots each, between QUEUE_MIN and QUEUE_MAX, so that a reader thread woken
- * from sleep has milliseconds before a runner of few timelines runs dry.
- * A timeline always maps to one runner, so its operations stay in order.
- * Deadlock cannot happen: the oldest unfinished operation has completed
- * dependencies (they are older) and is at the head of its runner's queue
- * (older ones there completed), so it can always run, whichever bound the
- * feed is waiting on.  No operation waits in the kernel for another one
- * without a bound: a blocking lock call gives up (src/replay/locks.c).
- *
- * The feed is a thread of its own, or, at -s 0 with at least as many
- * runners as CPUs, the runners themselves (self_feed): a runner reads
- * ahead when its queue runs low, when it has nothing to do, and when
- * another runner sleeps for lack of work, until the next operation finds
- * no room.  Nothing stalls that way: whatever keeps the next operation
- * from being queued (a full queue, or a slot whose operation has not
- * completed) belongs to a runner that has work, and a runner that has
- * work reads ahead for the sleeping ones after each operation.
+ * The contract:
+ *  - The feed calls only the functions below, in this order per
+ *    operation: engine_timeline_for(), engine_room(), then, with its
+ *    dependencies resolved to the sequence numbers of those that have not
+ *    completed (window_done() on engine_done_words()), engine_queue_op();
+ *    at the end of the file engine_feed_done().  It numbers the
+ *    operations itself, from 0, one after the other.
+ *  - The engine calls the feed only through feed_run() (feed.h), and
+ *    feed_open() and feed_close() around the replay.
+ *  - One thread feeds at a time: the engine's reader thread, or before the
+ *    clock starts the replay's own thread, or at -s 0 with as many runners
+ *    as CPUs the runners themselves, one at a time under the engine's
+ *    feed_lock (pthread_mutex_trylock).  So the feed's state and the
+ *    engine's producer state (timeline maps, tails, free_below) have one
+ *    writer at a time: the lock orders one runner's feeding before the
+ *    next one's, and pthread_create() orders the replay thread's first
+ *    window before the reader thread and the runners.
+ *  - A queued operation is published by a sequentially consistent store
+ *    of its queue's tail, after the slot was written; the runner reads the
+ *    tail with acquire.  A runner going to sleep stores its sleeping flag
+ *    (sequentially consistent) before it looks at the tail once more, and
+ *    engine_queue_op() looks at the flag after its store of the tail: one
+ *    of the two sees the other, so no wake-up is lost.
+ *  - A completion is the runner's atomic exchange of the slot's completion
+ *    word (sequentially consistent, so a release; engine.c), read by
+ *    window_done() with acquire: a slot is rewritten only after its
+ *    operation's runner is done with it.
  */
 #ifndef IORIOT_REPLAY_ENGINE_H
 #define IORIOT_REPLAY_ENGINE_H
 
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "ioriot/cycleclock.h"
-#include "exec.h"
-#include "rate.h"
-#include "ioriot/replay.h"
 #include "ioriot/rlog.h"
-#include "ioriot/u64map.h"
+#include "window.h"
 
-#define WINDOW_SLOTS (1u << 15)		/* operations in memory, at most */
-#define QUEUE_MIN (1u << 10)		/* slots per runner queue */
-#define QUEUE_MAX (1u << 13)
-#define FEED_BATCH 256u			/* slots freed per wake-up of the feed */
-#define DONE_WAITERS 0x80000000u
-#define CACHE_LINE 64			/* fields of one writer share none */
-#define WAIT_SLICE_NS (100 * 1000 * 1000ULL)	/* notice a stop this often */
-/* Runners waiting for a due time or for work sleep this long at most: the
- * watcher notices a stop every WAIT_SLICE_NS and wakes them (engine.c).
- * Waking them every slice instead would wake every idle runner of a file
- * with hundreds of timelines ten times a second, all at once, as they
- * started together, and the ones that are due would wait behind them. */
-#define WAIT_LONG_NS (10 * 1000000000ULL)
-
-struct slot {
-	/* deps.id[] holds the sequence numbers of the dependencies that had
-	 * not completed when the operation was read. */
-	struct rlog_op op;
-	uint64_t seq;
-	char *strings;			/* path, path2, target */
-	size_t strings_cap;
-};
-
-struct runner {
-	/* Written by the feed for every operation it queues. */
-	_Alignas(CACHE_LINE) atomic_uint tail;	/* appended */
-	atomic_uint bell;		/* rung by the feed to wake the runner */
-	unsigned head_seen;		/* the feed's last look at head */
-	/* Written by the runner for every operation it completes. */
-	_Alignas(CACHE_LINE) atomic_uint head;	/* consumed */
-	atomic_uint room;		/* bumped when half the queue is free */
-	atomic_uint_fast64_t performed;	/* for progress */
-	/* Written rarely, read for every operation by the other side. */
-	_Alignas(CACHE_LINE) atomic_uint sleeping;	/* runner sleeps on bell */
-	atomic_uint feed_waits;		/* the feed sleeps on room */
-	_Alignas(CACHE_LINE) struct engine *eng;
-	pthread_t thread;
-	bool started;
-	uint32_t *queue;		/* e->queue_slots slot numbers */
-	/* Written by the runner only; read by others after it ended, or
-	 * under stats_lock while it runs when the engine ticks. */
-	pthread_mutex_t stats_lock;
-	struct replay_sys_stats *sys[SYS_COUNT];	/* on first use */
-	uint64_t *late;			/* REPLAY_LATENESS_BUCKETS */
-	uint64_t late_max;
-	/* REPLAY_RATE_CLASSES, on first use (capped replays only). */
-	struct replay_throttle_stats *throttle;
-	int64_t last_ahead;		/* lead of its latest operation */
-	uint64_t last_seq;		/* its latest operation + 1, 0: none */
-	uint64_t end_ns;		/* when it ended */
-	int error;			/* -errno that stopped it */
-};
-
-struct engine {
-	/* Read by every runner for every operation; written before they
-	 * start (or rarely): no line here is shared with a busy writer. */
-	_Alignas(CACHE_LINE) const struct replay_options *opt;
-	struct slot *slots;		/* WINDOW_SLOTS */
-	atomic_uint *done;		/* WINDOW_SLOTS */
-	double speed;
-	uint64_t spin_ns;		/* spun before a due time */
-	unsigned queue_slots;		/* per runner, a power of two */
-	bool ticks;			/* runners lock their stats */
-	bool capped;			/* data operations wait for rate */
-	struct cycleclock clock;	/* the engine's only clock */
-	uint64_t start_ns;		/* set before go */
-	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];
-	struct exec_ctx x;
-	struct replay_sys_stats *cum;	/* SYS_COUNT: sums for ticks */
-
-	/* Runners: the array never moves; nrunners grows (feed). */
-	struct runner **runners;
-	size_t max_runners;
-	size_t workers, threads_per_worker;	/* 0: a runner per timeline */
-	/* No reader thread: the runners read ahead themselves, one at a
-	 * time under feed_lock (-s 0 with as many runners as CPUs). */
-	bool self_feed;
-
-	/* Written rarely, read often. */
-	_Alignas(CACHE_LINE) atomic_size_t nrunners;
-	atomic_uint go;			/* runners may start */
-	atomic_uint eof;		/* the feed queued everything */
-	atomic_int failed;		/* something fatal: everyone stops */
-	atomic_uint hungry;		/* self_feed: runners asleep for work */
-	atomic_uint stopping;		/* the watcher saw a stop: 1, woken */
-
-	/* Written by every runner for every paced operation. */
-	_Alignas(CACHE_LINE) atomic_llong ahead;	/* the latest op's lead */
-
-	/* Claimed by every runner for every capped operation (its gates
-	 * have cache lines of their own). */
-	struct rate_limiter rate;
-
-	/* The feed's own state (feed.c), written for every operation. */
-	_Alignas(CACHE_LINE) struct rlog_reader *rlog;
-	struct rlog_entry pending;	/* read, not yet queued */
-	bool have_pending;
-	uint64_t nread;			/* operations queued = next seq */
-	uint64_t free_below;		/* all operations before completed */
-	struct u64map runner_of;	/* pid << 32 | tid -> runner + 1 */
-	struct u64map worker_of;	/* pid -> worker + 1 (1 without -p/-t) */
-	struct u64map group_of;		/* worker thread -> runner + 1 (-p/-t) */
-	uint64_t *worker_timelines;	/* per worker: timelines so far */
-	size_t next_shared;		/* round robin once threads run out */
-	uint64_t timelines, processes;
-	uint64_t captured_ns;		/* latest end of a captured op */
-	uint64_t total_hint;		/* the header's ops=, for progress */
-	char feed_err[512];		/* why the feed stopped */
-	int feed_error;			/* -errno */
-
-	pthread_mutex_t feed_lock;	/* self_feed: who reads ahead */
-
-	/* The calling thread waits here for the threads to end. */
-	_Alignas(CACHE_LINE) pthread_mutex_t lock;
-	pthread_cond_t cond;
-	size_t running;			/* under lock: feed + runners */
-};
-
-/* True once the replay must stop: a signal or a fatal error. */
-static inline bool engine_should_stop(struct engine *e)
-{
-	/* The flag is a signal handler's: read atomically, as runners read
-	 * it while the handler may run on another thread. */
-	return (e->opt->stop && __atomic_load_n(e->opt->stop, __ATOMIC_RELAXED)) ||
-	       atomic_load(&e->failed);
-}
-
-/* Whether operation @seq has completed. */
-static inline bool engine_done(struct engine *e, uint64_t seq)
-{
-	unsigned v = atomic_load_explicit(&e->done[seq % WINDOW_SLOTS],
-					  memory_order_acquire);
-
-	return (v & ~DONE_WAITERS) > seq / WINDOW_SLOTS;
-}
-
-/* Now, on the engine's clock (ns; cycleclock.h): every time the engine
- * compares comes from it. */
-static inline uint64_t engine_now(const struct engine *e)
-{
-	return cycleclock_ns(&e->clock);
-}
-
-/* Wait until operation @seq has completed, yielding the CPU a few times
- * before sleeping if @spin_first: true, or false when the replay stops
- * first (engine.c). */
-bool engine_wait_done(struct engine *e, uint64_t seq, bool spin_first);
+struct engine;
+struct runner;
 
 /*
- * Start the thread of runner @r (when the replay is already going).
- * Returns 0 or -errno (pthread_create's, e.g. -EAGAIN at RLIMIT_NPROC).
+ * The runner of timeline @pid:@tid, which the engine assigns on first
+ * sight: without -p/-t a runner of its own while the thread limit allows,
+ * with them by worker and thread in turn; a new runner is started at once
+ * once the replay is going.  NULL with a message in @err (out of memory,
+ * or no replay thread can be started at all).
  */
-int engine_start_runner(struct engine *e, struct runner *r);
+struct runner *engine_timeline_for(struct engine *e, uint32_t pid,
+				   uint32_t tid, char *err, size_t errlen);
 
 /*
- * Read and queue operations (feed.c).  With @wait false (before the
- * replay starts, and by runners that feed themselves) it stops at the
- * first operation that has no room yet and returns 1; with @wait true it
- * waits for room.  Returns 0 once the file's end was reached (eof set), 1
- * as said, or -errno with e->feed_err set.  One thread at a time.
+ * Whether operation @seq (the next one) has room: its slot is free (the
+ * operation WINDOW_SLOTS before it completed) and runner @r's queue is
+ * not full.  With @wait false returns 1 at once when it has none; with
+ * @wait true it waits, for a batch of slots or half a queue at a time.
+ * Returns 0 when there is room, 1 as said, -ECANCELED when the replay
+ * stops while waiting.
  */
-int feed_run(struct engine *e, bool wait);
+int engine_room(struct engine *e, struct runner *r, uint64_t seq, bool wait);
 
-/* Take @reader (or, if NULL, open @path) as the file's reader and
- * allocate the window.  0 or -errno with a message in e->feed_err; the
- * reader is closed by feed_close() either way. */
-int feed_open(struct engine *e, struct rlog_reader *reader, const char *path);
+/*
+ * Queue operation @seq, @op (its strings copied into the slot), on runner
+ * @r, which engine_room() said has room; it waits for @deps (sequence
+ * numbers, not ids) before it runs.  Wakes @r if it sleeps.  0 or -ENOMEM.
+ */
+int engine_queue_op(struct engine *e, struct runner *r, uint64_t seq,
+		    const struct rlog_op *op, const struct deps *deps);
 
-/* Free what feed_open() and feed_run() allocated.  Accepts a zeroed e. */
-void feed_close(struct engine *e);
+/* Every operation is queued: runners end once their queues are empty. */
+void engine_feed_done(struct engine *e);
+
+/* The window's completion words (window.h), for window_done(). */
+const atomic_uint *engine_done_words(const struct engine *e);
 
 #endif
