@@ -73,25 +73,25 @@ static char *replay_file(const char *dir, const char *mnt, const char *name)
 	return path;
 }
 
-static struct json_value *load(const char *path)
+static json_t *load(const char *path)
 {
-	struct json_error je;
-	struct json_value *v = json_load(path, &je);
+	struct jv_error je;
+	json_t *v = jv_load(path, &je);
 
 	ck_assert_msg(v, "%s:%u: %s", path, je.line, je.msg);
 	return v;
 }
 
 /* The integer at @key of @obj (after the object path @sub, or NULL). */
-static int64_t int_of(const struct json_value *obj, const char *sub,
+static int64_t int_of(const json_t *obj, const char *sub,
 		      const char *key)
 {
 	int64_t v;
 
 	if (sub)
-		obj = json_get(obj, sub);
-	ck_assert_msg(obj && json_get(obj, key) &&
-		      json_int(json_get(obj, key), &v) == 0, "no integer %s",
+		obj = json_object_get(obj, sub);
+	ck_assert_msg(obj && json_object_get(obj, key) &&
+		      jv_int(json_object_get(obj, key), &v) == 0, "no integer %s",
 		      key);
 	return v;
 }
@@ -112,7 +112,7 @@ START_TEST(test_start_together)
 	/* Two to three seconds ahead: enough for both to start, init and get
 	 * ready on a busy machine. */
 	int64_t target = (int64_t)(clock_ns(CLOCK_REALTIME) / NS + 3) * NS;
-	struct json_value *j1, *j2, *jm;
+	json_t *j1, *j2, *jm;
 
 	snprintf(at, sizeof(at), "@%" PRId64, target / NS);
 	const char *a1[] = { "-R", r1, "-D", "-q", "--allow-root", "-s", "1",
@@ -140,9 +140,9 @@ START_TEST(test_start_together)
 	ck_assert_int_eq(st2 - target, k2);
 	ck_assert_int_eq(int_of(j1, NULL, "performed_ioops"), 3);
 	/* adjtimex answers on Linux: the clock's state is there. */
-	ck_assert_int_eq(json_type(json_get(json_get(j1, "start_at"), "clock")),
+	ck_assert_int_eq(json_typeof(json_object_get(json_object_get(j1, "start_at"), "clock")),
 			 JSON_OBJECT);
-	int_of(json_get(j1, "start_at"), "clock", "maxerror_ns");
+	int_of(json_object_get(j1, "start_at"), "clock", "maxerror_ns");
 
 	/* The two merged: sums, two hosts, the span. */
 	const char *margs[] = { "--merge", s1, s2, "-o", merged, NULL };
@@ -150,7 +150,7 @@ START_TEST(test_start_together)
 	ck_assert_str_eq(err, "");
 	jm = load(merged);
 	ck_assert_int_eq(int_of(jm, NULL, "performed_ioops"), 6);
-	ck_assert_uint_eq(json_count(json_get(jm, "hosts")), 2);
+	ck_assert_uint_eq(jv_count(json_object_get(jm, "hosts")), 2);
 	ck_assert_int_eq(int_of(jm, NULL, "started_ns"), st1 < st2 ? st1 : st2);
 	int64_t end1 = st1 + int_of(j1, NULL, "total_time_ns");
 	int64_t end2 = st2 + int_of(j2, NULL, "total_time_ns");
@@ -162,9 +162,9 @@ START_TEST(test_start_together)
 	free(out);
 	free(err);
 
-	json_free(j1);
-	json_free(j2);
-	json_free(jm);
+	json_decref(j1);
+	json_decref(j2);
+	json_decref(jm);
 	free(merged);
 	free(s1);
 	free(s2);
@@ -335,13 +335,13 @@ static char *stats_file(const char *dir, const char *name, const char *host,
 }
 
 /* The count of the bucket whose largest value is @le in histogram @h. */
-static int64_t bucket(const struct json_value *h, int64_t le)
+static int64_t bucket(const json_t *h, int64_t le)
 {
-	for (size_t i = 0; i < json_count(h); i++) {
+	for (size_t i = 0; i < jv_count(h); i++) {
 		int64_t v, n;
 
-		json_int(json_at(json_at(h, i), 0), &v);
-		json_int(json_at(json_at(h, i), 1), &n);
+		jv_int(jv_at(jv_at(h, i), 0), &v);
+		jv_int(jv_at(jv_at(h, i), 1), &n);
 		if (v == le)
 			return n;
 	}
@@ -362,8 +362,8 @@ START_TEST(test_merge)
 			     "[[1023, 5], [65535, 85]]", "");
 	char *fleet = tu_join(dir, "fleet.json"), *html = tu_join(dir, "f.html");
 	const char *args[] = { "--merge", a, b, "-o", fleet, NULL };
-	struct json_value *m;
-	const struct json_value *read, *hosts;
+	json_t *m;
+	const json_t *read, *hosts;
 
 	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	ck_assert_str_eq(err, "");
@@ -371,7 +371,7 @@ START_TEST(test_merge)
 	free(out);
 	free(err);
 	m = load(fleet);
-	ck_assert_str_eq(json_string(json_get(m, "format")), "ioriot-stats");
+	ck_assert_str_eq(json_string_value(json_object_get(m, "format")), "ioriot-stats");
 	ck_assert_int_eq(int_of(m, NULL, "format_version"), 1);
 	ck_assert_int_eq(int_of(m, NULL, "performed_ioops"), 100);
 	ck_assert_int_eq(int_of(m, NULL, "threads"), 12);
@@ -381,18 +381,18 @@ START_TEST(test_merge)
 	ck_assert_int_eq(int_of(m, NULL, "started_ns"), 5 * NS);
 	ck_assert_int_eq(int_of(m, NULL, "total_time_ns"), 3 * NS + 3000);
 	ck_assert_int_eq(int_of(m, "uncaptured", "other"), 2);
-	ck_assert_int_eq(int_of(json_get(m, "uncaptured"), "not_replayed",
+	ck_assert_int_eq(int_of(json_object_get(m, "uncaptured"), "not_replayed",
 				"ioctl"), 4);
-	read = json_get(json_get(m, "syscalls"), "read");
+	read = json_object_get(json_object_get(m, "syscalls"), "read");
 	ck_assert_ptr_nonnull(read);
 	ck_assert_int_eq(int_of(read, NULL, "ops"), 100);
 	ck_assert_int_eq(int_of(read, NULL, "bytes"), 100 * 4096);
 	ck_assert_int_eq(int_of(read, NULL, "differ"), 2);
 	ck_assert_int_eq(int_of(read, NULL, "short_bytes"), 20);
 	ck_assert_int_eq(int_of(read, "differ_by_result", "short"), 2);
-	ck_assert_int_eq(bucket(json_get(read, "latency_histogram"), 1023), 15);
-	ck_assert_int_eq(bucket(json_get(read, "latency_histogram"), 65535), 85);
-	ck_assert_int_eq(bucket(json_get(read, "captured_latency_histogram"), 7),
+	ck_assert_int_eq(bucket(json_object_get(read, "latency_histogram"), 1023), 15);
+	ck_assert_int_eq(bucket(json_object_get(read, "latency_histogram"), 65535), 85);
+	ck_assert_int_eq(bucket(json_object_get(read, "captured_latency_histogram"), 7),
 			 100);
 	/* Percentiles of the merged histogram: 15% at 1 us, 85% at 64 us. */
 	ck_assert_int_eq(int_of(read, "latency_ns", "p50"), 65536);
@@ -400,13 +400,13 @@ START_TEST(test_merge)
 	ck_assert_int_eq(int_of(read, "latency_ns", "max"), 900000);
 	ck_assert_int_eq(int_of(read, "captured_latency_ns", "p50"), 5);
 	ck_assert_int_eq(int_of(m, "start_lateness_ns", "max"), 15);
-	ck_assert_int_eq(bucket(json_get(m, "start_lateness_histogram"), 15), 100);
-	hosts = json_get(m, "hosts");
-	ck_assert_uint_eq(json_count(hosts), 2);
-	ck_assert_str_eq(json_string(json_get(json_at(hosts, 0), "host")), "web1");
-	ck_assert_str_eq(json_string(json_get(json_at(hosts, 1), "host")), "web2");
-	ck_assert_int_eq(int_of(json_at(hosts, 1), NULL, "performed_ioops"), 90);
-	ck_assert_str_eq(json_string(json_get(json_at(json_get(m,
+	ck_assert_int_eq(bucket(json_object_get(m, "start_lateness_histogram"), 15), 100);
+	hosts = json_object_get(m, "hosts");
+	ck_assert_uint_eq(jv_count(hosts), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(jv_at(hosts, 0), "host")), "web1");
+	ck_assert_str_eq(json_string_value(json_object_get(jv_at(hosts, 1), "host")), "web2");
+	ck_assert_int_eq(int_of(jv_at(hosts, 1), NULL, "performed_ioops"), 90);
+	ck_assert_str_eq(json_string_value(json_object_get(jv_at(json_object_get(m,
 			 "block_devices"), 1), "device")), "web2:vda");
 
 	/* --compare reads it: a column of 2 hosts beside the hosts'. */
@@ -446,7 +446,7 @@ START_TEST(test_merge)
 		      !strstr(out, "?:web2"), "%s", out);
 	free(out);
 	free(err);
-	json_free(m);
+	json_decref(m);
 	free(c);
 	free(a);
 	free(b);
@@ -456,7 +456,8 @@ START_TEST(test_merge)
 }
 END_TEST
 
-/* --merge refuses, exit 1, naming the file (and line): no output made. */
+/* --merge refuses, exit 1, naming the file and the value (or the line and
+ * column of a syntax error): no output made. */
 START_TEST(test_merge_refused)
 {
 	char *dir = tu_scratch(), *out, *err;
@@ -479,12 +480,14 @@ START_TEST(test_merge_refused)
 		const char *file;
 		const char *says;
 	} bad[] = {
-		{ v2, "v2.json:3: /format_version: 2, but " },
-		{ nohist, "old.json:" },
-		{ badbucket, "bucket.json:" },
-		{ count, "count.json:" },
+		{ v2, "v2.json: /format_version: 2, but " },
+		{ nohist, "old.json: /syscalls/read/latency_histogram: expected "
+		  "an array" },
+		{ badbucket, "bucket.json: /syscalls/read/latency_histogram/0: "
+		  "a value that is no bucket's largest" },
+		{ count, "count.json: /syscalls/read: the histograms' counts" },
 		{ syntax, "syntax.json:4:1: " },
-		{ other, "other.json:" },
+		{ other, "other.json: /test: missing" },
 		{ missing, "missing.json: " },
 	};
 

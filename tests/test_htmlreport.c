@@ -249,7 +249,8 @@ START_TEST(test_analysis_text)
 		  "(\"format\" is not \"ioriot-analysis\")" },
 		{ "v2", "{\"format\": \"ioriot-analysis\", \"format_version\": 2}",
 		  "v2: analysis format_version 2; this ioriot reads 1" },
-		{ "cut", "{\"format\": \"ioriot-analysis\", ", "cut:1:31: unexpected end of input" },
+		{ "cut", "{\"format\": \"ioriot-analysis\", ",
+		  "cut:1:30: string or '}' expected near end of file" },
 	};
 	struct htmlreport *r = htmlreport_new();
 	char *path = data("mail.json"), *text = tu_read(path, NULL), err[512];
