@@ -456,6 +456,53 @@ START_TEST(test_merge)
 }
 END_TEST
 
+/* Names that are not UTF-8 (a file name here, any bytes on Linux): the
+ * merged statistics and --compare's JSON hold them as %XX and are read
+ * back. */
+START_TEST(test_merge_not_utf8)
+{
+	char *dir = tu_scratch(), *out, *err;
+	char *a = stats_file(dir, "a.json", "web1", 1, NS, NS, 1, "[[1023, 1]]",
+			     "");
+	char *b = stats_file(dir, "h\xff\xe9.json", "web2", 1, NS, NS, 2,
+			     "[[1023, 2]]", "");
+	char *merged = tu_join(dir, "m.json"), *file;
+	const char *margs[] = { "--merge", a, b, "-o", merged, NULL };
+	const char *cargs[] = { "--compare", "--output-format", "json", merged,
+				b, NULL };
+	const json_t *hosts, *runs;
+	struct jv_error je;
+	json_t *m, *c;
+
+	ck_assert_int_eq(tu_run_args(margs, &out, &err), 0);
+	free(out);
+	free(err);
+	m = load(merged);
+	hosts = json_object_get(m, "hosts");
+	ck_assert_uint_eq(jv_count(hosts), 2);
+	ck_assert(asprintf(&file, "%s/h%%FF%%E9.json", dir) > 0);
+	ck_assert_str_eq(json_string_value(json_object_get(jv_at(hosts, 1),
+							   "file")), file);
+
+	ck_assert_int_eq(tu_run_args(cargs, &out, &err), 0);
+	c = jv_parse(out, strlen(out), &je);
+	ck_assert_msg(c, "%u:%u: %s\n%s", je.line, je.col, je.msg, out);
+	runs = json_object_get(c, "runs");
+	ck_assert_uint_eq(jv_count(runs), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(jv_at(runs, 1),
+							   "label")), "h%FF%E9");
+	json_decref(c);
+	json_decref(m);
+	free(out);
+	free(err);
+	free(file);
+	free(merged);
+	free(b);
+	free(a);
+	free(dir);
+}
+END_TEST
+
 /* --merge refuses, exit 1, naming the file and the value (or the line and
  * column of a syntax error): no output made. */
 START_TEST(test_merge_refused)
@@ -543,6 +590,7 @@ Suite *fleet_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_merge_refused);
+	tcase_add_test(tc, test_merge_not_utf8);
 	suite_add_tcase(s, tc);
 	return s;
 }
