@@ -37,7 +37,7 @@ static char *data_path(const char *name)
 
 /* Analyse @path with @opt (path set here) into JSON, parsed. */
 static json_t *analyze_json(struct analyze_options *opt,
-				       const char *path)
+			    const char *path)
 {
 	char *dir = tu_scratch(), *out = tu_join(dir, "out.json");
 	char err[ERRLEN] = "";
@@ -59,7 +59,7 @@ static json_t *analyze_json(struct analyze_options *opt,
 
 /* Analyse tests/data/analyze/@name with @opt into JSON, parsed. */
 static json_t *analyze_data(const char *name,
-				       struct analyze_options opt)
+			    struct analyze_options opt)
 {
 	char *path = data_path(name);
 	json_t *v = analyze_json(&opt, path);
@@ -70,7 +70,7 @@ static json_t *analyze_data(const char *name,
 
 /* The value at the dotted @path ("a.b.3.c": members and indexes). */
 static const json_t *at(const json_t *v,
-				   const char *path)
+			const char *path)
 {
 	char *copy = strdup(path), *save = NULL;
 
@@ -117,11 +117,12 @@ static bool is_null(const json_t *v, const char *path)
 
 /* The element of array @list whose @key is the string @want. */
 static const json_t *find(const json_t *list,
-				     const char *key, const char *want)
+			  const char *key, const char *want)
 {
 	for (size_t i = 0; i < jv_count(list); i++) {
 		const json_t *name = json_object_get(jv_at(list, i), key);
-		if (name && json_string_value(name) && !strcmp(json_string_value(name), want))
+		if (json_is_string(name) &&
+		    !strcmp(json_string_value(name), want))
 			return jv_at(list, i);
 	}
 	ck_abort_msg("no %s %s", key, want);
@@ -256,7 +257,7 @@ static void check_hand(const json_t *v, bool replay)
 START_TEST(test_hand_capture)
 {
 	json_t *v = analyze_data("hand.capture",
-					 (struct analyze_options){ 0 });
+				 (struct analyze_options){ 0 });
 	const json_t *nr = at(v, "not_replayed");
 
 	check_hand(v, false);
@@ -280,7 +281,7 @@ END_TEST
 START_TEST(test_hand_replay)
 {
 	json_t *v = analyze_data("hand.replay",
-					 (struct analyze_options){ 0 });
+				 (struct analyze_options){ 0 });
 
 	check_hand(v, true);
 	ck_assert(is_null(v, "source.host"));
@@ -298,7 +299,7 @@ END_TEST
 START_TEST(test_names)
 {
 	json_t *v = analyze_data("names.capture",
-					 (struct analyze_options){ 0 });
+				 (struct analyze_options){ 0 });
 
 	ck_assert_int_eq(num(v, "totals.processes"), 2);
 	ck_assert_int_eq(jv_count(at(v, "top.processes.by_ops")), 2);
@@ -314,7 +315,7 @@ END_TEST
 START_TEST(test_aio)
 {
 	json_t *v = analyze_data("aio.replay",
-					 (struct analyze_options){ 0 });
+				 (struct analyze_options){ 0 });
 	const json_t *f = at(v, "top.files.by_ops.0");
 
 	ck_assert_int_eq(num(v, "totals.bytes_read"), 4096);
@@ -389,7 +390,7 @@ END_TEST
 START_TEST(test_top)
 {
 	json_t *v = analyze_data("hand.capture",
-					 (struct analyze_options){ .top = 1 });
+				 (struct analyze_options){ .top = 1 });
 	const json_t *o = at(v, "top.files.by_ops.1");
 
 	ck_assert_int_eq(num(v, "top.n"), 1);

@@ -178,12 +178,12 @@ END_TEST
 
 /* The row of @doc whose figure is @label. */
 static const json_t *row_of(const json_t *doc,
-				       const char *label)
+			    const char *label)
 {
 	const json_t *rows = json_object_get(doc, "rows");
 
 	for (size_t i = 0; i < jv_count(rows); i++) {
-		const char *f = json_string_value(json_object_get(jv_at(rows, i), "figure"));
+		const char *f = jv_member_string(jv_at(rows, i), "figure");
 
 		if (f && !strcmp(f, label))
 			return jv_at(rows, i);
@@ -231,10 +231,10 @@ START_TEST(test_json_output)
 	ck_assert_int_eq(fclose(f), 0);
 	doc = jv_parse(json, len, &jerr);
 	ck_assert_msg(doc, "%u:%u: %s", jerr.line, jerr.col, jerr.msg);
-	ck_assert_str_eq(json_string_value(json_object_get(doc, "format")), "ioriot-compare");
+	ck_assert_str_eq(jv_member_string(doc, "format"), "ioriot-compare");
 	ck_assert_uint_eq(jv_count(json_object_get(doc, "runs")), 4);
-	ck_assert_str_eq(json_string_value(json_object_get(jv_at(json_object_get(doc, "runs"), 1),
-					      "label")), "mq-deadline");
+	ck_assert_str_eq(jv_member_string(jv_at(json_object_get(doc, "runs"),
+						1), "label"), "mq-deadline");
 	best_runs(row_of(doc, "Total time (s)"), best, sizeof(best));
 	ck_assert_str_eq(best, "12");
 	best_runs(row_of(doc, "Performed ioops"), best, sizeof(best));
@@ -246,8 +246,8 @@ START_TEST(test_json_output)
 		stars++;
 	stars--;	/* the legend's "* marks" */
 	for (size_t i = 0; i < jv_count(json_object_get(doc, "rows")); i++)
-		marked += jv_count(json_object_get(jv_at(json_object_get(doc, "rows"), i),
-					      "best_runs"));
+		marked += jv_count(json_object_get(jv_at(json_object_get(doc,
+						   "rows"), i), "best_runs"));
 	ck_assert_uint_eq(marked, stars);
 	json_decref(doc);
 	compare_free(c);

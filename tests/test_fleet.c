@@ -90,9 +90,8 @@ static int64_t int_of(const json_t *obj, const char *sub,
 
 	if (sub)
 		obj = json_object_get(obj, sub);
-	ck_assert_msg(obj && json_object_get(obj, key) &&
-		      jv_int(json_object_get(obj, key), &v) == 0, "no integer %s",
-		      key);
+	ck_assert_msg(jv_int(json_object_get(obj, key), &v) == 0,
+		      "no integer %s", key);
 	return v;
 }
 
@@ -140,8 +139,8 @@ START_TEST(test_start_together)
 	ck_assert_int_eq(st2 - target, k2);
 	ck_assert_int_eq(int_of(j1, NULL, "performed_ioops"), 3);
 	/* adjtimex answers on Linux: the clock's state is there. */
-	ck_assert_int_eq(json_typeof(json_object_get(json_object_get(j1, "start_at"), "clock")),
-			 JSON_OBJECT);
+	ck_assert(json_is_object(json_object_get(json_object_get(j1,
+						 "start_at"), "clock")));
 	int_of(json_object_get(j1, "start_at"), "clock", "maxerror_ns");
 
 	/* The two merged: sums, two hosts, the span. */
@@ -363,7 +362,7 @@ START_TEST(test_merge)
 	char *fleet = tu_join(dir, "fleet.json"), *html = tu_join(dir, "f.html");
 	const char *args[] = { "--merge", a, b, "-o", fleet, NULL };
 	json_t *m;
-	const json_t *read, *hosts;
+	const json_t *read, *hosts, *hist;
 
 	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	ck_assert_str_eq(err, "");
@@ -371,7 +370,7 @@ START_TEST(test_merge)
 	free(out);
 	free(err);
 	m = load(fleet);
-	ck_assert_str_eq(json_string_value(json_object_get(m, "format")), "ioriot-stats");
+	ck_assert_str_eq(jv_member_string(m, "format"), "ioriot-stats");
 	ck_assert_int_eq(int_of(m, NULL, "format_version"), 1);
 	ck_assert_int_eq(int_of(m, NULL, "performed_ioops"), 100);
 	ck_assert_int_eq(int_of(m, NULL, "threads"), 12);
@@ -381,8 +380,8 @@ START_TEST(test_merge)
 	ck_assert_int_eq(int_of(m, NULL, "started_ns"), 5 * NS);
 	ck_assert_int_eq(int_of(m, NULL, "total_time_ns"), 3 * NS + 3000);
 	ck_assert_int_eq(int_of(m, "uncaptured", "other"), 2);
-	ck_assert_int_eq(int_of(json_object_get(m, "uncaptured"), "not_replayed",
-				"ioctl"), 4);
+	ck_assert_int_eq(int_of(json_object_get(m, "uncaptured"),
+				"not_replayed", "ioctl"), 4);
 	read = json_object_get(json_object_get(m, "syscalls"), "read");
 	ck_assert_ptr_nonnull(read);
 	ck_assert_int_eq(int_of(read, NULL, "ops"), 100);
@@ -390,24 +389,26 @@ START_TEST(test_merge)
 	ck_assert_int_eq(int_of(read, NULL, "differ"), 2);
 	ck_assert_int_eq(int_of(read, NULL, "short_bytes"), 20);
 	ck_assert_int_eq(int_of(read, "differ_by_result", "short"), 2);
-	ck_assert_int_eq(bucket(json_object_get(read, "latency_histogram"), 1023), 15);
-	ck_assert_int_eq(bucket(json_object_get(read, "latency_histogram"), 65535), 85);
-	ck_assert_int_eq(bucket(json_object_get(read, "captured_latency_histogram"), 7),
-			 100);
+	hist = json_object_get(read, "latency_histogram");
+	ck_assert_int_eq(bucket(hist, 1023), 15);
+	ck_assert_int_eq(bucket(hist, 65535), 85);
+	hist = json_object_get(read, "captured_latency_histogram");
+	ck_assert_int_eq(bucket(hist, 7), 100);
 	/* Percentiles of the merged histogram: 15% at 1 us, 85% at 64 us. */
 	ck_assert_int_eq(int_of(read, "latency_ns", "p50"), 65536);
 	ck_assert_int_eq(int_of(read, "latency_ns", "p99"), 65536);
 	ck_assert_int_eq(int_of(read, "latency_ns", "max"), 900000);
 	ck_assert_int_eq(int_of(read, "captured_latency_ns", "p50"), 5);
 	ck_assert_int_eq(int_of(m, "start_lateness_ns", "max"), 15);
-	ck_assert_int_eq(bucket(json_object_get(m, "start_lateness_histogram"), 15), 100);
+	hist = json_object_get(m, "start_lateness_histogram");
+	ck_assert_int_eq(bucket(hist, 15), 100);
 	hosts = json_object_get(m, "hosts");
 	ck_assert_uint_eq(jv_count(hosts), 2);
-	ck_assert_str_eq(json_string_value(json_object_get(jv_at(hosts, 0), "host")), "web1");
-	ck_assert_str_eq(json_string_value(json_object_get(jv_at(hosts, 1), "host")), "web2");
+	ck_assert_str_eq(jv_member_string(jv_at(hosts, 0), "host"), "web1");
+	ck_assert_str_eq(jv_member_string(jv_at(hosts, 1), "host"), "web2");
 	ck_assert_int_eq(int_of(jv_at(hosts, 1), NULL, "performed_ioops"), 90);
-	ck_assert_str_eq(json_string_value(json_object_get(jv_at(json_object_get(m,
-			 "block_devices"), 1), "device")), "web2:vda");
+	ck_assert_str_eq(jv_member_string(jv_at(json_object_get(m,
+			 "block_devices"), 1), "device"), "web2:vda");
 
 	/* --compare reads it: a column of 2 hosts beside the hosts'. */
 	const char *cmp[] = { "--compare", a, b, fleet, NULL };
@@ -481,16 +482,16 @@ START_TEST(test_merge_not_utf8)
 	hosts = json_object_get(m, "hosts");
 	ck_assert_uint_eq(jv_count(hosts), 2);
 	ck_assert(asprintf(&file, "%s/h%%FF%%E9.json", dir) > 0);
-	ck_assert_str_eq(json_string_value(json_object_get(jv_at(hosts, 1),
-							   "file")), file);
+	ck_assert_str_eq(jv_member_string(jv_at(hosts, 1),
+					  "file"), file);
 
 	ck_assert_int_eq(tu_run_args(cargs, &out, &err), 0);
 	c = jv_parse(out, strlen(out), &je);
 	ck_assert_msg(c, "%u:%u: %s\n%s", je.line, je.col, je.msg, out);
 	runs = json_object_get(c, "runs");
 	ck_assert_uint_eq(jv_count(runs), 2);
-	ck_assert_str_eq(json_string_value(json_object_get(jv_at(runs, 1),
-							   "label")), "h%FF%E9");
+	ck_assert_str_eq(jv_member_string(jv_at(runs, 1),
+					  "label"), "h%FF%E9");
 	json_decref(c);
 	json_decref(m);
 	free(out);
@@ -528,8 +529,8 @@ START_TEST(test_merge_refused)
 		const char *says;
 	} bad[] = {
 		{ v2, "v2.json: /format_version: 2, but " },
-		{ nohist, "old.json: /syscalls/read/latency_histogram: expected "
-		  "an array" },
+		{ nohist, "old.json: /syscalls/read/latency_histogram: "
+		  "expected an array" },
 		{ badbucket, "bucket.json: /syscalls/read/latency_histogram/0: "
 		  "a value that is no bucket's largest" },
 		{ count, "count.json: /syscalls/read: the histograms' counts" },

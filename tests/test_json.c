@@ -44,8 +44,8 @@ START_TEST(test_refused)
 	ck_assert_msg(e.line == refused[_i].line && e.col == refused[_i].col,
 		      "case %d: at %u:%u, expected %u:%u (%s)", _i, e.line,
 		      e.col, refused[_i].line, refused[_i].col, e.msg);
-	ck_assert_msg(strstr(e.msg, refused[_i].msg), "case %d: '%s' lacks '%s'",
-		      _i, e.msg, refused[_i].msg);
+	ck_assert_msg(strstr(e.msg, refused[_i].msg),
+		      "case %d: '%s' lacks '%s'", _i, e.msg, refused[_i].msg);
 }
 END_TEST
 
@@ -54,8 +54,9 @@ END_TEST
 START_TEST(test_accessors)
 {
 	const char *text = "{\"z\": 1, \"a\": [2.5, \"s\", null], \"m\": -3}";
+	const char *text2 = "{\"s\": \"t\", \"n\": 1}";
 	struct jv_error e;
-	json_t *v = jv_parse(text, strlen(text), &e);
+	json_t *v = jv_parse(text, strlen(text), &e), *v2;
 	const json_t *a;
 	int64_t i;
 	double d;
@@ -83,6 +84,13 @@ START_TEST(test_accessors)
 	ck_assert_uint_eq(jv_count(jv_at(a, 2)), 0);
 	ck_assert_uint_eq(jv_count(NULL), 0);
 	ck_assert_ptr_null(jv_at(NULL, 0));
+	v2 = jv_parse(text2, strlen(text2), &e);
+	ck_assert_msg(v2, "%s", e.msg);
+	ck_assert_str_eq(jv_member_string(v2, "s"), "t");
+	ck_assert_ptr_null(jv_member_string(v2, "n"));
+	ck_assert_ptr_null(jv_member_string(v2, "x"));
+	ck_assert_ptr_null(jv_member_string(a, "s"));
+	json_decref(v2);
 	json_decref(v);
 }
 END_TEST
@@ -100,7 +108,7 @@ static const struct {
 	{ "a\xff", "\"a%FF\"", "a%FF" },
 	{ "/d/\x80\x81.log", "\"/d/%80%81.log\"", "/d/%80%81.log" },
 	{ "100%", "\"100%\"", "100%" },
-	{ "\xc0\xaf", "\"%C0%AF\"", "%C0%AF" },		/* overlong '/' */
+	{ "\xc0\xaf", "\"%C0%AF\"", "%C0%AF" },	/* overlong '/' */
 	{ "\xed\xa0\x80", "\"%ED%A0%80\"", "%ED%A0%80" },	/* surrogate */
 	{ "\xf4\x90\x80\x80", "\"%F4%90%80%80\"", "%F4%90%80%80" },
 	{ "cut\xe2\x82", "\"cut%E2%82\"", "cut%E2%82" },

@@ -305,7 +305,7 @@ START_TEST(test_map_replay)
 	stats = load_stats(json);
 	ck_assert_int_eq(member_int(stats, "performed_ioops"), 10);
 	ck_assert_int_eq(differ_of(stats), 0);
-	ck_assert_int_eq(json_typeof(json_object_get(stats, "copies")), JSON_NULL);
+	ck_assert(json_is_null(json_object_get(stats, "copies")));
 	json_decref(stats);
 	free(out);
 	free(err);

@@ -31,7 +31,7 @@ struct jv_error {
 	int code;		/* -EINVAL (syntax), -E2BIG (the size limit),
 				 * -ENOMEM, or the -errno of reading the file */
 	unsigned line, col;	/* 1-based; 0 when not about the text */
-	char msg[JSON_ERROR_TEXT_LENGTH];	/* what is wrong, no position */
+	char msg[JSON_ERROR_TEXT_LENGTH];	/* what is wrong, not where */
 };
 
 /*
@@ -52,6 +52,10 @@ int jv_int(const json_t *v, int64_t *out);
 /* The number @v (an integer or a real) in *@out.  Returns 0, or -EINVAL
  * if @v is not a number. */
 int jv_number(const json_t *v, double *out);
+
+/* The string member @key of the object @obj, or NULL if @obj is no
+ * object, has no such member or it is no string. */
+const char *jv_member_string(const json_t *obj, const char *key);
 
 /* Elements of an array, members of an object; 0 for other types and
  * NULL. */

@@ -150,8 +150,8 @@ static int check_fields(const struct checker *ck, const json_t *obj,
 
 	for (size_t i = 0; i < n; i++) {
 		pointer(member, sizeof(member), where, fields[i].key);
-		ret = check_value(ck, json_object_get(obj, fields[i].key), member,
-				  fields[i].want);
+		ret = check_value(ck, json_object_get(obj, fields[i].key),
+				  member, fields[i].want);
 		if (ret)
 			return ret;
 	}
@@ -209,8 +209,8 @@ static int check_syscalls(const struct checker *ck,
 			ret = check_optional(ck, s, where, syscall_optional,
 					     NFIELDS(syscall_optional));
 		if (!ret)
-			ret = check_fields(ck, json_object_get(s, "latency_ns"), lat,
-					   latency_fields,
+			ret = check_fields(ck, json_object_get(s, "latency_ns"),
+					   lat, latency_fields,
 					   NFIELDS(latency_fields));
 	}
 	return ret;
@@ -240,7 +240,7 @@ static int check_run(const struct checker *ck, const json_t *doc)
 	const json_t *lat;
 	int ret;
 
-	if (json_typeof(doc) != JSON_OBJECT) {
+	if (!json_is_object(doc)) {
 		snprintf(ck->err, ck->errlen, "%s: expected an object of "
 			 "replay statistics", ck->path);
 		return -EINVAL;
@@ -249,7 +249,7 @@ static int check_run(const struct checker *ck, const json_t *doc)
 	if (ret)
 		return ret;
 	lat = json_object_get(doc, "start_lateness_ns");
-	if (json_typeof(lat) == JSON_OBJECT) {
+	if (json_is_object(lat)) {
 		ret = check_fields(ck, lat, "/start_lateness_ns",
 				   lateness_fields, NFIELDS(lateness_fields));
 		if (ret)
@@ -292,13 +292,13 @@ int json_failed_msg(const struct jv_error *je, const char *where,
  * when not known.  malloc'd; NULL when out of memory. */
 static char *host_of(const json_t *doc)
 {
-	const char *host = json_string_value(json_object_get(doc, "host"));
+	const char *host = jv_member_string(doc, "host");
 	const json_t *hosts = json_object_get(doc, "hosts");
 	char buf[32];
 
 	if (host)
 		return strdup(host);
-	if (hosts && json_typeof(hosts) == JSON_ARRAY) {
+	if (json_is_array(hosts)) {
 		snprintf(buf, sizeof(buf), "%zu hosts", jv_count(hosts));
 		return strdup(buf);
 	}
@@ -334,7 +334,7 @@ int compare_add(struct compare *c, const char *path, char *err, size_t errlen)
 		c->cap = cap;
 	}
 	run.label = compare_label(path, ".json");
-	run.test = strdup(json_string_value(json_object_get(run.doc, "test")));
+	run.test = strdup(jv_member_string(run.doc, "test"));
 	run.host = host_of(run.doc);
 	if (!run.label || !run.test || !run.host)
 		goto nomem;

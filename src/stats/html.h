@@ -68,8 +68,6 @@ void fmt_count(char *buf, size_t len, double n);
 void fmt_plain(char *buf, size_t len, double v);
 /* The colour of run or series @i, "#rrggbb". */
 const char *html_colour(size_t i);
-/* Whether @v is there (not NULL) and of type @t. */
-bool json_is(const json_t *v, json_type t);
 /* A figure of a JSON object as a double; NAN if missing or no number. */
 double json_num(const json_t *obj, const char *key);
 

@@ -64,7 +64,7 @@ static void source(FILE *f, const struct report_analysis *a)
 	html_text(f, a->label);
 	fputs("</h2>\n<p class=\"note\">", f);
 	for (size_t k = 0; k < 4; k++) {
-		const char *v = json_string_value(json_object_get(src, keys[k]));
+		const char *v = jv_member_string(src, keys[k]);
 
 		fprintf(f, "%s%s: ", k ? " · " : "", keys[k]);
 		html_text(f, v ? v : "-");
@@ -99,8 +99,8 @@ static void counts(FILE *f, const char *what, const json_t *obj)
 	fputs("<tr><td>", f);
 	html_text(f, what);
 	fputs("</td><td class=\"name\">", f);
-	if (!json_is(obj, JSON_OBJECT))
-		fputs(json_is(obj, JSON_NULL) ? "not recorded" : "-", f);
+	if (!json_is_object(obj))
+		fputs(json_is_null(obj) ? "not recorded" : "-", f);
 	else if (!jv_count(obj))
 		fputs("none", f);
 	for (size_t i = 0; i < jv_count(obj); i++) {
@@ -123,7 +123,8 @@ static void not_replayed(FILE *f, const json_t *doc)
 		"</td></tr>\n", buf);
 	counts(f, "syscalls not captured", json_object_get(nr, "uncaptured"));
 	counts(f, "filtered by generate", json_object_get(nr, "filtered"));
-	counts(f, "io_uring requests skipped", json_object_get(nr, "uring_skipped"));
+	counts(f, "io_uring requests skipped",
+	       json_object_get(nr, "uring_skipped"));
 	fputs("</table></div>\n", f);
 }
 
@@ -143,9 +144,9 @@ static void syscall_table(FILE *f, const json_t *sys)
 		fmt_bytes(bytes, sizeof(bytes), json_num(s, "bytes"));
 		fmt_ns(time, sizeof(time), json_num(s, "time_ns"));
 		fputs("<tr><td>", f);
-		html_text(f, json_string_value(json_object_get(s, "name")));
+		html_text(f, jv_member_string(s, "name"));
 		fputs("</td><td>", f);
-		html_text(f, json_string_value(json_object_get(s, "class")));
+		html_text(f, jv_member_string(s, "class"));
 		fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
 			"</tr>\n", ops, failed, bytes, time);
 	}
@@ -167,11 +168,11 @@ static int syscall_mix(FILE *f, const json_t *doc)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const json_t *s = jv_at(sys, i);
-		const char *name = json_string_value(json_object_get(s, "name"));
+		const char *name = jv_member_string(s, "name");
+		const char *cls = jv_member_string(s, "class");
 
 		b[i] = (struct bar){ name ? name : "-", json_num(s, "ops"),
-				     class_colour(json_string_value(json_object_get(s,
-				     "class"))) };
+				     class_colour(cls) };
 	}
 	for (size_t i = 0; i < 6; i++)
 		colours[i] = class_colour(names[i]);
@@ -224,8 +225,8 @@ static int request_sizes(FILE *f, const json_t *doc)
 	ret = size_histogram(f, json_object_get(rs, "read"), "Read requests",
 			     class_colour("read"));
 	if (!ret)
-		ret = size_histogram(f, json_object_get(rs, "write"), "Write requests",
-				     class_colour("write"));
+		ret = size_histogram(f, json_object_get(rs, "write"),
+				     "Write requests", class_colour("write"));
 	fputs("</div>\n", f);
 	return ret;
 }
@@ -245,7 +246,7 @@ static void class_table(FILE *f, const json_t *cls)
 		const json_t *lat = json_object_get(c, "latency");
 
 		fputs("<tr><td>", f);
-		html_text(f, json_string_value(json_object_get(c, "class")));
+		html_text(f, jv_member_string(c, "class"));
 		fmt_plain(buf, sizeof(buf), json_num(c, "ops"));
 		fprintf(f, "</td><td>%s</td>", buf);
 		fmt_ns(buf, sizeof(buf), json_num(c, "time_ns"));
@@ -274,7 +275,7 @@ static int class_latency(FILE *f, const json_t *doc)
 	for (size_t i = 0; i < n; i++) {
 		const json_t *c = jv_at(cls, i);
 		const json_t *lat = json_object_get(c, "latency");
-		const char *name = json_string_value(json_object_get(c, "class"));
+		const char *name = jv_member_string(c, "class");
 
 		r[i] = (struct range){ name ? name : "-",
 				       json_num(lat, "p50_ns"),

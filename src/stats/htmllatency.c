@@ -89,8 +89,9 @@ static size_t latency_rows(const struct htmlreport *r, const char *name,
 	size_t n = 0;
 
 	for (size_t j = 0; j < r->cmp->n; j++) {
-		const json_t *s =
-			json_object_get(json_object_get(r->cmp->runs[j].doc, "syscalls"), name);
+		const json_t *all = json_object_get(r->cmp->runs[j].doc,
+						    "syscalls");
+		const json_t *s = json_object_get(all, name);
 		const json_t *cap = json_object_get(s, "captured_latency_ns");
 
 		if (!cap || (cap_shown && same_latency(cap, cap_shown)))
@@ -103,8 +104,9 @@ static size_t latency_rows(const struct htmlreport *r, const char *name,
 		cap_shown = cap;
 	}
 	for (size_t j = 0; j < r->cmp->n; j++) {
-		const json_t *s =
-			json_object_get(json_object_get(r->cmp->runs[j].doc, "syscalls"), name);
+		const json_t *all = json_object_get(r->cmp->runs[j].doc,
+						    "syscalls");
+		const json_t *s = json_object_get(all, name);
 
 		if (!s)
 			continue;

@@ -93,11 +93,6 @@ const char *html_colour(size_t i)
 	return palette[i % (sizeof(palette) / sizeof(palette[0]))];
 }
 
-bool json_is(const json_t *v, json_type t)
-{
-	return v && json_typeof(v) == t;
-}
-
 double json_num(const json_t *obj, const char *key)
 {
 	double d;

@@ -98,7 +98,7 @@ static int json_kind(const char *path, char *err, size_t errlen)
 	if (!doc) {
 		return json_failed_msg(&je, path, err, errlen);
 	}
-	fmt = json_string_value(json_object_get(doc, "format"));
+	fmt = jv_member_string(doc, "format");
 	kind = fmt && !strcmp(fmt, "ioriot-analysis") ? HTMLREPORT_ANALYSIS :
 	       HTMLREPORT_STATS;
 	json_decref(doc);
@@ -229,7 +229,7 @@ static int add_analysis_doc(struct htmlreport *r, char *label,
 			    json_t *doc, const char *where,
 			    char *err, size_t errlen)
 {
-	const char *fmt = json_string_value(json_object_get(doc, "format"));
+	const char *fmt = jv_member_string(doc, "format");
 	int64_t version = 0;
 	int ret = -EINVAL;
 

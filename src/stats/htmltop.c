@@ -47,7 +47,7 @@ static void top_table(FILE *f, const json_t *rows, bool files)
 	fputs("</tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < jv_count(rows); i++) {
 		const json_t *row = jv_at(rows, i);
-		const char *name = json_string_value(json_object_get(row, "name"));
+		const char *name = jv_member_string(row, "name");
 
 		fputs("<tr><td class=\"name\">", f);
 		if (name)
@@ -113,21 +113,21 @@ static int add_row(struct icicle *ic, const json_t *row,
 		   bool folded, double w)
 {
 	const char *frames[MAX_FRAMES];
-	const char *path = json_string_value(json_object_get(row, folded ? "path" : "name"));
+	const char *path = jv_member_string(row, folded ? "path" : "name");
 	char buf[4096];
 	size_t n = 0;
 
 	if (folded) {
-		const char *proc = json_string_value(json_object_get(row, "process"));
-		const char *sys = json_string_value(json_object_get(row, "syscall"));
+		const char *proc = jv_member_string(row, "process");
+		const char *sys = jv_member_string(row, "syscall");
 
 		frames[n++] = proc ? proc : "other processes";
 		frames[n++] = sys ? sys : "other syscalls";
 	}
 	if (path)
 		path_frames(path, buf, sizeof(buf), frames, &n);
-	else if (!folded || json_is(json_object_get(row, "other"), JSON_TRUE) ||
-		 json_is(json_object_get(row, "other_files"), JSON_TRUE))
+	else if (!folded || json_is_true(json_object_get(row, "other")) ||
+		 json_is_true(json_object_get(row, "other_files")))
 		frames[n++] = "other files";
 	return icicle_add(ic, frames, n, w);
 }
@@ -135,13 +135,13 @@ static int add_row(struct icicle *ic, const json_t *row,
 int html_flame_section(FILE *f, const json_t *doc)
 {
 	const json_t *rows = json_object_get(doc, "folded");
-	bool folded = json_is(rows, JSON_ARRAY);
+	bool folded = json_is_array(rows);
 	struct icicle *ic = icicle_new();
 	int ret = ic ? 0 : -ENOMEM;
 
 	if (!folded)
-		rows = json_object_get(json_object_get(json_object_get(doc, "top"), "files"),
-				"by_ops");
+		rows = json_object_get(json_object_get(json_object_get(doc,
+				       "top"), "files"), "by_ops");
 	for (size_t i = 0; !ret && i < jv_count(rows); i++)
 		ret = add_row(ic, jv_at(rows, i), folded,
 			      json_num(jv_at(rows, i), "ops"));

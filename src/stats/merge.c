@@ -256,10 +256,11 @@ static int add_syscall(struct merge *m, const struct reader *rd,
 	if (!ret)
 		ret = get_u64(rd, s, where, "short_bytes", &short_bytes);
 	if (!ret)
-		ret = get_u64(rd, json_object_get(s, "latency_ns"), lat, "max", &lmax);
+		ret = get_u64(rd, json_object_get(s, "latency_ns"), lat, "max",
+			      &lmax);
 	if (!ret)
-		ret = get_u64(rd, json_object_get(s, "captured_latency_ns"), cap,
-			      "max", &cmax);
+		ret = get_u64(rd, json_object_get(s, "captured_latency_ns"),
+			      cap, "max", &cmax);
 	if (!ret)
 		ret = histogram_sum(rd, s, where, "latency_histogram", ms->lat,
 				    REPLAY_LATENCY_BUCKETS,
@@ -359,8 +360,8 @@ static int add_run(struct merge *m, size_t i, const json_t *doc,
 		m->ahead = ahead;
 	if (load > m->loadavg)
 		m->loadavg = load;
-	m->interrupted |= type_of(json_object_get(doc, "interrupted")) == JSON_TRUE;
-	add_test(m, json_string_value(json_object_get(doc, "test")));
+	m->interrupted |= json_is_true(json_object_get(doc, "interrupted"));
+	add_test(m, jv_member_string(doc, "test"));
 
 	/* Start lateness, when the run was timed. */
 	v = json_object_get(doc, "start_lateness_ns");
@@ -651,7 +652,7 @@ static void write_devices(FILE *f, const struct merge *m)
 	for (size_t i = 0; i < m->c->n; i++) {
 		const json_t *doc = m->c->runs[i].doc;
 		const json_t *devs = json_object_get(doc, "block_devices");
-		const char *host = json_string_value(json_object_get(doc, "host"));
+		const char *host = jv_member_string(doc, "host");
 		bool merged = json_object_get(doc, "hosts") != NULL;
 
 		for (size_t k = 0; k < jv_count(devs); k++) {

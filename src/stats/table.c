@@ -216,7 +216,7 @@ static struct item device_item(const json_t *v, size_t i,
 {
 	const json_t *d = jv_at(v, i);
 
-	return (struct item){ json_string_value(json_object_get(d, "device")), 0, run, d };
+	return (struct item){ jv_member_string(d, "device"), 0, run, d };
 }
 
 /*
@@ -266,8 +266,8 @@ int table_build(struct table *t, const struct compare *c)
 	t->nruns = c->n ? c->n : 1;
 
 	for (size_t j = 0; j < c->n; j++)
-		if (json_typeof(json_object_get(c->runs[j].doc, "start_lateness_ns")) ==
-		    JSON_OBJECT)
+		if (json_is_object(json_object_get(c->runs[j].doc,
+						   "start_lateness_ns")))
 			timed = true;
 	ret = add_run_rows(t, c, run_figures, NFIGS(run_figures));
 	if (!ret && timed)

@@ -108,6 +108,11 @@ int jv_number(const json_t *v, double *out)
 	return 0;
 }
 
+const char *jv_member_string(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
 size_t jv_count(const json_t *v)
 {
 	if (json_is_array(v))
