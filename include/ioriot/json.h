@@ -62,7 +62,8 @@ const char *jv_member_string(const json_t *obj, const char *key);
 size_t jv_count(const json_t *v);
 
 /* Element @i of an array, or the value of member @i of an object in the
- * order of the text.  NULL if @i is out of range or @v is neither. */
+ * order of the text (found in O(@i) steps: jansson's objects are hash
+ * tables).  NULL if @i is out of range or @v is neither. */
 json_t *jv_at(const json_t *v, size_t i);
 
 /* The key of member @i of an object, in the order of the text.  NULL if
