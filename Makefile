@@ -121,7 +121,9 @@ LIBBPF_LIBS := -Wl,-Bstatic -lbpf -Wl,-Bdynamic -lelf -lz
 LIBURING_LIBS := -Wl,-Bstatic -luring -Wl,-Bdynamic
 # libzstd (compressed capture logs, docs/capture-format.md), static too.
 LIBZSTD_LIBS := -Wl,-Bstatic -lzstd -Wl,-Bdynamic
-LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS) $(LIBZSTD_LIBS)
+# libjansson (reading statistics and analysis JSON), static too.
+LIBJANSSON_LIBS := -Wl,-Bstatic -ljansson -Wl,-Bdynamic
+LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS) $(LIBZSTD_LIBS) $(LIBJANSSON_LIBS)
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:

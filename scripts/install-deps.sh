@@ -15,6 +15,7 @@ packages="$packages gnuplot-nox graphite-carbon python3-whisper"	# series tests,
 packages="$packages fio"	# round trip of Linux AIO (libaio engine)
 packages="$packages liburing-dev"	# io_uring replay (linked statically)
 packages="$packages libzstd-dev zstd"	# compressed capture logs (static), zstdcat
+packages="$packages libjansson-dev"	# reading statistics JSON (static)
 packages="$packages attr postgresql"	# round trips: setfattr/getfattr, PostgreSQL
 packages="$packages python3"	# round trip: a Python writer through mmap
 packages="$packages debhelper lintian"	# make deb, and its test

@@ -36,12 +36,12 @@ static char *data_path(const char *name)
 }
 
 /* Analyse @path with @opt (path set here) into JSON, parsed. */
-static struct json_value *analyze_json(struct analyze_options *opt,
-				       const char *path)
+static json_t *analyze_json(struct analyze_options *opt,
+			    const char *path)
 {
 	char *dir = tu_scratch(), *out = tu_join(dir, "out.json");
 	char err[ERRLEN] = "";
-	struct json_error jerr;
+	struct jv_error jerr;
 	FILE *f = fopen(out, "w");
 
 	ck_assert_ptr_nonnull(f);
@@ -50,7 +50,7 @@ static struct json_value *analyze_json(struct analyze_options *opt,
 	opt->tool_version = "test";
 	ck_assert_msg(analyze_run(opt, f, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(fclose(f), 0);
-	struct json_value *v = json_load(out, &jerr);
+	json_t *v = jv_load(out, &jerr);
 	ck_assert_msg(v, "%s:%u:%u: %s", out, jerr.line, jerr.col, jerr.msg);
 	free(out);
 	free(dir);
@@ -58,85 +58,86 @@ static struct json_value *analyze_json(struct analyze_options *opt,
 }
 
 /* Analyse tests/data/analyze/@name with @opt into JSON, parsed. */
-static struct json_value *analyze_data(const char *name,
-				       struct analyze_options opt)
+static json_t *analyze_data(const char *name,
+			    struct analyze_options opt)
 {
 	char *path = data_path(name);
-	struct json_value *v = analyze_json(&opt, path);
+	json_t *v = analyze_json(&opt, path);
 
 	free(path);
 	return v;
 }
 
 /* The value at the dotted @path ("a.b.3.c": members and indexes). */
-static const struct json_value *at(const struct json_value *v,
-				   const char *path)
+static const json_t *at(const json_t *v,
+			const char *path)
 {
 	char *copy = strdup(path), *save = NULL;
 
 	for (char *k = strtok_r(copy, ".", &save); k && v;
 	     k = strtok_r(NULL, ".", &save)) {
-		if (json_type(v) == JSON_ARRAY)
-			v = json_at(v, (size_t)atoi(k));
+		if (json_typeof(v) == JSON_ARRAY)
+			v = jv_at(v, (size_t)atoi(k));
 		else
-			v = json_get(v, k);
+			v = json_object_get(v, k);
 	}
 	ck_assert_msg(v, "no %s", path);
 	free(copy);
 	return v;
 }
 
-static int64_t num(const struct json_value *v, const char *path)
+static int64_t num(const json_t *v, const char *path)
 {
 	int64_t n;
 
-	ck_assert_msg(json_int(at(v, path), &n) == 0, "%s: no integer", path);
+	ck_assert_msg(jv_int(at(v, path), &n) == 0, "%s: no integer", path);
 	return n;
 }
 
-static double real(const struct json_value *v, const char *path)
+static double real(const json_t *v, const char *path)
 {
 	double d;
 
-	ck_assert_msg(json_number(at(v, path), &d) == 0, "%s: no number", path);
+	ck_assert_msg(jv_number(at(v, path), &d) == 0, "%s: no number", path);
 	return d;
 }
 
-static const char *str(const struct json_value *v, const char *path)
+static const char *str(const json_t *v, const char *path)
 {
-	const char *s = json_string(at(v, path));
+	const char *s = json_string_value(at(v, path));
 
 	ck_assert_msg(s, "%s: no string", path);
 	return s;
 }
 
-static bool is_null(const struct json_value *v, const char *path)
+static bool is_null(const json_t *v, const char *path)
 {
-	return json_type(at(v, path)) == JSON_NULL;
+	return json_typeof(at(v, path)) == JSON_NULL;
 }
 
 /* The element of array @list whose @key is the string @want. */
-static const struct json_value *find(const struct json_value *list,
-				     const char *key, const char *want)
+static const json_t *find(const json_t *list,
+			  const char *key, const char *want)
 {
-	for (size_t i = 0; i < json_count(list); i++) {
-		const struct json_value *name = json_get(json_at(list, i), key);
-		if (name && json_string(name) && !strcmp(json_string(name), want))
-			return json_at(list, i);
+	for (size_t i = 0; i < jv_count(list); i++) {
+		const json_t *name = json_object_get(jv_at(list, i), key);
+		if (json_is_string(name) &&
+		    !strcmp(json_string_value(name), want))
+			return jv_at(list, i);
 	}
 	ck_abort_msg("no %s %s", key, want);
 	return NULL;
 }
 
 /* The count of bucket @le (key @key) in a bucket list, 0 if absent. */
-static int64_t bucket(const struct json_value *list, const char *key,
+static int64_t bucket(const json_t *list, const char *key,
 		      int64_t le)
 {
-	for (size_t i = 0; i < json_count(list); i++) {
-		const struct json_value *b = json_at(list, i);
+	for (size_t i = 0; i < jv_count(list); i++) {
+		const json_t *b = jv_at(list, i);
 		int64_t v, n;
-		ck_assert_int_eq(json_int(json_get(b, key), &v), 0);
-		ck_assert_int_eq(json_int(json_get(b, "count"), &n), 0);
+		ck_assert_int_eq(jv_int(json_object_get(b, key), &v), 0);
+		ck_assert_int_eq(jv_int(json_object_get(b, "count"), &n), 0);
 		if (v == le)
 			return n;
 	}
@@ -144,9 +145,9 @@ static int64_t bucket(const struct json_value *list, const char *key,
 }
 
 /* The figures the hand-built log and its replay file share. */
-static void check_hand(const struct json_value *v, bool replay)
+static void check_hand(const json_t *v, bool replay)
 {
-	const struct json_value *files = at(v, "top.files.by_ops"), *f, *s;
+	const json_t *files = at(v, "top.files.by_ops"), *f, *s;
 
 	ck_assert_str_eq(str(v, "format"), "ioriot-analysis");
 	ck_assert_int_eq(num(v, "format_version"), 1);
@@ -174,7 +175,7 @@ static void check_hand(const struct json_value *v, bool replay)
 	ck_assert_int_eq(num(s, "failed"), 1);
 	ck_assert_str_eq(str(s, "class"), "meta");
 	ck_assert_int_eq(num(v, "syscalls.0.ops"), 2);	/* by ops */
-	ck_assert_int_eq(json_count(at(v, "syscalls")), 10);
+	ck_assert_int_eq(jv_count(at(v, "syscalls")), 10);
 
 	s = find(at(v, "classes"), "class", "sync");
 	ck_assert_int_eq(num(s, "ops"), 2);
@@ -193,13 +194,13 @@ static void check_hand(const struct json_value *v, bool replay)
 	ck_assert_int_eq(bucket(at(v, "request_sizes.read"), "le_bytes", 512), 1);
 	ck_assert_int_eq(bucket(at(v, "request_sizes.write"), "le_bytes", 4096), 2);
 	ck_assert_int_eq(bucket(at(v, "request_sizes.write"), "le_bytes", 128), 1);
-	ck_assert_int_eq(json_count(at(v, "request_sizes.write")), 2);
+	ck_assert_int_eq(jv_count(at(v, "request_sizes.write")), 2);
 
 	/* /data/a: write 0 (seq), write 4096 (seq), pwrite 16384, read 0
 	 * after the lseek, read 8192 (seq) */
 	ck_assert_int_eq(num(v, "top.n"), 20);
-	ck_assert_int_eq(json_count(files), 3);
-	f = json_at(files, 0);
+	ck_assert_int_eq(jv_count(files), 3);
+	f = jv_at(files, 0);
 	ck_assert_str_eq(str(f, "name"), "/data/a");
 	ck_assert_int_eq(num(f, "ops"), 9);
 	ck_assert_int_eq(num(f, "bytes_read"), 12288);
@@ -214,24 +215,24 @@ static void check_hand(const struct json_value *v, bool replay)
 	ck_assert(is_null(f, "sequential_share"));
 	ck_assert(is_null(f, "read_share"));
 	ck_assert(is_null(f, "bytes_between_syncs_mean"));
-	f = json_at(at(v, "top.files.by_time"), 0);
+	f = jv_at(at(v, "top.files.by_time"), 0);
 	ck_assert_str_eq(str(f, "name"), "/data/sub/b");
 	ck_assert_int_eq(num(f, "time_ns"), 1000160);
 	ck_assert_double_eq_tol(real(f, "sequential_share"), 1, 1e-9);
 
-	f = json_at(at(v, "top.directories.by_ops"), 0);
+	f = jv_at(at(v, "top.directories.by_ops"), 0);
 	ck_assert_str_eq(str(f, "name"), "/data");
 	ck_assert_int_eq(num(f, "ops"), 10);
 	ck_assert_int_eq(num(f, "working_set_bytes"), 12388);
-	f = json_at(at(v, "top.directories.by_ops"), 1);
+	f = jv_at(at(v, "top.directories.by_ops"), 1);
 	ck_assert_str_eq(str(f, "name"), "/data/sub");
 	ck_assert_int_eq(num(f, "ops"), 4);
 
-	f = json_at(at(v, "top.processes.by_ops"), 0);
+	f = jv_at(at(v, "top.processes.by_ops"), 0);
 	ck_assert_str_eq(str(f, "name"), replay ? "100" : "100 db");
 	ck_assert_int_eq(num(f, "ops"), 9);
 	ck_assert_int_eq(num(f, "bytes_written"), 8292);
-	f = json_at(at(v, "top.threads.by_ops"), 2);
+	f = jv_at(at(v, "top.threads.by_ops"), 2);
 	ck_assert_str_eq(str(f, "name"), "100:101");
 	ck_assert_int_eq(num(f, "ops"), 1);
 
@@ -241,7 +242,7 @@ static void check_hand(const struct json_value *v, bool replay)
 	ck_assert_int_eq(num(v, "sync.bytes_between.max"), 8192);
 
 	ck_assert_int_eq(num(v, "timeline.interval_ns"), 1000000000);
-	ck_assert_int_eq(json_count(at(v, "timeline.rows")), 2);
+	ck_assert_int_eq(jv_count(at(v, "timeline.rows")), 2);
 	ck_assert_int_eq(num(v, "timeline.rows.0.ops"), 12);
 	ck_assert_int_eq(num(v, "timeline.rows.0.read_bytes"), 12800);
 	ck_assert_int_eq(num(v, "timeline.rows.0.write_ops"), 3);
@@ -255,9 +256,9 @@ static void check_hand(const struct json_value *v, bool replay)
 
 START_TEST(test_hand_capture)
 {
-	struct json_value *v = analyze_data("hand.capture",
-					 (struct analyze_options){ 0 });
-	const struct json_value *nr = at(v, "not_replayed");
+	json_t *v = analyze_data("hand.capture",
+				 (struct analyze_options){ 0 });
+	const json_t *nr = at(v, "not_replayed");
 
 	check_hand(v, false);
 	ck_assert_str_eq(str(v, "source.host"), "testhost");
@@ -267,27 +268,27 @@ START_TEST(test_hand_capture)
 	ck_assert_int_eq(num(nr, "uncaptured.fsetxattr"), 1);
 	ck_assert(is_null(nr, "uring_skipped"));
 	/* the read of fd 5, never opened; the exec record */
-	ck_assert_int_eq(json_count(at(nr, "filtered")), 2);
+	ck_assert_int_eq(jv_count(at(nr, "filtered")), 2);
 	for (size_t i = 0; i < 2; i++) {
 		int64_t n;
-		ck_assert_int_eq(json_int(json_at(at(nr, "filtered"), i), &n), 0);
+		ck_assert_int_eq(jv_int(jv_at(at(nr, "filtered"), i), &n), 0);
 		ck_assert_int_eq(n, 1);
 	}
-	json_free(v);
+	json_decref(v);
 }
 END_TEST
 
 START_TEST(test_hand_replay)
 {
-	struct json_value *v = analyze_data("hand.replay",
-					 (struct analyze_options){ 0 });
+	json_t *v = analyze_data("hand.replay",
+				 (struct analyze_options){ 0 });
 
 	check_hand(v, true);
 	ck_assert(is_null(v, "source.host"));
 	ck_assert(is_null(v, "not_replayed.lost_events"));
 	ck_assert(is_null(v, "not_replayed.filtered"));
 	ck_assert_int_eq(num(v, "not_replayed.uncaptured.ioctl"), 3);
-	json_free(v);
+	json_decref(v);
 }
 END_TEST
 
@@ -297,15 +298,15 @@ END_TEST
  */
 START_TEST(test_names)
 {
-	struct json_value *v = analyze_data("names.capture",
-					 (struct analyze_options){ 0 });
+	json_t *v = analyze_data("names.capture",
+				 (struct analyze_options){ 0 });
 
 	ck_assert_int_eq(num(v, "totals.processes"), 2);
-	ck_assert_int_eq(json_count(at(v, "top.processes.by_ops")), 2);
+	ck_assert_int_eq(jv_count(at(v, "top.processes.by_ops")), 2);
 	ck_assert_str_eq(str(v, "top.processes.by_ops.0.name"), "300 cat");
 	ck_assert_int_eq(num(v, "top.processes.by_ops.0.ops"), 2);
 	ck_assert_str_eq(str(v, "top.processes.by_ops.1.name"), "200 db");
-	json_free(v);
+	json_decref(v);
 }
 END_TEST
 
@@ -313,9 +314,9 @@ END_TEST
  * the completions at their iocb's offsets, reaped by another thread. */
 START_TEST(test_aio)
 {
-	struct json_value *v = analyze_data("aio.replay",
-					 (struct analyze_options){ 0 });
-	const struct json_value *f = at(v, "top.files.by_ops.0");
+	json_t *v = analyze_data("aio.replay",
+				 (struct analyze_options){ 0 });
+	const json_t *f = at(v, "top.files.by_ops.0");
 
 	ck_assert_int_eq(num(v, "totals.bytes_read"), 4096);
 	ck_assert_int_eq(num(v, "totals.bytes_written"), 512);
@@ -327,7 +328,7 @@ START_TEST(test_aio)
 	/* the write at 0 comes first; the read at 8192 is not where it ended */
 	ck_assert_double_eq_tol(real(f, "sequential_share"), 0.5, 1e-9);
 	ck_assert_str_eq(str(v, "top.threads.by_bytes.0.name"), "5:6");
-	json_free(v);
+	json_decref(v);
 }
 END_TEST
 
@@ -339,8 +340,8 @@ START_TEST(test_uring)
 	struct analyze_options opt = { 0 };
 
 	ck_assert(asprintf(&file, "%s/generate/uring.replay", tu_datadir()) > 0);
-	struct json_value *v = analyze_json(&opt, file);
-	const struct json_value *f = at(v, "top.files.by_ops.0");
+	json_t *v = analyze_json(&opt, file);
+	const json_t *f = at(v, "top.files.by_ops.0");
 
 	ck_assert_int_eq(num(v, "totals.bytes_read"), 4096 + 100);
 	ck_assert_int_eq(num(v, "totals.bytes_written"), 512);
@@ -356,7 +357,7 @@ START_TEST(test_uring)
 	ck_assert_int_eq(num(f, "bytes_between_syncs_mean"), 512);
 	ck_assert_int_eq(num(v, "not_replayed.uring_skipped.timeout"), 1);
 	ck_assert_int_eq(num(find(at(v, "syscalls"), "name", "sqe"), "ops"), 4);
-	json_free(v);
+	json_decref(v);
 	free(file);
 }
 END_TEST
@@ -365,37 +366,37 @@ END_TEST
 START_TEST(test_cap)
 {
 	struct analyze_options opt = { .max_rows = 1, .top = 5 };
-	struct json_value *v = analyze_data("hand.capture", opt);
-	const struct json_value *files = at(v, "top.files.by_ops"), *o;
+	json_t *v = analyze_data("hand.capture", opt);
+	const json_t *files = at(v, "top.files.by_ops"), *o;
 
 	ck_assert_int_eq(num(v, "totals.files"), 1);
-	ck_assert(json_type(at(v, "totals.rows_capped")) == JSON_TRUE);
-	ck_assert_int_eq(json_count(files), 2);
+	ck_assert(json_typeof(at(v, "totals.rows_capped")) == JSON_TRUE);
+	ck_assert_int_eq(jv_count(files), 2);
 	ck_assert_str_eq(str(files, "0.name"), "/data/a");
-	o = json_at(files, 1);
+	o = jv_at(files, 1);
 	ck_assert(is_null(o, "name"));
-	ck_assert(json_type(at(o, "other")) == JSON_TRUE);
+	ck_assert(json_typeof(at(o, "other")) == JSON_TRUE);
 	ck_assert_int_eq(num(o, "ops"), 5);
 	ck_assert_int_eq(num(o, "bytes_read"), 512);
 	/* the other row's own ranges are not tracked */
 	ck_assert_int_eq(num(v, "totals.working_set_bytes"), 12388);
 	ck_assert_int_eq(num(at(v, "top.processes.by_ops"), "1.ops"), 5);
 	ck_assert_int_eq(num(v, "totals.operations"), 14);
-	json_free(v);
+	json_decref(v);
 }
 END_TEST
 
 /* The rows after the top N are summed in a last "other" row. */
 START_TEST(test_top)
 {
-	struct json_value *v = analyze_data("hand.capture",
-					 (struct analyze_options){ .top = 1 });
-	const struct json_value *o = at(v, "top.files.by_ops.1");
+	json_t *v = analyze_data("hand.capture",
+				 (struct analyze_options){ .top = 1 });
+	const json_t *o = at(v, "top.files.by_ops.1");
 
 	ck_assert_int_eq(num(v, "top.n"), 1);
-	ck_assert_int_eq(json_count(at(v, "top.files.by_ops")), 2);
-	ck_assert(json_type(at(v, "totals.rows_capped")) == JSON_FALSE);
-	ck_assert(json_type(at(o, "other")) == JSON_TRUE);
+	ck_assert_int_eq(jv_count(at(v, "top.files.by_ops")), 2);
+	ck_assert(json_typeof(at(v, "totals.rows_capped")) == JSON_FALSE);
+	ck_assert(json_typeof(at(o, "other")) == JSON_TRUE);
 	ck_assert_int_eq(num(o, "ops"), 5);
 	ck_assert_int_eq(num(o, "bytes_read"), 512);
 	ck_assert_int_eq(num(o, "working_set_bytes"), 512);
@@ -403,7 +404,7 @@ START_TEST(test_top)
 	ck_assert_int_eq(num(o, "syncs"), 1);
 	o = at(v, "top.threads.by_ops.1");
 	ck_assert_int_eq(num(o, "ops"), 6);
-	json_free(v);
+	json_decref(v);
 }
 END_TEST
 
@@ -469,18 +470,18 @@ END_TEST
  * same as --folded's lines; without it none. */
 START_TEST(test_folded_json)
 {
-	struct json_value *v = analyze_data("hand.capture",
+	json_t *v = analyze_data("hand.capture",
 		(struct analyze_options){ .json_stacks = true });
-	const struct json_value *rows = at(v, "folded"), *row;
+	const json_t *rows = at(v, "folded"), *row;
 	uint64_t ops = 0, bytes = 0, last = UINT64_MAX;
 	bool db_write = false;
 
-	ck_assert_int_eq(json_type(rows), JSON_ARRAY);
-	ck_assert_uint_eq(json_count(rows), 12);
-	for (size_t i = 0; i < json_count(rows); i++) {
+	ck_assert_int_eq(json_typeof(rows), JSON_ARRAY);
+	ck_assert_uint_eq(jv_count(rows), 12);
+	for (size_t i = 0; i < jv_count(rows); i++) {
 		const char *path;
 
-		row = json_at(rows, i);
+		row = jv_at(rows, i);
 		ck_assert_uint_le((uint64_t)num(row, "ops"), last);
 		last = (uint64_t)num(row, "ops");
 		ops += last;
@@ -496,10 +497,10 @@ START_TEST(test_folded_json)
 	ck_assert(db_write);
 	ck_assert_uint_eq(ops, 14);
 	ck_assert_uint_eq(bytes, 12800 + 8292);
-	json_free(v);
+	json_decref(v);
 	v = analyze_data("hand.capture", (struct analyze_options){ 0 });
-	ck_assert_ptr_null(json_get(v, "folded"));
-	json_free(v);
+	ck_assert_ptr_null(json_object_get(v, "folded"));
+	json_decref(v);
 }
 END_TEST
 
@@ -610,8 +611,8 @@ START_TEST(test_workload)
 	ck_assert(WIFEXITED(w.status) && WEXITSTATUS(w.status) == 0);
 
 	struct analyze_options opt = { 0 };
-	struct json_value *v = analyze_json(&opt, log);
-	const struct json_value *f = find(at(v, "top.files.by_ops"), "name", file);
+	json_t *v = analyze_json(&opt, log);
+	const json_t *f = find(at(v, "top.files.by_ops"), "name", file);
 	const uint64_t blk = ANALYZE_BLOCK;
 	const int64_t writes = ANALYZE_SEQ + ANALYZE_RANDOM;
 
@@ -624,7 +625,7 @@ START_TEST(test_workload)
 	ck_assert_int_eq(num(v, "sync.calls"), ANALYZE_SYNCS);
 	ck_assert_int_eq(bucket(at(v, "request_sizes.write"), "le_bytes", blk),
 			 writes);
-	ck_assert_int_eq(json_count(at(v, "request_sizes.write")), 1);
+	ck_assert_int_eq(jv_count(at(v, "request_sizes.write")), 1);
 	ck_assert_int_eq(bucket(at(v, "request_sizes.read"), "le_bytes", blk),
 			 ANALYZE_READS);
 	ck_assert_int_eq(num(f, "bytes_written"), writes * (int64_t)blk);
@@ -641,7 +642,7 @@ START_TEST(test_workload)
 			 (int64_t)(writes * blk / ANALYZE_SYNCS));
 	ck_assert_int_eq(num(v, "sync.bytes_between.max"),
 			 ANALYZE_SEQ * (int64_t)blk);
-	json_free(v);
+	json_decref(v);
 	free(file);
 	free(log);
 	free(dir);

@@ -130,7 +130,8 @@ END_TEST
 /*
  * The Debian package builds (scripts/build-deb.sh, as `make deb`), lintian
  * finds no error in it, and the ioriot it installs runs: unpacked into a
- * scratch root with dpkg -x, it prints the tree's version.
+ * scratch root with dpkg -x, it prints the tree's version, and it needs
+ * none of the libraries linked statically (one binary).
  */
 START_TEST(test_deb_installs)
 {
@@ -165,6 +166,19 @@ START_TEST(test_deb_installs)
 	ck_assert_msg(!strncmp(text, "ioriot ", 7) &&
 		      !strncmp(text + 7, version, strlen(version)),
 		      "'%s' is not version %s", text, version);
+	free(text);
+	ck_assert_int_eq(tu_exec((const char *[]){ "sh", "-c", "readelf -d "
+						   "\"$0\" > \"$1\"", bin, out,
+						   NULL }, false), 0);
+	text = tu_read(out, NULL);
+	ck_assert_ptr_nonnull(text);
+	static const char *const statics[] = {
+		"libbpf.so", "liburing.so", "libzstd.so", "libjansson.so",
+	};
+	for (size_t i = 0; i < sizeof(statics) / sizeof(statics[0]); i++)
+		ck_assert_msg(!strstr(text, statics[i]), "needs %s:\n%s",
+			      statics[i], text);
+	ck_assert_ptr_nonnull(strstr(text, "libc.so"));
 	free(text);
 	static const char *const files[] = {
 		"usr/bin/ioriot-plot", "usr/share/man/man8/ioriot.8.gz",

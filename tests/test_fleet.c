@@ -73,26 +73,25 @@ static char *replay_file(const char *dir, const char *mnt, const char *name)
 	return path;
 }
 
-static struct json_value *load(const char *path)
+static json_t *load(const char *path)
 {
-	struct json_error je;
-	struct json_value *v = json_load(path, &je);
+	struct jv_error je;
+	json_t *v = jv_load(path, &je);
 
 	ck_assert_msg(v, "%s:%u: %s", path, je.line, je.msg);
 	return v;
 }
 
 /* The integer at @key of @obj (after the object path @sub, or NULL). */
-static int64_t int_of(const struct json_value *obj, const char *sub,
+static int64_t int_of(const json_t *obj, const char *sub,
 		      const char *key)
 {
 	int64_t v;
 
 	if (sub)
-		obj = json_get(obj, sub);
-	ck_assert_msg(obj && json_get(obj, key) &&
-		      json_int(json_get(obj, key), &v) == 0, "no integer %s",
-		      key);
+		obj = json_object_get(obj, sub);
+	ck_assert_msg(jv_int(json_object_get(obj, key), &v) == 0,
+		      "no integer %s", key);
 	return v;
 }
 
@@ -112,7 +111,7 @@ START_TEST(test_start_together)
 	/* Two to three seconds ahead: enough for both to start, init and get
 	 * ready on a busy machine. */
 	int64_t target = (int64_t)(clock_ns(CLOCK_REALTIME) / NS + 3) * NS;
-	struct json_value *j1, *j2, *jm;
+	json_t *j1, *j2, *jm;
 
 	snprintf(at, sizeof(at), "@%" PRId64, target / NS);
 	const char *a1[] = { "-R", r1, "-D", "-q", "--allow-root", "-s", "1",
@@ -140,9 +139,9 @@ START_TEST(test_start_together)
 	ck_assert_int_eq(st2 - target, k2);
 	ck_assert_int_eq(int_of(j1, NULL, "performed_ioops"), 3);
 	/* adjtimex answers on Linux: the clock's state is there. */
-	ck_assert_int_eq(json_type(json_get(json_get(j1, "start_at"), "clock")),
-			 JSON_OBJECT);
-	int_of(json_get(j1, "start_at"), "clock", "maxerror_ns");
+	ck_assert(json_is_object(json_object_get(json_object_get(j1,
+						 "start_at"), "clock")));
+	int_of(json_object_get(j1, "start_at"), "clock", "maxerror_ns");
 
 	/* The two merged: sums, two hosts, the span. */
 	const char *margs[] = { "--merge", s1, s2, "-o", merged, NULL };
@@ -150,7 +149,7 @@ START_TEST(test_start_together)
 	ck_assert_str_eq(err, "");
 	jm = load(merged);
 	ck_assert_int_eq(int_of(jm, NULL, "performed_ioops"), 6);
-	ck_assert_uint_eq(json_count(json_get(jm, "hosts")), 2);
+	ck_assert_uint_eq(jv_count(json_object_get(jm, "hosts")), 2);
 	ck_assert_int_eq(int_of(jm, NULL, "started_ns"), st1 < st2 ? st1 : st2);
 	int64_t end1 = st1 + int_of(j1, NULL, "total_time_ns");
 	int64_t end2 = st2 + int_of(j2, NULL, "total_time_ns");
@@ -162,9 +161,9 @@ START_TEST(test_start_together)
 	free(out);
 	free(err);
 
-	json_free(j1);
-	json_free(j2);
-	json_free(jm);
+	json_decref(j1);
+	json_decref(j2);
+	json_decref(jm);
 	free(merged);
 	free(s1);
 	free(s2);
@@ -335,13 +334,13 @@ static char *stats_file(const char *dir, const char *name, const char *host,
 }
 
 /* The count of the bucket whose largest value is @le in histogram @h. */
-static int64_t bucket(const struct json_value *h, int64_t le)
+static int64_t bucket(const json_t *h, int64_t le)
 {
-	for (size_t i = 0; i < json_count(h); i++) {
+	for (size_t i = 0; i < jv_count(h); i++) {
 		int64_t v, n;
 
-		json_int(json_at(json_at(h, i), 0), &v);
-		json_int(json_at(json_at(h, i), 1), &n);
+		jv_int(jv_at(jv_at(h, i), 0), &v);
+		jv_int(jv_at(jv_at(h, i), 1), &n);
 		if (v == le)
 			return n;
 	}
@@ -362,8 +361,8 @@ START_TEST(test_merge)
 			     "[[1023, 5], [65535, 85]]", "");
 	char *fleet = tu_join(dir, "fleet.json"), *html = tu_join(dir, "f.html");
 	const char *args[] = { "--merge", a, b, "-o", fleet, NULL };
-	struct json_value *m;
-	const struct json_value *read, *hosts;
+	json_t *m;
+	const json_t *read, *hosts, *hist;
 
 	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
 	ck_assert_str_eq(err, "");
@@ -371,7 +370,7 @@ START_TEST(test_merge)
 	free(out);
 	free(err);
 	m = load(fleet);
-	ck_assert_str_eq(json_string(json_get(m, "format")), "ioriot-stats");
+	ck_assert_str_eq(jv_member_string(m, "format"), "ioriot-stats");
 	ck_assert_int_eq(int_of(m, NULL, "format_version"), 1);
 	ck_assert_int_eq(int_of(m, NULL, "performed_ioops"), 100);
 	ck_assert_int_eq(int_of(m, NULL, "threads"), 12);
@@ -381,33 +380,35 @@ START_TEST(test_merge)
 	ck_assert_int_eq(int_of(m, NULL, "started_ns"), 5 * NS);
 	ck_assert_int_eq(int_of(m, NULL, "total_time_ns"), 3 * NS + 3000);
 	ck_assert_int_eq(int_of(m, "uncaptured", "other"), 2);
-	ck_assert_int_eq(int_of(json_get(m, "uncaptured"), "not_replayed",
-				"ioctl"), 4);
-	read = json_get(json_get(m, "syscalls"), "read");
+	ck_assert_int_eq(int_of(json_object_get(m, "uncaptured"),
+				"not_replayed", "ioctl"), 4);
+	read = json_object_get(json_object_get(m, "syscalls"), "read");
 	ck_assert_ptr_nonnull(read);
 	ck_assert_int_eq(int_of(read, NULL, "ops"), 100);
 	ck_assert_int_eq(int_of(read, NULL, "bytes"), 100 * 4096);
 	ck_assert_int_eq(int_of(read, NULL, "differ"), 2);
 	ck_assert_int_eq(int_of(read, NULL, "short_bytes"), 20);
 	ck_assert_int_eq(int_of(read, "differ_by_result", "short"), 2);
-	ck_assert_int_eq(bucket(json_get(read, "latency_histogram"), 1023), 15);
-	ck_assert_int_eq(bucket(json_get(read, "latency_histogram"), 65535), 85);
-	ck_assert_int_eq(bucket(json_get(read, "captured_latency_histogram"), 7),
-			 100);
+	hist = json_object_get(read, "latency_histogram");
+	ck_assert_int_eq(bucket(hist, 1023), 15);
+	ck_assert_int_eq(bucket(hist, 65535), 85);
+	hist = json_object_get(read, "captured_latency_histogram");
+	ck_assert_int_eq(bucket(hist, 7), 100);
 	/* Percentiles of the merged histogram: 15% at 1 us, 85% at 64 us. */
 	ck_assert_int_eq(int_of(read, "latency_ns", "p50"), 65536);
 	ck_assert_int_eq(int_of(read, "latency_ns", "p99"), 65536);
 	ck_assert_int_eq(int_of(read, "latency_ns", "max"), 900000);
 	ck_assert_int_eq(int_of(read, "captured_latency_ns", "p50"), 5);
 	ck_assert_int_eq(int_of(m, "start_lateness_ns", "max"), 15);
-	ck_assert_int_eq(bucket(json_get(m, "start_lateness_histogram"), 15), 100);
-	hosts = json_get(m, "hosts");
-	ck_assert_uint_eq(json_count(hosts), 2);
-	ck_assert_str_eq(json_string(json_get(json_at(hosts, 0), "host")), "web1");
-	ck_assert_str_eq(json_string(json_get(json_at(hosts, 1), "host")), "web2");
-	ck_assert_int_eq(int_of(json_at(hosts, 1), NULL, "performed_ioops"), 90);
-	ck_assert_str_eq(json_string(json_get(json_at(json_get(m,
-			 "block_devices"), 1), "device")), "web2:vda");
+	hist = json_object_get(m, "start_lateness_histogram");
+	ck_assert_int_eq(bucket(hist, 15), 100);
+	hosts = json_object_get(m, "hosts");
+	ck_assert_uint_eq(jv_count(hosts), 2);
+	ck_assert_str_eq(jv_member_string(jv_at(hosts, 0), "host"), "web1");
+	ck_assert_str_eq(jv_member_string(jv_at(hosts, 1), "host"), "web2");
+	ck_assert_int_eq(int_of(jv_at(hosts, 1), NULL, "performed_ioops"), 90);
+	ck_assert_str_eq(jv_member_string(jv_at(json_object_get(m,
+			 "block_devices"), 1), "device"), "web2:vda");
 
 	/* --compare reads it: a column of 2 hosts beside the hosts'. */
 	const char *cmp[] = { "--compare", a, b, fleet, NULL };
@@ -446,7 +447,7 @@ START_TEST(test_merge)
 		      !strstr(out, "?:web2"), "%s", out);
 	free(out);
 	free(err);
-	json_free(m);
+	json_decref(m);
 	free(c);
 	free(a);
 	free(b);
@@ -456,7 +457,55 @@ START_TEST(test_merge)
 }
 END_TEST
 
-/* --merge refuses, exit 1, naming the file (and line): no output made. */
+/* Names that are not UTF-8 (a file name here, any bytes on Linux): the
+ * merged statistics and --compare's JSON hold them as %XX and are read
+ * back. */
+START_TEST(test_merge_not_utf8)
+{
+	char *dir = tu_scratch(), *out, *err;
+	char *a = stats_file(dir, "a.json", "web1", 1, NS, NS, 1, "[[1023, 1]]",
+			     "");
+	char *b = stats_file(dir, "h\xff\xe9.json", "web2", 1, NS, NS, 2,
+			     "[[1023, 2]]", "");
+	char *merged = tu_join(dir, "m.json"), *file;
+	const char *margs[] = { "--merge", a, b, "-o", merged, NULL };
+	const char *cargs[] = { "--compare", "--output-format", "json", merged,
+				b, NULL };
+	const json_t *hosts, *runs;
+	struct jv_error je;
+	json_t *m, *c;
+
+	ck_assert_int_eq(tu_run_args(margs, &out, &err), 0);
+	free(out);
+	free(err);
+	m = load(merged);
+	hosts = json_object_get(m, "hosts");
+	ck_assert_uint_eq(jv_count(hosts), 2);
+	ck_assert(asprintf(&file, "%s/h%%FF%%E9.json", dir) > 0);
+	ck_assert_str_eq(jv_member_string(jv_at(hosts, 1),
+					  "file"), file);
+
+	ck_assert_int_eq(tu_run_args(cargs, &out, &err), 0);
+	c = jv_parse(out, strlen(out), &je);
+	ck_assert_msg(c, "%u:%u: %s\n%s", je.line, je.col, je.msg, out);
+	runs = json_object_get(c, "runs");
+	ck_assert_uint_eq(jv_count(runs), 2);
+	ck_assert_str_eq(jv_member_string(jv_at(runs, 1),
+					  "label"), "h%FF%E9");
+	json_decref(c);
+	json_decref(m);
+	free(out);
+	free(err);
+	free(file);
+	free(merged);
+	free(b);
+	free(a);
+	free(dir);
+}
+END_TEST
+
+/* --merge refuses, exit 1, naming the file and the value (or the line and
+ * column of a syntax error): no output made. */
 START_TEST(test_merge_refused)
 {
 	char *dir = tu_scratch(), *out, *err;
@@ -479,12 +528,14 @@ START_TEST(test_merge_refused)
 		const char *file;
 		const char *says;
 	} bad[] = {
-		{ v2, "v2.json:3: /format_version: 2, but " },
-		{ nohist, "old.json:" },
-		{ badbucket, "bucket.json:" },
-		{ count, "count.json:" },
+		{ v2, "v2.json: /format_version: 2, but " },
+		{ nohist, "old.json: /syscalls/read/latency_histogram: "
+		  "expected an array" },
+		{ badbucket, "bucket.json: /syscalls/read/latency_histogram/0: "
+		  "a value that is no bucket's largest" },
+		{ count, "count.json: /syscalls/read: the histograms' counts" },
 		{ syntax, "syntax.json:4:1: " },
-		{ other, "other.json:" },
+		{ other, "other.json: /test: missing" },
 		{ missing, "missing.json: " },
 	};
 
@@ -540,6 +591,7 @@ Suite *fleet_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_merge_refused);
+	tcase_add_test(tc, test_merge_not_utf8);
 	suite_add_tcase(s, tc);
 	return s;
 }

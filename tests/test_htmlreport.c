@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ioriot/htmlreport.h"
+#include "ioriot/json.h"
 #include "testutil.h"
 
 #define XSS "<script>alert(1)</script>"
@@ -249,7 +250,8 @@ START_TEST(test_analysis_text)
 		  "(\"format\" is not \"ioriot-analysis\")" },
 		{ "v2", "{\"format\": \"ioriot-analysis\", \"format_version\": 2}",
 		  "v2: analysis format_version 2; this ioriot reads 1" },
-		{ "cut", "{\"format\": \"ioriot-analysis\", ", "cut:1:31: unexpected end of input" },
+		{ "cut", "{\"format\": \"ioriot-analysis\", ",
+		  "cut:1:30: string or '}' expected near end of file" },
 	};
 	struct htmlreport *r = htmlreport_new();
 	char *path = data("mail.json"), *text = tu_read(path, NULL), err[512];
@@ -316,6 +318,60 @@ START_TEST(test_analysis_empty)
 	ck_assert_uint_eq(check_charts(html), 0);
 	ck_assert_uint_eq(count(html, ": no data</p>"), 7);
 	free(html);
+}
+END_TEST
+
+/* A capture path that is not UTF-8 goes through --analyze's JSON (as
+ * %XX) into the page, from the JSON file and analysed in process. */
+START_TEST(test_analysis_not_utf8)
+{
+	char *dir = tu_mkdtemp(), *capture, *text, *at, *cap, *json, *html;
+	char *page = tu_join(dir, "r.html"), *out = NULL, *err = NULL;
+	char *analyze[] = { "ioriot", "-q", "--analyze", NULL,
+			    "--output-format", "json", NULL };
+	char *report[] = { "ioriot", "-q", "--report", page, NULL, NULL };
+	struct jv_error je;
+	json_t *v;
+
+	ck_assert(asprintf(&capture, "%s/analyze/hand.capture",
+			   tu_datadir()) > 0);
+	text = tu_read(capture, NULL);
+	ck_assert_ptr_nonnull(text);
+	at = strstr(text, "p=/data/a;");
+	ck_assert_ptr_nonnull(at);
+	ck_assert(asprintf(&cap, "%.*sp=/data/a%%FF%%C3;%s", (int)(at - text),
+			   text, at + strlen("p=/data/a;")) > 0);
+	free(text);
+	text = cap;
+	cap = tu_write_str(dir, "odd.capture", text);
+
+	analyze[3] = cap;
+	ck_assert_int_eq(tu_run(analyze, &out, &err), 0);
+	v = jv_parse(out, strlen(out), &je);
+	ck_assert_msg(v, "%u:%u: %s", je.line, je.col, je.msg);
+	json_decref(v);
+	ck_assert_msg(strstr(out, "\"/data/a%FF%C3\""), "%s", out);
+	json = tu_write_str(dir, "odd.json", out);
+
+	report[4] = json;
+	ck_assert_int_eq(tu_run(report, NULL, NULL), 0);
+	html = tu_read(page, NULL);
+	ck_assert_msg(html && strstr(html, "/data/a%FF%C3"), "no path");
+	free(html);
+	report[4] = cap;
+	ck_assert_int_eq(tu_run(report, NULL, NULL), 0);
+	html = tu_read(page, NULL);
+	ck_assert_msg(html && strstr(html, "/data/a%FF%C3"), "no path");
+	free(html);
+	free(json);
+	free(err);
+	free(out);
+	free(text);
+	free(cap);
+	free(capture);
+	free(page);
+	tu_rmtree(dir);
+	free(dir);
 }
 END_TEST
 
@@ -581,6 +637,7 @@ Suite *htmlreport_suite(void)
 	tcase_add_test(tc, test_analysis_text);
 	tcase_add_test(tc, test_analysis_empty);
 	tcase_add_test(tc, test_failed_input);
+	tcase_add_test(tc, test_analysis_not_utf8);
 	tcase_add_test(tc, test_cli_refuses);
 	tcase_add_test(tc, test_browser);
 	suite_add_tcase(s, tc);

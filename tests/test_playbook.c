@@ -64,23 +64,23 @@ static int playbook(const char *book, const char *inventory, const char *tags,
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static struct json_value *load(const char *path)
+static json_t *load(const char *path)
 {
-	struct json_error jerr;
-	struct json_value *v = json_load(path, &jerr);
+	struct jv_error jerr;
+	json_t *v = jv_load(path, &jerr);
 
 	ck_assert_msg(v, "%s: line %u: %s", path, jerr.line, jerr.msg);
 	return v;
 }
 
-static int64_t int_at(const struct json_value *v, const char *a,
+static int64_t int_at(const json_t *v, const char *a,
 		      const char *b)
 {
 	int64_t n = 0;
 
 	if (a)
-		v = json_get(v, a);
-	ck_assert_msg(json_int(json_get(v, b), &n) == 0, "%s.%s",
+		v = json_object_get(v, a);
+	ck_assert_msg(jv_int(json_object_get(v, b), &n) == 0, "%s.%s",
 		      a ? a : "", b);
 	return n;
 }
@@ -116,7 +116,7 @@ START_TEST(test_playbook)
 	char *book, *inv, *log = tu_join(dir, "ansible.log"), *tmp, *text;
 	char src[PATH_MAX];
 	pid_t load_pid[HOSTS];
-	struct json_value *merged;
+	json_t *merged;
 	int rc;
 
 	tmp = tu_which("ansible-playbook");
@@ -162,7 +162,7 @@ START_TEST(test_playbook)
 	/* Every host replayed, within 50 ms of the common start. */
 	for (int i = 0; i < HOSTS; i++) {
 		char *path;
-		struct json_value *st;
+		json_t *st;
 		int64_t skew;
 
 		ck_assert(asprintf(&path, "%s/stats/h%d.json", fleet, i + 1) > 0);
@@ -174,15 +174,15 @@ START_TEST(test_playbook)
 		       (long long)skew);
 		ck_assert_msg(skew > -SKEW_MAX_NS && skew < SKEW_MAX_NS,
 			      "h%d: skew %lld ns", i + 1, (long long)skew);
-		json_free(st);
+		json_decref(st);
 		free(path);
 	}
 	free(fleet);
 	ck_assert(asprintf(&fleet, "%s/fleet/fleet.json", dir) > 0);
 	merged = load(fleet);
-	ck_assert_uint_eq(json_count(json_get(merged, "hosts")), HOSTS);
+	ck_assert_uint_eq(jv_count(json_object_get(merged, "hosts")), HOSTS);
 	ck_assert_int_lt(int_at(merged, "start_at", "spread_ns"), SKEW_MAX_NS);
-	json_free(merged);
+	json_decref(merged);
 	text = tu_read(log, NULL);
 	ck_assert_msg(text && strstr(text, "Compare the hosts"),
 		      "no comparison in the log");

@@ -87,32 +87,33 @@ END_TEST
 START_TEST(json_uncaptured)
 {
 	static struct uncaptured u;
-	struct json_error jerr;
-	const struct json_value *unc, *nr;
-	struct json_value *doc;
+	struct jv_error jerr;
+	const json_t *unc, *nr;
+	json_t *doc;
 	int64_t v;
 	char *text;
 
 	sample(&u);
 	text = report_of(&u, true);
-	doc = json_parse(text, strlen(text), &jerr);
+	doc = jv_parse(text, strlen(text), &jerr);
 	ck_assert_msg(doc, "%s", text);
-	unc = json_get(doc, "uncaptured");
-	ck_assert_int_eq(json_type(unc), JSON_OBJECT);
-	nr = json_get(unc, "not_replayed");
-	ck_assert_uint_eq(json_count(nr), 2);
-	ck_assert_str_eq(json_key(nr, 0), "io_uring_enter");
-	ck_assert(json_int(json_get(nr, "io_uring_enter"), &v) == 0 && v == 4230);
-	ck_assert(json_int(json_get(nr, "ioctl"), &v) == 0 && v == 12);
-	ck_assert(json_int(json_get(unc, "other"), &v) == 0 && v == 80);
-	json_free(doc);
+	unc = json_object_get(doc, "uncaptured");
+	ck_assert_int_eq(json_typeof(unc), JSON_OBJECT);
+	nr = json_object_get(unc, "not_replayed");
+	ck_assert_uint_eq(jv_count(nr), 2);
+	ck_assert_str_eq(jv_key(nr, 0), "io_uring_enter");
+	ck_assert(jv_int(json_object_get(nr, "io_uring_enter"), &v) == 0 &&
+		  v == 4230);
+	ck_assert(jv_int(json_object_get(nr, "ioctl"), &v) == 0 && v == 12);
+	ck_assert(jv_int(json_object_get(unc, "other"), &v) == 0 && v == 80);
+	json_decref(doc);
 	free(text);
 
 	text = report_of(NULL, true);
-	doc = json_parse(text, strlen(text), &jerr);
+	doc = jv_parse(text, strlen(text), &jerr);
 	ck_assert_msg(doc, "%s", text);
-	ck_assert_int_eq(json_type(json_get(doc, "uncaptured")), JSON_NULL);
-	json_free(doc);
+	ck_assert(json_is_null(json_object_get(doc, "uncaptured")));
+	json_decref(doc);
 	free(text);
 }
 END_TEST
@@ -120,24 +121,24 @@ END_TEST
 /* The JSON says what it is, which ioriot wrote it and when. */
 START_TEST(json_identifies_itself)
 {
-	struct json_error jerr;
-	struct json_value *doc;
+	struct jv_error jerr;
+	json_t *doc;
 	int64_t v;
 	char *text = report_of(NULL, true);
 
-	doc = json_parse(text, strlen(text), &jerr);
+	doc = jv_parse(text, strlen(text), &jerr);
 	ck_assert_msg(doc, "%s", text);
-	ck_assert_str_eq(json_string(json_get(doc, "format")), "ioriot-stats");
-	ck_assert(json_int(json_get(doc, "format_version"), &v) == 0 &&
+	ck_assert_str_eq(jv_member_string(doc, "format"), "ioriot-stats");
+	ck_assert(jv_int(json_object_get(doc, "format_version"), &v) == 0 &&
 		  v == REPORT_JSON_VERSION);
-	ck_assert_str_eq(json_string(json_get(doc, "ioriot_version")),
+	ck_assert_str_eq(jv_member_string(doc, "ioriot_version"),
 			 ioriot_version());
-	ck_assert_str_eq(json_string(json_get(doc, "host")), "testbox");
-	ck_assert_str_eq(json_string(json_get(doc, "started")),
+	ck_assert_str_eq(jv_member_string(doc, "host"), "testbox");
+	ck_assert_str_eq(jv_member_string(doc, "started"),
 			 "2026-11-25T23:59:01Z");
-	ck_assert_str_eq(json_string(json_get(doc, "finished")),
+	ck_assert_str_eq(jv_member_string(doc, "finished"),
 			 "2026-11-25T23:59:02Z");
-	json_free(doc);
+	json_decref(doc);
 	free(text);
 }
 END_TEST

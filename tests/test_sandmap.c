@@ -252,31 +252,31 @@ static char *workload(const char *dir, const char *captured)
 }
 
 /* The JSON stats at @path, parsed. */
-static struct json_value *load_stats(const char *path)
+static json_t *load_stats(const char *path)
 {
-	struct json_error jerr;
-	struct json_value *v = json_load(path, &jerr);
+	struct jv_error jerr;
+	json_t *v = jv_load(path, &jerr);
 
 	ck_assert_msg(v, "%s: line %u: %s", path, jerr.line, jerr.msg);
 	return v;
 }
 
-static int64_t member_int(const struct json_value *v, const char *key)
+static int64_t member_int(const json_t *v, const char *key)
 {
 	int64_t n = -1;
 
-	ck_assert_msg(json_int(json_get(v, key), &n) == 0, "%s", key);
+	ck_assert_msg(jv_int(json_object_get(v, key), &n) == 0, "%s", key);
 	return n;
 }
 
 /* The sum of the differing results of every syscall. */
-static int64_t differ_of(const struct json_value *stats)
+static int64_t differ_of(const json_t *stats)
 {
-	const struct json_value *sys = json_get(stats, "syscalls");
+	const json_t *sys = json_object_get(stats, "syscalls");
 	int64_t total = 0;
 
-	for (size_t i = 0; i < json_count(sys); i++)
-		total += member_int(json_at(sys, i), "differ");
+	for (size_t i = 0; i < jv_count(sys); i++)
+		total += member_int(jv_at(sys, i), "differ");
 	return total;
 }
 
@@ -286,7 +286,7 @@ START_TEST(test_map_replay)
 {
 	char *dir = tu_scratch(), *mnt = tu_join(dir, "new");
 	char *json = tu_join(dir, "s.json"), *replay, *out, *err, *rule, *f;
-	struct json_value *stats;
+	json_t *stats;
 	int rc;
 
 	ck_assert_msg(tu_mount_tmpfs(mnt), "no tmpfs");
@@ -305,8 +305,8 @@ START_TEST(test_map_replay)
 	stats = load_stats(json);
 	ck_assert_int_eq(member_int(stats, "performed_ioops"), 10);
 	ck_assert_int_eq(differ_of(stats), 0);
-	ck_assert_int_eq(json_type(json_get(stats, "copies")), JSON_NULL);
-	json_free(stats);
+	ck_assert(json_is_null(json_object_get(stats, "copies")));
+	json_decref(stats);
 	free(out);
 	free(err);
 
@@ -338,7 +338,7 @@ START_TEST(test_map_generate)
 	char *capture = tu_join(tu_datadir(), "generate/mntonly.capture");
 	char *replay = tu_join(dir, "m.replay"), *json = tu_join(dir, "s.json");
 	char *out, *err, *rule, *text, *want, *f;
-	struct json_value *stats;
+	json_t *stats;
 	int rc;
 
 	ck_assert_msg(tu_mount_tmpfs(mnt), "no tmpfs");
@@ -363,7 +363,7 @@ START_TEST(test_map_generate)
 	free(f);
 	stats = load_stats(json);
 	ck_assert_int_eq(differ_of(stats), 0);
-	json_free(stats);
+	json_decref(stats);
 	free(out);
 	free(err);
 
@@ -401,8 +401,8 @@ START_TEST(test_copies)
 {
 	char *dir = tu_scratch(), *mnt = tu_join(dir, "m");
 	char *json = tu_join(dir, "s.json"), *replay, *out, *err;
-	const struct json_value *copies;
-	struct json_value *stats;
+	const json_t *copies;
+	json_t *stats;
 	int rc;
 
 	ck_assert_msg(tu_mount_tmpfs(mnt), "no tmpfs");
@@ -429,10 +429,10 @@ START_TEST(test_copies)
 	stats = load_stats(json);
 	ck_assert_int_eq(member_int(stats, "performed_ioops"), 40);
 	ck_assert_int_eq(differ_of(stats), 0);
-	copies = json_get(stats, "copies");
-	ck_assert_uint_eq(json_count(copies), 4);
+	copies = json_object_get(stats, "copies");
+	ck_assert_uint_eq(jv_count(copies), 4);
 	for (size_t k = 0; k < 4; k++) {
-		const struct json_value *c = json_at(copies, k);
+		const json_t *c = jv_at(copies, k);
 		int64_t off = member_int(c, "start_offset_ns");
 
 		ck_assert_int_eq(member_int(c, "copy"), (int64_t)k + 1);
@@ -446,7 +446,7 @@ START_TEST(test_copies)
 			      "copy %zu at %lld ns", k + 1, (long long)off);
 	}
 	ck_assert_int_ge(member_int(stats, "total_time_ns"), 300000000);
-	json_free(stats);
+	json_decref(stats);
 	free(out);
 	free(err);
 	free(replay);

@@ -102,15 +102,15 @@ static void pointer(char *buf, size_t len, const char *parent, const char *key)
 	compare_printable(buf);
 }
 
-static bool has_type(const struct json_value *v, enum want w)
+static bool has_type(const json_t *v, enum want w)
 {
-	enum json_type t = json_type(v);
+	json_type t = json_typeof(v);
 
 	switch (w) {
 	case W_INT:
-		return t == JSON_INT;
+		return t == JSON_INTEGER;
 	case W_NUMBER:
-		return t == JSON_INT || t == JSON_DOUBLE;
+		return t == JSON_INTEGER || t == JSON_REAL;
 	case W_STRING:
 		return t == JSON_STRING;
 	case W_OBJECT:
@@ -123,27 +123,26 @@ static bool has_type(const struct json_value *v, enum want w)
 	return false;
 }
 
-/* @v (at pointer @where, a member of @parent) exists and has type @w.
- * Returns 0 or -EINVAL with the message. */
-static int check_value(const struct checker *ck, const struct json_value *v,
-		       const struct json_value *parent, const char *where,
-		       enum want w)
+/* @v (at pointer @where) exists and has type @w.  Returns 0 or -EINVAL
+ * with the message. */
+static int check_value(const struct checker *ck, const json_t *v,
+		       const char *where, enum want w)
 {
 	if (!v) {
-		snprintf(ck->err, ck->errlen, "%s:%u: %s: missing", ck->path,
-			 json_line(parent), where);
+		snprintf(ck->err, ck->errlen, "%s: %s: missing", ck->path,
+			 where);
 		return -EINVAL;
 	}
 	if (!has_type(v, w)) {
-		snprintf(ck->err, ck->errlen, "%s:%u: %s: expected %s",
-			 ck->path, json_line(v), where, want_names[w]);
+		snprintf(ck->err, ck->errlen, "%s: %s: expected %s",
+			 ck->path, where, want_names[w]);
 		return -EINVAL;
 	}
 	return 0;
 }
 
 /* The members @fields of the object @obj at pointer @where. */
-static int check_fields(const struct checker *ck, const struct json_value *obj,
+static int check_fields(const struct checker *ck, const json_t *obj,
 			const char *where, const struct field *fields, size_t n)
 {
 	char member[COMPARE_LABEL_MAX];
@@ -151,8 +150,8 @@ static int check_fields(const struct checker *ck, const struct json_value *obj,
 
 	for (size_t i = 0; i < n; i++) {
 		pointer(member, sizeof(member), where, fields[i].key);
-		ret = check_value(ck, json_get(obj, fields[i].key), obj, member,
-				  fields[i].want);
+		ret = check_value(ck, json_object_get(obj, fields[i].key),
+				  member, fields[i].want);
 		if (ret)
 			return ret;
 	}
@@ -161,19 +160,19 @@ static int check_fields(const struct checker *ck, const struct json_value *obj,
 
 /* Those of the members @fields of @obj at @where that it has. */
 static int check_optional(const struct checker *ck,
-			  const struct json_value *obj, const char *where,
+			  const json_t *obj, const char *where,
 			  const struct field *fields, size_t n)
 {
 	char member[COMPARE_LABEL_MAX];
 	int ret;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct json_value *v = json_get(obj, fields[i].key);
+		const json_t *v = json_object_get(obj, fields[i].key);
 
 		if (!v)
 			continue;
 		pointer(member, sizeof(member), where, fields[i].key);
-		ret = check_value(ck, v, obj, member, fields[i].want);
+		ret = check_value(ck, v, member, fields[i].want);
 		if (ret)
 			return ret;
 	}
@@ -181,28 +180,28 @@ static int check_optional(const struct checker *ck,
 }
 
 /* At most COMPARE_MAX_ITEMS members or elements in @v at @where. */
-static int check_count(const struct checker *ck, const struct json_value *v,
+static int check_count(const struct checker *ck, const json_t *v,
 		       const char *where)
 {
-	if (json_count(v) <= COMPARE_MAX_ITEMS)
+	if (jv_count(v) <= COMPARE_MAX_ITEMS)
 		return 0;
-	snprintf(ck->err, ck->errlen, "%s:%u: %s: more than %d entries",
-		 ck->path, json_line(v), where, COMPARE_MAX_ITEMS);
+	snprintf(ck->err, ck->errlen, "%s: %s: more than %d entries",
+		 ck->path, where, COMPARE_MAX_ITEMS);
 	return -E2BIG;
 }
 
 static int check_syscalls(const struct checker *ck,
-			  const struct json_value *sys)
+			  const json_t *sys)
 {
 	char where[COMPARE_LABEL_MAX], lat[COMPARE_LABEL_MAX];
 	int ret = check_count(ck, sys, "/syscalls");
 
-	for (size_t i = 0; !ret && i < json_count(sys); i++) {
-		const struct json_value *s = json_at(sys, i);
+	for (size_t i = 0; !ret && i < jv_count(sys); i++) {
+		const json_t *s = jv_at(sys, i);
 
-		pointer(where, sizeof(where), "/syscalls", json_key(sys, i));
+		pointer(where, sizeof(where), "/syscalls", jv_key(sys, i));
 		pointer(lat, sizeof(lat), where, "latency_ns");
-		ret = check_value(ck, s, sys, where, W_OBJECT);
+		ret = check_value(ck, s, where, W_OBJECT);
 		if (!ret)
 			ret = check_fields(ck, s, where, syscall_fields,
 					   NFIELDS(syscall_fields));
@@ -210,24 +209,24 @@ static int check_syscalls(const struct checker *ck,
 			ret = check_optional(ck, s, where, syscall_optional,
 					     NFIELDS(syscall_optional));
 		if (!ret)
-			ret = check_fields(ck, json_get(s, "latency_ns"), lat,
-					   latency_fields,
+			ret = check_fields(ck, json_object_get(s, "latency_ns"),
+					   lat, latency_fields,
 					   NFIELDS(latency_fields));
 	}
 	return ret;
 }
 
 static int check_devices(const struct checker *ck,
-			 const struct json_value *devs)
+			 const json_t *devs)
 {
 	char where[COMPARE_LABEL_MAX];
 	int ret = check_count(ck, devs, "/block_devices");
 
-	for (size_t i = 0; !ret && i < json_count(devs); i++) {
-		const struct json_value *d = json_at(devs, i);
+	for (size_t i = 0; !ret && i < jv_count(devs); i++) {
+		const json_t *d = jv_at(devs, i);
 
 		snprintf(where, sizeof(where), "/block_devices/%zu", i);
-		ret = check_value(ck, d, devs, where, W_OBJECT);
+		ret = check_value(ck, d, where, W_OBJECT);
 		if (!ret)
 			ret = check_fields(ck, d, where, device_fields,
 					   NFIELDS(device_fields));
@@ -236,30 +235,30 @@ static int check_devices(const struct checker *ck,
 }
 
 /* @doc holds every figure of the table.  0 or -errno with the message. */
-static int check_run(const struct checker *ck, const struct json_value *doc)
+static int check_run(const struct checker *ck, const json_t *doc)
 {
-	const struct json_value *lat;
+	const json_t *lat;
 	int ret;
 
-	if (json_type(doc) != JSON_OBJECT) {
-		snprintf(ck->err, ck->errlen, "%s:%u: expected an object of "
-			 "replay statistics", ck->path, json_line(doc));
+	if (!json_is_object(doc)) {
+		snprintf(ck->err, ck->errlen, "%s: expected an object of "
+			 "replay statistics", ck->path);
 		return -EINVAL;
 	}
 	ret = check_fields(ck, doc, "", run_fields, NFIELDS(run_fields));
 	if (ret)
 		return ret;
-	lat = json_get(doc, "start_lateness_ns");
-	if (json_type(lat) == JSON_OBJECT) {
+	lat = json_object_get(doc, "start_lateness_ns");
+	if (json_is_object(lat)) {
 		ret = check_fields(ck, lat, "/start_lateness_ns",
 				   lateness_fields, NFIELDS(lateness_fields));
 		if (ret)
 			return ret;
 	}
-	ret = check_syscalls(ck, json_get(doc, "syscalls"));
+	ret = check_syscalls(ck, json_object_get(doc, "syscalls"));
 	if (ret)
 		return ret;
-	return check_devices(ck, json_get(doc, "block_devices"));
+	return check_devices(ck, json_object_get(doc, "block_devices"));
 }
 
 char *compare_label(const char *path, const char *ext)
@@ -278,7 +277,7 @@ char *compare_label(const char *path, const char *ext)
 	return label;
 }
 
-int json_failed_msg(const struct json_error *je, const char *where,
+int json_failed_msg(const struct jv_error *je, const char *where,
 		    char *err, size_t errlen)
 {
 	if (je->line)
@@ -291,16 +290,16 @@ int json_failed_msg(const struct json_error *je, const char *where,
 
 /* The host of a run: "host", or "N hosts" for a merge (--merge), or "-"
  * when not known.  malloc'd; NULL when out of memory. */
-static char *host_of(const struct json_value *doc)
+static char *host_of(const json_t *doc)
 {
-	const char *host = json_string(json_get(doc, "host"));
-	const struct json_value *hosts = json_get(doc, "hosts");
+	const char *host = jv_member_string(doc, "host");
+	const json_t *hosts = json_object_get(doc, "hosts");
 	char buf[32];
 
 	if (host)
 		return strdup(host);
-	if (hosts && json_type(hosts) == JSON_ARRAY) {
-		snprintf(buf, sizeof(buf), "%zu hosts", json_count(hosts));
+	if (json_is_array(hosts)) {
+		snprintf(buf, sizeof(buf), "%zu hosts", jv_count(hosts));
 		return strdup(buf);
 	}
 	return strdup("-");
@@ -315,10 +314,10 @@ int compare_add(struct compare *c, const char *path, char *err, size_t errlen)
 {
 	struct checker ck = { .path = path, .err = err, .errlen = errlen };
 	struct compare_run run = { 0 };
-	struct json_error je;
+	struct jv_error je;
 	int ret;
 
-	run.doc = json_load(path, &je);
+	run.doc = jv_load(path, &je);
 	if (!run.doc)
 		return json_failed_msg(&je, path, err, errlen);
 	ret = check_run(&ck, run.doc);
@@ -335,7 +334,7 @@ int compare_add(struct compare *c, const char *path, char *err, size_t errlen)
 		c->cap = cap;
 	}
 	run.label = compare_label(path, ".json");
-	run.test = strdup(json_string(json_get(run.doc, "test")));
+	run.test = strdup(jv_member_string(run.doc, "test"));
 	run.host = host_of(run.doc);
 	if (!run.label || !run.test || !run.host)
 		goto nomem;
@@ -350,7 +349,7 @@ err:
 	free(run.label);
 	free(run.test);
 	free(run.host);
-	json_free(run.doc);
+	json_decref(run.doc);
 	return ret;
 }
 
@@ -362,7 +361,7 @@ void compare_free(struct compare *c)
 		free(c->runs[i].label);
 		free(c->runs[i].test);
 		free(c->runs[i].host);
-		json_free(c->runs[i].doc);
+		json_decref(c->runs[i].doc);
 	}
 	free(c->runs);
 	free(c);

@@ -38,7 +38,7 @@ struct report_run {
 
 struct report_analysis {
 	char *label;
-	struct json_value *doc;
+	json_t *doc;
 };
 
 struct htmlreport {
@@ -68,10 +68,8 @@ void fmt_count(char *buf, size_t len, double n);
 void fmt_plain(char *buf, size_t len, double v);
 /* The colour of run or series @i, "#rrggbb". */
 const char *html_colour(size_t i);
-/* Whether @v is there (not NULL) and of type @t. */
-bool json_is(const struct json_value *v, enum json_type t);
 /* A figure of a JSON object as a double; NAN if missing or no number. */
-double json_num(const struct json_value *obj, const char *key);
+double json_num(const json_t *obj, const char *key);
 
 /* svgaxis.c: a value axis, its ticks chosen to cover [lo, hi]. */
 #define AXIS_MAX_TICKS 12
@@ -146,7 +144,7 @@ int html_latencies(FILE *f, const struct htmlreport *r);
 /* The colour of comparison column @j: its run's. */
 const char *html_column_colour(const struct htmlreport *r, size_t j);
 int html_analysis_sections(FILE *f, const struct report_analysis *a);
-int html_top_sections(FILE *f, const struct json_value *doc);
-int html_flame_section(FILE *f, const struct json_value *doc);
+int html_top_sections(FILE *f, const json_t *doc);
+int html_flame_section(FILE *f, const json_t *doc);
 
 #endif

@@ -57,14 +57,14 @@ static const struct total total_cards[] = {
 
 static void source(FILE *f, const struct report_analysis *a)
 {
-	const struct json_value *src = json_get(a->doc, "source");
+	const json_t *src = json_object_get(a->doc, "source");
 	static const char *const keys[] = { "path", "kind", "host", "kernel" };
 
 	fputs("<h2>Capture ", f);
 	html_text(f, a->label);
 	fputs("</h2>\n<p class=\"note\">", f);
 	for (size_t k = 0; k < 4; k++) {
-		const char *v = json_string(json_get(src, keys[k]));
+		const char *v = jv_member_string(src, keys[k]);
 
 		fprintf(f, "%s%s: ", k ? " · " : "", keys[k]);
 		html_text(f, v ? v : "-");
@@ -72,17 +72,17 @@ static void source(FILE *f, const struct report_analysis *a)
 	fputs("</p>\n", f);
 }
 
-static void totals(FILE *f, const struct json_value *doc)
+static void totals(FILE *f, const json_t *doc)
 {
 	char buf[48];
 
 	fputs("<h3>Totals</h3>\n<div class=\"cards\">\n", f);
 	for (size_t i = 0; i < sizeof(total_cards) / sizeof(*total_cards); i++) {
 		const struct total *t = &total_cards[i];
-		const struct json_value *obj = json_get(doc, t->sub);
+		const json_t *obj = json_object_get(doc, t->sub);
 
 		if (t->sub2)
-			obj = json_get(obj, t->sub2);
+			obj = json_object_get(obj, t->sub2);
 		t->fmt(buf, sizeof(buf), json_num(obj, t->key));
 		fprintf(f, "<div class=\"card\"><b>%s</b><span>%s</span></div>\n",
 			buf, t->label);
@@ -92,70 +92,71 @@ static void totals(FILE *f, const struct json_value *doc)
 
 /* The members of the object @obj as "name count" rows; "none" if empty,
  * "not recorded" for null. */
-static void counts(FILE *f, const char *what, const struct json_value *obj)
+static void counts(FILE *f, const char *what, const json_t *obj)
 {
 	char buf[32];
 
 	fputs("<tr><td>", f);
 	html_text(f, what);
 	fputs("</td><td class=\"name\">", f);
-	if (!json_is(obj, JSON_OBJECT))
-		fputs(json_is(obj, JSON_NULL) ? "not recorded" : "-", f);
-	else if (!json_count(obj))
+	if (!json_is_object(obj))
+		fputs(json_is_null(obj) ? "not recorded" : "-", f);
+	else if (!jv_count(obj))
 		fputs("none", f);
-	for (size_t i = 0; i < json_count(obj); i++) {
-		fmt_plain(buf, sizeof(buf), json_num(obj, json_key(obj, i)));
+	for (size_t i = 0; i < jv_count(obj); i++) {
+		fmt_plain(buf, sizeof(buf), json_num(obj, jv_key(obj, i)));
 		fputs(i ? ", " : "", f);
-		html_text(f, json_key(obj, i));
+		html_text(f, jv_key(obj, i));
 		fprintf(f, " %s", buf);
 	}
 	fputs("</td></tr>\n", f);
 }
 
-static void not_replayed(FILE *f, const struct json_value *doc)
+static void not_replayed(FILE *f, const json_t *doc)
 {
-	const struct json_value *nr = json_get(doc, "not_replayed");
+	const json_t *nr = json_object_get(doc, "not_replayed");
 	char buf[32];
 
 	fmt_plain(buf, sizeof(buf), json_num(nr, "lost_events"));
 	fprintf(f, "<h3>Not replayed</h3>\n<div class=\"table-wrap\"><table>"
 		"<tr><td>events lost by the capture</td><td class=\"name\">%s"
 		"</td></tr>\n", buf);
-	counts(f, "syscalls not captured", json_get(nr, "uncaptured"));
-	counts(f, "filtered by generate", json_get(nr, "filtered"));
-	counts(f, "io_uring requests skipped", json_get(nr, "uring_skipped"));
+	counts(f, "syscalls not captured", json_object_get(nr, "uncaptured"));
+	counts(f, "filtered by generate", json_object_get(nr, "filtered"));
+	counts(f, "io_uring requests skipped",
+	       json_object_get(nr, "uring_skipped"));
 	fputs("</table></div>\n", f);
 }
 
-static void syscall_table(FILE *f, const struct json_value *sys)
+static void syscall_table(FILE *f, const json_t *sys)
 {
 	char ops[32], failed[32], bytes[32], time[32];
 
 	fprintf(f, "<details><summary>All %zu syscalls</summary>"
 		"<div class=\"table-wrap\"><table><thead><tr><th>syscall</th>"
 		"<th>class</th><th>ops</th><th>failed</th><th>bytes</th>"
-		"<th>time</th></tr></thead><tbody>\n", json_count(sys));
-	for (size_t i = 0; i < json_count(sys); i++) {
-		const struct json_value *s = json_at(sys, i);
+		"<th>time</th></tr></thead><tbody>\n", jv_count(sys));
+	for (size_t i = 0; i < jv_count(sys); i++) {
+		const json_t *s = jv_at(sys, i);
 
 		fmt_plain(ops, sizeof(ops), json_num(s, "ops"));
 		fmt_plain(failed, sizeof(failed), json_num(s, "failed"));
 		fmt_bytes(bytes, sizeof(bytes), json_num(s, "bytes"));
 		fmt_ns(time, sizeof(time), json_num(s, "time_ns"));
 		fputs("<tr><td>", f);
-		html_text(f, json_string(json_get(s, "name")));
+		html_text(f, jv_member_string(s, "name"));
 		fputs("</td><td>", f);
-		html_text(f, json_string(json_get(s, "class")));
+		html_text(f, jv_member_string(s, "class"));
 		fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
 			"</tr>\n", ops, failed, bytes, time);
 	}
 	fputs("</tbody></table></div></details>\n", f);
 }
 
-static int syscall_mix(FILE *f, const struct json_value *doc)
+static int syscall_mix(FILE *f, const json_t *doc)
 {
-	const struct json_value *sys = json_get(doc, "syscalls");
-	size_t n = json_count(sys) < MAX_MIX ? json_count(sys) : MAX_MIX;
+	const json_t *sys = json_object_get(doc, "syscalls");
+	size_t n = jv_count(sys) < MAX_MIX ? jv_count(sys) : MAX_MIX;
 	struct bar *b = calloc(n ? n : 1, sizeof(*b));
 	struct chart_opts o = { .title = "Syscall mix", .xlabel = "operations",
 				.xfmt = fmt_count };
@@ -166,12 +167,12 @@ static int syscall_mix(FILE *f, const struct json_value *doc)
 	if (!b)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const struct json_value *s = json_at(sys, i);
-		const char *name = json_string(json_get(s, "name"));
+		const json_t *s = jv_at(sys, i);
+		const char *name = jv_member_string(s, "name");
+		const char *cls = jv_member_string(s, "class");
 
 		b[i] = (struct bar){ name ? name : "-", json_num(s, "ops"),
-				     class_colour(json_string(json_get(s,
-				     "class"))) };
+				     class_colour(cls) };
 	}
 	for (size_t i = 0; i < 6; i++)
 		colours[i] = class_colour(names[i]);
@@ -186,10 +187,10 @@ static int syscall_mix(FILE *f, const struct json_value *doc)
 }
 
 /* The bars of a histogram of request sizes, "≤ SIZE" each. */
-static int size_histogram(FILE *f, const struct json_value *buckets,
+static int size_histogram(FILE *f, const json_t *buckets,
 			  const char *title, const char *colour)
 {
-	size_t n = json_count(buckets);
+	size_t n = jv_count(buckets);
 	struct bar *b = calloc(n ? n : 1, sizeof(*b));
 	char (*labels)[40] = calloc(n ? n : 1, sizeof(*labels));
 	struct chart_opts o = { .title = title, .xlabel = "requests",
@@ -199,7 +200,7 @@ static int size_histogram(FILE *f, const struct json_value *buckets,
 	if (!b || !labels)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		const struct json_value *k = json_at(buckets, i);
+		const json_t *k = jv_at(buckets, i);
 		char size[32];
 
 		fmt_bytes(size, sizeof(size), json_num(k, "le_bytes"));
@@ -215,22 +216,22 @@ out:
 	return ret;
 }
 
-static int request_sizes(FILE *f, const struct json_value *doc)
+static int request_sizes(FILE *f, const json_t *doc)
 {
-	const struct json_value *rs = json_get(doc, "request_sizes");
+	const json_t *rs = json_object_get(doc, "request_sizes");
 	int ret;
 
 	fputs("<h3>Request sizes</h3>\n<div class=\"grid2\">\n", f);
-	ret = size_histogram(f, json_get(rs, "read"), "Read requests",
+	ret = size_histogram(f, json_object_get(rs, "read"), "Read requests",
 			     class_colour("read"));
 	if (!ret)
-		ret = size_histogram(f, json_get(rs, "write"), "Write requests",
-				     class_colour("write"));
+		ret = size_histogram(f, json_object_get(rs, "write"),
+				     "Write requests", class_colour("write"));
 	fputs("</div>\n", f);
 	return ret;
 }
 
-static void class_table(FILE *f, const struct json_value *cls)
+static void class_table(FILE *f, const json_t *cls)
 {
 	static const char *const keys[] = {
 		"p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns",
@@ -240,12 +241,12 @@ static void class_table(FILE *f, const struct json_value *cls)
 	fputs("<div class=\"table-wrap\"><table><thead><tr><th>class</th>"
 	      "<th>ops</th><th>time</th><th>p50</th><th>p90</th><th>p99</th>"
 	      "<th>p99.9</th><th>max</th></tr></thead><tbody>\n", f);
-	for (size_t i = 0; i < json_count(cls); i++) {
-		const struct json_value *c = json_at(cls, i);
-		const struct json_value *lat = json_get(c, "latency");
+	for (size_t i = 0; i < jv_count(cls); i++) {
+		const json_t *c = jv_at(cls, i);
+		const json_t *lat = json_object_get(c, "latency");
 
 		fputs("<tr><td>", f);
-		html_text(f, json_string(json_get(c, "class")));
+		html_text(f, jv_member_string(c, "class"));
 		fmt_plain(buf, sizeof(buf), json_num(c, "ops"));
 		fprintf(f, "</td><td>%s</td>", buf);
 		fmt_ns(buf, sizeof(buf), json_num(c, "time_ns"));
@@ -259,10 +260,10 @@ static void class_table(FILE *f, const struct json_value *cls)
 	fputs("</tbody></table></div>\n", f);
 }
 
-static int class_latency(FILE *f, const struct json_value *doc)
+static int class_latency(FILE *f, const json_t *doc)
 {
-	const struct json_value *cls = json_get(doc, "classes");
-	size_t n = json_count(cls);
+	const json_t *cls = json_object_get(doc, "classes");
+	size_t n = jv_count(cls);
 	struct range *r = calloc(n ? n : 1, sizeof(*r));
 	struct chart_opts o = { .title = "Latency per class",
 				.xlabel = "latency (log scale)",
@@ -272,9 +273,9 @@ static int class_latency(FILE *f, const struct json_value *doc)
 	if (!r)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const struct json_value *c = json_at(cls, i);
-		const struct json_value *lat = json_get(c, "latency");
-		const char *name = json_string(json_get(c, "class"));
+		const json_t *c = jv_at(cls, i);
+		const json_t *lat = json_object_get(c, "latency");
+		const char *name = jv_member_string(c, "class");
 
 		r[i] = (struct range){ name ? name : "-",
 				       json_num(lat, "p50_ns"),
@@ -294,18 +295,18 @@ static int class_latency(FILE *f, const struct json_value *doc)
 
 /* Column @key of the timeline rows @rows per second of @interval (or as
  * it is, @per_s false) into @out, scaled by @scale. */
-static void timeline_col(const struct json_value *rows, const char *key,
+static void timeline_col(const json_t *rows, const char *key,
 			 double interval_s, double scale, double *out)
 {
-	for (size_t i = 0; i < json_count(rows); i++)
-		out[i] = json_num(json_at(rows, i), key) * scale / interval_s;
+	for (size_t i = 0; i < jv_count(rows); i++)
+		out[i] = json_num(jv_at(rows, i), key) * scale / interval_s;
 }
 
-static int timeline(FILE *f, const struct json_value *doc)
+static int timeline(FILE *f, const json_t *doc)
 {
-	const struct json_value *tl = json_get(doc, "timeline");
-	const struct json_value *rows = json_get(tl, "rows");
-	size_t n = json_count(rows);
+	const json_t *tl = json_object_get(doc, "timeline");
+	const json_t *rows = json_object_get(tl, "rows");
+	size_t n = jv_count(rows);
 	double interval_s = json_num(tl, "interval_ns") / 1e9;
 	double *v = calloc(6 * (n ? n : 1), sizeof(*v));
 	struct chart_opts o = { .xlabel = "time since the start (s)",

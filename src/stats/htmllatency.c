@@ -37,14 +37,14 @@ static struct sys_total *syscalls_by_ops(const struct compare *c, size_t *n)
 
 	*n = 0;
 	for (size_t j = 0; j < c->n; j++)
-		max += json_count(json_get(c->runs[j].doc, "syscalls"));
+		max += jv_count(json_object_get(c->runs[j].doc, "syscalls"));
 	t = calloc(max ? max : 1, sizeof(*t));
 	for (size_t j = 0; t && j < c->n; j++) {
-		const struct json_value *sys = json_get(c->runs[j].doc, "syscalls");
+		const json_t *sys = json_object_get(c->runs[j].doc, "syscalls");
 
-		for (size_t i = 0; i < json_count(sys); i++) {
-			const char *name = json_key(sys, i);
-			double ops = json_num(json_at(sys, i), "ops");
+		for (size_t i = 0; i < jv_count(sys); i++) {
+			const char *name = jv_key(sys, i);
+			double ops = json_num(jv_at(sys, i), "ops");
 			size_t k = 0;
 
 			while (k < *n && strcmp(t[k].name, name))
@@ -61,7 +61,7 @@ static struct sys_total *syscalls_by_ops(const struct compare *c, size_t *n)
 
 /* A range row of @lat (latency_ns or captured_latency_ns), its label
  * "SYSCALL WHO" allocated into @label. */
-static struct range range_of(const struct json_value *lat, char *label,
+static struct range range_of(const json_t *lat, char *label,
 			     const char *colour)
 {
 	return (struct range){ label, json_num(lat, "p50"), json_num(lat, "p99"),
@@ -70,7 +70,7 @@ static struct range range_of(const struct json_value *lat, char *label,
 }
 
 /* Whether two latency objects hold the same figures. */
-static bool same_latency(const struct json_value *a, const struct json_value *b)
+static bool same_latency(const json_t *a, const json_t *b)
 {
 	static const char *const keys[] = { "p50", "p95", "p99", "p99.9", "max" };
 
@@ -85,13 +85,14 @@ static bool same_latency(const struct json_value *a, const struct json_value *b)
 static size_t latency_rows(const struct htmlreport *r, const char *name,
 			   struct range *rows, char (*labels)[COMPARE_LABEL_MAX])
 {
-	const struct json_value *cap_shown = NULL;
+	const json_t *cap_shown = NULL;
 	size_t n = 0;
 
 	for (size_t j = 0; j < r->cmp->n; j++) {
-		const struct json_value *s =
-			json_get(json_get(r->cmp->runs[j].doc, "syscalls"), name);
-		const struct json_value *cap = json_get(s, "captured_latency_ns");
+		const json_t *all = json_object_get(r->cmp->runs[j].doc,
+						    "syscalls");
+		const json_t *s = json_object_get(all, name);
+		const json_t *cap = json_object_get(s, "captured_latency_ns");
 
 		if (!cap || (cap_shown && same_latency(cap, cap_shown)))
 			continue;
@@ -103,14 +104,15 @@ static size_t latency_rows(const struct htmlreport *r, const char *name,
 		cap_shown = cap;
 	}
 	for (size_t j = 0; j < r->cmp->n; j++) {
-		const struct json_value *s =
-			json_get(json_get(r->cmp->runs[j].doc, "syscalls"), name);
+		const json_t *all = json_object_get(r->cmp->runs[j].doc,
+						    "syscalls");
+		const json_t *s = json_object_get(all, name);
 
 		if (!s)
 			continue;
 		snprintf(labels[n], COMPARE_LABEL_MAX, "%s %s", name,
 			 r->cmp->runs[j].label);
-		rows[n] = range_of(json_get(s, "latency_ns"), labels[n],
+		rows[n] = range_of(json_object_get(s, "latency_ns"), labels[n],
 				   html_column_colour(r, j));
 		n++;
 	}

@@ -90,18 +90,18 @@ struct htmlreport *htmlreport_new(void)
 /* The kind of a JSON document: an analysis by its "format". */
 static int json_kind(const char *path, char *err, size_t errlen)
 {
-	struct json_error je;
-	struct json_value *doc = json_load(path, &je);
+	struct jv_error je;
+	json_t *doc = jv_load(path, &je);
 	const char *fmt;
 	int kind;
 
 	if (!doc) {
 		return json_failed_msg(&je, path, err, errlen);
 	}
-	fmt = json_string(json_get(doc, "format"));
+	fmt = jv_member_string(doc, "format");
 	kind = fmt && !strcmp(fmt, "ioriot-analysis") ? HTMLREPORT_ANALYSIS :
 	       HTMLREPORT_STATS;
-	json_free(doc);
+	json_decref(doc);
 	return kind;
 }
 
@@ -226,10 +226,10 @@ static int add_run_file(struct htmlreport *r, const char *path, bool stats,
 /* Take @doc (an analysis document read from @where) as the analysis
  * labelled @label; both are freed on failure. */
 static int add_analysis_doc(struct htmlreport *r, char *label,
-			    struct json_value *doc, const char *where,
+			    json_t *doc, const char *where,
 			    char *err, size_t errlen)
 {
-	const char *fmt = json_string(json_get(doc, "format"));
+	const char *fmt = jv_member_string(doc, "format");
 	int64_t version = 0;
 	int ret = -EINVAL;
 
@@ -238,7 +238,7 @@ static int add_analysis_doc(struct htmlreport *r, char *label,
 			 "is not \"ioriot-analysis\")", where);
 		goto err;
 	}
-	if (json_int(json_get(doc, "format_version"), &version) ||
+	if (jv_int(json_object_get(doc, "format_version"), &version) ||
 	    version != 1) {
 		snprintf(err, errlen, "%s: analysis format_version %lld; this "
 			 "ioriot reads 1", where, (long long)version);
@@ -262,7 +262,7 @@ static int add_analysis_doc(struct htmlreport *r, char *label,
 	return 0;
 err:
 	free(label);
-	json_free(doc);
+	json_decref(doc);
 	return ret;
 }
 
@@ -270,8 +270,8 @@ int htmlreport_add_analysis(struct htmlreport *r, const char *label,
 			    const char *json, size_t len, char *err,
 			    size_t errlen)
 {
-	struct json_error je;
-	struct json_value *doc = json_parse(json, len, &je);
+	struct jv_error je;
+	json_t *doc = jv_parse(json, len, &je);
 
 	if (!doc) {
 		return json_failed_msg(&je, label, err, errlen);
@@ -282,8 +282,8 @@ int htmlreport_add_analysis(struct htmlreport *r, const char *label,
 int htmlreport_add_file(struct htmlreport *r, const char *path,
 			enum htmlreport_kind kind, char *err, size_t errlen)
 {
-	struct json_value *doc;
-	struct json_error je;
+	json_t *doc;
+	struct jv_error je;
 
 	switch (kind) {
 	case HTMLREPORT_STATS:
@@ -291,7 +291,7 @@ int htmlreport_add_file(struct htmlreport *r, const char *path,
 		return add_run_file(r, path, kind == HTMLREPORT_STATS, err,
 				    errlen);
 	case HTMLREPORT_ANALYSIS:
-		doc = json_load(path, &je);
+		doc = jv_load(path, &je);
 		if (!doc) {
 			return json_failed_msg(&je, path, err, errlen);
 		}
@@ -376,7 +376,7 @@ void htmlreport_free(struct htmlreport *r)
 	}
 	for (size_t i = 0; i < r->nan; i++) {
 		free(r->an[i].label);
-		json_free(r->an[i].doc);
+		json_decref(r->an[i].doc);
 	}
 	free(r->runs);
 	free(r->an);

@@ -20,7 +20,7 @@ static const char *const orders[] = { "by_ops", "by_bytes", "by_time" };
 static const char *const order_names[] = { "operations", "bytes", "time" };
 
 /* A cell of @row's member @key in format @fmt. */
-static void cell(FILE *f, const struct json_value *row, const char *key,
+static void cell(FILE *f, const json_t *row, const char *key,
 		 fmt_fn fmt)
 {
 	char buf[32];
@@ -37,7 +37,7 @@ static void share(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.0f%%", v * 100);
 }
 
-static void top_table(FILE *f, const struct json_value *rows, bool files)
+static void top_table(FILE *f, const json_t *rows, bool files)
 {
 	fputs("<div class=\"table-wrap\"><table><thead><tr><th>name</th>"
 	      "<th>ops</th><th>read</th><th>written</th><th>time</th>", f);
@@ -45,9 +45,9 @@ static void top_table(FILE *f, const struct json_value *rows, bool files)
 		fputs("<th>sequential</th><th>read share</th><th>working set"
 		      "</th><th>syncs</th><th>bytes between syncs</th>", f);
 	fputs("</tr></thead><tbody>\n", f);
-	for (size_t i = 0; i < json_count(rows); i++) {
-		const struct json_value *row = json_at(rows, i);
-		const char *name = json_string(json_get(row, "name"));
+	for (size_t i = 0; i < jv_count(rows); i++) {
+		const json_t *row = jv_at(rows, i);
+		const char *name = jv_member_string(row, "name");
 
 		fputs("<tr><td class=\"name\">", f);
 		if (name)
@@ -71,22 +71,22 @@ static void top_table(FILE *f, const struct json_value *rows, bool files)
 	fputs("</tbody></table></div>\n", f);
 }
 
-int html_top_sections(FILE *f, const struct json_value *doc)
+int html_top_sections(FILE *f, const json_t *doc)
 {
-	const struct json_value *top = json_get(doc, "top");
+	const json_t *top = json_object_get(doc, "top");
 	char n[32];
 
 	fmt_plain(n, sizeof(n), json_num(top, "n"));
 	fprintf(f, "<h3>Top lists</h3>\n<p class=\"note\">The top %s of each "
 		"list; the last row sums up everything else.</p>\n", n);
 	for (size_t l = 0; l < 4; l++) {
-		const struct json_value *list = json_get(top, lists[l]);
+		const json_t *list = json_object_get(top, lists[l]);
 
 		for (size_t o = 0; o < 3; o++) {
 			fprintf(f, "<details%s><summary>%c%s by %s</summary>\n",
 				o == 0 ? " open" : "", lists[l][0] - 32,
 				lists[l] + 1, order_names[o]);
-			top_table(f, json_get(list, orders[o]), l < 2);
+			top_table(f, json_object_get(list, orders[o]), l < 2);
 			fputs("</details>\n", f);
 		}
 	}
@@ -109,42 +109,42 @@ static void path_frames(const char *path, char *buf, size_t len,
 }
 
 /* The stack of one row: [process, syscall,] directories, file. */
-static int add_row(struct icicle *ic, const struct json_value *row,
+static int add_row(struct icicle *ic, const json_t *row,
 		   bool folded, double w)
 {
 	const char *frames[MAX_FRAMES];
-	const char *path = json_string(json_get(row, folded ? "path" : "name"));
+	const char *path = jv_member_string(row, folded ? "path" : "name");
 	char buf[4096];
 	size_t n = 0;
 
 	if (folded) {
-		const char *proc = json_string(json_get(row, "process"));
-		const char *sys = json_string(json_get(row, "syscall"));
+		const char *proc = jv_member_string(row, "process");
+		const char *sys = jv_member_string(row, "syscall");
 
 		frames[n++] = proc ? proc : "other processes";
 		frames[n++] = sys ? sys : "other syscalls";
 	}
 	if (path)
 		path_frames(path, buf, sizeof(buf), frames, &n);
-	else if (!folded || json_is(json_get(row, "other"), JSON_TRUE) ||
-		 json_is(json_get(row, "other_files"), JSON_TRUE))
+	else if (!folded || json_is_true(json_object_get(row, "other")) ||
+		 json_is_true(json_object_get(row, "other_files")))
 		frames[n++] = "other files";
 	return icicle_add(ic, frames, n, w);
 }
 
-int html_flame_section(FILE *f, const struct json_value *doc)
+int html_flame_section(FILE *f, const json_t *doc)
 {
-	const struct json_value *rows = json_get(doc, "folded");
-	bool folded = json_is(rows, JSON_ARRAY);
+	const json_t *rows = json_object_get(doc, "folded");
+	bool folded = json_is_array(rows);
 	struct icicle *ic = icicle_new();
 	int ret = ic ? 0 : -ENOMEM;
 
 	if (!folded)
-		rows = json_get(json_get(json_get(doc, "top"), "files"),
-				"by_ops");
-	for (size_t i = 0; !ret && i < json_count(rows); i++)
-		ret = add_row(ic, json_at(rows, i), folded,
-			      json_num(json_at(rows, i), "ops"));
+		rows = json_object_get(json_object_get(json_object_get(doc,
+				       "top"), "files"), "by_ops");
+	for (size_t i = 0; !ret && i < jv_count(rows); i++)
+		ret = add_row(ic, jv_at(rows, i), folded,
+			      json_num(jv_at(rows, i), "ops"));
 	if (ret)
 		goto out;
 	fprintf(f, "<h3>Flame graph of operations</h3>\n<p class=\"note\">%s "

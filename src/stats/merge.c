@@ -73,32 +73,32 @@ struct reader {
 };
 
 /* The type of @v, JSON_NULL for a missing member. */
-static enum json_type type_of(const struct json_value *v)
+static json_type type_of(const json_t *v)
 {
-	return v ? json_type(v) : JSON_NULL;
+	return v ? json_typeof(v) : JSON_NULL;
 }
 
-static int bad(const struct reader *rd, const struct json_value *v,
-	       const char *where, const char *what)
+/* The message "FILE: POINTER: WHAT", with @where the JSON pointer (RFC
+ * 6901) of the value; returns -EINVAL. */
+static int bad(const struct reader *rd, const char *where, const char *what)
 {
-	snprintf(rd->err, rd->errlen, "%s:%u: %s: %s", rd->path,
-		 v ? json_line(v) : 0, where, what);
+	snprintf(rd->err, rd->errlen, "%s: %s: %s", rd->path, where, what);
 	return -EINVAL;
 }
 
 /* Member @key of @obj (at @where) as an integer >= 0. */
-static int get_u64(const struct reader *rd, const struct json_value *obj,
+static int get_u64(const struct reader *rd, const json_t *obj,
 		   const char *where, const char *key, uint64_t *out)
 {
-	const struct json_value *v = json_get(obj, key);
+	const json_t *v = json_object_get(obj, key);
 	char member[COMPARE_LABEL_MAX];
 	int64_t i;
 
 	snprintf(member, sizeof(member), "%s/%s", where, key);
 	if (!v)
-		return bad(rd, obj, member, "missing");
-	if (json_int(v, &i) || i < 0)
-		return bad(rd, v, member, "expected an integer >= 0");
+		return bad(rd, member, "missing");
+	if (jv_int(v, &i) || i < 0)
+		return bad(rd, member, "expected an integer >= 0");
 	*out = (uint64_t)i;
 	return 0;
 }
@@ -130,17 +130,19 @@ static int namelist_add(struct namelist *l, const char *key, int64_t n)
 
 /* The integer members of the object @obj (at @where) added to @l. */
 static int namelist_sum(const struct reader *rd, struct namelist *l,
-			const struct json_value *obj, const char *where)
+			const json_t *obj, const char *where)
 {
 	if (type_of(obj) != JSON_OBJECT)
-		return bad(rd, obj, where, "expected an object");
-	for (size_t i = 0; i < json_count(obj); i++) {
+		return bad(rd, where, "expected an object");
+	for (size_t i = 0; i < jv_count(obj); i++) {
+		char member[COMPARE_LABEL_MAX];
 		int64_t n;
 
-		if (json_int(json_at(obj, i), &n) || n < 0)
-			return bad(rd, json_at(obj, i), where,
-				   "expected integer counts >= 0");
-		if (namelist_add(l, json_key(obj, i), n))
+		snprintf(member, sizeof(member), "%s/%s", where,
+			 jv_key(obj, i));
+		if (jv_int(jv_at(obj, i), &n) || n < 0)
+			return bad(rd, member, "expected an integer >= 0");
+		if (namelist_add(l, jv_key(obj, i), n))
 			return -ENOMEM;
 	}
 	return 0;
@@ -170,34 +172,35 @@ static unsigned lateness_bucket(uint64_t v)
  * with LE the largest value of a bucket of @n (@bucket_of, @top), to @h;
  * its total count goes to *@total.
  */
-static int histogram_sum(const struct reader *rd, const struct json_value *obj,
+static int histogram_sum(const struct reader *rd, const json_t *obj,
 			 const char *where, const char *key, uint64_t *h,
 			 unsigned n, unsigned (*bucket_of)(uint64_t),
 			 uint64_t (*top)(unsigned), uint64_t *total)
 {
-	const struct json_value *a = json_get(obj, key);
-	char member[COMPARE_LABEL_MAX];
+	const json_t *a = json_object_get(obj, key);
+	char member[COMPARE_LABEL_MAX], pair[COMPARE_LABEL_MAX + 24];
 
 	snprintf(member, sizeof(member), "%s/%s", where, key);
 	if (!a)
-		return bad(rd, obj, member, "missing (statistics of an ioriot "
+		return bad(rd, member, "missing (statistics of an ioriot "
 			   "without histograms: percentiles cannot be merged)");
 	if (type_of(a) != JSON_ARRAY)
-		return bad(rd, a, member, "expected an array");
+		return bad(rd, member, "expected an array");
 	*total = 0;
-	for (size_t i = 0; i < json_count(a); i++) {
-		const struct json_value *p = json_at(a, i);
+	for (size_t i = 0; i < jv_count(a); i++) {
+		const json_t *p = jv_at(a, i);
 		int64_t le, count;
 		unsigned b;
 
-		if (type_of(p) != JSON_ARRAY || json_count(p) != 2 ||
-		    json_int(json_at(p, 0), &le) ||
-		    json_int(json_at(p, 1), &count) || le < 0 || count < 0)
-			return bad(rd, p, member, "expected pairs [largest "
+		snprintf(pair, sizeof(pair), "%s/%zu", member, i);
+		if (type_of(p) != JSON_ARRAY || jv_count(p) != 2 ||
+		    jv_int(jv_at(p, 0), &le) ||
+		    jv_int(jv_at(p, 1), &count) || le < 0 || count < 0)
+			return bad(rd, pair, "expected a pair [largest "
 				   "value of a bucket, count >= 0]");
 		b = bucket_of((uint64_t)le);
 		if (b >= n || top(b) != (uint64_t)le)
-			return bad(rd, p, member, "a value that is no bucket's "
+			return bad(rd, pair, "a value that is no bucket's "
 				   "largest");
 		h[b] += (uint64_t)count;
 		*total += (uint64_t)count;
@@ -229,14 +232,14 @@ static struct msys *sys_of(struct merge *m, const char *name)
 
 /* Add syscall @name's figures @s (at @where) to @m. */
 static int add_syscall(struct merge *m, const struct reader *rd,
-		       const char *name, const struct json_value *s,
+		       const char *name, const json_t *s,
 		       const char *where)
 {
 	struct msys *ms = sys_of(m, name);
 	uint64_t ops, bytes = 0, differ = 0, short_ops = 0, short_bytes = 0;
 	uint64_t lmax, cmax, total, cap_total;
 	char lat[COMPARE_LABEL_MAX + 32], cap[COMPARE_LABEL_MAX + 32];
-	const struct json_value *by = json_get(s, "differ_by_result");
+	const json_t *by = json_object_get(s, "differ_by_result");
 	int ret;
 
 	if (!ms)
@@ -253,10 +256,11 @@ static int add_syscall(struct merge *m, const struct reader *rd,
 	if (!ret)
 		ret = get_u64(rd, s, where, "short_bytes", &short_bytes);
 	if (!ret)
-		ret = get_u64(rd, json_get(s, "latency_ns"), lat, "max", &lmax);
+		ret = get_u64(rd, json_object_get(s, "latency_ns"), lat, "max",
+			      &lmax);
 	if (!ret)
-		ret = get_u64(rd, json_get(s, "captured_latency_ns"), cap,
-			      "max", &cmax);
+		ret = get_u64(rd, json_object_get(s, "captured_latency_ns"),
+			      cap, "max", &cmax);
 	if (!ret)
 		ret = histogram_sum(rd, s, where, "latency_histogram", ms->lat,
 				    REPLAY_LATENCY_BUCKETS,
@@ -267,7 +271,7 @@ static int add_syscall(struct merge *m, const struct reader *rd,
 				    replay_latency_bucket, latency_top,
 				    &cap_total);
 	if (!ret && (total != ops || cap_total != ops))
-		ret = bad(rd, s, where, "the histograms' counts differ from "
+		ret = bad(rd, where, "the histograms' counts differ from "
 			  "ops");
 	if (!ret && by)
 		ret = namelist_sum(rd, &ms->by_result, by, where);
@@ -303,7 +307,7 @@ static void add_test(struct merge *m, const char *name)
 }
 
 /* Add the run @doc of file @i to @m. */
-static int add_run(struct merge *m, size_t i, const struct json_value *doc,
+static int add_run(struct merge *m, size_t i, const json_t *doc,
 		   const struct reader *rd)
 {
 	uint64_t started, finished, total, ops, u[8], skew_abs, lmax;
@@ -312,8 +316,8 @@ static int add_run(struct merge *m, size_t i, const struct json_value *doc,
 		"timelines", "captured_time_ns", "setid_stripped",
 		"uring_flags_dropped",
 	};
-	const struct json_value *sys = json_get(doc, "syscalls");
-	const struct json_value *v, *at;
+	const json_t *sys = json_object_get(doc, "syscalls");
+	const json_t *v, *at;
 	char where[COMPARE_LABEL_MAX];
 	int64_t ahead, skew;
 	double load;
@@ -331,8 +335,8 @@ static int add_run(struct merge *m, size_t i, const struct json_value *doc,
 		ret = get_u64(rd, doc, "", "performed_ioops", &ops);
 	if (ret)
 		return ret;
-	json_int(json_get(doc, "time_ahead_ns"), &ahead);	/* checked */
-	json_number(json_get(doc, "highest_loadavg"), &load);
+	jv_int(json_object_get(doc, "time_ahead_ns"), &ahead);	/* checked */
+	jv_number(json_object_get(doc, "highest_loadavg"), &load);
 	m->workers += u[0];
 	if (u[1] > m->threads_per_worker)
 		m->threads_per_worker = u[1];
@@ -356,18 +360,18 @@ static int add_run(struct merge *m, size_t i, const struct json_value *doc,
 		m->ahead = ahead;
 	if (load > m->loadavg)
 		m->loadavg = load;
-	m->interrupted |= type_of(json_get(doc, "interrupted")) == JSON_TRUE;
-	add_test(m, json_string(json_get(doc, "test")));
+	m->interrupted |= json_is_true(json_object_get(doc, "interrupted"));
+	add_test(m, jv_member_string(doc, "test"));
 
 	/* Start lateness, when the run was timed. */
-	v = json_get(doc, "start_lateness_ns");
+	v = json_object_get(doc, "start_lateness_ns");
 	if (type_of(v) == JSON_OBJECT) {
 		uint64_t n;
 		int64_t max;
 
 		m->timed = true;
 
-		json_int(json_get(v, "max"), &max);	/* checked */
+		jv_int(json_object_get(v, "max"), &max);	/* checked */
 		lmax = max > 0 ? (uint64_t)max : 0;
 		if (lmax > m->lateness_max)
 			m->lateness_max = lmax;
@@ -380,13 +384,13 @@ static int add_run(struct merge *m, size_t i, const struct json_value *doc,
 	}
 
 	/* --start-at: a common target? */
-	at = json_get(doc, "start_at");
+	at = json_object_get(doc, "start_at");
 	if (type_of(at) == JSON_OBJECT) {
 		uint64_t target;
 
 		ret = get_u64(rd, at, "/start_at", "target_ns", &target);
-		if (!ret && json_int(json_get(at, "skew_ns"), &skew))
-			ret = bad(rd, at, "/start_at/skew_ns",
+		if (!ret && jv_int(json_object_get(at, "skew_ns"), &skew))
+			ret = bad(rd, "/start_at/skew_ns",
 				  "expected an integer");
 		if (ret)
 			return ret;
@@ -401,22 +405,22 @@ static int add_run(struct merge *m, size_t i, const struct json_value *doc,
 		m->same_target = false;
 	}
 
-	v = json_get(doc, "uncaptured");
+	v = json_object_get(doc, "uncaptured");
 	if (type_of(v) == JSON_OBJECT) {
 		int64_t other;
 
 		m->have_uncaptured = true;
 		ret = namelist_sum(rd, &m->not_replayed,
-				   json_get(v, "not_replayed"),
+				   json_object_get(v, "not_replayed"),
 				   "/uncaptured/not_replayed");
-		if (!ret && json_int(json_get(v, "other"), &other))
-			ret = bad(rd, v, "/uncaptured/other",
+		if (!ret && jv_int(json_object_get(v, "other"), &other))
+			ret = bad(rd, "/uncaptured/other",
 				  "expected an integer");
 		if (ret)
 			return ret;
 		m->other += other;
 	}
-	v = json_get(doc, "uring_not_replayed");
+	v = json_object_get(doc, "uring_not_replayed");
 	if (type_of(v) == JSON_OBJECT) {
 		m->have_uring = true;
 		ret = namelist_sum(rd, &m->uring, v, "/uring_not_replayed");
@@ -424,10 +428,10 @@ static int add_run(struct merge *m, size_t i, const struct json_value *doc,
 			return ret;
 	}
 
-	for (size_t s = 0; s < json_count(sys) && !ret; s++) {
-		snprintf(where, sizeof(where), "/syscalls/%s", json_key(sys, s));
+	for (size_t s = 0; s < jv_count(sys) && !ret; s++) {
+		snprintf(where, sizeof(where), "/syscalls/%s", jv_key(sys, s));
 		compare_printable(where);
-		ret = add_syscall(m, rd, json_key(sys, s), json_at(sys, s),
+		ret = add_syscall(m, rd, jv_key(sys, s), jv_at(sys, s),
 				  where);
 	}
 	return ret;
@@ -435,32 +439,32 @@ static int add_run(struct merge *m, size_t i, const struct json_value *doc,
 
 /* The format and format_version of @doc: this ioriot's and the first
  * file's (@first, NULL for the first). */
-static int check_format(const struct reader *rd, const struct json_value *doc,
-			const struct json_value *first, const char *first_path)
+static int check_format(const struct reader *rd, const json_t *doc,
+			const json_t *first, const char *first_path)
 {
-	const struct json_value *fmt = json_get(doc, "format");
-	const struct json_value *ver = json_get(doc, "format_version");
+	const json_t *fmt = json_object_get(doc, "format");
+	const json_t *ver = json_object_get(doc, "format_version");
 	int64_t v, fv;
 	char what[256];
 
-	if (!fmt || !json_string(fmt) || strcmp(json_string(fmt),
+	if (!fmt || !json_string_value(fmt) || strcmp(json_string_value(fmt),
 						"ioriot-stats"))
-		return bad(rd, fmt ? fmt : doc, "/format",
+		return bad(rd, "/format",
 			   "expected \"ioriot-stats\" (replay statistics)");
-	if (json_int(ver, &v))
-		return bad(rd, ver ? ver : doc, "/format_version",
+	if (jv_int(ver, &v))
+		return bad(rd, "/format_version",
 			   "expected an integer");
-	if (first && !json_int(json_get(first, "format_version"), &fv) &&
+	if (first && !jv_int(json_object_get(first, "format_version"), &fv) &&
 	    fv != v) {
 		snprintf(what, sizeof(what), "%" PRId64 ", but %s has %" PRId64
 			 ": statistics of different formats are not merged",
 			 v, first_path, fv);
-		return bad(rd, ver, "/format_version", what);
+		return bad(rd, "/format_version", what);
 	}
 	if (v != REPORT_JSON_VERSION) {
 		snprintf(what, sizeof(what), "%" PRId64 ", this ioriot reads "
 			 "%d", v, REPORT_JSON_VERSION);
-		return bad(rd, ver, "/format_version", what);
+		return bad(rd, "/format_version", what);
 	}
 	return 0;
 }
@@ -515,7 +519,7 @@ static void write_double(FILE *f, double d)
 }
 
 /* @v as JSON, as read (a member copied from an input). */
-static void write_value(FILE *f, const struct json_value *v)
+static void write_value(FILE *f, const json_t *v)
 {
 	int64_t i;
 	double d;
@@ -524,33 +528,33 @@ static void write_value(FILE *f, const struct json_value *v)
 	case JSON_NULL: fputs("null", f); return;
 	case JSON_FALSE: fputs("false", f); return;
 	case JSON_TRUE: fputs("true", f); return;
-	case JSON_INT:
-		json_int(v, &i);
+	case JSON_INTEGER:
+		jv_int(v, &i);
 		fprintf(f, "%" PRId64, i);
 		return;
-	case JSON_DOUBLE:
-		json_number(v, &d);
+	case JSON_REAL:
+		jv_number(v, &d);
 		write_double(f, d);
 		return;
 	case JSON_STRING:
-		json_write_string(f, json_string(v));
+		json_write_string(f, json_string_value(v));
 		return;
 	case JSON_ARRAY:
 		fputc('[', f);
-		for (size_t k = 0; k < json_count(v); k++) {
+		for (size_t k = 0; k < jv_count(v); k++) {
 			if (k)
 				fputs(", ", f);
-			write_value(f, json_at(v, k));
+			write_value(f, jv_at(v, k));
 		}
 		fputc(']', f);
 		return;
 	case JSON_OBJECT:
 		fputc('{', f);
-		for (size_t k = 0; k < json_count(v); k++) {
+		for (size_t k = 0; k < jv_count(v); k++) {
 			fputs(k ? ", " : "", f);
-			json_write_string(f, json_key(v, k));
+			json_write_string(f, jv_key(v, k));
 			fputs(": ", f);
-			write_value(f, json_at(v, k));
+			write_value(f, jv_at(v, k));
 		}
 		fputc('}', f);
 		return;
@@ -558,9 +562,9 @@ static void write_value(FILE *f, const struct json_value *v)
 }
 
 /* Member @key of @doc as read, or null when it lacks it. */
-static void copy_member(FILE *f, const struct json_value *doc, const char *key)
+static void copy_member(FILE *f, const json_t *doc, const char *key)
 {
-	const struct json_value *v = json_get(doc, key);
+	const json_t *v = json_object_get(doc, key);
 
 	if (v)
 		write_value(f, v);
@@ -610,13 +614,13 @@ static void write_hosts(FILE *f, const struct merge *m)
 
 	fputs("  \"hosts\": [", f);
 	for (size_t i = 0; i < m->c->n; i++) {
-		const struct json_value *doc = m->c->runs[i].doc;
-		const struct json_value *rows = json_get(doc, "hosts");
+		const json_t *doc = m->c->runs[i].doc;
+		const json_t *rows = json_object_get(doc, "hosts");
 
 		if (type_of(rows) == JSON_ARRAY) {
-			for (size_t k = 0; k < json_count(rows); k++) {
+			for (size_t k = 0; k < jv_count(rows); k++) {
 				fputs(sep, f);
-				write_value(f, json_at(rows, k));
+				write_value(f, jv_at(rows, k));
 				sep = ",\n    ";
 			}
 			continue;
@@ -646,31 +650,31 @@ static void write_devices(FILE *f, const struct merge *m)
 
 	fputs("  \"block_devices\": [", f);
 	for (size_t i = 0; i < m->c->n; i++) {
-		const struct json_value *doc = m->c->runs[i].doc;
-		const struct json_value *devs = json_get(doc, "block_devices");
-		const char *host = json_string(json_get(doc, "host"));
-		bool merged = json_get(doc, "hosts") != NULL;
+		const json_t *doc = m->c->runs[i].doc;
+		const json_t *devs = json_object_get(doc, "block_devices");
+		const char *host = jv_member_string(doc, "host");
+		bool merged = json_object_get(doc, "hosts") != NULL;
 
-		for (size_t k = 0; k < json_count(devs); k++) {
-			const struct json_value *d = json_at(devs, k);
+		for (size_t k = 0; k < jv_count(devs); k++) {
+			const json_t *d = jv_at(devs, k);
 
 			fputs(sep, f);
 			sep = ",\n    ";
 			any = true;
 			fputc('{', f);
-			for (size_t j = 0; j < json_count(d); j++) {
-				const char *key = json_key(d, j);
+			for (size_t j = 0; j < jv_count(d); j++) {
+				const char *key = jv_key(d, j);
 
 				fputs(j ? ", " : "", f);
 				json_write_string(f, key);
 				fputs(": ", f);
 				if (strcmp(key, "device") || merged) {
-					write_value(f, json_at(d, j));
+					write_value(f, jv_at(d, j));
 					continue;
 				}
 				snprintf(name, sizeof(name), "%s:%s",
 					 host ? host : "?",
-					 json_string(json_at(d, j)));
+					 json_string_value(jv_at(d, j)));
 				json_write_string(f, name);
 			}
 			fputc('}', f);

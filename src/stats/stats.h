@@ -19,7 +19,7 @@ struct compare_run {
 	char *label;		/* column name: base name without .json */
 	char *test;		/* the test name in the file */
 	char *host;		/* its host, "N hosts" for a merge, or "-" */
-	struct json_value *doc;
+	json_t *doc;
 };
 
 struct compare {
@@ -71,7 +71,7 @@ char *compare_label(const char *path, const char *ext);
 
 /* "WHERE:LINE:COL: what" (or "WHERE: what") of the parse error @je in
  * @err; returns its code. */
-int json_failed_msg(const struct json_error *je, const char *where,
+int json_failed_msg(const struct jv_error *je, const char *where,
 		    char *err, size_t errlen);
 
 /* Replace control bytes in @s by '?', so names cannot break a line. */

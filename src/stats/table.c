@@ -79,7 +79,7 @@ struct item {
 	const char *name;
 	int rank;		/* syscalls: table order; unknown ones last */
 	size_t run;
-	const struct json_value *v;
+	const json_t *v;
 };
 
 /* A new row labelled "@name @label" (or @label); returns its values, all
@@ -116,17 +116,17 @@ static double *add_row(struct table *t, const char *name, const char *label,
 }
 
 /* Figure @fig of the object @obj, scaled; NAN if it is not there. */
-static double figure_value(const struct json_value *obj,
+static double figure_value(const json_t *obj,
 			   const struct figure *fig)
 {
 	double d, cond;
 
 	if (fig->sub)
-		obj = json_get(obj, fig->sub);
-	if (json_number(json_get(obj, fig->key), &d))
+		obj = json_object_get(obj, fig->sub);
+	if (jv_number(json_object_get(obj, fig->key), &d))
 		return NAN;
 	if (fig->only_if &&
-	    (json_number(json_get(obj, fig->only_if), &cond) || cond == 0))
+	    (jv_number(json_object_get(obj, fig->only_if), &cond) || cond == 0))
 		return NAN;
 	return d * fig->scale;
 }
@@ -199,24 +199,24 @@ static int add_item_rows(struct table *t, struct item *items, size_t n,
 /* An item for element @i of member @v of run @run: a syscall named by its
  * key, ranked in table order (unknown ones last), or a device named by its
  * "device" member. */
-typedef struct item (*item_of_fn)(const struct json_value *v, size_t i,
+typedef struct item (*item_of_fn)(const json_t *v, size_t i,
 				  size_t run);
 
-static struct item syscall_item(const struct json_value *v, size_t i,
+static struct item syscall_item(const json_t *v, size_t i,
 				size_t run)
 {
-	const char *name = json_key(v, i);
+	const char *name = jv_key(v, i);
 	int id = sys_lookup(name, strlen(name), true);
 
-	return (struct item){ name, id < 0 ? INT_MAX : id, run, json_at(v, i) };
+	return (struct item){ name, id < 0 ? INT_MAX : id, run, jv_at(v, i) };
 }
 
-static struct item device_item(const struct json_value *v, size_t i,
+static struct item device_item(const json_t *v, size_t i,
 			       size_t run)
 {
-	const struct json_value *d = json_at(v, i);
+	const json_t *d = jv_at(v, i);
 
-	return (struct item){ json_string(json_get(d, "device")), 0, run, d };
+	return (struct item){ jv_member_string(d, "device"), 0, run, d };
 }
 
 /*
@@ -235,16 +235,16 @@ static int add_member_rows(struct table *t, const struct compare *c,
 	int ret;
 
 	for (size_t j = 0; j < c->n; j++)
-		max += json_count(json_get(c->runs[j].doc, member));
+		max += jv_count(json_object_get(c->runs[j].doc, member));
 	if (!max)
 		return 0;
 	items = malloc(max * sizeof(*items));
 	if (!items)
 		return -ENOMEM;
 	for (size_t j = 0; j < c->n; j++) {
-		const struct json_value *v = json_get(c->runs[j].doc, member);
+		const json_t *v = json_object_get(c->runs[j].doc, member);
 
-		for (size_t i = 0; i < json_count(v); i++)
+		for (size_t i = 0; i < jv_count(v); i++)
 			items[n++] = item_of(v, i, j);
 	}
 	heading_row = t->n;
@@ -266,8 +266,8 @@ int table_build(struct table *t, const struct compare *c)
 	t->nruns = c->n ? c->n : 1;
 
 	for (size_t j = 0; j < c->n; j++)
-		if (json_type(json_get(c->runs[j].doc, "start_lateness_ns")) ==
-		    JSON_OBJECT)
+		if (json_is_object(json_object_get(c->runs[j].doc,
+						   "start_lateness_ns")))
 			timed = true;
 	ret = add_run_rows(t, c, run_figures, NFIGS(run_figures));
 	if (!ret && timed)
