@@ -4,15 +4,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,26 +18,22 @@
 #include "ioriot/cli.h"
 #include "ioriot/clock.h"
 #include "ioriot/compare.h"
-#include "ioriot/diskstats.h"
 #include "ioriot/generate.h"
 #include "ioriot/init.h"
 #include "ioriot/rlog.h"
+#include "ioriot/sandbox.h"
 #include "ioriot/log.h"
 #include "ioriot/merge.h"
 #include "ioriot/outfile.h"
 #include "ioriot/pathmap.h"
-#include "ioriot/replay.h"
-#include "ioriot/report.h"
-#include "ioriot/sandbox.h"
-#include "ioriot/timeseries.h"
 #include "ioriot/version.h"
+#include "commands.h"
 #include "copies.h"
 #include "htmlpage.h"
 #include "mapcheck.h"
 #include "progress.h"
 
 #define EXIT_USAGE 2
-#define START_LATE_WARN_NS 1000000LL	/* --start-at missed by 1 ms */
 
 /* Generate's progress: the share of the log read. */
 static void generate_progress(void *ctx, uint64_t done, uint64_t total)
@@ -170,7 +163,7 @@ static int run_cleanup(const struct cli_opts *o, bool purge)
 }
 
 /* -d: write dirty data out, then drop the page cache, dentries and inodes. */
-static int run_drop_caches(const struct cli_opts *o)
+int cli_drop_caches(const struct cli_opts *o)
 {
 	char err[256];
 
@@ -194,26 +187,6 @@ static void init_progress(void *ctx, uint64_t done, uint64_t total)
 			      (double)total / 1e6);
 }
 
-/* State of `-r` shared with the engine's callbacks. */
-struct replay_cli {
-	const char *user;
-	uid_t uid;
-	gid_t gid;
-	bool verbose;
-	uint64_t last_ns, last_done;
-	struct progress bar;
-	struct report_info info;
-	gid_t *groups;			/* the test user's, resolved early */
-	int ngroups;
-	int diskstats_fd;		/* /proc/diskstats, or -1 */
-	struct uncaptured uncaptured;	/* from the replay file's header */
-	struct uncaptured uring_skipped;	/* likewise */
-	struct diskstats disks_before;	/* when the replay starts */
-	struct diskstats disks_after;	/* at its end: info.disks' names
-					 * point into it */
-	uint64_t disks_before_ns;
-};
-
 /* uid and gid of @user; false if there is no such user. */
 static bool user_ids(const char *user, uid_t *uid, gid_t *gid)
 {
@@ -228,7 +201,7 @@ static bool user_ids(const char *user, uid_t *uid, gid_t *gid)
 
 /* The replay file -i, -r or -R names, its header read; NULL with a
  * message logged. */
-static struct rlog_reader *open_replay(const struct cli_opts *o)
+struct rlog_reader *cli_open_replay(const struct cli_opts *o)
 {
 	char err[PATHMAP_MAX + 256];
 	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
@@ -243,8 +216,8 @@ static struct rlog_reader *open_replay(const struct cli_opts *o)
  * else the file's user=) with ids.  Returns 0, or 1 after saying why (an
  * unknown user, root without --allow-root).
  */
-static int test_of(const struct cli_opts *o, const struct rlog_header *h,
-		   char user[256], char name[256], uid_t *uid, gid_t *gid)
+int cli_test_of(const struct cli_opts *o, const struct rlog_header *h,
+		char user[256], char name[256], uid_t *uid, gid_t *gid)
 {
 	snprintf(user, 256, "%s", o->user ? o->user : h->user);
 	snprintf(name, 256, "%s", h->name);
@@ -280,9 +253,9 @@ static int run_init(const struct cli_opts *o)
 	size_t nhost = 0;
 	int rc;
 
-	if (!(io.reader = open_replay(o)))
+	if (!(io.reader = cli_open_replay(o)))
 		return 1;
-	if (test_of(o, rlog_header(io.reader), user, name, &io.uid, &io.gid)) {
+	if (cli_test_of(o, rlog_header(io.reader), user, name, &io.uid, &io.gid)) {
 		rlog_close(io.reader);
 		return 1;
 	}
@@ -323,18 +296,18 @@ static int run_init(const struct cli_opts *o)
 	return 0;
 }
 
-static volatile sig_atomic_t stop_signalled;
+volatile sig_atomic_t cli_stop_signalled;
 
 /* The signal number that asked to stop, 0 if none. */
 static void on_stop_signal(int sig)
 {
-	__atomic_store_n(&stop_signalled, sig, __ATOMIC_RELAXED);
+	__atomic_store_n(&cli_stop_signalled, sig, __ATOMIC_RELAXED);
 }
 
-/* SIGINT, SIGTERM and SIGHUP (a closed terminal) set stop_signalled: the
+/* SIGINT, SIGTERM and SIGHUP (a closed terminal) set cli_stop_signalled: the
  * capture or replay stops and still ends its log or reports; @flags are
  * the handler's (SA_RESTART: the replay's syscalls in flight restart). */
-static void catch_stop_signals(int flags)
+void cli_catch_stop_signals(int flags)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal,
 				.sa_flags = flags };
@@ -384,7 +357,7 @@ static int run_capture(const struct cli_opts *o)
 				CAPTURE_DEFAULT_MIN_FREE,
 		.status = o->verbosity >= 0 ? capture_status : NULL,
 		.status_ctx = &cc,
-		.stop = &stop_signalled,
+		.stop = &cli_stop_signalled,
 		.filter = { .include = o->include, .ninclude = o->ninclude,
 			    .exclude = o->exclude, .nexclude = o->nexclude },
 	};
@@ -406,7 +379,7 @@ static int run_capture(const struct cli_opts *o)
 			"and --comm must not hold blanks or '=' for SystemTap\n");
 		return EXIT_USAGE;
 	}
-	catch_stop_signals(0);	/* the probe's poll returns, sees the stop */
+	cli_catch_stop_signals(0);	/* the probe's poll returns, sees the stop */
 	if (o->verbosity >= 0)
 		fprintf(stderr, "ioriot: capturing to %s (Ctrl-C stops)\n", o->capture);
 	progress_start(&cc.bar, "capture");
@@ -477,387 +450,6 @@ static int run_capture(const struct cli_opts *o)
 		return 1;
 	}
 	return 0;
-}
-
-/* Replay progress on stderr; tracks the highest load average. */
-static void replay_progress(void *ctx, uint64_t done, uint64_t total,
-			    int64_t ahead_ns)
-{
-	struct replay_cli *rc = ctx;
-	double load = 0;
-
-	if (getloadavg(&load, 1) == 1 && load > rc->info.loadavg_max)
-		rc->info.loadavg_max = load;
-	if (!rc->verbose)
-		return;
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	double rate = now > rc->last_ns ? (double)(done - rc->last_done) * 1e9 /
-					  (double)(now - rc->last_ns) : 0;
-	progress_show(&rc->bar, total ? (double)done / (double)total : 1, false,
-		      "%llu of %llu ops, %.0f ops/s, %s %.3fs, loadavg %.2f",
-		      (unsigned long long)done, (unsigned long long)total, rate,
-		      ahead_ns >= 0 ? "ahead" : "behind",
-		      (double)(ahead_ns >= 0 ? ahead_ns : -ahead_ns) / 1e9,
-		      load);
-	rc->last_ns = now;
-	rc->last_done = done;
-}
-
-/*
- * Once the replay is confined to its sandboxes, before its first
- * operation: become the test user when run as root, for good, and
- * non-dumpable, so that the test user can neither trace the replay nor use
- * the files root opened for it (-S, --csv, the replay file).  Everything
- * it needs was opened or resolved before (the jail has no /proc, no /etc).
- */
-static int replay_ready(void *ctx, char *err, size_t errlen)
-{
-	struct replay_cli *rc = ctx;
-
-	/* Without /proc/diskstats the stats just lack the devices. */
-	if (rc->diskstats_fd >= 0 &&
-	    diskstats_read(&rc->disks_before, rc->diskstats_fd) == 0)
-		rc->disks_before_ns = clock_ns(CLOCK_MONOTONIC);
-	log_info("replay: confined to the sandboxes (a mount namespace of "
-		 "its own)");
-	if (geteuid() != 0 || rc->uid == 0)
-		return 0;
-	if (setgroups((size_t)rc->ngroups, rc->groups) || setgid(rc->gid) ||
-	    setuid(rc->uid) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) {
-		int e = errno;
-		snprintf(err, errlen, "cannot become user %s: %s", rc->user,
-			 strerror(e));
-		return -e;
-	}
-	log_info("replay: now user %s for good; the first operation starts",
-		 rc->user);
-	return 0;
-}
-
-/* The groups of @user (primary group @gid) in a malloc'd array of
- * *@n, or NULL with a message logged. */
-static gid_t *user_groups(const char *user, gid_t gid, int *n)
-{
-	gid_t *groups = NULL, *grown;
-	int want = 32;
-
-	for (;;) {
-		if (!(grown = realloc(groups, (size_t)want * sizeof(*groups)))) {
-			log_error("out of memory");
-			free(groups);
-			return NULL;
-		}
-		groups = grown;
-		*n = want;
-		if (getgrouplist(user, gid, groups, n) >= 0)
-			return groups;
-		if (*n <= want)
-			want *= 2;
-		else
-			want = *n;
-	}
-}
-
-/* Open as many files as the hard limit allows. */
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			log_warn("cannot raise the open file limit: %s",
-				 strerror(errno));
-	}
-}
-
-/*
- * Open -S FILE before the replay drops privileges (outfile_open(): never
- * through a symlink, never another user's file or the replay file), without
- * emptying it: a replay that fails leaves an older file as it was.
- * *@new_in gets the fd of its directory if the file is new (then a failed
- * replay removes it from there), else -1.  NULL with a message logged.
- */
-static FILE *open_stats(const char *path, const char *replay, int *new_in)
-{
-	char err[PATHMAP_MAX + 256];
-	struct stat st;
-	bool created = lstat(path, &st) < 0 && errno == ENOENT;
-	FILE *f;
-	int fd, dirfd;
-
-	*new_in = -1;
-	fd = outfile_open(path, 0644, 0, replay, &dirfd, err, sizeof(err));
-	if (fd < 0) {
-		log_error("%s", err);
-		return NULL;
-	}
-	if (!(f = fdopen(fd, "w"))) {
-		log_error("%s: %s", path, strerror(errno));
-		close(fd);
-		if (created)
-			unlinkat(dirfd, outfile_base(path), 0);
-		close(dirfd);
-		return NULL;
-	}
-	if (created)
-		*new_in = dirfd;
-	else
-		close(dirfd);
-	return f;
-}
-
-/* Write the report to stdout and to @stats (-S FILE, opened by
- * open_stats()), which it empties first and closes. */
-static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
-			 const struct replay_summary *sum, FILE *stats)
-{
-	int ret;
-
-	if (o->verbosity >= 0)
-		(o->output_json ? report_write_json : report_write)(stdout,
-								    &rc->info,
-								    sum);
-	if (!stats)
-		return 0;
-	/* -S FILE: --output-format, else JSON for a name ending in .json. */
-	size_t len = strlen(o->stats);
-	bool json = o->output_format_set ? o->output_json :
-		    len >= 5 && !strcmp(o->stats + len - 5, ".json");
-	ret = ftruncate(fileno(stats), 0) ? -errno : 0;
-	if (!ret)
-		ret = json ? report_write_json(stats, &rc->info, sum) :
-			     report_write(stats, &rc->info, sum);
-	if (fclose(stats) && !ret)
-		ret = -errno;
-	if (ret) {
-		log_error("%s: %s", o->stats, strerror(-ret));
-		return 1;
-	}
-	if (o->verbosity >= 0)
-		printf("Stats written to %s\n", o->stats);
-	return 0;
-}
-
-/* The figures of the replay's end into rc->info: the block devices' since
- * the start (their array, malloc'd, or NULL; their names are those of
- * rc->disks_after, freed with it), the load average, the stop signal and
- * the time. */
-static struct disk_figures *note_end(struct replay_cli *rc)
-{
-	struct diskstats *after = &rc->disks_after;
-	struct disk_figures *disks = NULL;
-	double load;
-
-	if (rc->disks_before_ns &&
-	    diskstats_read(after, rc->diskstats_fd) == 0) {
-		double secs = (double)(clock_ns(CLOCK_MONOTONIC) -
-				       rc->disks_before_ns) / 1e9;
-		disks = calloc(after->n ? after->n : 1, sizeof(*disks));
-		if (disks) {
-			rc->info.ndisks = diskstats_delta(&rc->disks_before,
-							  after, secs, disks);
-			rc->info.disks = disks;
-		}
-	}
-	if (getloadavg(&load, 1) == 1 && load > rc->info.loadavg_max)
-		rc->info.loadavg_max = load;
-	rc->info.interrupted_by = stop_signalled;
-	rc->info.finished_ns = clock_ns(CLOCK_REALTIME);
-	return disks;
-}
-
-/* When the first copy starts (--copies): the devices' figures start. */
-static void copies_started(void *ctx)
-{
-	struct replay_cli *rc = ctx;
-
-	if (rc->diskstats_fd >= 0 &&
-	    diskstats_read(&rc->disks_before, rc->diskstats_fd) == 0)
-		rc->disks_before_ns = clock_ns(CLOCK_MONOTONIC);
-}
-
-/* --copies: replay @ro in o->copies processes at once (copies.h), in the
- * sandboxes @host; closes @rl (each copy reads the file itself). */
-static int replay_copies(const struct cli_opts *o,
-			 const struct replay_options *ro, struct replay_cli *rc,
-			 char *const *host, struct rlog_reader *rl,
-			 struct replay_summary *sum, struct replay_summary *per,
-			 uint64_t *offsets, char *err, size_t errlen)
-{
-	struct copies_options co = {
-		.n = (size_t)o->copies, .stagger_s = o->stagger,
-		.host_roots = host,
-		.nsandboxes = rlog_header(rl)->nsandboxes,
-		.stop = &stop_signalled,
-		.started = copies_started, .started_ctx = rc,
-	};
-
-	rlog_close(rl);
-	log_info("replay: %zu copies, each a process of its own%s", co.n,
-		 o->stagger ? ", started one after the other (--stagger)" :
-		 ", started together");
-	return copies_run(ro, &co, sum, per, offsets, err, errlen);
-}
-
-static int run_replay(const struct cli_opts *o)
-{
-	char user[256], name[256], host[256];
-	struct replay_cli rc = { .verbose = o->verbosity >= 0 };
-	struct replay_options ro = {
-		.replay_path = o->replay, .speed = o->speed,
-		.workers = o->workers > 0 ? (unsigned)o->workers : 0,
-		.threads = o->threads > 0 ? (unsigned)o->threads : 0,
-		.spin_ns = (uint64_t)o->spin_us * 1000,
-		.stop = &stop_signalled, .progress = replay_progress,
-		.progress_ctx = &rc, .ready = replay_ready, .ready_ctx = &rc,
-		.start_at_ns = o->start_at_ns,
-		.rate = o->rate,
-	};
-	struct replay_summary *sum = NULL;
-	struct timeseries series = { 0 };
-	bool have_series = o->csv || o->graphite;
-	FILE *stats = NULL;
-	int stats_new_in = -1;		/* a new -S file's directory */
-	struct disk_figures *disks = NULL;
-	struct replay_summary *per = NULL;	/* --copies: each copy's */
-	uint64_t *offsets = NULL;		/* and when it started */
-	struct rlog_reader *rl;
-	char err[PATHMAP_MAX + 256], **roots = NULL;
-	size_t sets = 1, nhost = 0;
-	int ret = 1;
-
-	rc.diskstats_fd = -1;
-	/* Its header is read once: the test, the devices of the time
-	 * series, and the replay, which reads on. */
-	if (!(rl = open_replay(o)))
-		return 1;
-	if (test_of(o, rlog_header(rl), user, name, &rc.uid, &rc.gid))
-		goto out;
-	rc.uncaptured = rlog_header(rl)->uncaptured;
-	rc.uring_skipped = rlog_header(rl)->uring_skipped;
-	rc.user = user;
-	rc.info.name = name;
-	rc.info.uncaptured = &rc.uncaptured;
-	rc.info.uring_skipped = &rc.uring_skipped;
-	if (!(roots = copies_host_roots(o, rlog_header(rl), &sets)))
-		goto out;
-	nhost = sets * rlog_header(rl)->nsandboxes;
-	for (size_t i = 0; i < nhost; i++)
-		log_info("replay: sandbox %s", roots[i]);
-	if (sandmap_shared(rlog_header(rl)->sandboxes, roots,
-			   rlog_header(rl)->nsandboxes) &&
-	    sandmap_check_collisions(o->replay, roots, err, sizeof(err))) {
-		log_error("%s: %s", o->replay, err);
-		goto out;
-	}
-	ro.host_roots = roots;
-	ro.uid = rc.uid;
-	ro.gid = rc.gid;
-	log_info("replay: %s, test %s, as user %s (uid %u, gid %u), %s",
-		 o->replay, name, user, (unsigned)rc.uid, (unsigned)rc.gid,
-		 o->speed > 0 ? "at the captured pace (scaled by -s)" :
-		 "as fast as possible (-s 0)");
-	if (!o->no_drop_caches && run_drop_caches(o)) {
-		log_error("replay needs root to drop caches first, or -D");
-		goto out;
-	}
-	if (o->stats && !(stats = open_stats(o->stats, o->replay,
-					     &stats_new_in)))
-		goto out;
-	/* The jail has neither /etc nor /proc: what the replay needs of
-	 * them is resolved and opened now. */
-	if (!(rc.groups = user_groups(user, rc.gid, &rc.ngroups)))
-		goto out;
-	rc.diskstats_fd = open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
-	/* Opened as root, like -S, before the privileges drop. */
-	if (have_series) {
-		struct series_config sc = {
-			.csv_path = o->csv, .graphite = o->graphite,
-			.prefix = o->graphite_prefix, .test_name = name,
-			.input = o->replay,
-		};
-
-		if (timeseries_open(&series, &sc, roots, nhost,
-				    rc.diskstats_fd))
-			goto out;
-		ro.tick = timeseries_tick;
-		ro.tick_ctx = &series;
-		ro.tick_ns = (uint64_t)((o->interval ? o->interval : 1.0) * 1e9);
-	}
-	raise_nofile();
-	catch_stop_signals(SA_RESTART);
-	sum = malloc(sizeof(*sum));
-	per = o->copies ? calloc(sets, sizeof(*per)) : NULL;
-	offsets = o->copies ? calloc(sets, sizeof(*offsets)) : NULL;
-	if (!sum || (o->copies && (!per || !offsets))) {
-		log_error("out of memory");
-		goto out;
-	}
-	rc.last_ns = clock_ns(CLOCK_MONOTONIC);
-	getloadavg(&rc.info.loadavg_max, 1);
-	if (gethostname(host, sizeof(host)) == 0) {
-		host[sizeof(host) - 1] = '\0';
-		rc.info.host = host;
-	}
-	rc.info.start_at_ns = o->start_at_ns;
-	if (o->start_at_ns)
-		log_info("replay: the first operation waits for --start-at "
-			 "(%.3f s from now)", ((double)o->start_at_ns -
-			 (double)clock_ns(CLOCK_REALTIME)) / 1e9);
-	progress_start(&rc.bar, "replay");
-	ret = o->copies ? replay_copies(o, &ro, &rc, roots, rl, sum, per,
-					offsets, err, sizeof(err)) :
-	      (ro.reader = rl, replay_run(&ro, sum, err, sizeof(err)));
-	rl = NULL;		/* the replay closed it */
-	progress_end(&rc.bar);
-	rc.info.copies = per;
-	rc.info.copy_offsets_ns = offsets;
-	rc.info.ncopies = o->copies ? sets : 0;
-	if (ret) {
-		ret = 1;
-		log_error("%s", err);
-		goto out;
-	}
-	disks = note_end(&rc);
-	rc.info.started_ns = sum->started_ns;
-	if (o->start_at_ns && sum->start_skew_ns > START_LATE_WARN_NS)
-		log_warn("replay started %.3f s after --start-at (init or the "
-			 "setup took longer)", (double)sum->start_skew_ns / 1e9);
-	if (stop_signalled)
-		log_warn("replay stopped early by SIG%s: the statistics cover "
-			 "only part of the replay file",
-			 sigabbrev_np(stop_signalled));
-	ret = write_reports(o, &rc, sum, stats);
-	stats = NULL;
-	/* An interrupted run fails as the shell reports a signal: 128+N. */
-	if (!ret && stop_signalled)
-		ret = 128 + stop_signalled;
-out:
-	if (have_series && timeseries_close(&series))
-		ret = 1;
-	if (stats) {		/* the replay failed: no report */
-		fclose(stats);
-		/* From the directory it was made in; as the test user now:
-		 * where it may not, an empty file stays behind. */
-		if (stats_new_in >= 0 &&
-		    unlinkat(stats_new_in, outfile_base(o->stats), 0))
-			log_warn("%s: %s", o->stats, strerror(errno));
-	}
-	if (stats_new_in >= 0)
-		close(stats_new_in);
-	diskstats_free(&rc.disks_before);
-	diskstats_free(&rc.disks_after);
-	if (rc.diskstats_fd >= 0)
-		close(rc.diskstats_fd);
-	free(rc.groups);
-	free(disks);
-	free(per);
-	free(offsets);
-	sandmap_roots_free(roots, nhost);
-	free(sum);
-	rlog_close(rl);
-	return ret;
 }
 
 /* -w DIR: work in DIR, made if missing.  0 or 1 with a message. */
@@ -993,11 +585,11 @@ int cli_main(int argc, char **argv)
 	case MODE_INIT:
 		return run_init(&o);
 	case MODE_REPLAY:
-		return run_replay(&o);
+		return cli_run_replay(&o);
 	case MODE_INIT_REPLAY:
-		return run_init(&o) ? 1 : run_replay(&o);
+		return run_init(&o) ? 1 : cli_run_replay(&o);
 	case MODE_DROP_CACHES:
-		return run_drop_caches(&o);
+		return cli_drop_caches(&o);
 	case MODE_PURGE:
 		return run_cleanup(&o, true);
 	case MODE_TRASH:

@@ -1,0 +1,42 @@
+/*
+ * commands: what the modes of the command line share, private to src/cli
+ * (cli.c runs the modes, replaycli.c the replay).
+ */
+#ifndef IORIOT_CLI_COMMANDS_H
+#define IORIOT_CLI_COMMANDS_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "ioriot/cli.h"
+
+struct rlog_header;
+struct rlog_reader;
+
+/* The stop signal's number once SIGINT, SIGTERM or SIGHUP came, else 0. */
+extern volatile sig_atomic_t cli_stop_signalled;
+
+/* Catch SIGINT, SIGTERM and SIGHUP into cli_stop_signalled, with
+ * sigaction flags @flags (SA_RESTART for the replay). */
+void cli_catch_stop_signals(int flags);
+
+/* The replay file -i, -r or -R names, its header read; NULL with a
+ * message logged. */
+struct rlog_reader *cli_open_replay(const struct cli_opts *o);
+
+/*
+ * The test of the replay file whose header is @h: its name, its user (-u,
+ * else the file's user=) with ids.  Returns 0, or 1 after saying why (an
+ * unknown user, root without --allow-root).
+ */
+int cli_test_of(const struct cli_opts *o, const struct rlog_header *h,
+		char user[256], char name[256], uid_t *uid, gid_t *gid);
+
+/* -d, and before a replay without -D: drop the page cache.  0, or 1 with
+ * a message logged. */
+int cli_drop_caches(const struct cli_opts *o);
+
+/* -r: replay, then the statistics.  The exit status. */
+int cli_run_replay(const struct cli_opts *o);
+
+#endif
