@@ -274,6 +274,63 @@ static int replay_copies(const struct cli_opts *o,
 	return copies_run(ro, &co, sum, per, offsets, err, errlen);
 }
 
+/*
+ * The sandboxes of this host for the replay file's header @h (--map,
+ * --copies): *@sets sets, *@n roots in all, each logged with -v; two
+ * sandboxes put into one are checked for colliding paths.  NULL with the
+ * message logged.
+ */
+static char **host_sandboxes(const struct cli_opts *o,
+			     const struct rlog_header *h, size_t *sets,
+			     size_t *n)
+{
+	char err[PATHMAP_MAX + 256], **roots = copies_host_roots(o, h, sets);
+
+	if (!roots)
+		return NULL;
+	*n = *sets * h->nsandboxes;
+	for (size_t i = 0; i < *n; i++)
+		log_info("replay: sandbox %s", roots[i]);
+	if (sandmap_shared(h->sandboxes, roots, h->nsandboxes) &&
+	    sandmap_check_collisions(o->replay, roots, err, sizeof(err))) {
+		log_error("%s: %s", o->replay, err);
+		sandmap_roots_free(roots, *n);
+		return NULL;
+	}
+	return roots;
+}
+
+/* The figures of the replay's start into rc->info: the load average, the
+ * host's name (into @host, @len bytes), --start-at's target. */
+static void note_start(const struct cli_opts *o, struct replay_cli *rc,
+		       char *host, size_t len)
+{
+	rc->last_ns = clock_ns(CLOCK_MONOTONIC);
+	getloadavg(&rc->info.loadavg_max, 1);
+	if (gethostname(host, len) == 0) {
+		host[len - 1] = '\0';
+		rc->info.host = host;
+	}
+	rc->info.start_at_ns = o->start_at_ns;
+	if (o->start_at_ns)
+		log_info("replay: the first operation waits for --start-at "
+			 "(%.3f s from now)", ((double)o->start_at_ns -
+			 (double)clock_ns(CLOCK_REALTIME)) / 1e9);
+}
+
+/* Warn of a start after --start-at, and of a stop signal. */
+static void warn_start_and_stop(const struct cli_opts *o,
+				const struct replay_summary *sum)
+{
+	if (o->start_at_ns && sum->start_skew_ns > START_LATE_WARN_NS)
+		log_warn("replay started %.3f s after --start-at (init or the "
+			 "setup took longer)", (double)sum->start_skew_ns / 1e9);
+	if (cli_stop_signalled)
+		log_warn("replay stopped early by SIG%s: the statistics cover "
+			 "only part of the replay file",
+			 sigabbrev_np(cli_stop_signalled));
+}
+
 int cli_run_replay(const struct cli_opts *o)
 {
 	char user[256], name[256], host[256];
@@ -314,17 +371,8 @@ int cli_run_replay(const struct cli_opts *o)
 	rc.info.name = name;
 	rc.info.uncaptured = &rc.uncaptured;
 	rc.info.uring_skipped = &rc.uring_skipped;
-	if (!(roots = copies_host_roots(o, rlog_header(rl), &sets)))
+	if (!(roots = host_sandboxes(o, rlog_header(rl), &sets, &nhost)))
 		goto out;
-	nhost = sets * rlog_header(rl)->nsandboxes;
-	for (size_t i = 0; i < nhost; i++)
-		log_info("replay: sandbox %s", roots[i]);
-	if (sandmap_shared(rlog_header(rl)->sandboxes, roots,
-			   rlog_header(rl)->nsandboxes) &&
-	    sandmap_check_collisions(o->replay, roots, err, sizeof(err))) {
-		log_error("%s: %s", o->replay, err);
-		goto out;
-	}
 	ro.host_roots = roots;
 	ro.uid = rc.uid;
 	ro.gid = rc.gid;
@@ -368,17 +416,7 @@ int cli_run_replay(const struct cli_opts *o)
 		log_error("out of memory");
 		goto out;
 	}
-	rc.last_ns = clock_ns(CLOCK_MONOTONIC);
-	getloadavg(&rc.info.loadavg_max, 1);
-	if (gethostname(host, sizeof(host)) == 0) {
-		host[sizeof(host) - 1] = '\0';
-		rc.info.host = host;
-	}
-	rc.info.start_at_ns = o->start_at_ns;
-	if (o->start_at_ns)
-		log_info("replay: the first operation waits for --start-at "
-			 "(%.3f s from now)", ((double)o->start_at_ns -
-			 (double)clock_ns(CLOCK_REALTIME)) / 1e9);
+	note_start(o, &rc, host, sizeof(host));
 	progress_start(&rc.bar, "replay");
 	ret = o->copies ? replay_copies(o, &ro, &rc, roots, rl, sum, per,
 					offsets, err, sizeof(err)) :
@@ -395,13 +433,7 @@ int cli_run_replay(const struct cli_opts *o)
 	}
 	disks = note_end(&rc);
 	rc.info.started_ns = sum->started_ns;
-	if (o->start_at_ns && sum->start_skew_ns > START_LATE_WARN_NS)
-		log_warn("replay started %.3f s after --start-at (init or the "
-			 "setup took longer)", (double)sum->start_skew_ns / 1e9);
-	if (cli_stop_signalled)
-		log_warn("replay stopped early by SIG%s: the statistics cover "
-			 "only part of the replay file",
-			 sigabbrev_np(cli_stop_signalled));
+	warn_start_and_stop(o, sum);
 	ret = write_reports(o, &rc, sum, stats);
 	stats = NULL;
 	/* An interrupted run fails as the shell reports a signal: 128+N. */
