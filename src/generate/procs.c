@@ -244,16 +244,18 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
- * Apply @fn to every used slot with fd in [@first, @last], dense ones in fd
- * order, then sparse ones in fd order (so closes come out deterministic).
- * Returns 0 or -ENOMEM.
+ * Apply @fn to every used slot of @p with fd in [@first, @last], dense
+ * ones in fd order, then sparse ones in fd order (so closes come out
+ * deterministic).  @fn may drop the slot it is given.  Returns 0 or
+ * -ENOMEM.
  */
-static int each_slot(struct procs *ps, struct proc *p, uint64_t first,
-		     uint64_t last, void (*fn)(struct procs *, struct fdslot *))
+static int walk_slots(struct proc *p, uint64_t first, uint64_t last,
+		      void (*fn)(void *ctx, struct proc *p, uint64_t fd,
+				 struct fdslot *s), void *ctx)
 {
 	for (uint64_t fd = first; fd < p->nslots && fd <= last; fd++)
 		if (p->slots[fd].ofd)
-			fn(ps, &p->slots[fd]);
+			fn(ctx, p, fd, &p->slots[fd]);
 	if (!p->sparse.slots || !p->sparse.count)
 		return 0;
 	uint64_t *fds = malloc(p->sparse.count * sizeof(*fds));
@@ -269,37 +271,57 @@ static int each_slot(struct procs *ps, struct proc *p, uint64_t first,
 	for (size_t i = 0; i < n; i++) {
 		struct fdslot *s = u64map_get(&p->sparse, fds[i]);
 		if (s->ofd)
-			fn(ps, s);
+			fn(ctx, p, fds[i], s);
 	}
 	free(fds);
 	return 0;
+}
+
+/* each_slot()'s call of a slot function. */
+struct slot_call {
+	struct procs *ps;
+	void (*fn)(struct procs *, struct fdslot *);
+};
+
+static void call_slot(void *ctx, struct proc *p, uint64_t fd,
+		      struct fdslot *s)
+{
+	struct slot_call *c = ctx;
+
+	(void)p;
+	(void)fd;
+	c->fn(c->ps, s);
+}
+
+/* walk_slots() with @fn of the procs.  0 or -ENOMEM. */
+static int each_slot(struct procs *ps, struct proc *p, uint64_t first,
+		     uint64_t last, void (*fn)(struct procs *, struct fdslot *))
+{
+	struct slot_call c = { .ps = ps, .fn = fn };
+
+	return walk_slots(p, first, last, call_slot, &c);
+}
+
+/* proc_each_fd()'s call of the caller's function. */
+struct fd_call {
+	void (*fn)(void *ctx, struct proc *p, int64_t fd, struct ofd *o);
+	void *ctx;
+};
+
+static void call_fd(void *ctx, struct proc *p, uint64_t fd, struct fdslot *s)
+{
+	struct fd_call *c = ctx;
+
+	c->fn(c->ctx, p, (int64_t)fd, s->ofd);
 }
 
 int proc_each_fd(struct proc *p,
 		 void (*fn)(void *ctx, struct proc *p, int64_t fd,
 			    struct ofd *o), void *ctx)
 {
-	for (uint64_t fd = 0; fd < p->nslots; fd++)
-		if (p->slots[fd].ofd)
-			fn(ctx, p, (int64_t)fd, p->slots[fd].ofd);
-	if (!p->sparse.slots || !p->sparse.count)
-		return 0;
-	uint64_t *fds = malloc(p->sparse.count * sizeof(*fds));
-	size_t n = 0, pos = 0;
-	struct u64map_slot *e;
+	struct fd_call c = { .fn = fn, .ctx = ctx };
 
-	if (!fds)
-		return -ENOMEM;
-	while ((e = u64map_next(&p->sparse, &pos)))
-		fds[n++] = e->key;
-	qsort(fds, n, sizeof(*fds), cmp_u64);
-	for (size_t i = 0; i < n; i++) {
-		struct fdslot *s = u64map_get(&p->sparse, fds[i]);
-		if (s->ofd)
-			fn(ctx, p, (int64_t)fds[i], s->ofd);
-	}
-	free(fds);
-	return 0;
+	return walk_slots(p, 0, UINT64_MAX, call_fd, &c);
 }
 
 static void set_cloexec(struct procs *ps, struct fdslot *s)
