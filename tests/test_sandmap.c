@@ -331,6 +331,84 @@ START_TEST(test_map_replay)
 }
 END_TEST
 
+/*
+ * A TEST reached through a symlink, by --map or by a hand-edited
+ * test_mount=, and a .ioriot planted as a symlink on the test mount (as a
+ * user who could write there would): init as root refuses each and makes
+ * nothing, neither on the mount nor where the links lead.
+ */
+START_TEST(test_map_links_refused)
+{
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "real");
+	char *other = tu_join(dir, "other"), *link = tu_join(dir, "link");
+	char *elsewhere = tu_join(dir, "elsewhere"), *dot, *replay, *rule;
+	char *text, *edited, *out, *err, *f;
+	int rc;
+
+	ck_assert_msg(tu_mount_tmpfs(mnt), "no tmpfs");
+	ck_assert_int_eq(symlink(mnt, link), 0);
+	replay = workload(dir, "/var/x");
+	ck_assert(asprintf(&rule, "/var/x=%s", link) > 0);
+	const char *by_rule[] = { "-i", replay, "-q", "-u", "nobody",
+				  "--map", rule, NULL };
+	rc = tu_run_args(by_rule, &out, &err);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, "symlink") || strstr(err, "Too many levels"),
+		      "%s", err);
+	free(out);
+	free(err);
+
+	/* The same through the file's header. */
+	text = tu_read(replay, NULL);
+	ck_assert(asprintf(&edited, "%.*stest_mount=%s|%s",
+			   (int)(strstr(text, "mount=/var/x|") - text +
+				 strlen("mount=/var/x|")), text, link,
+			   strstr(text, "mount=/var/x|") +
+			   strlen("mount=/var/x|")) > 0);
+	free(replay);
+	replay = tu_write_str(dir, "edited.replay", edited);
+	const char *by_header[] = { "-i", replay, "-q", "-u", "nobody", NULL };
+	rc = tu_run_args(by_header, &out, &err);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, "symlink") || strstr(err, "Too many levels"),
+		      "%s", err);
+	f = tu_join(mnt, ".ioriot");
+	ck_assert_int_ne(access(f, F_OK), 0);
+	free(f);
+	free(out);
+	free(err);
+
+	/* .ioriot on the test mount a link to a directory elsewhere. */
+	ck_assert_msg(tu_mount_tmpfs(other), "no tmpfs");
+	ck_assert_int_eq(mkdir(elsewhere, 0777), 0);
+	dot = tu_join(other, ".ioriot");
+	ck_assert_int_eq(symlink(elsewhere, dot), 0);
+	free(rule);
+	ck_assert(asprintf(&rule, "/var/x=%s", other) > 0);
+	const char *planted[] = { "-i", replay, "-q", "-u", "nobody",
+				  "--map", rule, NULL };
+	rc = tu_run_args(planted, &out, &err);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, ".ioriot: Too many levels of symbolic links"),
+		      "%s", err);
+	f = tu_join(elsewhere, "t");
+	ck_assert_msg(access(f, F_OK) != 0, "init followed .ioriot: %s", err);
+	free(f);
+	free(out);
+	free(err);
+	free(dot);
+	free(rule);
+	free(text);
+	free(edited);
+	free(replay);
+	free(elsewhere);
+	free(link);
+	free(other);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
 /* generate --map writes test_mount=; -i and -r then need no --map. */
 START_TEST(test_map_generate)
 {
@@ -534,6 +612,7 @@ Suite *sandmap_suite(void)
 	tcase_add_test(tc, test_collisions);
 	tcase_add_test(tc, test_map_replay);
 	tcase_add_test(tc, test_map_generate);
+	tcase_add_test(tc, test_map_links_refused);
 	tcase_add_test(tc, test_copies);
 	tcase_add_test(tc, test_copies_series);
 	tcase_add_test(tc, test_usage);
