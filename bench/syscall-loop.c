@@ -5,6 +5,8 @@
  *
  *   syscall-loop io FILE SECONDS [RATE]   openat + pread64 + close of FILE
  *   syscall-loop untraced SECONDS         getppid (not traced by ioriot)
+ *   syscall-loop exists DIR SECONDS       mkdir of DIR, which exists: each
+ *                                         call fails with EEXIST
  *   syscall-loop threads SECONDS FILE...  the io loop in a thread per FILE
  *                                         of one process, flat out
  *
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,12 +45,13 @@ static uint64_t now_ns(void)
 static int usage(void)
 {
 	fprintf(stderr, "usage: syscall-loop io FILE SECONDS [RATE] | untraced SECONDS |\n"
-		"       threads SECONDS FILE...\n");
+		"       exists DIR SECONDS | threads SECONDS FILE...\n");
 	return 2;
 }
 
 struct loop {
 	const char *file;	/* NULL: getppid */
+	bool exists;		/* mkdir of @file, failing with EEXIST */
 	double seconds, rate;	/* rate 0: flat out */
 	uint64_t n, ns;		/* syscalls issued, time taken */
 	uint64_t cpu_ns;	/* the thread's CPU time taken */
@@ -58,14 +62,19 @@ struct loop {
 static int run_loop(struct loop *l)
 {
 	char buf[512];
-	uint64_t per_iter = l->file ? 3 : 1;
+	uint64_t per_iter = l->file && !l->exists ? 3 : 1;
 	uint64_t start = now_ns(), end = start + (uint64_t)(l->seconds * 1e9), t;
 	uint64_t cpu_start = clock_of(CLOCK_THREAD_CPUTIME_ID);
 
 	do {
 		/* A batch between clock reads keeps timing out of the cost. */
 		for (int i = 0; i < 64; i++) {
-			if (l->file) {
+			if (l->exists) {
+				if (mkdir(l->file, 0755) == 0 || errno != EEXIST) {
+					l->err = errno ? errno : EEXIST;
+					return -1;
+				}
+			} else if (l->file) {
 				int fd = openat(AT_FDCWD, l->file, O_RDONLY);
 				if (fd < 0 || pread(fd, buf, sizeof(buf), 0) < 0 ||
 				    close(fd) < 0) {
@@ -170,6 +179,12 @@ int main(int argc, char **argv)
 			l.rate = atof(argv[4]);
 	} else if (strcmp(argv[1], "untraced") == 0) {
 		l.seconds = atof(argv[2]);
+	} else if (strcmp(argv[1], "exists") == 0) {
+		if (argc < 4)
+			return usage();
+		l.file = argv[2];
+		l.exists = true;
+		l.seconds = atof(argv[3]);
 	} else {
 		return usage();
 	}

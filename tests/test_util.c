@@ -139,6 +139,12 @@ START_TEST(u64map_put_get_del)
 	while (u64map_next(&m, &pos))
 		seen++;
 	ck_assert_uint_eq(seen, 2500);
+	/* Replacing keeps the count and never adds an absent key. */
+	ck_assert(u64map_replace(&m, 1 * 7919, &vals[0]));
+	ck_assert_ptr_eq(u64map_get(&m, 1 * 7919), &vals[0]);
+	ck_assert(!u64map_replace(&m, 2 * 7919, &vals[0]));
+	ck_assert_ptr_null(u64map_get(&m, 2 * 7919));
+	ck_assert_uint_eq(m.count, 2500);
 	u64map_destroy(&m);
 }
 END_TEST

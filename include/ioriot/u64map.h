@@ -6,6 +6,7 @@
 #ifndef IORIOT_U64MAP_H
 #define IORIOT_U64MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,10 @@ void *u64map_get(const struct u64map *m, uint64_t key);
 
 /* Insert or replace; @value must not be NULL.  Returns 0 or -ENOMEM. */
 int u64map_put(struct u64map *m, uint64_t key, void *value);
+
+/* Replace the value of @key, which must be in the map, with @value (not
+ * NULL); never allocates.  False if @key is absent. */
+bool u64map_replace(struct u64map *m, uint64_t key, void *value);
 
 /* Remove @key; returns its value or NULL if absent. */
 void *u64map_del(struct u64map *m, uint64_t key);

@@ -4,7 +4,9 @@
  * failures that found it (reorder.h).  A sorted run of the events that
  * came in order and a min-heap of the others, both on (entry time,
  * arrival) with the keys in their slots; each item owns a copy of its
- * event's paths.
+ * event's paths.  The held creates that succeeded are also listed by the
+ * hash of their path, so that a create that failed with EEXIST finds the
+ * one it may have to follow without a pass over everything held.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <sys/types.h>
 
 #include "reorder.h"
+#include "ioriot/hashing.h"
 #include "ioriot/syscalls.h"
 
 /* How many slots ahead of the one released the run's items are fetched. */
@@ -22,6 +25,10 @@
 struct reorder_item {
 	struct cap_event ev;	/* paths point into @paths */
 	uint64_t arrival;
+	/* A create that succeeded: its list of r->creates (NULL-ended both
+	 * ways); @listed says whether it is in one. */
+	struct reorder_item *cprev, *cnext;
+	bool listed;
 	char paths[];		/* path, NUL, path2, NUL */
 };
 
@@ -29,6 +36,60 @@ void reorder_init(struct reorder *r, uint64_t window_ns)
 {
 	memset(r, 0, sizeof(*r));
 	r->window_ns = window_ns;
+}
+
+/* Whether @ev makes a new name at its path: mkdir, mknod, or an open
+ * with O_CREAT. */
+static bool creates(const struct cap_event *ev)
+{
+	enum sys_kind k = sys_info(ev->sys)->kind;
+
+	return ev->path && (k == SK_MKDIR || k == SK_MKNOD ||
+			    (k == SK_OPEN && (ev->have & CAP_FLAGS) &&
+			     (ev->flags & O_CREAT)));
+}
+
+/* The key of r->creates for @ev's path (the string only: same_path()
+ * tells the rest). */
+static uint64_t create_key(const struct cap_event *ev)
+{
+	return hash_bytes(ev->path_len, ev->path, ev->path_len);
+}
+
+/* List @it, a create that succeeded, under its path.  0 or -ENOMEM. */
+static int list_create(struct reorder *r, struct reorder_item *it)
+{
+	uint64_t key = create_key(&it->ev);
+	struct reorder_item *head;
+	int err;
+
+	if (!r->creates.slots && (err = u64map_init(&r->creates)))
+		return err;
+	head = u64map_get(&r->creates, key);
+	if ((err = u64map_put(&r->creates, key, it)))
+		return err;
+	it->cprev = NULL;
+	it->cnext = head;
+	if (head)
+		head->cprev = it;
+	it->listed = true;
+	return 0;
+}
+
+/* Take @it out of its list of r->creates, if it is in one. */
+static void unlist_create(struct reorder *r, struct reorder_item *it)
+{
+	if (!it->listed)
+		return;
+	if (it->cnext)
+		it->cnext->cprev = it->cprev;
+	if (it->cprev)
+		it->cprev->cnext = it->cnext;
+	else if (it->cnext)
+		u64map_replace(&r->creates, create_key(&it->ev), it->cnext);
+	else
+		u64map_del(&r->creates, create_key(&it->ev));
+	it->listed = false;
 }
 
 static bool before(const struct reorder_slot *a, const struct reorder_slot *b)
@@ -110,9 +171,16 @@ int reorder_push(struct reorder *r, const struct cap_event *ev)
 	it->paths[len1 + 1 + len2] = '\0';
 	it->ev.path = ev->path ? it->paths : NULL;
 	it->ev.path2 = ev->path2 ? it->paths + len1 + 1 : NULL;
+	it->listed = false;
+	if (creates(ev) && (ev->have & CAP_RET) && ev->ret >= 0 &&
+	    list_create(r, it)) {
+		free(it);
+		return -ENOMEM;
+	}
 	slot = (struct reorder_slot){ .time_ns = ev->time_ns,
 				      .arrival = it->arrival, .item = it };
 	if (!in_order && late_push(r, slot)) {
+		unlist_create(r, it);
 		free(it);
 		return -ENOMEM;
 	}
@@ -181,17 +249,6 @@ static struct reorder_item *take(struct reorder *r, struct held at)
 	return out;
 }
 
-/* Whether @ev makes a new name at its path: mkdir, mknod, or an open
- * with O_CREAT. */
-static bool creates(const struct cap_event *ev)
-{
-	enum sys_kind k = sys_info(ev->sys)->kind;
-
-	return ev->path && (k == SK_MKDIR || k == SK_MKNOD ||
-			    (k == SK_OPEN && (ev->have & CAP_FLAGS) &&
-			     (ev->flags & O_CREAT)));
-}
-
 /* Whether @a and @b name their path alike: the same string, absolute, or
  * from the same dirfd (the cwd: of the same process). */
 static bool same_path(const struct cap_event *a, const struct cap_event *b)
@@ -216,41 +273,42 @@ static bool same_path(const struct cap_event *a, const struct cap_event *b)
 static bool creator_of(const struct reorder *r, const struct cap_event *e,
 		       struct held *found)
 {
-	const struct reorder_slot *best = NULL;
+	const struct reorder_item *best = NULL;
+	bool best_held = false;
 
-	if (!creates(e) || !(e->have & CAP_RET) || e->ret != -EEXIST)
+	if (!creates(e) || !(e->have & CAP_RET) || e->ret != -EEXIST ||
+	    !r->creates.slots)
 		return false;
+	for (const struct reorder_item *f = u64map_get(&r->creates,
+						       create_key(e));
+	     f; f = f->cnext)
+		if (f->ev.tid != e->tid &&
+		    f->ev.time_ns < e->time_ns + e->dur_ns &&
+		    same_path(&f->ev, e) &&
+		    (!best || f->ev.time_ns < best->ev.time_ns ||
+		     (f->ev.time_ns == best->ev.time_ns &&
+		      f->arrival < best->arrival)))
+			best = f;
+	if (!best)
+		return false;
+	/* Found: where it is held, and whether an earlier event of its
+	 * thread still is (rare enough for a pass over all). */
 	for (int late = 0; late < 2; late++) {
 		size_t from = late ? 0 : r->head, to = late ? r->late_n : r->n;
 
 		for (size_t i = from; i < to; i++) {
 			struct held at = { .late = late, .i = i };
 			const struct reorder_slot *slot = held_slot(r, at);
-			const struct cap_event *f = &slot->item->ev;
 
-			if (f->tid != e->tid && creates(f) && (f->have & CAP_RET) &&
-			    f->ret >= 0 && f->time_ns < e->time_ns + e->dur_ns &&
-			    same_path(f, e) && (!best || before(slot, best))) {
-				best = slot;
+			if (slot->item == best) {
 				*found = at;
-			}
-		}
-	}
-	if (!best)
-		return false;
-	for (int late = 0; late < 2; late++) {
-		size_t from = late ? 0 : r->head, to = late ? r->late_n : r->n;
-
-		for (size_t i = from; i < to; i++) {
-			const struct reorder_slot *slot =
-				held_slot(r, (struct held){ .late = late, .i = i });
-
-			if (slot->item->ev.tid == best->item->ev.tid &&
-			    slot->time_ns < best->time_ns)
+				best_held = true;
+			} else if (slot->item->ev.tid == best->ev.tid &&
+				 slot->time_ns < best->ev.time_ns)
 				return false;
 		}
 	}
-	return true;
+	return best_held;	/* listed items are held: always true */
 }
 
 void reorder_release(struct reorder *r, uint64_t now,
@@ -273,9 +331,11 @@ void reorder_release(struct reorder *r, uint64_t now,
 		if (creator_of(r, &it->ev, &first)) {
 			struct reorder_item *creator = take(r, first);
 
+			unlist_create(r, creator);
 			emit(ctx, &creator->ev);
 			free(creator);
 		}
+		unlist_create(r, it);
 		emit(ctx, &it->ev);
 		free(it);
 	}
@@ -289,5 +349,6 @@ void reorder_destroy(struct reorder *r)
 		free(r->late[i].item);
 	free(r->run);
 	free(r->late);
+	u64map_destroy(&r->creates);
 	memset(r, 0, sizeof(*r));
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "ioriot/caplog.h"
+#include "ioriot/u64map.h"
 
 struct reorder_item;
 
@@ -44,6 +45,8 @@ struct reorder {
 	size_t head, n, cap;
 	struct reorder_slot *late;
 	size_t late_n, late_cap;
+	struct u64map creates;		/* held creates that succeeded, by
+					 * path: lists of items */
 	uint64_t arrivals;
 	uint64_t newest;		/* latest entry time pushed */
 	uint64_t window_ns;

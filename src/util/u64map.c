@@ -73,6 +73,18 @@ int u64map_put(struct u64map *m, uint64_t key, void *value)
 	return 0;
 }
 
+bool u64map_replace(struct u64map *m, uint64_t key, void *value)
+{
+	for (size_t i = hash64(key) & m->mask;; i = (i + 1) & m->mask) {
+		if (!m->slots[i].value)
+			return false;
+		if (m->slots[i].key == key) {
+			m->slots[i].value = value;
+			return true;
+		}
+	}
+}
+
 void *u64map_del(struct u64map *m, uint64_t key)
 {
 	size_t i = hash64(key) & m->mask;
