@@ -1,5 +1,6 @@
 /* Tests of src/util: escaping, outbuf formatting, u64map, mounts, the
  * cycle clock. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "ioriot/escape.h"
 #include "ioriot/mounts.h"
 #include "ioriot/outbuf.h"
+#include "ioriot/outfile.h"
 #include "ioriot/u64map.h"
 #include "testutil.h"
 
@@ -259,6 +261,117 @@ START_TEST(cycleclock_is_monotonic_time)
 }
 END_TEST
 
+/* Entries of @dir other than . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/*
+ * An unnamed output file is nowhere in its directory until linked under a
+ * temporary name, beside an existing one; a file made unlinkable
+ * (O_TMPFILE with O_EXCL) is refused with ENOENT, nothing named.
+ */
+START_TEST(outfile_unnamed_links)
+{
+	char *dir = tu_scratch(), *path = tu_join(dir, "r.replay"), *text;
+	char err[256], name[64], name2[64];
+	int dfd = outfile_dir(path, err, sizeof(err)), fd, fd2;
+
+	ck_assert_msg(dfd >= 0, "%s", err);
+	fd = outfile_unnamed(dfd, "r.replay");
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "abc\n", 4), 4);
+	ck_assert_int_eq(entries(dir), 0);
+	ck_assert_int_eq(outfile_link_temp(dfd, fd, "r.replay", name,
+					   sizeof(name)), 0);
+	ck_assert_msg(!strncmp(name, ".r.replay.", 10), "%s", name);
+	ck_assert_int_eq(entries(dir), 1);
+	char *linked = tu_join(dir, name);
+	text = tu_read(linked, NULL);
+	ck_assert_str_eq(text, "abc\n");
+	free(text);
+
+	fd2 = openat(dfd, ".", O_TMPFILE | O_EXCL | O_RDWR, 0600);
+	ck_assert_int_ge(fd2, 0);
+	ck_assert_int_eq(outfile_link_temp(dfd, fd2, "r.replay", name2,
+					   sizeof(name2)), -ENOENT);
+	ck_assert_int_eq(entries(dir), 1);
+	ck_assert_int_eq(outfile_link_temp(dfd, fd, "r.replay", name2, 8),
+			 -ENAMETOOLONG);
+	close(fd2);
+	close(fd);
+	close(dfd);
+	free(linked);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* Join a head to a body of 600,001 bytes (three chunks and a bit) in
+ * @dir, the body linkable or not, and check the file renamed into place. */
+static void join_parts(const char *dir, bool linkable)
+{
+	char err[256], tmp[64], *path = tu_join(dir, "r.replay"), *text;
+	static const char head[] = "#head\n#INIT\n";
+	size_t body_len = 600001, len;
+	char *body = malloc(body_len);
+	int dfd = outfile_dir(path, err, sizeof(err)), head_fd, body_fd, fd;
+
+	ck_assert_msg(dfd >= 0, "%s", err);
+	for (size_t i = 0; i < body_len; i++)
+		body[i] = (char)('a' + i * 7 % 26);
+	head_fd = outfile_unnamed(dfd, "r.replay");
+	body_fd = linkable ? outfile_unnamed(dfd, "r.replay") :
+		  openat(dfd, ".", O_TMPFILE | O_EXCL | O_RDWR, 0600);
+	ck_assert_int_ge(head_fd, 0);
+	ck_assert_int_ge(body_fd, 0);
+	ck_assert_int_eq(write(head_fd, head, sizeof(head) - 1),
+			 sizeof(head) - 1);
+	ck_assert_int_eq(write(body_fd, body, body_len), (ssize_t)body_len);
+	fd = outfile_join(dfd, "r.replay", head_fd, body_fd, tmp, sizeof(tmp));
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "#END\n", 5), 5);
+	ck_assert_int_eq(close(fd), 0);
+	ck_assert_int_eq(entries(dir), 1);
+	ck_assert_int_eq(renameat(dfd, tmp, dfd, "r.replay"), 0);
+	text = tu_read(path, &len);
+	ck_assert_uint_eq(len, sizeof(head) - 1 + body_len + 5);
+	ck_assert(!memcmp(text, head, sizeof(head) - 1));
+	ck_assert(!memcmp(text + sizeof(head) - 1, body, body_len));
+	ck_assert(!memcmp(text + len - 5, "#END\n", 5));
+	close(head_fd);
+	close(body_fd);
+	close(dfd);
+	ck_assert_int_eq(entries(dir), 1);
+	ck_assert_int_eq(unlink(path), 0);
+	free(text);
+	free(body);
+	free(path);
+}
+
+/* The body becomes the file when it can be linked, and is copied into a
+ * new one when it cannot: the same bytes either way. */
+START_TEST(outfile_join_parts)
+{
+	char *dir = tu_scratch();
+
+	join_parts(dir, true);
+	join_parts(dir, false);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -273,6 +386,8 @@ Suite *util_suite(void)
 	tcase_add_test(tc, mounts_whole_components);
 	tcase_add_test(tc, mounts_load_proc_format);
 	tcase_add_test(tc, cycleclock_is_monotonic_time);
+	tcase_add_test(tc, outfile_unnamed_links);
+	tcase_add_test(tc, outfile_join_parts);
 	suite_add_tcase(s, tc);
 	return s;
 }

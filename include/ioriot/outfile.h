@@ -55,6 +55,36 @@ int outfile_dir(const char *path, char *err, size_t errlen);
 int outfile_temp(int dirfd, const char *base, char *name, size_t len);
 
 /*
+ * An unnamed file (O_RDWR, mode 0600) in directory @dirfd for writing a
+ * part of @base: made with O_TMPFILE, so that nothing is left behind if
+ * ioriot dies, or on file systems without it under a temporary name that
+ * is removed at once.  Returns the fd or -errno.
+ */
+int outfile_unnamed(int dirfd, const char *base);
+
+/*
+ * Give the unnamed file @fd from outfile_unnamed() a temporary name in
+ * @dirfd, as outfile_temp() names them (in @name, @len bytes), to be
+ * renamed over @base.  Returns 0 or -errno: -ENOENT if the file cannot be
+ * linked (made without O_TMPFILE, or neither the fd nor /proc may link
+ * it), -EPERM on a file system without hard links, -ENAMETOOLONG if the
+ * name does not fit.
+ */
+int outfile_link_temp(int dirfd, int fd, const char *base, char *name,
+		      size_t len);
+
+/*
+ * The file of @head_fd's bytes followed by @body_fd's, both unnamed files
+ * in @dirfd (outfile_unnamed()), under a temporary name there (put in
+ * @tmp, @tmplen bytes) for a rename over @base.  If @body_fd can be linked
+ * it becomes that file, its bytes moved up in place; else both parts are
+ * copied into a new file.  Returns an fd of the result, positioned at its
+ * end for what follows, or -errno; on an error no name is left behind.
+ */
+int outfile_join(int dirfd, const char *base, int head_fd, int body_fd,
+		 char *tmp, size_t tmplen);
+
+/*
  * For outputs written to a temporary name and renamed over @path: 0 if
  * @path does not exist or is a regular file of the caller's that is not
  * @input (if not NULL), else -errno with "PATH: why" in @err.  A rename

@@ -1,12 +1,13 @@
 /*
  * generate: the driver of capture log -> replay file.  Reads the log once,
  * hands each event to events.c, writes operations to an unnamed temporary
- * file, then writes header and INIT section to a temporary output, appends
- * the operations and renames it into place.
+ * file, then header and INIT section to another, joins the two
+ * (outfile_join()) and renames the result into place.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -44,79 +45,6 @@ static const char *const filter_names[GF_COUNT] = {
 const char *gen_filter_name(enum gen_filter why)
 {
 	return filter_names[why];
-}
-
-/* Directory part of @path for temporary files ("." if none). */
-static void dir_of(const char *path, char *out, size_t outlen)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(out, outlen, ".");
-	else if (slash == path)
-		snprintf(out, outlen, "/");
-	else
-		snprintf(out, outlen, "%.*s", (int)(slash - path), path);
-}
-
-/* An unnamed temporary file in @dir (deleted when closed).  -errno. */
-static int open_unnamed(const char *dir)
-{
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
-		return fd >= 0 ? fd : -errno;
-	/* File systems without O_TMPFILE: create, then unlink at once. */
-	char tmpl[PATHMAP_MAX + 32];
-	snprintf(tmpl, sizeof(tmpl), "%s/.ioriot-ops-XXXXXX", dir);
-	fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (unlink(tmpl) < 0) {
-		int err = -errno;
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-/* Append all of @src (from offset 0) to @dst.  Returns 0 or -errno. */
-static int append_file(int dst, int src)
-{
-	char buf[1 << 16];
-	loff_t in_off = 0;
-
-	for (;;) {
-		ssize_t n = copy_file_range(src, &in_off, dst, NULL, 1 << 30, 0);
-		if (n > 0)
-			continue;
-		if (n == 0)
-			return 0;
-		if (errno == EINTR)
-			continue;
-		if (errno != EXDEV && errno != EINVAL && errno != EOPNOTSUPP &&
-		    errno != ENOSYS)
-			return -errno;
-		break;		/* fall back to read/write from in_off */
-	}
-	for (;;) {
-		ssize_t n = pread(src, buf, sizeof(buf), in_off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		in_off += n;
-		for (ssize_t done = 0; done < n;) {
-			ssize_t w = write(dst, buf + done, (size_t)(n - done));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return -errno;
-			done += w;
-		}
-	}
 }
 
 /*
@@ -321,46 +249,46 @@ static void write_header(struct gen *g, struct outbuf *ob,
 	}
 }
 
-/* Write the final file: header, INIT, the operations from @ops_fd, #END.
+/* Write the final file: header, INIT, the operations from @ops_fd (an
+ * unnamed file in @dfd), #END; under a temporary name, renamed into place.
  * Returns 0 or -errno with @err filled in. */
 static int write_output(struct gen *g, const struct gen_options *opt,
-			const struct caplog_header *ch, int ops_fd,
+			const struct caplog_header *ch, int dfd, int ops_fd,
 			char *err, size_t errlen)
 {
 	const char *base = outfile_base(opt->replay_path);
-	char tmp[PATHMAP_MAX + 32];
+	char tmp[NAME_MAX + 32];
 	struct outbuf *ob = malloc(sizeof(*ob));
-	int dfd = -1, fd = -1, rc;
+	int head_fd = -1, fd = -1, rc;
 
 	if (!ob) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	/* Made, renamed and removed in the directory opened once, so no
-	 * path another user changes meanwhile can redirect them. */
-	dfd = rc = outfile_dir(opt->replay_path, err, errlen);
-	if (rc < 0)
-		goto out;
-	fd = rc = outfile_temp(dfd, base, tmp, sizeof(tmp));
-	if (fd < 0) {
+	head_fd = rc = outfile_unnamed(dfd, base);
+	if (rc < 0) {
 		snprintf(err, errlen, "%s: cannot create a file beside it: %s",
 			 opt->replay_path, strerror(-rc));
 		goto out;
 	}
-	outbuf_init(ob, fd);
+	outbuf_init(ob, head_fd);
 	write_header(g, ob, opt, ch);
 	outbuf_puts(ob, "#INIT\n");
 	write_init(g, ob);
 	outbuf_puts(ob, "#OPS\n");
 	rc = outbuf_flush(ob);
 	if (!rc)
-		rc = append_file(fd, ops_fd);
-	if (!rc) {
-		outbuf_puts(ob, "#END|");
-		outbuf_meta_u64(ob, "ops", g->sum->ops);
-		outbuf_putc(ob, '\n');
-		rc = outbuf_flush(ob);
+		fd = rc = outfile_join(dfd, base, head_fd, ops_fd, tmp,
+					 sizeof(tmp));
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", opt->replay_path, strerror(-rc));
+		goto out;
 	}
+	outbuf_init(ob, fd);
+	outbuf_puts(ob, "#END|");
+	outbuf_meta_u64(ob, "ops", g->sum->ops);
+	outbuf_putc(ob, '\n');
+	rc = outbuf_flush(ob);
 	/* No fsync: a file cut short by a crash lacks #END and is rejected
 	 * by the reader, so the rename alone keeps partial files out. */
 	mode_t mask = umask(0);		/* single-threaded: read and restore */
@@ -376,8 +304,8 @@ static int write_output(struct gen *g, const struct gen_options *opt,
 		unlinkat(dfd, tmp, 0);
 	}
 out:
-	if (dfd >= 0)
-		close(dfd);
+	if (head_fd >= 0)
+		close(head_fd);
 	free(ob);
 	return rc;
 }
@@ -502,18 +430,19 @@ static void note_end(const struct gen_options *opt,
 	}
 }
 
-/* The unnamed file beside the replay file the operation lines go to, and
- * the thread writing them.  Returns 0 or -errno with @err filled in. */
-static int start_ops(struct gen *g, const struct gen_options *opt,
+/* The directory of the replay file, opened once (*@dfd), the unnamed file
+ * there the operation lines go to (*@ops_fd), and the thread writing them.
+ * Returns 0 or -errno with @err filled in. */
+static int start_ops(struct gen *g, const struct gen_options *opt, int *dfd,
 		     int *ops_fd, char *err, size_t errlen)
 {
-	char dir[PATHMAP_MAX];
-
-	dir_of(opt->replay_path, dir, sizeof(dir));
-	*ops_fd = open_unnamed(dir);
+	*dfd = outfile_dir(opt->replay_path, err, errlen);
+	if (*dfd < 0)
+		return *dfd;
+	*ops_fd = outfile_unnamed(*dfd, outfile_base(opt->replay_path));
 	if (*ops_fd < 0) {
-		snprintf(err, errlen, "%s: cannot create a temporary file: %s",
-			 dir, strerror(-*ops_fd));
+		snprintf(err, errlen, "%s: cannot create a file beside it: %s",
+			 opt->replay_path, strerror(-*ops_fd));
 		return *ops_fd;
 	}
 	g->ops = opwriter_start(*ops_fd);
@@ -532,7 +461,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	struct mounttab *mounts = NULL;
 	struct gen g = { 0 };
 	struct readahead *ra = NULL;
-	int ops_fd = -1, rc;
+	int dfd = -1, ops_fd = -1, rc;
 
 	memset(sum, 0, sizeof(*sum));
 	g.sum = sum;
@@ -567,7 +496,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	rc = gen_filter_setup(&g, ch, err, errlen);
 	if (rc)
 		goto out;
-	rc = opt->sink ? 0 : start_ops(&g, opt, &ops_fd, err, errlen);
+	rc = opt->sink ? 0 : start_ops(&g, opt, &dfd, &ops_fd, err, errlen);
 	if (rc)
 		goto out;
 
@@ -641,7 +570,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		rc = -ENODATA;
 		goto out;
 	}
-	rc = write_output(&g, opt, ch, ops_fd, err, errlen);
+	rc = write_output(&g, opt, ch, dfd, ops_fd, err, errlen);
 out:
 	readahead_finish(ra);
 	opwriter_finish(g.ops);
@@ -656,6 +585,8 @@ out:
 	free(g.mount_used);
 	if (ops_fd >= 0)
 		close(ops_fd);
+	if (dfd >= 0)
+		close(dfd);
 	mounttab_free(mounts);
 	caplog_close(r);
 	return rc;

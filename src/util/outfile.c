@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,23 +155,78 @@ fail_dir:
 	return rc;
 }
 
-int outfile_temp(int dirfd, const char *base, char *name, size_t len)
+/* A new temporary name ".BASE.PID.N" in @name for @make(@dirfd, @name,
+ * @fd), tried again while it exists.  make's fd or 0, or -errno. */
+static int with_temp_name(int dirfd, const char *base, char *name, size_t len,
+			  int (*make)(int dirfd, const char *name, int fd),
+			  int fd)
 {
 	static unsigned long counter;	/* updated atomically */
 
 	for (int tries = 0; tries < 100; tries++) {
 		unsigned long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-		int fd;
+		int rc;
 
 		if ((size_t)snprintf(name, len, ".%s.%d.%lu", base, (int)getpid(),
 				     n) >= len)
 			return -ENAMETOOLONG;
-		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-			    O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : -errno;
+		rc = make(dirfd, name, fd);
+		if (rc != -EEXIST)
+			return rc;
 	}
 	return -EEXIST;
+}
+
+static int create_new(int dirfd, const char *name, int unused)
+{
+	int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+			O_CLOEXEC, 0600);
+
+	(void)unused;
+	return fd >= 0 ? fd : -errno;
+}
+
+/* Link the unnamed file @fd as @name: by the fd itself (allowed to root,
+ * and since Linux 6.10 to the file's opener), else through /proc. */
+static int link_new(int dirfd, const char *name, int fd)
+{
+	char proc[32];
+
+	if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return -EEXIST;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) ? -errno : 0;
+}
+
+int outfile_temp(int dirfd, const char *base, char *name, size_t len)
+{
+	return with_temp_name(dirfd, base, name, len, create_new, -1);
+}
+
+int outfile_unnamed(int dirfd, const char *base)
+{
+	char name[NAME_MAX + 1];
+	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd >= 0 ? fd : -errno;
+	/* File systems without O_TMPFILE: create, then unlink at once. */
+	fd = outfile_temp(dirfd, base, name, sizeof(name));
+	if (fd >= 0 && unlinkat(dirfd, name, 0) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int outfile_link_temp(int dirfd, int fd, const char *base, char *name,
+		      size_t len)
+{
+	return with_temp_name(dirfd, base, name, len, link_new, fd);
 }
 
 int outfile_check_target(const char *path, const char *input, char *err,
