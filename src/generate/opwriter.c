@@ -16,6 +16,10 @@
 
 #define BLOCK_SIZE (128 * 1024)
 #define BLOCKS 4
+/* A waiting writer is woken when this many blocks are ready, not at each:
+ * a wake-up costs the model's thread a futex call and an interrupt to the
+ * other CPU, some microseconds on a VM. */
+#define WAKE_AT 2
 /* The outbuf's bytes move into the block at this fill: below it, the
  * longest line (four paths of PATHMAP_MAX bytes, escaped, and the fixed
  * fields) still fits into the outbuf without a flush. */
@@ -35,6 +39,7 @@ struct opwriter {
 	pthread_cond_t emptied;		/* a block is written */
 	unsigned head, tail;		/* blocks handed over: [head, tail) */
 	bool done;			/* no block follows */
+	bool writer_waits;		/* for a block */
 	int err;			/* the first write's -errno (atomic) */
 	struct block *b[BLOCKS];
 };
@@ -65,8 +70,11 @@ static void *writer_main(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
-		while (w->head == w->tail && !w->done)
+		while (w->head == w->tail && !w->done) {
+			w->writer_waits = true;
 			pthread_cond_wait(&w->filled, &w->lock);
+		}
+		w->writer_waits = false;
 		if (w->head == w->tail) {
 			pthread_mutex_unlock(&w->lock);
 			break;
@@ -134,7 +142,8 @@ static void hand_over(struct opwriter *w)
 {
 	pthread_mutex_lock(&w->lock);
 	w->tail++;
-	pthread_cond_signal(&w->filled);
+	if (w->writer_waits && w->tail - w->head >= WAKE_AT)
+		pthread_cond_signal(&w->filled);
 	while (w->tail - w->head == BLOCKS)
 		pthread_cond_wait(&w->emptied, &w->lock);
 	pthread_mutex_unlock(&w->lock);

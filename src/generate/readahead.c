@@ -20,6 +20,10 @@
 
 #define BATCH_EVENTS 1024
 #define BATCHES 4
+/* A waiting reader is woken when this many batches are free, not at each:
+ * a wake-up costs the model's thread a futex call and an interrupt to the
+ * other CPU, some microseconds on a VM. */
+#define REFILL_AT 2
 /* Room for the strings of an event: its paths, at most one line's bytes,
  * and each one's normalised and sandbox form. */
 #define EVENT_STRINGS_MAX (LINE_MAX_LEN + 2 + 4 * (PATHMAP_MAX + 1))
@@ -43,6 +47,7 @@ struct readahead {
 	unsigned head, tail;		/* batches handed over: [head, tail) */
 	bool done;			/* the reader returned rc */
 	bool stop;			/* the consumer wants no more */
+	bool reader_waits;		/* for a free batch */
 	int rc;				/* caplog_next()'s last result */
 	bool held;			/* the consumer holds batch head */
 	size_t pos;			/* ... and is at this event of it */
@@ -139,8 +144,11 @@ static void *reader_main(void *arg)
 
 	while (rc > 0) {
 		pthread_mutex_lock(&ra->lock);
-		while (ra->tail - ra->head == BATCHES && !ra->stop)
+		while (ra->tail - ra->head == BATCHES && !ra->stop) {
+			ra->reader_waits = true;
 			pthread_cond_wait(&ra->emptied, &ra->lock);
+		}
+		ra->reader_waits = false;
 		bool stop = ra->stop;
 		struct batch *b = ra->b[ra->tail % BATCHES];
 		pthread_mutex_unlock(&ra->lock);
@@ -214,7 +222,9 @@ const struct cap_event *readahead_next(struct readahead *ra,
 		ra->head++;
 		ra->held = false;
 		ra->pos = 0;
-		pthread_cond_signal(&ra->emptied);
+		if (ra->reader_waits &&
+		    BATCHES - (ra->tail - ra->head) >= REFILL_AT)
+			pthread_cond_signal(&ra->emptied);
 	}
 	for (;;) {
 		while (ra->head == ra->tail && !ra->done)
