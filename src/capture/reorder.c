@@ -6,10 +6,15 @@
  * arrival) with the keys in their slots; each item owns a copy of its
  * event's paths.  The held creates that succeeded are also listed by the
  * hash of their path, so that a create that failed with EEXIST finds the
- * one it may have to follow without a pass over everything held.
+ * one it may have to follow without a pass over everything held.  Items
+ * are cut from chunks in arrival order and a chunk goes when its last
+ * item does: items leave nearly in the order they came, and a malloc and
+ * free per event took a sixth of the capture's reader at a million events
+ * a second.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +26,18 @@
 
 /* How many slots ahead of the one released the run's items are fetched. */
 #define PREFETCH_AHEAD 8
+/* Chunks of items: aligned to their size, so an item finds its chunk. */
+#define CHUNK_SIZE (64 * 1024)
+/* Emptied chunks kept for reuse, beyond which they are freed. */
+#define SPARE_CHUNKS 8
+
+struct reorder_chunk {
+	struct reorder_chunk *next;	/* spares: a list */
+	size_t used;			/* bytes of data handed out */
+	size_t live;			/* items not freed */
+	bool alone;			/* one item larger than CHUNK_DATA */
+	_Alignas(8) char data[];
+};
 
 struct reorder_item {
 	struct cap_event ev;	/* paths point into @paths */
@@ -31,6 +48,63 @@ struct reorder_item {
 	bool listed;
 	char paths[];		/* path, NUL, path2, NUL */
 };
+
+#define CHUNK_DATA (CHUNK_SIZE - offsetof(struct reorder_chunk, data))
+
+/* @size bytes for an item, or NULL. */
+static struct reorder_item *item_alloc(struct reorder *r, size_t size)
+{
+	struct reorder_chunk *c = r->chunk;
+
+	size = (size + 7) & ~(size_t)7;
+	if (size > CHUNK_DATA) {
+		/* Paths longer than the probe sends (a SystemTap line can
+		 * hold 64 KiB): a chunk of its own. */
+		size_t total = offsetof(struct reorder_chunk, data) + size;
+
+		c = aligned_alloc(CHUNK_SIZE, (total + CHUNK_SIZE - 1) &
+					      ~(size_t)(CHUNK_SIZE - 1));
+		if (!c)
+			return NULL;
+		*c = (struct reorder_chunk){ .used = size, .live = 1,
+					     .alone = true };
+		return (struct reorder_item *)c->data;
+	}
+	if (!c || CHUNK_DATA - c->used < size) {
+		if (c && !c->live) {		/* emptied while current */
+			c->used = 0;
+		} else if ((c = r->spare)) {
+			r->spare = c->next;
+			r->nspare--;
+		} else if (!(c = aligned_alloc(CHUNK_SIZE, CHUNK_SIZE))) {
+			return NULL;
+		}
+		if (c != r->chunk) {
+			*c = (struct reorder_chunk){ .used = 0 };
+			r->chunk = c;
+		}
+	}
+	c->live++;
+	c->used += size;
+	return (struct reorder_item *)(c->data + c->used - size);
+}
+
+/* Give @it back; its chunk goes with its last item, unless current. */
+static void item_free(struct reorder *r, struct reorder_item *it)
+{
+	struct reorder_chunk *c = (struct reorder_chunk *)
+		((uintptr_t)it & ~(uintptr_t)(CHUNK_SIZE - 1));
+
+	if (--c->live || c == r->chunk)
+		return;
+	if (!c->alone && r->nspare < SPARE_CHUNKS) {
+		c->next = r->spare;
+		r->spare = c;
+		r->nspare++;
+	} else {
+		free(c);
+	}
+}
 
 void reorder_init(struct reorder *r, uint64_t window_ns)
 {
@@ -159,7 +233,7 @@ int reorder_push(struct reorder *r, const struct cap_event *ev)
 	in_order = r->head == r->n || ev->time_ns >= r->run[r->n - 1].time_ns;
 	if (in_order && run_room(r))
 		return -ENOMEM;
-	if (!(it = malloc(sizeof(*it) + len1 + len2 + 2)))
+	if (!(it = item_alloc(r, sizeof(*it) + len1 + len2 + 2)))
 		return -ENOMEM;
 	it->ev = *ev;
 	it->arrival = r->arrivals++;
@@ -174,14 +248,14 @@ int reorder_push(struct reorder *r, const struct cap_event *ev)
 	it->listed = false;
 	if (creates(ev) && (ev->have & CAP_RET) && ev->ret >= 0 &&
 	    list_create(r, it)) {
-		free(it);
+		item_free(r, it);
 		return -ENOMEM;
 	}
 	slot = (struct reorder_slot){ .time_ns = ev->time_ns,
 				      .arrival = it->arrival, .item = it };
 	if (!in_order && late_push(r, slot)) {
 		unlist_create(r, it);
-		free(it);
+		item_free(r, it);
 		return -ENOMEM;
 	}
 	if (in_order)
@@ -333,20 +407,27 @@ void reorder_release(struct reorder *r, uint64_t now,
 
 			unlist_create(r, creator);
 			emit(ctx, &creator->ev);
-			free(creator);
+			item_free(r, creator);
 		}
 		unlist_create(r, it);
 		emit(ctx, &it->ev);
-		free(it);
+		item_free(r, it);
 	}
 }
 
 void reorder_destroy(struct reorder *r)
 {
 	for (size_t i = r->head; i < r->n; i++)
-		free(r->run[i].item);
+		item_free(r, r->run[i].item);
 	for (size_t i = 0; i < r->late_n; i++)
-		free(r->late[i].item);
+		item_free(r, r->late[i].item);
+	free(r->chunk);
+	while (r->spare) {
+		struct reorder_chunk *c = r->spare;
+
+		r->spare = c->next;
+		free(c);
+	}
 	free(r->run);
 	free(r->late);
 	u64map_destroy(&r->creates);

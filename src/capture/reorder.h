@@ -23,6 +23,7 @@
 #include "ioriot/u64map.h"
 
 struct reorder_item;
+struct reorder_chunk;
 
 /* A slot: the item's key beside its pointer, so that placing and releasing
  * compare without loading items (held for the window, long out of the
@@ -47,6 +48,9 @@ struct reorder {
 	size_t late_n, late_cap;
 	struct u64map creates;		/* held creates that succeeded, by
 					 * path: lists of items */
+	struct reorder_chunk *chunk;	/* items are cut from it */
+	struct reorder_chunk *spare;	/* emptied chunks for reuse */
+	size_t nspare;
 	uint64_t arrivals;
 	uint64_t newest;		/* latest entry time pushed */
 	uint64_t window_ns;
