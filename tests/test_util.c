@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,7 +279,8 @@ static int entries(const char *dir)
 /*
  * An unnamed output file is nowhere in its directory until linked under a
  * temporary name, beside an existing one; a file made unlinkable
- * (O_TMPFILE with O_EXCL) is refused with ENOENT, nothing named.
+ * (O_TMPFILE with O_EXCL) is refused with ENOENT, nothing named; a symlink
+ * planted at the next temporary name is skipped, its target untouched.
  */
 START_TEST(outfile_unnamed_links)
 {
@@ -307,6 +309,28 @@ START_TEST(outfile_unnamed_links)
 	ck_assert_int_eq(entries(dir), 1);
 	ck_assert_int_eq(outfile_link_temp(dfd, fd, "r.replay", name2, 8),
 			 -ENAMETOOLONG);
+
+	/* A link planted at the next name is neither followed nor
+	 * replaced: the name after it is taken. */
+	char *victim = tu_write_str(dir, "victim", "keep\n"), *planted;
+	unsigned long n = strtoul(strrchr(name, '.') + 1, NULL, 10);
+	ck_assert(asprintf(&planted, "%s/.r.replay.%d.%lu", dir, (int)getpid(),
+			   n + 2) > 0);	/* n + 1 went to the short buffer */
+	ck_assert_int_eq(symlink(victim, planted), 0);
+	ck_assert_int_eq(outfile_link_temp(dfd, fd, "r.replay", name2,
+					   sizeof(name2)), 0);
+	ck_assert_uint_eq(strtoul(strrchr(name2, '.') + 1, NULL, 10), n + 3);
+	text = tu_read(victim, NULL);
+	ck_assert_str_eq(text, "keep\n");
+	free(text);
+	char target[PATH_MAX];
+	ssize_t tlen = readlink(planted, target, sizeof(target) - 1);
+	ck_assert_int_eq(tlen, (ssize_t)strlen(victim));
+	ck_assert_int_eq(unlinkat(dfd, name2, 0), 0);
+	ck_assert_int_eq(unlink(planted), 0);
+	ck_assert_int_eq(unlink(victim), 0);
+	free(planted);
+	free(victim);
 	close(fd2);
 	close(fd);
 	close(dfd);

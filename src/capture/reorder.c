@@ -71,18 +71,17 @@ static struct reorder_item *item_alloc(struct reorder *r, size_t size)
 		return (struct reorder_item *)c->data;
 	}
 	if (!c || CHUNK_DATA - c->used < size) {
-		if (c && !c->live) {		/* emptied while current */
-			c->used = 0;
-		} else if ((c = r->spare)) {
-			r->spare = c->next;
-			r->nspare--;
-		} else if (!(c = aligned_alloc(CHUNK_SIZE, CHUNK_SIZE))) {
-			return NULL;
-		}
-		if (c != r->chunk) {
-			*c = (struct reorder_chunk){ .used = 0 };
+		/* A new chunk, unless the full one was emptied meanwhile. */
+		if (!c || c->live) {
+			if ((c = r->spare)) {
+				r->spare = c->next;
+				r->nspare--;
+			} else if (!(c = aligned_alloc(CHUNK_SIZE, CHUNK_SIZE))) {
+				return NULL;
+			}
 			r->chunk = c;
 		}
+		*c = (struct reorder_chunk){ .used = 0 };
 	}
 	c->live++;
 	c->used += size;
