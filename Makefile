@@ -228,8 +228,9 @@ $(OUTPUT)/vmlinux.h: $(wildcard $(VMLINUX_BTF)) | $(OUTPUT)
 		"on a host with BTF)" >&2; exit 1; }
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUTPUT)/capture.bpf.o: src/capture/capture.bpf.c include/ioriot/event.h \
-			 include/ioriot/syscall_table.h $(VMLINUX_H) | $(OUTPUT)
+$(OUTPUT)/capture.bpf.o: src/capture/capture.bpf.c src/capture/cpuring.bpf.h \
+			 include/ioriot/event.h include/ioriot/syscall_table.h \
+			 $(VMLINUX_H) | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@

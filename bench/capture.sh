@@ -38,6 +38,10 @@ mkdir "$work/tmpfs"
 mount -t tmpfs -o size=4g tmpfs "$work/tmpfs"
 file=$work/tmpfs/data
 head -c 4096 /dev/urandom > "$file"
+# The floor's per-syscall tracepoints need tracefs (the capture mounts it
+# itself; a freshly booted host may not have it yet).
+tracefs=/sys/kernel/tracing
+[ -d "$tracefs/events" ] || mount -t tracefs tracefs "$tracefs"
 pin=""
 taskset -c 0 true 2>/dev/null && pin="taskset -c 0"
 

@@ -141,6 +141,41 @@ struct nr_spec {
 	__u8 traced;		/* 0: no trace_specs entry for the number */
 };
 
+/*
+ * The per-CPU rings the records travel in (architecture.md §4.1).  Ring r
+ * is data elements base .. base + elems - 1 of one array map, each
+ * IORIOT_RING_ELEM bytes; a record is struct ioriot_ring_rec and the
+ * record, padded to 8 bytes.  Positions count bytes from the start and
+ * never wrap: position p is byte p % IORIOT_RING_ELEM of element
+ * base + (p / IORIOT_RING_ELEM) % elems.  No record starts beyond
+ * IORIOT_RING_REC_LAST in an element: the writer, and the reader after it,
+ * go on at the next element instead.  CPU c writes into ring 2c, or into
+ * ring 2c + 1 while 2c is busy (a program that interrupted another on its
+ * CPU) or full.  Only the probe writes head and busy, only the reader tail;
+ * the loader sets base, elems and size before the probe is attached.
+ */
+#define IORIOT_RING_ELEM_SHIFT 20
+#define IORIOT_RING_ELEM (1u << IORIOT_RING_ELEM_SHIFT)
+#define IORIOT_RING_REC_MAX 8312	/* header, event, two paths of up to
+					 * IORIOT_EV_PATH_MAX - 1 bytes */
+#define IORIOT_RING_REC_LAST (IORIOT_RING_ELEM - IORIOT_RING_REC_MAX)
+
+struct ioriot_ring_pos {
+	__u64 head;		/* bytes written */
+	__u64 busy;		/* 1 while a program writes */
+	__u32 base, elems;	/* the ring's first element, how many: a
+				 * power of 2 */
+	__u64 size;		/* elems * IORIOT_RING_ELEM */
+	__u64 pad0[4];
+	__u64 tail;		/* bytes read, on a cache line of its own */
+	__u64 pad1[7];
+};
+
+struct ioriot_ring_rec {
+	__u32 len;		/* with this header, a multiple of 8 */
+	__u32 pad;
+};
+
 struct ioriot_event {
 	__u64 time_ns;		/* syscall entry, CLOCK_MONOTONIC */
 	__u64 dur_ns;

@@ -24,6 +24,7 @@
 
 #include "ioriot/event.h"
 #include "ioriot/syscall_table.h"
+#include "cpuring.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -37,17 +38,9 @@ const volatile char targ_comm[16] = {};
  * event), set by the loader before load from the programs it loads. */
 const volatile __u8 captured_nr[IORIOT_UNCAP_SLOTS] = {};
 
-/* Events the ring buffer had no room for. */
-__u64 lost_events = 0;
-
 /* Set by the loader when the capture ends: detaching hundreds of
  * tracepoints takes seconds, recording stops at once. */
 volatile bool stopped = false;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 << 20);		/* the loader may resize */
-} events SEC(".maps");
 
 /* Syscalls of the captured processes not captured, per number. */
 struct {
@@ -113,17 +106,38 @@ struct {
 	__type(value, struct inflight);
 } inflight_tid SEC(".maps");
 
-/* The current thread's entry of @storage (task storage) or @by_tid (its
- * hash map twin), made from @zero if @create and missing; NULL if none. */
-static __always_inline void *thread_get(void *storage, void *by_tid,
-					const void *zero, bool create)
+/*
+ * The task a program runs for and its ids, as bpf_get_current_pid_tgid()
+ * gives them, read once per run: each helper call costs a call and a
+ * return, which the kernel's return thunks make dear (benchmarks §7.6).
+ */
+struct self {
+	struct task_struct *task;	/* NULL without task storage */
+	__u64 id;			/* tgid << 32 | pid */
+};
+
+static __always_inline void self_get(struct self *me)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	if (HAVE_TASK_STORAGE) {
+		me->task = bpf_get_current_task_btf();
+		me->id = (__u64)me->task->tgid << 32 | (__u32)me->task->pid;
+	} else {
+		me->task = NULL;
+		me->id = bpf_get_current_pid_tgid();
+	}
+}
+
+/* The entry of thread @me in @storage (task storage) or @by_tid (its hash
+ * map twin), made from @zero if @create and missing; NULL if none. */
+static __always_inline void *thread_of(const struct self *me, void *storage,
+				       void *by_tid, const void *zero,
+				       bool create)
+{
+	__u32 tid = (__u32)me->id;
 	void *v;
 
 	if (HAVE_TASK_STORAGE)
-		return bpf_task_storage_get(storage, bpf_get_current_task_btf(),
-					    NULL, create ?
+		return bpf_task_storage_get(storage, me->task, NULL, create ?
 					    BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	v = bpf_map_lookup_elem(by_tid, &tid);
 	if (!v && create) {
@@ -133,8 +147,24 @@ static __always_inline void *thread_get(void *storage, void *by_tid,
 	return v;
 }
 
+/* The same for the current thread. */
+static __always_inline void *thread_get(void *storage, void *by_tid,
+					const void *zero, bool create)
+{
+	struct self me;
+
+	self_get(&me);
+	return thread_of(&me, storage, by_tid, zero, create);
+}
+
 /* Never written: the first state of a thread on old kernels. */
 static const struct inflight inflight_zero;
+
+static __always_inline struct inflight *inflight_of(const struct self *me,
+						    bool create)
+{
+	return thread_of(me, &inflight, &inflight_tid, &inflight_zero, create);
+}
 
 static __always_inline struct inflight *inflight_get(bool create)
 {
@@ -154,19 +184,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } tracked SEC(".maps");
-
-/* An event with room for two paths, built per CPU before sending. */
-struct scratch {
-	struct ioriot_event ev;
-	char paths[2 * IORIOT_EV_PATH_MAX];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch);
-} scratch SEC(".maps");
 
 /* What an exit handler reads beyond the arguments. */
 enum extra_kind {
@@ -401,21 +418,20 @@ int BPF_PROG(exit_##name, struct pt_regs *regs, long ret)			\
 static __always_inline int exit_##name##_body(const struct sys_ctx *ctx)
 
 static __always_inline struct inflight *
-enter_common(const struct sys_ctx *ctx, __u32 sys, int nargs,
-	     enum extra_kind kind)
+enter_common(const struct self *me, const struct sys_ctx *ctx, __u32 sys,
+	     int nargs, enum extra_kind kind)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in = NULL;
 
 	/* With -x, a thread that has state is one the filter let in before,
 	 * and stays in until its process exits: one look-up instead of the
 	 * filter's hash look-up and then the state's. */
 	if (filter_tgid && !filter_comm && !stopped)
-		in = inflight_get(false);
+		in = inflight_of(me, false);
 	if (!in) {
-		if (!wanted(id >> 32))
+		if (!wanted(me->id >> 32))
 			return NULL;
-		in = inflight_get(true);
+		in = inflight_of(me, true);
 		if (!in) {
 			__sync_fetch_and_add(&lost_events, 1);
 			return NULL;
@@ -496,7 +512,10 @@ enter_common(const struct sys_ctx *ctx, __u32 sys, int nargs,
 static __always_inline int on_enter(const struct sys_ctx *ctx, __u32 sys,
 				    int nargs, enum extra_kind kind)
 {
-	enter_common(ctx, sys, nargs, kind);
+	struct self me;
+
+	self_get(&me);
+	enter_common(&me, ctx, sys, nargs, kind);
 	return 0;
 }
 
@@ -600,25 +619,6 @@ static __always_inline void read_acl(struct ioriot_event *ev, const char *name,
 	ev->flags |= IORIOT_EV_ACL;
 }
 
-/* Records never wake the reader: asking the ring how full it is costs a
- * record more than it saves, so the reader polls on a tick sized to the
- * ring instead (loader.c). */
-#define RB_FLAGS BPF_RB_NO_WAKEUP
-
-/* Send the scratch event with @len0 + @len1 bytes of paths. */
-static __always_inline void send(struct scratch *s, __u32 len0, __u32 len1)
-{
-	__u64 size = sizeof(s->ev) + len0 + len1;
-
-	s->ev.path_len[0] = (__u16)len0;
-	s->ev.path_len[1] = (__u16)len1;
-	size = (size + 7) & ~7ULL;
-	if (size > sizeof(*s))
-		size = sizeof(*s);
-	if (bpf_ringbuf_output(&events, s, size, RB_FLAGS))
-		__sync_fetch_and_add(&lost_events, 1);
-}
-
 /* Fill the fixed part of an event from the exit context and @in. */
 static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
 				 const struct inflight *in, long ret)
@@ -641,56 +641,25 @@ static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
 /* Send the event of the syscall whose entry left @in, if it is @sys's;
  * @p1 and @p2 are its path arguments (-1: none), @kind what else to
  * read.  Returns 0. */
-static __always_inline int exit_with(const struct sys_ctx *ctx,
+static __always_inline int exit_with(const struct self *me,
+				     const struct sys_ctx *ctx,
 				     struct inflight *in, __u32 sys, int p1,
 				     int p2, enum extra_kind kind)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 zero = 0;
 	struct scratch *s;
 	__u32 len0 = 0, len1 = 0;
+	struct rec out;
 
 	/* An exit pairs with its own entry only (attaching takes a while:
 	 * a syscall may have entered before its entry was attached). */
 	if (!in || !in->time_ns || in->sys != sys)
 		return 0;
-	/* Without paths the event has a fixed size: built in the ring. */
-	if (p1 < 0 && p2 < 0) {
-		struct ioriot_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-		if (!ev) {
-			__sync_fetch_and_add(&lost_events, 1);
-			goto out;
-		}
-		fill(ev, id, sys, in, ctx->ret);
-		if (ctx->ret == 0) {
-			if (kind == EX_STAT1)
-				read_stat(ev, in->args[1], false);
-			else if (kind == EX_AIOCTX && in->args[1]) {
-				ev->extra[0] = read_user_u64(in->args[1]);
-				ev->flags |= IORIOT_EV_AIOCTX;
-			}
-		}
-		if (kind == EX_URING_SETUP && ctx->ret >= 0 && in->args[1]) {
-			__u32 v = 0;
-
-			bpf_probe_read_user(&v, sizeof(v), (void *)(in->args[1] +
-					    offsetof(struct io_uring_params, flags)));
-			ev->extra[0] = v;
-			v = 0;
-			bpf_probe_read_user(&v, sizeof(v), (void *)(in->args[1] +
-					    offsetof(struct io_uring_params, cq_entries)));
-			ev->extra[1] = v;
-			ev->flags |= IORIOT_EV_URING_SETUP;
-		}
-		bpf_ringbuf_submit(ev, RB_FLAGS);
-		goto out;
-	}
-	s = bpf_map_lookup_elem(&scratch, &zero);
+	s = rec_begin(&out);
 	if (!s) {
 		__sync_fetch_and_add(&lost_events, 1);
-		goto out;
+		goto done;
 	}
-	fill(&s->ev, id, sys, in, ctx->ret);
+	fill(&s->ev, me->id, sys, in, ctx->ret);
 	if (p1 >= 0)
 		len0 = read_path(s->paths, in->args[p1 & 7], &s->ev.flags);
 	if (p2 >= 0 && kind == EX_READLINK)
@@ -713,9 +682,26 @@ static __always_inline int exit_with(const struct sys_ctx *ctx,
 			 (in->flags & IORIOT_EV_XATTR_ARGS))
 			read_acl(&s->ev, s->paths + (len0 & (IORIOT_EV_PATH_MAX - 1)),
 				 len1, in->extra[0], (__u32)in->extra[1]);
+		else if (kind == EX_AIOCTX && in->args[1]) {
+			s->ev.extra[0] = read_user_u64(in->args[1]);
+			s->ev.flags |= IORIOT_EV_AIOCTX;
+		}
 	}
-	send(s, len0 & (IORIOT_EV_PATH_MAX - 1), len1 & (IORIOT_EV_PATH_MAX - 1));
-out:
+	if (kind == EX_URING_SETUP && ctx->ret >= 0 && in->args[1]) {
+		__u32 v = 0;
+
+		bpf_probe_read_user(&v, sizeof(v), (void *)(in->args[1] +
+				    offsetof(struct io_uring_params, flags)));
+		s->ev.extra[0] = v;
+		v = 0;
+		bpf_probe_read_user(&v, sizeof(v), (void *)(in->args[1] +
+				    offsetof(struct io_uring_params, cq_entries)));
+		s->ev.extra[1] = v;
+		s->ev.flags |= IORIOT_EV_URING_SETUP;
+	}
+	rec_end(&out, s, len0 & (IORIOT_EV_PATH_MAX - 1),
+		len1 & (IORIOT_EV_PATH_MAX - 1));
+done:
 	in->time_ns = 0;	/* consumed: an exit without entry sends nothing */
 	return 0;
 }
@@ -723,7 +709,10 @@ out:
 static __always_inline int on_exit(const struct sys_ctx *ctx, __u32 sys,
 				   int p1, int p2, enum extra_kind kind)
 {
-	return exit_with(ctx, inflight_get(false), sys, p1, p2, kind);
+	struct self me;
+
+	self_get(&me);
+	return exit_with(&me, ctx, inflight_of(&me, false), sys, p1, p2, kind);
 }
 
 /*
@@ -960,10 +949,13 @@ SYS_EXIT(io_submit)
 	for (int i = 0; a && i < IORIOT_EV_AIO_MAX; i++) {
 		const struct aio_rec *r = &a->rec[i];
 		struct ioriot_event *ev;
+		struct scratch *slot;
+		struct rec out;
 
 		if (i >= a->n)
 			break;
-		ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+		slot = rec_begin(&out);
+		ev = slot ? &slot->ev : NULL;
 		if (!ev)
 			continue;	/* counted below */
 		fill(ev, id, SYS_IOCB, in, 0);
@@ -978,7 +970,7 @@ SYS_EXIT(io_submit)
 		ev->args[5] = r->rw_flags;
 		ev->extra[0] = r->opcode | (__u64)r->aio_flags << 16;
 		ev->extra[1] = r->resfd;
-		bpf_ringbuf_submit(ev, RB_FLAGS);
+		rec_end(&out, slot, 0, 0);
 		sent++;
 	}
 	/* Submitted iocbs without a record: lost. */
@@ -1005,6 +997,8 @@ static __always_inline int getevents_exit(const struct sys_ctx *ctx,
 	on_exit(ctx, sys, -1, -1, EX_NONE);
 	for (int i = 0; i < IORIOT_EV_AIO_MAX; i++) {
 		struct ioriot_event *ev;
+		struct scratch *slot;
+		struct rec out;
 		struct io_event e;
 
 		if (i >= ret)
@@ -1012,7 +1006,8 @@ static __always_inline int getevents_exit(const struct sys_ctx *ctx,
 		if (bpf_probe_read_user(&e, sizeof(e),
 					(void *)(copy.args[3] + i * sizeof(e))))
 			break;
-		ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+		slot = rec_begin(&out);
+		ev = slot ? &slot->ev : NULL;
 		if (!ev)
 			break;
 		fill(ev, id, SYS_IO_EVENT, &copy, e.res);
@@ -1021,7 +1016,7 @@ static __always_inline int getevents_exit(const struct sys_ctx *ctx,
 		ev->args[1] = e.obj;
 		ev->args[2] = ev->args[3] = ev->args[4] = ev->args[5] = 0;
 		ev->extra[0] = ev->extra[1] = 0;
-		bpf_ringbuf_submit(ev, RB_FLAGS);
+		rec_end(&out, slot, 0, 0);
 		sent++;
 	}
 	if (ret > sent)
@@ -1087,11 +1082,14 @@ SYS_EXIT(ioctl)
 	for (int i = 0; (__u32)in->args[1] == FIDEDUPERANGE_ &&
 			in->extra[1] && i < IORIOT_EV_DEDUPE_MAX; i++) {
 		struct ioriot_event *ev;
+		struct scratch *slot;
+		struct rec out;
 		__s32 status = 0;
 
 		if (i >= n)
 			break;
-		ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+		slot = rec_begin(&out);
+		ev = slot ? &slot->ev : NULL;
 		if (!ev)
 			break;
 		fill(ev, id, SYS_DEDUPE, in, 0);
@@ -1106,7 +1104,7 @@ SYS_EXIT(ioctl)
 		ev->ret = status;
 		ev->args[3] = ev->args[4] = ev->args[5] = 0;
 		ev->extra[0] = ev->extra[1] = 0;
-		bpf_ringbuf_submit(ev, RB_FLAGS);
+		rec_end(&out, slot, 0, 0);
 		sent++;
 	}
 	if ((__u32)in->args[1] == FIDEDUPERANGE_ && n > sent)
@@ -1401,6 +1399,8 @@ static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
 	struct io_kiocb *r = req;
 	struct ring_owner *o;
 	struct ioriot_event *ev;
+	struct scratch *slot;
+	struct rec out;
 	__u64 sqe_flags = flags & URING_SQE_FLAGS;
 
 	if (stopped)
@@ -1408,7 +1408,8 @@ static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
 	o = ring_of((__u64)ctx, in);
 	if (!in && !o && !wanted(id >> 32))
 		return 0;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	slot = rec_begin(&out);
+	ev = slot ? &slot->ev : NULL;
 	if (!ev) {
 		__sync_fetch_and_add(&lost_events, 1);
 		return 0;
@@ -1436,7 +1437,7 @@ static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
 		ev->extra[1] |= 1u << SQE_RING;
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->umask = 0;
-	bpf_ringbuf_submit(ev, RB_FLAGS);
+	rec_end(&out, slot, 0, 0);
 	return 0;
 }
 
@@ -1484,11 +1485,14 @@ int on_uring_complete(struct trace_event_raw_io_uring_complete *tp)
 	__u64 key = (__u64)tp->ctx;
 	struct ring_owner *o = bpf_map_lookup_elem(&rings, &key);
 	struct ioriot_event *ev;
+	struct scratch *slot;
+	struct rec out;
 	struct io_kiocb *req = NULL;
 
 	if (stopped || (!o && !wanted(id >> 32)))
 		return 0;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	slot = rec_begin(&out);
+	ev = slot ? &slot->ev : NULL;
 	if (!ev) {
 		__sync_fetch_and_add(&lost_events, 1);
 		return 0;
@@ -1510,7 +1514,7 @@ int on_uring_complete(struct trace_event_raw_io_uring_complete *tp)
 	ev->extra[1] = (o ? 0 : 1u << CQE_RING) | (req ? 0 : 1u << CQE_OP);
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->umask = 0;
-	bpf_ringbuf_submit(ev, RB_FLAGS);
+	rec_end(&out, slot, 0, 0);
 	return 0;
 }
 
@@ -1589,6 +1593,8 @@ SYS_EXIT(io_uring_register)
 		n = ctx->ret;
 	for (int i = 0; i < IORIOT_EV_URING_REG_MAX; i++) {
 		struct ioriot_event *ev;
+		struct scratch *slot;
+		struct rec out;
 		__u64 value;
 		__s32 fd = -1;
 
@@ -1600,7 +1606,8 @@ SYS_EXIT(io_uring_register)
 		} else {
 			value = read_user_u64(arr + i * 16 + 8);	/* iov_len */
 		}
-		ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+		slot = rec_begin(&out);
+		ev = slot ? &slot->ev : NULL;
 		if (!ev)
 			break;		/* counted below */
 		fill(ev, id, files ? SYS_URING_FILE : SYS_URING_BUF, in, 0);
@@ -1611,7 +1618,7 @@ SYS_EXIT(io_uring_register)
 		ev->args[REG_SLOT] = base + i;
 		ev->args[3] = ev->args[4] = ev->args[5] = 0;
 		ev->extra[0] = ev->extra[1] = 0;
-		bpf_ringbuf_submit(ev, RB_FLAGS);
+		rec_end(&out, slot, 0, 0);
 		sent++;
 	}
 	if (n > sent)
@@ -1656,8 +1663,9 @@ SYS_EXIT(bind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct inflight *in = inflight_get(false);
-	__u32 zero = 0, nr, n, len = 0;
+	__u32 nr, n, len = 0;
 	struct scratch *s;
+	struct rec rec;
 	__u64 *count;
 
 	if (!in || !in->time_ns || in->sys != SYS_BIND)
@@ -1670,7 +1678,7 @@ SYS_EXIT(bind)
 			*count += 1;
 		goto out;
 	}
-	s = bpf_map_lookup_elem(&scratch, &zero);
+	s = rec_begin(&rec);
 	if (!s) {
 		__sync_fetch_and_add(&lost_events, 1);
 		goto out;
@@ -1688,7 +1696,7 @@ SYS_EXIT(bind)
 			break;
 		len++;
 	}
-	send(s, len, 0);
+	rec_end(&rec, s, len, 0);
 out:
 	in->time_ns = 0;
 	return 0;
@@ -1950,6 +1958,8 @@ static __always_inline int on_fault(__u64 address, __u64 code)
 	const struct ioriot_map_range *m = NULL;
 	struct ioriot_maps *t;
 	struct ioriot_event *ev;
+	struct scratch *slot;
+	struct rec out;
 	__u32 sys;
 
 	if (stopped || !(t = bpf_map_lookup_elem(&file_maps, &tgid)))
@@ -1970,7 +1980,8 @@ static __always_inline int on_fault(__u64 address, __u64 code)
 		sys = SYS_MMAP_READ;
 	else
 		return 0;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	slot = rec_begin(&out);
+	ev = slot ? &slot->ev : NULL;
 	if (!ev) {
 		__sync_fetch_and_add(&lost_events, 1);
 		return 0;
@@ -1983,7 +1994,7 @@ static __always_inline int on_fault(__u64 address, __u64 code)
 	ev->flags = IORIOT_EV_NO_RET;
 	ev->args[0] = page;
 	ev->args[1] = m->offset + (page - m->start);
-	bpf_ringbuf_submit(ev, RB_FLAGS);
+	rec_end(&out, slot, 0, 0);
 	return 0;
 }
 
@@ -2010,11 +2021,15 @@ int fault_kernel(struct fault_record *ctx)
 SYS_ENTER(exit_group)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 zero = 0;
 	struct scratch *s;
+	struct rec rec;
 
-	if (!wanted(id >> 32) || !(s = bpf_map_lookup_elem(&scratch, &zero)))
+	if (!wanted(id >> 32))
 		return 0;
+	if (!(s = rec_begin(&rec))) {
+		__sync_fetch_and_add(&lost_events, 1);
+		return 0;
+	}
 	__builtin_memset(&s->ev, 0, sizeof(s->ev));
 	s->ev.time_ns = bpf_ktime_get_ns();
 	s->ev.pid = id >> 32;
@@ -2022,20 +2037,21 @@ SYS_ENTER(exit_group)
 	s->ev.sys = SYS_EXIT_GROUP;
 	s->ev.flags = IORIOT_EV_NO_RET;
 	s->ev.args[0] = ctx->args[0];
-	send(s, 0, 0);
+	rec_end(&rec, s, 0, 0);
 	return 0;
 }
 
 /* The entry of a TRACED syscall, number @nr: its state, with what its exit
  * reads, if its process is captured. */
-static __always_inline int trace_enter(const struct pt_regs *regs, long id,
+static __always_inline int trace_enter(const struct self *me,
+				       const struct pt_regs *regs, long id,
 				       __u32 nr)
 {
 	const volatile struct nr_spec *spec = &nr_specs[nr];
 	struct sys_ctx c;
 
 	sys_ctx_enter(&c, regs, id);
-	enter_common(&c, spec->sys, spec->nargs, spec->kind);
+	enter_common(me, &c, spec->sys, spec->nargs, spec->kind);
 	return 0;
 }
 
@@ -2056,12 +2072,14 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	__u32 nr = (__u32)id;
+	struct self me;
 	__u64 *count;
 
 	if (id < 0)
 		return 0;	/* skipped by seccomp or a tracer */
+	self_get(&me);
 #ifdef __TARGET_ARCH_x86
-	if ((HAVE_TASK_STORAGE ? bpf_get_current_task_btf()->thread_info.status
+	if ((HAVE_TASK_STORAGE ? me.task->thread_info.status
 			       : BPF_CORE_READ(current_task(), thread_info.status))
 	    & X86_TS_COMPAT)
 		nr = IORIOT_UNCAP_OTHER_ABI;
@@ -2070,11 +2088,11 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		nr = IORIOT_UNCAP_OTHER_ABI;
 	else if (nr != IORIOT_UNCAP_OTHER_ABI && captured_nr[nr]) {
 		if (nr_specs[nr].traced)
-			return trace_enter(regs, id, nr);
+			return trace_enter(&me, regs, id, nr);
 		bpf_tail_call(ctx, &enter_progs, nr);
 		return 0;
 	}
-	if (!wanted(bpf_get_current_pid_tgid() >> 32))
+	if (!wanted(me.id >> 32))
 		return 0;
 	count = bpf_map_lookup_elem(&uncaptured, &nr);
 	if (count)
@@ -2094,6 +2112,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	__u64 nr = SYSCALL_NR(regs);
 	const volatile struct nr_spec *spec;
 	struct inflight *in;
+	struct self me;
 
 	if (nr >= IORIOT_UNCAP_OTHER_ABI || !captured_nr[nr])
 		return 0;
@@ -2102,25 +2121,29 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		bpf_tail_call(ctx, &exit_progs, (__u32)nr);
 		return 0;
 	}
-	in = inflight_get(false);
+	self_get(&me);
+	in = inflight_of(&me, false);
 	if (in && in->nr == nr) {
 		struct sys_ctx c = { .id = (long)nr, .ret = ret };
 
-		return exit_with(&c, in, spec->sys, spec->p1, spec->p2,
+		return exit_with(&me, &c, in, spec->sys, spec->p1, spec->p2,
 				 spec->kind);
 	}
 	return 0;
 }
 
-/* A record sent from a BTF tracepoint: process events. */
-static __always_inline struct scratch *process_event(__u32 sys, __u32 tgid,
+/* A record sent from a BTF tracepoint (process events), begun in @rec:
+ * NULL, counted as lost, if no ring has room. */
+static __always_inline struct scratch *process_event(struct rec *rec,
+						     __u32 sys, __u32 tgid,
 						     __u32 tid)
 {
-	__u32 zero = 0;
-	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct scratch *s = rec_begin(rec);
 
-	if (!s)
+	if (!s) {
+		__sync_fetch_and_add(&lost_events, 1);
 		return NULL;
+	}
 	__builtin_memset(&s->ev, 0, sizeof(s->ev));
 	s->ev.time_ns = bpf_ktime_get_ns();
 	s->ev.pid = tgid;
@@ -2137,6 +2160,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
 	struct ioriot_maps *t;
 	struct scratch *s;
+	struct rec rec;
 	__u8 yes = 1;
 
 	/* Descendants of a traced process are traced too. */
@@ -2148,13 +2172,13 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	/* A child has its parent's mappings. */
 	if (ctgid != ptgid && (t = bpf_map_lookup_elem(&file_maps, &ptgid)))
 		bpf_map_update_elem(&file_maps, &ctgid, t, BPF_ANY);
-	s = process_event(SYS_FORK, ptgid, BPF_CORE_READ(parent, pid));
+	s = process_event(&rec, SYS_FORK, ptgid, BPF_CORE_READ(parent, pid));
 	if (!s)
 		return 0;
 	s->ev.extra[0] = ctgid;
 	s->ev.extra[1] = BPF_CORE_READ(child, pid);
 	s->ev.flags |= IORIOT_EV_CHILD;
-	send(s, 0, 0);
+	rec_end(&rec, s, 0, 0);
 	return 0;
 }
 
@@ -2164,17 +2188,19 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 	struct scratch *s;
+	struct rec rec;
 	long n;
 
 	bpf_map_delete_elem(&file_maps, &tgid);	/* a new address space */
-	if (!wanted(tgid) || !(s = process_event(SYS_EXEC, tgid,
+	if (!wanted(tgid) || !(s = process_event(&rec, SYS_EXEC, tgid,
 						   BPF_CORE_READ(p, pid))))
 		return 0;
 	s->ev.flags &= ~IORIOT_EV_NO_RET;
 	s->ev.ret = 0;
 	n = bpf_probe_read_kernel_str(s->paths, IORIOT_EV_PATH_MAX,
 				      BPF_CORE_READ(bprm, filename));
-	send(s, n > 1 ? (__u32)(n - 1) & (IORIOT_EV_PATH_MAX - 1) : 0, 0);
+	rec_end(&rec, s, n > 1 ? (__u32)(n - 1) & (IORIOT_EV_PATH_MAX - 1) : 0,
+		0);
 	return 0;
 }
 
@@ -2183,6 +2209,7 @@ int BPF_PROG(on_exit_task, struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
 	struct scratch *s;
+	struct rec rec;
 
 	if (!HAVE_TASK_STORAGE) {	/* the thread's state goes with it */
 		bpf_map_delete_elem(&inflight_tid, &pid);
@@ -2198,8 +2225,8 @@ int BPF_PROG(on_exit_task, struct task_struct *p)
 	bpf_map_delete_elem(&file_maps, &tgid);
 	if (!want)
 		return 0;
-	s = process_event(SYS_EXIT, tgid, pid);
+	s = process_event(&rec, SYS_EXIT, tgid, pid);
 	if (s)
-		send(s, 0, 0);
+		rec_end(&rec, s, 0, 0);
 	return 0;
 }

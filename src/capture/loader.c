@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -26,14 +28,15 @@
 #include "ioriot/capture.h"
 #include "ioriot/clock.h"
 #include "ioriot/log.h"
+#include "cpuring.h"
 #include "emit.h"
 #include "snapshot.h"
 
 #define TRACEFS "/sys/kernel/tracing"
-/* The probe never wakes the reader: it polls a ring of B bytes every
- * B / POLL_DRAIN_BPS / 4 seconds, a quarter of the time the fastest
+/* The probe never wakes the reader: it reads rings of B bytes per CPU
+ * every B / POLL_DRAIN_BPS / 4 seconds, a quarter of the time the fastest
  * capture (2 M records/s of about 200 bytes, paths included) takes to
- * fill it, within these bounds. */
+ * fill one, within these bounds. */
 #define POLL_DRAIN_BPS (400ULL << 20)
 #define POLL_MIN_MS 1
 #define POLL_MAX_MS 100
@@ -45,8 +48,10 @@ struct loader {
 	struct outbuf *ob;		/* the log's */
 	struct emitter *em;		/* events on their way to the log */
 	struct capture_bpf *skel;	/* the probe */
-	struct ring_buffer *rb;		/* its ring's reader */
-	int tick_ms;			/* how often the ring is read */
+	struct cpuring rings;		/* its rings, mapped */
+	size_t pos_len, data_len;	/* bytes of their mappings */
+	unsigned int ncpu, elems;	/* CPUs, elements of a first ring */
+	int tick_ms;			/* how often the rings are read */
 	bool draining;			/* the final consume: take everything */
 	uint64_t handled;		/* records seen, to pace clock reads */
 	uint64_t start;			/* CLOCK_MONOTONIC start of recording */
@@ -55,9 +60,9 @@ struct loader {
 	char p1[IORIOT_EV_PATH_MAX], p2[IORIOT_EV_PATH_MAX];
 };
 
-/* One ring buffer record: held until its turn, then a log line.  Returns
- * 0 (libbpf goes on), or -EINTR to let the loop see a stop. */
-static int handle_event(void *ctx, void *data, size_t size)
+/* One record: held until its turn, then a log line.  Returns 0 (the
+ * rings' reader goes on), or -EINTR to let the loop see a stop. */
+static int handle_event(void *ctx, const void *data, size_t size)
 {
 	struct loader *ld = ctx;
 	const struct ioriot_event *e = data;
@@ -76,11 +81,10 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (e->flags & IORIOT_EV_PATH_CUT)
 		ld->sum->paths_cut++;
+	/* Released after the other CPUs' rings are read (record()). */
 	emitter_push(ld->em, &ce);
-	emitter_release(ld->em, ld->em->order.newest);
-	/* Under sustained load consume never runs dry: let the loop see a
-	 * stop request or the end of the duration (this record is held; the
-	 * rest stays queued). */
+	/* A long backlog: let the loop see a stop request or the end of the
+	 * duration (this record is held; the rest stays queued). */
 	if (!ld->draining &&
 	    (stop_requested(ld->opt) ||
 	     ((++ld->handled & 4095) == 0 &&
@@ -517,13 +521,51 @@ static int check_host(char *err, size_t errlen)
 	return ensure_tracefs(err, errlen);
 }
 
+/* Map the loaded probe's rings (ld->ncpu CPUs, ld->elems elements for
+ * each first ring) into ld->rings and lay them out.  Returns 0 or -errno. */
+static int map_rings(struct loader *ld)
+{
+	struct capture_bpf *skel = ld->skel;
+	long page = sysconf(_SC_PAGESIZE);
+	void *pos, *data;
+
+	ld->pos_len = 2 * ld->ncpu * sizeof(struct ioriot_ring_pos);
+	ld->pos_len = (ld->pos_len + (size_t)page - 1) / (size_t)page * (size_t)page;
+	ld->data_len = (size_t)ld->ncpu * (ld->elems + 1) * IORIOT_RING_ELEM;
+	pos = mmap(NULL, ld->pos_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   bpf_map__fd(skel->maps.ring_pos), 0);
+	if (pos == MAP_FAILED)
+		return -errno;
+	data = mmap(NULL, ld->data_len, PROT_READ, MAP_SHARED,
+		    bpf_map__fd(skel->maps.ring_data), 0);
+	if (data == MAP_FAILED) {
+		int rc = -errno;
+
+		munmap(pos, ld->pos_len);
+		return rc;
+	}
+	ld->rings = (struct cpuring){
+		.pos = pos, .data = data, .nrings = 2 * ld->ncpu,
+		.nelems = (size_t)ld->ncpu * (ld->elems + 1),
+	};
+	cpuring_layout(ld->rings.pos, ld->ncpu, ld->elems);
+	return 0;
+}
+
+static void unmap_rings(struct loader *ld)
+{
+	if (ld->rings.pos)
+		munmap(ld->rings.pos, ld->pos_len);
+	if (ld->rings.data)
+		munmap((void *)ld->rings.data, ld->data_len);
+}
+
 /*
- * Open, configure (filters, ring of @ring bytes, the tracepoints this
- * kernel lacks left out), load and attach the probe into ld->skel.
- * Returns 0 or -errno with a message.
+ * Open, configure (filters, the rings' sizes, the tracepoints this kernel
+ * lacks left out), load and attach the probe into ld->skel.  Returns 0 or
+ * -errno with a message.
  */
-static int load_probe(struct loader *ld, uint64_t ring, char *err,
-		      size_t errlen)
+static int load_probe(struct loader *ld, char *err, size_t errlen)
 {
 	const struct capture_options *opt = ld->opt;
 	struct capture_bpf *skel;
@@ -543,9 +585,11 @@ static int load_probe(struct loader *ld, uint64_t ring, char *err,
 		strncpy((char *)skel->rodata->targ_comm, opt->comm,
 			sizeof(skel->rodata->targ_comm) - 1);
 	}
-	if ((rc = bpf_map__set_max_entries(skel->maps.events, (uint32_t)ring))) {
-		snprintf(err, errlen, "ring buffer size %llu: %s",
-			 (unsigned long long)ring, strerror(-rc));
+	if ((rc = bpf_map__set_max_entries(skel->maps.ring_pos, 2 * ld->ncpu)) ||
+	    (rc = bpf_map__set_max_entries(skel->maps.ring_data,
+					   ld->ncpu * (ld->elems + 1)))) {
+		snprintf(err, errlen, "rings of %u MiB for %u CPUs: %s",
+			 ld->elems, ld->ncpu, strerror(-rc));
 		return rc;
 	}
 	if ((rc = retype_task_storage(skel))) {
@@ -560,8 +604,13 @@ static int load_probe(struct loader *ld, uint64_t ring, char *err,
 			 rc == -EPERM ? " (BPF not permitted: root with "
 			 "CAP_BPF, or kernel.unprivileged_bpf_disabled?)" :
 			 rc == -EINVAL ? " (the kernel may be too old for this "
-			 "probe: it needs BTF and the BPF ring buffer, Linux "
-			 "5.10 or later; use the SystemTap backend, -m)" : "");
+			 "probe: it needs BTF, Linux 5.10 or later; use the "
+			 "SystemTap backend, -m)" : "");
+		return rc;
+	}
+	if ((rc = map_rings(ld))) {
+		snprintf(err, errlen, "mapping the probe's rings (%u MiB per "
+			 "CPU): %s", ld->elems + 1, strerror(-rc));
 		return rc;
 	}
 	if ((rc = fill_dispatch(skel))) {
@@ -569,12 +618,12 @@ static int load_probe(struct loader *ld, uint64_t ring, char *err,
 			 strerror(-rc));
 		return rc;
 	}
-	log_info("capture: BPF probe loaded (%s), ring buffer %llu MiB, "
-		 "read every %d ms; %d tracepoints this kernel lacks left out",
+	log_info("capture: BPF probe loaded (%s), rings of %u + 1 MiB for each "
+		 "of %u CPUs, read every %d ms; %d tracepoints this kernel "
+		 "lacks left out",
 		 opt->pid ? "-x: the process and its descendants" :
 		 opt->comm ? "--comm: tasks of that name" : "every process",
-		 (unsigned long long)(ring >> 20), ld->tick_ms,
-		 ld->sum->detached);
+		 ld->elems, ld->ncpu, ld->tick_ms, ld->sum->detached);
 	if ((rc = capture_bpf__attach(skel))) {
 		snprintf(err, errlen, "attaching the BPF probe: %s", strerror(-rc));
 		return rc;
@@ -604,13 +653,6 @@ static int start_recording(struct loader *ld, struct seed *sd, char *err,
 	    ((rc = snapshot_descendants("/proc", opt->pid, &pids, &npids)) ||
 	     (rc = track(ld->skel, pids, npids)))) {
 		snprintf(err, errlen, "tracking pid %u: %s", opt->pid, strerror(-rc));
-		goto out;
-	}
-	ld->rb = ring_buffer__new(bpf_map__fd(ld->skel->maps.events),
-				  handle_event, ld, NULL);
-	if (!ld->rb) {
-		rc = -errno;
-		snprintf(err, errlen, "ring buffer: %s", strerror(errno));
 		goto out;
 	}
 	ld->start = clock_ns(CLOCK_MONOTONIC);
@@ -650,19 +692,20 @@ static int record(struct loader *ld, char *err, size_t errlen)
 	int rc;
 
 	while (!stop_requested(ld->opt) && now - ld->start < ld->duration) {
-		/* Nothing wakes us: poll is the tick, consume takes what
-		 * came meanwhile. */
-		rc = ring_buffer__poll(ld->rb, ld->tick_ms);
-		if (rc >= 0 || rc == -EINTR)
-			rc = ring_buffer__consume(ld->rb);
+		/* Nothing wakes us: we sleep a tick, then take what came
+		 * meanwhile. */
+		poll(NULL, 0, ld->tick_ms);
+		now = clock_ns(CLOCK_MONOTONIC);
+		rc = (int)cpuring_consume(&ld->rings, handle_event, ld);
 		if (rc < 0 && rc != -EINTR) {
-			snprintf(err, errlen, "ring buffer: %s", strerror(-rc));
+			snprintf(err, errlen, "the probe's rings: %s",
+				 strerror(-rc));
 			return rc;
 		}
 		note_lost(ld, ld->skel);
-		/* Everything sent so far is in: a call still running
-		 * began before the window, or comes after it. */
-		now = clock_ns(CLOCK_MONOTONIC);
+		/* Every call that returned before @now is in, from every
+		 * CPU: one still running began before the window, or comes
+		 * after it. */
 		emitter_release(ld->em, now);
 		capture_log_tick(ld->log, now);
 		capture_log_status(ld->log, ld->opt, ld->sum, ld->start,
@@ -683,7 +726,9 @@ static void stop_recording(struct loader *ld, const struct seed *sd)
 
 	__atomic_store_n(&skel->bss->stopped, true, __ATOMIC_SEQ_CST);
 	ld->draining = true;
-	ring_buffer__consume(ld->rb);
+	if (cpuring_consume(&ld->rings, handle_event, ld) == -EPROTO)
+		log_warn("the probe's rings hold a record that is not one: "
+			 "the rest of its ring is not in the log");
 	emitter_release(ld->em, UINT64_MAX);
 	note_lost(ld, skel);
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - ld->start;
@@ -699,7 +744,8 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 {
 	uint64_t ring = opt->ring_bytes ? opt->ring_bytes :
 			CAPTURE_DEFAULT_RING_BYTES;
-	uint64_t poll_ms = ring * 1000 / POLL_DRAIN_BPS / 4;
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t poll_ms;
 	struct loader *ld = calloc(1, sizeof(*ld));
 	struct seed sd = { 0 };
 	int rc;
@@ -714,6 +760,15 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	ld->sum = sum;
 	ld->duration = opt->duration_ns ? opt->duration_ns :
 		       CAPTURE_DEFAULT_DURATION_NS;
+	if (ncpu <= 0) {
+		snprintf(err, errlen, "counting the CPUs: %s", strerror(-ncpu));
+		rc = ncpu < 0 ? ncpu : -EINVAL;
+		goto out;
+	}
+	ld->ncpu = (unsigned int)ncpu;
+	ld->elems = cpuring_elems(ring, ld->ncpu);
+	poll_ms = (uint64_t)ld->elems * IORIOT_RING_ELEM * 1000 /
+		  POLL_DRAIN_BPS / 4;
 	ld->tick_ms = poll_ms < POLL_MIN_MS ? POLL_MIN_MS :
 		      poll_ms > POLL_MAX_MS ? POLL_MAX_MS : (int)poll_ms;
 	if ((rc = check_host(err, errlen)))
@@ -728,7 +783,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		rc = -ENOMEM;
 		goto out;
 	}
-	if ((rc = load_probe(ld, ring, err, errlen)))
+	if ((rc = load_probe(ld, err, errlen)))
 		goto out;
 	sd = (struct seed){ .skel = ld->skel, .filter = &opt->filter };
 	if ((rc = start_recording(ld, &sd, err, errlen)))
@@ -757,7 +812,7 @@ out:
 		}
 	}
 	if (ld) {
-		ring_buffer__free(ld->rb);
+		unmap_rings(ld);
 		release_probe(ld->skel);
 		emitter_free(ld->em);
 		free(ld);
