@@ -2,8 +2,9 @@
  * Tests of the reader of the probe's per-CPU rings (cpuring.h): records
  * written the way the probe writes them (include/ioriot/event.h: no record
  * starts in the last IORIOT_RING_REC_MAX bytes of an element) come out
- * whole and in order over many laps, a stop leaves the rest for the next
- * read, and a ring holding something that is not a record is refused.
+ * whole and in order over many laps, merged from several rings in the
+ * order their calls began, a stop leaves the rest for the next read, and a
+ * ring holding something that is not a record is refused.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,20 +28,20 @@ static void rings_make(struct rings *r, unsigned int ncpu, unsigned int elems)
 	r->data = calloc((size_t)ncpu * (elems + 1), ELEM);
 	ck_assert(r->pos && r->data);
 	cpuring_layout(r->pos, ncpu, elems);
-	r->cr = (struct cpuring){ .pos = r->pos, .data = r->data,
-				  .nrings = 2 * ncpu,
-				  .nelems = (size_t)ncpu * (elems + 1) };
+	ck_assert_int_eq(cpuring_init(&r->cr, r->pos, r->data, 2 * ncpu,
+				      (size_t)ncpu * (elems + 1)), 0);
 }
 
 static void rings_free(struct rings *r)
 {
+	cpuring_fini(&r->cr);
 	free(r->pos);
 	free(r->data);
 }
 
 /* The probe's side, written from the format's description: a record of
- * event @seq with @npath bytes of path into ring @ring.  0, or -ENOSPC
- * when the ring has no room. */
+ * event @seq (its entry time too) with @npath bytes of path into ring
+ * @ring.  0, or -ENOSPC when the ring has no room. */
 static int put(struct rings *r, unsigned int ring, uint32_t seq,
 	       uint32_t npath)
 {
@@ -62,6 +63,7 @@ static int put(struct rings *r, unsigned int ring, uint32_t seq,
 	ev = (struct ioriot_event *)(hdr + 1);
 	memset(ev, 0, sizeof(*ev));
 	ev->tid = seq;
+	ev->time_ns = seq;
 	ev->path_len[0] = (uint16_t)npath;
 	for (uint32_t i = 0; i < npath; i++)
 		((uint8_t *)(ev + 1))[i] = (uint8_t)(seq + i);
@@ -177,6 +179,25 @@ START_TEST(test_stop)
 }
 END_TEST
 
+/* Records of four rings (two CPUs, both rings of each) come out in the
+ * order their calls began. */
+START_TEST(test_merged)
+{
+	static const unsigned int ring_of[] = { 0, 2, 2, 1, 0, 3, 2, 0, 0, 3 };
+	const uint32_t n = sizeof(ring_of) / sizeof(ring_of[0]);
+	struct rings r;
+	struct seen s = { 0 };
+
+	rings_make(&r, 2, 4);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_int_eq(put(&r, ring_of[i], i, i * 3), 0);
+	ck_assert_int_eq(cpuring_consume(&r.cr, take, &s), (long)n);
+	ck_assert_msg(!s.bad, "a record came out changed or out of order");
+	ck_assert_uint_eq(s.next, n);
+	rings_free(&r);
+}
+END_TEST
+
 /* A length no record can have is refused, not followed. */
 START_TEST(test_not_a_record)
 {
@@ -209,6 +230,7 @@ Suite *cpuring_suite(void)
 	tcase_add_test(tc, test_layout);
 	tcase_add_test(tc, test_laps);
 	tcase_add_test(tc, test_stop);
+	tcase_add_test(tc, test_merged);
 	tcase_add_test(tc, test_not_a_record);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,10 +1,12 @@
 /*
  * cpuring: reads the per-CPU rings the probe writes (cpuring.h).  The
  * probe publishes a record by storing its ring's head after the record;
- * the reader loads the head with acquire order, reads up to it, and stores
- * the tail with release order, which gives the room back.
+ * the reader loads the heads with acquire order, reads up to them, the
+ * earliest record of all rings first, and stores each tail with release
+ * order, which gives the room back.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "cpuring.h"
 
@@ -49,49 +51,110 @@ static const uint8_t *at(const struct cpuring *cr,
 	return cr->data + elem * IORIOT_RING_ELEM + (p & ELEM_MASK);
 }
 
-/* The records of one ring: as cpuring_consume(), adding to *@n. */
-static int consume_ring(struct cpuring *cr, struct ioriot_ring_pos *pos,
-			int (*fn)(void *ctx, const void *rec, size_t size),
-			void *ctx, long *n)
+/* Move @c to its ring's next record: 1 if there is one (its time in
+ * @c->time), 0 if none, -EPROTO if what is there is not a record. */
+static int next_record(const struct cpuring *cr, struct cpuring_cursor *c)
 {
-	uint64_t head = __atomic_load_n(&pos->head, __ATOMIC_ACQUIRE);
-	uint64_t tail = pos->tail;
-	int rc = 0;
+	const struct ioriot_ring_pos *pos = &cr->pos[c->ring];
+	const struct ioriot_ring_rec *hdr;
 
-	while (tail < head) {
-		const struct ioriot_ring_rec *hdr;
+	if (c->tail < c->head && (c->tail & ELEM_MASK) > IORIOT_RING_REC_LAST)
+		c->tail += IORIOT_RING_ELEM - (c->tail & ELEM_MASK);
+	if (c->tail >= c->head)
+		return 0;
+	hdr = (const struct ioriot_ring_rec *)at(cr, pos, c->tail);
+	if (!hdr || hdr->len < sizeof(*hdr) + sizeof(struct ioriot_event) ||
+	    hdr->len > IORIOT_RING_REC_MAX || (hdr->len & 7) ||
+	    hdr->len > c->head - c->tail)
+		return -EPROTO;
+	c->rec = hdr;
+	c->time = ((const struct ioriot_event *)(hdr + 1))->time_ns;
+	return 1;
+}
 
-		if ((tail & ELEM_MASK) > IORIOT_RING_REC_LAST) {
-			tail += IORIOT_RING_ELEM - (tail & ELEM_MASK);
-			continue;
-		}
-		hdr = (const struct ioriot_ring_rec *)at(cr, pos, tail);
-		if (!hdr || hdr->len < sizeof(*hdr) + sizeof(struct ioriot_event) ||
-		    hdr->len > IORIOT_RING_REC_MAX || (hdr->len & 7) ||
-		    hdr->len > head - tail) {
-			rc = -EPROTO;
-			break;
-		}
-		tail += hdr->len;
-		++*n;
-		rc = fn(ctx, hdr + 1, hdr->len - sizeof(*hdr));
-		if (rc < 0)
-			break;
-		rc = 0;
+/* Restore the min-heap on time of @h[0..n) below @i. */
+static void sift_down(struct cpuring_cursor *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct cpuring_cursor t;
+
+		if (l < n && h[l].time < h[m].time)
+			m = l;
+		if (l + 1 < n && h[l + 1].time < h[m].time)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
 	}
-	__atomic_store_n(&pos->tail, tail, __ATOMIC_RELEASE);
-	return rc;
+}
+
+int cpuring_init(struct cpuring *cr, struct ioriot_ring_pos *pos,
+		 const void *data, unsigned int nrings, size_t nelems)
+{
+	*cr = (struct cpuring){ .pos = pos, .data = data, .nrings = nrings,
+				.nelems = nelems };
+	cr->cur = calloc(nrings ? nrings : 1, sizeof(*cr->cur));
+	return cr->cur ? 0 : -ENOMEM;
+}
+
+void cpuring_fini(struct cpuring *cr)
+{
+	if (cr) {
+		free(cr->cur);
+		cr->cur = NULL;
+	}
 }
 
 long cpuring_consume(struct cpuring *cr,
 		     int (*fn)(void *ctx, const void *rec, size_t size),
 		     void *ctx)
 {
-	long n = 0;
-	int rc;
+	struct cpuring_cursor *h = cr->cur;
+	size_t n = 0;
+	long count = 0;
+	int rc = 0;
 
-	for (unsigned int r = 0; r < cr->nrings; r++)
-		if ((rc = consume_ring(cr, &cr->pos[r], fn, ctx, &n)) < 0)
-			return rc;
-	return n;
+	for (unsigned int r = 0; r < cr->nrings && !rc; r++) {
+		struct cpuring_cursor *c = &h[n];
+
+		c->ring = r;
+		c->head = __atomic_load_n(&cr->pos[r].head, __ATOMIC_ACQUIRE);
+		c->tail = cr->pos[r].tail;
+		rc = next_record(cr, c);
+		if (rc == 1) {
+			rc = 0;
+			n++;
+		}
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(h, n, i);
+	/* The earliest record of all rings first: each ring is nearly in
+	 * order, so the events come nearly in order (reorder.h). */
+	while (n && !rc) {
+		struct cpuring_cursor *c = &h[0];
+		const struct ioriot_ring_rec *hdr = c->rec;
+
+		c->tail += hdr->len;
+		count++;
+		rc = fn(ctx, hdr + 1, hdr->len - sizeof(*hdr));
+		if (rc >= 0)
+			rc = next_record(cr, c);
+		if (rc == 1) {
+			rc = 0;
+			sift_down(h, n, 0);
+			continue;
+		}
+		__atomic_store_n(&cr->pos[c->ring].tail, c->tail,
+				 __ATOMIC_RELEASE);
+		h[0] = h[--n];
+		sift_down(h, n, 0);
+	}
+	while (n--)
+		__atomic_store_n(&cr->pos[h[n].ring].tail, h[n].tail,
+				 __ATOMIC_RELEASE);
+	return rc < 0 ? rc : count;
 }

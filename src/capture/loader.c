@@ -48,7 +48,8 @@ struct loader {
 	struct outbuf *ob;		/* the log's */
 	struct emitter *em;		/* events on their way to the log */
 	struct capture_bpf *skel;	/* the probe */
-	struct cpuring rings;		/* its rings, mapped */
+	struct cpuring rings;		/* their reader */
+	void *pos, *data;		/* the rings, mapped */
 	size_t pos_len, data_len;	/* bytes of their mappings */
 	unsigned int ncpu, elems;	/* CPUs, elements of a first ring */
 	int tick_ms;			/* how often the rings are read */
@@ -544,20 +545,20 @@ static int map_rings(struct loader *ld)
 		munmap(pos, ld->pos_len);
 		return rc;
 	}
-	ld->rings = (struct cpuring){
-		.pos = pos, .data = data, .nrings = 2 * ld->ncpu,
-		.nelems = (size_t)ld->ncpu * (ld->elems + 1),
-	};
-	cpuring_layout(ld->rings.pos, ld->ncpu, ld->elems);
-	return 0;
+	ld->pos = pos;
+	ld->data = data;
+	cpuring_layout(pos, ld->ncpu, ld->elems);
+	return cpuring_init(&ld->rings, pos, data, 2 * ld->ncpu,
+			    (size_t)ld->ncpu * (ld->elems + 1));
 }
 
 static void unmap_rings(struct loader *ld)
 {
-	if (ld->rings.pos)
-		munmap(ld->rings.pos, ld->pos_len);
-	if (ld->rings.data)
-		munmap((void *)ld->rings.data, ld->data_len);
+	cpuring_fini(&ld->rings);
+	if (ld->pos)
+		munmap(ld->pos, ld->pos_len);
+	if (ld->data)
+		munmap(ld->data, ld->data_len);
 }
 
 /*
@@ -688,14 +689,21 @@ out:
  */
 static int record(struct loader *ld, char *err, size_t errlen)
 {
-	uint64_t now = ld->start, last_status = ld->start;
+	uint64_t now = ld->start, last_status = ld->start, wake = ld->start;
+	const uint64_t tick = (uint64_t)ld->tick_ms * 1000000;
 	int rc;
 
 	while (!stop_requested(ld->opt) && now - ld->start < ld->duration) {
-		/* Nothing wakes us: we sleep a tick, then take what came
-		 * meanwhile. */
-		poll(NULL, 0, ld->tick_ms);
+		/* Nothing wakes us: we read a tick after the last read
+		 * began, at once when reading took that long. */
+		wake += tick;
 		now = clock_ns(CLOCK_MONOTONIC);
+		if (now < wake) {
+			poll(NULL, 0, (int)((wake - now + 999999) / 1000000));
+			now = clock_ns(CLOCK_MONOTONIC);
+		} else {
+			wake = now;
+		}
 		rc = (int)cpuring_consume(&ld->rings, handle_event, ld);
 		if (rc < 0 && rc != -EINTR) {
 			snprintf(err, errlen, "the probe's rings: %s",
