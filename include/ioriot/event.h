@@ -1,7 +1,7 @@
 /*
- * event: the record the BPF capture probe sends to user space through the
- * ring buffer, the only ABI shared between src/capture/capture.bpf.c and
- * the loader.  Fixed-width fields only.
+ * event: the record the BPF capture probe sends to user space through its
+ * per-CPU rings, and the rings' layout: the only ABI shared between
+ * src/capture/capture.bpf.c and the loader.  Fixed-width fields only.
  *
  * A record is struct ioriot_event followed by path_len[0] bytes of the first
  * path and path_len[1] bytes of the second (no NULs); it is padded to 8

@@ -14,8 +14,8 @@
  * tracepoints I/O through file mappings, with the probe's own table of
  * each process's file mappings.  Entry stores the arguments per thread, exit sends one struct
  * ioriot_event (include/ioriot/event.h) with duration, result and paths
- * through a ring buffer.  Events the ring buffer cannot take are counted,
- * never dropped silently.
+ * through per-CPU rings (cpuring.bpf.h).  Events the rings cannot take are
+ * counted, never dropped silently.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
