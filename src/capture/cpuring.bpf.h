@@ -57,7 +57,8 @@ struct rec {
 
 /*
  * Room for a record of up to IORIOT_RING_REC_MAX bytes in this CPU's
- * ring, taken until rec_end() or rec_cancel(): the event, or NULL if both
+ * ring, taken until rec_end(), which every caller that got one calls: the
+ * event, or NULL if both
  * of the CPU's rings are busy or full (the caller counts it as lost).
  */
 static __always_inline struct scratch *rec_begin(struct rec *r)
@@ -123,13 +124,6 @@ static __always_inline void rec_end(struct rec *r, struct scratch *s,
 #endif
 	ring_barrier();
 	pos->busy = 0;
-}
-
-/* Give back the room of a record not sent. */
-static __always_inline void rec_cancel(struct rec *r)
-{
-	ring_barrier();
-	r->pos->busy = 0;
 }
 
 #endif
