@@ -38,6 +38,9 @@ const volatile char targ_comm[16] = {};
  * event), set by the loader before load from the programs it loads. */
 const volatile __u8 captured_nr[IORIOT_UNCAP_SLOTS] = {};
 
+/* Events no ring could take. */
+__u64 lost_events = 0;
+
 /* Set by the loader when the capture ends: detaching hundreds of
  * tracepoints takes seconds, recording stops at once. */
 volatile bool stopped = false;
@@ -699,7 +702,7 @@ static __always_inline int exit_with(const struct self *me,
 		s->ev.extra[1] = v;
 		s->ev.flags |= IORIOT_EV_URING_SETUP;
 	}
-	rec_end(&out, s, len0 & (IORIOT_EV_PATH_MAX - 1),
+	rec_end(&out, len0 & (IORIOT_EV_PATH_MAX - 1),
 		len1 & (IORIOT_EV_PATH_MAX - 1));
 done:
 	in->time_ns = 0;	/* consumed: an exit without entry sends nothing */
@@ -949,13 +952,11 @@ SYS_EXIT(io_submit)
 	for (int i = 0; a && i < IORIOT_EV_AIO_MAX; i++) {
 		const struct aio_rec *r = &a->rec[i];
 		struct ioriot_event *ev;
-		struct scratch *slot;
 		struct rec out;
 
 		if (i >= a->n)
 			break;
-		slot = rec_begin(&out);
-		ev = slot ? &slot->ev : NULL;
+		ev = rec_event(&out);
 		if (!ev)
 			continue;	/* counted below */
 		fill(ev, id, SYS_IOCB, in, 0);
@@ -970,7 +971,7 @@ SYS_EXIT(io_submit)
 		ev->args[5] = r->rw_flags;
 		ev->extra[0] = r->opcode | (__u64)r->aio_flags << 16;
 		ev->extra[1] = r->resfd;
-		rec_end(&out, slot, 0, 0);
+		rec_end(&out, 0, 0);
 		sent++;
 	}
 	/* Submitted iocbs without a record: lost. */
@@ -997,7 +998,6 @@ static __always_inline int getevents_exit(const struct sys_ctx *ctx,
 	on_exit(ctx, sys, -1, -1, EX_NONE);
 	for (int i = 0; i < IORIOT_EV_AIO_MAX; i++) {
 		struct ioriot_event *ev;
-		struct scratch *slot;
 		struct rec out;
 		struct io_event e;
 
@@ -1006,8 +1006,7 @@ static __always_inline int getevents_exit(const struct sys_ctx *ctx,
 		if (bpf_probe_read_user(&e, sizeof(e),
 					(void *)(copy.args[3] + i * sizeof(e))))
 			break;
-		slot = rec_begin(&out);
-		ev = slot ? &slot->ev : NULL;
+		ev = rec_event(&out);
 		if (!ev)
 			break;
 		fill(ev, id, SYS_IO_EVENT, &copy, e.res);
@@ -1016,7 +1015,7 @@ static __always_inline int getevents_exit(const struct sys_ctx *ctx,
 		ev->args[1] = e.obj;
 		ev->args[2] = ev->args[3] = ev->args[4] = ev->args[5] = 0;
 		ev->extra[0] = ev->extra[1] = 0;
-		rec_end(&out, slot, 0, 0);
+		rec_end(&out, 0, 0);
 		sent++;
 	}
 	if (ret > sent)
@@ -1082,14 +1081,12 @@ SYS_EXIT(ioctl)
 	for (int i = 0; (__u32)in->args[1] == FIDEDUPERANGE_ &&
 			in->extra[1] && i < IORIOT_EV_DEDUPE_MAX; i++) {
 		struct ioriot_event *ev;
-		struct scratch *slot;
 		struct rec out;
 		__s32 status = 0;
 
 		if (i >= n)
 			break;
-		slot = rec_begin(&out);
-		ev = slot ? &slot->ev : NULL;
+		ev = rec_event(&out);
 		if (!ev)
 			break;
 		fill(ev, id, SYS_DEDUPE, in, 0);
@@ -1104,7 +1101,7 @@ SYS_EXIT(ioctl)
 		ev->ret = status;
 		ev->args[3] = ev->args[4] = ev->args[5] = 0;
 		ev->extra[0] = ev->extra[1] = 0;
-		rec_end(&out, slot, 0, 0);
+		rec_end(&out, 0, 0);
 		sent++;
 	}
 	if ((__u32)in->args[1] == FIDEDUPERANGE_ && n > sent)
@@ -1399,7 +1396,6 @@ static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
 	struct io_kiocb *r = req;
 	struct ring_owner *o;
 	struct ioriot_event *ev;
-	struct scratch *slot;
 	struct rec out;
 	__u64 sqe_flags = flags & URING_SQE_FLAGS;
 
@@ -1408,8 +1404,7 @@ static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
 	o = ring_of((__u64)ctx, in);
 	if (!in && !o && !wanted(id >> 32))
 		return 0;
-	slot = rec_begin(&out);
-	ev = slot ? &slot->ev : NULL;
+	ev = rec_event(&out);
 	if (!ev) {
 		__sync_fetch_and_add(&lost_events, 1);
 		return 0;
@@ -1437,7 +1432,7 @@ static __always_inline int uring_submit(void *ctx, void *req, __u64 user_data,
 		ev->extra[1] |= 1u << SQE_RING;
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->umask = 0;
-	rec_end(&out, slot, 0, 0);
+	rec_end(&out, 0, 0);
 	return 0;
 }
 
@@ -1485,14 +1480,12 @@ int on_uring_complete(struct trace_event_raw_io_uring_complete *tp)
 	__u64 key = (__u64)tp->ctx;
 	struct ring_owner *o = bpf_map_lookup_elem(&rings, &key);
 	struct ioriot_event *ev;
-	struct scratch *slot;
 	struct rec out;
 	struct io_kiocb *req = NULL;
 
 	if (stopped || (!o && !wanted(id >> 32)))
 		return 0;
-	slot = rec_begin(&out);
-	ev = slot ? &slot->ev : NULL;
+	ev = rec_event(&out);
 	if (!ev) {
 		__sync_fetch_and_add(&lost_events, 1);
 		return 0;
@@ -1514,7 +1507,7 @@ int on_uring_complete(struct trace_event_raw_io_uring_complete *tp)
 	ev->extra[1] = (o ? 0 : 1u << CQE_RING) | (req ? 0 : 1u << CQE_OP);
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->umask = 0;
-	rec_end(&out, slot, 0, 0);
+	rec_end(&out, 0, 0);
 	return 0;
 }
 
@@ -1593,7 +1586,6 @@ SYS_EXIT(io_uring_register)
 		n = ctx->ret;
 	for (int i = 0; i < IORIOT_EV_URING_REG_MAX; i++) {
 		struct ioriot_event *ev;
-		struct scratch *slot;
 		struct rec out;
 		__u64 value;
 		__s32 fd = -1;
@@ -1606,8 +1598,7 @@ SYS_EXIT(io_uring_register)
 		} else {
 			value = read_user_u64(arr + i * 16 + 8);	/* iov_len */
 		}
-		slot = rec_begin(&out);
-		ev = slot ? &slot->ev : NULL;
+		ev = rec_event(&out);
 		if (!ev)
 			break;		/* counted below */
 		fill(ev, id, files ? SYS_URING_FILE : SYS_URING_BUF, in, 0);
@@ -1618,7 +1609,7 @@ SYS_EXIT(io_uring_register)
 		ev->args[REG_SLOT] = base + i;
 		ev->args[3] = ev->args[4] = ev->args[5] = 0;
 		ev->extra[0] = ev->extra[1] = 0;
-		rec_end(&out, slot, 0, 0);
+		rec_end(&out, 0, 0);
 		sent++;
 	}
 	if (n > sent)
@@ -1696,7 +1687,7 @@ SYS_EXIT(bind)
 			break;
 		len++;
 	}
-	rec_end(&rec, s, len, 0);
+	rec_end(&rec, len, 0);
 out:
 	in->time_ns = 0;
 	return 0;
@@ -1958,7 +1949,6 @@ static __always_inline int on_fault(__u64 address, __u64 code)
 	const struct ioriot_map_range *m = NULL;
 	struct ioriot_maps *t;
 	struct ioriot_event *ev;
-	struct scratch *slot;
 	struct rec out;
 	__u32 sys;
 
@@ -1980,8 +1970,7 @@ static __always_inline int on_fault(__u64 address, __u64 code)
 		sys = SYS_MMAP_READ;
 	else
 		return 0;
-	slot = rec_begin(&out);
-	ev = slot ? &slot->ev : NULL;
+	ev = rec_event(&out);
 	if (!ev) {
 		__sync_fetch_and_add(&lost_events, 1);
 		return 0;
@@ -1994,7 +1983,7 @@ static __always_inline int on_fault(__u64 address, __u64 code)
 	ev->flags = IORIOT_EV_NO_RET;
 	ev->args[0] = page;
 	ev->args[1] = m->offset + (page - m->start);
-	rec_end(&out, slot, 0, 0);
+	rec_end(&out, 0, 0);
 	return 0;
 }
 
@@ -2037,7 +2026,7 @@ SYS_ENTER(exit_group)
 	s->ev.sys = SYS_EXIT_GROUP;
 	s->ev.flags = IORIOT_EV_NO_RET;
 	s->ev.args[0] = ctx->args[0];
-	rec_end(&rec, s, 0, 0);
+	rec_end(&rec, 0, 0);
 	return 0;
 }
 
@@ -2178,7 +2167,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	s->ev.extra[0] = ctgid;
 	s->ev.extra[1] = BPF_CORE_READ(child, pid);
 	s->ev.flags |= IORIOT_EV_CHILD;
-	rec_end(&rec, s, 0, 0);
+	rec_end(&rec, 0, 0);
 	return 0;
 }
 
@@ -2199,8 +2188,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	s->ev.ret = 0;
 	n = bpf_probe_read_kernel_str(s->paths, IORIOT_EV_PATH_MAX,
 				      BPF_CORE_READ(bprm, filename));
-	rec_end(&rec, s, n > 1 ? (__u32)(n - 1) & (IORIOT_EV_PATH_MAX - 1) : 0,
-		0);
+	rec_end(&rec, n > 1 ? (__u32)(n - 1) & (IORIOT_EV_PATH_MAX - 1) : 0, 0);
 	return 0;
 }
 
@@ -2227,6 +2215,6 @@ int BPF_PROG(on_exit_task, struct task_struct *p)
 		return 0;
 	s = process_event(&rec, SYS_EXIT, tgid, pid);
 	if (s)
-		rec_end(&rec, s, 0, 0);
+		rec_end(&rec, 0, 0);
 	return 0;
 }

@@ -17,9 +17,6 @@
  * the reader maps the rings into its memory. */
 #define RING_MAP_MMAPABLE (1U << 10)
 
-/* Events no ring could take. */
-__u64 lost_events = 0;
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, RING_MAP_MMAPABLE);
@@ -50,6 +47,7 @@ struct scratch {
 struct rec {
 	struct ioriot_ring_pos *pos;	/* its ring */
 	struct ioriot_ring_rec *hdr;	/* where it starts */
+	struct scratch *s;		/* its event, after the header */
 	__u64 head;			/* its position */
 };
 
@@ -96,17 +94,26 @@ static __always_inline struct scratch *rec_begin(struct rec *r)
 		r->pos = pos;
 		r->head = head;
 		r->hdr = (struct ioriot_ring_rec *)(elem + off);
-		return (struct scratch *)(elem + off + sizeof(*r->hdr));
+		r->s = (struct scratch *)(elem + off + sizeof(*r->hdr));
+		return r->s;
 	}
 	return NULL;
 }
 
-/* Hand the reader the record rec_begin() gave @s, with @len0 and @len1
- * bytes of paths (each below IORIOT_EV_PATH_MAX). */
-static __always_inline void rec_end(struct rec *r, struct scratch *s,
-				    __u32 len0, __u32 len1)
+/* rec_begin() for a record without paths: its event, or NULL. */
+static __always_inline struct ioriot_event *rec_event(struct rec *r)
+{
+	struct scratch *s = rec_begin(r);
+
+	return s ? &s->ev : NULL;
+}
+
+/* Hand the reader the record of @r, with @len0 and @len1 bytes of paths
+ * (each below IORIOT_EV_PATH_MAX). */
+static __always_inline void rec_end(struct rec *r, __u32 len0, __u32 len1)
 {
 	struct ioriot_ring_pos *pos = r->pos;
+	struct scratch *s = r->s;
 	__u64 size = sizeof(*r->hdr) + sizeof(s->ev) + len0 + len1;
 
 	s->ev.path_len[0] = (__u16)len0;
