@@ -142,7 +142,7 @@ struct nr_spec {
 };
 
 /*
- * The per-CPU rings the records travel in (architecture.md §4.1).  Ring r
+ * The per-CPU rings the records travel in (architecture.md §4.2).  Ring r
  * is data elements base .. base + elems - 1 of one array map, each
  * IORIOT_RING_ELEM bytes; a record is struct ioriot_ring_rec and the
  * record, padded to 8 bytes.  Positions count bytes from the start and

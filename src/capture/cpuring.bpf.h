@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpuring.bpf.h: the probe's side of the per-CPU rings its records travel
- * in (include/ioriot/event.h, architecture.md §4.1).  A record is built in
+ * in (include/ioriot/event.h, architecture.md §4.2).  A record is built in
  * place, in the ring of the CPU the program runs on: no lock, no atomic
  * operation, no helper call, where the BPF ring buffer took a spinlock with
  * interrupts off, an atomic exchange and two helper calls per record
@@ -46,8 +46,7 @@ struct scratch {
 /* A record being built. */
 struct rec {
 	struct ioriot_ring_pos *pos;	/* its ring */
-	struct ioriot_ring_rec *hdr;	/* where it starts */
-	struct scratch *s;		/* its event, after the header */
+	struct ioriot_ring_rec *hdr;	/* where it starts: its event after */
 	__u64 head;			/* its position */
 };
 
@@ -55,9 +54,9 @@ struct rec {
 
 /*
  * Room for a record of up to IORIOT_RING_REC_MAX bytes in this CPU's
- * ring, taken until rec_end(), which every caller that got one calls: the
- * event, or NULL if both
- * of the CPU's rings are busy or full (the caller counts it as lost).
+ * ring, held until rec_end(), which every caller that got it calls: its
+ * event, or NULL if both of the CPU's rings are busy or full (the caller
+ * counts it as lost).
  */
 static __always_inline struct scratch *rec_begin(struct rec *r)
 {
@@ -94,8 +93,7 @@ static __always_inline struct scratch *rec_begin(struct rec *r)
 		r->pos = pos;
 		r->head = head;
 		r->hdr = (struct ioriot_ring_rec *)(elem + off);
-		r->s = (struct scratch *)(elem + off + sizeof(*r->hdr));
-		return r->s;
+		return (struct scratch *)(r->hdr + 1);
 	}
 	return NULL;
 }
@@ -113,7 +111,7 @@ static __always_inline struct ioriot_event *rec_event(struct rec *r)
 static __always_inline void rec_end(struct rec *r, __u32 len0, __u32 len1)
 {
 	struct ioriot_ring_pos *pos = r->pos;
-	struct scratch *s = r->s;
+	struct scratch *s = (struct scratch *)(r->hdr + 1);
 	__u64 size = sizeof(*r->hdr) + sizeof(s->ev) + len0 + len1;
 
 	s->ev.path_len[0] = (__u16)len0;

@@ -1,6 +1,6 @@
 /*
  * cpuring: the reader's side of the per-CPU rings the probe's records
- * travel in (include/ioriot/event.h, architecture.md §4.1).  The rings'
+ * travel in (include/ioriot/event.h, architecture.md §4.2).  The rings'
  * memory is the caller's: the loader's mappings of the probe's maps, or a
  * test's buffers.
  */

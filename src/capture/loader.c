@@ -713,8 +713,10 @@ static int record(struct loader *ld, char *err, size_t errlen)
 		note_lost(ld, ld->skel);
 		/* Every call that returned before @now is in, from every
 		 * CPU: one still running began before the window, or comes
-		 * after it. */
-		emitter_release(ld->em, now);
+		 * after it.  Not so after a stop within the read: the rings
+		 * are drained first (stop_recording()). */
+		if (rc != -EINTR)
+			emitter_release(ld->em, now);
 		capture_log_tick(ld->log, now);
 		capture_log_status(ld->log, ld->opt, ld->sum, ld->start,
 				   ld->duration, now, &last_status);
