@@ -51,6 +51,8 @@ struct rec {
 };
 
 #define ring_barrier() asm volatile("" ::: "memory")
+/* Make the compiler forget what it knows of @x. */
+#define ring_forget(x) asm volatile("" : "+r"(x))
 
 /*
  * Room for a record of up to IORIOT_RING_REC_MAX bytes in this CPU's
@@ -85,6 +87,11 @@ static __always_inline struct scratch *rec_begin(struct rec *r)
 		if (head + IORIOT_RING_REC_MAX - *(volatile __u64 *)&pos->tail <=
 		    pos->size)
 			elem = bpf_map_lookup_elem(&ring_data, &idx);
+		/* The bound again, in the register the access uses: older
+		 * verifiers (6.1, 5.10) lose it in the compiler's select. */
+		ring_forget(off);
+		if (off > IORIOT_RING_REC_LAST)
+			elem = NULL;
 		if (!elem) {
 			ring_barrier();
 			pos->busy = 0;
