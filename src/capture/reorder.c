@@ -28,7 +28,10 @@
 #define PREFETCH_AHEAD 8
 /* Chunks of items: aligned to their size, so an item finds its chunk. */
 #define CHUNK_SIZE (64 * 1024)
-/* Emptied chunks kept for reuse, beyond which they are freed. */
+/* Emptied chunks kept for reuse: as many as hold items, at least this
+ * many; beyond, they are freed.  The reader releases a tick's events at
+ * once: a fixed few spares sent most of them back to malloc, whose heap
+ * shrank and was faulted in again on the next tick. */
 #define SPARE_CHUNKS 8
 
 struct reorder_chunk {
@@ -79,6 +82,7 @@ static struct reorder_item *item_alloc(struct reorder *r, size_t size)
 			} else if (!(c = aligned_alloc(CHUNK_SIZE, CHUNK_SIZE))) {
 				return NULL;
 			}
+			r->nchunks++;
 			r->chunk = c;
 		}
 		*c = (struct reorder_chunk){ .used = 0 };
@@ -96,7 +100,9 @@ static void item_free(struct reorder *r, struct reorder_item *it)
 
 	if (--c->live || c == r->chunk)
 		return;
-	if (!c->alone && r->nspare < SPARE_CHUNKS) {
+	if (!c->alone)
+		r->nchunks--;
+	if (!c->alone && (r->nspare < SPARE_CHUNKS || r->nspare < r->nchunks)) {
 		c->next = r->spare;
 		r->spare = c;
 		r->nspare++;

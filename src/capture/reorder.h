@@ -51,6 +51,7 @@ struct reorder {
 	struct reorder_chunk *chunk;	/* items are cut from it */
 	struct reorder_chunk *spare;	/* emptied chunks for reuse */
 	size_t nspare;
+	size_t nchunks;			/* chunks holding items */
 	uint64_t arrivals;
 	uint64_t newest;		/* latest entry time pushed */
 	uint64_t window_ns;
