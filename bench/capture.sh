@@ -111,9 +111,17 @@ strace_io=$($pin strace -f -o /dev/null "$loop" io "$file" 3 | awk '{print $4}')
 echo "== throughput: traced loop flat out for 10 s under capture, a thread per CPU"
 cp "$file" "$file.2"
 start_capture --ring-mb 256
+# The capture's CPU time (user + system, clock ticks) and minor faults
+# while the loop runs, from /proc/PID/stat.
+cap_stat() { awk '{print $14 + $15, $10}' "/proc/$cap_pid/stat"; }
+stat0=$(cap_stat)
 out=$("$loop" threads 10 "$file" "$file.2")
+stat1=$(cap_stat)
 stop_capture
 rate=$(echo "$out" | awk '{print $6}')
+cap_cpu_ns=$(echo "$stat0 $stat1 $(getconf CLK_TCK) $(echo "$out" | awk '{print $2}')" |
+	awk '{printf "%.0f", ($3 - $1) * 1e9 / $5 / $6}')
+cap_faults=$(echo "$stat0 $stat1" | awk '{print $4 - $2}')
 events=$(grep -c 'p=.*/tmpfs/data' "$work/tmpfs/io.capture" || true)
 events=$((events * 3))
 lost_of() {	# LOG: the events the probe lost, from its lost records
@@ -141,7 +149,7 @@ awk -v bi="$(col 1)" -v tpi="$(col 2)" -v rawi="$(col 3)" -v hi="$(col 4)" \
     -v ha="$(added 4 1)" -v pa="$(added 5 1)" -v si="$strace_io" -v bw="$bare_wall" \
     -v bu="$(col 6)" -v cu="$(col 7)" -v ua="$(added 7 6)" -v rate="$rate" \
     -v ev="$events" -v lost="$lost" -v exr="$ex_rate" -v exe="$ex_events" \
-    -v exl="$ex_lost" -v steal="$(awk '/^cpu / {print $9}' /proc/stat)" 'BEGIN {
+    -v exl="$ex_lost" -v ccpu="$cap_cpu_ns" -v cflt="$cap_faults" -v steal="$(awk '/^cpu / {print $9}' /proc/stat)" 'BEGIN {
 	printf "\n%-44s %12s %12s %10s\n", "CPU ns per syscall (median of rounds)", "ns/syscall", "added", "/tp floor"
 	printf "%-44s %12.1f\n", "traced loop, bare", bi
 	printf "%-44s %12.1f %+12.1f %10s\n", "empty programs, per-syscall tracepoints", tpi, tpa, "1.00x"
@@ -155,6 +163,8 @@ awk -v bi="$(col 1)" -v tpi="$(col 2)" -v rawi="$(col 3)" -v hi="$(col 4)" \
 	printf "\n%-44s %12.0f\n", "events/s in 10 s, flat out", rate
 	printf "%-44s %12d\n", "events of the loop in the log", ev
 	printf "%-44s %12d\n", "events lost", lost
+	printf "%-44s %12d\n", "capture CPU ns per event (user + system)", ccpu
+	printf "%-44s %12d\n", "capture minor faults meanwhile", cflt
 	printf "%-44s %12.0f\n", "failed creates (mkdir EEXIST)/s, 5 s", exr
 	printf "%-44s %12d\n", "of them in the log", exe
 	printf "%-44s %12d\n", "events lost", exl
