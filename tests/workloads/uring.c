@@ -76,12 +76,15 @@ static void batch(struct io_uring *ring, const int *want, int n)
 }
 
 /* Submit the one request prepared on SQPOLL ring @ring and check its
- * completion against @want. */
+ * completion against @want.  The ring's kernel thread may take the entry
+ * before liburing reads the ring's head back, and then io_uring_submit
+ * counts 0 entries still pending: both 0 and 1 are a submission. */
 static void one(struct io_uring *ring, int want)
 {
 	struct io_uring_cqe *cqe;
+	int pending = io_uring_submit(ring);
 
-	CHECK(io_uring_submit(ring) == 1);
+	CHECK(pending == 0 || pending == 1);
 	CHECK_RC(io_uring_wait_cqe(ring, &cqe));
 	CHECK(cqe->res == want);
 	io_uring_cqe_seen(ring, cqe);
