@@ -7,8 +7,9 @@
 # to 1 M events/s, the loop's events/s and the events lost, and the
 # capture process's CPU time per event (its reader thread's work: format,
 # compress, write).  Then generate on a mkcapture log, as text and as .zst
-# (zstd -1), interleaved, in lines/s: on all CPUs (generate's reader thread
-# decompresses and parses beside the generator) and pinned to one.  Needs root for the
+# (zstd -1), interleaved, in lines/s: on all CPUs (a thread decompresses
+# ahead of generate's reader thread, which parses beside the generator) and
+# pinned to one.  Needs root for the
 # capture part (skipped without); prints PASS/MISS against the targets and
 # exits non-zero only if something fails to run.
 #

@@ -5,7 +5,9 @@
 # and awk splitting the same lines (pinned to CPU 0 when taskset allows),
 # so that both binaries see the same host load.  Prints per binary and log
 # the median lines/s, the median of the per-round ratios generate / awk
-# and the peak RSS; then the instructions per line of each (valgrind
+# and the peak RSS; with the zstd program, also each binary on the v4 log
+# compressed (zstd -1) and the ratio of its lines/s to the text's in the
+# same round; then the instructions per line of each (valgrind
 # callgrind, 100,000-line v4 log, all threads) and the peak RSS of each on
 # the 10 M-line log with 200,000 files (one run each).
 #
@@ -67,6 +69,14 @@ split() {
 "$mkcapture" -3 -l 1000000 "$scratch/v3.capture"
 lines4=$(wc -l < "$scratch/v4.capture")
 lines3=$(wc -l < "$scratch/v3.capture")
+logs="4 3"
+if command -v zstd >/dev/null 2>&1; then
+	zstd -q -1 "$scratch/v4.capture" -o "$scratch/vz.capture.zst"
+	logs="4 3 z"
+fi
+logfile() {
+	if [ "$1" = z ]; then echo "$scratch/vz.capture.zst"; else echo "$scratch/v$1.capture"; fi
+}
 for v in 4 3; do			# warm-up: page cache, first runs
 	gen "$before" "$scratch/v$v.capture" > /dev/null
 	gen "$after" "$scratch/v$v.capture" > /dev/null
@@ -74,10 +84,11 @@ for v in 4 3; do			# warm-up: page cache, first runs
 done
 : > "$scratch/runs"
 for i in $(seq 1 "$rounds"); do
-	for v in 4 3; do
-		echo "before$v $(gen "$before" "$scratch/v$v.capture")" >> "$scratch/runs"
-		echo "after$v $(gen "$after" "$scratch/v$v.capture")" >> "$scratch/runs"
-		echo "awk$v $(split "$scratch/v$v.capture")" >> "$scratch/runs"
+	for v in $logs; do
+		log=$(logfile "$v")
+		echo "before$v $(gen "$before" "$log")" >> "$scratch/runs"
+		echo "after$v $(gen "$after" "$log")" >> "$scratch/runs"
+		[ "$v" = z ] || echo "awk$v $(split "$log")" >> "$scratch/runs"
 	done
 done
 
@@ -95,7 +106,7 @@ done
 rm -f "$scratch/cg.capture" "$scratch/cg.out"
 
 # Peak RSS at 10 M lines, 200k files.
-rm -f "$scratch/v4.capture" "$scratch/v3.capture"
+rm -f "$scratch/v4.capture" "$scratch/v3.capture" "$scratch/vz.capture.zst"
 "$mkcapture" -l 10000000 -f 200000 -t 400 -p 40 "$scratch/big.capture"
 big_lines=$(wc -l < "$scratch/big.capture")
 echo "bigbefore $(gen "$before" "$scratch/big.capture")" >> "$scratch/runs"
@@ -128,6 +139,18 @@ END {
 			}
 			printf "  %-6s %.0f lines/s, generate / awk %.3fx (median of pairs), peak RSS %.1f MB\n",
 			       names[x], l / (median(a, m) / 1e6), median(q, m), rss * 1024 / 1e6
+		}
+	}
+	if (n["beforez"]) {
+		m = n["beforez"]
+		printf "v4 log as .zst (zstd -1):\n"
+		for (x = 1; x <= 2; x++) {
+			k = names[x]
+			for (i = 1; i <= m; i++) {
+				a[i] = w[k "z", i]; q[i] = w[k "4", i] / w[k "z", i]
+			}
+			printf "  %-6s %.0f lines/s, .zst / text lines/s %.3fx (median of pairs)\n",
+			       k, lines4 / (median(a, m) / 1e6), median(q, m)
 		}
 	}
 	for (x = 1; x <= 2; x++) {

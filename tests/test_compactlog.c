@@ -25,6 +25,7 @@
 #include "ioriot/caplog.h"
 #include "ioriot/capture.h"
 #include "ioriot/generate.h"
+#include "ioriot/linereader.h"
 #include "ioriot/log.h"
 #include "ioriot/zstdio.h"
 #include "testutil.h"
@@ -395,6 +396,80 @@ START_TEST(generate_zst_equals_text)
 	free(want);
 	free(zc);
 	free(zw);
+	free(src);
+	free(dir);
+}
+END_TEST
+
+/* ---- the decompressing thread ------------------------------------------ */
+
+#define AHEAD_LINES 60000	/* ~3 MiB of text: more than the thread's chunks */
+
+/* Line @i of the read-ahead test's text into @buf. */
+static int ahead_line(char *buf, size_t size, unsigned i)
+{
+	return snprintf(buf, size, "line %u %0*u", i, (int)(i % 61), i);
+}
+
+/*
+ * A .zst stream is decompressed ahead of the reader by a thread of its
+ * own: every line comes out once, in order, across the thread's chunks;
+ * the offset ends at the file's size; a reader that stops early (the
+ * thread waiting for a free chunk) or never reads is freed without
+ * hanging.
+ */
+START_TEST(zst_read_ahead)
+{
+	char *dir = tu_scratch(), *text = NULL, line[128];
+	char *src = tu_join(dir, "ahead.txt"), *zst = tu_join(dir, "ahead.zst");
+	size_t len = 0, cap = 0;
+	struct linereader *lr;
+	struct line ln;
+	struct stat st;
+	unsigned i;
+
+	for (i = 0; i < AHEAD_LINES; i++) {
+		int n = ahead_line(line, sizeof(line), i);
+
+		if (len + (size_t)n + 1 > cap) {
+			cap = 2 * cap + 4096;
+			text = realloc(text, cap);
+			ck_assert(text);
+		}
+		memcpy(text + len, line, (size_t)n);
+		len += (size_t)n;
+		text[len++] = '\n';
+	}
+	free(tu_write(dir, "ahead.txt", text, len));
+	compress_with_writer(src, zst, 997);
+	ck_assert(is_zstd(zst));
+	ck_assert_int_eq(stat(zst, &st), 0);
+
+	lr = linereader_open(zst);
+	ck_assert(lr);
+	for (i = 0; linereader_next(lr, &ln) == 1; i++) {
+		int n = ahead_line(line, sizeof(line), i);
+
+		ck_assert_uint_eq(ln.flags, 0);
+		ck_assert_uint_eq(ln.lineno, i + 1);
+		ck_assert_uint_eq(ln.len, (size_t)n);
+		ck_assert_str_eq(ln.s, line);
+	}
+	ck_assert_uint_eq(i, AHEAD_LINES);
+	ck_assert_uint_eq(linereader_offset(lr), (uint64_t)st.st_size);
+	ck_assert_int_eq(linereader_next(lr, &ln), 0);
+	linereader_free(lr);
+
+	lr = linereader_open(zst);
+	ck_assert(lr);
+	ck_assert_int_eq(linereader_next(lr, &ln), 1);
+	ck_assert_str_eq(ln.s, "line 0 0");
+	usleep(100 * 1000);		/* the thread fills its chunks and waits */
+	linereader_free(lr);
+
+	linereader_free(linereader_open(zst));
+	free(text);
+	free(zst);
 	free(src);
 	free(dir);
 }
@@ -872,6 +947,7 @@ Suite *compactlog_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_loop_test(tc, generate_zst_equals_text, 0,
 			    sizeof(gen_logs) / sizeof(gen_logs[0]));
+	tcase_add_test(tc, zst_read_ahead);
 	tcase_add_test(tc, zst_cut_short);
 	tcase_add_test(tc, zst_cut_short_warns);
 	suite_add_tcase(s, tc);

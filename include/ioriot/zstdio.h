@@ -89,15 +89,17 @@ struct zstd_in;
 
 /*
  * A decompressor reading the zstd stream on @fd from its current offset;
- * @path names it in warnings.  It decompresses in the caller's thread
- * (generate's reader thread, so beside the generator's).  NULL with errno
- * set (ENOMEM).
+ * @path names it in warnings.  From the first zstd_in_read() on, a thread
+ * of its own decompresses a few chunks of text ahead of the reader (so
+ * generate decompresses, parses and models on three threads); the fd is
+ * the thread's until zstd_in_free().  NULL with errno set (ENOMEM).
  */
 struct zstd_in *zstd_in_new(int fd, const char *path);
 
 /*
  * Up to @len bytes of text into @buf.  Returns how many (> 0), 0 at the
- * end of the stream, or -errno for a read error.  A stream that ends
+ * end of the stream, or -errno: a read error (again on later calls), or
+ * the thread could not be started.  A stream that ends
  * inside a frame, or is damaged, ends there: what came before is
  * returned, a warning names the file and the offset, and zstd_in_cut()
  * becomes true.
@@ -107,10 +109,11 @@ ssize_t zstd_in_read(struct zstd_in *zi, void *buf, size_t len);
 /* True once the stream was found cut short or damaged. */
 bool zstd_in_cut(const struct zstd_in *zi);
 
-/* Compressed bytes consumed so far. */
+/* Compressed bytes behind the text read so far (at the granularity of
+ * the thread's chunks: for progress). */
 uint64_t zstd_in_offset(const struct zstd_in *zi);
 
-/* Free (the fd stays open).  Accepts NULL. */
+/* Stop the thread and free (the fd stays open).  Accepts NULL. */
 void zstd_in_free(struct zstd_in *zi);
 
 #endif
