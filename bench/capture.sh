@@ -149,7 +149,8 @@ awk -v bi="$(col 1)" -v tpi="$(col 2)" -v rawi="$(col 3)" -v hi="$(col 4)" \
     -v ha="$(added 4 1)" -v pa="$(added 5 1)" -v si="$strace_io" -v bw="$bare_wall" \
     -v bu="$(col 6)" -v cu="$(col 7)" -v ua="$(added 7 6)" -v rate="$rate" \
     -v ev="$events" -v lost="$lost" -v exr="$ex_rate" -v exe="$ex_events" \
-    -v exl="$ex_lost" -v ccpu="$cap_cpu_ns" -v cflt="$cap_faults" -v steal="$(awk '/^cpu / {print $9}' /proc/stat)" 'BEGIN {
+    -v exl="$ex_lost" -v ccpu="$cap_cpu_ns" -v cflt="$cap_faults" -v steal="$(awk '/^cpu / {print $9}' /proc/stat)" \
+    -v ncpu="$(nproc)" 'BEGIN {
 	printf "\n%-44s %12s %12s %10s\n", "CPU ns per syscall (median of rounds)", "ns/syscall", "added", "/tp floor"
 	printf "%-44s %12.1f\n", "traced loop, bare", bi
 	printf "%-44s %12.1f %+12.1f %10s\n", "empty programs, per-syscall tracepoints", tpi, tpa, "1.00x"
@@ -161,6 +162,12 @@ awk -v bi="$(col 1)" -v tpi="$(col 2)" -v rawi="$(col 3)" -v hi="$(col 4)" \
 	printf "%-44s %12.1f\n", "untraced loop (getppid), bare", bu
 	printf "%-44s %12.1f %+12.1f\n", "untraced loop, under ioriot -c", cu, ua
 	printf "\n%-44s %12.0f\n", "events/s in 10 s, flat out", rate
+	# What the CPUs allow at all: each event costs the bare syscall and at
+	# least the empty programs of the hook, on ncpu CPUs (CPU ns per syscall
+	# of the loop; the work of the capture process only in the last).
+	printf "%-44s %12.0f\n", "  ceiling: CPUs / (bare + tp floor)", ncpu * 1e9 / (bi + tpa)
+	printf "%-44s %12.0f\n", "  ceiling: CPUs / (bare + raw floor)", ncpu * 1e9 / (bi + rawa)
+	printf "%-44s %12.0f\n", "  ceiling: CPUs / (bare + ioriot + capture CPU)", ncpu * 1e9 / (bi + ha + ccpu)
 	printf "%-44s %12d\n", "events of the loop in the log", ev
 	printf "%-44s %12d\n", "events lost", lost
 	printf "%-44s %12d\n", "capture CPU ns per event (user + system)", ccpu
