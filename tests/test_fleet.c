@@ -524,6 +524,21 @@ START_TEST(test_merge_refused)
 				   "{\"format\": \"ioriot-analysis\"}\n");
 	char *missing = tu_join(dir, "missing.json");
 	char *outfile = tu_join(dir, "out.json");
+	/* A name with '/', '~' and an escape byte: escaped in the pointer
+	 * (RFC 6901), the control byte replaced. */
+	char *names = stats_file(dir, "names.json", "web2", 1, NS, NS, 1,
+				 "[[1023, 1]]", "");
+	const char *by = "{\"short\": 1}";
+	size_t nlen;
+	char *text = tu_read(names, &nlen), *at = strstr(text, by), *odd;
+
+	ck_assert(at);
+	*at = '\0';
+	ck_assert(asprintf(&odd, "%s{\"a/b~c\\u001b[2J\": -1}%s", text,
+			   at + strlen(by)) > 0);
+	free(tu_write_str(dir, "names.json", odd));
+	free(odd);
+	free(text);
 	const struct {
 		const char *file;
 		const char *says;
@@ -534,6 +549,8 @@ START_TEST(test_merge_refused)
 		{ badbucket, "bucket.json: /syscalls/read/latency_histogram/0: "
 		  "a value that is no bucket's largest" },
 		{ count, "count.json: /syscalls/read: the histograms' counts" },
+		{ names, "names.json: /syscalls/read/differ_by_result/a~1b~0c?[2J: "
+		  "expected an integer >= 0" },
 		{ syntax, "syntax.json:4:1: " },
 		{ other, "other.json: /test: missing" },
 		{ missing, "missing.json: " },
@@ -566,6 +583,7 @@ START_TEST(test_merge_refused)
 	free(nohist);
 	free(badbucket);
 	free(count);
+	free(names);
 	free(syntax);
 	free(other);
 	free(missing);

@@ -84,9 +84,8 @@ void compare_printable(char *s)
 			*s = '?';
 }
 
-/* The JSON pointer (RFC 6901) @parent/@key in @buf, printable and cut
- * to fit. */
-static void pointer(char *buf, size_t len, const char *parent, const char *key)
+void compare_pointer(char *buf, size_t len, const char *parent,
+		     const char *key)
 {
 	size_t n = (size_t)snprintf(buf, len, "%s/", parent);
 
@@ -149,7 +148,7 @@ static int check_fields(const struct checker *ck, const json_t *obj,
 	int ret;
 
 	for (size_t i = 0; i < n; i++) {
-		pointer(member, sizeof(member), where, fields[i].key);
+		compare_pointer(member, sizeof(member), where, fields[i].key);
 		ret = check_value(ck, json_object_get(obj, fields[i].key),
 				  member, fields[i].want);
 		if (ret)
@@ -171,7 +170,7 @@ static int check_optional(const struct checker *ck,
 
 		if (!v)
 			continue;
-		pointer(member, sizeof(member), where, fields[i].key);
+		compare_pointer(member, sizeof(member), where, fields[i].key);
 		ret = check_value(ck, v, member, fields[i].want);
 		if (ret)
 			return ret;
@@ -199,8 +198,8 @@ static int check_syscalls(const struct checker *ck,
 	for (size_t i = 0; !ret && i < jv_count(sys); i++) {
 		const json_t *s = jv_at(sys, i);
 
-		pointer(where, sizeof(where), "/syscalls", jv_key(sys, i));
-		pointer(lat, sizeof(lat), where, "latency_ns");
+		compare_pointer(where, sizeof(where), "/syscalls", jv_key(sys, i));
+		compare_pointer(lat, sizeof(lat), where, "latency_ns");
 		ret = check_value(ck, s, where, W_OBJECT);
 		if (!ret)
 			ret = check_fields(ck, s, where, syscall_fields,

@@ -94,7 +94,7 @@ static int get_u64(const struct reader *rd, const json_t *obj,
 	char member[COMPARE_LABEL_MAX];
 	int64_t i;
 
-	snprintf(member, sizeof(member), "%s/%s", where, key);
+	compare_pointer(member, sizeof(member), where, key);
 	if (!v)
 		return bad(rd, member, "missing");
 	if (jv_int(v, &i) || i < 0)
@@ -138,8 +138,7 @@ static int namelist_sum(const struct reader *rd, struct namelist *l,
 		char member[COMPARE_LABEL_MAX];
 		int64_t n;
 
-		snprintf(member, sizeof(member), "%s/%s", where,
-			 jv_key(obj, i));
+		compare_pointer(member, sizeof(member), where, jv_key(obj, i));
 		if (jv_int(jv_at(obj, i), &n) || n < 0)
 			return bad(rd, member, "expected an integer >= 0");
 		if (namelist_add(l, jv_key(obj, i), n))
@@ -180,7 +179,7 @@ static int histogram_sum(const struct reader *rd, const json_t *obj,
 	const json_t *a = json_object_get(obj, key);
 	char member[COMPARE_LABEL_MAX], pair[COMPARE_LABEL_MAX + 24];
 
-	snprintf(member, sizeof(member), "%s/%s", where, key);
+	compare_pointer(member, sizeof(member), where, key);
 	if (!a)
 		return bad(rd, member, "missing (statistics of an ioriot "
 			   "without histograms: percentiles cannot be merged)");
@@ -244,8 +243,8 @@ static int add_syscall(struct merge *m, const struct reader *rd,
 
 	if (!ms)
 		return -ENOMEM;
-	snprintf(lat, sizeof(lat), "%s/latency_ns", where);
-	snprintf(cap, sizeof(cap), "%s/captured_latency_ns", where);
+	compare_pointer(lat, sizeof(lat), where, "latency_ns");
+	compare_pointer(cap, sizeof(cap), where, "captured_latency_ns");
 	ret = get_u64(rd, s, where, "ops", &ops);
 	if (!ret)
 		ret = get_u64(rd, s, where, "bytes", &bytes);
@@ -273,8 +272,12 @@ static int add_syscall(struct merge *m, const struct reader *rd,
 	if (!ret && (total != ops || cap_total != ops))
 		ret = bad(rd, where, "the histograms' counts differ from "
 			  "ops");
-	if (!ret && by)
-		ret = namelist_sum(rd, &ms->by_result, by, where);
+	if (!ret && by) {
+		char at[COMPARE_LABEL_MAX + 32];
+
+		compare_pointer(at, sizeof(at), where, "differ_by_result");
+		ret = namelist_sum(rd, &ms->by_result, by, at);
+	}
 	if (ret)
 		return ret;
 	ms->ops += ops;
@@ -429,8 +432,7 @@ static int add_run(struct merge *m, size_t i, const json_t *doc,
 	}
 
 	for (size_t s = 0; s < jv_count(sys) && !ret; s++) {
-		snprintf(where, sizeof(where), "/syscalls/%s", jv_key(sys, s));
-		compare_printable(where);
+		compare_pointer(where, sizeof(where), "/syscalls", jv_key(sys, s));
 		ret = add_syscall(m, rd, jv_key(sys, s), jv_at(sys, s),
 				  where);
 	}

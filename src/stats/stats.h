@@ -77,4 +77,10 @@ int json_failed_msg(const struct jv_error *je, const char *where,
 /* Replace control bytes in @s by '?', so names cannot break a line. */
 void compare_printable(char *s);
 
+/* The JSON pointer (RFC 6901) @parent/@key into @buf of @len bytes (> 0):
+ * '~' and '/' of @key escaped, control bytes replaced (compare_printable),
+ * cut to fit.  For naming a value of a file in a message. */
+void compare_pointer(char *buf, size_t len, const char *parent,
+		     const char *key);
+
 #endif
