@@ -312,7 +312,7 @@ $(FUZZ_OUT)/libioriot.a: $(FUZZ_LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(FUZZ_OUT)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_input.h $(FUZZ_OUT)/libioriot.a \
+$(FUZZ_OUT)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_input.h fuzz/rlog_confined.h $(FUZZ_OUT)/libioriot.a \
 		    $(wildcard include/ioriot/*.h)
 	$(call msg,LINK,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \

@@ -5,7 +5,8 @@
  * build: the capture-log reader, the generator (its output read back by
  * the replay-file reader, no temporary file left behind) and the
  * replay-file reader.  Each must end in success or a clean error with a
- * message.  The seed fixtures of tests/data go through them too, so the
+ * message, and every replay-file entry accepted must be confined to the
+ * sandboxes (fuzz/rlog_confined.h).  The seed fixtures of tests/data go through them too, so the
  * suite never tests nothing.  Some fixed bugs also get a test of what the
  * fix gives.
  */
@@ -24,6 +25,7 @@
 #include "ioriot/log.h"
 #include "ioriot/rlog.h"
 #include "testutil.h"
+#include "../fuzz/rlog_confined.h"
 
 #define ERRLEN 4096
 
@@ -136,7 +138,9 @@ static int read_rlog(const char *path, char *err)
 		return 0;
 	}
 	while ((rc = rlog_next(r, &e, err, ERRLEN)) > 0)
-		;
+		ck_assert_msg(rlog_entry_confined(rlog_header(r), &e),
+			      "%s:%llu: an entry outside the sandboxes "
+			      "accepted", path, (unsigned long long)e.lineno);
 	ck_assert_msg(rc == 0 || err[0], "%s: error %d without a message",
 		      path, rc);
 	rlog_close(r);

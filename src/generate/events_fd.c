@@ -31,12 +31,8 @@ void gen_on_open(struct gen *g, struct proc *p)
 	 * close comes later: events are in the order they began): set it
 	 * aside until the open's end then.  Else close it first, so its
 	 * close comes before this open. */
-	if (ev->ret >= 0 && !p->threaded)
-		proc_close(&g->procs, p, ev->ret);
-	else if (ev->ret >= 0 &&
-		 proc_shadow(&g->procs, p, ev->ret, cap_event_end(ev),
-			     ev->tid))
-		gen_oom(g);
+	if (ev->ret >= 0)
+		gen_fd_reused(g, p, ev->ret);
 	if (!(ev->have & CAP_PATH)) {
 		if (!g->filter.latent)
 			gen_filtered(g, GF_INCOMPLETE);

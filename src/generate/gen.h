@@ -149,6 +149,10 @@ struct ofd *gen_install_new(struct gen *g, struct proc *p, int64_t fd,
 			       bool cloexec);
 void gen_install_skipped(struct gen *g, struct proc *p, int64_t fd,
 			    enum gen_filter why);
+/* The current event returned @fd, which @p still held open: close it
+ * (its close op comes before the event's, which needs a later id), or in
+ * a threaded process set it aside until the event's end. */
+void gen_fd_reused(struct gen *g, struct proc *p, int64_t fd);
 struct resource *gen_parent_res(struct node *n);
 void gen_set_cwd(struct gen *g, struct proc *p, const char *cwd);
 

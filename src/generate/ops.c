@@ -357,6 +357,15 @@ struct ofd *gen_install_new(struct gen *g, struct proc *p, int64_t fd,
 	return o;
 }
 
+void gen_fd_reused(struct gen *g, struct proc *p, int64_t fd)
+{
+	if (!p->threaded)
+		proc_close(&g->procs, p, fd);
+	else if (proc_shadow(&g->procs, p, fd, cap_event_end(g->ev),
+			     g->ev->tid))
+		gen_oom(g);
+}
+
 /* An fd to something ioriot does not replay: remember why. */
 void gen_install_skipped(struct gen *g, struct proc *p, int64_t fd,
 			    enum gen_filter why)
