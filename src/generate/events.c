@@ -14,12 +14,12 @@
 
 #include "gen.h"
 
-void gen_event(struct gen *g, const struct cap_event *ev)
+/* Model @ev, the current event (g->ev). */
+static void dispatch(struct gen *g, const struct cap_event *ev)
 {
 	const struct sys_info *si = sys_info(ev->sys);
 	struct proc *p;
 
-	g->ev = ev;
 	if (si->kind != SK_MAPPAGE)
 		gen_flush_pages(g);
 	/* The sqe records a timeline holds go before its next event; a
@@ -37,7 +37,6 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		gen_filtered(g, GF_FD_TABLE);
 		gen_uring_exit(g, ev->pid);
 		procs_exit(&g->procs, ev->pid);
-		g->ev = NULL;
 		return;
 	}
 	/* A syscall's result decides what it did; without it, skip it. */
@@ -61,10 +60,8 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 		if (u64map_put(&g->timelines, g->tl_key, TIMELINE_SEEN))
 			gen_oom(g);
 	}
-	if (!gen_filter_event(g, p)) {
-		g->ev = NULL;
+	if (!gen_filter_event(g, p))
 		return;
-	}
 	switch (si->kind) {
 	case SK_OPEN: gen_on_open(g, p); break;
 	case SK_OPENFD: gen_on_openfd(g, p); break;
@@ -153,5 +150,14 @@ void gen_event(struct gen *g, const struct cap_event *ev)
 	case SK_LOST:
 		break;		/* counted above */
 	}
+}
+
+void gen_event(struct gen *g, const struct cap_event *ev)
+{
+	g->ev = ev;
+	dispatch(g, ev);
+	/* Whatever returned early: the event's memory is the reader's, and
+	 * what runs after the last one (gen_uring_flush_all()) must not
+	 * take it for the current event. */
 	g->ev = NULL;
 }
