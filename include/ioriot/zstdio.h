@@ -98,7 +98,7 @@ struct zstd_in *zstd_in_new(int fd, const char *path);
 
 /*
  * Up to @len bytes of text into @buf.  Returns how many (> 0), 0 at the
- * end of the stream, or -errno: a read error (again on later calls), or
+ * end of the stream (or for @len 0), or -errno: a read error (again on later calls), or
  * the thread could not be started.  A stream that ends
  * inside a frame, or is damaged, ends there: what came before is
  * returned, a warning names the file and the offset, and zstd_in_cut()

@@ -220,6 +220,8 @@ ssize_t zstd_in_read(struct zstd_in *zi, void *buf, size_t len)
 {
 	int rc;
 
+	if (!len)
+		return 0;
 	if (!zi->started && (rc = start(zi)))
 		return rc;
 	for (;;) {
@@ -229,7 +231,7 @@ ssize_t zstd_in_read(struct zstd_in *zi, void *buf, size_t len)
 		}
 		struct chunk *c = zi->cur;
 
-		if (zi->pos < c->len && len) {
+		if (zi->pos < c->len) {
 			size_t n = c->len - zi->pos < len ? c->len - zi->pos : len;
 
 			memcpy(buf, c->text + zi->pos, n);
