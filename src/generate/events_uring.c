@@ -419,10 +419,14 @@ static void on_setup(struct gen *g, struct proc *p)
 	struct guring *r = NULL;
 	struct rlog_op op;
 
-	/* The fd is the ring's now: a description still held there was
-	 * closed (uncaptured), before the setup. */
-	if (ev->ret >= 0)
+	/* The fd is the ring's now: a description still held there, and a
+	 * ring's fixed files, were closed (uncaptured), before the setup:
+	 * their closes come before its op. */
+	if (ev->ret >= 0) {
 		gen_fd_reused(g, p, ev->ret);
+		ring_free(g, g->uring.slots ?
+			  u64map_del(&g->uring, ring_key(ev->pid, ev->ret)) : NULL);
+	}
 	gen_op_init(g, &op, ev->sys);
 	if (ev->have & CAP_COUNT) {
 		op.count = ev->count;
@@ -438,8 +442,6 @@ static void on_setup(struct gen *g, struct proc *p)
 		op.have |= RL_CQ;
 	}
 	if (ev->ret >= 0) {
-		ring_free(g, g->uring.slots ?
-			  u64map_del(&g->uring, ring_key(ev->pid, ev->ret)) : NULL);
 		r = calloc(1, sizeof(*r));
 		if (!r || u64map_init(&r->reqs) || u64map_init(&r->files) ||
 		    (!g->uring.slots && u64map_init(&g->uring)) ||
