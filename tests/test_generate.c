@@ -562,6 +562,44 @@ START_TEST(test_uring_counts)
 }
 END_TEST
 
+/*
+ * io_uring setups the replay cannot make (no entries, more than the
+ * kernel's 32768 entries or 65536 completion entries, a result no fd can
+ * be) are counted, not written, and what uses their rings too; the replay
+ * file holds only the valid one and reads back.
+ */
+START_TEST(test_uring_setup_bounds)
+{
+	char *dir = tu_scratch();
+	char *capture = tu_write_str(dir, "bounds.capture",
+		"#|capture_version=4|\n"
+		"#|mount=/|fstype=ext4|\n"
+		"t=1;:,i=5:5;:,o=io_uring_setup;:,f=0;:,r=4;:,\n"
+		"t=2;:,i=5:5;:,o=io_uring_setup;:,c=40000;:,f=0;:,r=5;:,\n"
+		"t=3;:,i=5:5;:,o=io_uring_setup;:,c=8;:,f=8;:,G=70000;:,r=6;:,\n"
+		"t=4;:,i=5:5;:,o=io_uring_setup;:,c=8;:,f=0;:,r=139637976727552;:,\n"
+		"t=5;:,i=5:5;:,o=io_uring_enter;:,d=5;:,c=0;:,G=0;:,f=0;:,r=0;:,\n"
+		"t=6;:,i=5:5;:,o=io_uring_setup;:,c=32768;:,f=8;:,G=65536;:,r=7;:,\n");
+	char *replay = tu_join(dir, "bounds.replay");
+	char err[ERRLEN], *text;
+	struct gen_summary s;
+
+	ck_assert_msg(run(capture, replay, NULL, &s, err) == 0, "%s", err);
+	text = tu_read(replay, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "1 5:5 5 0 - io_uring_setup 7 flags=0x8 "
+			     "count=32768 ctx=1 cq=65536\n"), "%s", text);
+	ck_assert_uint_eq(s.ops, 1);
+	ck_assert_uint_eq(s.filtered[GF_URING], 5);
+	check_wellformed(replay);
+	free(text);
+	free(replay);
+	free(capture);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_summary_paths)
 {
 	struct gen_summary s;
@@ -1121,6 +1159,7 @@ Suite *generate_suite(void)
 	tcase_add_test(tc, test_summary_mmapio);
 	tcase_add_test(tc, test_aio);
 	tcase_add_test(tc, test_uring_counts);
+	tcase_add_test(tc, test_uring_setup_bounds);
 	tcase_add_test(tc, test_summary_paths);
 	tcase_add_test(tc, test_many_batches);
 	tcase_add_test(tc, test_summary_processes);

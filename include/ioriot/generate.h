@@ -30,7 +30,8 @@ enum gen_filter {
 	GF_AIO,			/* AIO: poll or noop request, unknown context or
 				 * request */
 	GF_URING,		/* io_uring: a request kind or register opcode
-				 * not replayed, unknown ring or request */
+				 * not replayed, a ring beyond the kernel's
+				 * sizes, unknown ring or request */
 	GF_UNKNOWN_MAP,		/* page record of a mapping not replayed */
 	GF_IOCTL,		/* an ioctl command other than the clone and
 				 * dedupe ones */

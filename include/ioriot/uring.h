@@ -59,6 +59,12 @@ enum uring_register_op {
 #define URING_SETUP_NOT_REPLAYED ((1u << 2) | (1u << 5) | (1u << 6) | \
 				  (1u << 14) | (1u << 15))
 
+/* The ring sizes the replay sets up (the kernel's own limits): entries,
+ * and completion entries with IORING_SETUP_CQSIZE.  The replay file's
+ * reader refuses others, so generate writes no setup beyond them. */
+#define URING_ENTRIES_MAX 32768
+#define URING_CQ_MAX (2 * URING_ENTRIES_MAX)
+
 /* The name of request opcode @op: "read", "send", ...; an opcode without
  * a name as "op_N" in @buf.  Never NULL. */
 const char *uring_op_name(int64_t op, char buf[URING_NAME_MAX]);

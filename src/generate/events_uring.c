@@ -413,19 +413,45 @@ static uint64_t holder(struct gen *g, uint32_t pid, int64_t fd,
 	return 0;
 }
 
+/* True if setup event @ev has a completion ring size (IORING_SETUP_CQSIZE)
+ * the replay asks for. */
+static bool setup_has_cq(const struct cap_event *ev)
+{
+	return (ev->have & CAP_ARG) && ev->ret >= 0 &&
+	       (ev->have & CAP_FLAGS) && (ev->flags & URING_SETUP_CQSIZE);
+}
+
+/* Whether the replay can set up the ring of setup event @ev: a result an
+ * fd can be, and sizes within the kernel's limits (uring.h). */
+static bool setup_replayable(const struct cap_event *ev)
+{
+	return ev->ret <= INT32_MAX && (ev->have & CAP_COUNT) &&
+	       ev->count >= 1 && ev->count <= URING_ENTRIES_MAX &&
+	       (!setup_has_cq(ev) ||
+		(ev->arg >= 1 && ev->arg <= URING_CQ_MAX));
+}
+
 static void on_setup(struct gen *g, struct proc *p)
 {
 	const struct cap_event *ev = g->ev;
+	bool replayed = setup_replayable(ev);
 	struct guring *r = NULL;
 	struct rlog_op op;
 
 	/* The fd is the ring's now: a description still held there, and a
 	 * ring's fixed files, were closed (uncaptured), before the setup:
 	 * their closes come before its op. */
-	if (ev->ret >= 0) {
+	if (ev->ret >= 0 && ev->ret <= INT32_MAX) {
 		gen_fd_reused(g, p, ev->ret);
 		ring_free(g, g->uring.slots ?
 			  u64map_del(&g->uring, ring_key(ev->pid, ev->ret)) : NULL);
+	}
+	if (!replayed) {
+		/* Counted; what uses the ring finds none. */
+		gen_filtered(g, GF_URING);
+		if (ev->ret >= 0 && ev->ret <= INT32_MAX)
+			gen_install_skipped(g, p, ev->ret, GF_URING);
+		return;
 	}
 	gen_op_init(g, &op, ev->sys);
 	if (ev->have & CAP_COUNT) {
@@ -436,8 +462,7 @@ static void on_setup(struct gen *g, struct proc *p)
 		op.flags = ev->flags;
 		op.have |= RL_FLAGS;
 	}
-	if ((ev->have & CAP_ARG) && ev->ret >= 0 && ev->have & CAP_FLAGS &&
-	    ev->flags & URING_SETUP_CQSIZE) {
+	if (setup_has_cq(ev)) {
 		op.cq = ev->arg;
 		op.have |= RL_CQ;
 	}

@@ -351,10 +351,8 @@ bool rl_link_target_ok(const struct rlog_reader *r, const char *target,
 }
 
 /* Bounds of io_uring arguments the replay allocates or registers by: the
- * kernel's own limits (ring entries, fixed files, registered buffers and
- * their size, one read or write). */
-#define URING_ENTRIES_MAX 32768
-#define URING_CQ_MAX (2 * URING_ENTRIES_MAX)
+ * kernel's own limits (ring entries and completion entries: uring.h; fixed
+ * files, registered buffers and their size, one read or write). */
 #define URING_FILES_MAX (1u << 20)
 #define URING_BUFS_MAX (1u << 14)
 #define URING_BUF_BYTES_MAX (1ull << 30)
