@@ -137,6 +137,11 @@ void rlog_write_init_xattr(struct outbuf *ob, uint64_t size, const char *path,
 /* Write one operation line.  Errors are sticky in @ob. */
 void rlog_write_op(struct outbuf *ob, const struct rlog_op *op);
 
+/* What the reader refuses in io_uring operation @op (a static text), or
+ * NULL: the arguments the replay needs, within the kernel's limits.  NULL
+ * for every other operation. */
+const char *rlog_uring_problem(const struct rlog_op *op);
+
 /* An entry read back from a replay file. */
 struct rlog_entry {
 	enum { RLOG_ENTRY_INIT, RLOG_ENTRY_OP } type;

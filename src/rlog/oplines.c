@@ -358,9 +358,7 @@ bool rl_link_target_ok(const struct rlog_reader *r, const char *target,
 #define URING_BUF_BYTES_MAX (1ull << 30)
 #define URING_RW_MAX 0x7ffff000
 
-/* What is wrong with io_uring operation @op, or NULL: the arguments the
- * replay needs, within the kernel's limits. */
-static const char *uring_op_problem(const struct rlog_op *op)
+const char *rlog_uring_problem(const struct rlog_op *op)
 {
 	enum sys_kind kind = sys_info(op->sys)->kind;
 	unsigned h = op->have;
@@ -471,7 +469,7 @@ static int check_op(struct rlog_reader *r, const struct line *ln,
 			    (unsigned long long)op->umask);
 		return -EPROTO;
 	}
-	const char *problem = uring_op_problem(op);
+	const char *problem = rlog_uring_problem(op);
 	if (problem) {
 		rl_line_err(r, ln, err, errlen, "malformed %s operation: %s",
 			    sys_info(op->sys)->replay_name, problem);
