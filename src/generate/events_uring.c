@@ -86,6 +86,17 @@ static void req_free(struct gen *g, struct gureq *rq)
 	free(rq);
 }
 
+/* Write io_uring operation @op, unless the replay file's reader would
+ * refuse it (rlog_uring_problem()): the last guard, counted as io_uring,
+ * so that one odd record cannot make the whole file unreadable. */
+static void uring_emit(struct gen *g, struct rlog_op *op)
+{
+	if (rlog_uring_problem(op))
+		gen_filtered(g, GF_URING);
+	else
+		gen_op_emit(g, op);
+}
+
 /* Free @r, dropping its fixed files' references (which may write the
  * close of their vfds, timed by the current event). */
 static void ring_free(struct gen *g, struct guring *r)
@@ -288,7 +299,7 @@ static void write_sqe(struct gen *g, const struct cap_event *ev,
 		gen_op_touch(g, &op, &pl->ofd->node->res);
 	}
 	gen_op_touch(g, &op, &rq->res);
-	gen_op_emit(g, &op);
+	uring_emit(g, &op);
 }
 
 static void on_cqe(struct gen *g);
@@ -488,7 +499,7 @@ static void on_setup(struct gen *g, struct proc *p)
 		op.have |= RL_CTX;
 		gen_op_touch(g, &op, &r->res);
 	}
-	gen_op_emit(g, &op);
+	uring_emit(g, &op);
 }
 
 static void on_enter(struct gen *g)
@@ -520,7 +531,7 @@ static void on_enter(struct gen *g)
 		op.have |= RL_FLAGS;
 	}
 	gen_op_touch(g, &op, &r->res);
-	gen_op_emit(g, &op);
+	uring_emit(g, &op);
 }
 
 /* Drop every fixed file of @r. */
@@ -559,7 +570,7 @@ static void on_register(struct gen *g)
 		op.have |= RL_COUNT;
 	}
 	gen_op_touch(g, &op, &r->res);
-	gen_op_emit(g, &op);
+	uring_emit(g, &op);
 }
 
 /* uring_file, uring_buf: one entry of the register that follows. */
@@ -594,7 +605,7 @@ static void on_table_entry(struct gen *g, struct proc *p, bool file)
 		op.have |= RL_COUNT;
 	}
 	gen_op_touch(g, &op, &r->res);
-	gen_op_emit(g, &op);
+	uring_emit(g, &op);
 	if (!file)
 		return;
 	old = u64map_del(&r->files, (uint64_t)ev->offset);
@@ -645,7 +656,7 @@ static void on_cqe(struct gen *g)
 		gen_op_touch(g, &op, &rq->ofd->res);
 		gen_op_touch(g, &op, &rq->node->res);
 	}
-	gen_op_emit(g, &op);
+	uring_emit(g, &op);
 	data = sys_info(rq->done)->kind == SK_URING_DATA;
 	reading = uring_completion_reads(rq->done);
 	/* Like a pread64 or pwrite64 of res bytes: what INIT must hold. */

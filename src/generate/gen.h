@@ -132,8 +132,6 @@ enum gen_filter gen_filter_of(enum pathmap_status st);
 void gen_oom(struct gen *g);
 void gen_op_init(struct gen *g, struct rlog_op *op, enum sys_id sys);
 void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res);
-/* Write @op, unless the replay file's reader would refuse it (an io_uring
- * operation beyond its bounds: counted as GF_URING). */
 void gen_op_emit(struct gen *g, struct rlog_op *op);
 void gen_op_args(struct rlog_op *op, const struct cap_event *ev);
 void gen_op_fd(struct rlog_op *op, const struct ofd *ofd);

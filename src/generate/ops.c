@@ -93,13 +93,6 @@ static void count_timeline(struct gen *g, const struct rlog_op *op)
 
 void gen_op_emit(struct gen *g, struct rlog_op *op)
 {
-	/* The last guard: an io_uring operation the replay file's reader
-	 * would refuse is counted, never written (it would make the whole
-	 * file unreadable). */
-	if (rlog_uring_problem(op)) {
-		gen_filtered(g, GF_URING);
-		return;
-	}
 	/* With --from, times count from the window's start. */
 	op->time_ns = op->time_ns > g->filter.from_ns ?
 		      op->time_ns - g->filter.from_ns : 0;
