@@ -93,6 +93,11 @@ static void count_timeline(struct gen *g, const struct rlog_op *op)
 
 void gen_op_emit(struct gen *g, struct rlog_op *op)
 {
+	/* An open page run has the earlier id: it is written first, and
+	 * ends (a close that expired, or held io_uring requests, can be
+	 * written while page records come). */
+	if (g->run.op.id && op != &g->run.op)
+		gen_flush_pages(g);
 	/* With --from, times count from the window's start. */
 	op->time_ns = op->time_ns > g->filter.from_ns ?
 		      op->time_ns - g->filter.from_ns : 0;
