@@ -6,6 +6,7 @@
  * --min-free ending a text or .zst log cleanly (library and binary); and
  * a real BPF capture of one workload to .zst and to text, event for event.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include "ioriot/generate.h"
 #include "ioriot/linereader.h"
 #include "ioriot/log.h"
+#include "ioriot/rlog.h"
 #include "ioriot/zstdio.h"
 #include "testutil.h"
 
@@ -412,14 +414,15 @@ static int ahead_line(char *buf, size_t size, unsigned i)
 }
 
 /*
- * A .zst stream is decompressed ahead of the reader by a thread of its
- * own: every line comes out once, in order, across the thread's chunks;
- * the offset ends at the file's size; a reader that stops early (the
- * thread waiting for a free chunk) or never reads is freed without
- * hanging.
+ * A .zst stream, decompressed ahead of the reader by a thread of its own
+ * (loop 1) or in the reader's thread (loop 0): every line comes out once,
+ * in order, across the chunks; the offset ends at the file's size; a
+ * reader that stops early (the thread waiting for a free chunk) or never
+ * reads is freed without hanging.
  */
 START_TEST(zst_read_ahead)
 {
+	const bool ahead = _i;
 	char *dir = tu_scratch(), *text = NULL, line[128];
 	char *src = tu_join(dir, "ahead.txt"), *zst = tu_join(dir, "ahead.zst");
 	size_t len = 0, cap = 0;
@@ -445,7 +448,7 @@ START_TEST(zst_read_ahead)
 	ck_assert(is_zstd(zst));
 	ck_assert_int_eq(stat(zst, &st), 0);
 
-	lr = linereader_open(zst);
+	lr = linereader_open(zst, ahead);
 	ck_assert(lr);
 	for (i = 0; linereader_next(lr, &ln) == 1; i++) {
 		int n = ahead_line(line, sizeof(line), i);
@@ -460,17 +463,79 @@ START_TEST(zst_read_ahead)
 	ck_assert_int_eq(linereader_next(lr, &ln), 0);
 	linereader_free(lr);
 
-	lr = linereader_open(zst);
+	lr = linereader_open(zst, ahead);
 	ck_assert(lr);
 	ck_assert_int_eq(linereader_next(lr, &ln), 1);
 	ck_assert_str_eq(ln.s, "line 0 0");
 	usleep(100 * 1000);		/* the thread fills its chunks and waits */
 	linereader_free(lr);
 
-	linereader_free(linereader_open(zst));
+	linereader_free(linereader_open(zst, ahead));
 	free(text);
 	free(zst);
 	free(src);
+	free(dir);
+}
+END_TEST
+
+/* The threads of this process, from /proc/self/task. */
+static int thread_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+#define BIG_REPLAY_OPS 100000	/* ~4 MiB: more than a read-ahead holds */
+
+/*
+ * A compressed replay file is read in the reader's own thread: the replay
+ * makes its user namespace after opening the file, which unshare(2)
+ * refuses to a process of more than one thread.  The file is larger than
+ * a read-ahead thread would decompress before waiting, so such a thread
+ * would still be there.
+ */
+START_TEST(zst_replay_one_thread)
+{
+	char *dir = tu_scratch(), *text = NULL;
+	char *src, *zst = tu_join(dir, "big.replay.zst");
+	char err[ERRLEN] = "";
+	struct rlog_reader *r;
+	struct rlog_entry e;
+	size_t len = 0;
+	int rc, threads = thread_count();
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert(f);
+	fprintf(f, "#|replay_version=1|name=test|user=tester|\n"
+		"#|ops=%d|timelines=1|processes=1|duration_ns=%d|\n"
+		"#|sandbox=/.ioriot/test|mount=/|fstype=ext4|\n"
+		"#INIT\nf 4096 /.ioriot/test/data/f\n#OPS\n"
+		"1 5:5 0 1 - openat 3 vfd=1 path=/.ioriot/test/data/f "
+		"flags=0x0\n", BIG_REPLAY_OPS + 1, BIG_REPLAY_OPS + 1);
+	for (int i = 2; i <= BIG_REPLAY_OPS + 1; i++)
+		fprintf(f, "%d 5:5 %d 1 - pread64 4096 fd=1 off=0 count=4096\n",
+			i, i);
+	fprintf(f, "#END|ops=%d|\n", BIG_REPLAY_OPS + 1);
+	ck_assert_int_eq(fclose(f), 0);
+	src = tu_write(dir, "big.replay", text, len);
+	compress_with_writer(src, zst, 5000);
+	ck_assert(is_zstd(zst));
+	r = rlog_open(zst, err, sizeof(err));
+	ck_assert_msg(r, "%s", err);
+	while ((rc = rlog_next(r, &e, err, sizeof(err))) > 0)
+		ck_assert_int_eq(thread_count(), threads);
+	ck_assert_msg(rc == 0, "%s", err);
+	rlog_close(r);
+	free(text);
+	free(src);
+	free(zst);
 	free(dir);
 }
 END_TEST
@@ -947,7 +1012,8 @@ Suite *compactlog_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_loop_test(tc, generate_zst_equals_text, 0,
 			    sizeof(gen_logs) / sizeof(gen_logs[0]));
-	tcase_add_test(tc, zst_read_ahead);
+	tcase_add_loop_test(tc, zst_read_ahead, 0, 2);
+	tcase_add_test(tc, zst_replay_one_thread);
 	tcase_add_test(tc, zst_cut_short);
 	tcase_add_test(tc, zst_cut_short_warns);
 	suite_add_tcase(s, tc);

@@ -6,6 +6,7 @@
 #ifndef IORIOT_LINEREADER_H
 #define IORIOT_LINEREADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,8 +30,9 @@ struct line {
 struct linereader;
 
 /* Open @path for reading; a zstd stream (told by its magic number) is read
- * decompressed.  Returns NULL with errno set on failure. */
-struct linereader *linereader_open(const char *path);
+ * decompressed, with @read_ahead by a thread of its own (zstdio.h).
+ * Returns NULL with errno set on failure. */
+struct linereader *linereader_open(const char *path, bool read_ahead);
 
 /*
  * Read the next line into @out.  Returns 1 for a line, 0 at end of file, or

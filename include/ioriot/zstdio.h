@@ -89,12 +89,15 @@ struct zstd_in;
 
 /*
  * A decompressor reading the zstd stream on @fd from its current offset;
- * @path names it in warnings.  From the first zstd_in_read() on, a thread
- * of its own decompresses a few chunks of text ahead of the reader (so
- * generate decompresses, parses and models on three threads); the fd is
- * the thread's until zstd_in_free().  NULL with errno set (ENOMEM).
+ * @path names it in warnings.  With @ahead, from the first zstd_in_read()
+ * on, a thread of its own decompresses a few chunks of text ahead of the
+ * reader (so generate decompresses, parses and models on three threads),
+ * and the fd is the thread's until zstd_in_free(); without, each read
+ * decompresses in the caller's thread (a process that must stay single-
+ * threaded: the replay, until its user namespace is made).  NULL with
+ * errno set (ENOMEM).
  */
-struct zstd_in *zstd_in_new(int fd, const char *path);
+struct zstd_in *zstd_in_new(int fd, const char *path, bool ahead);
 
 /*
  * Up to @len bytes of text into @buf.  Returns how many (> 0), 0 at the

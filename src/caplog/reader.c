@@ -612,7 +612,7 @@ struct caplog_reader *caplog_open(const char *path, char *err, size_t errlen)
 		rc = -ENOMEM;
 		goto err_free;
 	}
-	r->lines = linereader_open(path);
+	r->lines = linereader_open(path, true);
 	if (!r->lines) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

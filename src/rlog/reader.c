@@ -83,7 +83,9 @@ struct rlog_reader *rlog_open(const char *path, char *err, size_t errlen)
 		rl_set_err(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		goto fail;
 	}
-	r->lines = linereader_open(path);
+	/* Inline: the replay must be single-threaded when it makes its
+	 * user namespace (jail.c), after opening the file. */
+	r->lines = linereader_open(path, false);
 	if (!r->lines) {
 		ret = -errno;
 		rl_set_err(err, errlen, "%s: %s", path, strerror(errno));

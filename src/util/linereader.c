@@ -27,7 +27,7 @@ struct linereader {
 	char buf[BUF_SIZE + 1 + LINE_PADDING];
 };
 
-struct linereader *linereader_open(const char *path)
+struct linereader *linereader_open(const char *path, bool read_ahead)
 {
 	/* calloc: the padding is read (never used) and must be defined. */
 	struct linereader *lr = calloc(1, sizeof(*lr));
@@ -49,7 +49,7 @@ struct linereader *linereader_open(const char *path)
 	lr->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	if (S_ISREG(st.st_mode) && pread(lr->fd, magic, sizeof(magic), 0) ==
 	    (ssize_t)sizeof(magic) && zstd_is_stream(magic, sizeof(magic)) &&
-	    !(lr->zin = zstd_in_new(lr->fd, path)))
+	    !(lr->zin = zstd_in_new(lr->fd, path, read_ahead)))
 		goto err;
 	return lr;
 

@@ -1,7 +1,8 @@
 /*
  * zstdin: zstd streams read back as text (zstdio.h): a streaming
- * decompressor for readers, and the frames of a range of a file for the
- * capture cutting its log back.
+ * decompressor for readers, in a thread of its own ahead of the reader or
+ * in the reader's, and the frames of a range of a file for the capture
+ * cutting its log back.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,7 +19,8 @@
 
 /* Compressed bytes read from the file at a time. */
 #define IN_SIZE (256 * 1024)
-/* Text decompressed ahead of the reader: CHUNKS chunks of CHUNK_TEXT. */
+/* Text decompressed ahead of the reader: CHUNKS chunks of CHUNK_TEXT (one
+ * chunk, refilled in the reader's thread, without the thread). */
 #define CHUNK_TEXT (64 * 1024)
 #define CHUNKS 16
 
@@ -44,6 +46,7 @@ struct zstd_in {
 
 	/* The reader's alone. */
 	char *path;
+	bool ahead;		/* a thread decompresses ahead */
 	bool started;		/* the thread runs */
 	bool cut;		/* the reader reached a cut (warned) */
 	struct chunk *cur;	/* the chunk being read, or NULL */
@@ -72,16 +75,17 @@ bool zstd_is_stream(const void *head, size_t len)
 	       (magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
 }
 
-struct zstd_in *zstd_in_new(int fd, const char *path)
+struct zstd_in *zstd_in_new(int fd, const char *path, bool ahead)
 {
 	struct zstd_in *zi = calloc(1, sizeof(*zi));
 
 	if (!zi || !(zi->path = strdup(path)) ||
 	    !(zi->dctx = ZSTD_createDCtx()))
 		goto nomem;
-	for (int i = 0; i < CHUNKS; i++)
+	for (int i = 0; i < (ahead ? CHUNKS : 1); i++)
 		if (!(zi->chunk[i] = malloc(sizeof(struct chunk))))
 			goto nomem;
+	zi->ahead = ahead;
 	zi->fd = fd;
 	zi->in.src = zi->buf;
 	return zi;
@@ -195,9 +199,14 @@ destroy_lock:
 	return -rc;
 }
 
-/* The chunk to read next, waited for. */
+/* The chunk to read next: waited for, or without the thread
+ * decompressed now. */
 static struct chunk *take(struct zstd_in *zi)
 {
+	if (!zi->ahead) {
+		decompress(zi, zi->chunk[0]);
+		return zi->chunk[0];
+	}
 	pthread_mutex_lock(&zi->lock);
 	while (zi->head == zi->tail)
 		pthread_cond_wait(&zi->filled, &zi->lock);
@@ -206,13 +215,15 @@ static struct chunk *take(struct zstd_in *zi)
 	return c;
 }
 
-/* Hand the chunk read back to the thread. */
+/* Hand the chunk read back to the thread, if any. */
 static void give_back(struct zstd_in *zi)
 {
-	pthread_mutex_lock(&zi->lock);
-	zi->head++;
-	pthread_cond_signal(&zi->emptied);
-	pthread_mutex_unlock(&zi->lock);
+	if (zi->ahead) {
+		pthread_mutex_lock(&zi->lock);
+		zi->head++;
+		pthread_cond_signal(&zi->emptied);
+		pthread_mutex_unlock(&zi->lock);
+	}
 	zi->cur = NULL;
 }
 
@@ -222,7 +233,7 @@ ssize_t zstd_in_read(struct zstd_in *zi, void *buf, size_t len)
 
 	if (!len)
 		return 0;
-	if (!zi->started && (rc = start(zi)))
+	if (zi->ahead && !zi->started && (rc = start(zi)))
 		return rc;
 	for (;;) {
 		if (!zi->cur) {
