@@ -88,13 +88,16 @@ static void req_free(struct gen *g, struct gureq *rq)
 
 /* Write io_uring operation @op, unless the replay file's reader would
  * refuse it (rlog_uring_problem()): the last guard, counted as io_uring,
- * so that one odd record cannot make the whole file unreadable. */
-static void uring_emit(struct gen *g, struct rlog_op *op)
+ * so that one odd record cannot make the whole file unreadable.  Whether
+ * it was written. */
+static bool uring_emit(struct gen *g, struct rlog_op *op)
 {
-	if (rlog_uring_problem(op))
+	if (rlog_uring_problem(op)) {
 		gen_filtered(g, GF_URING);
-	else
-		gen_op_emit(g, op);
+		return false;
+	}
+	gen_op_emit(g, op);
+	return true;
 }
 
 /* Free @r, dropping its fixed files' references (which may write the
@@ -299,7 +302,9 @@ static void write_sqe(struct gen *g, const struct cap_event *ev,
 		gen_op_touch(g, &op, &pl->ofd->node->res);
 	}
 	gen_op_touch(g, &op, &rq->res);
-	uring_emit(g, &op);
+	/* Not written: its completion finds no request, and is counted. */
+	if (!uring_emit(g, &op))
+		req_free(g, u64map_del(&r->reqs, ev->addr2));
 }
 
 static void on_cqe(struct gen *g);
@@ -605,8 +610,7 @@ static void on_table_entry(struct gen *g, struct proc *p, bool file)
 		op.have |= RL_COUNT;
 	}
 	gen_op_touch(g, &op, &r->res);
-	uring_emit(g, &op);
-	if (!file)
+	if (!uring_emit(g, &op) || !file)
 		return;
 	old = u64map_del(&r->files, (uint64_t)ev->offset);
 	if (old)
