@@ -431,6 +431,57 @@ static uint64_t check_folded(const char *text, size_t *lines)
 	return sum;
 }
 
+/* True if @text holds a byte a terminal acts on (other than the line
+ * ends) or a C1 control or the right-to-left override in UTF-8. */
+static bool has_control(const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		if ((*p < 0x20 && *p != '\n') || *p == 0x7f ||
+		    (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) ||
+		    (p[0] == 0xe2 && p[1] == 0x80 && p[2] == 0xae))
+			return true;
+	return false;
+}
+
+/*
+ * Names with control characters (tests/data/analyze/controls.capture: an
+ * ESC sequence, a newline, a C1 CSI, a right-to-left override, a byte that
+ * is no UTF-8) reach neither the terminal nor the folded stacks as they
+ * are: the tables show them as %XX, the stacks as '_'; UTF-8 stays.
+ */
+START_TEST(test_control_names)
+{
+	char *dir = tu_scratch(), *out = tu_join(dir, "c.folded");
+	char *log = data_path("controls.capture"), *text = NULL;
+	char *argv[] = { "ioriot", "--analyze", log, "--folded", out, NULL };
+	static const char *const shown[] = {
+		"  /data/a%1B[2Jb\n", "  /data/c%0Ad\n", "  /data/csi%C2%9B2J\n",
+		"  /data/rlo%E2%80%AEtxt.exe\n", "  /data/latin%E9\n",
+		"  /data/caf\xc3\xa9\n", "  100 x%1B[31mRED\n",
+	};
+	size_t lines;
+
+	ck_assert_int_eq(tu_run(argv, &text, NULL), 0);
+	ck_assert_msg(!has_control(text), "raw control bytes in:\n%s", text);
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		ck_assert_msg(strstr(text, shown[i]), "'%s' not shown", shown[i]);
+	free(text);
+
+	text = tu_read(out, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert(!has_control(text));
+	ck_assert_uint_eq(check_folded(text, &lines), 6);
+	ck_assert_uint_eq(lines, 6);
+	ck_assert_ptr_nonnull(strstr(text, "100_x_[31mRED;stat;data;c_d 1\n"));
+	ck_assert_ptr_nonnull(strstr(text, ";data;caf\xc3\xa9 1\n"));
+	free(text);
+	free(log);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_folded)
 {
 	static const struct {
@@ -664,6 +715,7 @@ Suite *analyze_suite(void)
 	tcase_add_test(tc, test_top);
 	tcase_add_loop_test(tc, test_folded, 0, 3);
 	tcase_add_test(tc, test_folded_json);
+	tcase_add_test(tc, test_control_names);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_workload);
 	tcase_set_timeout(tc, 60);

@@ -286,6 +286,29 @@ START_TEST(test_labels)
 }
 END_TEST
 
+/* A C1 control in UTF-8 or as a lone byte and a right-to-left override
+ * in a label or a test name are shown as '?', byte by byte: they cannot
+ * drive the terminal or reorder the table. */
+START_TEST(test_label_controls)
+{
+	char *dir = tu_scratch(), *paths[2], *text, *line;
+
+	paths[0] = write_run(dir, "csi\xc2\x9b" "2J.json", "rlo\\u202eexe", 1);
+	paths[1] = write_run(dir, "c1\x9b.json", "ok", 2);
+	text = table_of(paths, 2);
+	line = line_of(text, " ");
+	ck_assert_str_eq(line, "                 best      csi??2J        c1?");
+	free(line);
+	line = line_of(text, "Test");
+	ck_assert_str_eq(line, "Test                     rlo???exe         ok");
+	free(line);
+	free(text);
+	for (int i = 0; i < 2; i++)
+		free(paths[i]);
+	free(dir);
+}
+END_TEST
+
 /* Nine runs, the fastest last: every column, one mark. */
 START_TEST(test_many_runs)
 {
@@ -718,6 +741,7 @@ Suite *compare_suite(void)
 			    sizeof(golden) / sizeof(golden[0]));
 	tcase_add_loop_test(tc, test_marks, 0, sizeof(marks) / sizeof(marks[0]));
 	tcase_add_test(tc, test_labels);
+	tcase_add_test(tc, test_label_controls);
 	tcase_add_test(tc, test_json_output);
 	tcase_add_test(tc, test_many_runs);
 	tcase_add_loop_test(tc, test_refused, 0,

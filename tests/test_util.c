@@ -1,5 +1,5 @@
 /* Tests of src/util: escaping, outbuf formatting, u64map, mounts, the
- * cycle clock. */
+ * cycle clock, names and diagnostics made safe for a terminal. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +11,11 @@
 
 #include "ioriot/cycleclock.h"
 #include "ioriot/escape.h"
+#include "ioriot/log.h"
 #include "ioriot/mounts.h"
 #include "ioriot/outbuf.h"
 #include "ioriot/outfile.h"
+#include "ioriot/textsafe.h"
 #include "ioriot/u64map.h"
 #include "testutil.h"
 
@@ -396,6 +398,93 @@ START_TEST(outfile_join_parts)
 }
 END_TEST
 
+/* What a terminal would act on is shown as %XX, byte by byte; printable
+ * UTF-8 stays as it is. */
+START_TEST(text_write_shows_controls_escaped)
+{
+	static const struct {
+		const char *in;
+		bool percent;
+		const char *want;
+	} cases[] = {
+		{ "/data/plain.txt", true, "/data/plain.txt" },
+		{ "a\x1b[2Jb", true, "a%1B[2Jb" },		/* ESC */
+		{ "line\nforged", false, "line%0Aforged" },
+		{ "tab\there\r", false, "tab%09here%0D" },
+		{ "del\x7f", false, "del%7F" },
+		{ "caf\xc3\xa9 \xe2\x82\xac", true, "caf\xc3\xa9 \xe2\x82\xac" },
+		{ "c1\xc2\x9b" "31m", true, "c1%C2%9B31m" },	/* CSI, U+009B */
+		{ "rlo\xe2\x80\xae" "exe.txt", true, "rlo%E2%80%AEexe.txt" },
+		{ "iso\xe9\xff", true, "iso%E9%FF" },	/* not UTF-8 */
+		{ "trunc\xe2\x82", true, "trunc%E2%82" },
+		{ "overlong\xc0\xaf", true, "overlong%C0%AF" },
+		{ "100%", true, "100%25" },
+		{ "100%", false, "100%" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		ck_assert_ptr_nonnull(f);
+		text_write(f, cases[i].in, cases[i].percent);
+		ck_assert_int_eq(fclose(f), 0);
+		ck_assert_msg(strcmp(out, cases[i].want) == 0,
+			      "case %zu: got '%s'", i, out);
+		free(out);
+	}
+}
+END_TEST
+
+/* Run log_warn() with @arg and return what reached stderr. */
+static char *warned(const char *arg)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	char *text;
+
+	ck_assert_ptr_nonnull(tmp);
+	ck_assert_int_ge(saved, 0);
+	fflush(stderr);
+	ck_assert_int_ge(dup2(fileno(tmp), STDERR_FILENO), 0);
+	log_warn("cannot open %s", arg);
+	fflush(stderr);
+	ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
+	close(saved);
+	long n = ftell(tmp);
+	ck_assert_int_ge(n, 0);
+	text = calloc(1, (size_t)n + 1);
+	ck_assert_ptr_nonnull(text);
+	rewind(tmp);
+	ck_assert_uint_eq(fread(text, 1, (size_t)n, tmp), (size_t)n);
+	fclose(tmp);
+	return text;
+}
+
+/* A diagnostic quoting a captured name cannot drive the terminal, however
+ * long the message. */
+START_TEST(log_lines_are_terminal_safe)
+{
+	char *text = warned("/data/\x1b]0;owned\x07\nioriot: all good");
+
+	ck_assert_str_eq(text, "ioriot: warning: cannot open "
+			 "/data/%1B]0;owned%07%0Aioriot: all good\n");
+	free(text);
+
+	char big[3000];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	big[2500] = '\x1b';
+	text = warned(big);
+	ck_assert_uint_eq(strlen(text), strlen("ioriot: warning: cannot open ") +
+			  sizeof(big) - 1 + 2 + 1);
+	ck_assert_ptr_null(strchr(text, '\x1b'));
+	ck_assert_ptr_nonnull(strstr(text, "x%1Bx"));
+	free(text);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -412,6 +501,8 @@ Suite *util_suite(void)
 	tcase_add_test(tc, cycleclock_is_monotonic_time);
 	tcase_add_test(tc, outfile_unnamed_links);
 	tcase_add_test(tc, outfile_join_parts);
+	tcase_add_test(tc, text_write_shows_controls_escaped);
+	tcase_add_test(tc, log_lines_are_terminal_safe);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,8 +1,8 @@
 /*
  * folded: the operations as folded stacks, one line per distinct stack
  * "process;syscall;dir;...;file WEIGHT", as flamegraph.pl, inferno and
- * speedscope read them.  Frames hold no ';', no white space: such bytes
- * become '_'.
+ * speedscope read them.  Frames hold no ';', no white space and nothing a
+ * terminal would not print: such characters become '_'.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
-
-#define NOT_IN_FRAME "; \t\n\r\v\f"
+#include "ioriot/textsafe.h"
 
 /* The folded stack of @op: process, syscall, file. */
 void an_fold(struct an *a, uint32_t proc, const struct rlog_op *op,
@@ -54,19 +53,24 @@ void an_fold(struct an *a, uint32_t proc, const struct rlog_op *op,
 	s->time_ns += op->dur_ns;
 }
 
-/* Write @len bytes of @s as (part of) a frame. */
+/* Write @len bytes of @s as (part of) a frame: the separators ';' and
+ * space, and what a terminal would not print (textsafe.h), become '_'.
+ * A character never spans the end: @s[@len] is '/' or NUL. */
 static void frame(FILE *f, const char *s, size_t len)
 {
-	while (len) {
-		size_t ok = strcspn(s, NOT_IN_FRAME);
-		if (ok > len)
-			ok = len;
-		fwrite(s, 1, ok, f);
-		if (ok == len)
-			return;
-		fputc('_', f);
-		s += ok + 1;
-		len -= ok + 1;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+	while (p < end) {
+		size_t n = text_printable_len(p);
+
+		if (n && *p != ';' && *p != ' ') {
+			fwrite(p, 1, n, f);
+		} else {
+			fputc('_', f);
+			n = utf8_seq_len(p);
+			n = n ? n : 1;
+		}
+		p += n;
 	}
 }
 

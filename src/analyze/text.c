@@ -1,6 +1,7 @@
 /*
  * text: the analysis as readable tables on a terminal, in the manner of
- * the replay statistics (docs/analyze.md shows an example).
+ * the replay statistics (docs/analyze.md shows an example).  Names from
+ * the input are printed through text_write().
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "ioriot/textsafe.h"
 
 #define U64 "%" PRIu64
 /* Timelines longer than this print only their busiest intervals. */
@@ -49,10 +51,14 @@ static void totals(FILE *f, const struct an *a)
 		ws += a->files.rows[i].ws_bytes;
 	fprintf(f, "Analysis of %s (%s, version %d", a->src.path,
 		a->src.replay ? "replay file" : "capture log", a->src.version);
-	if (a->src.host)
-		fprintf(f, ", host %s", a->src.host);
-	if (a->src.kernel)
-		fprintf(f, ", kernel %s", a->src.kernel);
+	if (a->src.host) {
+		fputs(", host ", f);
+		text_write(f, a->src.host, true);
+	}
+	if (a->src.kernel) {
+		fputs(", kernel ", f);
+		text_write(f, a->src.kernel, true);
+	}
 	fprintf(f, ")\n");
 	fprintf(f, "  %-22s %.3f s\n", "Duration", (double)a->duration_ns / 1e9);
 	fprintf(f, "  %-22s " U64 " (" U64 " failed)\n", "Operations", a->ops,
@@ -147,7 +153,12 @@ static void row(FILE *f, const struct an_table *t, const struct an_row *r,
 		fprintf(f, " %5s %5s %10s %6" PRIu64, pct(r->sequential,
 			r->rw_requests, p1), pct(r->bytes_read, r->bytes_read +
 			r->bytes_written, p2), human(r->ws_bytes, b1), r->syncs);
-	fprintf(f, "  %s\n", name ? name : an_row_name(t, r));
+	fputs("  ", f);
+	if (name)
+		fputs(name, f);
+	else
+		text_write(f, an_row_name(t, r), true);
+	fputc('\n', f);
 }
 
 static int top_list(FILE *f, const char *what, const struct an_table *t,

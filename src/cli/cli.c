@@ -26,6 +26,7 @@
 #include "ioriot/merge.h"
 #include "ioriot/outfile.h"
 #include "ioriot/pathmap.h"
+#include "ioriot/textsafe.h"
 #include "ioriot/version.h"
 #include "commands.h"
 #include "copies.h"
@@ -145,7 +146,8 @@ static void cleanup_mount(void *ctx, const char *mnt, size_t n)
 {
 	const bool *purge = ctx;
 
-	printf("%s: %zu %s\n", mnt, n,
+	text_write(stdout, mnt, false);
+	printf(": %zu %s\n", n,
 	       *purge ? "entries removed" : "tests moved to the trash");
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ioriot/textsafe.h"
 #include "stats.h"
 
 enum want { W_INT, W_NUMBER, W_STRING, W_OBJECT, W_ARRAY, W_OBJECT_OR_NULL };
@@ -79,9 +80,24 @@ struct checker {
 
 void compare_printable(char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		size_t n = text_printable_len(p);
+
+		if (n) {
+			p += n;
+			continue;
+		}
+		n = utf8_seq_len(p);
+		if (!n && *p >= 0xa0) {
+			/* Printable in 8-bit charsets; JSON shows it as %XX. */
+			p++;
+			continue;
+		}
+		for (n = n ? n : 1; n; n--)
+			*p++ = '?';
+	}
 }
 
 void compare_pointer(char *buf, size_t len, const char *parent,

@@ -74,7 +74,10 @@ char *compare_label(const char *path, const char *ext);
 int json_failed_msg(const struct jv_error *je, const char *where,
 		    char *err, size_t errlen);
 
-/* Replace control bytes in @s by '?', so names cannot break a line. */
+/* Replace each byte of a control character in @s (C0, DEL, C1 in UTF-8 or
+ * as a lone byte, bidirectional formatting: textsafe.h) by '?', so that
+ * names cannot break a line or drive the terminal.  Other bytes that are
+ * no UTF-8 stay: JSON output shows them as %XX. */
 void compare_printable(char *s);
 
 /* The JSON pointer (RFC 6901) @parent/@key into @buf of @len bytes (> 0):

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ioriot/json.h"
+#include "ioriot/textsafe.h"
 
 /* A failure that is not about the text: @code with its message. */
 static void *input_error(struct jv_error *err, int code)
@@ -144,47 +145,13 @@ const char *jv_key(const json_t *v, size_t i)
 	return json_object_iter_key(member(v, i));
 }
 
-/* The length of the valid UTF-8 sequence at @s (1 to 4), or 0 if the
- * byte at @s starts none: overlong forms, surrogates and code points
- * beyond U+10FFFF are not valid (RFC 3629). */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t k = 2; k < n; k++)
-		if (s[k] < 0x80 || s[k] > 0xbf)
-			return 0;
-	return n;
-}
-
 void json_write_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	fputc('"', f);
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = utf8_seq_len(p);
 
 		if (!n)
 			fprintf(f, "%%%02X", *p++);

@@ -1,8 +1,10 @@
 /* log: leveled diagnostics on stderr (log.h). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ioriot/log.h"
+#include "ioriot/textsafe.h"
 
 static enum log_level current = LOG_WARN;
 
@@ -16,14 +18,33 @@ enum log_level log_get_level(void)
 	return current;
 }
 
+/* Messages quote paths and names from captures and replay files: the
+ * whole line is printed through text_write(), so that none of their bytes
+ * reaches the terminal as a control character. */
 static void emit(enum log_level level, const char *prefix, const char *fmt,
 		 va_list ap)
 {
+	char small[1024], *big = NULL;
+	const char *msg = small;
+	va_list again;
+	int n;
+
 	if (level > current)
 		return;
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n < 0) {
+		msg = "(a message that could not be formatted)";
+	} else if ((size_t)n >= sizeof(small) &&
+		   (big = malloc((size_t)n + 1))) {	/* else printed cut */
+		vsnprintf(big, (size_t)n + 1, fmt, again);
+		msg = big;
+	}
+	va_end(again);
 	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	text_write(stderr, msg, false);
 	fputc('\n', stderr);
+	free(big);
 }
 
 void log_error(const char *fmt, ...)
