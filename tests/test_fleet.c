@@ -506,6 +506,123 @@ END_TEST
 
 /* --merge refuses, exit 1, naming the file and the value (or the line and
  * column of a syntax error): no output made. */
+/* A "rate_limit" member of caps @caps, @n ops of each class, of them
+ * @n - 1 throttled for @n * 100 ns in all, the longest @n * 10 ns. */
+static char *rate_member(const char *caps, int n)
+{
+	char *m;
+
+	ck_assert(asprintf(&m, "\n  \"rate_limit\": {\"per\": \"process\", %s,\n"
+		"    \"read\": {\"ops\": %d, \"throttled\": %d, "
+		"\"delay_total_ns\": %d, \"delay_ns\": {\"p50\": 5, \"p99\": 9, "
+		"\"max\": %d}},\n    \"write\": {\"ops\": %d, \"throttled\": %d, "
+		"\"delay_total_ns\": %d, \"delay_ns\": {\"p50\": 5, \"p99\": 9, "
+		"\"max\": %d}}},", caps, n, n - 1, n * 100, n * 10, n, n - 1,
+		n * 100, n * 10) > 0);
+	return m;
+}
+
+/*
+ * Runs under rate caps (--rate-iops, --rate-mbps): a merge of runs of the
+ * same caps has them and the throttling summed (the delays' p50 and p99
+ * null: no histogram to merge), each host's row its own; runs of other
+ * caps, or with and without, are refused; --compare shows the caps and the
+ * throttling beside runs without.
+ */
+START_TEST(test_merge_rate)
+{
+	static const char *const caps = "\"iops\": {\"read\": 700, "
+		"\"write\": 300}, \"mbps\": null";
+	char *dir = tu_scratch(), *out, *err;
+	char *ra = rate_member(caps, 10), *rb = rate_member(caps, 90);
+	char *rc = rate_member("\"iops\": {\"total\": 1000}, \"mbps\": null", 5);
+	char *a = stats_file(dir, "a.json", "web1", 1, NS, NS, 10, "[[1023, 10]]",
+			     ra);
+	char *b = stats_file(dir, "b.json", "web2", 1, NS, NS, 90, "[[1023, 90]]",
+			     rb);
+	char *c = stats_file(dir, "c.json", "web3", 1, NS, NS, 5, "[[1023, 5]]",
+			     rc);
+	char *d = stats_file(dir, "d.json", "web4", 1, NS, NS, 5, "[[1023, 5]]",
+			     "");
+	char *fleet = tu_join(dir, "fleet.json");
+	const char *args[] = { "--merge", a, b, "-o", fleet, NULL };
+	const json_t *rate, *read;
+	json_t *m;
+
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
+	free(out);
+	free(err);
+	m = load(fleet);
+	rate = json_object_get(m, "rate_limit");
+	ck_assert_str_eq(jv_member_string(rate, "per"), "process");
+	ck_assert_int_eq(int_of(rate, "iops", "read"), 700);
+	ck_assert_int_eq(int_of(rate, "iops", "write"), 300);
+	ck_assert(json_is_null(json_object_get(rate, "mbps")));
+	read = json_object_get(rate, "read");
+	ck_assert_int_eq(int_of(read, NULL, "ops"), 100);
+	ck_assert_int_eq(int_of(read, NULL, "throttled"), 98);
+	ck_assert_int_eq(int_of(read, NULL, "delay_total_ns"), 10000);
+	ck_assert_int_eq(int_of(read, "delay_ns", "max"), 900);
+	ck_assert(json_is_null(json_object_get(json_object_get(read, "delay_ns"),
+					       "p50")));
+	ck_assert_int_eq(int_of(json_object_get(rate, "write"), NULL,
+				"throttled"), 98);
+	read = json_object_get(json_object_get(jv_at(json_object_get(m, "hosts"),
+				1), "rate_limit"), "read");
+	ck_assert_int_eq(int_of(read, NULL, "ops"), 90);
+	ck_assert_int_eq(int_of(read, "delay_ns", "p50"), 5);
+	json_decref(m);
+
+	/* Merged again with a run of the same caps. */
+	const char *again[] = { "--merge", fleet, a, NULL };
+	ck_assert_int_eq(tu_run_args(again, &out, &err), 0);
+	ck_assert_msg(strstr(out, "\"throttled\": 107"), "%s", out);
+	free(out);
+	free(err);
+
+	/* Other caps, or none beside caps: refused. */
+	const char *pairs[3][2] = { { a, c }, { a, d }, { d, a } };
+	for (size_t i = 0; i < 3; i++) {
+		const char *bad[] = { "--merge", pairs[i][0], pairs[i][1],
+				      NULL };
+
+		ck_assert_int_eq(tu_run_args(bad, &out, &err), 1);
+		ck_assert_msg(strstr(err, ": /rate_limit: other rate caps than "),
+			      "%zu: %s", i, err);
+		free(out);
+		free(err);
+	}
+
+	/* --compare: the caps and the throttling, "-" for the run without. */
+	const char *cmp[] = { "--compare", a, d, NULL };
+	ck_assert_int_eq(tu_run_args(cmp, &out, &err), 0);
+	ck_assert_msg(strstr(out, "\nRate caps per process ") &&
+		      strstr(out, "\nops/s, reads                       "
+			     "700.00          -\n") &&
+		      strstr(out, "\nreads throttled                         "
+			     "9          -\n") &&
+		      strstr(out, "\nread delay (s)                   "
+			     "0.000001          -\n") &&
+		      !strstr(out, "MB/s, reads"), "%s", out);
+	free(out);
+	free(err);
+	const char *plain[] = { "--compare", d, d, NULL };
+	ck_assert_int_eq(tu_run_args(plain, &out, &err), 0);
+	ck_assert_msg(!strstr(out, "Rate caps"), "%s", out);
+	free(out);
+	free(err);
+	free(ra);
+	free(rb);
+	free(rc);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	free(fleet);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_merge_refused)
 {
 	char *dir = tu_scratch(), *out, *err;
@@ -609,6 +726,7 @@ Suite *fleet_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_merge_refused);
+	tcase_add_test(tc, test_merge_rate);
 	tcase_add_test(tc, test_merge_not_utf8);
 	suite_add_tcase(s, tc);
 	return s;

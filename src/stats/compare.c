@@ -42,6 +42,11 @@ static const struct field run_fields[] = {
 	{ "block_devices", W_ARRAY },
 };
 
+/* Members a run may lack: files of older versions have no "rate_limit". */
+static const struct field run_optional[] = {
+	{ "rate_limit", W_OBJECT_OR_NULL },
+};
+
 static const struct field lateness_fields[] = {
 	{ "p50", W_INT }, { "p99", W_INT }, { "max", W_INT },
 };
@@ -261,6 +266,9 @@ static int check_run(const struct checker *ck, const json_t *doc)
 		return -EINVAL;
 	}
 	ret = check_fields(ck, doc, "", run_fields, NFIELDS(run_fields));
+	if (!ret)
+		ret = check_optional(ck, doc, "", run_optional,
+				     NFIELDS(run_optional));
 	if (ret)
 		return ret;
 	lat = json_object_get(doc, "start_lateness_ns");

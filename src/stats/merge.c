@@ -5,6 +5,7 @@
  * start time.  Counts are summed; histograms are summed bucket by bucket
  * and percentiles are taken from the sums, never averaged; maxima are the
  * largest; the duration is the span from the first start to the last end.
+ * Runs of different rate caps are refused.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -62,8 +63,15 @@ struct merge {
 	uint64_t target;
 	int64_t worst_skew;
 	uint64_t last_start;		/* of any run */
+	/* --rate-iops, --rate-mbps: the caps every run had (the first run's
+	 * "rate_limit", NULL for none), their throttling per class summed. */
+	const json_t *rate;
+	uint64_t rate_ops[2], throttled[2], delay_ns[2], delay_max[2];
 	char test[TEST_NAMES_MAX];
 };
+
+/* The classes of "rate_limit", in the order of the merge's arrays. */
+static const char *const rate_classes[2] = { "read", "write" };
 
 /* Where messages go while one file is read. */
 struct reader {
@@ -309,6 +317,63 @@ static void add_test(struct merge *m, const char *name)
 			 len ? ", " : "", name);
 }
 
+/* Member @key of the objects @a and @b is the same JSON, or neither has
+ * it. */
+static bool same_member(const json_t *a, const json_t *b, const char *key)
+{
+	const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+
+	return x && y ? json_equal(x, y) : x == y;
+}
+
+/* The rate caps of run @doc (file @i): those of the first run, else the
+ * sum would hide that some hosts were held back more than others; their
+ * throttling summed.  0 or -EINVAL with the message. */
+static int add_rate(struct merge *m, size_t i, const json_t *doc,
+		    const struct reader *rd, const char *first_path)
+{
+	const json_t *v = json_object_get(doc, "rate_limit");
+	char where[64], what[256];
+	int ret = 0;
+
+	if (type_of(v) == JSON_NULL)
+		v = NULL;		/* checked: an object or null */
+	if (!i) {
+		m->rate = v;
+	} else if ((!m->rate != !v) || (v && (!same_member(m->rate, v, "per") ||
+		   !same_member(m->rate, v, "iops") ||
+		   !same_member(m->rate, v, "mbps")))) {
+		snprintf(what, sizeof(what), "other rate caps than %s's "
+			 "(--rate-iops, --rate-mbps): runs of different caps "
+			 "are compared (--compare), not merged", first_path);
+		return bad(rd, "/rate_limit", what);
+	}
+	for (int c = 0; v && c < 2 && !ret; c++) {
+		const json_t *cl = json_object_get(v, rate_classes[c]);
+		uint64_t ops, throttled, delay, max;
+
+		snprintf(where, sizeof(where), "/rate_limit/%s", rate_classes[c]);
+		ret = get_u64(rd, cl, where, "ops", &ops);
+		if (!ret)
+			ret = get_u64(rd, cl, where, "throttled", &throttled);
+		if (!ret)
+			ret = get_u64(rd, cl, where, "delay_total_ns", &delay);
+		snprintf(where, sizeof(where), "/rate_limit/%s/delay_ns",
+			 rate_classes[c]);
+		if (!ret)
+			ret = get_u64(rd, json_object_get(cl, "delay_ns"), where,
+				      "max", &max);
+		if (ret)
+			break;
+		m->rate_ops[c] += ops;
+		m->throttled[c] += throttled;
+		m->delay_ns[c] += delay;
+		if (max > m->delay_max[c])
+			m->delay_max[c] = max;
+	}
+	return ret;
+}
+
 /* Add the run @doc of file @i to @m. */
 static int add_run(struct merge *m, size_t i, const json_t *doc,
 		   const struct reader *rd)
@@ -491,6 +556,8 @@ struct merge *merge_load(char *const *paths, size_t n, char *err,
 					   paths[0]);
 		if (!ret)
 			ret = add_run(m, i, m->c->runs[i].doc, &rd);
+		if (!ret)
+			ret = add_rate(m, i, m->c->runs[i].doc, &rd, paths[0]);
 		if (ret == -ENOMEM)
 			goto nomem;
 		if (ret)
@@ -610,7 +677,7 @@ static void write_hosts(FILE *f, const struct merge *m)
 		"test", "started_ns", "finished_ns", "total_time_ns",
 		"performed_ioops", "average_ioops_per_s", "time_ahead_ns",
 		"highest_loadavg", "interrupted", "start_lateness_ns",
-		"start_at",
+		"start_at", "rate_limit",
 	};
 	const char *sep = "\n    ";
 
@@ -640,6 +707,30 @@ static void write_hosts(FILE *f, const struct merge *m)
 		fputc('}', f);
 	}
 	fputs("\n  ],\n", f);
+}
+
+/* "rate_limit": the runs' caps and their throttling summed; the delays'
+ * p50 and p99 are null, since no input has the histogram to merge. */
+static void write_rate(FILE *f, const struct merge *m)
+{
+	fputs("  \"rate_limit\": ", f);
+	if (!m->rate) {
+		fputs("null,\n", f);
+		return;
+	}
+	fputs("{\"per\": ", f);
+	copy_member(f, m->rate, "per");
+	fputs(", \"iops\": ", f);
+	copy_member(f, m->rate, "iops");
+	fputs(", \"mbps\": ", f);
+	copy_member(f, m->rate, "mbps");
+	for (int c = 0; c < 2; c++)
+		fprintf(f, ",\n    \"%s\": {\"ops\": %" PRIu64 ", \"throttled\": %"
+			PRIu64 ", \"delay_total_ns\": %" PRIu64 ", \"delay_ns\": "
+			"{\"p50\": null, \"p99\": null, \"max\": %" PRIu64 "}}",
+			rate_classes[c], m->rate_ops[c], m->throttled[c],
+			m->delay_ns[c], m->delay_max[c]);
+	fputs("},\n", f);
 }
 
 /* The block devices of every input, each named HOST:DEVICE (an input that
@@ -752,6 +843,7 @@ int merge_write(FILE *f, const struct merge *m)
 	else
 		fputs("null", f);
 	fputs(",\n", f);
+	write_rate(f, m);
 	write_hosts(f, m);
 	fputs("  \"syscalls\": {", f);
 	for (size_t i = 0; i < m->nsys; i++) {

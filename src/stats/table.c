@@ -72,6 +72,23 @@ static const struct figure device_figures[] = {
 	{ "wMB/s", NULL, "w_mb_per_s", NULL, 1, BEST_HIGH, 3 },
 };
 
+/* The rate caps (--rate-iops, --rate-mbps) and what they held back: a
+ * figure at rate_limit/@sub/@key; runs without caps have none ("-"). */
+static const struct figure rate_figures[] = {
+	{ "ops/s, reads and writes", "iops", "total", NULL, 1, BEST_NONE, 2 },
+	{ "ops/s, reads", "iops", "read", NULL, 1, BEST_NONE, 2 },
+	{ "ops/s, writes", "iops", "write", NULL, 1, BEST_NONE, 2 },
+	{ "MB/s, reads and writes", "mbps", "total", NULL, 1, BEST_NONE, 2 },
+	{ "MB/s, reads", "mbps", "read", NULL, 1, BEST_NONE, 2 },
+	{ "MB/s, writes", "mbps", "write", NULL, 1, BEST_NONE, 2 },
+	{ "reads throttled", "read", "throttled", NULL, 1, BEST_NONE, 0 },
+	{ "writes throttled", "write", "throttled", NULL, 1, BEST_NONE, 0 },
+	{ "read delay (s)", "read", "delay_total_ns", NULL, 1e-9, BEST_NONE,
+	  6 },
+	{ "write delay (s)", "write", "delay_total_ns", NULL, 1e-9, BEST_NONE,
+	  6 },
+};
+
 #define NFIGS(a) (sizeof(a) / sizeof(a[0]))
 
 /* A syscall or device of one run, for grouping by name across runs. */
@@ -143,6 +160,50 @@ static int add_run_rows(struct table *t, const struct compare *c,
 			return -ENOMEM;
 		for (size_t j = 0; j < c->n; j++)
 			v[j] = figure_value(c->runs[j].doc, &figs[f]);
+	}
+	return 0;
+}
+
+/* Whether none of the @n values @v is there. */
+static bool all_nan(const double *v, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		if (!isnan(v[j]))
+			return false;
+	return true;
+}
+
+/*
+ * When a run was replayed under rate caps, a heading and a row per cap
+ * and per throttling figure that some run has: a run held back by its
+ * caps is never compared with one that was not without it showing.
+ * 0 or -ENOMEM.
+ */
+static int add_rate_rows(struct table *t, const struct compare *c)
+{
+	bool any = false;
+
+	for (size_t j = 0; j < c->n; j++)
+		any |= json_is_object(json_object_get(c->runs[j].doc,
+						      "rate_limit"));
+	if (!any)
+		return 0;
+	if (!add_row(t, NULL, "Rate caps per process (--rate-iops, "
+		     "--rate-mbps; throttled: operations that waited, delay: "
+		     "their wait summed)", BEST_NONE, HEADING))
+		return -ENOMEM;
+	for (size_t f = 0; f < NFIGS(rate_figures); f++) {
+		double *v = add_row(t, NULL, rate_figures[f].label,
+				    rate_figures[f].best, rate_figures[f].prec);
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t j = 0; j < c->n; j++)
+			v[j] = figure_value(json_object_get(c->runs[j].doc,
+							    "rate_limit"),
+					    &rate_figures[f]);
+		if (all_nan(v, t->nruns))
+			t->n--;
 	}
 	return 0;
 }
@@ -273,6 +334,8 @@ int table_build(struct table *t, const struct compare *c)
 	if (!ret && timed)
 		ret = add_run_rows(t, c, lateness_figures,
 				   NFIGS(lateness_figures));
+	if (!ret)
+		ret = add_rate_rows(t, c);
 	if (!ret)
 		ret = add_member_rows(t, c, "syscalls", syscall_item,
 				      "Latency in us (replay; upper bounds of "
