@@ -504,8 +504,6 @@ START_TEST(test_merge_not_utf8)
 }
 END_TEST
 
-/* --merge refuses, exit 1, naming the file and the value (or the line and
- * column of a syntax error): no output made. */
 /* A "rate_limit" member of caps @caps, @n ops of each class, of them
  * @n - 1 throttled for @n * 100 ns in all, the longest @n * 10 ns. */
 static char *rate_member(const char *caps, int n)
@@ -536,6 +534,10 @@ START_TEST(test_merge_rate)
 	char *dir = tu_scratch(), *out, *err;
 	char *ra = rate_member(caps, 10), *rb = rate_member(caps, 90);
 	char *rc = rate_member("\"iops\": {\"total\": 1000}, \"mbps\": null", 5);
+	char *rm = rate_member("\"iops\": {\"read\": 700, \"write\": 300}, "
+			       "\"mbps\": {\"total\": 50}", 5);
+	char *rp = rate_member("\"iops\": {\"read\": 700, \"write\": 300}, "
+			       "\"mbps\": null", 5);
 	char *a = stats_file(dir, "a.json", "web1", 1, NS, NS, 10, "[[1023, 10]]",
 			     ra);
 	char *b = stats_file(dir, "b.json", "web2", 1, NS, NS, 90, "[[1023, 90]]",
@@ -544,6 +546,11 @@ START_TEST(test_merge_rate)
 			     rc);
 	char *d = stats_file(dir, "d.json", "web4", 1, NS, NS, 5, "[[1023, 5]]",
 			     "");
+	char *e = stats_file(dir, "e.json", "web5", 1, NS, NS, 5, "[[1023, 5]]",
+			     "\n  \"rate_limit\": null,");
+	char *mb = stats_file(dir, "mb.json", "web6", 1, NS, NS, 5,
+			      "[[1023, 5]]", rm);
+	char *per = NULL;
 	char *fleet = tu_join(dir, "fleet.json");
 	const char *args[] = { "--merge", a, b, "-o", fleet, NULL };
 	const json_t *rate, *read;
@@ -580,15 +587,35 @@ START_TEST(test_merge_rate)
 	free(out);
 	free(err);
 
-	/* Other caps, or none beside caps: refused. */
-	const char *pairs[3][2] = { { a, c }, { a, d }, { d, a } };
-	for (size_t i = 0; i < 3; i++) {
+	/* Without caps, absent or null: merged, null. */
+	const char *none[] = { "--merge", d, e, NULL };
+	ck_assert_int_eq(tu_run_args(none, &out, &err), 0);
+	ck_assert_msg(strstr(out, "\n  \"rate_limit\": null,\n") &&
+		      strstr(out, "\"start_at\": null, \"rate_limit\": null}"),
+		      "%s", out);
+	free(out);
+	free(err);
+
+	/* Other caps (iops, mbps, per), or none beside caps: refused. */
+	ck_assert_ptr_nonnull(strstr(rp, "\"process\""));
+	memcpy(strstr(rp, "\"process\""), "\"machine\"", 9);
+	per = stats_file(dir, "per.json", "web7", 1, NS, NS, 5, "[[1023, 5]]",
+			 rp);
+	const char *pairs[][2] = { { a, c }, { a, d }, { d, a }, { a, e },
+				   { a, mb }, { a, per } };
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		const char *bad[] = { "--merge", pairs[i][0], pairs[i][1],
 				      NULL };
 
 		ck_assert_int_eq(tu_run_args(bad, &out, &err), 1);
-		ck_assert_msg(strstr(err, ": /rate_limit: other rate caps than "),
-			      "%zu: %s", i, err);
+		char *says;
+
+		ck_assert(asprintf(&says, "%s: /rate_limit: other rate caps "
+			  "than %s's (--rate-iops, --rate-mbps): runs of "
+			  "different caps are compared (--compare), not merged",
+			  pairs[i][1], pairs[i][0]) > 0);
+		ck_assert_msg(strstr(err, says), "%zu: %s", i, err);
+		free(says);
 		free(out);
 		free(err);
 	}
@@ -614,6 +641,11 @@ START_TEST(test_merge_rate)
 	free(ra);
 	free(rb);
 	free(rc);
+	free(rm);
+	free(rp);
+	free(e);
+	free(mb);
+	free(per);
 	free(a);
 	free(b);
 	free(c);
@@ -623,6 +655,8 @@ START_TEST(test_merge_rate)
 }
 END_TEST
 
+/* --merge refuses, exit 1, naming the file and the value (or the line and
+ * column of a syntax error): no output made. */
 START_TEST(test_merge_refused)
 {
 	char *dir = tu_scratch(), *out, *err;

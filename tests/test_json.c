@@ -101,7 +101,10 @@ static const struct {
 } names[] = {
 	{ "plain", "\"plain\"", "plain" },
 	{ "q\"b\\", "\"q\\\"b\\\\\"", "q\"b\\" },
-	{ "t\tn\n\x7f", "\"t\\u0009n\\u000a\x7f\"", "t\tn\n\x7f" },
+	{ "t\tn\n\x7f", "\"t\\u0009n\\u000a\\u007f\"", "t\tn\n\x7f" },
+	/* C1 CSI and a right-to-left override: escaped, read back whole */
+	{ "c\xc2\x9b" "2J\xe2\x80\xae", "\"c\\u009b2J\\u202e\"",
+	  "c\xc2\x9b" "2J\xe2\x80\xae" },
 	{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
 	  "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
 	  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },

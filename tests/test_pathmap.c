@@ -195,6 +195,10 @@ START_TEST(test_names)
 		{ "tab\there", false },
 		{ "x\x01", false },
 		{ "\xc3\xa9t\xc3\xa9", true },
+		{ "del\x7f", false },
+		{ "csi\xc2\x9b" "2J", false },	/* C1 control */
+		{ "rlo\xe2\x80\xae" "x", false },	/* bidi override */
+		{ "latin\xe9", false },		/* no UTF-8 */
 	};
 	char name[300];
 

@@ -70,8 +70,9 @@ json_t *jv_at(const json_t *v, size_t i);
  * @i is out of range or @v is no object. */
 const char *jv_key(const json_t *v, size_t i);
 
-/* Write @s as a JSON string (quoted, escaped, bytes that are not UTF-8 as
- * %XX) to @f; errors are left in @f's error indicator. */
+/* Write @s as a JSON string (quoted, escaped, control characters as
+ * textsafe.h defines them as \uXXXX, bytes that are not UTF-8 as %XX) to
+ * @f; errors are left in @f's error indicator. */
 void json_write_string(FILE *f, const char *s);
 
 #endif

@@ -67,9 +67,9 @@ bool path_filter_keeps(const struct path_filter *f, const char *path,
 		       size_t len);
 
 /*
- * True if @name is a valid test name: non-empty, at most 255 bytes, no '/',
- * not starting with '.' (".", "..", ".trash" are reserved), no byte below
- * 0x21 or 0x7f.
+ * True if @name is a valid test name: non-empty, at most 255 bytes, no '/'
+ * and no space, not starting with '.' (".", "..", ".trash" are reserved),
+ * printable UTF-8 (no control character: textsafe.h).
  */
 bool test_name_valid(const char *name);
 

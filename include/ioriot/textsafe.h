@@ -20,6 +20,10 @@
  * points beyond U+10FFFF).  Reads at most up to the first NUL. */
 size_t utf8_seq_len(const unsigned char *s);
 
+/* The code point of the valid @n-byte UTF-8 sequence at @s (@n from
+ * utf8_seq_len()). */
+unsigned utf8_code_point(const unsigned char *s, size_t n);
+
 /* The length of the printable character at @s: 0 for a C0 or C1 control,
  * DEL, a bidirectional formatting character and bytes that are no valid
  * UTF-8; NUL ends @s and is not printable either. */

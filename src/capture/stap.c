@@ -22,6 +22,7 @@
 #include "ioriot/clock.h"
 #include "emit.h"
 #include "ioriot/log.h"
+#include "ioriot/textsafe.h"
 #include "snapshot.h"
 
 #define LINE_BUF (1 << 20)
@@ -175,13 +176,22 @@ struct stap_stderr {
 	uint64_t transport;	/* "There were N transport failures" */
 };
 
+/* Line @line of staprun's stderr on ours (@cut: with "..." where the rest
+ * was left out).  The probe's messages may quote traced names: printed
+ * through text_write(). */
+static void pass_on(const char *line, bool cut)
+{
+	text_write(stderr, line, false);
+	fputs(cut ? "...\n" : "\n", stderr);
+}
+
 /* One whole line of staprun's stderr: passed on, and its counts taken. */
 static void stderr_line(struct stap_stderr *se, const char *line)
 {
 	const char *at;
 	unsigned long long n;
 
-	fprintf(stderr, "%s\n", line);
+	pass_on(line, false);
 	if ((at = strstr(line, "skipped probes: ")) &&
 	    sscanf(at, "skipped probes: %llu", &n) == 1)
 		se->skipped += n;
@@ -213,7 +223,7 @@ static bool read_stderr(int fd, struct stap_stderr *se)
 			if (!se->cut)
 				stderr_line(se, se->line);
 			else
-				fprintf(stderr, "%s...\n", se->line);
+				pass_on(se->line, true);
 			se->len = 0;
 			se->cut = false;
 		} else if (se->len + 1 < sizeof(se->line)) {

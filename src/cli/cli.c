@@ -83,8 +83,9 @@ static int run_generate(const struct cli_opts *o)
 		return EXIT_USAGE;
 	}
 	if (!test_name_valid(o->name)) {
-		fprintf(stderr, "ioriot: invalid test name '%s': use 1-255 printable "
-			"characters without '/', not starting with '.'\n", o->name);
+		log_error("invalid test name '%s': use 1-255 bytes of printable "
+			  "characters without '/' and space, not starting with "
+			  "'.'", o->name);
 		return EXIT_USAGE;
 	}
 	struct stat cs, rs;

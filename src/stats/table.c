@@ -182,6 +182,7 @@ static bool all_nan(const double *v, size_t n)
 static int add_rate_rows(struct table *t, const struct compare *c)
 {
 	bool any = false;
+	size_t heading_row = t->n;
 
 	for (size_t j = 0; j < c->n; j++)
 		any |= json_is_object(json_object_get(c->runs[j].doc,
@@ -205,6 +206,8 @@ static int add_rate_rows(struct table *t, const struct compare *c)
 		if (all_nan(v, t->nruns))
 			t->n--;
 	}
+	if (t->n == heading_row + 1)	/* caps of no known form */
+		t->n = heading_row;
 	return 0;
 }
 

@@ -153,15 +153,17 @@ void json_write_string(FILE *f, const char *s)
 	while (*p) {
 		size_t n = utf8_seq_len(p);
 
-		if (!n)
+		if (!n) {
 			fprintf(f, "%%%02X", *p++);
-		else if (*p == '"' || *p == '\\')
+		} else if (*p == '"' || *p == '\\') {
 			fprintf(f, "\\%c", *p++);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p++);
-		else
-			for (; n; n--)
-				fputc(*p++, f);
+		} else if (!text_printable_len(p)) {	/* a control character */
+			fprintf(f, "\\u%04x", utf8_code_point(p, n));
+			p += n;
+		} else {
+			fwrite(p, 1, n, f);
+			p += n;
+		}
 	}
 	fputc('"', f);
 }

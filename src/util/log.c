@@ -41,9 +41,11 @@ static void emit(enum log_level level, const char *prefix, const char *fmt,
 		msg = big;
 	}
 	va_end(again);
+	flockfile(stderr);		/* one line, whole, among threads */
 	fputs(prefix, stderr);
 	text_write(stderr, msg, false);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 	free(big);
 }
 

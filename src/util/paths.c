@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ioriot/paths.h"
+#include "ioriot/textsafe.h"
 
 long path_normalize(const char *path, size_t len, const char *cwd, char *out)
 {
@@ -50,10 +51,13 @@ bool test_name_valid(const char *name)
 	/* A leading '.' is reserved (., .., the .trash of the sandboxes). */
 	if (len == 0 || len > 255 || name[0] == '.')
 		return false;
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)name[i] <= 0x20 || name[i] == '/' ||
-		    name[i] == 0x7f)
+	/* It names sandboxes and is printed: printable characters only
+	 * (no control character, no byte that is no UTF-8). */
+	for (size_t i = 0, n; i < len; i += n) {
+		n = text_printable_len((const unsigned char *)name + i);
+		if (!n || name[i] == ' ' || name[i] == '/')
 			return false;
+	}
 	return true;
 }
 

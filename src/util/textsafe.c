@@ -32,8 +32,7 @@ size_t utf8_seq_len(const unsigned char *s)
 	return n;
 }
 
-/* The code point of the valid @n-byte sequence at @s. */
-static unsigned code_point(const unsigned char *s, size_t n)
+unsigned utf8_code_point(const unsigned char *s, size_t n)
 {
 	static const unsigned char lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
 	unsigned cp = s[0] & lead_mask[n];
@@ -58,7 +57,7 @@ size_t text_printable_len(const unsigned char *s)
 	size_t n = utf8_seq_len(s);
 	if (n < 2)
 		return n;
-	unsigned cp = code_point(s, n);
+	unsigned cp = utf8_code_point(s, n);
 	if ((cp >= 0x80 && cp <= 0x9f) || is_bidi_control(cp))
 		return 0;
 	return n;
