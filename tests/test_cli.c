@@ -198,7 +198,8 @@ END_TEST
 /*
  * What the SystemTap transport loses is counted in the log: a line ioriot
  * cannot parse (here one with a NUL byte) and staprun's "transport
- * failures" warning both go into the lost record and the end record.
+ * failures" warning both go into the lost record and the end record;
+ * staprun's messages are passed on without control bytes.
  */
 START_TEST(test_stap_lost_lines)
 {
@@ -212,12 +213,19 @@ START_TEST(test_stap_lost_lines)
 		"echo '#|host=h|kernel=k|backend=systemtap|start_epoch_ns=1|'\n"
 		"echo 't=1700000000000000000;:,D=10;:,i=5:5;:,o=openat;:,d=-100;:,p=/etc/x;:,f=0;:,r=3;:,'\n"
 		"printf 't=17\\000garbage\\n'\n"
-		"echo 'WARNING: There were 2 transport failures. Try stap -s' >&2\n";
+		"echo 'WARNING: There were 2 transport failures. Try stap -s' >&2\n"
+		"printf 'ERROR: /data/a\\033[2Jb\\n' >&2\n";
+	char *err;
 	int rc;
 
 	fake_staprun(dir, script);
-	rc = tu_run_args(argv, NULL, NULL);
+	rc = tu_run_args(argv, NULL, &err);
 	ck_assert_int_eq(rc, 0);
+	/* staprun's messages passed on, a name's ESC not to the terminal */
+	ck_assert_msg(strstr(err, "WARNING: There were 2 transport failures") &&
+		      strstr(err, "ERROR: /data/a%1B[2Jb\n") &&
+		      !strchr(err, '\033'), "stderr: %s", err);
+	free(err);
 
 	text = tu_read(log, NULL);
 	ck_assert_ptr_nonnull(text);
