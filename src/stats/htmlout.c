@@ -7,22 +7,34 @@
 #include <stdio.h>
 
 #include "html.h"
+#include "ioriot/textsafe.h"
 
 void html_text(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		switch (c) {
+	while (p && *p) {
+		size_t n = text_printable_len(p);
+
+		if (!n) {
+			/* A control character, a parse error in HTML or a
+			 * reordering of the text around it (a name ending in
+			 * "txt.exe" shown as "exe.txt"), or a byte that is no
+			 * UTF-8: '?' for each byte. */
+			n = utf8_seq_len(p);
+			for (n = n ? n : 1; n; n--, p++)
+				fputc('?', f);
+			continue;
+		}
+		switch (*p) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '"': fputs("&quot;", f); break;
 		case '\'': fputs("&#39;", f); break;
-		default:
-			/* Control bytes would be parse errors in HTML. */
-			fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+		default: fwrite(p, 1, n, f);
 		}
+		p += n;
 	}
 }
 
