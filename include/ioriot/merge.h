@@ -20,7 +20,8 @@ struct merge;
  * "PATH:LINE:COL: what", for a member "PATH:LINE: /json/pointer: what")
  * in @err: malformed JSON, no replay statistics, a format_version other
  * than the first file's or this ioriot's, statistics without histograms
- * (written before they were), or out of memory.
+ * (written before they were), rate caps other than the first file's, or
+ * out of memory.
  */
 struct merge *merge_load(char *const *paths, size_t n, char *err,
 			 size_t errlen);
