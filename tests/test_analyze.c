@@ -485,6 +485,46 @@ START_TEST(test_control_names)
 }
 END_TEST
 
+/* --folded is opened as every output of ioriot: never through a symlink
+ * planted where it is written (as root in /tmp, it would overwrite the
+ * link's target), never over the input. */
+START_TEST(test_folded_refused)
+{
+	char *dir = tu_scratch(), *err = NULL;
+	char *target = tu_write_str(dir, "target", "secret\n");
+	char *link = tu_join(dir, "x.folded"), *text;
+	char *in = tu_join(dir, "in.capture"), *log = data_path("hand.capture");
+	char *orig = tu_read(log, NULL);
+	char *argv[] = { "ioriot", "-q", "--analyze", log, "--folded", link,
+			 NULL };
+
+	ck_assert_int_eq(symlink(target, link), 0);
+	ck_assert_int_eq(tu_run(argv, NULL, &err), 1);
+	ck_assert_msg(strstr(err, "x.folded: Too many levels of symbolic links"),
+		      "%s", err);
+	free(err);
+	text = tu_read(target, NULL);
+	ck_assert_str_eq(text, "secret\n");
+	free(text);
+
+	free(tu_write_str(dir, "in.capture", orig));
+	argv[3] = argv[5] = in;
+	ck_assert_int_eq(tu_run(argv, NULL, &err), 1);
+	ck_assert_msg(strstr(err, "in.capture: is the input file"), "%s", err);
+	free(err);
+	text = tu_read(in, NULL);
+	ck_assert_str_eq(text, orig);
+	free(text);
+	free(orig);
+	free(log);
+	free(in);
+	free(link);
+	free(target);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_folded)
 {
 	static const struct {
@@ -719,6 +759,7 @@ Suite *analyze_suite(void)
 	tcase_add_loop_test(tc, test_folded, 0, 3);
 	tcase_add_test(tc, test_folded_json);
 	tcase_add_test(tc, test_control_names);
+	tcase_add_test(tc, test_folded_refused);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_workload);
 	tcase_set_timeout(tc, 60);

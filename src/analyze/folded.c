@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "ioriot/outfile.h"
 #include "ioriot/textsafe.h"
 
 /* The folded stack of @op: process, syscall, file. */
@@ -103,16 +104,21 @@ static uint64_t weight_of(const struct an_stack *s, enum analyze_weight w)
 	}
 }
 
-int an_write_folded(const struct an *a, const char *path,
+int an_write_folded(const struct an *a, const char *path, const char *input,
 		    enum analyze_weight w, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
-	int rc = 0;
+	int dirfd = -1, rc = 0;
+	int fd = outfile_open(path, 0644, OUTFILE_TRUNCATE, input, &dirfd, err,
+			      errlen);
+	FILE *f;
 
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "w");
 	if (!f) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return rc;
+		close(fd);
+		goto out;
 	}
 	for (size_t i = 0; i < a->nstacks; i++) {
 		const struct an_stack *s = &a->stacks[i];
@@ -141,9 +147,11 @@ int an_write_folded(const struct an *a, const char *path,
 		rc = -EIO;
 	if (fclose(f) && !rc)
 		rc = -errno;
+out:
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		unlink(path);
+		unlinkat(dirfd, outfile_base(path), 0);
 	}
+	close(dirfd);
 	return rc;
 }

@@ -156,8 +156,8 @@ int analyze_run(const struct analyze_options *opt, FILE *out, char *err,
 	if (!rc && (rc = a->err ? a->err : an_finish(a)))
 		snprintf(err, errlen, "%s: %s", opt->path, strerror(-rc));
 	if (!rc && opt->folded_path)
-		rc = an_write_folded(a, opt->folded_path, opt->folded_weight,
-				     err, errlen);
+		rc = an_write_folded(a, opt->folded_path, opt->path,
+				     opt->folded_weight, err, errlen);
 	if (!rc) {
 		rc = opt->format == ANALYZE_JSON ?
 		     an_print_json(a, out, top, opt->tool_version ?
