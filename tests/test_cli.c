@@ -778,7 +778,8 @@ START_TEST(test_generate_ok)
 }
 END_TEST
 
-/* -w DIR: relative file names are taken from DIR, made if missing. */
+/* -w DIR: relative file names are taken from DIR, made if missing; never
+ * a symlink or another user's directory. */
 START_TEST(test_working_directory)
 {
 	char *dir = tu_scratch();
@@ -807,6 +808,40 @@ START_TEST(test_working_directory)
 	ck_assert(exists(fresh));
 	free(out);
 	free(err);
+
+	/* A symlink, or another user's directory (one made in /tmp before
+	 * ioriot ran as root), is refused: nothing is written there. */
+	char *link = tu_join(dir, "link"), *other = tu_join(dir, "other");
+	const char *bad[] = { "-w", link, "-c", NULL, "-r", "x.replay",
+			      "-n", "test", "-u", "nobody", NULL };
+
+	capture = tu_join(wd, "in.capture");
+	bad[3] = capture;
+	ck_assert_int_eq(symlink(fresh, link), 0);
+	ck_assert_int_eq(tu_run_args(bad, &out, &err), 1);
+	ck_assert_msg(strstr(err, "link: not a directory, or a symlink"), "%s",
+		      err);
+	free(out);
+	free(err);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(mkdir(other, 0777), 0);
+		ck_assert_int_eq(chown(other, 65534, 65534), 0);
+		bad[1] = other;
+		ck_assert_int_eq(tu_run_args(bad, &out, &err), 1);
+		ck_assert_msg(strstr(err, "other: a directory of another user"),
+			      "%s", err);
+		free(out);
+		free(err);
+		replay = tu_join(other, "x.replay");
+		ck_assert(!exists(replay));
+		free(replay);
+	}
+	replay = tu_join(fresh, "x.replay");
+	ck_assert(!exists(replay));
+	free(replay);
+	free(capture);
+	free(link);
+	free(other);
 	free(fresh);
 	free(wd);
 	free(dir);

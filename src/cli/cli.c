@@ -455,18 +455,38 @@ static int run_capture(const struct cli_opts *o)
 	return 0;
 }
 
-/* -w DIR: work in DIR, made if missing.  0 or 1 with a message. */
+/* -w DIR: work in DIR, made if missing.  A DIR that is a symlink, or
+ * another user's (made in /tmp before ioriot ran as root), is refused: the
+ * outputs named relative to it would be in that user's hands.  0 or 1 with
+ * a message. */
 static int enter_wd(const char *wd)
 {
-	if (mkdir(wd, 0755) && errno != EEXIST) {
-		log_error("-w %s: %s", wd, strerror(errno));
-		return 1;
+	const char *why = NULL;
+	struct stat st;
+	int fd = -1;
+
+	if (mkdir(wd, 0755) && errno != EEXIST)
+		goto fail;
+	fd = open(wd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st))
+		goto fail;
+	if (st.st_uid != 0 && !outfile_owner_ok(st.st_uid)) {
+		why = "a directory of another user";
+		goto fail;
 	}
-	if (chdir(wd)) {
-		log_error("-w %s: %s", wd, strerror(errno));
-		return 1;
-	}
+	if (fchdir(fd))
+		goto fail;
+	close(fd);
 	return 0;
+
+fail:
+	log_error("-w %s: %s", wd, why ? why :
+		  errno == ELOOP || errno == ENOTDIR ?
+		  "not a directory, or a symlink (not followed)" :
+		  strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return 1;
 }
 
 /* --compare: every file is read and checked before the table is printed;
