@@ -5,9 +5,11 @@
  * terminal would not print: such characters become '_'.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -110,10 +112,16 @@ int an_write_folded(const struct an *a, const char *path, const char *input,
 	int dirfd = -1, rc = 0;
 	int fd = outfile_open(path, 0644, OUTFILE_TRUNCATE, input, &dirfd, err,
 			      errlen);
+	struct stat mine = { 0 }, now;
 	FILE *f;
 
 	if (fd < 0)
 		return fd;
+	if (fstat(fd, &mine)) {
+		rc = -errno;
+		close(fd);
+		goto out;
+	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		rc = -errno;
@@ -150,7 +158,11 @@ int an_write_folded(const struct an *a, const char *path, const char *input,
 out:
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		unlinkat(dirfd, outfile_base(path), 0);
+		/* Removed only while the name is still this file. */
+		if (!fstatat(dirfd, outfile_base(path), &now,
+			     AT_SYMLINK_NOFOLLOW) && now.st_dev == mine.st_dev &&
+		    now.st_ino == mine.st_ino)
+			unlinkat(dirfd, outfile_base(path), 0);
 	}
 	close(dirfd);
 	return rc;
