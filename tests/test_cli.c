@@ -823,6 +823,23 @@ START_TEST(test_working_directory)
 		      err);
 	free(out);
 	free(err);
+	/* ... also named "link/" or "link/./", which the kernel would
+	 * follow despite O_NOFOLLOW */
+	char *slash;
+	ck_assert(asprintf(&slash, "%s/", link) > 0);
+	bad[1] = slash;
+	ck_assert_int_eq(tu_run_args(bad, &out, &err), 1);
+	ck_assert_msg(strstr(err, "link/: not a directory, or a symlink"), "%s",
+		      err);
+	free(out);
+	free(err);
+	free(slash);
+	ck_assert(asprintf(&slash, "%s/./", link) > 0);
+	bad[1] = slash;
+	ck_assert_int_eq(tu_run_args(bad, &out, &err), 1);
+	free(out);
+	free(err);
+	free(slash);
 	if (geteuid() == 0) {
 		ck_assert_int_eq(mkdir(other, 0777), 0);
 		ck_assert_int_eq(chown(other, 65534, 65534), 0);

@@ -279,6 +279,35 @@ START_TEST(test_analysis_text)
 }
 END_TEST
 
+/* Names from a capture with control characters (tests/data/analyze/
+ * controls.capture): an ESC, a C1 CSI and a right-to-left override, which
+ * would reorder the name around it, are shown as '?', byte by byte. */
+START_TEST(test_control_names)
+{
+	char *dir = tu_mkdtemp(), *page = tu_join(dir, "r.html"), *cap, *html;
+	char *argv[] = { "ioriot", "-q", "--report", page, NULL, NULL };
+
+	ck_assert(asprintf(&cap, "%s/analyze/controls.capture",
+			   tu_datadir()) > 0);
+	argv[4] = cap;
+	ck_assert_int_eq(tu_run(argv, NULL, NULL), 0);
+	html = tu_read(page, NULL);
+	ck_assert_ptr_nonnull(html);
+	ck_assert_ptr_nonnull(strstr(html, "/data/rlo???txt.exe"));
+	ck_assert_ptr_nonnull(strstr(html, "/data/csi??2J"));
+	ck_assert_ptr_nonnull(strstr(html, "/data/a?[2Jb"));
+	ck_assert_ptr_nonnull(strstr(html, "/data/caf\xc3\xa9"));
+	ck_assert_ptr_null(strstr(html, "\xe2\x80\xae"));
+	ck_assert_ptr_null(strstr(html, "\xc2\x9b"));
+	ck_assert_ptr_null(strchr(html, '\x1b'));
+	free(html);
+	free(cap);
+	free(page);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 /* A file that fails leaves no empty run behind. */
 START_TEST(test_failed_input)
 {
@@ -637,6 +666,7 @@ Suite *htmlreport_suite(void)
 	tcase_add_test(tc, test_escape);
 	tcase_add_test(tc, test_kinds);
 	tcase_add_test(tc, test_analysis_text);
+	tcase_add_test(tc, test_control_names);
 	tcase_add_test(tc, test_analysis_empty);
 	tcase_add_test(tc, test_failed_input);
 	tcase_add_test(tc, test_analysis_not_utf8);

@@ -240,7 +240,7 @@ int an_print_json(const struct an *a, FILE *out, unsigned top,
 size_t an_syscalls_by_ops(const struct an *a, enum sys_id *out);
 /* Write the folded stacks to @path, opened as outfile_open() opens an
  * output (never through a symlink, never the input @input): 0, or -errno
- * with "PATH: why" in @err and a file it made removed. */
+ * with "PATH: why" in @err and the file (made or emptied) removed. */
 int an_write_folded(const struct an *a, const char *path, const char *input,
 		    enum analyze_weight w, char *err, size_t errlen);
 

@@ -151,7 +151,9 @@ int an_write_folded(const struct an *a, const char *path, const char *input,
 						   an_row(&a->files, file)));
 		fprintf(f, " %" PRIu64 "\n", weight);
 	}
-	if (fflush(f) || ferror(f))
+	if (fflush(f))
+		rc = -errno;	/* ENOSPC, EFBIG: the reason, not just EIO */
+	else if (ferror(f))
 		rc = -EIO;
 	if (fclose(f) && !rc)
 		rc = -errno;

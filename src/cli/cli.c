@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -456,18 +457,36 @@ static int run_capture(const struct cli_opts *o)
 }
 
 /* -w DIR: work in DIR, made if missing.  A DIR that is a symlink, or
- * another user's (made in /tmp before ioriot ran as root), is refused: the
- * outputs named relative to it would be in that user's hands.  0 or 1 with
- * a message. */
+ * another user's but root's (made in /tmp before ioriot ran as root), is
+ * refused: the outputs named relative to it would be in that user's
+ * hands.  Trailing "/" and "/." are dropped first, since the kernel
+ * follows a symlink before them even with O_NOFOLLOW.  0 or 1 with a
+ * message. */
 static int enter_wd(const char *wd)
 {
 	const char *why = NULL;
+	char dir[PATH_MAX];
+	size_t len = strlen(wd);
 	struct stat st;
 	int fd = -1;
 
-	if (mkdir(wd, 0755) && errno != EEXIST)
+	for (;;) {
+		while (len > 1 && wd[len - 1] == '/')
+			len--;
+		if (len > 2 && wd[len - 1] == '.' && wd[len - 2] == '/')
+			len -= 2;
+		else
+			break;
+	}
+	if (len >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
 		goto fail;
-	fd = open(wd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	memcpy(dir, wd, len);
+	dir[len] = '\0';
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		goto fail;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
 		goto fail;
 	if (st.st_uid != 0 && !outfile_owner_ok(st.st_uid)) {
