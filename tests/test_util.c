@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ioriot/cycleclock.h"
@@ -284,6 +285,53 @@ static int entries(const char *dir)
  * (O_TMPFILE with O_EXCL) is refused with ENOENT, nothing named; a symlink
  * planted at the next temporary name is skipped, its target untouched.
  */
+/*
+ * Temporary names start at a random number: another user who made
+ * ".BASE.PID.1" to ".BASE.PID.100" for ioriot's pid beforehand (in /tmp)
+ * cannot make its outputs fail.  A child waits while they are planted.
+ */
+START_TEST(outfile_temp_names_unguessable)
+{
+	char *dir = tu_scratch(), *name;
+	int go[2], done[2], dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char byte = 0, result = 0;
+	pid_t pid;
+
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_eq(pipe(go), 0);
+	ck_assert_int_eq(pipe(done), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char tmp[NAME_MAX + 1];
+
+		if (read(go[0], &byte, 1) != 1)
+			_exit(2);
+		int fd = outfile_temp(dfd, "x", tmp, sizeof(tmp));
+		result = fd >= 0 ? 'y' : 'n';
+		_exit(write(done[1], &result, 1) == 1 ? 0 : 2);
+	}
+	for (int n = 1; n <= 100; n++) {
+		ck_assert(asprintf(&name, "%s/.x.%d.%d", dir, (int)pid, n) > 0);
+		free(tu_write_str(dir, strrchr(name, '/') + 1, ""));
+		free(name);
+	}
+	ck_assert_int_eq(write(go[1], &byte, 1), 1);
+	ck_assert_int_eq(read(done[0], &result, 1), 1);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_msg(result == 'y', "outfile_temp failed on planted names");
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+	close(dfd);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(outfile_unnamed_links)
 {
 	char *dir = tu_scratch(), *path = tu_join(dir, "r.replay"), *text;
@@ -500,6 +548,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, mounts_load_proc_format);
 	tcase_add_test(tc, cycleclock_is_monotonic_time);
 	tcase_add_test(tc, outfile_unnamed_links);
+	tcase_add_test(tc, outfile_temp_names_unguessable);
 	tcase_add_test(tc, outfile_join_parts);
 	tcase_add_test(tc, text_write_shows_controls_escaped);
 	tcase_add_test(tc, log_lines_are_terminal_safe);

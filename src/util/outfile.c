@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ioriot/outfile.h"
@@ -155,16 +158,38 @@ fail_dir:
 	return rc;
 }
 
+/* The first N of this process's temporary names: random, so that another
+ * user cannot make the names ioriot will try exist beforehand (and its
+ * outputs fail); read once, at the first name. */
+static unsigned long first_number(void)
+{
+	static unsigned long first;	/* 0 until drawn */
+	unsigned long n = __atomic_load_n(&first, __ATOMIC_RELAXED), zero = 0;
+	uint32_t r;
+
+	if (n)
+		return n;
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)time(NULL);
+	n = (unsigned long)r + 1;
+	__atomic_compare_exchange_n(&first, &zero, n, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	return __atomic_load_n(&first, __ATOMIC_RELAXED);
+}
+
 /* A new temporary name ".BASE.PID.N" in @name for @make(@dirfd, @name,
- * @fd), tried again while it exists.  make's fd or 0, or -errno. */
+ * @fd), tried again while it exists, N counting up from first_number().
+ * make's fd or 0, or -errno. */
 static int with_temp_name(int dirfd, const char *base, char *name, size_t len,
 			  int (*make)(int dirfd, const char *name, int fd),
 			  int fd)
 {
 	static unsigned long counter;	/* updated atomically */
+	unsigned long first = first_number();
 
 	for (int tries = 0; tries < 100; tries++) {
-		unsigned long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+		unsigned long n = first - 1 +
+			__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
 		int rc;
 
 		if ((size_t)snprintf(name, len, ".%s.%d.%lu", base, (int)getpid(),
