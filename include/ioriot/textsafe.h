@@ -20,6 +20,15 @@
  * points beyond U+10FFFF).  Reads at most up to the first NUL. */
 size_t utf8_seq_len(const unsigned char *s);
 
+/* The bytes of the character at @s, printable or not: its UTF-8 sequence,
+ * or the one byte that starts none.  1 or more before the NUL. */
+static inline size_t text_char_len(const unsigned char *s)
+{
+	size_t n = utf8_seq_len(s);
+
+	return n ? n : 1;
+}
+
 /* The code point of the valid @n-byte UTF-8 sequence at @s (@n from
  * utf8_seq_len()). */
 unsigned utf8_code_point(const unsigned char *s, size_t n);

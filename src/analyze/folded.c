@@ -70,8 +70,7 @@ static void frame(FILE *f, const char *s, size_t len)
 			fwrite(p, 1, n, f);
 		} else {
 			fputc('_', f);
-			n = utf8_seq_len(p);
-			n = n ? n : 1;
+			n = text_char_len(p);
 		}
 		p += n;
 	}

@@ -94,13 +94,12 @@ void compare_printable(char *s)
 			p += n;
 			continue;
 		}
-		n = utf8_seq_len(p);
-		if (!n && *p >= 0xa0) {
+		if (!utf8_seq_len(p) && *p >= 0xa0) {
 			/* Printable in 8-bit charsets; JSON shows it as %XX. */
 			p++;
 			continue;
 		}
-		for (n = n ? n : 1; n; n--)
+		for (n = text_char_len(p); n; n--)
 			*p++ = '?';
 	}
 }

@@ -21,8 +21,7 @@ void html_text(FILE *f, const char *s)
 			 * reordering of the text around it (a name ending in
 			 * "txt.exe" shown as "exe.txt"), or a byte that is no
 			 * UTF-8: '?' for each byte. */
-			n = utf8_seq_len(p);
-			for (n = n ? n : 1; n; n--, p++)
+			for (n = text_char_len(p); n; n--, p++)
 				fputc('?', f);
 			continue;
 		}

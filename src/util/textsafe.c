@@ -77,8 +77,7 @@ void text_write(FILE *f, const char *s, bool escape_percent)
 		}
 		/* Every byte of a control character, or the one byte that
 		 * starts no character. */
-		n = utf8_seq_len(p);
-		for (n = n ? n : 1; n; n--)
+		for (n = text_char_len(p); n; n--)
 			fprintf(f, "%%%02X", *p++);
 	}
 }
