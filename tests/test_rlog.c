@@ -136,6 +136,10 @@ static void assert_op_eq(const struct rlog_op *a, const struct rlog_op *b)
 		ck_assert_int_eq(a->umask, b->umask);
 	if (b->have & RL_STRIDE)
 		ck_assert_uint_eq(a->stride, b->stride);
+	if (b->have & RL_CPU)
+		ck_assert_uint_eq(a->cpu_ns, b->cpu_ns);
+	if (b->have & RL_PARENT)
+		ck_assert_uint_eq(a->parent, b->parent);
 }
 
 /* A path with a space, '%', a newline and a byte that is not UTF-8. */
@@ -200,8 +204,10 @@ START_TEST(test_round_trip)
 		.path = "/mnt/.ioriot/my%test", .path_len = 20, .flags = -1,
 		.mode = 0,
 	};
-	ops[2].have |= RL_UMASK;
+	ops[2].have |= RL_UMASK | RL_CPU | RL_PARENT;
 	ops[2].umask = 0;
+	ops[2].cpu_ns = UINT64_MAX;
+	ops[2].parent = (uint64_t)UINT32_MAX << 32 | 7;
 	ops[3] = (struct rlog_op){
 		.id = 4, .pid = 1, .tid = 1, .time_ns = 3000,
 		.sys = SYS_MMAP_WRITE, .ret = 3,
@@ -209,6 +215,8 @@ START_TEST(test_round_trip)
 		.fd = 17, .addr = 0x7f0012345000ULL, .offset = 1LL << 40,
 		.count = 3, .stride = UINT64_MAX,
 	};
+	ops[3].have |= RL_CPU | RL_PARENT;
+	ops[3].parent = 4242ULL << 32 | UINT32_MAX;
 
 	ck_assert_int_lt(snprintf(path, sizeof(path),
 				  "/tmp/ioriot-test-rlog-XXXXXX"),
@@ -700,6 +708,10 @@ static const struct bad_file {
 	  "stride=0\n", 0, 0, "(and a stride= of 1 or more)" },
 	{ HDR "#OPS\n1 1:1 0 0 - mmap_read 3 fd=1 addr=0x1000 count=3 "
 	  "stride=-1\n", 0, 0, ":3: malformed number in argument 'stride=-1'" },
+	{ HDR "#OPS\n1 1:1 0 0 - stat 0 path=/.ioriot/t/f parent=12\n", 0, 0,
+	  ":3: malformed number in argument 'parent=12'" },
+	{ HDR "#OPS\n1 1:1 0 0 - stat 0 path=/.ioriot/t/f cpu=-1\n", 0, 0,
+	  ":3: malformed number in argument 'cpu=-1'" },
 	{ HDR "#OPS\n1 1:1 0 0 - mmap_write 3 fd=1 addr=4096 count=3\n", 0, 0,
 	  ":3: malformed number in argument 'addr=4096'" },
 	{ HDR "#OPS\n1 1:1 0 0 - mmap_writ 3 fd=1 addr=0x1000 count=3\n", 0, 0,

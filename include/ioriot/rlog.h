@@ -67,6 +67,11 @@ enum rlog_have {
 	RL_STRIDE = 1 << 25,	/* stride=: pages from one touched page to the
 				 * next (mmap_read, mmap_write) */
 	RL_NAME = 1 << 26,	/* name=: an extended attribute's name */
+	RL_CPU = 1 << 27,	/* cpu=: the thread's on-CPU ns since its
+				 * previous operation ended */
+	RL_PARENT = 1 << 28,	/* parent=PID:TID: the timeline that forked or
+				 * cloned this one during the capture (on a
+				 * timeline's first operation) */
 };
 
 /* The page of mmap_read and mmap_write: count= and stride= are in pages
@@ -102,6 +107,8 @@ struct rlog_op {
 	uint64_t stride;		/* pages between touched pages */
 	const char *name;		/* an extended attribute's name */
 	uint32_t name_len;
+	uint64_t cpu_ns;		/* RL_CPU */
+	uint64_t parent;		/* RL_PARENT: PID << 32 | TID */
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };

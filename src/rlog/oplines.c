@@ -21,6 +21,7 @@ enum arg_type {
 	AT_HEX,			/* 0x hex */
 	AT_PATH,		/* %XX escaped bytes */
 	AT_NAME,		/* %XX escaped bytes: an xattr name */
+	AT_TIMELINE,		/* PID:TID, stored as PID << 32 | TID */
 };
 
 struct arg_key {
@@ -65,6 +66,8 @@ static const struct arg_key arg_keys[] = {
 	NUM_KEY("sqflags", AT_FLAGS, RL_SQFLAGS, sqflags),
 	NUM_KEY("umask", AT_MODE, RL_UMASK, umask),
 	NUM_KEY("stride", AT_UDEC, RL_STRIDE, stride),
+	NUM_KEY("cpu", AT_UDEC, RL_CPU, cpu_ns),
+	NUM_KEY("parent", AT_TIMELINE, RL_PARENT, parent),
 	{ "name", 4, AT_NAME, RL_NAME, offsetof(struct rlog_op, name),
 	  offsetof(struct rlog_op, name_len) },
 };
@@ -299,6 +302,15 @@ static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 		if (!ret)
 			memcpy(base + k->off, &u, sizeof(u));
 		break;
+	case AT_TIMELINE: {
+		uint32_t pid, tid;
+
+		ret = parse_ids(val, vlen, &pid, &tid);
+		u = (uint64_t)pid << 32 | tid;
+		if (!ret)
+			memcpy(base + k->off, &u, sizeof(u));
+		break;
+	}
 	default: {
 		long n = escape_decode(val, vlen);
 		const char *p = val;

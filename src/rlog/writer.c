@@ -46,8 +46,8 @@ void rlog_write_init_xattr(struct outbuf *ob, uint64_t size, const char *path,
 }
 
 /* Bytes a line needs besides its paths: 7 columns, up to DEPS_MAX deps and
- * 24 keyed numbers, each at most 32 bytes with its key. */
-#define FIXED_MAX (32 * (7 + DEPS_MAX + 24))
+ * 32 keyed numbers, each at most 32 bytes with its key. */
+#define FIXED_MAX (32 * (7 + DEPS_MAX + 32))
 
 static inline char *key(char *p, const char *k, size_t len)
 {
@@ -152,6 +152,13 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		p = fmt_u64(KEY(p, "stride="), op->stride);
 	if (h & RL_NAME)
 		p = fmt_path(KEY(p, "name="), op->name, op->name_len);
+	if (h & RL_CPU)
+		p = fmt_u64(KEY(p, "cpu="), op->cpu_ns);
+	if (h & RL_PARENT) {
+		p = fmt_u64(KEY(p, "parent="), op->parent >> 32);
+		*p++ = ':';
+		p = fmt_u64(p, op->parent & UINT32_MAX);
+	}
 	*p++ = '\n';
 	ob->len = (size_t)(p - ob->buf);
 }
