@@ -526,6 +526,84 @@ START_TEST(test_speed)
 }
 END_TEST
 
+/* A --think replay of the replay file at @speed and @cpu_scale. */
+static int run_think(double speed, double cpu_scale,
+		     struct replay_summary *sum)
+{
+	struct replay_options opt = {
+		.replay_path = replay_path, .speed = speed,
+		.pacing = REPLAY_PACE_THINK, .cpu_scale = cpu_scale,
+	};
+	char err[512];
+	int ret = replay_run(&opt, sum, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "replay_run: %s\n", err);
+	return ret;
+}
+
+/*
+ * --think keeps each timeline's gaps, not its captured clock: the first
+ * call of 1:1 took 5 s in the capture, the replay's takes microseconds, and
+ * the next call follows 50 ms later, not at 5.05 s.  The gap of 20 ms
+ * before op 3 is 10 ms on a CPU (cpu=), burnt, and 10 ms slept.  Timeline
+ * 1:3, forked by 1:1 (parent=), starts 5 ms after its parent's slow call
+ * ended as captured, shifted by how far its parent runs ahead; without
+ * parent= it would wait for 5.055 s.  What was kept is accounted exactly;
+ * the run's time only has a lower bound and a loose upper one.
+ */
+START_TEST(test_think)
+{
+	struct replay_summary sum;
+	FILE *f = replay_begin();
+
+	fprintf(f, "1 1:1 0 5000000000 - mkdirat 0 path=%s/a mode=0755\n",
+		sandbox);
+	fprintf(f, "2 1:1 5050000000 1000000 - unlinkat 0 path=%s/a "
+		"flags=0x200\n", sandbox);
+	fprintf(f, "3 1:3 5055000000 0 - mkdirat 0 path=%s/c mode=0755 "
+		"parent=1:1\n", sandbox);
+	fprintf(f, "4 1:1 5071000000 0 - mkdirat 0 path=%s/b mode=0755 "
+		"cpu=10000000\n", sandbox);
+	replay_end(f, 4);
+
+	ck_assert_int_eq(run_think(0, 0, &sum), 0);
+	ck_assert_uint_eq(sum.ops, 4);
+	ck_assert_uint_eq(total_differ(&sum), 0);
+	ck_assert_int_eq(sum.pacing, REPLAY_PACE_THINK);
+	ck_assert(sum.timed);
+	ck_assert(sum.speed == 1 && sum.cpu_scale == 1);
+	ck_assert_uint_eq(sum.cap_call_ns, 5001000000ULL);
+	ck_assert_uint_eq(sum.cap_gap_ns, 70000000ULL);
+	ck_assert_uint_eq(sum.cap_gap_cpu_ns, 10000000ULL);
+	ck_assert_uint_eq(sum.think_sleep_ns, 60000000ULL);
+	ck_assert_uint_eq(sum.think_cpu_ns, 10000000ULL);
+	ck_assert_uint_ge(sum.duration_ns, 70000000ULL);
+	ck_assert_msg(sum.duration_ns < 4000000000ULL, "took %llu ns",
+		      (unsigned long long)sum.duration_ns);
+	ck_assert_ptr_null(replay_prediction_note(&sum));
+	ck_assert(in_sandbox("b") && in_sandbox("c") && !in_sandbox("a"));
+	tu_rmtree(sandbox);
+	ck_assert_int_eq(mkdir(sandbox, 0755), 0);
+
+	/* -s 2 halves the waits, --cpu-scale 4 quarters the CPU work. */
+	ck_assert_int_eq(run_think(2, 4, &sum), 0);
+	ck_assert_uint_eq(sum.think_sleep_ns, 30000000ULL);
+	ck_assert_uint_eq(sum.think_cpu_ns, 2500000ULL);
+	ck_assert(sum.speed == 2 && sum.cpu_scale == 4);
+	tu_rmtree(sandbox);
+	ck_assert_int_eq(mkdir(sandbox, 0755), 0);
+
+	/* -s 0 says its time predicts nothing: 70 ms of 5.071 s are gaps,
+	 * too little; a file of mostly gaps gets the note. */
+	ck_assert_int_eq(run(0, NULL, &sum), 0);
+	ck_assert_int_eq(sum.pacing, REPLAY_PACE_FAST);
+	ck_assert_ptr_null(replay_prediction_note(&sum));
+	sum.cap_gap_ns = sum.cap_call_ns;
+	ck_assert_ptr_nonnull(replay_prediction_note(&sum));
+}
+END_TEST
+
 /* CPU time of this process so far, in ns. */
 static uint64_t cpu_ns(void)
 {
@@ -712,6 +790,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_differ_values);
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_spin);
+	tcase_add_test(tc, test_think);
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_hostile_symlinks);
 	tcase_add_test(tc, test_bad_files);

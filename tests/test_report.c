@@ -52,7 +52,10 @@ START_TEST(text_lists_not_replayed)
 
 	sample(&u);
 	text = report_of(&u, false);
-	ck_assert_msg(strstr(text, "\tCaptured time: 0.000s (the operations')\n"
+	ck_assert_msg(strstr(text, "\tPacing: fast (-s 0: as fast as possible)\n"
+			     "\tCaptured thread time: 0.000s in calls, 0.000s "
+			     "between calls (0.0%), of which 0.000s known on a "
+			     "CPU\n"
 			     "\tNot replayed (not captured): io_uring_enter 4230, "
 			     "ioctl 12\n\tOther syscalls not captured: 80 (not "
 			     "file I/O)\n"), "%s", text);

@@ -48,6 +48,9 @@ struct cli_opts {
 	long workers;		/* -p */
 	long threads;		/* -t */
 	double speed;		/* -s */
+	bool speed_given;
+	bool think;		/* --think */
+	double cpu_scale;	/* --cpu-scale, 0: not given */
 	long pid;		/* -x */
 	double duration;	/* --duration seconds, 0: default */
 	const char *comm;	/* --comm */

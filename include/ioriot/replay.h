@@ -58,6 +58,21 @@ enum {
 #define REPLAY_MAX_THREADS 65536
 #define REPLAY_SPIN_NS (100 * 1000ULL)	/* default of replay_options.spin_ns */
 
+/*
+ * How a replay paces its operations (replay_options.pacing):
+ *  FAST   as fast as possible (-s 0): dependencies only;
+ *  TIMED  each operation at its captured start time divided by the speed
+ *         (-s F), counted from the replay's start;
+ *  THINK  each operation once its timeline's previous one completed plus
+ *         the captured gap between them (the thread's think time): its
+ *         on-CPU part (cpu=) burnt as CPU work divided by cpu_scale, the
+ *         rest slept, divided by the speed (--think, replay-format §4.7).
+ */
+enum replay_pacing { REPLAY_PACE_FAST, REPLAY_PACE_TIMED, REPLAY_PACE_THINK };
+
+/* Its name in the statistics: "fast", "timed" or "think". */
+const char *replay_pacing_name(enum replay_pacing p);
+
 /* Per syscall: counts, bytes and latency histograms of the run. */
 struct replay_sys_stats {
 	uint64_t ops, bytes;
@@ -114,6 +129,11 @@ struct replay_options {
 	 * stands in for it (sandmap.h: --map, --copies); NULL: the same. */
 	char *const *host_roots;
 	double speed;			/* 0: as fast as possible; 1: captured */
+	/* REPLAY_PACE_THINK (--think): with @speed > 0 dividing the gaps'
+	 * waiting parts and @cpu_scale (> 0; 0 means 1) their on-CPU parts.
+	 * Otherwise the pacing follows @speed: FAST at 0, else TIMED. */
+	enum replay_pacing pacing;
+	double cpu_scale;
 	/* -p/-t: when either is > 0, captured processes are spread over
 	 * @workers groups (1 if 0) of @threads threads each (1 if 0), as
 	 * the original I/O Riot did; the timelines of a group share its
@@ -199,6 +219,14 @@ struct replay_summary {
 	uint64_t captured_ns;		/* captured duration (last op end) */
 	int64_t ahead_ns;		/* speed > 0: the last op's lead (<0: late) */
 	bool timed;			/* speed > 0: the next three are set */
+	enum replay_pacing pacing;
+	double speed, cpu_scale;	/* as run (cpu_scale: --think only) */
+	/* The captured threads' time, summed over timelines: in calls
+	 * (DUR_NS) and between them (the gaps, §4.7), of which on a CPU as
+	 * far as known (cpu=); what --think kept of the gaps (divided by the
+	 * speed and the CPU scale): slept and burnt on a CPU. */
+	uint64_t cap_call_ns, cap_gap_ns, cap_gap_cpu_ns;
+	uint64_t think_sleep_ns, think_cpu_ns;
 	uint64_t lateness_p50_ns, lateness_p99_ns, lateness_max_ns;
 	uint64_t lateness[REPLAY_LATENESS_BUCKETS];
 	uint64_t setid_stripped;	/* ops whose set-ID mode bits went */
@@ -224,6 +252,18 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
  * the larger. */
 void replay_sys_stats_add(struct replay_sys_stats *d,
 			  const struct replay_sys_stats *s);
+
+/* From this share of the captured threads' time between calls on, a run
+ * that is not paced by --think says its time predicts nothing. */
+#define REPLAY_GAP_SHARE_NOTE 0.25
+
+/* The share (0 to 1) of the captured threads' time spent between calls
+ * in @sum's replay file. */
+double replay_gap_share(const struct replay_summary *sum);
+
+/* Why @sum's total time is no prediction of the captured program's (a
+ * static text), or NULL: --think pacing, or little time between calls. */
+const char *replay_prediction_note(const struct replay_summary *sum);
 
 /* The lateness percentiles of @sum from its histogram (when timed). */
 void replay_summary_lateness(struct replay_summary *sum);

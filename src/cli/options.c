@@ -18,7 +18,7 @@
 /* Long options without a short form, numbered beyond the bytes. */
 enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_START_AT, OPT_MERGE,
        OPT_MAP, OPT_COPIES, OPT_STAGGER, OPT_ONLY_SYSCALLS, OPT_ONLY_COMM,
-       OPT_ONLY_PATH, OPT_FROM, OPT_TO };
+       OPT_ONLY_PATH, OPT_FROM, OPT_TO, OPT_THINK, OPT_CPU_SCALE };
 /* The replay's rate caps. */
 enum { OPT_RATE_IOPS = 1100, OPT_RATE_MBPS };
 
@@ -60,6 +60,8 @@ static const struct option long_options[] = {
 	{ "graphite-prefix", required_argument, NULL, OPT_GRAPHITE_PREFIX },
 	{ "interval", required_argument, NULL, 'N' },
 	{ "spin", required_argument, NULL, 'W' },
+	{ "think", no_argument, NULL, OPT_THINK },
+	{ "cpu-scale", required_argument, NULL, OPT_CPU_SCALE },
 	{ "rate-iops", required_argument, NULL, OPT_RATE_IOPS },
 	{ "rate-mbps", required_argument, NULL, OPT_RATE_MBPS },
 	{ "allow-root", no_argument, NULL, 'A' },
@@ -148,7 +150,16 @@ void cli_usage(void)
 "                           captured threads to its threads in turn (default:\n"
 "                           a thread per captured thread, at most 4096)\n"
 "  -s, --speed FACTOR       0 = as fast as possible (default), 1 = captured\n"
-"                           speed, 2 = twice as fast, 0.5 = half as fast\n"
+"                           speed, 2 = twice as fast, 0.5 = half as fast;\n"
+"                           with --think: divides the gaps' waits (default 1)\n"
+"      --think              -r/-R: pace each captured thread by its think\n"
+"                           time: an operation starts once the thread's\n"
+"                           previous one completed here plus the captured\n"
+"                           gap between them (CPU work where the capture\n"
+"                           measured it, the rest slept): the run's time\n"
+"                           predicts the program's on this host\n"
+"      --cpu-scale X        --think: the test host's CPU is X times as fast\n"
+"                           as the captured host's (default 1)\n"
 "      --spin US            at -s FACTOR > 0, spin the last US microseconds\n"
 "                           before each operation is due instead of sleeping\n"
 "                           (default 100); more keeps the CPUs of a busy\n"
@@ -467,6 +478,7 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 	case 's':
 		if (parse_double(optarg, 0, 1e9, &o->speed))
 			return usage_error("-s expects a factor >= 0", optarg);
+		o->speed_given = true;
 		break;
 	case 'S': o->stats = optarg; break;
 	case 'D': o->no_drop_caches = true; break;
@@ -559,6 +571,12 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 		break;
 	}
 	case OPT_MERGE: err = set_mode(o, MODE_MERGE, "--merge"); break;
+	case OPT_THINK: o->think = true; break;
+	case OPT_CPU_SCALE:
+		if (parse_double(optarg, 0.001, 1000, &o->cpu_scale))
+			return usage_error("--cpu-scale expects a factor from "
+					   "0.001 to 1000", optarg);
+		break;
 	case 'o': o->output = optarg; break;
 	case OPT_ONLY_SYSCALLS: case OPT_ONLY_COMM: case OPT_ONLY_PATH:
 	case OPT_FROM: case OPT_TO:
@@ -644,6 +662,21 @@ static int check_combinations(const struct cli_opts *o)
 	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
 		fprintf(stderr, "ioriot: --csv, --graphite and --interval go "
 			"with -r or -R\n");
+		err = -EINVAL;
+	}
+	if (!err && (o->think || o->cpu_scale > 0) &&
+	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
+		fprintf(stderr, "ioriot: --think and --cpu-scale go with -r or "
+			"-R\n");
+		err = -EINVAL;
+	}
+	if (!err && o->cpu_scale > 0 && !o->think) {
+		fprintf(stderr, "ioriot: --cpu-scale needs --think\n");
+		err = -EINVAL;
+	}
+	if (!err && o->think && o->speed_given && o->speed == 0) {
+		fprintf(stderr, "ioriot: --think needs -s above 0: it divides "
+			"the captured gaps (-s 0 leaves them out)\n");
 		err = -EINVAL;
 	}
 	if (!err && o->spin_us && o->mode != MODE_REPLAY &&

@@ -329,6 +329,10 @@ static void warn_start_and_stop(const struct cli_opts *o,
 		log_warn("replay stopped early by SIG%s: the statistics cover "
 			 "only part of the replay file",
 			 sigabbrev_np(cli_stop_signalled));
+	if (replay_prediction_note(sum))
+		log_warn("%.0f%% of the captured threads' time lies between "
+			 "calls; %s", 100 * replay_gap_share(sum),
+			 replay_prediction_note(sum));
 }
 
 int cli_run_replay(const struct cli_opts *o)
@@ -337,6 +341,8 @@ int cli_run_replay(const struct cli_opts *o)
 	struct replay_cli rc = { .verbose = o->verbosity >= 0 };
 	struct replay_options ro = {
 		.replay_path = o->replay, .speed = o->speed,
+		.pacing = o->think ? REPLAY_PACE_THINK : REPLAY_PACE_FAST,
+		.cpu_scale = o->cpu_scale,
 		.workers = o->workers > 0 ? (unsigned)o->workers : 0,
 		.threads = o->threads > 0 ? (unsigned)o->threads : 0,
 		.spin_ns = (uint64_t)o->spin_us * 1000,
@@ -378,6 +384,7 @@ int cli_run_replay(const struct cli_opts *o)
 	ro.gid = rc.gid;
 	log_info("replay: %s, test %s, as user %s (uid %u, gid %u), %s",
 		 o->replay, name, user, (unsigned)rc.uid, (unsigned)rc.gid,
+		 o->think ? "paced by the captured think time (--think)" :
 		 o->speed > 0 ? "at the captured pace (scaled by -s)" :
 		 "as fast as possible (-s 0)");
 	if (!o->no_drop_caches && cli_drop_caches(o)) {

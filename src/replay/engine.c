@@ -3,7 +3,9 @@
  * runners, one thread per timeline up to a limit (queue.c creates them as
  * the feed meets timelines); a runner carries out its queue in file order,
  * each operation once its recorded dependencies have completed and, with
- * a speed factor, at its scaled captured time.  It asks the feed for more
+ * a speed factor, at its scaled captured time, or with --think once its
+ * timeline's previous operation completed plus the captured gap between
+ * them (CPU work burnt, the rest slept).  It asks the feed for more
  * only through feed_run(): in the reader thread, or at -s 0 with as many
  * runners as CPUs in the runners themselves (feed_self()).  At the end the
  * runners' statistics are merged.  engine.h states the contract between
@@ -32,6 +34,7 @@
 #define PROGRESS_NS (2 * 1000000000ULL)
 #define CLOCK_CALIBRATION_NS (2 * 1000000ULL)
 #define SELF_FEED_LOW(e) ((e)->queue_slots / 4)	/* queued operations left */
+#define BURN_ROUND 256		/* multiplications between looks at the CPU time */
 
 bool engine_wait_done(struct engine *e, uint64_t seq, bool spin_first)
 {
@@ -148,20 +151,137 @@ static void sleep_until(struct engine *e, uint64_t t)
 	}
 }
 
-/* When @op is due on the engine's clock (a speed is set). */
-static uint64_t due_ns(const struct engine *e, const struct rlog_op *op)
+/* @ns divided by @factor (> 0), at most 10^18 ns (31 years): no
+ * overflow. */
+static uint64_t scaled(uint64_t ns, double factor)
 {
-	/* At most 10^18 ns (31 years) ahead: no overflow. */
-	double at = (double)op->time_ns / e->speed;
+	double v = (double)ns / factor;
 
-	return e->start_ns + (at < 1e18 ? (uint64_t)at : 1000000000000000000ULL);
+	return v < 1e18 ? (uint64_t)v : 1000000000000000000ULL;
 }
 
-/* Wait for the start time of @op; returns when it started (now). */
-static uint64_t pace(struct runner *r, const struct rlog_op *op)
+/* When @op is due on the engine's clock at its captured time (a speed is
+ * set). */
+static uint64_t due_ns(const struct engine *e, const struct rlog_op *op)
+{
+	return e->start_ns + scaled(op->time_ns, e->speed);
+}
+
+/* This thread's CPU time in ns (0 if it cannot be read). */
+static uint64_t thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* Keep this thread on a CPU for @ns of its own CPU time, or until the
+ * replay stops: the computing a captured thread did between two calls. */
+static void burn_cpu(struct engine *e, uint64_t ns)
+{
+	uint64_t start = thread_cpu_ns(), x = start;
+	volatile uint64_t sink;
+
+	while (thread_cpu_ns() - start < ns && !engine_should_stop(e)) {
+		for (int i = 0; i < BURN_ROUND; i++)
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		sink = x;
+	}
+	(void)sink;
+}
+
+/* --think: when the first operation of @s's timeline is due: its captured
+ * time divided by the speed, shifted by the drift of its parent timeline
+ * (0 without one), never before the start. */
+static uint64_t first_due_now(const struct engine *e, const struct slot *s)
+{
+	const struct timeline *p = s->tl->parent;
+	uint64_t at = scaled(s->op.time_ns, e->speed);
+	int64_t drift = p ? atomic_load_explicit(&p->drift,
+						 memory_order_relaxed) : 0;
+
+	if (drift < 0 && (uint64_t)-drift > at)
+		return e->start_ns;
+	return e->start_ns + at + (uint64_t)drift;
+}
+
+/* --think: wait while the first operation of @s's timeline is not due yet
+ * by its parent's drift, which each operation of the parent changes (it
+ * wakes the wait), up to the spin before it; return when it is due.  The
+ * waits are slices short enough to notice a stop. */
+static uint64_t first_due(struct engine *e, const struct slot *s)
+{
+	struct timeline *p = s->tl->parent;
+
+	for (;;) {
+		unsigned v = p ? atomic_load(&p->progress) : 0;
+		uint64_t due = first_due_now(e, s), now = engine_now(e);
+
+		if (!p || due <= now + e->spin_ns || engine_should_stop(e))
+			return due;
+		if (!(v & PROGRESS_WAITERS) &&
+		    !atomic_compare_exchange_weak(&p->progress, &v,
+						  v | PROGRESS_WAITERS))
+			continue;
+		due -= now + e->spin_ns;
+		waitword_wait(&p->progress, v | PROGRESS_WAITERS,
+			      due < WAIT_SLICE_NS ? due : WAIT_SLICE_NS);
+	}
+}
+
+/*
+ * --think: burn the on-CPU part of the gap before @s's operation (cpu=,
+ * divided by the CPU scale), and return when the operation is due: its
+ * timeline's previous operation's end, plus the CPU time burnt (as wall
+ * time), plus the rest of the gap divided by the speed.  A timeline's
+ * first operation is due at its captured time divided by the speed,
+ * shifted by its parent's drift (the parent's replay running behind or
+ * ahead of the capture), never before the start.
+ */
+static uint64_t think_due(struct runner *r, const struct slot *s)
 {
 	struct engine *e = r->eng;
-	uint64_t due = due_ns(e, op);
+	const struct timeline *tl = s->tl;
+	uint64_t cpu = 0, wait, burnt = 0;
+
+	if (!tl->ran)
+		return first_due(e, s);
+	if (s->op.have & RL_CPU)
+		cpu = s->op.cpu_ns < s->gap_ns ? s->op.cpu_ns : s->gap_ns;
+	wait = scaled(s->gap_ns - cpu, e->speed);
+	if (cpu) {
+		uint64_t t = engine_now(e);
+
+		cpu = scaled(cpu, e->cpu_scale);
+		burn_cpu(e, cpu);
+		burnt = engine_now(e) - t;
+		r->think_cpu_ns += cpu;
+	}
+	r->think_sleep_ns += wait;
+	return tl->end_ns + burnt + wait;
+}
+
+/* --think: operation @op of timeline @tl ended at @t1. */
+static void think_done(struct engine *e, struct timeline *tl,
+		       const struct rlog_op *op, uint64_t t1)
+{
+	uint64_t cap_end = op->time_ns + op->dur_ns >= op->time_ns ?
+			   op->time_ns + op->dur_ns : UINT64_MAX;
+
+	tl->end_ns = t1;
+	tl->ran = true;
+	atomic_store_explicit(&tl->drift, (long long)(t1 - e->start_ns) -
+			      (long long)scaled(cap_end, e->speed),
+			      memory_order_relaxed);
+	/* Children waiting for their first operation's time look again. */
+	if (atomic_fetch_add(&tl->progress, PROGRESS_STEP) & PROGRESS_WAITERS) {
+		atomic_fetch_and(&tl->progress, ~PROGRESS_WAITERS);
+		waitword_wake_all(&tl->progress);
+	}
+}
+
+/* Wait until @due; returns when the operation started (now). */
+static uint64_t pace(struct runner *r, uint64_t due)
+{
+	struct engine *e = r->eng;
 	uint64_t now = engine_now(e), late;
 
 	/* The lead before waiting; the lateness when it starts. */
@@ -213,21 +333,25 @@ static int run_op(struct runner *r, const struct slot *s)
 {
 	struct engine *e = r->eng;
 	const struct rlog_op *op = &s->op;
-	uint64_t t0, t1;
+	uint64_t t0, t1, due = 0;
 	int64_t result;
 	int ret;
+	bool spin = true;
 
 	/* At a speed, an operation due later than the spin before its time
 	 * cannot start before then, however soon its dependencies complete:
 	 * it waits for them asleep.  Hundreds of timelines whose first
 	 * operations wait for other processes' would otherwise spin at once. */
-	bool spin = e->speed == 0 || due_ns(e, op) <= engine_now(e) + e->spin_ns;
-
+	if (e->pacing != REPLAY_PACE_FAST) {
+		due = e->pacing == REPLAY_PACE_THINK ? think_due(r, s) :
+						       due_ns(e, op);
+		spin = due <= engine_now(e) + e->spin_ns;
+	}
 	for (int d = 0; d < op->deps.n; d++)
 		if (!engine_wait_done(e, op->deps.id[d], spin))
 			return 1;
-	if (e->speed > 0) {
-		t0 = pace(r, op);
+	if (e->pacing != REPLAY_PACE_FAST) {
+		t0 = pace(r, due);
 		if (engine_should_stop(e))
 			return 1;
 	} else {
@@ -242,6 +366,8 @@ static int run_op(struct runner *r, const struct slot *s)
 		ret = account(r, op, result, t1 - t0);
 	if (ret)
 		return ret;
+	if (e->pacing == REPLAY_PACE_THINK)
+		think_done(e, s->tl, op, t1);
 	r->end_ns = t1;
 	r->last_seq = s->seq + 1;
 	mark_done(e, s->seq);		/* the slot may be reused from here */
@@ -556,7 +682,8 @@ static int run_threads(struct engine *e, bool feed_done,
 
 	/* Parsing beside the runners would make one thread more than there
 	 * are CPUs; at a speed it would delay the runners' operations. */
-	e->self_feed = !feed_done && e->speed == 0 && n >= usable_cpus();
+	e->self_feed = !feed_done && e->pacing == REPLAY_PACE_FAST &&
+		       n >= usable_cpus();
 	for (size_t i = 0; i < n && !ret; i++) {
 		ret = engine_start_runner(e, e->runners[i]);
 		if (ret)
@@ -627,6 +754,8 @@ static void merge(struct replay_summary *sum, const struct runner *r)
 		sum->lateness[i] += r->late[i];
 	if (r->late_max > sum->lateness_max_ns)
 		sum->lateness_max_ns = r->late_max;
+	sum->think_sleep_ns += r->think_sleep_ns;
+	sum->think_cpu_ns += r->think_cpu_ns;
 }
 
 /* Fill @sum from the runners and the feed once every thread ended. */
@@ -662,7 +791,13 @@ static void summarize(struct engine *e, struct replay_summary *sum)
 	sum->rate = e->opt->rate;
 	if (e->capped)
 		rate_finish(sum->throttle);
-	sum->timed = e->speed > 0;
+	sum->timed = e->pacing != REPLAY_PACE_FAST;
+	sum->pacing = e->pacing;
+	sum->speed = e->speed;
+	sum->cpu_scale = e->pacing == REPLAY_PACE_THINK ? e->cpu_scale : 0;
+	sum->cap_call_ns = e->cap_call_ns;
+	sum->cap_gap_ns = e->cap_gap_ns;
+	sum->cap_gap_cpu_ns = e->cap_gap_cpu_ns;
 	replay_summary_lateness(sum);
 }
 
@@ -755,6 +890,14 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 			e.max_runners = REPLAY_MAX_THREADS;
 	} else {
 		e.max_runners = REPLAY_DEFAULT_MAX_THREADS;
+	}
+	if (opt->pacing == REPLAY_PACE_THINK) {
+		e.pacing = REPLAY_PACE_THINK;
+		if (e.speed <= 0)
+			e.speed = 1;
+		e.cpu_scale = opt->cpu_scale > 0 ? opt->cpu_scale : 1;
+	} else {
+		e.pacing = e.speed > 0 ? REPLAY_PACE_TIMED : REPLAY_PACE_FAST;
 	}
 	e.ticks = opt->tick && opt->tick_ns;
 	e.spin_ns = opt->spin_ns ? opt->spin_ns : REPLAY_SPIN_NS;

@@ -45,34 +45,37 @@
 #include "window.h"
 
 struct engine;
-struct runner;
+struct timeline;
 
 /*
- * The runner of timeline @pid:@tid, which the engine assigns on first
+ * Timeline @pid:@tid, to which the engine assigns a runner on first
  * sight: without -p/-t a runner of its own while the thread limit allows,
  * with them by worker and thread in turn; a new runner is started at once
  * once the replay is going.  NULL with a message in @err (out of memory,
  * or no replay thread can be started at all).
  */
-struct runner *engine_timeline_for(struct engine *e, uint32_t pid,
-				   uint32_t tid, char *err, size_t errlen);
+struct timeline *engine_timeline_for(struct engine *e, uint32_t pid,
+				     uint32_t tid, char *err, size_t errlen);
 
 /*
  * Whether operation @seq (the next one) has room: its slot is free (the
- * operation WINDOW_SLOTS before it completed) and runner @r's queue is
- * not full.  With @wait false returns 1 at once when it has none; with
+ * operation WINDOW_SLOTS before it completed) and the queue of timeline
+ * @tl's runner is not full.  With @wait false returns 1 at once when it has none; with
  * @wait true it waits, for a batch of slots or half a queue at a time.
  * Returns 0 when there is room, 1 as said, -ECANCELED when the replay
  * stops while waiting.
  */
-int engine_room(struct engine *e, struct runner *r, uint64_t seq, bool wait);
+int engine_room(struct engine *e, struct timeline *tl, uint64_t seq,
+		bool wait);
 
 /*
- * Queue operation @seq, @op (its strings copied into the slot), on runner
- * @r, which engine_room() said has room; it waits for @deps (sequence
- * numbers, not ids) before it runs.  Wakes @r if it sleeps.  0 or -ENOMEM.
+ * Queue operation @seq, @op (its strings copied into the slot), of
+ * timeline @tl, which engine_room() said has room; it waits for @deps
+ * (sequence numbers, not ids) before it runs.  Wakes the timeline's
+ * runner if it sleeps.  0 or -ENOMEM (with parent=, the parent's
+ * timeline could not be made).
  */
-int engine_queue_op(struct engine *e, struct runner *r, uint64_t seq,
+int engine_queue_op(struct engine *e, struct timeline *tl, uint64_t seq,
 		    const struct rlog_op *op, const struct deps *deps);
 
 /* Every operation is queued: runners end once their queues are empty. */

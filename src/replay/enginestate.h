@@ -59,11 +59,37 @@ struct feed;
  * started together, and the ones that are due would wait behind them. */
 #define WAIT_LONG_NS (10 * 1000000000ULL)
 
+/*
+ * A timeline: the runner its operations go to, and its pacing state.
+ * The feed writes the first group, its runner the second; a child
+ * timeline's runner reads @drift of its parent (--think).
+ */
+struct timeline {
+	struct runner *runner;
+	struct timeline *parent;	/* parent=, or NULL */
+	uint64_t cap_end;		/* captured end of its last queued op */
+	bool queued;			/* it has an operation queued */
+	uint64_t end_ns;		/* engine clock: its last op's end */
+	bool ran;			/* an operation of it completed */
+	/* Its last operation's end on the engine's clock less that end's
+	 * captured time divided by the speed (ns since the start): how far
+	 * the replay of this timeline runs behind (> 0) the capture. */
+	atomic_llong drift;
+	/* Bumped by PROGRESS_STEP by its runner after each operation
+	 * (--think), PROGRESS_WAITERS set by a child timeline that waits
+	 * for it to move. */
+	atomic_uint progress;
+};
+#define PROGRESS_WAITERS 1u
+#define PROGRESS_STEP 2u
+
 struct slot {
 	/* deps.id[] holds the sequence numbers of the dependencies that had
 	 * not completed when the operation was read. */
 	struct rlog_op op;
 	uint64_t seq;
+	struct timeline *tl;
+	uint64_t gap_ns;		/* captured gap before it, 0 if first */
 	char *strings;			/* path, path2, target */
 	size_t strings_cap;
 };
@@ -94,6 +120,7 @@ struct runner {
 	struct replay_throttle_stats *throttle;
 	int64_t last_ahead;		/* lead of its latest operation */
 	uint64_t last_seq;		/* its latest operation + 1, 0: none */
+	uint64_t think_sleep_ns, think_cpu_ns;	/* --think: what it kept */
 	uint64_t end_ns;		/* when it ended */
 	int error;			/* -errno that stopped it */
 };
@@ -105,6 +132,8 @@ struct engine {
 	struct slot *slots;		/* WINDOW_SLOTS */
 	atomic_uint *done;		/* WINDOW_SLOTS */
 	double speed;
+	enum replay_pacing pacing;
+	double cpu_scale;		/* --think: divides on-CPU gaps */
 	uint64_t spin_ns;		/* spun before a due time */
 	unsigned queue_slots;		/* per runner, a power of two */
 	bool ticks;			/* runners lock their stats */
@@ -144,13 +173,14 @@ struct engine {
 	_Alignas(CACHE_LINE) struct rlog_reader *rlog;	/* the file's */
 	struct feed *feed;
 	uint64_t free_below;		/* all operations before completed */
-	struct u64map runner_of;	/* pid << 32 | tid -> runner + 1 */
+	struct u64map timeline_of;	/* pid << 32 | tid -> timeline */
 	struct u64map worker_of;	/* pid -> worker + 1 (1 without -p/-t) */
 	struct u64map group_of;		/* worker thread -> runner + 1 (-p/-t) */
 	uint64_t *worker_timelines;	/* per worker: timelines so far */
 	size_t next_shared;		/* round robin once threads run out */
 	uint64_t timelines, processes;
 	uint64_t captured_ns;		/* latest end of a captured op */
+	uint64_t cap_call_ns, cap_gap_ns, cap_gap_cpu_ns;	/* summary */
 	uint64_t total_hint;		/* the header's ops=, for progress */
 	char feed_err[512];		/* why the feed stopped */
 	int feed_error;			/* -errno */

@@ -85,13 +85,13 @@ static int queue_pending(struct feed *f, bool wait, char *err, size_t errlen)
 {
 	const struct rlog_op *op = &f->pending.op;
 	struct deps deps = { .dropped = op->deps.dropped };
-	struct runner *r;
+	struct timeline *tl;
 	int ret;
 
-	r = engine_timeline_for(f->e, op->pid, op->tid, err, errlen);
-	if (!r)
+	tl = engine_timeline_for(f->e, op->pid, op->tid, err, errlen);
+	if (!tl)
 		return -ENOMEM;
-	ret = engine_room(f->e, r, f->nread, wait);
+	ret = engine_room(f->e, tl, f->nread, wait);
 	if (ret)
 		return ret;
 	for (int d = 0; d < op->deps.n; d++) {
@@ -100,7 +100,7 @@ static int queue_pending(struct feed *f, bool wait, char *err, size_t errlen)
 		if (dep >= 0)
 			deps.id[deps.n++] = (uint64_t)dep;
 	}
-	if (engine_queue_op(f->e, r, f->nread, op, &deps)) {
+	if (engine_queue_op(f->e, tl, f->nread, op, &deps)) {
 		snprintf(err, errlen, "%s: out of memory", f->path);
 		return -ENOMEM;
 	}

@@ -41,7 +41,7 @@ int engine_queues_init(struct engine *e, uint64_t timelines)
 					     sizeof(*e->worker_timelines));
 	if (!e->slots || !e->done || !e->runners ||
 	    (e->workers && !e->worker_timelines) ||
-	    u64map_init(&e->runner_of) || u64map_init(&e->worker_of) ||
+	    u64map_init(&e->timeline_of) || u64map_init(&e->worker_of) ||
 	    u64map_init(&e->group_of))
 		return -ENOMEM;
 	return 0;
@@ -49,7 +49,8 @@ int engine_queues_init(struct engine *e, uint64_t timelines)
 
 void engine_queues_free(struct engine *e)
 {
-	size_t n = atomic_load(&e->nrunners);
+	size_t n = atomic_load(&e->nrunners), pos = 0;
+	struct u64map_slot *tl;
 
 	for (size_t i = 0; i < n; i++) {
 		struct runner *r = e->runners[i];
@@ -69,7 +70,9 @@ void engine_queues_free(struct engine *e)
 	free(e->slots);
 	free((void *)e->done);
 	free(e->worker_timelines);
-	u64map_destroy(&e->runner_of);
+	while ((tl = u64map_next(&e->timeline_of, &pos)))
+		free(tl->value);
+	u64map_destroy(&e->timeline_of);
 	u64map_destroy(&e->worker_of);
 	u64map_destroy(&e->group_of);
 }
@@ -132,15 +135,34 @@ static ssize_t grab_runner(struct engine *e, char *err, size_t errlen)
 	return (ssize_t)(e->next_shared++ % n);
 }
 
-struct runner *engine_timeline_for(struct engine *e, uint32_t pid,
-				   uint32_t tid, char *err, size_t errlen)
+/* The timeline of @key (pid << 32 | tid), made without a runner on first
+ * sight.  NULL when out of memory. */
+static struct timeline *timeline_get(struct engine *e, uint64_t key)
 {
-	uint64_t key = (uint64_t)pid << 32 | tid, group = 0;
-	void *v = u64map_get(&e->runner_of, key);
+	struct timeline *tl = u64map_get(&e->timeline_of, key);
+
+	if (tl)
+		return tl;
+	tl = calloc(1, sizeof(*tl));
+	if (!tl || u64map_put(&e->timeline_of, key, tl)) {
+		free(tl);
+		return NULL;
+	}
+	return tl;
+}
+
+struct timeline *engine_timeline_for(struct engine *e, uint32_t pid,
+				     uint32_t tid, char *err, size_t errlen)
+{
+	uint64_t group = 0;
+	struct timeline *tl = timeline_get(e, (uint64_t)pid << 32 | tid);
+	void *v;
 	ssize_t idx;
 
-	if (v)
-		return e->runners[(uintptr_t)v - 1];
+	if (!tl)
+		goto nomem;
+	if (tl->runner)
+		return tl;
 	e->timelines++;
 	v = u64map_get(&e->worker_of, pid);
 	if (!v) {
@@ -171,9 +193,8 @@ struct runner *engine_timeline_for(struct engine *e, uint32_t pid,
 	    u64map_put(&e->group_of, group, (void *)(uintptr_t)(idx + 1)))
 		goto nomem;
 found:
-	if (u64map_put(&e->runner_of, key, (void *)(uintptr_t)(idx + 1)))
-		goto nomem;
-	return e->runners[idx];
+	tl->runner = e->runners[idx];
+	return tl;
 nomem:
 	snprintf(err, errlen, "out of memory");
 	return NULL;
@@ -253,8 +274,10 @@ static bool slot_free_now(struct engine *e, uint64_t seq)
 	return e->free_below > old;
 }
 
-int engine_room(struct engine *e, struct runner *r, uint64_t seq, bool wait)
+int engine_room(struct engine *e, struct timeline *tl, uint64_t seq,
+		bool wait)
 {
+	struct runner *r = tl->runner;
 	unsigned tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 
 	if (!wait && (!queue_room_now(r, tail) ||
@@ -297,19 +320,56 @@ static int keep_strings(struct slot *s, const struct rlog_op *src)
 	return 0;
 }
 
-int engine_queue_op(struct engine *e, struct runner *r, uint64_t seq,
+/* @a + @b, at most UINT64_MAX: hand-edited times may be anything. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Note @op's place in timeline @tl: the captured gap since the timeline's
+ * previous operation goes to @s, the parent (parent=) to @tl on its first
+ * operation, the time in calls and between them to the engine's sums.
+ * 0 or -ENOMEM. */
+static int note_gap(struct engine *e, struct timeline *tl, struct slot *s,
+		    const struct rlog_op *op)
+{
+	uint64_t end = add_sat(op->time_ns, op->dur_ns);
+
+	s->tl = tl;
+	s->gap_ns = 0;
+	if (tl->queued) {
+		if (op->time_ns > tl->cap_end)
+			s->gap_ns = op->time_ns - tl->cap_end;
+		e->cap_gap_ns = add_sat(e->cap_gap_ns, s->gap_ns);
+		if (op->have & RL_CPU)
+			e->cap_gap_cpu_ns = add_sat(e->cap_gap_cpu_ns,
+				op->cpu_ns < s->gap_ns ? op->cpu_ns : s->gap_ns);
+	} else if ((op->have & RL_PARENT) &&
+		   op->parent != ((uint64_t)op->pid << 32 | op->tid)) {
+		tl->parent = timeline_get(e, op->parent);
+		if (!tl->parent)
+			return -ENOMEM;
+	}
+	tl->queued = true;
+	tl->cap_end = end;
+	e->cap_call_ns = add_sat(e->cap_call_ns, op->dur_ns);
+	if (end > e->captured_ns)
+		e->captured_ns = end;
+	return 0;
+}
+
+int engine_queue_op(struct engine *e, struct timeline *tl, uint64_t seq,
 		    const struct rlog_op *op, const struct deps *deps)
 {
 	struct slot *s = &e->slots[seq % WINDOW_SLOTS];
+	struct runner *r = tl->runner;
 	unsigned tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 
 	s->op = *op;
 	s->op.deps = *deps;
 	s->seq = seq;
-	if (keep_strings(s, op))
+	if (keep_strings(s, op) || note_gap(e, tl, s, op))
 		return -ENOMEM;
-	if (op->time_ns + op->dur_ns > e->captured_ns)
-		e->captured_ns = op->time_ns + op->dur_ns;
 	r->queue[tail & (e->queue_slots - 1)] = seq % WINDOW_SLOTS;
 	/* Sequentially consistent, like the runner's store of sleeping
 	 * before it looks at tail: one of the two sees the other. */

@@ -268,6 +268,61 @@ static void start_text(FILE *f, const struct report_info *info,
 		(double)c->esterror_ns / 1e3);
 }
 
+/* Percent @part of @whole (0 when @whole is 0). */
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+double replay_gap_share(const struct replay_summary *sum)
+{
+	uint64_t all = sum->cap_call_ns + sum->cap_gap_ns;
+
+	return all ? (double)sum->cap_gap_ns / (double)all : 0;
+}
+
+const char *replay_prediction_note(const struct replay_summary *sum)
+{
+	if (sum->pacing == REPLAY_PACE_THINK ||
+	    replay_gap_share(sum) < REPLAY_GAP_SHARE_NOTE)
+		return NULL;
+	if (sum->pacing == REPLAY_PACE_FAST)
+		return "-s 0 leaves out the captured threads' time between "
+		       "calls: its total time is not a prediction of the "
+		       "program's (--think keeps that time)";
+	return "-s F replays at the captured times, so it cannot run faster "
+	       "than the capture and does not stretch with slower calls: its "
+	       "total time is not a prediction of the program's (--think "
+	       "keeps the time between calls instead)";
+}
+
+/* The pacing and the captured threads' time, in words. */
+static void pacing_text(FILE *f, const struct replay_summary *sum)
+{
+	const char *note = replay_prediction_note(sum);
+
+	fprintf(f, "\tPacing: %s", replay_pacing_name(sum->pacing));
+	if (sum->pacing == REPLAY_PACE_TIMED)
+		fprintf(f, " (-s %g: at the captured times)", sum->speed);
+	else if (sum->pacing == REPLAY_PACE_THINK)
+		fprintf(f, " (--think: the gaps between calls kept, waits / %g, "
+			"CPU / %g)", sum->speed, sum->cpu_scale);
+	else
+		fputs(" (-s 0: as fast as possible)", f);
+	fprintf(f, "\n\tCaptured thread time: %.3fs in calls, %.3fs between "
+		"calls (%.1f%%), of which %.3fs known on a CPU\n",
+		(double)sum->cap_call_ns / 1e9, (double)sum->cap_gap_ns / 1e9,
+		pct(sum->cap_gap_ns, sum->cap_call_ns + sum->cap_gap_ns),
+		(double)sum->cap_gap_cpu_ns / 1e9);
+	if (sum->pacing == REPLAY_PACE_THINK)
+		fprintf(f, "\tThink time replayed: %.3fs slept, %.3fs on a CPU\n",
+			(double)sum->think_sleep_ns / 1e9,
+			(double)sum->think_cpu_ns / 1e9);
+	if (note)
+		fprintf(f, "\tNote: %.0f%% of the captured threads' time lies "
+			"between calls; %s\n", 100 * replay_gap_share(sum), note);
+}
+
 int report_write(FILE *f, const struct report_info *info,
 		 const struct replay_summary *sum)
 {
@@ -292,6 +347,7 @@ int report_write(FILE *f, const struct report_info *info,
 	fprintf(f, "\tProcesses: %llu\n", (unsigned long long)sum->processes);
 	fprintf(f, "\tCaptured time: %.3fs (the operations')\n",
 		(double)sum->captured_ns / 1e9);
+	pacing_text(f, sum);
 	if (sum->setid_stripped)
 		fprintf(f, "\tSet-user/group-ID bits not replayed: %llu "
 			"operations\n", (unsigned long long)sum->setid_stripped);
@@ -449,6 +505,33 @@ void report_json_utc(FILE *f, uint64_t ns)
 	fprintf(f, "\"%s\"", when);
 }
 
+/* "pacing", "speed", "cpu_scale", "captured_thread_time_ns",
+ * "think_replayed_ns" and "prediction_note" (stats.md). */
+static void pacing_json(FILE *f, const struct replay_summary *sum)
+{
+	const char *note = replay_prediction_note(sum);
+
+	fprintf(f, "  \"pacing\": \"%s\",\n  \"speed\": %g,\n"
+		"  \"cpu_scale\": ", replay_pacing_name(sum->pacing),
+		sum->speed);
+	if (sum->pacing == REPLAY_PACE_THINK)
+		fprintf(f, "%g", sum->cpu_scale);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n  \"captured_thread_time_ns\": {\"calls\": %" PRIu64
+		", \"gaps\": %" PRIu64 ", \"gaps_on_cpu\": %" PRIu64 "},\n",
+		sum->cap_call_ns, sum->cap_gap_ns, sum->cap_gap_cpu_ns);
+	if (sum->pacing == REPLAY_PACE_THINK)
+		fprintf(f, "  \"think_replayed_ns\": {\"sleep\": %" PRIu64
+			", \"cpu\": %" PRIu64 "},\n", sum->think_sleep_ns,
+			sum->think_cpu_ns);
+	else
+		fputs("  \"think_replayed_ns\": null,\n", f);
+	fputs("  \"prediction_note\": ", f);
+	json_string_or_null(f, note);
+	fputs(",\n", f);
+}
+
 int report_write_json(FILE *f, const struct report_info *info,
 		      const struct replay_summary *sum)
 {
@@ -484,6 +567,7 @@ int report_write_json(FILE *f, const struct report_info *info,
 		secs > 0 ? (double)sum->ops / secs : 0.0, sum->ahead_ns,
 		sum->duration_ns, sum->captured_ns, sum->setid_stripped,
 		sum->uring_flags_dropped);
+	pacing_json(f, sum);
 	if (sum->timed)
 		fprintf(f, "  \"start_lateness_ns\": {\"p50\": %" PRIu64
 			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "},\n",

@@ -6,6 +6,18 @@
 #include "ioriot/replay.h"
 #include "rate.h"
 
+const char *replay_pacing_name(enum replay_pacing p)
+{
+	switch (p) {
+	case REPLAY_PACE_TIMED:
+		return "timed";
+	case REPLAY_PACE_THINK:
+		return "think";
+	default:
+		return "fast";
+	}
+}
+
 void replay_summary_lateness(struct replay_summary *sum)
 {
 	if (!sum->timed)
@@ -66,6 +78,11 @@ void replay_summary_add(struct replay_summary *dst,
 	for (int i = 0; i < REPLAY_LATENESS_BUCKETS; i++)
 		dst->lateness[i] += src->lateness[i];
 	dst->setid_stripped += src->setid_stripped;
+	dst->cap_call_ns += src->cap_call_ns;
+	dst->cap_gap_ns += src->cap_gap_ns;
+	dst->cap_gap_cpu_ns += src->cap_gap_cpu_ns;
+	dst->think_sleep_ns += src->think_sleep_ns;
+	dst->think_cpu_ns += src->think_cpu_ns;
 	dst->uring_flags_dropped += src->uring_flags_dropped;
 	for (int s = 0; s < SYS_COUNT; s++) {
 		replay_sys_stats_add(&dst->sys[s], &src->sys[s]);

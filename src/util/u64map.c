@@ -109,7 +109,7 @@ void *u64map_del(struct u64map *m, uint64_t key)
 
 struct u64map_slot *u64map_next(const struct u64map *m, size_t *pos)
 {
-	while (*pos <= m->mask) {
+	while (m->slots && *pos <= m->mask) {
 		struct u64map_slot *s = &m->slots[(*pos)++];
 		if (s->value)
 			return s;
