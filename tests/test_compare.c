@@ -65,8 +65,8 @@ static const struct {
 	const char *files[MAX_FILES];
 	const char *expected;
 } golden[] = {
-	/* Ties (both marked), a run without lateness or write, a syscall
-	 * and a device only one run has, rows that are all equal; results
+	/* Ties (both marked), a run without write, a syscall and a device
+	 * only one run has, rows that are all equal; results
 	 * that differ, short ones only in mq-deadline (the others are files
 	 * of a version without "short": "-"), no rows where all are 0. */
 	{ { "none.json", "mq-deadline.json", "kyber.json", "bfq.json", NULL },
@@ -74,7 +74,10 @@ static const struct {
 	/* One run: nothing to mark; no syscalls, no devices. */
 	{ { "idle.json", NULL }, "one.txt" },
 	/* No run timed: no lateness rows. */
-	{ { "kyber.json", "idle.json", NULL }, "untimed.txt" },
+	{ { "kyber-fast.json", "idle.json", NULL }, "untimed.txt" },
+	/* Runs of -s 0 and -s F (older files without "pacing": by their
+	 * lateness): a warning, nothing marked. */
+	{ { "none.json", "idle.json", NULL }, "mixed.txt" },
 };
 
 START_TEST(test_golden)
@@ -176,6 +179,42 @@ START_TEST(test_marks)
 }
 END_TEST
 
+/* --output-format json of runs paced differently: "mixed_pacing" and
+ * no best run in any row. */
+START_TEST(test_json_mixed_pacing)
+{
+	struct compare *c = compare_new();
+	char *paths[2] = { data("none.json"), data("idle.json") }, *json = NULL;
+	char err[512];
+	size_t len;
+	struct jv_error jerr;
+	json_t *doc, *rows;
+	FILE *f = open_memstream(&json, &len);
+
+	ck_assert(c && f);
+	for (int i = 0; i < 2; i++)
+		ck_assert_msg(compare_add(c, paths[i], err, sizeof(err)) == 0,
+			      "%s", err);
+	ck_assert_int_eq(compare_write_json(f, c), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	doc = jv_parse(json, len, &jerr);
+	ck_assert_msg(doc, "%u:%u: %s", jerr.line, jerr.col, jerr.msg);
+	ck_assert(json_is_true(json_object_get(doc, "mixed_pacing")));
+	ck_assert_str_eq(jv_member_string(jv_at(json_object_get(doc, "runs"),
+						1), "pacing"), "fast");
+	rows = json_object_get(doc, "rows");
+	ck_assert_uint_gt(jv_count(rows), 5);
+	for (size_t i = 0; i < jv_count(rows); i++)
+		ck_assert_uint_eq(jv_count(json_object_get(jv_at(rows, i),
+							   "best_runs")), 0);
+	json_decref(doc);
+	compare_free(c);
+	free(json);
+	free(paths[0]);
+	free(paths[1]);
+}
+END_TEST
+
 /* The row of @doc whose figure is @label. */
 static const json_t *row_of(const json_t *doc,
 			    const char *label)
@@ -239,8 +278,9 @@ START_TEST(test_json_output)
 	ck_assert_str_eq(best, "12");
 	best_runs(row_of(doc, "Performed ioops"), best, sizeof(best));
 	ck_assert_str_eq(best, "");
-	ck_assert(json_typeof(jv_at(json_object_get(row_of(doc,
-		"Start lateness p50 (us)"), "values"), 2)) == JSON_NULL);
+	ck_assert_str_eq(jv_member_string(jv_at(json_object_get(doc, "runs"),
+						2), "pacing"), "timed");
+	ck_assert(json_is_false(json_object_get(doc, "mixed_pacing")));
 	text = table_of(paths, 4);
 	for (const char *p = text; (p = strchr(p, '*')); p++)
 		stars++;
@@ -743,6 +783,7 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_labels);
 	tcase_add_test(tc, test_label_controls);
 	tcase_add_test(tc, test_json_output);
+	tcase_add_test(tc, test_json_mixed_pacing);
 	tcase_add_test(tc, test_many_runs);
 	tcase_add_loop_test(tc, test_refused, 0,
 			    sizeof(refused) / sizeof(refused[0]));

@@ -312,6 +312,20 @@ int json_failed_msg(const struct jv_error *je, const char *where,
 
 /* The host of a run: "host", or "N hosts" for a merge (--merge), or "-"
  * when not known.  malloc'd; NULL when out of memory. */
+/* How run @doc was paced: its "pacing", or for files of older versions
+ * without it "timed" when it has start lateness figures, else "fast". */
+static const char *pacing_of(const json_t *doc)
+{
+	const char *p = jv_member_string(doc, "pacing");
+
+	if (p && (!strcmp(p, "timed") || !strcmp(p, "think")))
+		return !strcmp(p, "timed") ? "timed" : "think";
+	if (p)
+		return "fast";
+	return json_is_object(json_object_get(doc, "start_lateness_ns")) ?
+	       "timed" : "fast";
+}
+
 static char *host_of(const json_t *doc)
 {
 	const char *host = jv_member_string(doc, "host");
@@ -362,6 +376,7 @@ int compare_add(struct compare *c, const char *path, char *err, size_t errlen)
 		goto nomem;
 	compare_printable(run.test);
 	compare_printable(run.host);
+	run.pacing = pacing_of(run.doc);
 	c->runs[c->n++] = run;
 	return 0;
 
@@ -373,6 +388,24 @@ err:
 	free(run.host);
 	json_decref(run.doc);
 	return ret;
+}
+
+const char *compare_pacings(const struct compare *c, char *buf, size_t len)
+{
+	static const char *const names[] = { "fast", "timed", "think" };
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < c->n && !seen; j++)
+			seen = !strcmp(c->runs[j].pacing, names[k]);
+		if (seen && used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? ", " : "", names[k]);
+	}
+	return buf;
 }
 
 void compare_free(struct compare *c)

@@ -65,6 +65,17 @@ static void verdict(FILE *f, const struct htmlreport *r, const struct table *t,
 		if (wins[j] == top && all[j] > top_all)
 			top_all = all[j];
 	fputs("<div class=\"verdict\"><p>", f);
+	if (t->mixed_pacing) {
+		char pacings[64];
+
+		fprintf(f, "No winner: the runs were paced differently (%s), "
+			"and their times answer different questions (-s 0: the "
+			"storage's time for the I/O alone; -s F: the captured "
+			"clock; --think: the program's time). Compare runs of "
+			"one pacing.</p></div>\n", compare_pacings(c, pacings,
+							     sizeof(pacings)));
+		goto out;
+	}
 	if (!rows_all) {
 		fputs("No row has a best value: with one run, or equal values, "
 		      "there is nothing to choose.", f);

@@ -19,6 +19,7 @@ struct compare_run {
 	char *label;		/* column name: base name without .json */
 	char *test;		/* the test name in the file */
 	char *host;		/* its host, "N hosts" for a merge, or "-" */
+	const char *pacing;	/* "fast", "timed", "think" (static) */
 	json_t *doc;
 };
 
@@ -46,6 +47,9 @@ struct table {
 	struct row *rows;
 	double *vals;		/* nruns per row, as read; NAN: none */
 	size_t n, cap, nruns;
+	/* The runs were paced differently (-s 0, -s F, --think): their
+	 * times answer different questions, so no value is the best. */
+	bool mixed_pacing;
 };
 
 /* Build the rows of the runs of @c into @t (which need not be
@@ -62,8 +66,12 @@ const char *table_cell(char *buf, size_t len, double v, int prec);
 /* Set @mark[j] for each run j whose value of row @i, which is no
  * heading, is the best (values compared as printed); nothing marked in a
  * row without a direction, whose values are all equal, or that has fewer
- * than two. */
+ * than two, nor in a table of runs paced differently. */
 void table_mark_best(const struct table *t, size_t i, bool *mark);
+
+/* The pacings of @c's runs, each once, joined with ", " into @buf (@len
+ * bytes).  Returns @buf. */
+const char *compare_pacings(const struct compare *c, char *buf, size_t len);
 
 /* The name of a run stored in @path: its base name without @ext (".json",
  * ".csv"), control bytes replaced.  malloc'd; NULL when out of memory. */

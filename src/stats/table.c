@@ -328,6 +328,9 @@ int table_build(struct table *t, const struct compare *c)
 
 	memset(t, 0, sizeof(*t));
 	t->nruns = c->n ? c->n : 1;
+	for (size_t j = 1; j < c->n; j++)
+		if (strcmp(c->runs[j].pacing, c->runs[0].pacing))
+			t->mixed_pacing = true;
 
 	for (size_t j = 0; j < c->n; j++)
 		if (json_is_object(json_object_get(c->runs[j].doc,
@@ -400,7 +403,7 @@ void table_mark_best(const struct table *t, size_t i, bool *mark)
 		if (isnan(best) || (r->best == BEST_LOW ? x < best : x > best))
 			best = x;
 	}
-	if (r->best == BEST_NONE || !differ)
+	if (r->best == BEST_NONE || !differ || t->mixed_pacing)
 		return;
 	for (size_t j = 0; j < t->nruns; j++)
 		mark[j] = !isnan(v[j]) && rounded(v[j], r->prec) == best;

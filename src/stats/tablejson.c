@@ -67,9 +67,11 @@ int compare_write_json(FILE *f, const struct compare *c)
 		json_write_string(f, c->runs[j].test);
 		fputs(", \"host\": ", f);
 		json_write_string(f, c->runs[j].host);
-		fputc('}', f);
+		fprintf(f, ", \"pacing\": \"%s\"}", c->runs[j].pacing);
 	}
-	fputs("],\n  \"rows\": [", f);
+	fprintf(f, "],\n  \"mixed_pacing\": %s", t.mixed_pacing ? "true" :
+							       "false");
+	fputs(",\n  \"rows\": [", f);
 	for (size_t i = 0; i < t.n; i++) {
 		fputs(i ? ",\n    " : "\n    ", f);
 		for (size_t j = 0; j < c->n; j++)

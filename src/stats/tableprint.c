@@ -59,7 +59,16 @@ static int print(FILE *f, const struct compare *c, const struct table *t)
 		}
 	}
 	fprintf(f, "Replay runs: %zu (* marks the best value of a row, lower "
-		"or higher as its best column says)\n\n", n);
+		"or higher as its best column says)\n", n);
+	if (t->mixed_pacing) {
+		char pacings[64];
+
+		fprintf(f, "Warning: the runs were paced differently (%s): "
+			"their times answer different questions, so no value "
+			"is marked best; compare runs of one pacing\n",
+			compare_pacings(c, pacings, sizeof(pacings)));
+	}
+	fputc('\n', f);
 	for (size_t j = 0; j < n; j++)
 		cells[j] = c->runs[j].label;
 	print_line(f, lw, "", "best", w, cells, NULL, n);
@@ -69,6 +78,9 @@ static int print(FILE *f, const struct compare *c, const struct table *t)
 	for (size_t j = 0; j < n; j++)
 		cells[j] = c->runs[j].host;
 	print_line(f, lw, "Host", "", w, cells, NULL, n);
+	for (size_t j = 0; j < n; j++)
+		cells[j] = c->runs[j].pacing;
+	print_line(f, lw, "Pacing", "", w, cells, NULL, n);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct row *r = &t->rows[i];
 
