@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ioriot/json.h"
 #include "ioriot/version.h"
 #include "testutil.h"
 
@@ -116,6 +117,16 @@ static const struct {
 	{ { "--compare", NULL }, "--compare" },
 	{ { "-r", "x.replay", "--spin", "0", NULL }, "--spin" },
 	{ { "-i", "x.replay", "--spin", "500", NULL }, "--spin" },
+	{ { "-r", "x.replay", "--think", "-s", "0", NULL }, "-s above 0" },
+	{ { "-i", "x.replay", "--think", NULL }, "--think and --cpu-scale go" },
+	{ { "-r", "x.replay", "--cpu-scale", "2", NULL },
+	  "--cpu-scale needs --think" },
+	{ { "-r", "x.replay", "--think", "--cpu-scale", "0", NULL },
+	  "--cpu-scale" },
+	{ { "-r", "x.replay", "--repeat", "0", NULL }, "--repeat" },
+	{ { "-i", "x.replay", "--repeat", "2", NULL }, "--repeat and --label" },
+	{ { "-R", "x.replay", "--repeat", "2", "--csv", "a.csv", NULL },
+	  "--repeat does not go with --csv" },
 };
 
 START_TEST(test_usage_error)
@@ -604,6 +615,59 @@ START_TEST(test_init_and_replay)
 }
 END_TEST
 
+/*
+ * -R --repeat 3 --label A (as root, on a tmpfs): three runs, each
+ * initialised anew; the summary on stdout, and -S FILE.json holds the
+ * runs, each labelled, and per figure n, mean and an interval around it.
+ */
+START_TEST(test_repeat)
+{
+	char *dir = tu_scratch();
+	char *mnt = tu_join(dir, "mnt");
+	char *replay, *out, *err, *stats = tu_join(dir, "runs.json");
+	const char *args[] = { "-R", replay = NULL, "-u", "nobody", "--repeat",
+			       "3", "--label", "A", "-S", stats, NULL };
+	struct jv_error je;
+	json_t *doc, *runs, *total;
+	double mean, lo, hi;
+	int rc;
+
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=8m"), 0);
+	replay = replay_file(dir, mnt);
+	args[1] = replay;
+	rc = tu_run_args(args, &out, &err);
+	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "Repeated runs of test 't', label 'A', "
+			     "pacing fast: 3 runs\n"), "stdout: %s", out);
+	ck_assert_msg(strstr(err, "run 3 of 3"), "stderr: %s", err);
+	doc = jv_load(stats, &je);
+	ck_assert_msg(doc, "%s: %s", stats, je.msg);
+	ck_assert_str_eq(jv_member_string(doc, "format"), "ioriot-stats-runs");
+	runs = json_object_get(doc, "runs");
+	ck_assert_uint_eq(jv_count(runs), 3);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_str_eq(jv_member_string(jv_at(runs, i), "label"), "A");
+		ck_assert_str_eq(jv_member_string(jv_at(runs, i), "pacing"),
+				 "fast");
+	}
+	total = json_object_get(json_object_get(json_object_get(doc, "summary"),
+						"figures"), "total_time_ns");
+	ck_assert_int_eq(jv_number(json_object_get(total, "mean"), &mean), 0);
+	ck_assert_int_eq(jv_number(jv_at(json_object_get(total, "ci"), 0), &lo), 0);
+	ck_assert_int_eq(jv_number(jv_at(json_object_get(total, "ci"), 1), &hi), 0);
+	ck_assert_msg(lo <= mean && mean <= hi, "%g %g %g", lo, mean, hi);
+	json_decref(doc);
+	free(out);
+	free(err);
+	free(stats);
+	free(replay);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
 /* The line of @text that starts with @prefix, malloc'd; NULL if none. */
 static char *line_starting(const char *text, const char *prefix)
 {
@@ -1052,6 +1116,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_trash_and_purge);
 	tcase_add_test(tc, test_replay);
 	tcase_add_test(tc, test_init_and_replay);
+	tcase_add_test(tc, test_repeat);
 	tcase_add_test(tc, test_replay_thread_limit);
 	tcase_add_test(tc, test_replay_short);
 	suite_add_tcase(s, tc);

@@ -81,6 +81,8 @@ struct cli_opts {
 	const char *map[SANDMAP_RULES_MAX];	/* --map CAPTURED=TEST */
 	size_t nmap;
 	long copies;		/* --copies N, 0: one replay as the file is */
+	long repeat;		/* --repeat N, 0: once */
+	const char *label;	/* --label NAME, or NULL */
 	double stagger;		/* --stagger seconds between copies' starts */
 	bool no_drop_caches;	/* -D */
 	bool allow_root;	/* --allow-root */

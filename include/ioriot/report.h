@@ -16,6 +16,9 @@
 
 struct report_info {
 	const char *name;		/* test name from the replay file */
+	/* The configuration the run stands for (--label, or the sandboxes'
+	 * file systems and schedulers); NULL: none. */
+	const char *label;
 	double loadavg_max;		/* highest 1-minute load average seen */
 	const struct disk_figures *disks;	/* devices that did I/O */
 	size_t ndisks;

@@ -243,7 +243,7 @@ int cli_test_of(const struct cli_opts *o, const struct rlog_header *h,
 	return 0;
 }
 
-static int run_init(const struct cli_opts *o)
+int cli_run_init(const struct cli_opts *o)
 {
 	struct init_summary sum;
 	struct progress bar;
@@ -625,11 +625,12 @@ int cli_main(int argc, char **argv)
 	case MODE_CAPTURE:
 		return run_capture(&o);
 	case MODE_INIT:
-		return run_init(&o);
+		return cli_run_init(&o);
 	case MODE_REPLAY:
-		return cli_run_replay(&o);
+		return o.repeat ? cli_run_repeat(&o) : cli_run_replay(&o);
 	case MODE_INIT_REPLAY:
-		return run_init(&o) ? 1 : cli_run_replay(&o);
+		return o.repeat ? cli_run_repeat(&o) :
+		       cli_run_init(&o) ? 1 : cli_run_replay(&o);
 	case MODE_DROP_CACHES:
 		return cli_drop_caches(&o);
 	case MODE_PURGE:

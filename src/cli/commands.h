@@ -39,4 +39,12 @@ int cli_drop_caches(const struct cli_opts *o);
 /* -r: replay, then the statistics.  The exit status. */
 int cli_run_replay(const struct cli_opts *o);
 
+/* -i, and the init half of -R (cli.c).  0, or 1 after saying why. */
+int cli_run_init(const struct cli_opts *o);
+
+/* -r/-R with --repeat N (repeat.c): N runs of init (-r: from the second
+ * on) and replay, each in a child process, and their summary.  0, 1 after
+ * saying why, or 128+N when signal N stopped a run. */
+int cli_run_repeat(const struct cli_opts *o);
+
 #endif

@@ -18,7 +18,7 @@
 /* Long options without a short form, numbered beyond the bytes. */
 enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_START_AT, OPT_MERGE,
        OPT_MAP, OPT_COPIES, OPT_STAGGER, OPT_ONLY_SYSCALLS, OPT_ONLY_COMM,
-       OPT_ONLY_PATH, OPT_FROM, OPT_TO, OPT_THINK, OPT_CPU_SCALE };
+       OPT_ONLY_PATH, OPT_FROM, OPT_TO, OPT_THINK, OPT_CPU_SCALE, OPT_REPEAT, OPT_LABEL };
 /* The replay's rate caps. */
 enum { OPT_RATE_IOPS = 1100, OPT_RATE_MBPS };
 
@@ -61,6 +61,8 @@ static const struct option long_options[] = {
 	{ "interval", required_argument, NULL, 'N' },
 	{ "spin", required_argument, NULL, 'W' },
 	{ "think", no_argument, NULL, OPT_THINK },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "cpu-scale", required_argument, NULL, OPT_CPU_SCALE },
 	{ "rate-iops", required_argument, NULL, OPT_RATE_IOPS },
 	{ "rate-mbps", required_argument, NULL, OPT_RATE_MBPS },
@@ -160,6 +162,14 @@ void cli_usage(void)
 "                           predicts the program's on this host\n"
 "      --cpu-scale X        --think: the test host's CPU is X times as fast\n"
 "                           as the captured host's (default 1)\n"
+"      --repeat N           -r/-R: N runs, each with caches dropped and the\n"
+"                           sandboxes initialised anew (-r: from the second\n"
+"                           on); prints per figure the mean, deviation,\n"
+"                           extremes and 95% confidence interval; -S FILE.json\n"
+"                           holds every run and the summary\n"
+"      --label NAME         -r/-R: the configuration the run stands for, in\n"
+"                           the statistics and --compare (default: the\n"
+"                           sandboxes' file systems and I/O schedulers)\n"
 "      --spin US            at -s FACTOR > 0, spin the last US microseconds\n"
 "                           before each operation is due instead of sleeping\n"
 "                           (default 100); more keeps the CPUs of a busy\n"
@@ -572,6 +582,8 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 	}
 	case OPT_MERGE: err = set_mode(o, MODE_MERGE, "--merge"); break;
 	case OPT_THINK: o->think = true; break;
+	case OPT_REPEAT: err = parse_long("--repeat", optarg, 1, 1000, &o->repeat); break;
+	case OPT_LABEL: o->label = optarg; break;
 	case OPT_CPU_SCALE:
 		if (parse_double(optarg, 0.001, 1000, &o->cpu_scale))
 			return usage_error("--cpu-scale expects a factor from "
@@ -668,6 +680,16 @@ static int check_combinations(const struct cli_opts *o)
 	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
 		fprintf(stderr, "ioriot: --think and --cpu-scale go with -r or "
 			"-R\n");
+		err = -EINVAL;
+	}
+	if (!err && (o->repeat || o->label) && o->mode != MODE_REPLAY &&
+	    o->mode != MODE_INIT_REPLAY) {
+		fprintf(stderr, "ioriot: --repeat and --label go with -r or -R\n");
+		err = -EINVAL;
+	}
+	if (!err && o->repeat && (o->csv || o->graphite || o->start_at_ns)) {
+		fprintf(stderr, "ioriot: --repeat does not go with --csv, "
+			"--graphite or --start-at (one run each)\n");
 		err = -EINVAL;
 	}
 	if (!err && o->cpu_scale > 0 && !o->think) {

@@ -29,6 +29,7 @@
 #include "ioriot/timeseries.h"
 #include "commands.h"
 #include "copies.h"
+#include "label.h"
 #include "progress.h"
 
 #define START_LATE_WARN_NS 1000000LL	/* --start-at missed by 1 ms */
@@ -360,7 +361,7 @@ int cli_run_replay(const struct cli_opts *o)
 	struct replay_summary *per = NULL;	/* --copies: each copy's */
 	uint64_t *offsets = NULL;		/* and when it started */
 	struct rlog_reader *rl;
-	char err[PATHMAP_MAX + 256], **roots = NULL;
+	char err[PATHMAP_MAX + 256], **roots = NULL, *label = NULL;
 	size_t sets = 1, nhost = 0;
 	int ret = 1;
 
@@ -380,6 +381,11 @@ int cli_run_replay(const struct cli_opts *o)
 	if (!(roots = host_sandboxes(o, rlog_header(rl), &sets, &nhost)))
 		goto out;
 	ro.host_roots = roots;
+	if (!o->label && !(label = cli_default_label(roots, nhost))) {
+		log_error("out of memory");
+		goto out;
+	}
+	rc.info.label = o->label ? o->label : label;
 	ro.uid = rc.uid;
 	ro.gid = rc.gid;
 	log_info("replay: %s, test %s, as user %s (uid %u, gid %u), %s",
@@ -468,6 +474,7 @@ out:
 	free(per);
 	free(offsets);
 	sandmap_roots_free(roots, nhost);
+	free(label);
 	free(sum);
 	rlog_close(rl);
 	return ret;

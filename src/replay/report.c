@@ -16,6 +16,7 @@
 #include "ioriot/json.h"
 #include "ioriot/report.h"
 #include "ioriot/syscalls.h"
+#include "ioriot/textsafe.h"
 #include "ioriot/version.h"
 
 static const double percentiles[] = { 50, 95, 99, 99.9 };
@@ -323,12 +324,55 @@ static void pacing_text(FILE *f, const struct replay_summary *sum)
 			"between calls; %s\n", 100 * replay_gap_share(sum), note);
 }
 
+/* The replayed operations of @sum by class (sys_class_of()): each
+ * class's figures summed into @cls (CLS_COUNT entries, zeroed). */
+static void class_stats(const struct replay_summary *sum,
+			struct replay_sys_stats *cls)
+{
+	for (int s = 0; s < SYS_COUNT; s++)
+		if (sum->sys[s].ops)
+			replay_sys_stats_add(&cls[sys_class_of((enum sys_id)s)],
+					     &sum->sys[s]);
+}
+
+/* The latency table by class: the figure a comparison of storage setups
+ * looks at first (sync above all), whatever the busiest syscalls. */
+static void classes_text(FILE *f, const struct replay_summary *sum)
+{
+	struct replay_sys_stats *cls = calloc(CLS_COUNT, sizeof(*cls));
+
+	if (!cls)
+		return;
+	class_stats(sum, cls);
+	fprintf(f, "\nLatency in us by class (replay)\n%-18s %10s", "class",
+		"ops");
+	for (size_t p = 0; p < sizeof(percentiles) / sizeof(*percentiles); p++)
+		fprintf(f, " %9s", percentiles[p] == 99.9 ? "p99.9" :
+			percentiles[p] == 99 ? "p99" :
+			percentiles[p] == 95 ? "p95" : "p50");
+	fprintf(f, " %9s\n", "max");
+	for (int c = 0; c < CLS_COUNT; c++) {
+		if (!cls[c].ops)
+			continue;
+		fprintf(f, "%-18s %10llu", sys_class_name((enum sys_class)c),
+			(unsigned long long)cls[c].ops);
+		latency_cells(f, cls[c].lat, cls[c].lat_max);
+		fputc('\n', f);
+	}
+	free(cls);
+}
+
 int report_write(FILE *f, const struct report_info *info,
 		 const struct replay_summary *sum)
 {
 	double secs = (double)sum->duration_ns / 1e9;
 
 	fprintf(f, "Stats of test '%s':\n", info->name);
+	if (info->label) {
+		fputs("\tLabel: ", f);
+		text_write(f, info->label, false);
+		fputc('\n', f);
+	}
 	if (info->interrupted_by)
 		fprintf(f, "\tInterrupted: by SIG%s, before the end of the "
 			"replay file\n", sigabbrev_np(info->interrupted_by) ?
@@ -400,6 +444,7 @@ int report_write(FILE *f, const struct report_info *info,
 		latency_cells(f, st->cap_lat, st->cap_lat_max);
 		fputc('\n', f);
 	}
+	classes_text(f, sum);
 	if (info->ndisks)
 		fprintf(f, "\nBlock devices (from /proc/diskstats, as iostat -x)\n"
 			"%-16s %10s %10s %9s %9s %9s %9s %6s\n", "device", "r/s",
@@ -505,6 +550,32 @@ void report_json_utc(FILE *f, uint64_t ns)
 	fprintf(f, "\"%s\"", when);
 }
 
+/* "classes": per class of the replayed operations, "ops" and the
+ * replayed "latency_ns" percentiles (stats.md). */
+static void classes_json(FILE *f, const struct replay_summary *sum)
+{
+	struct replay_sys_stats *cls = calloc(CLS_COUNT, sizeof(*cls));
+	const char *sep = "";
+
+	if (!cls) {
+		fputs("  \"classes\": null,\n", f);
+		return;
+	}
+	class_stats(sum, cls);
+	fputs("  \"classes\": {", f);
+	for (int c = 0; c < CLS_COUNT; c++) {
+		if (!cls[c].ops)
+			continue;
+		fprintf(f, "%s\n    \"%s\": {\"ops\": %" PRIu64 ", ", sep,
+			sys_class_name((enum sys_class)c), cls[c].ops);
+		json_latency(f, "latency_ns", cls[c].lat, cls[c].lat_max);
+		fputc('}', f);
+		sep = ",";
+	}
+	fprintf(f, "%s},\n", *sep ? "\n  " : "");
+	free(cls);
+}
+
 /* "pacing", "speed", "cpu_scale", "captured_thread_time_ns",
  * "think_replayed_ns" and "prediction_note" (stats.md). */
 static void pacing_json(FILE *f, const struct replay_summary *sum)
@@ -552,6 +623,8 @@ int report_write_json(FILE *f, const struct report_info *info,
 		PRIu64, info->started_ns, info->finished_ns);
 	fprintf(f, ",\n  \"test\": ");
 	json_write_string(f, info->name);
+	fprintf(f, ",\n  \"label\": ");
+	json_string_or_null(f, info->label);
 	fprintf(f, ",\n  \"interrupted\": %s",
 		info->interrupted_by ? "true" : "false");
 	fprintf(f, ",\n  \"workers\": %" PRIu64 ",\n  \"threads_per_worker\": %"
@@ -628,7 +701,9 @@ int report_write_json(FILE *f, const struct report_info *info,
 		fprintf(f, "}}");
 		sep = ",";
 	}
-	fprintf(f, "\n  },\n  \"block_devices\": [");
+	fprintf(f, "\n  },\n");
+	classes_json(f, sum);
+	fprintf(f, "  \"block_devices\": [");
 	for (size_t i = 0; i < info->ndisks; i++) {
 		const struct disk_figures *d = &info->disks[i];
 
