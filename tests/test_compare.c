@@ -5,6 +5,7 @@
  * and position), and docs/examples/scheduler-loop.sh run on a loop device.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,77 +140,171 @@ static char *line_of(const char *text, const char *label)
 	return NULL;
 }
 
-/* Total times in ns, and the "Total time" line they give. */
-static const struct {
-	long long ns[3];
-	const char *line;
-} marks[] = {
-	{ { 2000, 1000, 3000 },
-	  "Total time (s)   lower   0.000002   0.000001*  0.000003" },
-	{ { 1000, 1000, 3000 },
-	  "Total time (s)   lower   0.000001*  0.000001*  0.000003" },
-	{ { 1000, 1000, 1000 },
-	  "Total time (s)   lower   0.000001   0.000001   0.000001" },
-	/* Compared as printed: 1.0000004 and 1.0000001 s are one value. */
-	{ { 1000000400, 1000000100, 1000000000 },
-	  "Total time (s)   lower   1.000000   1.000000   1.000000" },
-	{ { 1000000600, 1000000100, 1000000000 },
-	  "Total time (s)   lower   1.000001   1.000000*  1.000000*" },
-};
-
-START_TEST(test_marks)
+/* A file of --repeat's runs of test "t" labelled @label (given), one run
+ * per total time in @ms (milliseconds), each of @ops operations. */
+static char *write_runs(const char *dir, const char *name, const char *label,
+			const double *ms, size_t n, long ops)
 {
-	char *dir = tu_scratch(), *paths[3], *text, *line;
-	static const char *const names[] = { "a.json", "b.json", "c.json" };
+	char *text = NULL, *path;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
 
-	for (int i = 0; i < 3; i++)
-		paths[i] = write_run(dir, names[i], "t", marks[_i].ns[i]);
-	text = table_of(paths, 3);
-	line = line_of(text, "Total time");
-	ck_assert_str_eq(line, marks[_i].line);
-	free(line);
-	/* No direction: never marked. */
-	line = line_of(text, "Highest loadavg");
-	ck_assert_ptr_null(strchr(line, '*'));
-	free(line);
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "{\"format\": \"ioriot-stats-runs\", \"runs\": [");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s{\"test\": \"t\", \"label\": \"%s\", "
+			"\"label_given\": true, \"pacing\": \"fast\", "
+			"\"highest_loadavg\": 0.5, \"performed_ioops\": %ld, "
+			"\"average_ioops_per_s\": %.3f, \"time_ahead_ns\": 0, "
+			"\"total_time_ns\": %.0f, \"start_lateness_ns\": null, "
+			"\"syscalls\": {}, \"block_devices\": [], \"classes\": "
+			"{\"sync\": {\"ops\": 9, \"latency_ns\": {\"p50\": 1000, "
+			"\"p99\": %.0f}}}}", i ? ", " : "", label, ops,
+			(double)ops / (ms[i] / 1e3), ms[i] * 1e6,
+			2000 + 10 * (double)i);
+	fprintf(f, "], \"summary\": {}}\n");
+	ck_assert_int_eq(fclose(f), 0);
+	path = tu_write_str(dir, name, text);
 	free(text);
-	for (int i = 0; i < 3; i++)
-		free(paths[i]);
-	free(dir);
+	return path;
 }
-END_TEST
 
-/* --output-format json of runs paced differently: "mixed_pacing" and
- * no best run in any row. */
-START_TEST(test_json_mixed_pacing)
+/* The verdict of --compare's JSON of @paths (@n files), parsed. */
+static json_t *verdict_of(char *const *paths, size_t n)
 {
 	struct compare *c = compare_new();
-	char *paths[2] = { data("none.json"), data("idle.json") }, *json = NULL;
-	char err[512];
-	size_t len;
+	char err[512], *json = NULL;
 	struct jv_error jerr;
-	json_t *doc, *rows;
+	size_t len;
+	json_t *doc, *v;
 	FILE *f = open_memstream(&json, &len);
 
 	ck_assert(c && f);
-	for (int i = 0; i < 2; i++)
+	for (size_t i = 0; i < n; i++)
 		ck_assert_msg(compare_add(c, paths[i], err, sizeof(err)) == 0,
 			      "%s", err);
 	ck_assert_int_eq(compare_write_json(f, c), 0);
 	ck_assert_int_eq(fclose(f), 0);
 	doc = jv_parse(json, len, &jerr);
 	ck_assert_msg(doc, "%u:%u: %s", jerr.line, jerr.col, jerr.msg);
-	ck_assert(json_is_true(json_object_get(doc, "mixed_pacing")));
-	ck_assert_str_eq(jv_member_string(jv_at(json_object_get(doc, "runs"),
-						1), "pacing"), "fast");
-	rows = json_object_get(doc, "rows");
-	ck_assert_uint_gt(jv_count(rows), 5);
-	for (size_t i = 0; i < jv_count(rows); i++)
-		ck_assert_uint_eq(jv_count(json_object_get(jv_at(rows, i),
-							   "best_runs")), 0);
+	v = json_incref(json_object_get(doc, "verdict"));
+	ck_assert_ptr_nonnull(v);
 	json_decref(doc);
 	compare_free(c);
 	free(json);
+	return v;
+}
+
+/* Total times of two configurations' runs, in ms, and the verdict. */
+static const struct {
+	double a[5], b[5];
+	size_t na, nb;
+	const char *winner;	/* NULL: none */
+	const char *reason;	/* NULL: none, else a part of it */
+} verdicts[] = {
+	/* B is 20% faster, runs within 1%: B, its interval below 0. */
+	{ { 2000, 2020, 1980, 2010, 1990 }, { 1600, 1620, 1580, 1610, 1590 },
+	  5, 5, "B", NULL },
+	/* The same configuration twice (A/A): within the noise. */
+	{ { 2000, 2050, 1950, 2020, 1980 }, { 2010, 1970, 2030, 1990, 2000 },
+	  5, 5, NULL, "no significant difference" },
+	/* 22% apart, but one run of mq-deadline differs by as much as
+	 * that (the issue's example): no verdict from 3 and 2 runs. */
+	{ { 2030, 1660, 1900 }, { 1300, 1500 }, 3, 2, NULL,
+	  "no significant difference" },
+	/* One run each: the noise is unknown, however far apart. */
+	{ { 2000 }, { 1000 }, 1, 1, NULL, "noise unknown" },
+};
+
+START_TEST(test_verdict)
+{
+	char *dir = tu_scratch(), *paths[2], *text;
+	json_t *v;
+	double lo, hi, d;
+
+	paths[0] = write_runs(dir, "a.json", "A", verdicts[_i].a,
+			      verdicts[_i].na, 100);
+	paths[1] = write_runs(dir, "b.json", "B", verdicts[_i].b,
+			      verdicts[_i].nb, 100);
+	v = verdict_of(paths, 2);
+	ck_assert_str_eq(jv_member_string(v, "figure"), "total_time_ns");
+	if (verdicts[_i].winner) {
+		ck_assert_str_eq(jv_member_string(v, "winner"),
+				 verdicts[_i].winner);
+		ck_assert(json_is_null(json_object_get(v, "reason")));
+		ck_assert_int_eq(jv_number(json_object_get(v, "difference"), &d), 0);
+		ck_assert_int_eq(jv_number(jv_at(json_object_get(v, "ci"), 0),
+					   &lo), 0);
+		ck_assert_int_eq(jv_number(jv_at(json_object_get(v, "ci"), 1),
+					   &hi), 0);
+		ck_assert_msg(lo <= d && d <= hi && hi < 0, "%g [%g, %g]", d,
+			      lo, hi);
+		ck_assert(fabs(d + 0.2) < 0.01);
+	} else {
+		ck_assert(json_is_null(json_object_get(v, "winner")));
+		ck_assert_msg(strstr(jv_member_string(v, "reason"),
+				     verdicts[_i].reason), "%s",
+			      jv_member_string(v, "reason"));
+	}
+	/* The text says so in words, and marks no run. */
+	text = table_of(paths, 2);
+	ck_assert_msg(strstr(text, verdicts[_i].winner ? "Verdict: B: Total "
+			     "time (s) -20.0% against A" :
+			     verdicts[_i].reason), "%s", text);
+	free(text);
+	json_decref(v);
+	free(paths[0]);
+	free(paths[1]);
+	free(dir);
+}
+END_TEST
+
+/* Single-run files are a configuration each, unless --label named them
+ * alike; the runs of a file of repeated runs are one. */
+START_TEST(test_groups)
+{
+	char *dir = tu_scratch(), *paths[3];
+	const double a1[] = { 2000 }, a2[] = { 2010 }, b[] = { 1000, 1010 };
+	json_t *v, *runs;
+	int64_t n;
+
+	paths[0] = write_runs(dir, "a1.json", "A", a1, 1, 100);
+	paths[1] = write_runs(dir, "a2.json", "A", a2, 1, 100);
+	paths[2] = write_runs(dir, "b.json", "B", b, 2, 100);
+	v = verdict_of(paths, 3);
+	runs = json_object_get(v, "runs");
+	ck_assert_uint_eq(jv_count(runs), 2);
+	ck_assert_int_eq(jv_int(json_object_get(runs, "A"), &n), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(jv_int(json_object_get(runs, "B"), &n), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(jv_member_string(v, "winner"), "B");
+	json_decref(v);
+	/* Other operation counts: never a verdict. */
+	free(paths[1]);
+	paths[1] = write_runs(dir, "a2.json", "A", a2, 1, 99);
+	v = verdict_of(paths, 3);
+	ck_assert(json_is_null(json_object_get(v, "winner")));
+	ck_assert_ptr_nonnull(strstr(jv_member_string(v, "reason"),
+				     "different numbers of operations"));
+	json_decref(v);
+	for (int i = 0; i < 3; i++)
+		free(paths[i]);
+	free(dir);
+}
+END_TEST
+
+/* --output-format json of runs paced differently: no verdict, and the
+ * reason says why. */
+START_TEST(test_json_mixed_pacing)
+{
+	char *paths[2] = { data("none.json"), data("idle.json") };
+	json_t *v = verdict_of(paths, 2);
+
+	ck_assert(json_is_null(json_object_get(v, "winner")));
+	ck_assert_ptr_nonnull(strstr(jv_member_string(v, "reason"),
+				     "paced differently"));
+	json_decref(v);
 	free(paths[0]);
 	free(paths[1]);
 }
@@ -231,23 +326,8 @@ static const json_t *row_of(const json_t *doc,
 	return NULL;
 }
 
-/* The best_runs of @row as digits ("12" for runs 1 and 2). */
-static void best_runs(const json_t *row, char *buf, size_t size)
-{
-	const json_t *b = json_object_get(row, "best_runs");
-	size_t n = 0;
-
-	for (size_t i = 0; i < jv_count(b) && n + 1 < size; i++) {
-		int64_t v;
-
-		ck_assert_int_eq(jv_int(jv_at(b, i), &v), 0);
-		buf[n++] = (char)('0' + v);
-	}
-	buf[n] = '\0';
-}
-
-/* --output-format json: the same rows and best values as the text table
- * (every '*' of the text is one entry of a row's best_runs). */
+/* --output-format json: the runs, their configurations and the rows as
+ * read. */
 START_TEST(test_json_output)
 {
 	char *paths[4], *json = NULL, *text;
@@ -256,8 +336,8 @@ START_TEST(test_json_output)
 	struct compare *c = compare_new();
 	struct jv_error jerr;
 	json_t *doc;
-	char err[512], best[8];
-	size_t len, stars = 0, marked = 0;
+	char err[512];
+	size_t len;
 	FILE *f = open_memstream(&json, &len);
 
 	ck_assert(c && f);
@@ -274,21 +354,19 @@ START_TEST(test_json_output)
 	ck_assert_uint_eq(jv_count(json_object_get(doc, "runs")), 4);
 	ck_assert_str_eq(jv_member_string(jv_at(json_object_get(doc, "runs"),
 						1), "label"), "mq-deadline");
-	best_runs(row_of(doc, "Total time (s)"), best, sizeof(best));
-	ck_assert_str_eq(best, "12");
-	best_runs(row_of(doc, "Performed ioops"), best, sizeof(best));
-	ck_assert_str_eq(best, "");
+	ck_assert_int_eq(json_integer_value(json_object_get(doc,
+							    "format_version")), 2);
+	ck_assert_str_eq(jv_member_string(row_of(doc, "Total time (s)"),
+					  "best"), "lower");
+	ck_assert_ptr_null(json_object_get(row_of(doc, "Total time (s)"),
+					   "best_runs"));
 	ck_assert_str_eq(jv_member_string(jv_at(json_object_get(doc, "runs"),
 						2), "pacing"), "timed");
-	ck_assert(json_is_false(json_object_get(doc, "mixed_pacing")));
+	ck_assert_str_eq(jv_member_string(jv_at(json_object_get(doc, "runs"),
+						2), "configuration"), "kyber");
+	ck_assert_uint_eq(jv_count(json_object_get(doc, "configurations")), 4);
 	text = table_of(paths, 4);
-	for (const char *p = text; (p = strchr(p, '*')); p++)
-		stars++;
-	stars--;	/* the legend's "* marks" */
-	for (size_t i = 0; i < jv_count(json_object_get(doc, "rows")); i++)
-		marked += jv_count(json_object_get(jv_at(json_object_get(doc,
-						   "rows"), i), "best_runs"));
-	ck_assert_uint_eq(marked, stars);
+	ck_assert_ptr_null(strchr(text, '*'));
 	json_decref(doc);
 	compare_free(c);
 	free(text);
@@ -311,12 +389,12 @@ START_TEST(test_labels)
 	paths[3] = write_run(dir, "tab\there.json", "fourth\\tname", 4);
 	text = table_of(paths, 4);
 	line = line_of(text, " ");
-	ck_assert_str_eq(line, "                 best      run.v2      noext      "
-			 ".json      tab?here");
+	ck_assert_str_eq(line, "                 better    run.v2     noext     "
+			 ".json     tab?here");
 	free(line);
 	line = line_of(text, "Test");
-	ck_assert_str_eq(line, "Test                        first     second      "
-			 "third   fourth?name");
+	ck_assert_str_eq(line, "Test                        first    second     "
+			 "third  fourth?name");
 	free(line);
 	free(text);
 	for (int i = 0; i < 4; i++)
@@ -337,10 +415,10 @@ START_TEST(test_label_controls)
 	paths[1] = write_run(dir, "c1\x9b.json", "ok", 2);
 	text = table_of(paths, 2);
 	line = line_of(text, " ");
-	ck_assert_str_eq(line, "                 best      csi??2J        c1?");
+	ck_assert_str_eq(line, "                 better    csi??2J       c1?");
 	free(line);
 	line = line_of(text, "Test");
-	ck_assert_str_eq(line, "Test                     rlo???exe         ok");
+	ck_assert_str_eq(line, "Test                     rlo???exe        ok");
 	free(line);
 	free(text);
 	for (int i = 0; i < 2; i++)
@@ -349,7 +427,8 @@ START_TEST(test_label_controls)
 }
 END_TEST
 
-/* Nine runs, the fastest last: every column, one mark. */
+/* Nine runs, the fastest last: every column, no mark (one run each: the
+ * noise is unknown). */
 START_TEST(test_many_runs)
 {
 	char *dir = tu_scratch(), *paths[9], name[16], *text, *line, *out, *err;
@@ -360,13 +439,15 @@ START_TEST(test_many_runs)
 	}
 	text = table_of(paths, 9);
 	line = line_of(text, " ");
-	ck_assert_str_eq(line, "                 best        run1       run2"
-			 "       run3       run4       run5       run6"
-			 "       run7       run8       run9");
+	ck_assert_str_eq(line, "                 better      run1      run2"
+			 "      run3      run4      run5      run6"
+			 "      run7      run8      run9");
 	free(line);
-	line = line_of(text, "Total time");
-	ck_assert_ptr_nonnull(strstr(line, "8.992000*"));
-	ck_assert_ptr_eq(strchr(line, '*'), strrchr(line, '*'));
+	line = line_of(text, "Total time (s)   lower");
+	ck_assert_ptr_nonnull(strstr(line, "8.992000"));
+	ck_assert_ptr_null(strchr(line, '*'));
+	ck_assert_ptr_nonnull(strstr(text, "No verdict: 1 run of a "
+				     "configuration: noise unknown.\n"));
 	free(line);
 	ck_assert_int_eq(run_compare(paths, 9, &out, &err), 0);
 	ck_assert_str_eq(out, text);
@@ -554,15 +635,16 @@ START_TEST(test_cli)
 	argv[3] = file;
 	argv[4] = NULL;
 	ck_assert_int_eq(tu_run(argv, &out, &err), 0);
-	ck_assert_msg(!strncmp(out, "Replay runs: 1 ", 15), "%s", out);
+	ck_assert_msg(!strncmp(out, "Configurations: 1 ", 18) &&
+		      strstr(out, "\nReplay runs: 1, "), "%s", out);
 	free(out);
 	free(err);
 
 	argv[1] = "--help";
 	argv[2] = NULL;
 	ck_assert_int_eq(tu_run(argv, &out, &err), 0);
-	ck_assert_msg(strstr(out, "--compare FILE...") && strstr(out, "lowest") &&
-		      strstr(out, "highest"), "%s", out);
+	ck_assert_msg(strstr(out, "--compare FILE...") &&
+		      strstr(out, "Welch's t-test"), "%s", out);
 	free(out);
 	free(err);
 	free(file);
@@ -712,7 +794,7 @@ START_TEST(test_scheduler_loop)
 		      "scheduler %s after the loop", after);
 	/* The table has a column per scheduler, in the order they ran. */
 	char *header = line_of(log, "      "), *word, *save;
-	ck_assert_str_eq(strtok_r(header, " ", &save), "best");
+	ck_assert_str_eq(strtok_r(header, " ", &save), "better");
 	for (int i = 0; i < 4; i++) {
 		word = strtok_r(NULL, " ", &save);
 		ck_assert_msg(word && !strcmp(word, schedulers[i]),
@@ -779,7 +861,9 @@ Suite *compare_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_loop_test(tc, test_golden, 0,
 			    sizeof(golden) / sizeof(golden[0]));
-	tcase_add_loop_test(tc, test_marks, 0, sizeof(marks) / sizeof(marks[0]));
+	tcase_add_loop_test(tc, test_verdict, 0,
+			    sizeof(verdicts) / sizeof(verdicts[0]));
+	tcase_add_test(tc, test_groups);
 	tcase_add_test(tc, test_labels);
 	tcase_add_test(tc, test_label_controls);
 	tcase_add_test(tc, test_json_output);

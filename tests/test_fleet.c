@@ -625,11 +625,11 @@ START_TEST(test_merge_rate)
 	ck_assert_int_eq(tu_run_args(cmp, &out, &err), 0);
 	ck_assert_msg(strstr(out, "\nRate caps per process ") &&
 		      strstr(out, "\nops/s, reads                       "
-			     "700.00          -\n") &&
+			     "700.00         -\n") &&
 		      strstr(out, "\nreads throttled                         "
-			     "9          -\n") &&
+			     "9         -\n") &&
 		      strstr(out, "\nread delay (s)                   "
-			     "0.000001          -\n") &&
+			     "0.000001         -\n") &&
 		      !strstr(out, "MB/s, reads"), "%s", out);
 	free(out);
 	free(err);

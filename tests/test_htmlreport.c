@@ -113,8 +113,8 @@ static size_t check_charts(const char *html)
 static const char *const present[] = {
 	"<meta name=\"viewport\"", "default-src 'none'", "@media print",
 	"@media (max-width:600px)", "</html>\n",
-	/* A run at -s 0 and one at -s 1: no winner, no marks. */
-	"No winner: the runs were paced differently (fast, timed)",
+	/* A run at -s 0 and one at -s 1: no verdict, no marks. */
+	"No verdict: the runs were paced differently",
 	"<td>Total time (s)</td><td>lower</td><td>0.137450</td>"
 	"<td>3.019168</td>",
 	"<td>Time ahead (s)</td><td>higher</td><td>0.000000</td>"

@@ -10,11 +10,15 @@
  * they lacked (only rows where a run has a value other than 0; "-" for a
  * file without them), and per block device %util, await and MB/s.
  *
- * A row with a direction marks its best value with '*': lower is best for
- * times, latencies, lateness, differing results and await, higher for
- * ioops/s, time ahead and MB/s.  Performed ioops, loadavg and %util have no best.  Values are
- * compared as printed; a row whose values are all equal, or that has fewer
- * than two, marks nothing.
+ * A file of --repeat's runs (ioriot-stats-runs) gives a column per run.
+ * Runs are grouped into configurations: those of one --label, else those
+ * of one file.  Above the table, the verdict (src/stats/verdict.c): per
+ * whole-run figure each configuration's mean and 95% interval, and a
+ * winner only where Welch's t-test separates it from every other
+ * configuration; none when a configuration has one run (noise unknown),
+ * the runs were paced differently, or performed different numbers of
+ * operations.  A row's "better" column says in which direction a value is
+ * better; no single run is marked best.
  */
 #ifndef IORIOT_COMPARE_H
 #define IORIOT_COMPARE_H

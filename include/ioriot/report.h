@@ -19,6 +19,7 @@ struct report_info {
 	/* The configuration the run stands for (--label, or the sandboxes'
 	 * file systems and schedulers); NULL: none. */
 	const char *label;
+	bool label_given;		/* --label, not the default */
 	double loadavg_max;		/* highest 1-minute load average seen */
 	const struct disk_figures *disks;	/* devices that did I/O */
 	size_t ndisks;

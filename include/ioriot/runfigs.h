@@ -12,6 +12,11 @@
 
 #include "ioriot/json.h"
 
+/* The "format" of a statistics file of --repeat's runs: {"runs": [...],
+ * "summary": {...}} (docs/stats.md). */
+#define STATS_RUNS_FORMAT "ioriot-stats-runs"
+#define STATS_RUNS_FORMAT_VERSION 1
+
 #define RUNFIG_KEY_MAX 64
 #define RUNFIGS_MAX 64
 

@@ -26,9 +26,6 @@
 #include "ioriot/textsafe.h"
 #include "commands.h"
 
-#define REPEAT_FORMAT "ioriot-stats-runs"
-#define REPEAT_FORMAT_VERSION 1
-
 /* The runs of one --repeat, as they end. */
 struct repeat {
 	char dir[64];			/* private: each run's statistics */
@@ -231,8 +228,8 @@ static int write_stats(const struct cli_opts *o, const struct repeat *rp,
 	for (size_t i = 0; i < rp->n; i++)
 		if (json_array_append(runs, rp->docs[i]))
 			goto nomem;
-	doc = json_pack("{s:s, s:i, s:o, s:o}", "format", REPEAT_FORMAT,
-			"format_version", REPEAT_FORMAT_VERSION, "runs", runs,
+	doc = json_pack("{s:s, s:i, s:o, s:o}", "format", STATS_RUNS_FORMAT,
+			"format_version", STATS_RUNS_FORMAT_VERSION, "runs", runs,
 			"summary", summary);
 	runs = summary = NULL;
 	if (!doc)

@@ -386,6 +386,7 @@ int cli_run_replay(const struct cli_opts *o)
 		goto out;
 	}
 	rc.info.label = o->label ? o->label : label;
+	rc.info.label_given = o->label != NULL;
 	ro.uid = rc.uid;
 	ro.gid = rc.gid;
 	log_info("replay: %s, test %s, as user %s (uid %u, gid %u), %s",

@@ -625,6 +625,8 @@ int report_write_json(FILE *f, const struct report_info *info,
 	json_write_string(f, info->name);
 	fprintf(f, ",\n  \"label\": ");
 	json_string_or_null(f, info->label);
+	fprintf(f, ",\n  \"label_given\": %s", info->label_given ? "true" :
+							      "false");
 	fprintf(f, ",\n  \"interrupted\": %s",
 		info->interrupted_by ? "true" : "false");
 	fprintf(f, ",\n  \"workers\": %" PRIu64 ",\n  \"threads_per_worker\": %"

@@ -8,8 +8,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
+#include "ioriot/runfigs.h"
 #include "ioriot/textsafe.h"
 #include "stats.h"
 
@@ -310,8 +312,6 @@ int json_failed_msg(const struct jv_error *je, const char *where,
 	return je->code;
 }
 
-/* The host of a run: "host", or "N hosts" for a merge (--merge), or "-"
- * when not known.  malloc'd; NULL when out of memory. */
 /* How run @doc was paced: its "pacing", or for files of older versions
  * without it "timed" when it has start lateness figures, else "fast". */
 static const char *pacing_of(const json_t *doc)
@@ -326,6 +326,8 @@ static const char *pacing_of(const json_t *doc)
 	       "timed" : "fast";
 }
 
+/* The host of a run: "host", or "N hosts" for a merge (--merge), or "-"
+ * when not known.  malloc'd; NULL when out of memory. */
 static char *host_of(const json_t *doc)
 {
 	const char *host = jv_member_string(doc, "host");
@@ -346,66 +348,128 @@ struct compare *compare_new(void)
 	return calloc(1, sizeof(struct compare));
 }
 
-int compare_add(struct compare *c, const char *path, char *err, size_t errlen)
+/* Room for one more run in @c.  0 or -ENOMEM. */
+static int grow(struct compare *c)
 {
-	struct checker ck = { .path = path, .err = err, .errlen = errlen };
-	struct compare_run run = { 0 };
-	struct jv_error je;
-	int ret;
+	struct compare_run *nr;
+	size_t cap;
 
-	run.doc = jv_load(path, &je);
-	if (!run.doc)
-		return json_failed_msg(&je, path, err, errlen);
-	ret = check_run(&ck, run.doc);
-	if (ret)
-		goto err;
-	ret = -ENOMEM;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-		struct compare_run *nr = realloc(c->runs, cap * sizeof(*nr));
+	if (c->n < c->cap)
+		return 0;
+	cap = c->cap ? c->cap * 2 : 8;
+	nr = realloc(c->runs, cap * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	c->runs = nr;
+	c->cap = cap;
+	return 0;
+}
 
-		if (!nr)
-			goto nomem;
-		c->runs = nr;
-		c->cap = cap;
+/* The group of a run labelled @name: found, or a new one.  Its index, or
+ * -1 when out of memory. */
+static ssize_t group_of(struct compare *c, const char *name)
+{
+	struct compare_group *ng;
+
+	for (size_t g = 0; g < c->ngroups; g++)
+		if (!strcmp(c->groups[g].name, name))
+			return (ssize_t)g;
+	ng = realloc(c->groups, (c->ngroups + 1) * sizeof(*ng));
+	if (!ng)
+		return -1;
+	c->groups = ng;
+	if (!(ng[c->ngroups].name = strdup(name)))
+		return -1;
+	compare_printable(ng[c->ngroups].name);
+	ng[c->ngroups].n = 0;
+	return (ssize_t)c->ngroups++;
+}
+
+/*
+ * Add run @doc (checked; a reference taken) of file @path as a column:
+ * named after the file, with "#K" for run K of a file of repeated runs
+ * (@k > 0); in the group of its label when --label gave one, else of the
+ * file's name.  0 or -ENOMEM.
+ */
+static int add_run(struct compare *c, const char *path, json_t *doc,
+		   size_t k)
+{
+	struct compare_run run = { .doc = doc };
+	const char *label = jv_member_string(doc, "label");
+	char *base = compare_label(path, ".json");
+	ssize_t g;
+
+	if (!base || grow(c))
+		goto nomem;
+	if (k) {
+		if (asprintf(&run.label, "%s#%zu", base, k) < 0)
+			run.label = NULL;
+	} else {
+		run.label = strdup(base);
 	}
-	run.label = compare_label(path, ".json");
-	run.test = strdup(jv_member_string(run.doc, "test"));
-	run.host = host_of(run.doc);
-	if (!run.label || !run.test || !run.host)
+	run.test = strdup(jv_member_string(doc, "test"));
+	run.host = host_of(doc);
+	g = group_of(c, label && json_is_true(json_object_get(doc,
+			    "label_given")) ? label : base);
+	if (!run.label || !run.test || !run.host || g < 0)
 		goto nomem;
 	compare_printable(run.test);
 	compare_printable(run.host);
-	run.pacing = pacing_of(run.doc);
+	run.pacing = pacing_of(doc);
+	run.group = (size_t)g;
+	c->groups[g].n++;
+	json_incref(doc);
 	c->runs[c->n++] = run;
+	free(base);
 	return 0;
-
 nomem:
-	snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
-err:
+	free(base);
 	free(run.label);
 	free(run.test);
 	free(run.host);
-	json_decref(run.doc);
-	return ret;
+	return -ENOMEM;
 }
 
-const char *compare_pacings(const struct compare *c, char *buf, size_t len)
+int compare_add(struct compare *c, const char *path, char *err, size_t errlen)
 {
-	static const char *const names[] = { "fast", "timed", "think" };
-	size_t used = 0;
+	struct checker ck = { .path = path, .err = err, .errlen = errlen };
+	const char *format;
+	const json_t *runs;
+	struct jv_error je;
+	json_t *doc;
+	int ret = 0;
 
-	buf[0] = '\0';
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-		bool seen = false;
-
-		for (size_t j = 0; j < c->n && !seen; j++)
-			seen = !strcmp(c->runs[j].pacing, names[k]);
-		if (seen && used < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 used ? ", " : "", names[k]);
+	doc = jv_load(path, &je);
+	if (!doc)
+		return json_failed_msg(&je, path, err, errlen);
+	format = jv_member_string(doc, "format");
+	if (!format || strcmp(format, STATS_RUNS_FORMAT)) {
+		ret = check_run(&ck, doc);
+		if (!ret)
+			ret = add_run(c, path, doc, 0);
+		goto out;
 	}
-	return buf;
+	runs = json_object_get(doc, "runs");
+	if (!json_is_array(runs) || !jv_count(runs)) {
+		snprintf(err, errlen, "%s: /runs: want a non-empty array", path);
+		ret = -EINVAL;
+		goto out;
+	}
+	for (size_t k = 0; !ret && k < jv_count(runs); k++) {
+		char where[PATH_MAX + 32];
+
+		/* Its messages name the run: "FILE: /runs/K: /member". */
+		snprintf(where, sizeof(where), "%s: /runs/%zu", path, k);
+		ck.path = where;
+		ret = check_run(&ck, jv_at(runs, k));
+		if (!ret)
+			ret = add_run(c, path, jv_at(runs, k), k + 1);
+	}
+out:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+	json_decref(doc);
+	return ret;
 }
 
 void compare_free(struct compare *c)
@@ -418,6 +482,9 @@ void compare_free(struct compare *c)
 		free(c->runs[i].host);
 		json_decref(c->runs[i].doc);
 	}
+	for (size_t g = 0; g < c->ngroups; g++)
+		free(c->groups[g].name);
+	free(c->groups);
 	free(c->runs);
 	free(c);
 }

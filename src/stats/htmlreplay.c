@@ -1,14 +1,16 @@
 /*
- * htmlreplay: the replay sections of the HTML report: which run has the
- * most best values, and the comparison table of --compare with each row's
- * best value marked (the same rows and rule, table.c); between them the
- * time series of all runs (htmlseries.c) and the captured latencies beside
- * the replayed ones (htmllatency.c).
+ * htmlreplay: the replay sections of the HTML report: the verdict between
+ * the configurations (verdict.c: means with their intervals, a winner only
+ * beyond the noise), and the comparison table of --compare (table.c);
+ * between them the time series of all runs (htmlseries.c) and the
+ * captured latencies beside the replayed ones (htmllatency.c).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "html.h"
+#include "verdict.h"
 
 const char *html_column_colour(const struct htmlreport *r, size_t j)
 {
@@ -19,91 +21,76 @@ const char *html_column_colour(const struct htmlreport *r, size_t j)
 	return html_colour(i);
 }
 
-/* Best values per run (@n runs) of rows [@from, @to) of @marks into
- * @wins; the number of those rows where runs differ. */
-static size_t count_wins(const bool *marks, size_t n, size_t from, size_t to,
-			 size_t *wins)
+/* The verdict's headline in words: the winner of total time and by how
+ * much, or why there is none. */
+static void verdict_words(FILE *f, const struct compare *c,
+			  const struct verdict *v)
 {
-	size_t rows = 0;
+	const struct verdict_row *r = v->nrows ? &v->rows[0] : NULL;
 
-	for (size_t j = 0; j < n; j++)
-		wins[j] = 0;
-	for (size_t i = from; i < to; i++) {
-		bool any = false;
-
-		for (size_t j = 0; j < n; j++) {
-			wins[j] += marks[i * n + j];
-			any |= marks[i * n + j];
-		}
-		rows += any;
+	if (v->why_none) {
+		fputs("No verdict: ", f);
+		html_text(f, v->why_none);
+		fputs(".", f);
+		return;
 	}
-	return rows;
+	if (!r || r->winner < 0) {
+		fputs("No significant difference in total time at 95%: the "
+		      "configurations differ less than their runs do.", f);
+		return;
+	}
+	fputs("<b>", f);
+	html_text(f, c->groups[r->winner].name);
+	fputs("</b> is faster: its total time is the lowest, and Welch's "
+	      "t-test tells it from every other configuration at 95%.", f);
 }
 
-/*
- * The runs with the most best values among the rows of the whole runs
- * (@t's first @whole rows: total time, ioops/s, time ahead, lateness),
- * which say how each run went as a whole; all rows break a tie.  Then,
- * for each run, its best values over every row.
- */
-static void verdict(FILE *f, const struct htmlreport *r, const struct table *t,
-		    const bool *marks, size_t whole)
+/* The verdict: the headline, then per figure each configuration's mean
+ * with its 95% interval and the figure's winner, if any. */
+static void verdict_section(FILE *f, const struct htmlreport *r,
+			    const struct verdict *v)
 {
 	const struct compare *c = r->cmp;
-	size_t *wins = calloc(c->n, sizeof(*wins));
-	size_t *all = calloc(c->n, sizeof(*all));
-	size_t rows, top = 0, top_all = 0, rows_all;
+	char cell[96];
 
-	if (!wins || !all)
-		goto out;
-	rows = count_wins(marks, c->n, 0, whole, wins);
-	rows_all = count_wins(marks, c->n, 0, t->n, all);
-	for (size_t j = 0; j < c->n; j++)
-		if (wins[j] > top)
-			top = wins[j];
-	for (size_t j = 0; j < c->n; j++)
-		if (wins[j] == top && all[j] > top_all)
-			top_all = all[j];
 	fputs("<div class=\"verdict\"><p>", f);
-	if (t->mixed_pacing) {
-		char pacings[64];
+	verdict_words(f, c, v);
+	fputs("</p></div>\n<div class=\"table-wrap\"><table class=\"compare\">"
+	      "\n<thead><tr><th>figure</th>", f);
+	for (size_t g = 0; g < v->ngroups; g++) {
+		fputs("<th>", f);
+		html_text(f, c->groups[g].name);
+		fprintf(f, " (%zu run%s)</th>", v->runs[g],
+			v->runs[g] == 1 ? "" : "s");
+	}
+	fputs("<th>best (95%)</th></tr></thead>\n<tbody>\n", f);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct verdict_row *row = &v->rows[i];
 
-		fprintf(f, "No winner: the runs were paced differently (%s), "
-			"and their times answer different questions (-s 0: the "
-			"storage's time for the I/O alone; -s F: the captured "
-			"clock; --think: the program's time). Compare runs of "
-			"one pacing.</p></div>\n", compare_pacings(c, pacings,
-							     sizeof(pacings)));
-		goto out;
-	}
-	if (!rows_all) {
-		fputs("No row has a best value: with one run, or equal values, "
-		      "there is nothing to choose.", f);
-	} else {
-		for (size_t j = 0, k = 0; j < c->n; j++) {
-			if (wins[j] != top || all[j] != top_all)
-				continue;
-			fputs(k++ ? " and <b>" : "<b>", f);
-			html_text(f, c->runs[j].label);
-			fputs("</b>", f);
+		fputs("<tr><td>", f);
+		html_text(f, row->fig.label);
+		fputs("</td>", f);
+		for (size_t g = 0; g < v->ngroups; g++) {
+			const struct sample *s = &row->s[g];
+			double k = row->fig.scale;
+
+			snprintf(cell, sizeof(cell), !s->n ? "-" :
+				 isnan(s->sd) ? "%.6g" : "%.6g ± %.3g",
+				 s->mean * k, (s->ci_hi - s->ci_lo) / 2 * k);
+			fprintf(f, "<td%s>", (ssize_t)g == row->winner ?
+				" class=\"best\"" : "");
+			html_text(f, cell);
+			fputs("</td>", f);
 		}
-		fprintf(f, " won: the best value in %zu of the %zu rows of the "
-			"whole runs where they differ (below)%s.", top, rows,
-			rows ? "" : "; the rows of every syscall decide");
+		fputs("<td>", f);
+		if (row->winner >= 0)
+			html_text(f, c->groups[row->winner].name);
+		else
+			fputs(v->why_none ? "-" : "no significant difference",
+			      f);
+		fputs("</td></tr>\n", f);
 	}
-	fputs("</p><p class=\"note\">", f);
-	for (size_t j = 0; j < c->n; j++) {
-		fputs(j ? "; " : "Best values per run in all the rows: ", f);
-		html_text(f, c->runs[j].label);
-		fprintf(f, " %zu", all[j]);
-	}
-	fprintf(f, " (of %zu rows where runs differ). Lower is best for "
-		"times, latencies, lateness, differing results and await; "
-		"higher for ioops/s, time ahead and MB/s.</p></div>\n",
-		rows_all);
-out:
-	free(wins);
-	free(all);
+	fputs("</tbody></table></div>\n", f);
 }
 
 static void table_head(FILE *f, const struct htmlreport *r)
@@ -111,7 +98,7 @@ static void table_head(FILE *f, const struct htmlreport *r)
 	const struct compare *c = r->cmp;
 
 	fputs("<div class=\"table-wrap\"><table class=\"compare\">\n<thead>"
-	      "<tr><th>figure</th><th>best</th>", f);
+	      "<tr><th>figure</th><th>better</th>", f);
 	for (size_t j = 0; j < c->n; j++) {
 		fprintf(f, "<th><i style=\"color:%s\">■</i> ",
 			html_column_colour(r, j));
@@ -127,9 +114,9 @@ static void table_head(FILE *f, const struct htmlreport *r)
 	fputs("</tr></thead>\n<tbody>\n", f);
 }
 
-/* Rows @from to @to (exclusive) of @t, their best values marked. */
+/* Rows @from to @to (exclusive) of @t. */
 static void table_rows(FILE *f, const struct compare *c, const struct table *t,
-		       const bool *marks, size_t from, size_t to)
+		       size_t from, size_t to)
 {
 	char buf[48];
 
@@ -146,81 +133,45 @@ static void table_rows(FILE *f, const struct compare *c, const struct table *t,
 		fputs("<tr><td>", f);
 		html_text(f, row->label);
 		fprintf(f, "</td><td>%s</td>", table_best_names[row->best]);
-		for (size_t j = 0; j < c->n; j++) {
-			bool best = marks[i * c->n + j];
-
-			fprintf(f, "<td%s>%s%s</td>", best ? " class=\"best\"" : "",
-				table_cell(buf, sizeof(buf),
-					   t->vals[i * t->nruns + j], row->prec),
-				best ? " ★" : "");
-		}
+		for (size_t j = 0; j < c->n; j++)
+			fprintf(f, "<td>%s</td>", table_cell(buf, sizeof(buf),
+				t->vals[i * t->nruns + j], row->prec));
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
 }
 
-/* The comparison's rows and their marks, built once for the page. */
-struct marked {
-	struct table t;
-	bool *marks;		/* t.n rows of a flag per run */
-};
-
-static int marked_build(struct marked *m, const struct compare *c)
-{
-	int ret = table_build(&m->t, c);
-
-	m->marks = NULL;
-	if (!ret && m->t.n) {
-		m->marks = calloc(m->t.n * c->n, sizeof(*m->marks));
-		if (!m->marks)
-			ret = -ENOMEM;
-	}
-	for (size_t i = 0; !ret && i < m->t.n; i++)
-		if (m->t.rows[i].prec != HEADING)
-			table_mark_best(&m->t, i, &m->marks[i * c->n]);
-	return ret;
-}
-
-/* The verdict and the rows of the whole runs (those before the first
- * heading): why the winner won. */
-static void headline(FILE *f, const struct htmlreport *r,
-		     const struct marked *m)
-{
-	size_t end = 0;
-
-	while (end < m->t.n && m->t.rows[end].prec != HEADING)
-		end++;
-	verdict(f, r, &m->t, m->marks, end);
-	table_head(f, r);
-	table_rows(f, r->cmp, &m->t, m->marks, 0, end);
-}
-
 static void full_table(FILE *f, const struct htmlreport *r,
-		       const struct marked *m)
+		       const struct table *t)
 {
-	fputs("<h3>Side by side: every row of ioriot --compare (★ marks the "
-	      "best value of a row)</h3>\n", f);
+	fputs("<h3>Side by side: every row of ioriot --compare, each run as "
+	      "it ran</h3>\n", f);
 	table_head(f, r);
-	table_rows(f, r->cmp, &m->t, m->marks, 0, m->t.n);
+	table_rows(f, r->cmp, t, 0, t->n);
 }
 
 int html_replay_sections(FILE *f, const struct htmlreport *r)
 {
-	struct marked m = { .marks = NULL };
-	int ret = r->cmp->n ? marked_build(&m, r->cmp) : 0;
+	struct verdict v = { 0 };
+	struct table t = { 0 };
+	int ret = 0;
 
+	if (r->cmp->n) {
+		ret = verdict_build(&v, r->cmp);
+		if (!ret)
+			ret = table_build(&t, r->cmp);
+	}
 	fputs("<section id=\"replay\">\n<h2>Replay runs</h2>\n", f);
 	if (!ret && r->cmp->n)
-		headline(f, r, &m);
+		verdict_section(f, r, &v);
 	if (!ret)
 		ret = html_overlaid(f, r);
 	if (!ret && r->cmp->n)
 		ret = html_latencies(f, r);
 	if (!ret && r->cmp->n)
-		full_table(f, r, &m);
+		full_table(f, r, &t);
 	fputs("</section>\n", f);
-	free(m.marks);
-	if (r->cmp->n)
-		table_free(&m.t);
+	table_free(&t);
+	verdict_free(&v);
 	return ret;
 }

@@ -20,19 +20,34 @@ struct compare_run {
 	char *test;		/* the test name in the file */
 	char *host;		/* its host, "N hosts" for a merge, or "-" */
 	const char *pacing;	/* "fast", "timed", "think" (static) */
+	size_t group;		/* its configuration in compare.groups */
 	json_t *doc;
+};
+
+/* The runs of one configuration: those of one --label, else of one file
+ * (a file of --repeat's runs, or a single run). */
+struct compare_group {
+	char *name;		/* the label, or the file's base name */
+	size_t n;		/* its runs */
 };
 
 struct compare {
 	struct compare_run *runs;
 	size_t n, cap;
+	struct compare_group *groups;	/* in the order first seen */
+	size_t ngroups;
 };
+
 
 /* Which value of a row is best. */
 enum best { BEST_NONE, BEST_LOW, BEST_HIGH };
 
 /* "", "lower", "higher" */
 extern const char *const table_best_names[];
+
+/* The format_version of --compare's JSON: 2 has the configurations and
+ * the verdict, and no best runs per row. */
+#define COMPARE_JSON_VERSION 2
 
 #define HEADING (-1)		/* a row's prec: a section heading */
 
@@ -47,9 +62,6 @@ struct table {
 	struct row *rows;
 	double *vals;		/* nruns per row, as read; NAN: none */
 	size_t n, cap, nruns;
-	/* The runs were paced differently (-s 0, -s F, --think): their
-	 * times answer different questions, so no value is the best. */
-	bool mixed_pacing;
 };
 
 /* Build the rows of the runs of @c into @t (which need not be
@@ -62,16 +74,6 @@ void table_free(struct table *t);
 /* The cell of @v with @prec decimals in @buf (@len bytes): "-" for none
  * (NAN).  Returns the text. */
 const char *table_cell(char *buf, size_t len, double v, int prec);
-
-/* Set @mark[j] for each run j whose value of row @i, which is no
- * heading, is the best (values compared as printed); nothing marked in a
- * row without a direction, whose values are all equal, or that has fewer
- * than two, nor in a table of runs paced differently. */
-void table_mark_best(const struct table *t, size_t i, bool *mark);
-
-/* The pacings of @c's runs, each once, joined with ", " into @buf (@len
- * bytes).  Returns @buf. */
-const char *compare_pacings(const struct compare *c, char *buf, size_t len);
 
 /* The name of a run stored in @path: its base name without @ext (".json",
  * ".csv"), control bytes replaced.  malloc'd; NULL when out of memory. */

@@ -1,7 +1,8 @@
 /*
  * table: the rows of the side-by-side comparison (compare.h), with a raw
- * value per run, and the best values of each row.  compare_write()
- * prints them as text (tableprint.c), the HTML report as a table.
+ * value per run and the direction in which a value is better.
+ * compare_write() prints them as text (tableprint.c), the HTML report as
+ * a table; which configuration is better the verdict says (verdict.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -328,9 +329,6 @@ int table_build(struct table *t, const struct compare *c)
 
 	memset(t, 0, sizeof(*t));
 	t->nruns = c->n ? c->n : 1;
-	for (size_t j = 1; j < c->n; j++)
-		if (strcmp(c->runs[j].pacing, c->runs[0].pacing))
-			t->mixed_pacing = true;
 
 	for (size_t j = 0; j < c->n; j++)
 		if (json_is_object(json_object_get(c->runs[j].doc,
@@ -382,31 +380,6 @@ const char *table_cell(char *buf, size_t len, double v, int prec)
 	r = rounded(v, prec) / decimals[prec];
 	snprintf(buf, len, fabs(r) < 1e15 ? "%.*f" : "%.*e", prec, r);
 	return buf;
-}
-
-void table_mark_best(const struct table *t, size_t i, bool *mark)
-{
-	const struct row *r = &t->rows[i];
-	const double *v = &t->vals[i * t->nruns];
-	double best = NAN, first = NAN;
-	bool differ = false;
-
-	for (size_t j = 0; j < t->nruns; j++) {
-		double x = rounded(v[j], r->prec);
-
-		mark[j] = false;
-		if (isnan(x))
-			continue;
-		if (isnan(first))
-			first = x;
-		differ |= x != first;
-		if (isnan(best) || (r->best == BEST_LOW ? x < best : x > best))
-			best = x;
-	}
-	if (r->best == BEST_NONE || !differ || t->mixed_pacing)
-		return;
-	for (size_t j = 0; j < t->nruns; j++)
-		mark[j] = !isnan(v[j]) && rounded(v[j], r->prec) == best;
 }
 
 void table_free(struct table *t)

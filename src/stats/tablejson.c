@@ -1,8 +1,8 @@
 /*
  * tablejson: compare_write_json() (compare.h), the comparison as one JSON
- * object for scripts: the runs, then every row with its values as read
- * (null where a run has none) and the runs holding its best value, by the
- * same rule as the text table.
+ * object for scripts: the configurations and the verdict between them
+ * (verdict.c), the runs, then every row with its values as read (null
+ * where a run has none).
  */
 #include <errno.h>
 #include <math.h>
@@ -11,11 +11,11 @@
 
 #include "ioriot/version.h"
 #include "stats.h"
+#include "verdict.h"
 
-static void row_json(FILE *f, const struct table *t, size_t i, bool *mark)
+static void row_json(FILE *f, const struct table *t, size_t i)
 {
 	const struct row *r = &t->rows[i];
-	const char *sep = "";
 
 	if (r->prec == HEADING) {
 		fputs("{\"section\": ", f);
@@ -35,30 +35,29 @@ static void row_json(FILE *f, const struct table *t, size_t i, bool *mark)
 		else
 			fprintf(f, "%s%.*f", j ? ", " : "", r->prec, v);
 	}
-	fputs("], \"best_runs\": [", f);
-	table_mark_best(t, i, mark);
-	for (size_t j = 0; j < t->nruns; j++) {
-		if (!mark[j])
-			continue;
-		fprintf(f, "%s%zu", sep, j);
-		sep = ", ";
-	}
 	fputs("]}", f);
 }
 
 int compare_write_json(FILE *f, const struct compare *c)
 {
-	struct table t;
-	bool *mark = calloc(c->n ? c->n : 1, sizeof(*mark));
-	int ret = mark ? table_build(&t, c) : -ENOMEM;
+	struct verdict v;
+	struct table t = { 0 };
+	int ret = verdict_build(&v, c);
 
-	if (!mark)
-		return ret;
+	if (!ret)
+		ret = table_build(&t, c);
 	if (ret)
 		goto out;
-	fputs("{\n  \"format\": \"ioriot-compare\",\n  \"format_version\": 1,"
-	      "\n  \"ioriot_version\": ", f);
+	fprintf(f, "{\n  \"format\": \"ioriot-compare\",\n  \"format_version\": "
+		"%d,\n  \"ioriot_version\": ", COMPARE_JSON_VERSION);
 	json_write_string(f, ioriot_version());
+	fputs(",\n  \"configurations\": [", f);
+	for (size_t g = 0; g < c->ngroups; g++) {
+		fputs(g ? ", " : "", f);
+		json_write_string(f, c->groups[g].name);
+	}
+	fputs("],\n  \"verdict\": ", f);
+	verdict_json(f, c, &v);
 	fputs(",\n  \"runs\": [", f);
 	for (size_t j = 0; j < c->n; j++) {
 		fputs(j ? ", {\"label\": " : "{\"label\": ", f);
@@ -67,21 +66,20 @@ int compare_write_json(FILE *f, const struct compare *c)
 		json_write_string(f, c->runs[j].test);
 		fputs(", \"host\": ", f);
 		json_write_string(f, c->runs[j].host);
-		fprintf(f, ", \"pacing\": \"%s\"}", c->runs[j].pacing);
+		fprintf(f, ", \"pacing\": \"%s\", \"configuration\": ",
+			c->runs[j].pacing);
+		json_write_string(f, c->groups[c->runs[j].group].name);
+		fputc('}', f);
 	}
-	fprintf(f, "],\n  \"mixed_pacing\": %s", t.mixed_pacing ? "true" :
-							       "false");
-	fputs(",\n  \"rows\": [", f);
+	fputs("],\n  \"rows\": [", f);
 	for (size_t i = 0; i < t.n; i++) {
 		fputs(i ? ",\n    " : "\n    ", f);
-		for (size_t j = 0; j < c->n; j++)
-			mark[j] = false;
-		row_json(f, &t, i, mark);
+		row_json(f, &t, i);
 	}
 	fputs("\n  ]\n}\n", f);
 	ret = fflush(f) || ferror(f) ? -EIO : 0;
 out:
 	table_free(&t);
-	free(mark);
+	verdict_free(&v);
 	return ret;
 }
