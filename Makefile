@@ -275,6 +275,7 @@ bench: deps
 	$(Q)bench/compact.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/replay.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/fleet.sh $(CURDIR)/$(BIN) $(OUTPUT)
+	$(Q)bench/verdict.sh $(CURDIR)/$(BIN) $(OUTPUT)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)

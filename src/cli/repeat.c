@@ -240,7 +240,7 @@ static int write_stats(const struct cli_opts *o, const struct repeat *rp,
 		log_error("%s", err);
 		goto out;
 	}
-	if (!(f = fdopen(fd, "w"))) {
+	if (ftruncate(fd, 0) || !(f = fdopen(fd, "w"))) {
 		close(fd);
 		goto werr;
 	}
