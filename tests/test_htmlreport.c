@@ -209,6 +209,59 @@ START_TEST(test_escape)
 }
 END_TEST
 
+/*
+ * The latency chart shows the sync calls whatever their share of the
+ * operations (fsync, 1 op, after 14 busier syscalls), and a chart per
+ * class of operations from "classes".
+ */
+START_TEST(test_sync_latency_shown)
+{
+	static const char *const busy[] = {
+		"write", "read", "openat", "close", "newfstatat", "statx",
+		"getdents64", "mkdir", "unlinkat", "renameat2", "fadvise64",
+		"lseek", "pread64", "pwrite64",
+	};
+	char *dir = tu_mkdtemp(), *stats, *out, *html, *text = NULL;
+	char *argv[] = { "ioriot", "-q", "--report", NULL, NULL, NULL };
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	const char *lat = "\"latency_ns\": {\"p50\": 1000, \"p95\": 2000, "
+			  "\"p99\": 3000, \"p99.9\": 4000, \"max\": 5000}";
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "{\"test\": \"t\", \"highest_loadavg\": 0.5, "
+		"\"performed_ioops\": 1500, \"average_ioops_per_s\": 100.0, "
+		"\"time_ahead_ns\": 0, \"total_time_ns\": 15000000000, "
+		"\"start_lateness_ns\": null, \"block_devices\": [], "
+		"\"classes\": {\"sync\": {\"ops\": 1, %s}}, \"syscalls\": {"
+		"\"fsync\": {\"ops\": 1, %s}", lat, lat);
+	for (size_t i = 0; i < sizeof(busy) / sizeof(*busy); i++)
+		fprintf(f, ", \"%s\": {\"ops\": %zu, %s}", busy[i], 100 + i,
+			lat);
+	fprintf(f, "}}\n");
+	ck_assert_int_eq(fclose(f), 0);
+	stats = tu_write_str(dir, "r.json", text);
+	out = tu_join(dir, "page.html");
+	argv[3] = out;
+	argv[4] = stats;
+	ck_assert_int_eq(tu_run(argv, NULL, NULL), 0);
+	html = tu_read(out, NULL);
+	ck_assert_ptr_nonnull(html);
+	ck_assert_msg(strstr(html, ">fsync r</text>"), "no fsync row");
+	ck_assert_ptr_nonnull(strstr(html, "The sync calls (1), then the 12 "
+				     "syscalls with the most operations"));
+	ck_assert_ptr_nonnull(strstr(html, ">sync r</text>"));
+	/* The 13th busiest is not shown. */
+	ck_assert_ptr_null(strstr(html, ">write r</text>"));
+	free(html);
+	free(out);
+	free(stats);
+	free(text);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_kinds)
 {
 	static const struct {
@@ -662,6 +715,7 @@ Suite *htmlreport_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_structure);
 	tcase_add_test(tc, test_escape);
+	tcase_add_test(tc, test_sync_latency_shown);
 	tcase_add_test(tc, test_kinds);
 	tcase_add_test(tc, test_analysis_text);
 	tcase_add_test(tc, test_control_names);

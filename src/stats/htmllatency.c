@@ -1,8 +1,9 @@
 /*
- * htmllatency: per syscall, the latency percentiles captured on the
- * original host beside those of every replay run, from the runs'
- * statistics (captured_latency_ns and latency_ns), for the syscalls with
- * the most operations over all runs.
+ * htmllatency: the replayed latency percentiles per class of operations
+ * of every run ("classes"), then per syscall those captured on the
+ * original host beside those of every replay run (captured_latency_ns
+ * and latency_ns): the sync calls, which storage setups change most,
+ * always, then the syscalls with the most operations over all runs.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,26 +11,40 @@
 #include <string.h>
 
 #include "html.h"
+#include "ioriot/syscalls.h"
 
-#define MAX_LATENCY_SYSCALLS 12	/* the syscalls with the most operations */
+#define MAX_LATENCY_SYSCALLS 12	/* besides the sync calls */
 #define CAPTURED_COLOUR "#8b95a3"
 
 /* A syscall of some run, with the operations of all runs. */
 struct sys_total {
 	const char *name;
+	bool sync;		/* of the sync class: shown whatever its ops */
 	double ops;
 };
 
+/* Whether replay syscall @name is of the sync class. */
+static bool is_sync(const char *name)
+{
+	int id = sys_lookup(name, strlen(name), true);
+
+	return id >= 0 && sys_class_of((enum sys_id)id) == CLS_SYNC;
+}
+
+/* The sync calls first, then by operations. */
 static int by_ops(const void *a, const void *b)
 {
 	const struct sys_total *x = a, *y = b;
 
+	if (x->sync != y->sync)
+		return x->sync ? -1 : 1;
 	if (x->ops != y->ops)
 		return x->ops < y->ops ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
-/* The syscalls of every run, most operations first; their count in *@n. */
+/* The syscalls of every run, the sync calls first, then most operations
+ * first; their count in *@n. */
 static struct sys_total *syscalls_by_ops(const struct compare *c, size_t *n)
 {
 	size_t max = 0;
@@ -50,7 +65,9 @@ static struct sys_total *syscalls_by_ops(const struct compare *c, size_t *n)
 			while (k < *n && strcmp(t[k].name, name))
 				k++;
 			if (k == *n)
-				t[(*n)++] = (struct sys_total){ name, 0 };
+				t[(*n)++] = (struct sys_total){ name,
+								is_sync(name),
+								0 };
 			t[k].ops += isnan(ops) ? 0 : ops;
 		}
 	}
@@ -119,9 +136,54 @@ static size_t latency_rows(const struct htmlreport *r, const char *name,
 	return n;
 }
 
+/* The replayed latency of each class of operations, a row per run, from
+ * the runs' "classes" (none in files of older versions). */
+static int class_latencies(FILE *f, const struct htmlreport *r)
+{
+	struct range *rows = calloc(CLS_COUNT * r->cmp->n + 1, sizeof(*rows));
+	char (*labels)[COMPARE_LABEL_MAX] = calloc(CLS_COUNT * r->cmp->n + 1,
+						   sizeof(*labels));
+	struct chart_opts o = { .title = "Latency per class, replayed",
+				.xlabel = "latency (log scale)", .xfmt = fmt_ns };
+	size_t n = 0;
+	int ret = -ENOMEM;
+
+	if (!rows || !labels)
+		goto out;
+	for (int c = 0; c < CLS_COUNT; c++) {
+		const char *cls = sys_class_name((enum sys_class)c);
+
+		for (size_t j = 0; j < r->cmp->n; j++) {
+			const json_t *lat = json_object_get(json_object_get(
+				json_object_get(r->cmp->runs[j].doc, "classes"),
+				cls), "latency_ns");
+
+			if (!lat)
+				continue;
+			snprintf(labels[n], COMPARE_LABEL_MAX, "%s %s", cls,
+				 r->cmp->runs[j].label);
+			rows[n] = range_of(lat, labels[n],
+					   html_column_colour(r, j));
+			n++;
+		}
+	}
+	ret = 0;
+	if (!n)
+		goto out;
+	fputs("<h3>Latency per class of operations</h3>\n<p class=\"note\">"
+	      "Read, write, sync, meta (namespace, stat, attributes), open "
+	      "and other, replayed. Bar: p50 to p99; thick tick: p99.9; dot: "
+	      "the maximum.</p>\n", f);
+	ret = svg_ranges(f, &o, rows, n);
+out:
+	free(labels);
+	free(rows);
+	return ret;
+}
+
 int html_latencies(FILE *f, const struct htmlreport *r)
 {
-	size_t nsys, per = 2 * r->cmp->n, n = 0;
+	size_t nsys, nsync = 0, per = 2 * r->cmp->n, n = 0;
 	struct sys_total *sys = syscalls_by_ops(r->cmp, &nsys);
 	struct range *rows = NULL;
 	char (*labels)[COMPARE_LABEL_MAX] = NULL;
@@ -130,8 +192,12 @@ int html_latencies(FILE *f, const struct htmlreport *r)
 				.xfmt = fmt_ns };
 	int ret = -ENOMEM;
 
-	if (nsys > MAX_LATENCY_SYSCALLS)
-		nsys = MAX_LATENCY_SYSCALLS;
+	while (sys && nsync < nsys && sys[nsync].sync)
+		nsync++;
+	if (nsys > nsync + MAX_LATENCY_SYSCALLS)
+		nsys = nsync + MAX_LATENCY_SYSCALLS;
+	if (class_latencies(f, r))
+		goto out;
 	if (sys && nsys) {
 		rows = calloc(nsys * per, sizeof(*rows));
 		labels = calloc(nsys * per, sizeof(*labels));
@@ -141,11 +207,12 @@ int html_latencies(FILE *f, const struct htmlreport *r)
 	for (size_t i = 0; i < nsys; i++)
 		n += latency_rows(r, sys[i].name, rows + n, labels + n);
 	fprintf(f, "<h3>Latency per syscall: captured and replayed</h3>\n"
-		"<p class=\"note\">The %zu syscalls with the most operations. "
+		"<p class=\"note\">The sync calls (%zu), then the %zu syscalls "
+		"with the most operations. "
 		"Bar: p50 to p99; thick tick: p99.9; dot: the maximum. "
 		"Grey: the latency captured on the original host. "
 		"Percentiles are upper bounds of power-of-two buckets.</p>\n",
-		nsys);
+		nsync, nsys - nsync);
 	ret = svg_ranges(f, &o, rows, n);
 out:
 	free(labels);
