@@ -457,6 +457,34 @@ static const char *const open_bad_names[] = {
 	"..", ".", "../escape", "a/b", "", "@abs",
 };
 
+/* Pseudo file systems hold no test: a cgroup v1 hierarchy (root would make
+ * a cgroup there and give it to the test user), sysfs, proc. */
+START_TEST(open_refuses_pseudo_fs)
+{
+	static const char *const pseudo[] = { "/sys", "/proc" };
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(pseudo) / sizeof(*pseudo); i++) {
+		struct stat st;
+		int fd;
+
+		if (stat(pseudo[i], &st) < 0)
+			continue;
+		err[0] = '\0';
+		fd = sandbox_open_mount(pseudo[i], err, sizeof(err));
+		ck_assert_msg(fd == -EINVAL, "%s: %d %s", pseudo[i], fd, err);
+		ck_assert_msg(strstr(err, "holds no files") ||
+			      strstr(err, "not a mountpoint"), "%s", err);
+	}
+	/* A blkio hierarchy of cgroup v1, where there is one. */
+	if (access("/sys/fs/cgroup/blkio", F_OK) == 0) {
+		ck_assert_int_eq(sandbox_open_mount("/sys/fs/cgroup/blkio", err,
+						    sizeof(err)), -EINVAL);
+		ck_assert_msg(strstr(err, "holds no files"), "%s", err);
+	}
+}
+END_TEST
+
 START_TEST(open_refuses_bad_name)
 {
 	const char *name = link_target(open_bad_names[_i]);
@@ -1157,6 +1185,7 @@ Suite *sandbox_suite(void)
 	tcase_add_test(tc, open_creates);
 	tcase_add_loop_test(tc, open_refuses_symlink, 0,
 			    ARRAY_SIZE(open_links));
+	tcase_add_test(tc, open_refuses_pseudo_fs);
 	tcase_add_loop_test(tc, open_refuses_other_mount, 0, 2);
 	tcase_add_loop_test(tc, open_refuses_bad_name, 0,
 			    ARRAY_SIZE(open_bad_names));

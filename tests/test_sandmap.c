@@ -523,7 +523,9 @@ START_TEST(test_copies)
 			      off < (int64_t)k * 100000000 + 50000000,
 			      "copy %zu at %lld ns", k + 1, (long long)off);
 	}
-	ck_assert_int_ge(member_int(stats, "total_time_ns"), 300000000);
+	/* The span from the first copy's start, which may wake late by as
+	 * much as the offsets above allow. */
+	ck_assert_int_ge(member_int(stats, "total_time_ns"), 290000000);
 	json_decref(stats);
 	free(out);
 	free(err);

@@ -29,9 +29,12 @@ int sandbox_split(const char *root, char *mnt, const char **name);
 /*
  * Open mountpoint @mnt (absolute, normalised) from "/" without following a
  * symlink anywhere on the way (RESOLVE_NO_SYMLINKS, or an O_NOFOLLOW walk),
- * and check that the directory reached is the root of a mount.  Returns a
+ * and check that the directory reached is the root of a mount of a file
+ * system that holds data (ext4, xfs, btrfs, tmpfs, nfs, fuse, ...: not
+ * proc, sysfs, cgroup and other pseudo file systems).  Returns a
  * directory fd, or -errno with a message in @err: -ELOOP for a symlink on
- * the way, -EINVAL for a directory that is not a mount root.
+ * the way, -EINVAL for a directory that is not a mount root or is on a
+ * pseudo file system.
  */
 int sandbox_open_mount(const char *mnt, char *err, size_t errlen);
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -141,6 +142,43 @@ static int open_nofollow_walk(const char *path)
 	return cur;
 }
 
+/* The file systems that hold data, by statfs(2) f_type: a sandbox goes
+ * on no other (proc, sysfs, cgroup, debugfs, tracefs, configfs, bpf and
+ * the like hold kernel objects, and a directory made there can be one). */
+static const struct {
+	unsigned long magic;
+	const char *name;
+} data_fs[] = {
+	{ 0xEF53, "ext2/3/4" }, { 0x58465342, "xfs" }, { 0x9123683E, "btrfs" },
+	{ 0xF2F52010, "f2fs" }, { 0x01021994, "tmpfs" }, { 0x858458F6, "ramfs" },
+	{ 0x2FC12FC1, "zfs" }, { 0xCA451A4E, "bcachefs" }, { 0x6969, "nfs" },
+	{ 0xFF534D42, "cifs" }, { 0xFE534D42, "smb2" }, { 0x65735546, "fuse" },
+	{ 0x794C7630, "overlayfs" }, { 0x3153464A, "jfs" },
+	{ 0x52654973, "reiserfs" }, { 0x3434, "nilfs2" }, { 0x4D44, "vfat" },
+	{ 0x2011BAB0, "exfat" }, { 0x7366746E, "ntfs3" }, { 0x00C36400, "ceph" },
+	{ 0x01161970, "gfs2" }, { 0x7461636F, "ocfs2" }, { 0x15013346, "udf" },
+	{ 0x47504653, "gpfs" }, { 0x0BD00BD0, "lustre" },
+};
+
+/* Whether @fd's file system holds data (data_fs); when not, why in @err. */
+static bool holds_data(int fd, const char *mnt, char *err, size_t errlen)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) < 0) {
+		snprintf(err, errlen, "%s: %s", mnt, strerror(errno));
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(data_fs) / sizeof(data_fs[0]); i++)
+		if ((unsigned long)sfs.f_type == data_fs[i].magic)
+			return true;
+	snprintf(err, errlen, "%s: a file system that holds no files for a "
+		 "test (statfs type 0x%lx: proc, sysfs, cgroup, debugfs and "
+		 "the like are refused; docs/guide.md lists the accepted ones)",
+		 mnt, (unsigned long)sfs.f_type);
+	return false;
+}
+
 int sandbox_open_mount(const char *mnt, char *err, size_t errlen)
 {
 	struct open_how how = {
@@ -171,6 +209,10 @@ int sandbox_open_mount(const char *mnt, char *err, size_t errlen)
 		close((int)fd);
 		snprintf(err, errlen, "%s: not a mountpoint (sandboxes are "
 			 "<mountpoint>/%s/NAME)", mnt, SANDBOX_DIR);
+		return -EINVAL;
+	}
+	if (!holds_data((int)fd, mnt, err, errlen)) {
+		close((int)fd);
 		return -EINVAL;
 	}
 	return (int)fd;
