@@ -370,6 +370,9 @@ static int read_uncaptured(struct capture_bpf *skel, struct uncaptured *u)
 	return 0;
 }
 
+/* libbpf's messages, its format strings passed on as they come. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
@@ -377,6 +380,7 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 		return vfprintf(stderr, fmt, ap);
 	return 0;
 }
+#pragma GCC diagnostic pop
 
 /* The log header: host, kernel, clock start and the mount table. */
 static void write_header(struct outbuf *ob)

@@ -37,7 +37,7 @@ int mapcheck_output(const struct cli_opts *o, const struct sandmap *m)
 {
 	char err[2 * PATHMAP_MAX], **roots = NULL;
 	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
-	const struct rlog_header *h;
+	const struct rlog_header *h = NULL;
 	int rc = 1;
 
 	if (!r)
@@ -54,7 +54,7 @@ out:
 	if (rc)
 		log_error("%s: %s (init and replay refuse it so)", o->replay,
 			  err);
-	if (r)
+	if (h)
 		sandmap_roots_free(roots, h->nsandboxes);
 	rlog_close(r);
 	return rc;

@@ -101,6 +101,9 @@ struct froot {
 
 /* Record the first error; later ones are dropped. */
 static void fail(struct shared *sh, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void fail(struct shared *sh, int rc, const char *fmt, ...)
 {
 	va_list ap;
 

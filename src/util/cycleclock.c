@@ -53,7 +53,7 @@ void cycleclock_init(struct cycleclock *c, const char *source,
 {
 	memset(c, 0, sizeof(*c));
 #if defined(__x86_64__)
-	uint64_t ticks1, ns1;
+	uint64_t ticks1 = 0, ns1 = 0;
 
 	if (!kernel_uses_tsc(source))
 		return;

@@ -22,6 +22,9 @@ enum log_level log_get_level(void)
  * whole line is printed through text_write(), so that none of their bytes
  * reaches the terminal as a control character. */
 static void emit(enum log_level level, const char *prefix, const char *fmt,
+		 va_list ap) __attribute__((format(printf, 3, 0)));
+
+static void emit(enum log_level level, const char *prefix, const char *fmt,
 		 va_list ap)
 {
 	char small[1024], *big = NULL;
