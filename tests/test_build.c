@@ -60,23 +60,34 @@ static char *line_with(const char *text, const char *needle)
 	return strndup(start, end ? (size_t)(end - start) : strlen(start));
 }
 
-/* CFLAGS=-O1 EXTRA_CFLAGS=... keep -Iinclude, -D_GNU_SOURCE and -Werror. */
+/* CFLAGS=-O1 EXTRA_CFLAGS=... keep -Iinclude, -D_GNU_SOURCE and the
+ * warnings; -Werror only with WERROR=1, as the project's own targets pass
+ * it, never in a plain build with the caller's flags. */
 START_TEST(test_caller_flags_add)
 {
 	const char *args[] = { "CFLAGS=-O1", "EXTRA_CFLAGS=-DIORIOT_BUILD_TEST",
 			       "CPPFLAGS=-DIORIOT_CPP_TEST", "all", NULL };
+	const char *strict[] = { "WERROR=1", "CFLAGS=-O1", "all", NULL };
 	char *out = make_dry(args);
 	char *cc = line_with(out, "src/util/log.c");
 	static const char *const want[] = {
-		"-Iinclude", "-D_GNU_SOURCE", "-Werror", "-O1",
+		"-Iinclude", "-D_GNU_SOURCE", "-Wall", "-O1",
 		"-DIORIOT_BUILD_TEST", "-DIORIOT_CPP_TEST", "-MMD -MP",
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		ck_assert_msg(strstr(cc, want[i]), "'%s' lacks %s", cc, want[i]);
 	ck_assert_msg(!strstr(cc, "-O2"), "the default CFLAGS stayed: %s", cc);
+	ck_assert_msg(!strstr(cc, "-Werror"), "a plain build has -Werror: %s",
+		      cc);
 	/* The caller's optimisation comes after the project's flags. */
-	ck_assert_msg(strstr(cc, "-O1") > strstr(cc, "-Werror"), "%s", cc);
+	ck_assert_msg(strstr(cc, "-O1") > strstr(cc, "-Wall"), "%s", cc);
+	free(cc);
+	free(out);
+	out = make_dry(strict);
+	cc = line_with(out, "src/util/log.c");
+	ck_assert_msg(strstr(cc, "-Werror") && strstr(cc, "-O1") >
+		      strstr(cc, "-Werror"), "%s", cc);
 	free(cc);
 	free(out);
 }
