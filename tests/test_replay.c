@@ -604,6 +604,37 @@ START_TEST(test_think)
 }
 END_TEST
 
+/*
+ * Registered buffers beyond the replay's limit of 1 GiB per ring
+ * (URING_BUF_TOTAL_MAX): two of 1 GiB are answered with ENOMEM, and
+ * nothing is allocated for them (a hand-edited file once made the replay
+ * allocate and fill 4 GiB before the kernel refused).  A small one
+ * registers.
+ */
+START_TEST(test_uring_bufs_bounded)
+{
+	struct replay_summary *sum = malloc(sizeof(*sum));
+	FILE *f = replay_begin();
+	int enomem = replay_result_slot(REPLAY_ERRNO, -ENOMEM);
+
+	ck_assert_ptr_nonnull(sum);
+	fprintf(f, "1 1:1 0 0 - io_uring_setup 3 count=4 ctx=1\n"
+		"2 1:1 0 0 - uring_buf 0 ctx=1 slot=0 count=1073741824\n"
+		"3 1:1 0 0 - uring_buf 0 ctx=1 slot=1 count=1073741824\n"
+		"4 1:1 0 0 - io_uring_register 0 ctx=1 cmd=0 count=2\n"
+		"5 1:1 0 0 - uring_buf 0 ctx=1 slot=0 count=65536\n"
+		"6 1:1 0 0 - io_uring_register 0 ctx=1 cmd=0 count=1\n");
+	replay_end(f, 6);
+	ck_assert_int_eq(run(0, NULL, sum), 0);
+	ck_assert_uint_eq(sum->ops, 6);
+	ck_assert_uint_eq(sum->sys[SYS_IO_URING_REGISTER].ops, 2);
+	ck_assert_uint_eq(sum->sys[SYS_IO_URING_REGISTER].differ, 1);
+	ck_assert_uint_eq(sum->differ_by_result[SYS_IO_URING_REGISTER][enomem],
+			  1);
+	free(sum);
+}
+END_TEST
+
 /* CPU time of this process so far, in ns. */
 static uint64_t cpu_ns(void)
 {
@@ -791,6 +822,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_spin);
 	tcase_add_test(tc, test_think);
+	tcase_add_test(tc, test_uring_bufs_bounded);
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_hostile_symlinks);
 	tcase_add_test(tc, test_bad_files);

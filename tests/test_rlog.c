@@ -684,6 +684,8 @@ static const struct bad_file {
 	{ HDR "#OPS\n1 1:1 0 0 - uring_buf 0 ctx=1 slot=0 count=1073741825\n", 0,
 	  0, "malformed uring_buf operation: count= (buffer size) missing or "
 	  "beyond 1..2^30" },
+	{ HDR "#OPS\n1 1:1 0 0 - uring_buf 0 ctx=1 slot=16384 count=4096\n", 0,
+	  0, "malformed uring_buf operation: slot= (buffer) beyond 16383" },
 	{ HDR "#OPS\n1 1:1 0 0 - uring_buf 0 ctx=1 slot=0\n", 0, 0,
 	  "malformed uring_buf operation: count= (buffer size)" },
 	{ HDR "#OPS\n1 1:1 0 0 - uring_read 4096 ctx=1 fd=1\n", 0, 0,

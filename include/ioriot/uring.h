@@ -86,4 +86,14 @@ bool uring_register_replayed(int64_t op);
  * (false). */
 bool uring_register_table(int64_t op, bool *files);
 
+/* Bounds of io_uring arguments the replay allocates or registers by: the
+ * kernel's own limits (fixed files, registered buffers, one buffer's
+ * size), and the replay's own limit on the bytes of one ring's registered
+ * buffers (the kernel's is RLIMIT_MEMLOCK, which root does not have):
+ * beyond it a registration is answered with ENOMEM, nothing allocated. */
+#define URING_FILES_MAX (1u << 20)
+#define URING_BUFS_MAX (1u << 14)
+#define URING_BUF_BYTES_MAX (1ull << 30)
+#define URING_BUF_TOTAL_MAX (1ull << 30)
+
 #endif

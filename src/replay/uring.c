@@ -316,6 +316,23 @@ static struct iovec *make_bufs(const uint64_t *lens, size_t n,
 	return iov;
 }
 
+/* The bytes @r's registered buffers would hold (under r->lock) with @n
+ * more of @lens from slot @base: replacing those slots for an update, all
+ * of them otherwise.  Buffers of no length take a page, as make_bufs()
+ * gives them. */
+static uint64_t bufs_bytes(const struct ring *r, const uint64_t *lens,
+			   size_t n, uint64_t base, bool update)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; update && i < r->nbufs; i++)
+		if (i < base || i >= base + n)
+			sum += r->bufs[i].iov_len;
+	for (size_t i = 0; i < n; i++)
+		sum += lens[i] ? lens[i] : 4096;
+	return sum;
+}
+
 /* Keep @iov (@n buffers from slot @base) as @r's registered buffers. */
 static void keep_bufs(struct ring *r, struct iovec *iov, size_t n,
 		      uint64_t base)
@@ -369,6 +386,11 @@ static int64_t do_register(struct ring *r, const struct rlog_op *op,
 				  &fds, &lens)) {
 		*rc = -ENOMEM;
 		ret = -ENOMEM;
+		goto out;
+	}
+	if (table && !files && bufs_bytes(r, lens, n, base, update) >
+				URING_BUF_TOTAL_MAX) {
+		ret = -ENOMEM;		/* the replay's own limit, uring.h */
 		goto out;
 	}
 	if (table && !files && !(iov = make_bufs(lens, n, data, data_len,

@@ -362,12 +362,7 @@ bool rl_link_target_ok(const struct rlog_reader *r, const char *target,
 	return target[0] != '/' || rl_confined(r, target, len);
 }
 
-/* Bounds of io_uring arguments the replay allocates or registers by: the
- * kernel's own limits (ring entries and completion entries: uring.h; fixed
- * files, registered buffers and their size, one read or write). */
-#define URING_FILES_MAX (1u << 20)
-#define URING_BUFS_MAX (1u << 14)
-#define URING_BUF_BYTES_MAX (1ull << 30)
+/* The most bytes one read or write moves (MAX_RW_COUNT). */
 #define URING_RW_MAX 0x7ffff000
 
 const char *rlog_uring_problem(const struct rlog_op *op)
@@ -401,7 +396,9 @@ const char *rlog_uring_problem(const struct rlog_op *op)
 	case SK_URING_FILE:
 		return h & RL_SLOT ? NULL : "no slot=";
 	case SK_URING_BUF:
-		return !(h & RL_SLOT) ? "no slot=" : !(h & RL_COUNT) ||
+		return !(h & RL_SLOT) ? "no slot=" :
+		       op->slot >= URING_BUFS_MAX ? "slot= (buffer) beyond 16383" :
+		       !(h & RL_COUNT) ||
 		       op->count < 1 || (uint64_t)op->count > URING_BUF_BYTES_MAX ?
 		       "count= (buffer size) missing or beyond 1..2^30" : NULL;
 	case SK_URING_SQE: {
