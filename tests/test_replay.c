@@ -7,6 +7,7 @@
  * "mnt/.ioriot/t" is the sandbox, mnt a tmpfs (tu_mount_tmpfs).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -415,6 +416,82 @@ START_TEST(test_lock_waits)
 }
 END_TEST
 
+/* Sets the stop flag @arg after 300 ms, as a signal handler would. */
+static void *stop_soon(void *arg)
+{
+	struct timespec ts = { .tv_nsec = 300 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	*(volatile sig_atomic_t *)arg = 1;
+	return NULL;
+}
+
+/* Elapsed ns of a replay of the replay file stopped 300 ms in; asserts
+ * it ran without error. */
+static uint64_t stopped_replay(struct replay_summary *sum)
+{
+	static volatile sig_atomic_t stop;
+	struct timespec t0, t1;
+	pthread_t th;
+
+	stop = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(pthread_create(&th, NULL, stop_soon, (void *)&stop),
+			 0);
+	ck_assert_int_eq(run(0, &stop, sum), 0);
+	pthread_join(th, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ULL +
+	       (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+}
+
+/*
+ * A stop ends waits inside an operation: a blocking flock on a lock held
+ * for good, captured as waiting 2 h (it would wait 4 h and a second), and
+ * an io_uring read of a FIFO without a writer's data, whose completion
+ * came 2 h after it (the same).  The replay returns, the waiting
+ * operation uncounted.  The bound asserted is loose (the replay stops
+ * within 0.1 s of the flag); the old waits took hours.
+ */
+START_TEST(test_stop_ends_waits)
+{
+	struct replay_summary *sum = malloc(sizeof(*sum));
+	uint64_t ns;
+	FILE *f = replay_begin();
+
+	ck_assert_ptr_nonnull(sum);
+	fprintf(f, "1 1:1 0 10 - openat 3 vfd=1 path=%s/lk flags=0x42 "
+		"mode=0644\n", sandbox);
+	fprintf(f, "2 1:1 0 10 - flock 0 fd=1 flags=0x2\n");
+	fprintf(f, "3 2:2 0 10 2 openat 3 vfd=2 path=%s/lk flags=0x2\n",
+		sandbox);
+	fprintf(f, "4 2:2 0 7200000000000 - flock 0 fd=2 flags=0x2\n");
+	replay_end(f, 4);
+	ns = stopped_replay(sum);
+	ck_assert_msg(ns < 30000000000ULL, "the lock wait took %llu ns",
+		      (unsigned long long)ns);
+	ck_assert_uint_eq(sum->ops, 3);
+	tu_rmtree(sandbox);
+	ck_assert_int_eq(mkdir(sandbox, 0755), 0);
+
+	f = replay_begin();
+	fprintf(f, "1 1:1 0 10 - mknodat 0 path=%s/p mode=010644\n", sandbox);
+	fprintf(f, "2 1:1 0 10 - openat 3 vfd=1 path=%s/p flags=0x2\n",
+		sandbox);
+	fprintf(f, "3 1:1 0 10 - io_uring_setup 4 count=4 ctx=1\n");
+	fprintf(f, "4 1:1 0 0 - sqe 0 ctx=1 tag=1 cmd=22 fd=1 off=-1 "
+		"count=16\n");
+	fprintf(f, "5 1:1 0 10 - io_uring_enter 1 ctx=1 count=1\n");
+	fprintf(f, "6 1:1 7200000000000 0 - uring_read 16 ctx=1 tag=1 fd=1\n");
+	replay_end(f, 6);
+	ns = stopped_replay(sum);
+	ck_assert_msg(ns < 30000000000ULL, "the completion wait took %llu ns",
+		      (unsigned long long)ns);
+	ck_assert_uint_eq(sum->ops, 5);
+	free(sum);
+}
+END_TEST
+
 /* A result that differs from the capture is counted, not fatal; a
  * dependency on an id the file does not have is satisfied. */
 START_TEST(test_differ_and_missing_dep)
@@ -818,6 +895,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_many_timelines);
 	tcase_add_test(tc, test_differ_and_missing_dep);
 	tcase_add_test(tc, test_lock_waits);
+	tcase_add_test(tc, test_stop_ends_waits);
 	tcase_add_test(tc, test_differ_values);
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_spin);

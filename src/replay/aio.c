@@ -36,7 +36,7 @@
 #include "ioriot/u64map.h"
 
 #define REAP_MAX 256		/* events reaped per io_getevents */
-#define REAP_WAIT_NS (1000ULL * 1000 * 1000)	/* a reap never blocks longer */
+#define REAP_WAIT_NS STOP_SLICE_NS	/* a reap never blocks longer */
 
 enum rq_state { RQ_QUEUED, RQ_INFLIGHT, RQ_DONE };
 
@@ -405,7 +405,8 @@ static int64_t reap(struct context *c, long min, long nr)
 }
 
 /* A completion: the result of request tag=, reaped first if need be. */
-static int64_t do_complete(struct context *c, const struct rlog_op *op)
+static int64_t do_complete(struct context *c, const struct rlog_op *op,
+			   const struct replay_stop *stop)
 {
 	struct request *rq;
 	int64_t res;
@@ -413,6 +414,10 @@ static int64_t do_complete(struct context *c, const struct rlog_op *op)
 	pthread_mutex_lock(&c->lock);
 	rq = u64map_get(&c->reqs, op->tag);
 	while (rq && rq->state == RQ_INFLIGHT) {
+		if (replay_stopping(stop)) {
+			pthread_mutex_unlock(&c->lock);
+			return -EINTR;	/* it stays in flight, its buffer too */
+		}
 		pthread_mutex_unlock(&c->lock);
 		res = reap(c, 1, REAP_MAX);
 		pthread_mutex_lock(&c->lock);
@@ -455,7 +460,8 @@ static int64_t do_cancel(struct context *c, const struct rlog_op *op)
 }
 
 int aio_exec(struct aio_table *t, const struct rlog_op *op, int fd,
-	     const char *data, size_t data_len, size_t align, int64_t *result)
+	     const char *data, size_t data_len, size_t align,
+	     const struct replay_stop *stop, int64_t *result)
 {
 	enum sys_kind kind = sys_info(op->sys)->kind;
 	struct context *c;
@@ -490,7 +496,7 @@ int aio_exec(struct aio_table *t, const struct rlog_op *op, int fd,
 			*result = do_cancel(c, op);
 			break;
 		default:	/* SK_AIO_DATA, SK_AIO_DONE */
-			*result = do_complete(c, op);
+			*result = do_complete(c, op, stop);
 			break;
 		}
 	}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ioriot/rlog.h"
+#include "stop.h"
 
 struct aio_table;
 
@@ -28,10 +29,12 @@ void aio_table_free(struct aio_table *t);
  * (@data_len bytes, aligned for O_DIRECT); other buffers are aligned to
  * @align (a power of two: what O_DIRECT needs).  *@result gets the syscall's
  * result or -errno, as exec_run() (exec.h) gives it; requests not known
- * get -ENOENT, an iocb on an unknown fd -EBADF.  Safe from several
+ * get -ENOENT, an iocb on an unknown fd -EBADF, a completion still
+ * waited for when @stop says the replay stops -EINTR.  Safe from several
  * threads.  Returns 0, or -ENOMEM when the engine cannot go on.
  */
 int aio_exec(struct aio_table *t, const struct rlog_op *op, int fd,
-	     const char *data, size_t data_len, size_t align, int64_t *result);
+	     const char *data, size_t data_len, size_t align,
+	     const struct replay_stop *stop, int64_t *result);
 
 #endif

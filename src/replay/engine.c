@@ -362,6 +362,9 @@ static int run_op(struct runner *r, const struct slot *s)
 		return ret;
 	ret = exec_op(&e->x, op, &result);
 	t1 = engine_now(e);
+	/* A wait inside it gave up for the stop: not counted as done. */
+	if (!ret && result == -EINTR && engine_should_stop(e))
+		return 1;
 	if (!ret)
 		ret = account(r, op, result, t1 - t0);
 	if (ret)
@@ -827,6 +830,7 @@ static void *replay_thread(void *arg)
 	int ret;
 
 	ret = exec_init(&e->x, opt->uid, opt->gid, err, errlen);
+	e->x.stop = (struct replay_stop){ opt->stop, &e->failed };
 	if (!ret && exec_learn_sandboxes(&e->x, hdr->sandboxes, host,
 					 hdr->nsandboxes)) {
 		ret = -ENOMEM;

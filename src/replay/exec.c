@@ -138,7 +138,7 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 				vfd_get(x, op->fd) : -1, x->data, x->data_len,
 				atomic_load_explicit(&x->dio_align,
 						     memory_order_acquire),
-				result);
+				&x->stop, result);
 	case SK_URING_SETUP: case SK_URING_ENTER: case SK_URING_REGISTER:
 	case SK_URING_SQE: case SK_URING_FILE: case SK_URING_BUF:
 	case SK_URING_DATA: case SK_URING_DONE:
@@ -148,7 +148,7 @@ int exec_op(struct exec_ctx *x, const struct rlog_op *op, int64_t *result)
 				  vfd_get_blocking(x, op->fd) : -1, x->data, x->data_len,
 				  atomic_load_explicit(&x->dio_align,
 						       memory_order_acquire),
-				  &x->uring_flags_dropped, result);
+				  &x->uring_flags_dropped, &x->stop, result);
 	case SK_STATAT: case SK_LINK:
 		if (!(op->have & RL_PATH) && (op->have & RL_FD))
 			break;		/* AT_EMPTY_PATH on a vfd */

@@ -19,6 +19,7 @@
 
 #include "ioriot/rlog.h"
 #include "ioriot/u64map.h"
+#include "stop.h"
 
 struct aio_table;
 struct dioalign;
@@ -63,6 +64,9 @@ struct exec_ctx {
 					 * timeline (src/replay/fileops.h) */
 	struct exec_roots *roots;	/* sandbox roots held open in the
 					 * jail (src/replay/roots.h), or NULL */
+	/* When the waits of an operation give up (stop.h); set by the
+	 * engine after exec_init(). */
+	struct replay_stop stop;
 };
 
 /*

@@ -122,7 +122,7 @@ static int64_t do_fcntl(struct exec_ctx *x, const struct rlog_op *op, int fd)
 	case F_GETLK: case F_SETLK: case F_SETLKW:
 	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
 		if (op->have & RL_WHENCE)
-			return lock_call(op, fd);
+			return lock_call(op, fd, &x->stop);
 		return neg_errno(fcntl(fd, F_GETLK, &fl));
 	default:
 		return -EINVAL;
@@ -222,7 +222,7 @@ int exec_fd_op(struct exec_ctx *x, const struct rlog_op *op, enum sys_id sys,
 		r = neg_errno(fchown(fd, own_uid(x, op), own_gid(x, op)));
 		break;
 	case SYS_FCNTL: r = do_fcntl(x, op, fd); break;
-	case SYS_FLOCK: r = lock_call(op, fd); break;
+	case SYS_FLOCK: r = lock_call(op, fd, &x->stop); break;
 	case SYS_IOCTL: {
 		int rc, fd2 = op->have & RL_FD2 ? vfd_get(x, op->fd2) : -1;
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ioriot/rlog.h"
+#include "stop.h"
 
 struct exec_ctx;
 
@@ -28,10 +29,11 @@ static inline int64_t neg_errno(long rc)
  * count= l_len) or a flock (flags= its operation) on @fd.  A blocking one
  * (F_SETLKW, F_OFD_SETLKW, flock without LOCK_NB) is tried without
  * blocking until it succeeds, fails otherwise, or its wait passes twice
- * the captured duration plus a second: then -ETIMEDOUT.  Returns the
- * result or -errno.
+ * the captured duration plus a second: then -ETIMEDOUT; or until @stop
+ * says the replay stops: then -EINTR.  Returns the result or -errno.
  */
-int64_t lock_call(const struct rlog_op *op, int fd);
+int64_t lock_call(const struct rlog_op *op, int fd,
+		  const struct replay_stop *stop);
 
 /*
  * The extended attribute call @op on op->path, or on @fd (-1: none) for

@@ -11,7 +11,8 @@
  * the lock in time (it waits for an operation behind this one, or shares
  * this thread), a wait in the kernel would stop the replay for good.  So
  * it is tried without blocking, again and again with a growing pause,
- * for at most twice its captured duration plus a second.
+ * for at most twice its captured duration plus a second, or until the
+ * replay stops.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,9 +42,10 @@ static int try_lock(const struct rlog_op *op, int fd, int cmd,
 }
 
 /* Try @cmd until it takes the lock, fails for another reason than a
- * conflict, or the wait for @op is over (-ETIMEDOUT). */
+ * conflict, the wait for @op is over (-ETIMEDOUT), or the replay stops
+ * (-EINTR). */
 static int64_t wait_lock(const struct rlog_op *op, int fd, int cmd,
-			 struct flock *fl)
+			 struct flock *fl, const struct replay_stop *stop)
 {
 	uint64_t dur = op->dur_ns < CAPTURED_MAX_NS ? op->dur_ns :
 		       CAPTURED_MAX_NS;
@@ -57,6 +59,8 @@ static int64_t wait_lock(const struct rlog_op *op, int fd, int cmd,
 			return r;
 		if (clock_ns(CLOCK_MONOTONIC) >= deadline)
 			return -ETIMEDOUT;
+		if (replay_stopping(stop))
+			return -EINTR;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)pause };
 		nanosleep(&ts, NULL);
 		if (pause < PAUSE_MAX_NS)
@@ -64,7 +68,8 @@ static int64_t wait_lock(const struct rlog_op *op, int fd, int cmd,
 	}
 }
 
-int64_t lock_call(const struct rlog_op *op, int fd)
+int64_t lock_call(const struct rlog_op *op, int fd,
+		  const struct replay_stop *stop)
 {
 	struct flock fl = {
 		.l_type = (short)op->arg,
@@ -79,7 +84,7 @@ int64_t lock_call(const struct rlog_op *op, int fd)
 			return -EINVAL;
 		if (op->flags & (LOCK_NB | LOCK_UN))
 			return flock(fd, (int)op->flags) < 0 ? -errno : 0;
-		return wait_lock(op, fd, 0, NULL);
+		return wait_lock(op, fd, 0, NULL, stop);
 	}
 	if ((op->have & (RL_ARG | RL_WHENCE | RL_OFFSET | RL_COUNT)) !=
 	    (RL_ARG | RL_WHENCE | RL_OFFSET | RL_COUNT))
@@ -88,10 +93,10 @@ int64_t lock_call(const struct rlog_op *op, int fd)
 	switch (cmd) {
 	case F_SETLKW:
 		return fl.l_type == F_UNLCK ? try_lock(op, fd, cmd, &fl) :
-		       wait_lock(op, fd, F_SETLK, &fl);
+		       wait_lock(op, fd, F_SETLK, &fl, stop);
 	case F_OFD_SETLKW:
 		return fl.l_type == F_UNLCK ? try_lock(op, fd, cmd, &fl) :
-		       wait_lock(op, fd, F_OFD_SETLK, &fl);
+		       wait_lock(op, fd, F_OFD_SETLK, &fl, stop);
 	case F_GETLK: case F_SETLK: case F_OFD_GETLK: case F_OFD_SETLK:
 		return try_lock(op, fd, cmd, &fl);
 	default:

@@ -474,7 +474,8 @@ out:
 
 int uring_exec(struct uring_table *t, const struct rlog_op *op, int fd,
 	       const char *data, size_t data_len, size_t align,
-	       atomic_uint_least64_t *flags_dropped, int64_t *result)
+	       atomic_uint_least64_t *flags_dropped,
+	       const struct replay_stop *stop, int64_t *result)
 {
 	enum sys_kind kind = sys_info(op->sys)->kind;
 	struct ring *r;
@@ -506,7 +507,8 @@ int uring_exec(struct uring_table *t, const struct rlog_op *op, int fd,
 				      ENTER_REPLAYED, &rc);
 		break;
 	default:	/* SK_URING_DATA, SK_URING_DONE */
-		*result = op->have & RL_TAG ? uring_complete(r, op, &rc) : -EINVAL;
+		*result = op->have & RL_TAG ? uring_complete(r, op, stop, &rc) :
+			  -EINVAL;
 		break;
 	}
 	ring_put(t, r);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ioriot/rlog.h"
+#include "stop.h"
 
 struct uring_table;
 
@@ -34,11 +35,14 @@ void uring_table_free(struct uring_table *t);
  * *@result gets the call's result or -errno, as exec_op() (exec.h) gives
  * it; a completion of a request never submitted gets -ENOENT, an
  * operation on an unknown ring -EBADF, one of a request on a FIFO that
- * the replay cancelled after its bounded wait -ETIMEDOUT.  Safe from several threads.
- * Returns 0, or -ENOMEM when the engine cannot go on.
+ * the replay cancelled after its bounded wait, or of a request that never
+ * completed within that wait plus URING_ABANDON_NS, -ETIMEDOUT; one still
+ * waited for when @stop says the replay stops -EINTR.  Safe from several
+ * threads.  Returns 0, or -ENOMEM when the engine cannot go on.
  */
 int uring_exec(struct uring_table *t, const struct rlog_op *op, int fd,
 	       const char *data, size_t data_len, size_t align,
-	       atomic_uint_least64_t *flags_dropped, int64_t *result);
+	       atomic_uint_least64_t *flags_dropped,
+	       const struct replay_stop *stop, int64_t *result);
 
 #endif

@@ -39,7 +39,9 @@
 #include "ioriot/clock.h"
 #include "ioriot/uring.h"
 
-#define WAIT_NS (1000ULL * 1000 * 1000)	/* one wait never blocks longer */
+#define WAIT_NS STOP_SLICE_NS	/* one wait never blocks longer */
+/* After its wait, a request that still has not completed is given up. */
+#define ABANDON_NS (60ULL * 1000 * 1000 * 1000)
 #define GIVE_UP_MIN_NS (1000ULL * 1000 * 1000)	/* a completion waits */
 #define CAPTURED_MAX_NS (3600ULL * 1000 * 1000 * 1000)	/* of hand-edited
 							 * times, used */
@@ -429,7 +431,8 @@ static int cancel(struct ring *r, const struct request *rq)
 
 /* A completion: the result of request tag=, waited for if need be (see
  * the top of the file). */
-int64_t uring_complete(struct ring *r, const struct rlog_op *op, int *rc)
+int64_t uring_complete(struct ring *r, const struct rlog_op *op,
+		       const struct replay_stop *stop, int *rc)
 {
 	struct request *rq;
 	uint64_t captured, deadline;
@@ -448,8 +451,15 @@ int64_t uring_complete(struct ring *r, const struct rlog_op *op, int *rc)
 		captured = CAPTURED_MAX_NS;
 	deadline = clock_ns(CLOCK_MONOTONIC) + 2 * captured + GIVE_UP_MIN_NS;
 	while (rq && rq->state == RQ_INFLIGHT) {
-		if (!cancelled && rq->cqe &&
-		    clock_ns(CLOCK_MONOTONIC) >= deadline &&
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+		/* Given up: it stays in flight, its buffers too, until it
+		 * completes or the ring goes. */
+		if (replay_stopping(stop) || now >= deadline + ABANDON_NS) {
+			pthread_mutex_unlock(&r->lock);
+			return replay_stopping(stop) ? -EINTR : -ETIMEDOUT;
+		}
+		if (!cancelled && rq->cqe && now >= deadline &&
 		    may_wait_for_ever(rq))
 			cancelled = cancel(r, rq) == 0;
 		/* One that skips its completion on success (CQE_SKIP_SUCCESS)

@@ -105,6 +105,7 @@ int64_t uring_enter(struct ring *r, uint64_t tl, unsigned to_submit,
  * -ENOENT for one never submitted, -ETIMEDOUT for one the replay
  * cancelled after its bounded wait (uringio.c).  *@rc gets -ENOMEM.
  */
-int64_t uring_complete(struct ring *r, const struct rlog_op *op, int *rc);
+int64_t uring_complete(struct ring *r, const struct rlog_op *op,
+		       const struct replay_stop *stop, int *rc);
 
 #endif
