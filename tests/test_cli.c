@@ -668,6 +668,54 @@ START_TEST(test_repeat)
 }
 END_TEST
 
+/*
+ * A replay that fills its test mount (a tmpfs of 64 KiB; the capture
+ * wrote 1 MiB twice: the first write is short, the second fails) is
+ * incomplete: a line in the stats, "disk_full" in the
+ * JSON, a warning, and exit status 3.
+ */
+START_TEST(test_disk_full)
+{
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "mnt");
+	char *stats = tu_join(dir, "s.json"), *text, *path, *out, *err;
+	const char *args[] = { "-R", NULL, "-u", "nobody", "-S", stats, NULL };
+	struct jv_error je;
+	json_t *doc;
+	int rc;
+
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=64k"), 0);
+	ck_assert(asprintf(&text,
+		"#|replay_version=1|name=t|user=nobody|\n"
+		"#|sandbox=%1$s/.ioriot/t|\n#INIT\nx %1$s/.ioriot/t/f\n#OPS\n"
+		"1 7:7 0 1000 - openat 3 vfd=1 path=%1$s/.ioriot/t/f "
+		"flags=0x41 mode=0644\n"
+		"2 7:7 2000 1000 - write 1048576 fd=1 count=1048576\n"
+		"3 7:7 3000 1000 - write 1048576 fd=1 count=1048576\n"
+		"4 7:7 4000 1000 - close 0 fd=1\n"
+		"#END|ops=4|\n", mnt) > 0);
+	path = tu_write_str(dir, "t.replay", text);
+	args[1] = path;
+	rc = tu_run_args(args, &out, &err);
+	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+	ck_assert_msg(rc == 3, "exit %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "\tIncomplete: 1 operations found the test "
+			     "mount full"), "%s", out);
+	ck_assert_msg(strstr(err, "the run is incomplete"), "%s", err);
+	doc = jv_load(stats, &je);
+	ck_assert_msg(doc, "%s", je.msg);
+	ck_assert(json_is_true(json_object_get(doc, "disk_full")));
+	json_decref(doc);
+	free(out);
+	free(err);
+	free(text);
+	free(path);
+	free(stats);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
 /* The line of @text that starts with @prefix, malloc'd; NULL if none. */
 static char *line_starting(const char *text, const char *prefix)
 {
@@ -1117,6 +1165,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_replay);
 	tcase_add_test(tc, test_init_and_replay);
 	tcase_add_test(tc, test_repeat);
+	tcase_add_test(tc, test_disk_full);
 	tcase_add_test(tc, test_replay_thread_limit);
 	tcase_add_test(tc, test_replay_short);
 	suite_add_tcase(s, tc);

@@ -227,6 +227,10 @@ struct replay_summary {
 	 * speed and the CPU scale): slept and burnt on a CPU. */
 	uint64_t cap_call_ns, cap_gap_ns, cap_gap_cpu_ns;
 	uint64_t think_sleep_ns, think_cpu_ns;
+	/* Operations that failed with ENOSPC or EDQUOT, and with EIO, where
+	 * the capture did not: a run that filled its test mount or met a
+	 * failing device is incomplete (replay_incomplete()). */
+	uint64_t disk_full_ops, io_error_ops;
 	uint64_t lateness_p50_ns, lateness_p99_ns, lateness_max_ns;
 	uint64_t lateness[REPLAY_LATENESS_BUCKETS];
 	uint64_t setid_stripped;	/* ops whose set-ID mode bits went */
@@ -264,6 +268,10 @@ double replay_gap_share(const struct replay_summary *sum);
 /* Why @sum's total time is no prediction of the captured program's (a
  * static text), or NULL: --think pacing, or little time between calls. */
 const char *replay_prediction_note(const struct replay_summary *sum);
+
+/* Whether the run of @sum is incomplete: its test mount filled or its
+ * device failed (disk_full_ops, io_error_ops). */
+bool replay_incomplete(const struct replay_summary *sum);
 
 /* The lateness percentiles of @sum from its histogram (when timed). */
 void replay_summary_lateness(struct replay_summary *sum);

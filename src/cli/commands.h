@@ -39,12 +39,17 @@ int cli_drop_caches(const struct cli_opts *o);
 /* -r: replay, then the statistics.  The exit status. */
 int cli_run_replay(const struct cli_opts *o);
 
+/* The exit status of a replay that ran to its end but found its test
+ * mount full or met I/O errors (replay_incomplete()). */
+#define CLI_EXIT_INCOMPLETE 3
+
 /* -i, and the init half of -R (cli.c).  0, or 1 after saying why. */
 int cli_run_init(const struct cli_opts *o);
 
 /* -r/-R with --repeat N (repeat.c): N runs of init (-r: from the second
  * on) and replay, each in a child process, and their summary.  0, 1 after
- * saying why, or 128+N when signal N stopped a run. */
+ * saying why, 128+N when signal N stopped a run, or CLI_EXIT_INCOMPLETE
+ * when a run filled the test mount. */
 int cli_run_repeat(const struct cli_opts *o);
 
 #endif

@@ -32,6 +32,7 @@ struct repeat {
 	json_t **docs;			/* each run's, in order */
 	size_t n;
 	int stopped_by;			/* the signal that ended a run */
+	size_t incomplete;		/* runs that filled the test mount */
 };
 
 /* Run @i (from 0) of @o in a child: init unless it is -r's first, then
@@ -71,7 +72,8 @@ static int run_child(const struct cli_opts *o, unsigned i, const char *stats)
 }
 
 /* Run the @o->repeat runs into @rp, stopping at the first that fails or
- * is stopped by a signal.  0, or 1 after saying why. */
+ * is stopped by a signal; runs that filled the test mount are counted and
+ * the next one starts.  0, or 1 after saying why. */
 static int run_all(const struct cli_opts *o, struct repeat *rp)
 {
 	char stats[128];
@@ -90,7 +92,7 @@ static int run_all(const struct cli_opts *o, struct repeat *rp)
 				o->repeat);
 		snprintf(stats, sizeof(stats), "%s/run%u.json", rp->dir, i + 1);
 		rc = run_child(o, i, stats);
-		if (rc != 0 && rc <= 128) {
+		if (rc != 0 && rc != CLI_EXIT_INCOMPLETE && rc <= 128) {
 			log_error("run %u of %ld failed%s", i + 1, o->repeat,
 				  rp->n ? "; the summary covers the runs "
 				  "before it" : "");
@@ -101,6 +103,8 @@ static int run_all(const struct cli_opts *o, struct repeat *rp)
 			return 1;
 		}
 		rp->docs[rp->n++] = doc;
+		if (rc == CLI_EXIT_INCOMPLETE)
+			rp->incomplete++;
 		if (rc > 128) {
 			rp->stopped_by = rc - 128;
 			return 0;
@@ -109,15 +113,22 @@ static int run_all(const struct cli_opts *o, struct repeat *rp)
 	return 0;
 }
 
-/* The runs of @rp that ran to the end: interrupted ones are kept in the
- * file but left out of the summary. */
+/* The runs of @rp that ran to the end whole: interrupted ones, and those
+ * that filled the test mount or met I/O errors, are kept in the file but
+ * left out of the summary. */
 static size_t whole_runs(const struct repeat *rp, const json_t **whole)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < rp->n; i++)
-		if (!json_is_true(json_object_get(rp->docs[i], "interrupted")))
-			whole[k++] = rp->docs[i];
+	for (size_t i = 0; i < rp->n; i++) {
+		const json_t *d = rp->docs[i];
+		double io = 0;
+
+		jv_number(json_object_get(d, "io_error_ops"), &io);
+		if (!json_is_true(json_object_get(d, "interrupted")) &&
+		    !json_is_true(json_object_get(d, "disk_full")) && !io)
+			whole[k++] = d;
+	}
 	return k;
 }
 
@@ -145,7 +156,8 @@ static void summary_text(FILE *f, const struct repeat *rp,
 	fprintf(f, "', pacing %s: %zu runs", pacing ? pacing : "fast",
 		nwhole);
 	if (nwhole < rp->n)
-		fprintf(f, " (and %zu interrupted, left out)", rp->n - nwhole);
+		fprintf(f, " (and %zu interrupted or incomplete, left out)",
+			rp->n - nwhole);
 	fputs("\n", f);
 	if (nwhole < 2)
 		fputs("1 run: noise unknown (no deviation, no interval)\n", f);
@@ -354,6 +366,8 @@ int cli_run_repeat(const struct cli_opts *o)
 			 sigabbrev_np(rp.stopped_by) ?
 			 sigabbrev_np(rp.stopped_by) : "?", rp.n, o->repeat);
 		ret = 128 + rp.stopped_by;
+	} else if (!ret && rp.incomplete) {
+		ret = CLI_EXIT_INCOMPLETE;
 	}
 	remove_dir(&rp, (unsigned)o->repeat);
 	for (size_t i = 0; i < rp.n; i++)

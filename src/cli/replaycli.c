@@ -330,6 +330,12 @@ static void warn_start_and_stop(const struct cli_opts *o,
 		log_warn("replay stopped early by SIG%s: the statistics cover "
 			 "only part of the replay file",
 			 sigabbrev_np(cli_stop_signalled));
+	if (replay_incomplete(sum))
+		log_warn("the run is incomplete: %llu operations found the test "
+			 "mount full (ENOSPC, EDQUOT), %llu met I/O errors (EIO); "
+			 "--compare leaves it out",
+			 (unsigned long long)sum->disk_full_ops,
+			 (unsigned long long)sum->io_error_ops);
 	if (replay_prediction_note(sum))
 		log_warn("%.0f%% of the captured threads' time lies between "
 			 "calls; %s", 100 * replay_gap_share(sum),
@@ -450,9 +456,12 @@ int cli_run_replay(const struct cli_opts *o)
 	warn_start_and_stop(o, sum);
 	ret = write_reports(o, &rc, sum, stats);
 	stats = NULL;
-	/* An interrupted run fails as the shell reports a signal: 128+N. */
+	/* An interrupted run fails as the shell reports a signal: 128+N;
+	 * a run that filled its test mount or met I/O errors with 3. */
 	if (!ret && cli_stop_signalled)
 		ret = 128 + cli_stop_signalled;
+	else if (!ret && replay_incomplete(sum))
+		ret = CLI_EXIT_INCOMPLETE;
 out:
 	if (have_series && timeseries_close(&series))
 		ret = 1;

@@ -778,10 +778,14 @@ static void summarize(struct engine *e, struct replay_summary *sum)
 			sum->ahead_ns = r->last_ahead;
 		}
 	}
-	for (int s = 0; s < SYS_COUNT; s++)
+	for (int s = 0; s < SYS_COUNT; s++) {
 		for (int i = 0; i < REPLAY_RESULT_SLOTS; i++)
 			sum->differ_by_result[s][i] =
 				atomic_load(&e->differ_by_result[s][i]);
+		sum->disk_full_ops += sum->differ_by_result[s][ENOSPC] +
+				      sum->differ_by_result[s][EDQUOT];
+		sum->io_error_ops += sum->differ_by_result[s][EIO];
+	}
 	for (int s = 0; s < SYS_COUNT; s++)
 		sum->ops += sum->sys[s].ops;
 	sum->timelines = e->timelines;

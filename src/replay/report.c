@@ -377,6 +377,11 @@ int report_write(FILE *f, const struct report_info *info,
 		fprintf(f, "\tInterrupted: by SIG%s, before the end of the "
 			"replay file\n", sigabbrev_np(info->interrupted_by) ?
 			sigabbrev_np(info->interrupted_by) : "?");
+	if (replay_incomplete(sum))
+		fprintf(f, "\tIncomplete: %llu operations found the test mount "
+			"full (ENOSPC, EDQUOT), %llu met I/O errors (EIO)\n",
+			(unsigned long long)sum->disk_full_ops,
+			(unsigned long long)sum->io_error_ops);
 	fprintf(f, "\tNum workers: %llu\n", (unsigned long long)sum->workers);
 	fprintf(f, "\tThreads per worker: %llu\n",
 		(unsigned long long)sum->threads_per_worker);
@@ -629,6 +634,9 @@ int report_write_json(FILE *f, const struct report_info *info,
 							      "false");
 	fprintf(f, ",\n  \"interrupted\": %s",
 		info->interrupted_by ? "true" : "false");
+	fprintf(f, ",\n  \"disk_full\": %s,\n  \"disk_full_ops\": %" PRIu64
+		",\n  \"io_error_ops\": %" PRIu64, sum->disk_full_ops ? "true" :
+		"false", sum->disk_full_ops, sum->io_error_ops);
 	fprintf(f, ",\n  \"workers\": %" PRIu64 ",\n  \"threads_per_worker\": %"
 		PRIu64 ",\n  \"threads\": %" PRIu64, sum->workers,
 		sum->threads_per_worker, sum->threads);

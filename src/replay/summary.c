@@ -18,6 +18,11 @@ const char *replay_pacing_name(enum replay_pacing p)
 	}
 }
 
+bool replay_incomplete(const struct replay_summary *sum)
+{
+	return sum->disk_full_ops || sum->io_error_ops;
+}
+
 void replay_summary_lateness(struct replay_summary *sum)
 {
 	if (!sum->timed)
@@ -82,6 +87,8 @@ void replay_summary_add(struct replay_summary *dst,
 	dst->cap_gap_ns += src->cap_gap_ns;
 	dst->cap_gap_cpu_ns += src->cap_gap_cpu_ns;
 	dst->think_sleep_ns += src->think_sleep_ns;
+	dst->disk_full_ops += src->disk_full_ops;
+	dst->io_error_ops += src->io_error_ops;
 	dst->think_cpu_ns += src->think_cpu_ns;
 	dst->uring_flags_dropped += src->uring_flags_dropped;
 	for (int s = 0; s < SYS_COUNT; s++) {

@@ -17,10 +17,16 @@
 #include "stats.h"
 #include "verdict.h"
 
-/* Whether run @r ran to its end (interrupted runs stay out). */
+/* Whether run @r ran to its end and is whole: interrupted runs, and runs
+ * that filled their test mount or met I/O errors, stay out. */
 static bool whole_run(const struct compare_run *r)
 {
-	return !json_is_true(json_object_get(r->doc, "interrupted"));
+	double n;
+
+	return !json_is_true(json_object_get(r->doc, "interrupted")) &&
+	       !json_is_true(json_object_get(r->doc, "disk_full")) &&
+	       (jv_number(json_object_get(r->doc, "io_error_ops"), &n) ||
+		n == 0);
 }
 
 /* Why no verdict can be given to runs of @c, or NULL. */
