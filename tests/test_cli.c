@@ -9,7 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pwd.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -125,6 +131,9 @@ static const struct {
 	  "--cpu-scale" },
 	{ { "-r", "x.replay", "--repeat", "0", NULL }, "--repeat" },
 	{ { "-i", "x.replay", "--repeat", "2", NULL }, "--repeat and --label" },
+	{ { "-r", "x.replay", "--ready-fd", "5", NULL },
+	  "--ready-fd goes with -c" },
+	{ { "-c", "x.capture", "--ready-fd", "2", NULL }, "--ready-fd" },
 	{ { "-R", "x.replay", "--repeat", "2", "--csv", "a.csv", NULL },
 	  "--repeat does not go with --csv" },
 };
@@ -716,6 +725,68 @@ START_TEST(test_disk_full)
 }
 END_TEST
 
+/*
+ * --ready-fd and NOTIFY_SOCKET: once the probe records, the capture
+ * writes READY to the fd (then closes it) and sends READY=1 to systemd's
+ * socket; a script that starts its workload then loses nothing.
+ */
+START_TEST(test_capture_ready)
+{
+	const char *why = tu_cannot_capture();
+	char *dir = tu_scratch(), *log = tu_join(dir, "c.capture");
+	char *sock = tu_join(dir, "notify"), buf[32];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct pollfd pfd;
+	int p[2], s, status;
+	ssize_t n;
+	pid_t pid;
+
+	if (why) {
+		fprintf(stderr, "test_capture_ready: skipped, %s\n", why);
+		free(sock);
+		free(log);
+		free(dir);
+		return;
+	}
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(s, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (dup2(p[1], 5) < 0 || setenv("NOTIFY_SOCKET", sock, 1))
+			_exit(127);
+		execl(tu_bin(), "ioriot", "-q", "-c", log, "--duration", "60",
+		      "--ready-fd", "5", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	ck_assert_int_eq(poll(&pfd, 1, 50000), 1);
+	n = read(p[0], buf, sizeof(buf));
+	ck_assert_int_eq(n, 6);
+	ck_assert(!memcmp(buf, "READY\n", 6));
+	/* The fd is closed after it: end of file. */
+	ck_assert_int_eq(read(p[0], buf, sizeof(buf)), 0);
+	pfd = (struct pollfd){ .fd = s, .events = POLLIN };
+	ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
+	n = recv(s, buf, sizeof(buf), 0);
+	ck_assert_int_eq(n, 7);
+	ck_assert(!memcmp(buf, "READY=1", 7));
+	ck_assert_int_eq(kill(pid, SIGINT), 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d",
+		      status);
+	close(p[0]);
+	close(s);
+	free(sock);
+	free(log);
+	free(dir);
+}
+END_TEST
+
 /* The line of @text that starts with @prefix, malloc'd; NULL if none. */
 static char *line_starting(const char *text, const char *prefix)
 {
@@ -1166,6 +1237,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_init_and_replay);
 	tcase_add_test(tc, test_repeat);
 	tcase_add_test(tc, test_disk_full);
+	tcase_add_test(tc, test_capture_ready);
 	tcase_add_test(tc, test_replay_thread_limit);
 	tcase_add_test(tc, test_replay_short);
 	suite_add_tcase(s, tc);

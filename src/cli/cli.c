@@ -30,6 +30,7 @@
 #include "ioriot/textsafe.h"
 #include "ioriot/version.h"
 #include "commands.h"
+#include "notify.h"
 #include "copies.h"
 #include "htmlpage.h"
 #include "mapcheck.h"
@@ -323,10 +324,14 @@ void cli_catch_stop_signals(int flags)
 }
 
 
-/* The capture's status line, and what the last one said (for the rate). */
+/* The capture's status line, and what the last one said (for the rate);
+ * what capture_ready() says and to whom. */
 struct capture_cli {
 	struct progress bar;
 	uint64_t last_events, last_elapsed_ns;
+	bool verbose;
+	const char *output;
+	int ready_fd;			/* --ready-fd, or -1 */
 };
 
 static void capture_status(void *ctx, const struct capture_status *st)
@@ -346,10 +351,30 @@ static void capture_status(void *ctx, const struct capture_status *st)
 	cc->last_elapsed_ns = st->elapsed_ns;
 }
 
+/* The probe is attached and the /proc snapshot written: only now does
+ * the capture record, so only now is that said, and told to --ready-fd
+ * and systemd. */
+static void capture_ready(void *ctx)
+{
+	struct capture_cli *cc = ctx;
+	int rc;
+
+	if (cc->verbose)
+		fprintf(stderr, "ioriot: capturing to %s (Ctrl-C stops)\n",
+			cc->output);
+	rc = notify_ready(cc->ready_fd);
+	if (rc)
+		log_warn("cannot tell that the capture is ready (--ready-fd, "
+			 "NOTIFY_SOCKET): %s", strerror(-rc));
+}
+
 static int run_capture(const struct cli_opts *o)
 {
 	struct capture_summary sum;
-	struct capture_cli cc = { 0 };
+	struct capture_cli cc = { .verbose = o->verbosity >= 0,
+				  .output = o->capture,
+				  .ready_fd = o->ready_fd > 0 ?
+					      (int)o->ready_fd : -1 };
 	struct capture_options co = {
 		.output = o->capture,
 		.pid = o->pid > 0 ? (uint32_t)o->pid : 0,
@@ -362,6 +387,7 @@ static int run_capture(const struct cli_opts *o)
 		.status = o->verbosity >= 0 ? capture_status : NULL,
 		.status_ctx = &cc,
 		.stop = &cli_stop_signalled,
+		.ready = capture_ready, .ready_ctx = &cc,
 		.filter = { .include = o->include, .ninclude = o->ninclude,
 			    .exclude = o->exclude, .nexclude = o->nexclude },
 	};
@@ -383,9 +409,14 @@ static int run_capture(const struct cli_opts *o)
 			"and --comm must not hold blanks or '=' for SystemTap\n");
 		return EXIT_USAGE;
 	}
+	if (cc.ready_fd >= 0 && fcntl(cc.ready_fd, F_GETFD) < 0) {
+		fprintf(stderr, "ioriot: --ready-fd %d: not an open file "
+			"descriptor\n", cc.ready_fd);
+		return EXIT_USAGE;
+	}
 	cli_catch_stop_signals(0);	/* the probe's poll returns, sees the stop */
 	if (o->verbosity >= 0)
-		fprintf(stderr, "ioriot: capturing to %s (Ctrl-C stops)\n", o->capture);
+		fprintf(stderr, "ioriot: loading the probe for %s\n", o->capture);
 	progress_start(&cc.bar, "capture");
 	int rc = o->module ? capture_stap_run(&co, o->module, &sum, err, sizeof(err))
 			   : capture_run(&co, &sum, err, sizeof(err));

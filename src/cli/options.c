@@ -18,7 +18,8 @@
 /* Long options without a short form, numbered beyond the bytes. */
 enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_START_AT, OPT_MERGE,
        OPT_MAP, OPT_COPIES, OPT_STAGGER, OPT_ONLY_SYSCALLS, OPT_ONLY_COMM,
-       OPT_ONLY_PATH, OPT_FROM, OPT_TO, OPT_THINK, OPT_CPU_SCALE, OPT_REPEAT, OPT_LABEL };
+       OPT_ONLY_PATH, OPT_FROM, OPT_TO, OPT_THINK, OPT_CPU_SCALE, OPT_REPEAT, OPT_LABEL,
+       OPT_READY_FD };
 /* The replay's rate caps. */
 enum { OPT_RATE_IOPS = 1100, OPT_RATE_MBPS };
 
@@ -61,6 +62,7 @@ static const struct option long_options[] = {
 	{ "interval", required_argument, NULL, 'N' },
 	{ "spin", required_argument, NULL, 'W' },
 	{ "think", no_argument, NULL, OPT_THINK },
+	{ "ready-fd", required_argument, NULL, OPT_READY_FD },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "cpu-scale", required_argument, NULL, OPT_CPU_SCALE },
@@ -198,6 +200,9 @@ void cli_usage(void)
 "  -x, --pid PID            capture only PID, its threads and descendants\n"
 "      --comm NAME          capture only processes named NAME (e.g. java)\n"
 "      --duration SECONDS   stop capturing after SECONDS (default 3600)\n"
+"      --ready-fd N         -c: write READY and a newline to fd N, then close\n"
+"                           it, once the probe records (so does \"capturing\n"
+"                           to\" on stderr, and READY=1 to NOTIFY_SOCKET)\n"
 "      --ring-mb MB         the probe's rings in all, a power of 2, shared out\n"
 "                           to the CPUs, at least 4 MiB each (default 64)\n"
 "      --max-size SIZE      stop capturing when the log reaches SIZE bytes\n"
@@ -584,6 +589,9 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 	case OPT_THINK: o->think = true; break;
 	case OPT_REPEAT: err = parse_long("--repeat", optarg, 1, 1000, &o->repeat); break;
 	case OPT_LABEL: o->label = optarg; break;
+	case OPT_READY_FD:
+		err = parse_long("--ready-fd", optarg, 3, 1 << 20, &o->ready_fd);
+		break;
 	case OPT_CPU_SCALE:
 		if (parse_double(optarg, 0.001, 1000, &o->cpu_scale))
 			return usage_error("--cpu-scale expects a factor from "
@@ -680,6 +688,10 @@ static int check_combinations(const struct cli_opts *o)
 	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
 		fprintf(stderr, "ioriot: --think and --cpu-scale go with -r or "
 			"-R\n");
+		err = -EINVAL;
+	}
+	if (!err && o->ready_fd && o->mode != MODE_CAPTURE) {
+		fprintf(stderr, "ioriot: --ready-fd goes with -c (capture)\n");
 		err = -EINVAL;
 	}
 	if (!err && (o->repeat || o->label) && o->mode != MODE_REPLAY &&
