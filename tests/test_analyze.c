@@ -278,6 +278,53 @@ START_TEST(test_hand_capture)
 }
 END_TEST
 
+/*
+ * The threads' time (tests/data/generate/cpu.capture): calls, the gaps
+ * between a thread's operations, on a CPU as cpu= says (at most the gap),
+ * waiting for the rest, unknown without cpu=; per process and thread, in
+ * JSON and text.  Thread 500:500 has gaps of 900, 2900, 3900, 900, 400
+ * and 500 ns with cpu= 800, 780, 3170, 100, 300 and 400; thread 502:502
+ * one of 100 with 100; thread 600:600 one of 900 without cpu=.
+ */
+START_TEST(test_thread_time)
+{
+	char *path;
+	json_t *v;
+	const json_t *t, *p;
+	char *argv[] = { "ioriot", "--analyze", NULL, NULL }, *text = NULL;
+
+	ck_assert(asprintf(&path, "%s/generate/cpu.capture", tu_datadir()) > 0);
+	v = analyze_json(&(struct analyze_options){ 0 }, path);
+	t = at(v, "totals.thread_time");
+	ck_assert_int_eq(num(t, "calls_ns"), 1200);
+	ck_assert_int_eq(num(t, "gaps_ns"), 9500 + 100 + 900);
+	ck_assert_int_eq(num(t, "on_cpu_ns"), 5550 + 100);
+	ck_assert_int_eq(num(t, "waiting_ns"), 3950);
+	ck_assert_int_eq(num(t, "unknown_ns"), 900);
+	ck_assert(real(t, "on_cpu_share") > 0.48 &&
+		  real(t, "on_cpu_share") < 0.49);
+	p = find(at(v, "top.processes.by_ops"), "name", "500");
+	ck_assert_int_eq(num(p, "time_ns"), 700);
+	ck_assert_int_eq(num(p, "gaps_ns"), 9500);
+	ck_assert_int_eq(num(p, "on_cpu_ns"), 5550);
+	ck_assert_int_eq(num(p, "waiting_ns"), 3950);
+	ck_assert_int_eq(num(p, "unknown_ns"), 0);
+	p = find(at(v, "top.threads.by_ops"), "name", "600:600");
+	ck_assert_int_eq(num(p, "unknown_ns"), 900);
+	json_decref(v);
+
+	argv[2] = path;
+	ck_assert_int_eq(tu_run(argv, &text, NULL), 0);
+	ck_assert_msg(strstr(text, "  Thread time            10% in calls, 48% "
+			     "on a CPU between them, 34% waiting, 8% not known "
+			     "(no cpu=)\n"), "%s", text);
+	ck_assert_msg(strstr(text, "    7%   54%   39%    0%  500\n"), "%s",
+		      text);
+	free(text);
+	free(path);
+}
+END_TEST
+
 START_TEST(test_hand_replay)
 {
 	json_t *v = analyze_data("hand.replay",
@@ -751,6 +798,7 @@ Suite *analyze_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_hand_capture);
 	tcase_add_test(tc, test_hand_replay);
+	tcase_add_test(tc, test_thread_time);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_aio);
 	tcase_add_test(tc, test_uring);

@@ -129,6 +129,8 @@ static void assert_event(const char *what, const struct cap_event *want,
 	SAME(CAP_CHILD, child_pid);
 	SAME(CAP_CHILD, child_tid);
 	SAME(CAP_UMASK, umask);
+	SAME(CAP_CPU, cpu_ns);
+	SAME(CAP_CPU_CALL, cpu_call_ns);
 #undef SAME
 	if (h & CAP_PATH)
 		assert_path(what, got->path, got->path_len, want->path,
@@ -337,6 +339,66 @@ START_TEST(v4_all_fields_extremes)
 	ev.path = "";
 	ev.path_len = 0;
 	round_trip(&ev);
+}
+END_TEST
+
+/*
+ * The on-CPU keys: C as written; X where it is not all of D, or the line
+ * has no C (a thread's first event); a line with C and no X was on a CPU
+ * for all of D.  Each form writes, reads back, and reads from its text.
+ */
+START_TEST(v4_cpu_keys)
+{
+	static const struct {
+		unsigned have;
+		uint64_t dur, cpu, call;
+		const char *text;	/* the fields after o=read;:, */
+	} cases[] = {
+		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 120, "C=7000;:,X=120;:," },
+		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 500, "C=7000;:," },
+		{ CAP_CPU_CALL, 500, 0, 500, "X=500;:," },
+		{ CAP_CPU_CALL, 500, 0, 0, "X=0;:," },
+		{ CAP_CPU | CAP_CPU_CALL, 0, 0, 0, "C=0;:," },
+		{ 0, 500, 0, 0, "" },
+	};
+	char *dir = tu_scratch();
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct caplog_header hdr = { .version = 4 };
+		struct cap_event ev, out;
+		char line[256], *got, *path;
+		struct caplog_reader *r;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.sys = SYS_READ;
+		ev.time_ns = BASE_NS;
+		ev.dur_ns = cases[i].dur;
+		ev.pid = ev.tid = 9;
+		ev.ret = 1;
+		ev.cpu_ns = cases[i].cpu;
+		ev.cpu_call_ns = cases[i].call;
+		ev.have = CAP_RET | CAP_DUR | cases[i].have;
+		if (!cases[i].dur)
+			ev.have &= ~CAP_DUR;
+		round_trip(&ev);
+
+		path = write_v4(dir, &hdr, &ev, 1);
+		got = tu_read(path, NULL);
+		snprintf(line, sizeof(line), "i=9:9;:,o=read;:,%sr=1;:,\n",
+			 cases[i].text);
+		ck_assert_msg(got && strstr(got, line), "case %zu: no \"%s\" in"
+			      "\n%s", i, line, got ? got : "");
+		free(got);
+		r = open_ok(path);
+		ck_assert_int_eq(caplog_next(r, &out), 1);
+		ck_assert_uint_eq(out.have & (CAP_CPU | CAP_CPU_CALL),
+				  cases[i].have);
+		ck_assert_uint_eq(out.cpu_ns, cases[i].cpu);
+		ck_assert_uint_eq(out.cpu_call_ns, cases[i].call);
+		caplog_close(r);
+		free(path);
+	}
+	free(dir);
 }
 END_TEST
 
@@ -1309,6 +1371,18 @@ static const struct bad_line bad_lines[] = {
 	  CAPLOG_BAD_SYNTAX },
 	{ 3, L("t=1;:,i=1:1;:,o=mkdir;:,p=/a;:,m=511;:,u=18;:,"),
 	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=-1;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=1;:,X=6;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,X=-1;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,i=1:1;:,o=read;:,d=3;:,X=1;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=1k;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 3, L("t=9;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=1;:,b=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,r=18446744073709551616;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,r=123456789012345678901;:,"),
@@ -1909,6 +1983,7 @@ Suite *caplog_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_loop_test(tc, v4_every_op, 0, SYS_COUNT);
 	tcase_add_test(tc, v4_all_fields_extremes);
+	tcase_add_test(tc, v4_cpu_keys);
 	tcase_add_test(tc, v4_path_escaping);
 	tcase_add_test(tc, v4_header_round_trip);
 	tcase_add_test(tc, v4_unknown_keys_ignored);

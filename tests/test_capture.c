@@ -1998,6 +1998,130 @@ START_TEST(test_umask)
 }
 END_TEST
 
+/* ---- on-CPU time ------------------------------------------------------ */
+
+#define CPU_KEYS (CAP_CPU | CAP_CPU_CALL)
+#define CPUTIME_WRITE \
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET | CPU_KEYS, .count = 1, \
+	  .ret = 1, .v_fd = 2 }
+
+/* 2: the file's fd; 3: the child's pid; 4: its fd */
+static const struct exp cputime_main[] = {
+	/* Its first captured event (it entered the read of its go byte
+	 * before the probe was attached): no C. */
+	{ E(OPEN), .have = CAP_PATH | CAP_CPU_CALL, .lacks = CAP_CPU,
+	  .path = "f", .v_ret = 2 },
+	CPUTIME_WRITE,
+	CPUTIME_WRITE,		/* after the busy loop */
+	CPUTIME_WRITE,		/* after the sleep */
+	{ E(FORK), .have = CAP_CHILD, .lacks = CPU_KEYS, .v_child = 3 },
+	/* A new thread's first event has no C: nothing to count from. */
+	{ E(OPEN), .have = CAP_PATH | CAP_CPU_CALL, .lacks = CAP_CPU,
+	  .path = "k", .v_pid = 3, .v_ret = 4 },
+	{ E(WRITE), .have = CAP_RET | CPU_KEYS, .ret = 1, .v_pid = 3,
+	  .v_fd = 4 },
+	{ E(CLOSE), .have = CAP_RET | CPU_KEYS, .ret = 0, .v_fd = 2 },
+	END
+};
+
+static const struct exp *const cputime_chains[] = { cputime_main, NULL };
+
+static const char *const cputime_replay[] = {
+	"%v1:%v1 open path=%S/f vfd=$F",
+	"%v1:%v1 write 1 fd=$F count=1 cpu=$B",
+	"%v3:%v3 open path=%S/k vfd=$K parent=%v1:%v1",
+	"%v3:%v3 write 1 fd=$K count=1 cpu=$C",
+	NULL
+};
+
+/* The index of the @nth (from 0) write of thread @tid in r->ev. */
+static size_t nth_write(const struct run *r, uint32_t tid, int nth)
+{
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].tid == tid && r->ev[i].sys == SYS_WRITE &&
+		    r->ev[i].fd == r->vars[2] && nth-- == 0)
+			return i;
+	ck_abort_msg("no write %d of thread %u", nth, tid);
+	return 0;
+}
+
+/*
+ * tests/workloads/cputime.c, captured with -x: C of the write after the
+ * busy loop holds most of the loop's own CPU time (measured by the
+ * workload; the scheduler's runtime lags by up to a tick at either end,
+ * and the machine is shared) and never more than the gap; C of the write
+ * after the sleep is a small part of its gap.  Every C is at most its
+ * gap from the thread's previous event, every X at most its D.  Generate
+ * writes cpu= and the child's parent=.
+ */
+START_TEST(test_cputime)
+{
+	static const struct workload cputime_w = {
+		.name = "cputime", .chains = cputime_chains,
+		.replay = cputime_replay,
+		.counts = "|timelines=2|processes=2|"
+	};
+	const char *why = tu_cannot_capture();
+	const struct cap_event *a, *b, *c, *last[2] = { NULL, NULL };
+	unsigned long long busy = 0;
+	uint64_t gap_b, gap_c;
+	char *text, *p;
+	struct run r;
+
+	if (why) {
+		printf("capture: test cputime skipped: %s\n", why);
+		return;
+	}
+	run_init(&r, &cputime_w, BY_PID);
+	capture_workload(&r);
+	read_log(&r);
+	check_pids(&r);
+	match_chain(&r, cputime_main, 0);
+	text = tu_read(r.errfile, NULL);
+	p = text ? strstr(text, "busy_ns=") : NULL;
+	ck_assert_msg(p && sscanf(p, "busy_ns=%llu", &busy) == 1,
+		      "cputime printed no busy_ns: %s", text ? text : "");
+	free(text);
+	ck_assert_uint_ge(busy, 60000000);
+
+	a = &r.ev[nth_write(&r, (uint32_t)r.pid, 0)];
+	b = &r.ev[nth_write(&r, (uint32_t)r.pid, 1)];
+	c = &r.ev[nth_write(&r, (uint32_t)r.pid, 2)];
+	gap_b = b->time_ns - cap_event_end(a);
+	gap_c = c->time_ns - cap_event_end(b);
+	ck_assert_msg(b->cpu_ns >= busy / 2 && b->cpu_ns <= gap_b,
+		      "busy gap: C=%llu ns, the loop's CPU %llu ns, the gap "
+		      "%llu ns", (unsigned long long)b->cpu_ns, busy,
+		      (unsigned long long)gap_b);
+	ck_assert_msg(gap_c >= 60000000 && c->cpu_ns <= gap_c / 4,
+		      "sleep gap: C=%llu ns of %llu ns",
+		      (unsigned long long)c->cpu_ns, (unsigned long long)gap_c);
+
+	/* C counts from the end of the thread's previous event. */
+	for (size_t i = 0; i < r.nev; i++) {
+		const struct cap_event *e = &r.ev[i];
+		int t = e->pid == (uint32_t)r.pid ? 0 : 1;
+
+		if (e->pid != (uint32_t)r.pid && e->pid != (uint32_t)r.vars[3])
+			continue;
+		if (!(e->have & CAP_CPU_CALL))
+			continue;	/* a record: no part of the count */
+		ck_assert_uint_le(e->cpu_call_ns, e->dur_ns);
+		if ((e->have & CAP_CPU) && last[t])
+			ck_assert_msg(e->time_ns >= cap_event_end(last[t]) &&
+				      e->cpu_ns <= e->time_ns -
+						   cap_event_end(last[t]),
+				      "%s at %llu: C=%llu beyond its gap",
+				      sys_info(e->sys)->name,
+				      (unsigned long long)e->time_ns,
+				      (unsigned long long)e->cpu_ns);
+		last[t] = e;
+	}
+	check_replay(&r);
+	run_free(&r);
+}
+END_TEST
+
 /* ---- fileapi ----------------------------------------------------------- */
 
 #define XA(name, x) E(name), .path2 = "=" x
@@ -2830,6 +2954,7 @@ Suite *capture_suite(void)
 	tcase_add_loop_test(tc, test_workload, 0, NCASES);
 	tcase_add_test(tc, test_uncaptured);
 	tcase_add_test(tc, test_umask);
+	tcase_add_test(tc, test_cputime);
 	tcase_add_test(tc, test_fileapi);
 	suite_add_tcase(s, tc);
 

@@ -66,6 +66,12 @@ static const char *const goldens[] = {
 	"mapexit",	/* mappings an exit and an exec unmap: their munmap
 			 * before the close; another process's use of the
 			 * file after them waits for them, and for msync */
+	"cpu",		/* cpu= from C, with the C and X of events not
+			 * written (a dup, a chdir, a call without result,
+			 * a page of a run) added to the next; none on a
+			 * timeline's first operation or from a log without
+			 * the keys; parent= of forked processes and
+			 * threads, the nearest ancestor with an operation */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "ioriot/capture.h"
+#include "../src/capture/emit.h"
 #include "../src/capture/resolve.h"
 #include "testutil.h"
 
@@ -46,6 +47,32 @@ START_TEST(fields_openat)
 				   CAP_RET | CAP_DUR);
 	ck_assert_uint_eq(ce.pid, 7);
 	ck_assert_uint_eq(ce.tid, 8);
+}
+END_TEST
+
+/* The probe's on-CPU times: C where the record has a mark to count from,
+ * X always, at most the duration (the probe's own bound). */
+START_TEST(fields_cpu)
+{
+	uint64_t args[6] = { 3, 0x7fff0000, 100 };
+	struct ioriot_event e = record(SYS_READ, 100, args);
+	struct cap_event ce;
+
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert(!(ce.have & (CAP_CPU | CAP_CPU_CALL)));
+	e.flags = IORIOT_EV_CPU_CALL;
+	e.cpu_call = 30;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert_uint_eq(ce.have & (CAP_CPU | CAP_CPU_CALL), CAP_CPU_CALL);
+	ck_assert_uint_eq(ce.cpu_call_ns, 30);
+	e.flags = IORIOT_EV_CPU_CALL | IORIOT_EV_CPU_GAP;
+	e.cpu_gap = 123456789;
+	e.cpu_call = 51;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert_uint_eq(ce.have & (CAP_CPU | CAP_CPU_CALL),
+			  CAP_CPU | CAP_CPU_CALL);
+	ck_assert_uint_eq(ce.cpu_ns, 123456789);
+	ck_assert_uint_eq(ce.cpu_call_ns, 50);
 }
 END_TEST
 
@@ -534,18 +561,95 @@ START_TEST(path_filters)
 }
 END_TEST
 
+/*
+ * The emitter (emit.c): an event the path filters leave out passes its
+ * on-CPU time (C and X) to the next C of its thread, so that C still counts
+ * from the end of the thread's previous event in the log; a thread's first
+ * event (X, no C) starts the count anew.
+ */
+START_TEST(emit_carries_cpu_of_filtered)
+{
+	static const char *const inc[] = { "/keep" };
+	static const struct {
+		uint32_t tid;
+		const char *path;
+		unsigned have;
+		uint64_t cpu, call;
+	} evs[] = {
+		{ 1, "/keep/a", CAP_CPU_CALL, 0, 40 },
+		{ 1, "/other", CAP_CPU | CAP_CPU_CALL, 100, 10 },
+		{ 2, "/other", CAP_CPU | CAP_CPU_CALL, 7, 3 },
+		{ 1, "/other", CAP_CPU | CAP_CPU_CALL, 1000, 20 },
+		{ 1, "/keep/b", CAP_CPU | CAP_CPU_CALL, 5, 50 },	/* 1135 */
+		{ 1, "/keep/c", CAP_CPU | CAP_CPU_CALL, 6, 50 },	/* 6 */
+		{ 2, "/other", CAP_CPU | CAP_CPU_CALL, 9, 1 },
+		{ 2, "/keep/d", CAP_CPU_CALL, 0, 50 },	/* a new thread 2 */
+		{ 2, "/keep/e", CAP_CPU | CAP_CPU_CALL, 8, 50 },	/* 8 */
+	};
+	static const char *const want[] = {
+		"i=7:1;:,o=stat;:,p=/keep/a;:,X=40;:,",
+		"i=7:1;:,o=stat;:,p=/keep/b;:,C=1135;:,",
+		"i=7:1;:,o=stat;:,p=/keep/c;:,C=6;:,",
+		"i=7:2;:,o=stat;:,p=/keep/d;:,X=50;:,",
+		"i=7:2;:,o=stat;:,p=/keep/e;:,C=8;:,",
+	};
+	struct path_filter f = { inc, 1, NULL, 0 };
+	struct capture_summary sum = { 0 };
+	char *dir = tu_mkdtemp(), *log = tu_join(dir, "emit.log"), *text, *p;
+	struct outbuf *ob = malloc(sizeof(*ob));
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	struct emitter *em;
+
+	ck_assert(ob && fd >= 0);
+	outbuf_init(ob, fd);
+	em = emitter_new(&f, &sum, ob);
+	ck_assert(em);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct cap_event ce = {
+			.time_ns = 1000 * (i + 1), .dur_ns = 50, .pid = 7,
+			.tid = evs[i].tid, .sys = SYS_STAT, .ret = 0,
+			.path = evs[i].path, .path_len = strlen(evs[i].path),
+			.have = CAP_DUR | CAP_RET | CAP_PATH | evs[i].have,
+			.cpu_ns = evs[i].cpu, .cpu_call_ns = evs[i].call,
+		};
+		ck_assert_int_eq(emitter_push(em, &ce), 0);
+	}
+	emitter_release(em, UINT64_MAX);
+	ck_assert_int_eq(em->err, 0);
+	ck_assert_uint_eq(sum.events, 5);
+	ck_assert_uint_eq(sum.excluded, 4);
+	emitter_free(em);
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	close(fd);
+	text = tu_read(log, NULL);
+	ck_assert(text);
+	p = text;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		p = strstr(p, want[i]);
+		ck_assert_msg(p, "no %s in\n%s", want[i], text);
+	}
+	free(text);
+	free(ob);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 Suite *resolve_suite(void)
 {
 	Suite *s = suite_create("resolve");
 	TCase *tc = tcase_create("capture");
 
 	tcase_add_test(tc, fields_openat);
+	tcase_add_test(tc, fields_cpu);
 	tcase_add_test(tc, fields_layouts);
 	tcase_add_test(tc, fields_records);
 	tcase_add_test(tc, maps_from_proc);
 	tcase_add_test(tc, fields_fileapi);
 	tcase_add_test(tc, resolve_paths);
 	tcase_add_test(tc, path_filters);
+	tcase_add_test(tc, emit_carries_cpu_of_filtered);
 	suite_add_tcase(s, tc);
 	return s;
 }

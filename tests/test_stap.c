@@ -31,7 +31,7 @@
 #define MAX_FMTS 1024
 
 /* The keys of capture log v4 (docs/capture-format.md section 4). */
-static const char v4_keys[] = "tDiordepPfmOQWcsFGUaAkuT";
+static const char v4_keys[] = "tDiordepPfmOQWcsFGUaAkuCXT";
 
 /* Sample values put into the script's %s conversions. */
 #define SAMPLE_PATH "/srv/mail/inbox%20old"
@@ -744,7 +744,8 @@ END_TEST
  * record's own format otherwise.  A '*' stands for a bare %s (optional c,
  * O, Q, W fields, a lock's range, or an ACL's m), a '+' for the optional
  * stat results m and s, a '&' for
- * readlink's optional target P.  Returns false
+ * readlink's optional target P, a '~' for the optional on-CPU keys C and
+ * X (cpu_fields()).  Returns false
  * if the script prints no such operation.
  */
 static bool script_keys(const struct fmts *f, const char *op, char *keys,
@@ -776,6 +777,7 @@ static bool script_keys(const struct fmts *f, const char *op, char *keys,
 				keys[k++] = '+';
 			if (link)
 				keys[k++] = '&';
+			keys[k++] = '~';
 			keys[k++] = 'r';
 		}
 		keys[k] = '\0';
@@ -803,13 +805,18 @@ static void line_keys(const char *line, char *keys, size_t len)
 static bool keys_match(const char *want, const char *got)
 {
 	while (*want) {
-		if (*want == '*' || *want == '+' || *want == '&') {
+		if (strchr("*+&~", *want)) {
 			const char *set = *want == '*' ? "cOQWmp" :
-					  *want == '+' ? "ms" : "P";
+					  *want == '+' ? "ms" :
+					  *want == '~' ? "CX" : "P";
+			const char *next = want + 1;
 
-			while (*want == '*' || *want == '+' || *want == '&')
-				want++;
-			while (*got && strchr(set, *got) && *got != *want)
+			/* Consecutive patterns each take their own keys, up
+			 * to the next key wanted. */
+			while (*next && strchr("*+&~", *next))
+				next++;
+			want++;
+			while (*got && strchr(set, *got) && *got != *next)
 				got++;
 			continue;
 		}
@@ -1013,6 +1020,23 @@ START_TEST(fixture_fields)
 	ck_assert_int_eq(ev->arg, 1001);
 	ev = find_event(evs, n, SYS_PREAD64);
 	ck_assert_int_eq(ev->offset, 3221225472LL);
+	/* The on-CPU keys where the kernel headers name them: a thread's
+	 * first line has X only, later ones C, and X where the call was not
+	 * all on a CPU; lines without them have neither. */
+	ck_assert((ev->have & (CAP_CPU | CAP_CPU_CALL)) ==
+		  (CAP_CPU | CAP_CPU_CALL));
+	ck_assert_uint_eq(ev->cpu_ns, 250);
+	ck_assert_uint_eq(ev->cpu_call_ns, 900);
+	ev = find_event(evs, n, SYS_READ);
+	ck_assert((ev->have & (CAP_CPU | CAP_CPU_CALL)) == CAP_CPU_CALL);
+	ck_assert_uint_eq(ev->cpu_call_ns, 1500);
+	ev = find_event(evs, n, SYS_READV);
+	ck_assert((ev->have & (CAP_CPU | CAP_CPU_CALL)) ==
+		  (CAP_CPU | CAP_CPU_CALL));
+	ck_assert_uint_eq(ev->cpu_ns, 300);
+	ck_assert_uint_eq(ev->cpu_call_ns, ev->dur_ns);
+	ev = find_event(evs, n, SYS_OPEN);
+	ck_assert(!(ev->have & (CAP_CPU | CAP_CPU_CALL)));
 	ev = find_event(evs, n, SYS_MMAP);
 	ck_assert_int_eq(ev->ret, 140234567680000LL);
 	ck_assert((ev->have & CAP_ADDR) && ev->addr == 0);

@@ -43,6 +43,8 @@ enum cap_have {
 	CAP_DUR = 1 << 18,	/* D */
 	CAP_BUF = 1 << 19,	/* B: an io_uring request's buffer index */
 	CAP_UMASK = 1 << 20,	/* u: the umask at a call making an inode */
+	CAP_CPU = 1 << 21,	/* C: on-CPU ns before the event */
+	CAP_CPU_CALL = 1 << 22,	/* X, or D with C: on-CPU ns in the call */
 };
 
 /* One operation, whatever log version it came from. */
@@ -59,6 +61,11 @@ struct cap_event {
 	int64_t flags, mode, whence, cmd, arg, uid;
 	int64_t size;
 	int64_t umask;		/* the process's umask (CAP_UMASK) */
+	uint64_t cpu_ns;	/* CAP_CPU: the thread's on-CPU ns from the
+				 * end of its previous event in the log to
+				 * this one's start */
+	uint64_t cpu_call_ns;	/* CAP_CPU_CALL: its on-CPU ns within the
+				 * call, at most dur_ns */
 	uint64_t addr, addr2;
 	int64_t buf_index;
 	uint32_t child_pid, child_tid;

@@ -67,6 +67,11 @@
 /* A high bit, apart from the argument bits above.  umask: the calling
  * task's umask at a call that makes an inode. */
 #define IORIOT_EV_UMASK		(1u << 24)
+/* cpu_gap: the thread's on-CPU ns from the end of its previous event sent
+ * (a syscall's exit, a page record) to this one's start. */
+#define IORIOT_EV_CPU_GAP	(1u << 25)
+/* cpu_call: the thread's on-CPU ns within the call (entry to exit). */
+#define IORIOT_EV_CPU_CALL	(1u << 26)
 
 /*
  * A page record (sys SYS_MMAP_READ or SYS_MMAP_WRITE, IORIOT_EV_NO_RET,
@@ -156,7 +161,7 @@ struct nr_spec {
  */
 #define IORIOT_RING_ELEM_SHIFT 20
 #define IORIOT_RING_ELEM (1u << IORIOT_RING_ELEM_SHIFT)
-#define IORIOT_RING_REC_MAX 8312	/* header, event, two paths of up to
+#define IORIOT_RING_REC_MAX 8328	/* header, event, two paths of up to
 					 * IORIOT_EV_PATH_MAX - 1 bytes */
 #define IORIOT_RING_REC_LAST (IORIOT_RING_ELEM - IORIOT_RING_REC_MAX)
 
@@ -187,6 +192,12 @@ struct ioriot_event {
 	__u64 extra[2];		/* see the flags */
 	__u16 path_len[2];	/* bytes of each path that follows, 0: none */
 	__u32 umask;		/* see IORIOT_EV_UMASK, else 0 */
+	__u64 cpu_gap;		/* see IORIOT_EV_CPU_GAP, else 0 */
+	__u64 cpu_call;		/* see IORIOT_EV_CPU_CALL, else 0 */
 };
+
+_Static_assert(IORIOT_RING_REC_MAX >= ((sizeof(struct ioriot_ring_rec) +
+	       sizeof(struct ioriot_event) + 2 * (IORIOT_EV_PATH_MAX - 1) + 7) &
+	       ~7u), "a record with two paths fits IORIOT_RING_REC_MAX");
 
 #endif

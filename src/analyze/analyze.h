@@ -56,6 +56,15 @@ struct an_row {
 	int64_t last_end;		/* where the last request ended, -1 */
 	uint64_t ws_bytes;		/* directories and the other row */
 	struct an_ranges ws;		/* files */
+	/* Processes and threads: the gaps between a thread's operations,
+	 * the part of them with cpu=, and its on-CPU ns (an_gaps). */
+	uint64_t gap_ns, gap_known_ns, gap_cpu_ns;
+};
+
+/* The time of threads: in calls (their operations' durations) and in the
+ * gaps between them, on a CPU or waiting as cpu= tells, or unknown. */
+struct an_gaps {
+	uint64_t calls_ns, gap_ns, gap_known_ns, gap_cpu_ns;
 };
 
 /* table.c: rows by name (files, directories) or by a 64-bit id
@@ -178,6 +187,9 @@ struct an {
 	struct an_hist sync_between;	/* bytes written to a file between
 					 * its syncs */
 	struct an_table files, dirs, procs, threads;
+	struct an_gaps gaps;		/* of all threads */
+	struct u64map thread_ends;	/* pid << 32 | tid -> 1 + the end of
+					 * its last operation */
 	struct u64map fds;		/* vfd -> struct an_fd */
 	struct u64map reqs;		/* AIO/io_uring tag -> struct an_req */
 	struct u64map exec_names;	/* pid -> name, for a process that

@@ -68,6 +68,12 @@ static void row(FILE *f, const struct an_table *t, const struct an_row *r,
 			fprintf(f, U64, r->synced_bytes / r->syncs);
 		else
 			fputs("null", f);
+	} else {
+		fprintf(f, ", \"gaps_ns\": " U64 ", \"on_cpu_ns\": " U64
+			", \"waiting_ns\": " U64 ", \"unknown_ns\": " U64,
+			r->gap_ns, r->gap_cpu_ns,
+			r->gap_known_ns - r->gap_cpu_ns,
+			r->gap_ns - r->gap_known_ns);
 	}
 	fputc('}', f);
 }
@@ -123,6 +129,28 @@ static void source(FILE *f, const struct an *a)
 	fputs("},\n", f);
 }
 
+/* The threads' time in calls and in the gaps between them, in ns and
+ * as shares of their sum (docs/analyze.md). */
+static void thread_time(FILE *f, const struct an_gaps *g)
+{
+	uint64_t all = g->calls_ns + g->gap_ns;
+	uint64_t wait = g->gap_known_ns - g->gap_cpu_ns;
+	uint64_t unknown = g->gap_ns - g->gap_known_ns;
+
+	fprintf(f, "\"thread_time\": {\"calls_ns\": " U64 ", \"gaps_ns\": " U64
+		", \"on_cpu_ns\": " U64 ", \"waiting_ns\": " U64
+		", \"unknown_ns\": " U64 ", \"calls_share\": ", g->calls_ns,
+		g->gap_ns, g->gap_cpu_ns, wait, unknown);
+	share(f, g->calls_ns, all);
+	fputs(", \"on_cpu_share\": ", f);
+	share(f, g->gap_cpu_ns, all);
+	fputs(", \"waiting_share\": ", f);
+	share(f, wait, all);
+	fputs(", \"unknown_share\": ", f);
+	share(f, unknown, all);
+	fputc('}', f);
+}
+
 static void totals(FILE *f, const struct an *a)
 {
 	uint64_t ws = a->files.other.ws_bytes;
@@ -134,11 +162,13 @@ static void totals(FILE *f, const struct an *a)
 		", \"bytes_written\": " U64 ", \"processes\": %zu, "
 		"\"threads\": %zu, \"files\": %zu, \"directories\": %zu, "
 		"\"working_set_bytes\": " U64 ", \"syncs\": " U64
-		", \"rows_capped\": %s},\n", a->duration_ns, a->ops, a->failed,
+		", \"rows_capped\": %s, ", a->duration_ns, a->ops, a->failed,
 		a->bytes_read, a->bytes_written, a->procs.n, a->threads.n,
 		a->files.n, a->dirs.n, ws, a->syncs,
 		a->files.other_used || a->dirs.other_used ||
 		a->procs.other_used || a->threads.other_used ? "true" : "false");
+	thread_time(f, &a->gaps);
+	fputs("},\n", f);
 }
 
 /* qsort of syscall ids by ops, highest first, then by name. */

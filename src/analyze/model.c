@@ -46,7 +46,7 @@ int an_init(struct an *a, const struct an_source *src, size_t max_rows,
 	    an_table_init(&a->threads, max_rows) ||
 	    u64map_init(&a->fds) || u64map_init(&a->reqs) ||
 	    u64map_init(&a->exec_names) ||
-	    u64map_init(&a->stack_ids))
+	    u64map_init(&a->stack_ids) || u64map_init(&a->thread_ends))
 		return -ENOMEM;
 	return 0;
 }
@@ -71,6 +71,7 @@ void an_free(struct an *a)
 	free_values(&a->reqs);
 	free_values(&a->exec_names);
 	u64map_destroy(&a->stack_ids);
+	u64map_destroy(&a->thread_ends);
 	free(a->stacks);
 	an_timeline_free(&a->tl);
 }
@@ -241,6 +242,53 @@ static void count_row(struct an_table *t, uint32_t i, const struct rlog_op *op,
 		r->bytes_read += bytes;
 }
 
+/* Add a gap of @gap ns, @cpu of it on a CPU if @known, to row @i of @t. */
+static void gap_row(struct an_table *t, uint32_t i, uint64_t gap, bool known,
+		    uint64_t cpu)
+{
+	if (i == AN_NONE)
+		return;
+	struct an_row *r = an_row(t, i);
+	r->gap_ns += gap;
+	if (known) {
+		r->gap_known_ns += gap;
+		r->gap_cpu_ns += cpu;
+	}
+}
+
+/*
+ * The gap between the end of the previous operation of @op's thread and
+ * @op's start (0 where they overlap): on a CPU for its cpu= (at most the
+ * gap), waiting for the rest; unknown without cpu=.  Counted in the
+ * totals and in the rows of process @proc and thread @thread.
+ */
+static void thread_gap(struct an *a, const struct rlog_op *op, uint32_t proc,
+		       uint32_t thread)
+{
+	uint64_t key = (uint64_t)op->pid << 32 | op->tid;
+	uint64_t end = op->time_ns + op->dur_ns, gap, cpu;
+	uintptr_t prev = (uintptr_t)u64map_get(&a->thread_ends, key);
+	bool known = op->have & RL_CPU;
+
+	a->gaps.calls_ns += op->dur_ns;
+	if (prev && end < prev - 1)
+		end = prev - 1;		/* an operation within the last */
+	if (end + 1 != prev &&
+	    u64map_put(&a->thread_ends, key, (void *)(uintptr_t)(end + 1)))
+		an_oom(a);
+	if (!prev)
+		return;			/* its first: no gap before it */
+	gap = op->time_ns > prev - 1 ? op->time_ns - (prev - 1) : 0;
+	cpu = known ? (op->cpu_ns < gap ? op->cpu_ns : gap) : 0;
+	a->gaps.gap_ns += gap;
+	if (known) {
+		a->gaps.gap_known_ns += gap;
+		a->gaps.gap_cpu_ns += cpu;
+	}
+	gap_row(&a->procs, proc, gap, known, cpu);
+	gap_row(&a->threads, thread, gap, known, cpu);
+}
+
 /* The file @op names by path (the link's, for symlink), or AN_NONE. */
 static uint32_t path_file(struct an *a, const struct rlog_op *op)
 {
@@ -327,6 +375,7 @@ void an_op(struct an *a, const struct rlog_op *op)
 	an_who(a, op, &proc, &thread);
 	count_row(&a->procs, proc, op, write, bytes);
 	count_row(&a->threads, thread, op, write, bytes);
+	thread_gap(a, op, proc, thread);
 	if (f) {
 		f->ops++;
 		f->time_ns += op->dur_ns;

@@ -264,6 +264,9 @@ static void row_add_times(struct an_row *sum, const struct an_row *r,
 	sum->syncs += times * r->syncs;
 	sum->synced_bytes += times * r->synced_bytes;
 	sum->ws_bytes += times * (r->ws_bytes + an_ranges_bytes(&r->ws));
+	sum->gap_ns += times * r->gap_ns;
+	sum->gap_known_ns += times * r->gap_known_ns;
+	sum->gap_cpu_ns += times * r->gap_cpu_ns;
 }
 
 void an_row_add(struct an_row *sum, const struct an_row *r)

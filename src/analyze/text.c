@@ -42,6 +42,25 @@ static const char *pct(uint64_t num, uint64_t den, char buf[16])
 	return buf;
 }
 
+/* The threads' time: in calls, and between them on a CPU, waiting or
+ * unknown (docs/analyze.md). */
+static void thread_time(FILE *f, const struct an_gaps *g)
+{
+	uint64_t all = g->calls_ns + g->gap_ns;
+	char p1[16], p2[16], p3[16];
+
+	if (!all)
+		return;
+	fprintf(f, "  %-22s %s in calls, %s on a CPU between them, %s waiting",
+		"Thread time", pct(g->calls_ns, all, p1),
+		pct(g->gap_cpu_ns, all, p2),
+		pct(g->gap_known_ns - g->gap_cpu_ns, all, p3));
+	if (g->gap_ns > g->gap_known_ns)
+		fprintf(f, ", %s not known (no cpu=)",
+			pct(g->gap_ns - g->gap_known_ns, all, p1));
+	fputc('\n', f);
+}
+
 static void totals(FILE *f, const struct an *a)
 {
 	char b[32];
@@ -72,6 +91,7 @@ static void totals(FILE *f, const struct an *a)
 		a->procs.n, a->threads.n);
 	fprintf(f, "  %-22s %zu, directories %zu\n", "Files",
 		a->files.n, a->dirs.n);
+	thread_time(f, &a->gaps);
 	if (a->files.other_used || a->procs.other_used ||
 	    a->threads.other_used || a->dirs.other_used)
 		fprintf(f, "  (tables capped at %zu rows: the rest is summed "
@@ -144,7 +164,8 @@ static void sync_lines(FILE *f, const struct an *a)
 static void row(FILE *f, const struct an_table *t, const struct an_row *r,
 		bool files, const char *name)
 {
-	char b1[32], b2[32], p1[16], p2[16];
+	char b1[32], b2[32], p1[16], p2[16], p3[16], p4[16];
+	uint64_t all = r->time_ns + r->gap_ns;
 
 	fprintf(f, "  %10" PRIu64 " %10s %10s %12.3f", r->ops,
 		human(r->bytes_read, b1), human(r->bytes_written, b2),
@@ -153,6 +174,11 @@ static void row(FILE *f, const struct an_table *t, const struct an_row *r,
 		fprintf(f, " %5s %5s %10s %6" PRIu64, pct(r->sequential,
 			r->rw_requests, p1), pct(r->bytes_read, r->bytes_read +
 			r->bytes_written, p2), human(r->ws_bytes, b1), r->syncs);
+	else
+		fprintf(f, " %5s %5s %5s %5s", pct(r->time_ns, all, p1),
+			pct(r->gap_cpu_ns, all, p2),
+			pct(r->gap_known_ns - r->gap_cpu_ns, all, p3),
+			pct(r->gap_ns - r->gap_known_ns, all, p4));
 	fputs("  ", f);
 	if (name)
 		fputs(name, f);
@@ -175,6 +201,8 @@ static int top_list(FILE *f, const char *what, const struct an_table *t,
 		by[key], "ops", "read", "written", "time ms");
 	if (files)
 		fprintf(f, " %5s %5s %10s %6s", "seq", "read", "working", "syncs");
+	else
+		fprintf(f, " %5s %5s %5s %5s", "calls", "cpu", "wait", "unkn");
 	fprintf(f, "  name\n");
 	for (size_t i = 0; i < k; i++)
 		row(f, t, an_row(t, top[i]), files, NULL);

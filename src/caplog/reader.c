@@ -67,7 +67,8 @@ static inline int slot_of(unsigned char key)
 		 BIT('d') | BIT('e') | BIT('p') | BIT('P') | BIT('f') | \
 		 BIT('m') | BIT('O') | BIT('Q') | BIT('W') | BIT('c') | \
 		 BIT('F') | BIT('G') | BIT('U') | BIT('s') | BIT('a') | \
-		 BIT('A') | BIT('k') | BIT('B') | BIT('u') | BIT('T'))
+		 BIT('A') | BIT('k') | BIT('B') | BIT('u') | BIT('C') | \
+		 BIT('X') | BIT('T'))
 
 static const char *const bad_names[CAPLOG_BAD_COUNT] = {
 	[CAPLOG_BAD_SYNTAX] = "malformed line",
@@ -298,6 +299,30 @@ static bool v3_d_is_dirfd(enum sys_kind kind)
 }
 
 /*
+ * C and X of a v4 line of duration @dur into @ev: X, or without it all of
+ * @dur when the line has C (docs/capture-format.md §4).  Returns NULL, or
+ * what is wrong.
+ */
+static const char *take_cpu(const struct fields *f, int64_t dur,
+			    struct cap_event *ev)
+{
+	if (HAS(f, 'C')) {
+		if (NUM(f, 'C') < 0)
+			return "negative on-CPU time";
+		ev->cpu_ns = (uint64_t)NUM(f, 'C');
+		ev->cpu_call_ns = dur > 0 ? (uint64_t)dur : 0;
+		ev->have |= CAP_CPU | CAP_CPU_CALL;
+	}
+	if (HAS(f, 'X')) {
+		if (NUM(f, 'X') < 0 || NUM(f, 'X') > (dur > 0 ? dur : 0))
+			return "on-CPU time in the call beyond its duration";
+		ev->cpu_call_ns = (uint64_t)NUM(f, 'X');
+		ev->have |= CAP_CPU_CALL;
+	}
+	return NULL;
+}
+
+/*
  * Turn the fields of one line into @ev.  Returns NULL, or a description of
  * what is wrong with the reason in @why.
  */
@@ -359,6 +384,11 @@ static const char *build_event(struct caplog_reader *r, struct fields *f,
 		TAKE('u', umask, CAP_UMASK);
 		if (HAS(f, 'u') && (ev->umask < 0 || ev->umask > 0777))
 			return "umask beyond 0777";
+		if (HAS(f, 'C') || HAS(f, 'X')) {
+			const char *bad = take_cpu(f, dur, ev);
+			if (bad)
+				return bad;
+		}
 		if (HAS(f, 'a')) {
 			ev->addr = (uint64_t)NUM(f, 'a');
 			ev->have |= CAP_ADDR;

@@ -122,6 +122,12 @@ void caplog_write_event(struct outbuf *ob, const struct cap_event *ev)
 		num_field(ob, 's', ev->size);
 	if (h & CAP_UMASK)
 		num_field(ob, 'u', ev->umask);
+	if (h & CAP_CPU)
+		num_field(ob, 'C', (int64_t)ev->cpu_ns);
+	/* X only where it is not all of D: a line with C and without X
+	 * was on a CPU for the whole call. */
+	if ((h & CAP_CPU_CALL) && (!(h & CAP_CPU) || ev->cpu_call_ns != ev->dur_ns))
+		num_field(ob, 'X', (int64_t)ev->cpu_call_ns);
 	if (h & CAP_ADDR)
 		num_field(ob, 'a', (int64_t)ev->addr);
 	if (h & CAP_ADDR2)

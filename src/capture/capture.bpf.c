@@ -79,6 +79,13 @@ struct inflight {
 	__u64 extra[2];
 	__u32 flags;
 	__u32 umask;		/* with IORIOT_EV_UMASK */
+	/* Time on a CPU (cpu_read()): at this entry, and at the end of
+	 * the thread's last event sent (mark_ns 0: none yet). */
+	__u64 cpu_at, sw_at;
+	__u64 cpu_gap;		/* at this entry: on-CPU ns since the mark */
+	__u32 gap_known;	/* cpu_gap is set */
+	__u32 pad;
+	__u64 mark_ns, mark_cpu, mark_sw;
 };
 
 /* Task storage: a hash map update per syscall costs several times more. */
@@ -178,6 +185,78 @@ static __always_inline struct inflight *inflight_get(bool create)
 static __always_inline struct task_struct *current_task(void)
 {
 	return (struct task_struct *)bpf_get_current_task();
+}
+
+/*
+ * The current thread's time on a CPU, as the scheduler accounts it
+ * (se.sum_exec_runtime, ns), and its context switches (nvcsw + nivcsw).
+ * The scheduler adds to the runtime only at its ticks and at switches, so
+ * it lags by up to a tick; the switch count is exact.
+ */
+static __always_inline void cpu_read(const struct self *me, __u64 *rt,
+				     __u64 *sw)
+{
+	if (HAVE_TASK_STORAGE) {
+		*rt = me->task->se.sum_exec_runtime;
+		*sw = me->task->nvcsw + me->task->nivcsw;
+	} else {
+		struct task_struct *t = current_task();
+
+		*rt = BPF_CORE_READ(t, se.sum_exec_runtime);
+		*sw = BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
+	}
+}
+
+/*
+ * On-CPU ns of a span of @span ns that began with runtime @rt0 and @sw0
+ * switches and ends with @rt1 and @sw1: all of it if the thread was never
+ * switched out (exact), else the runtime's growth (a tick's lag at each
+ * end), at most @span.
+ */
+static __always_inline __u64 cpu_span(__u64 span, __u64 rt0, __u64 sw0,
+				      __u64 rt1, __u64 sw1)
+{
+	__u64 d = rt1 > rt0 ? rt1 - rt0 : 0;
+
+	if (sw1 == sw0 || d > span)
+		return span;
+	return d;
+}
+
+/* At an entry at @now: the on-CPU ns since the thread's last event sent
+ * ended, and the values its exit measures from. */
+static __always_inline void cpu_enter(const struct self *me,
+				      struct inflight *in, __u64 now)
+{
+	__u64 rt, sw;
+
+	cpu_read(me, &rt, &sw);
+	in->gap_known = in->mark_ns && now >= in->mark_ns;
+	if (in->gap_known)
+		in->cpu_gap = cpu_span(now - in->mark_ns, in->mark_cpu,
+				       in->mark_sw, rt, sw);
+	in->cpu_at = rt;
+	in->sw_at = sw;
+}
+
+/* At the exit of the call whose event @ev is sent: its on-CPU times, and
+ * the mark the thread's next event measures from. */
+static __always_inline void cpu_exit(const struct self *me,
+				     struct inflight *in,
+				     struct ioriot_event *ev)
+{
+	__u64 rt, sw;
+
+	cpu_read(me, &rt, &sw);
+	ev->cpu_call = cpu_span(ev->dur_ns, in->cpu_at, in->sw_at, rt, sw);
+	ev->flags |= IORIOT_EV_CPU_CALL;
+	if (in->gap_known) {
+		ev->cpu_gap = in->cpu_gap;
+		ev->flags |= IORIOT_EV_CPU_GAP;
+	}
+	in->mark_ns = ev->time_ns + ev->dur_ns;
+	in->mark_cpu = rt;
+	in->mark_sw = sw;
 }
 
 /* -x PID: the process and its descendants. */
@@ -441,6 +520,7 @@ enter_common(const struct self *me, const struct sys_ctx *ctx, __u32 sys,
 		}
 	}
 	in->time_ns = bpf_ktime_get_ns();
+	cpu_enter(me, in, in->time_ns);
 	in->sys = sys;
 	in->nr = (__u16)ctx->id;
 	in->flags = 0;
@@ -639,6 +719,7 @@ static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
 	ev->extra[1] = in->extra[1];
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->umask = in->umask;
+	ev->cpu_gap = ev->cpu_call = 0;
 }
 
 /* Send the event of the syscall whose entry left @in, if it is @sys's;
@@ -663,6 +744,7 @@ static __always_inline int exit_with(const struct self *me,
 		goto done;
 	}
 	fill(&s->ev, me->id, sys, in, ctx->ret);
+	cpu_exit(me, in, &s->ev);
 	if (p1 >= 0)
 		len0 = read_path(s->paths, in->args[p1 & 7], &s->ev.flags);
 	if (p2 >= 0 && kind == EX_READLINK)
@@ -1656,6 +1738,7 @@ SYS_EXIT(bind)
 	struct inflight *in = inflight_get(false);
 	__u32 nr, n, len = 0;
 	struct scratch *s;
+	struct self me;
 	struct rec rec;
 	__u64 *count;
 
@@ -1675,6 +1758,8 @@ SYS_EXIT(bind)
 		goto out;
 	}
 	fill(&s->ev, id, SYS_BIND, in, ctx->ret);
+	self_get(&me);
+	cpu_exit(&me, in, &s->ev);
 	s->ev.extra[1] = 0;
 	n = in->args[2] - 2 < SUN_PATH_MAX ? (__u32)(in->args[2] - 2) :
 					      SUN_PATH_MAX;
@@ -1941,6 +2026,25 @@ SYS_EXIT(mremap)
 	return 0;
 }
 
+/*
+ * A page record @ev taken between two calls of its thread: the on-CPU ns
+ * since the thread's last event sent, which it now is (the fault takes no
+ * time of its own: D=0).  A fault inside a call (a read into a mapped
+ * buffer) belongs to the call: no cpu_gap.
+ */
+static __always_inline void page_cpu(struct ioriot_event *ev)
+{
+	struct inflight *in;
+	struct self me;
+
+	self_get(&me);
+	in = inflight_of(&me, false);
+	if (!in || in->time_ns)
+		return;
+	cpu_enter(&me, in, ev->time_ns);
+	cpu_exit(&me, in, ev);
+}
+
 /* A fault at @address with x86 error code @code. */
 static __always_inline int on_fault(__u64 address, __u64 code)
 {
@@ -1983,6 +2087,7 @@ static __always_inline int on_fault(__u64 address, __u64 code)
 	ev->flags = IORIOT_EV_NO_RET;
 	ev->args[0] = page;
 	ev->args[1] = m->offset + (page - m->start);
+	page_cpu(ev);
 	rec_end(&out, 0, 0);
 	return 0;
 }

@@ -20,6 +20,11 @@ struct emitter *emitter_new(const struct path_filter *filter,
 		free(em);
 		return NULL;
 	}
+	if (u64map_init(&em->cpu_left)) {
+		resolver_destroy(&em->res);
+		free(em);
+		return NULL;
+	}
 	reorder_init(&em->order, EMIT_WINDOW_NS);
 	em->filter = filter;
 	em->sum = sum;
@@ -104,6 +109,33 @@ static void write_event(struct emitter *em, const struct cap_event *ce)
 }
 
 /*
+ * C of an event counts from the end of its thread's previous event in the
+ * log: the on-CPU time of the events between that the filters left out
+ * (their C and X) goes into the next C written.  An event in the probe's
+ * chain without C (a thread's first) starts the count anew; records
+ * outside it (no C, no X) leave it.  Returns 0 or -ENOMEM.
+ */
+static int cpu_carry(struct emitter *em, struct cap_event *ce, bool dropped)
+{
+	uint64_t key = (uint64_t)ce->pid << 32 | ce->tid;
+	uintptr_t left;
+
+	if (!(ce->have & (CAP_CPU | CAP_CPU_CALL)))
+		return 0;
+	left = (uintptr_t)(dropped || (ce->have & CAP_CPU) ?
+			   u64map_get(&em->cpu_left, key) : NULL);
+	if (dropped) {
+		left = (left ? left : 1) + ce->cpu_ns + ce->cpu_call_ns;
+		return u64map_put(&em->cpu_left, key, (void *)left);
+	}
+	if (left)
+		ce->cpu_ns += left - 1;
+	if (em->cpu_left.count)
+		u64map_del(&em->cpu_left, key);
+	return 0;
+}
+
+/*
  * One event, in entry-time order: completed by the resolver, filtered,
  * written.  fd operations are filtered before the resolver forgets a
  * closed fd's path, path operations after it made their paths absolute.
@@ -119,6 +151,9 @@ static void emit_event(void *ctx, struct cap_event *ce)
 		em->err = err;
 	if (by_path)
 		drop = filtered_out(em, ce);
+	err = cpu_carry(em, ce, drop);
+	if (err && !em->err)
+		em->err = err;
 	if (drop) {
 		em->sum->excluded++;
 		return;
@@ -146,5 +181,6 @@ void emitter_free(struct emitter *em)
 		return;
 	resolver_destroy(&em->res);
 	reorder_destroy(&em->order);
+	u64map_destroy(&em->cpu_left);
 	free(em);
 }

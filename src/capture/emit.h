@@ -10,6 +10,7 @@
 
 #include "ioriot/capture.h"
 #include "ioriot/outbuf.h"
+#include "ioriot/u64map.h"
 #include "reorder.h"
 #include "resolve.h"
 
@@ -22,6 +23,9 @@ struct emitter {
 	struct outbuf *ob;
 	struct resolver res;		/* also fed by the snapshot */
 	struct reorder order;		/* events not yet resolved and written */
+	struct u64map cpu_left;		/* pid << 32 | tid -> 1 + on-CPU ns of
+					 * its events the filters left out,
+					 * for its next C (cpu_carry()) */
 	int err;			/* first -errno while emitting */
 	char abs1[PATHMAP_MAX], abs2[PATHMAP_MAX];
 };

@@ -262,6 +262,14 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 		ce->umask = e->umask & 0777;
 		ce->have |= CAP_UMASK;
 	}
+	if (e->flags & IORIOT_EV_CPU_GAP) {
+		ce->cpu_ns = e->cpu_gap;
+		ce->have |= CAP_CPU;
+	}
+	if (e->flags & IORIOT_EV_CPU_CALL) {
+		ce->cpu_call_ns = e->cpu_call < e->dur_ns ? e->cpu_call : e->dur_ns;
+		ce->have |= CAP_CPU_CALL;
+	}
 	if (e->sys == SYS_BIND && e->path_len[0]) {
 		ce->path = p1;
 		ce->path_len = e->path_len[0];

@@ -56,9 +56,15 @@ static void dispatch(struct gen *g, const struct cap_event *ev)
 	g->tl_key = timeline(ev);
 	g->tl_state = u64map_get(&g->timelines, g->tl_key);
 	if (!g->tl_state) {
-		g->tl_state = TIMELINE_SEEN;
-		if (u64map_put(&g->timelines, g->tl_key, TIMELINE_SEEN))
+		g->tl_state = calloc(1, sizeof(*g->tl_state));
+		if (!g->tl_state ||
+		    u64map_put(&g->timelines, g->tl_key, g->tl_state)) {
+			free(g->tl_state);
+			g->tl_state = NULL;
+			g->tl_key = 0;
 			gen_oom(g);
+			return;
+		}
 	}
 	if (!gen_filter_event(g, p))
 		return;
@@ -122,6 +128,11 @@ static void dispatch(struct gen *g, const struct cap_event *ev)
 		break;
 	case SK_FORK:
 		gen_filtered(g, GF_FD_TABLE);
+		/* A new process or thread: its timeline's parent. */
+		if ((ev->have & CAP_CHILD) &&
+		    u64map_put(&g->parents, (uint64_t)ev->child_pid << 32 |
+			       ev->child_tid, (void *)(uintptr_t)g->tl_key))
+			gen_oom(g);
 		if ((ev->have & CAP_CHILD) && ev->child_pid != ev->pid &&
 		    procs_fork(&g->procs, p, ev->child_pid))
 			gen_oom(g);
@@ -155,7 +166,9 @@ static void dispatch(struct gen *g, const struct cap_event *ev)
 void gen_event(struct gen *g, const struct cap_event *ev)
 {
 	g->ev = ev;
+	g->cpu_taken = false;
 	dispatch(g, ev);
+	gen_cpu_after(g);
 	/* Whatever returned early: the event's memory is the reader's, and
 	 * what runs after the last one (gen_uring_flush_all()) must not
 	 * take it for the current event. */

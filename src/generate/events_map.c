@@ -187,6 +187,8 @@ void gen_on_page(struct gen *g, struct proc *p)
 	gen_op_fd(op, m->ofd);
 	gen_op_touch(g, op, &m->ofd->res);
 	gen_op_touch(g, op, &m->ofd->node->res);
+	if (g->tl_state)	/* the gap before the run's first page */
+		gen_op_cpu(g, op, g->tl_state);
 	run->tl = timeline(ev);
 	run->map = start;
 	run->last_addr = addr;

@@ -78,21 +78,28 @@ struct gfilter {
 					 * set up by calls left out */
 };
 
-/* The values of gen.timelines: a thread seen, one with an operation. */
-#define TIMELINE_SEEN ((void *)1)
-#define TIMELINE_OPS ((void *)2)
+/* The values of gen.timelines: a thread seen. */
+struct tline {
+	bool ops;		/* it has an operation in the file */
+	bool cpu_chain;		/* cpu_ns counts from the end of its last
+				 * operation, made from an event with the
+				 * probe's on-CPU keys (ops.c, gen_op_cpu()) */
+	uint64_t cpu_ns;	/* on-CPU ns of its events not written since */
+};
 
 struct gen {
 	struct gen_summary *sum;
 	struct pathmap pm;
 	struct nstree *ns;
 	struct procs procs;
-	struct u64map timelines;	/* pid << 32 | tid -> non-NULL,
-					 * TIMELINE_OPS once it has an
-					 * operation */
+	struct u64map timelines;	/* pid << 32 | tid -> struct tline */
+	struct u64map parents;		/* pid << 32 | tid -> that of the
+					 * thread whose fork record made it */
 	struct u64map op_pids;		/* pids with an operation */
 	uint64_t tl_key;		/* the current event's timeline */
-	void *tl_state;			/* and its value in timelines */
+	struct tline *tl_state;		/* and its value in timelines */
+	bool cpu_taken;			/* an operation took the current
+					 * event's on-CPU time */
 	bool *mount_used;		/* per pm.mounts entry */
 	struct opwriter *ops;		/* operation lines (temporary file) */
 	const struct gen_options *opt;	/* its sink, if any, takes them */
@@ -133,6 +140,14 @@ void gen_oom(struct gen *g);
 void gen_op_init(struct gen *g, struct rlog_op *op, enum sys_id sys);
 void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res);
 void gen_op_emit(struct gen *g, struct rlog_op *op);
+/* cpu= of @op, an operation of the current event's timeline @t made from
+ * the current event (gen_op_emit() calls it; a page run when it begins). */
+void gen_op_cpu(struct gen *g, struct rlog_op *op, struct tline *t);
+/* After the current event was handled: its on-CPU time, if no operation
+ * took it, goes to the next operation of its timeline. */
+void gen_cpu_after(struct gen *g);
+/* Free the timelines' state.  Accepts a zeroed g. */
+void gen_timelines_free(struct gen *g);
 void gen_op_args(struct rlog_op *op, const struct cap_event *ev);
 void gen_op_fd(struct rlog_op *op, const struct ofd *ofd);
 void gen_op_path(struct gen *g, struct rlog_op *op, const struct resolved *r,

@@ -487,7 +487,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	g.ns = nstree_new();
 	rc = -ENOMEM;
 	if (!g.mount_used || !g.ns || u64map_init(&g.timelines) ||
-	    u64map_init(&g.op_pids) ||
+	    u64map_init(&g.parents) || u64map_init(&g.op_pids) ||
 	    u64map_init(&g.aio_batch) || u64map_init(&g.dedupe) ||
 	    procs_init(&g.procs, gen_release, gen_unmap, &g)) {
 		snprintf(err, errlen, "out of memory");
@@ -579,7 +579,7 @@ out:
 	gen_aio_free(&g);
 	gen_dedupe_free(&g);
 	gen_filter_free(&g);
-	u64map_destroy(&g.timelines);
+	gen_timelines_free(&g);
 	u64map_destroy(&g.op_pids);
 	nstree_free(g.ns);
 	free(g.mount_used);

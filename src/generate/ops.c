@@ -63,25 +63,56 @@ void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res)
 	deps_touch(&op->deps, res, op->id, timeline(g->ev));
 }
 
-/* Count the timeline and process of @op when it is their first
- * operation (the replay file's timelines= and processes=).  Most
- * operations are on the current event's timeline, whose state gen_event()
- * looked up already. */
-static void count_timeline(struct gen *g, const struct rlog_op *op)
+/* Forks followed up from a timeline to its nearest ancestor with an
+ * operation: a bound, since a thread id can come again. */
+#define PARENT_HOPS_MAX 64
+
+/*
+ * parent= of @op, the first operation of timeline @key (docs/replay-format.md
+ * §4.7): the thread whose fork record made it, if that timeline has an
+ * operation already, else the nearest ancestor that has one; none if the
+ * thread was there before the capture or no ancestor has one.
+ */
+static void op_parent(const struct gen *g, struct rlog_op *op, uint64_t key)
+{
+	for (int i = 0; i < PARENT_HOPS_MAX; i++) {
+		const struct tline *t;
+
+		key = (uintptr_t)u64map_get(&g->parents, key);
+		if (!key)
+			return;
+		t = u64map_get(&g->timelines, key);
+		if (t && t->ops) {
+			op->parent = key;
+			op->have |= RL_PARENT;
+			return;
+		}
+	}
+}
+
+/* The state of @op's timeline, made if it has none yet (NULL without
+ * memory).  At its first operation the timeline and its process are
+ * counted (the replay file's timelines= and processes=) and the operation
+ * names its parent.  Most operations are on the current event's timeline,
+ * whose state gen_event() looked up already. */
+static struct tline *op_timeline(struct gen *g, struct rlog_op *op)
 {
 	uint64_t key = (uint64_t)op->pid << 32 | op->tid;
+	struct tline *t = key == g->tl_key && g->tl_state ? g->tl_state :
+			  u64map_get(&g->timelines, key);
 
-	if (key == g->tl_key) {
-		if (g->tl_state == TIMELINE_OPS)
-			return;
-		g->tl_state = TIMELINE_OPS;
-	} else if (u64map_get(&g->timelines, key) == TIMELINE_OPS) {
-		return;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t || u64map_put(&g->timelines, key, t)) {
+			free(t);
+			gen_oom(g);
+			return NULL;
+		}
 	}
-	if (u64map_put(&g->timelines, key, TIMELINE_OPS)) {
-		gen_oom(g);
-		return;
-	}
+	if (t->ops)
+		return t;
+	t->ops = true;
+	op_parent(g, op, key);
 	g->sum->op_timelines++;
 	if (!u64map_get(&g->op_pids, op->pid)) {
 		if (u64map_put(&g->op_pids, op->pid, g))
@@ -89,6 +120,64 @@ static void count_timeline(struct gen *g, const struct rlog_op *op)
 		else
 			g->sum->op_processes++;
 	}
+	return t;
+}
+
+/*
+ * cpu= (docs/replay-format.md §4.7): the on-CPU ns of a timeline between
+ * the end of its previous operation and the start of this one.  The
+ * probe's C of an event counts from the end of the thread's previous event
+ * in the log; what the events not written in between spent on a CPU (their
+ * C, and X within their calls) is added (gen_cpu_after()).  The first
+ * operation written for an event with C takes the sum; another of the same
+ * event (a close written before an open) has 0.  An operation made from an
+ * event outside the probe's count (an AIO or io_uring record, a process
+ * record) lies somewhere in such a span: it has no cpu=, and neither has
+ * the next one, from which the count starts anew.  So has a timeline's
+ * first operation.
+ */
+void gen_op_cpu(struct gen *g, struct rlog_op *op, struct tline *t)
+{
+	const struct cap_event *ev = g->ev;
+
+	if (!(ev->have & (CAP_CPU | CAP_CPU_CALL))) {
+		t->cpu_chain = false;
+		t->cpu_ns = 0;
+		return;
+	}
+	if ((ev->have & CAP_CPU) && t->cpu_chain) {
+		op->cpu_ns = g->cpu_taken ? 0 : t->cpu_ns + ev->cpu_ns;
+		op->have |= RL_CPU;
+	}
+	g->cpu_taken = true;
+	t->cpu_chain = true;
+	t->cpu_ns = 0;
+}
+
+void gen_cpu_after(struct gen *g)
+{
+	const struct cap_event *ev = g->ev;
+	struct tline *t;
+
+	if (g->cpu_taken || !(ev->have & (CAP_CPU | CAP_CPU_CALL)))
+		return;
+	t = timeline(ev) == g->tl_key && g->tl_state ? g->tl_state :
+	    u64map_get(&g->timelines, timeline(ev));
+	if (!t)
+		return;		/* a thread's first event: nothing to add to */
+	t->cpu_ns += (ev->have & CAP_CPU ? ev->cpu_ns : 0) +
+		     (ev->have & CAP_CPU_CALL ? ev->cpu_call_ns : 0);
+}
+
+void gen_timelines_free(struct gen *g)
+{
+	struct u64map_slot *s;
+	size_t pos = 0;
+
+	while (g->timelines.slots && (s = u64map_next(&g->timelines, &pos)))
+		free(s->value);
+	u64map_destroy(&g->timelines);
+	u64map_destroy(&g->parents);
 }
 
 void gen_op_emit(struct gen *g, struct rlog_op *op)
@@ -101,7 +190,11 @@ void gen_op_emit(struct gen *g, struct rlog_op *op)
 	/* With --from, times count from the window's start. */
 	op->time_ns = op->time_ns > g->filter.from_ns ?
 		      op->time_ns - g->filter.from_ns : 0;
-	count_timeline(g, op);
+	struct tline *t = op_timeline(g, op);
+	/* A page run's cpu= was set when it began. */
+	if (t && g->ev && op != &g->run.op &&
+	    ((uint64_t)op->pid << 32 | op->tid) == timeline(g->ev))
+		gen_op_cpu(g, op, t);
 	if (op->time_ns + op->dur_ns > g->sum->ops_end_ns)
 		g->sum->ops_end_ns = op->time_ns + op->dur_ns;
 	if (g->opt->sink) {

@@ -152,8 +152,16 @@ struct signal_struct {
 	atomic_t live;
 };
 
+/* The scheduler's accounting of a task's time on a CPU (ns). */
+struct sched_entity {
+	u64 sum_exec_runtime;
+};
+
 struct task_struct {
 	struct thread_info thread_info;
+	struct sched_entity se;
+	long unsigned int nvcsw;
+	long unsigned int nivcsw;
 	pid_t pid;
 	pid_t tgid;
 	struct task_struct *group_leader;
