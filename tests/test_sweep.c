@@ -595,12 +595,25 @@ START_TEST(test_cgroup)
 }
 END_TEST
 
+/* The statistics of one run in @doc: itself, or with --repeat its first
+ * run. */
+static const json_t *first_run(const json_t *doc)
+{
+	const json_t *runs = json_object_get(doc, "runs");
+
+	return runs ? jv_at(runs, 0) : doc;
+}
+
 /* --iops-limit: a cgroup per sweep with the limits, removed at the end;
  * the statistics of each value record it. */
 START_TEST(test_iops_limit)
 {
-	char *replay, *outdir, *path, *text;
+	char *replay, *outdir, *path;
+	const json_t *run, *limits;
 	struct scheds s = { 0 };
+	struct jv_error je;
+	const char *cg;
+	json_t *doc;
 	pid_t pid;
 
 	if (!ready() || !blkio_root())
@@ -610,7 +623,7 @@ START_TEST(test_iops_limit)
 	scheds_read(&s);
 	{
 		const char *args[] = { "--iops-limit", "0,0 500,400", "--runs",
-				       "1", replay, outdir, "--", "-q", NULL };
+				       "2", replay, outdir, "--", "-q", NULL };
 
 		pid = sweep_start(args, NULL);
 	}
@@ -621,21 +634,24 @@ START_TEST(test_iops_limit)
 		free(path);
 		path = tu_join(outdir, "500,400.1.json");
 	}
-	text = tu_read(path, NULL);
-	ck_assert_msg(text, "no %s", path);
-	ck_assert_msg(strstr(text, "\"/sys/fs/cgroup/blkio/ioriot-sweep."),
-		      "%s", text);
-	ck_assert_msg(strstr(text, " 400\"]"), "%s", text);
-	{
-		/* The cgroup is gone. */
-		const char *cg = strstr(text, "/sys/fs/cgroup/blkio/");
-		char dir[128];
+	doc = jv_load(path, &je);
+	ck_assert_msg(doc, "%s: %s", path, je.msg);
+	run = first_run(doc);
+	cg = jv_member_string(run, "cgroup");
+	ck_assert_ptr_nonnull(cg);
+	ck_assert_msg(!strncmp(cg, "/sys/fs/cgroup/blkio/ioriot-sweep.", 34),
+		      "cgroup %s", cg);
+	ck_assert_msg(access(cg, F_OK) != 0, "%s still there", cg);
+	limits = json_object_get(json_object_get(run, "cgroup_limits"),
+				 "blkio.throttle.write_iops_device");
+	ck_assert_uint_eq(jv_count(limits), NMOUNTS);
+	for (size_t i = 0; i < NMOUNTS; i++) {
+		const char *l = json_string_value(jv_at(limits, i));
 
-		ck_assert_ptr_nonnull(cg);
-		snprintf(dir, sizeof(dir), "%.*s", (int)strcspn(cg, "\""), cg);
-		ck_assert_msg(access(dir, F_OK) != 0, "%s still there", dir);
+		ck_assert_msg(l && strlen(l) > 4 &&
+			      !strcmp(l + strlen(l) - 4, " 400"), "limit %s", l);
 	}
-	free(text);
+	json_decref(doc);
 	free(path);
 	free(outdir);
 	free(replay);
