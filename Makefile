@@ -372,12 +372,16 @@ install: $(BIN)
 		$(DESTDIR)$(mandir)/man8 $(DESTDIR)$(mandir)/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(sbindir)/ioriot
 	install -m 0755 scripts/ioriot-plot $(DESTDIR)$(bindir)/ioriot-plot
+	install -m 0755 scripts/ioriot-sweep $(DESTDIR)$(sbindir)/ioriot-sweep
 	install -m 0644 docs/ioriot.8 $(DESTDIR)$(mandir)/man8/ioriot.8
+	install -m 0644 docs/ioriot-sweep.8 $(DESTDIR)$(mandir)/man8/ioriot-sweep.8
 	install -m 0644 docs/ioriot-plot.1 $(DESTDIR)$(mandir)/man1/ioriot-plot.1
 
 uninstall:
 	rm -f $(DESTDIR)$(sbindir)/ioriot $(DESTDIR)$(bindir)/ioriot-plot \
+		$(DESTDIR)$(sbindir)/ioriot-sweep \
 		$(DESTDIR)$(mandir)/man8/ioriot.8 \
+		$(DESTDIR)$(mandir)/man8/ioriot-sweep.8 \
 		$(DESTDIR)$(mandir)/man1/ioriot-plot.1
 
 clean:

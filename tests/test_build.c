@@ -93,8 +93,8 @@ START_TEST(test_caller_flags_add)
 }
 END_TEST
 
-/* make install: ioriot to sbindir (section 8), the plot script to bindir,
- * the man page to mandir/man8, all under DESTDIR. */
+/* make install: ioriot and the sweep script to sbindir (section 8), the
+ * plot script to bindir, the man pages to mandir/man8, all under DESTDIR. */
 START_TEST(test_install_dirs)
 {
 	const char *args[] = { "install", "prefix=/usr", "DESTDIR=/pkg",
@@ -107,7 +107,12 @@ START_TEST(test_install_dirs)
 	free(line);
 	line = line_with(out, "/pkg/usr/bin/ioriot-plot");
 	free(line);
+	line = line_with(out, "/pkg/usr/sbin/ioriot-sweep");
+	ck_assert_msg(strstr(line, "install -m 0755"), "%s", line);
+	free(line);
 	line = line_with(out, "/pkg/usr/share/man/man8/ioriot.8");
+	free(line);
+	line = line_with(out, "/pkg/usr/share/man/man8/ioriot-sweep.8");
 	free(line);
 	free(out);
 }
@@ -193,6 +198,7 @@ START_TEST(test_deb_installs)
 	free(text);
 	static const char *const files[] = {
 		"usr/bin/ioriot-plot", "usr/share/man/man8/ioriot.8.gz",
+		"usr/sbin/ioriot-sweep", "usr/share/man/man8/ioriot-sweep.8.gz",
 		"usr/share/man/man1/ioriot-plot.1.gz",
 		"usr/lib/systemd/system/ioriot-capture@.service",
 		"usr/share/doc/ioriot/copyright",

@@ -1,6 +1,7 @@
 /*
  * Tests of diskstats.h: reading /proc/diskstats lines and the iostat -x
- * style figures of an interval, on hand-made files.
+ * style figures of an interval, on hand-made files; the devices under
+ * sandboxes (on loop devices: the sweep suite).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +99,61 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* The figures of a set's devices only, idle ones too, each pointing to
+ * its device (and so to the sandboxes it serves). */
+START_TEST(test_delta_of)
+{
+	char *dir = tu_scratch();
+	char *b = tu_write_str(dir, "before", before);
+	char *a = tu_write_str(dir, "after", after);
+	struct disk_device devs[3] = {
+		{ .name = "sdb" }, { .name = "sda" }, { .name = "absent" },
+	};
+	struct disk_set set = { .dev = devs, .n = 3 };
+	struct diskstats ds_b, ds_a;
+	struct disk_figures fig[3];
+
+	ck_assert_int_eq(read_path(&ds_b, b), 0);
+	ck_assert_int_eq(read_path(&ds_a, a), 0);
+	ck_assert_uint_eq(diskstats_delta_of(&ds_b, &ds_a, 2.0, &set, fig), 2);
+	ck_assert_str_eq(fig[0].name, "sdb");
+	ck_assert_ptr_eq(fig[0].dev, &devs[0]);
+	ck_assert_double_eq_tol(fig[0].rd_per_s, 0, 1e-9);
+	ck_assert_str_eq(fig[1].name, "sda");
+	ck_assert_ptr_eq(fig[1].dev, &devs[1]);
+	ck_assert_double_eq_tol(fig[1].rd_per_s, 100.0, 1e-9);
+	diskstats_free(&ds_b);
+	diskstats_free(&ds_a);
+	free(a);
+	free(b);
+	free(dir);
+}
+END_TEST
+
+/* A sandbox on a file system without a block device adds none but has
+ * its mount; one not made yet is looked up by its nearest parent. */
+START_TEST(test_devices_anonymous)
+{
+	char *const roots[] = { "/proc/.ioriot/t", "/" };
+	struct disk_set set;
+
+	ck_assert_int_eq(diskstats_devices(&set, roots, 1), 0);
+	ck_assert_uint_eq(set.n, 0);
+	ck_assert_str_eq(set.mounts[0], "/proc");
+	diskstats_devices_free(&set);
+	diskstats_devices_free(&set);	/* twice, and NULL, are fine */
+	diskstats_devices_free(NULL);
+	ck_assert_int_eq(diskstats_devices(&set, roots, 2), 0);
+	ck_assert_str_eq(set.mounts[1], "/");
+	for (size_t i = 0; i < set.n; i++) {
+		ck_assert_uint_eq(set.dev[i].nsandboxes, 1);
+		ck_assert_uint_eq(set.dev[i].sandboxes[0], 1);
+		ck_assert(diskstats_set_holds(&set, &set.dev[i]));
+	}
+	diskstats_devices_free(&set);
+}
+END_TEST
+
 Suite *diskstats_suite(void)
 {
 	Suite *s = suite_create("diskstats");
@@ -106,6 +162,8 @@ Suite *diskstats_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_delta);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_delta_of);
+	tcase_add_test(tc, test_devices_anonymous);
 	suite_add_tcase(s, tc);
 	return s;
 }

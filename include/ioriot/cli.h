@@ -33,6 +33,7 @@ enum cli_mode {
 	MODE_REPORT,		/* --report OUT FILE... */
 	MODE_ANALYZE,		/* --analyze FILE */
 	MODE_MERGE,		/* --merge FILE... */
+	MODE_DEVICES,		/* --devices FILE */
 };
 
 struct cli_opts {
@@ -100,6 +101,7 @@ struct cli_opts {
 	const char *only_path[CLI_MAX_PREFIXES];
 	/* --rate-iops R[,W], --rate-mbps R[,W]: -r/-R caps */
 	struct replay_rate rate;
+	const char *cgroup;	/* --cgroup PATH: -r/-R run in it */
 };
 
 /*

@@ -1,10 +1,14 @@
 /*
  * diskstats: block device counters from /proc/diskstats, read before and
- * after a replay, and the iostat -x style figures of the interval between.
+ * after a replay, and the iostat -x style figures of the interval between;
+ * the block devices under a replay's sandboxes (diskdevs.c), so that the
+ * figures are those of the devices the replay uses, each with the
+ * sandboxes it serves.
  */
 #ifndef IORIOT_DISKSTATS_H
 #define IORIOT_DISKSTATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <stdint.h>
@@ -21,9 +25,44 @@ struct diskstats {
 	size_t n;
 };
 
+/*
+ * A block device under a replay's sandboxes: the device a sandbox's mount
+ * is on ("mount": a partition itself, not its disk; a loop device, not the
+ * device of its backing file), or a device under one of those ("slave":
+ * the members of a device-mapper or md device, from /sys/block/X/slaves,
+ * recursively).
+ */
+struct disk_device {
+	char name[32];			/* as in /proc/diskstats */
+	unsigned major, minor;
+	char *sysfs;			/* its directory under /sys/devices */
+	char *queue;			/* the directory holding its queue/
+					 * (scheduler, read_ahead_kb): a
+					 * partition's disk, else sysfs */
+	char *mount;			/* the mountpoint it was found under
+					 * first; NULL for a slave */
+	char *backing;			/* a loop device's backing file, or
+					 * NULL (never listed itself: its
+					 * device's counters hold the host's
+					 * other I/O too) */
+	bool slave;
+	size_t *sandboxes;		/* indices of the sandboxes it serves */
+	size_t nsandboxes;
+};
+
+struct disk_set {
+	struct disk_device *dev;
+	size_t n;
+	/* Per sandbox: the mount it lives on (NULL where none was found). */
+	char **mounts;
+	size_t nroots;
+};
+
 /* One device over an interval. */
 struct disk_figures {
 	const char *name;
+	const struct disk_device *dev;	/* diskstats_delta_of(): the device
+					 * of the set; else NULL */
 	double rd_per_s, wr_per_s;
 	double rd_mb_per_s, wr_mb_per_s;	/* 10^6 bytes */
 	double util_pct;
@@ -56,6 +95,34 @@ size_t diskstats_delta(const struct diskstats *before,
  * -errno of stat(2) or readlink(2).
  */
 int diskstats_device_of(const char *path, char *name, size_t len);
+
+/*
+ * The block devices under the @n sandboxes @roots into @set (zeroed
+ * first): for each sandbox (or, before init, its nearest existing parent)
+ * the device of its mount, from /proc/self/mountinfo and
+ * /sys/dev/block/MAJOR:MINOR, then that device's slaves.  A sandbox on a
+ * file system without a block device (tmpfs, overlay, NFS) adds none.
+ * Returns 0, or -ENOMEM (nothing else fails: what cannot be read is left
+ * out).
+ */
+int diskstats_devices(struct disk_set *set, char *const *roots, size_t n);
+
+/* True if @d is a device of @set or shares its queue with one: changing
+ * its scheduler or read-ahead changes one of @set's. */
+bool diskstats_set_holds(const struct disk_set *set,
+			 const struct disk_device *d);
+
+/*
+ * The figures of each device of @set found in @before and @after, @secs
+ * apart, idle ones too, in @out (room for set->n entries; names point
+ * into @set), in @set's order.  Returns the number of entries.
+ */
+size_t diskstats_delta_of(const struct diskstats *before,
+			  const struct diskstats *after, double secs,
+			  const struct disk_set *set, struct disk_figures *out);
+
+/* Free the devices.  Accepts NULL and a zeroed @set. */
+void diskstats_devices_free(struct disk_set *set);
 
 /* Free the counters.  Accepts a zeroed @ds. */
 void diskstats_free(struct diskstats *ds);

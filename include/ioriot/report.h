@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ioriot/cgroup.h"
 #include "ioriot/diskstats.h"
 #include "ioriot/replay.h"
 #include "ioriot/uncaptured.h"
@@ -21,8 +22,17 @@ struct report_info {
 	const char *label;
 	bool label_given;		/* --label, not the default */
 	double loadavg_max;		/* highest 1-minute load average seen */
-	const struct disk_figures *disks;	/* devices that did I/O */
+	/* The block devices under the sandboxes (diskstats_delta_of()),
+	 * each with the indices of the sandboxes it serves in @sandboxes,
+	 * the sandboxes of this host. */
+	const struct disk_figures *disks;
 	size_t ndisks;
+	char *const *sandboxes;
+	size_t nsandboxes;
+	/* --cgroup: the cgroup the replay ran in (NULL: none) and the I/O
+	 * limits in force in it at the start (NULL: none read). */
+	const char *cgroup;
+	const struct cgroup_limits *cgroup_limits;
 	int interrupted_by;		/* the signal that stopped it, or 0 */
 	/* Wall clock (ns since the epoch) at the replay's start and end, and
 	 * the test host's name (NULL: not known); JSON only. */

@@ -658,9 +658,11 @@ int cli_main(int argc, char **argv)
 	case MODE_INIT:
 		return cli_run_init(&o);
 	case MODE_REPLAY:
-		return o.repeat ? cli_run_repeat(&o) : cli_run_replay(&o);
+		return cli_check_cgroup(&o) ? 1 : o.repeat ? cli_run_repeat(&o) :
+		       cli_run_replay(&o);
 	case MODE_INIT_REPLAY:
-		return o.repeat ? cli_run_repeat(&o) :
+		/* A wrong --cgroup fails before init, not after it. */
+		return cli_check_cgroup(&o) ? 1 : o.repeat ? cli_run_repeat(&o) :
 		       cli_run_init(&o) ? 1 : cli_run_replay(&o);
 	case MODE_DROP_CACHES:
 		return cli_drop_caches(&o);
@@ -676,6 +678,8 @@ int cli_main(int argc, char **argv)
 		return run_analyze(&o);
 	case MODE_MERGE:
 		return run_merge(&o);
+	case MODE_DEVICES:
+		return cli_run_devices(&o);
 	case MODE_NONE:
 		break;
 	}

@@ -36,6 +36,14 @@ int cli_test_of(const struct cli_opts *o, const struct rlog_header *h,
  * a message logged. */
 int cli_drop_caches(const struct cli_opts *o);
 
+/* --devices: the block devices under the replay file's sandboxes, a
+ * line each (docs/ioriot.8).  The exit status. */
+int cli_run_devices(const struct cli_opts *o);
+
+/* --cgroup PATH, if given, is a cgroup directory: 0, or 1 with a message
+ * logged. */
+int cli_check_cgroup(const struct cli_opts *o);
+
 /* -r: replay, then the statistics.  The exit status. */
 int cli_run_replay(const struct cli_opts *o);
 

@@ -22,6 +22,8 @@ enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_START_AT, OPT_MERGE,
        OPT_READY_FD };
 /* The replay's rate caps. */
 enum { OPT_RATE_IOPS = 1100, OPT_RATE_MBPS };
+/* The devices under the sandboxes; the replay's cgroup. */
+enum { OPT_DEVICES = 1200, OPT_CGROUP };
 
 static const struct option long_options[] = {
 	{ "capture", required_argument, NULL, 'c' },
@@ -84,6 +86,8 @@ static const struct option long_options[] = {
 	{ "start-at", required_argument, NULL, OPT_START_AT },
 	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "output", required_argument, NULL, 'o' },
+	{ "devices", required_argument, NULL, OPT_DEVICES },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -125,6 +129,10 @@ void cli_usage(void)
 "                           one (totals summed, latency histograms merged,\n"
 "                           the span from the first start to the last end, a\n"
 "                           row per host); --compare and --report read it\n"
+"      --devices FILE       print the block devices under the replay file's\n"
+"                           sandboxes (with --map, --copies), a line each:\n"
+"                           sandbox mount device sysfs queue role root\n"
+"                           MAJ:MIN backing (docs/ioriot.8; ioriot-sweep)\n"
 "  -V, --version            print the version\n"
 "  -h, --help               print this help\n"
 "\n"
@@ -189,6 +197,9 @@ void cli_usage(void)
 "                           R, or ,W: one class only.  Per process; the wait\n"
 "                           is reported apart, never in the latency\n"
 "      --rate-mbps R[,W]    the same in MB (10^6 bytes) per second\n"
+"      --cgroup PATH        -r, -R: replay in cgroup directory PATH (v1 or\n"
+"                           v2), whose blkio/io limits then apply; the\n"
+"                           stats record it and its limits\n"
 "  -S, --stats FILE         write replay statistics to FILE too (JSON if it\n"
 "                           ends in .json)\n"
 "  -D, --no-drop-caches     do not drop caches before replay\n"
@@ -610,6 +621,11 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 		err = parse_rate("--rate-mbps", optarg, 1e6, o->rate.mbps,
 				 &o->rate.mbps_shared);
 		break;
+	case OPT_DEVICES:
+		err = set_mode(o, MODE_DEVICES, "--devices");
+		o->replay = optarg;
+		break;
+	case OPT_CGROUP: o->cgroup = optarg; break;
 	case 'q': o->verbosity--; break;
 	case 'v': o->verbosity++; break;
 	case 'V': err = set_mode(o, MODE_VERSION, "-V"); break;
@@ -767,18 +783,26 @@ static int check_combinations(const struct cli_opts *o)
 		err = -EINVAL;
 	}
 	if (!err && o->nmap && o->mode != MODE_GENERATE && o->mode != MODE_INIT &&
-	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
+	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY &&
+	    o->mode != MODE_DEVICES) {
 		fprintf(stderr, "ioriot: --map goes with -c FILE -r FILE "
-			"(generate), -i, -r or -R\n");
+			"(generate), -i, -r, -R or --devices\n");
 		err = -EINVAL;
 	}
 	if (!err && o->copies && o->mode != MODE_INIT &&
-	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
-		fprintf(stderr, "ioriot: --copies goes with -i, -r or -R\n");
+	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY &&
+	    o->mode != MODE_DEVICES) {
+		fprintf(stderr, "ioriot: --copies goes with -i, -r, -R or "
+			"--devices\n");
 		err = -EINVAL;
 	}
 	if (!err && o->stagger && !o->copies) {
 		fprintf(stderr, "ioriot: --stagger needs --copies\n");
+		err = -EINVAL;
+	}
+	if (!err && o->cgroup && o->mode != MODE_REPLAY &&
+	    o->mode != MODE_INIT_REPLAY) {
+		fprintf(stderr, "ioriot: --cgroup goes with -r or -R\n");
 		err = -EINVAL;
 	}
 	if (!err && o->interval && !o->csv && !o->graphite) {

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ioriot/cgroup.h"
 #include "ioriot/clock.h"
 #include "ioriot/diskstats.h"
 #include "ioriot/log.h"
@@ -49,8 +50,10 @@ struct replay_cli {
 	struct uncaptured uncaptured;	/* from the replay file's header */
 	struct uncaptured uring_skipped;	/* likewise */
 	struct diskstats disks_before;	/* when the replay starts */
-	struct diskstats disks_after;	/* at its end: info.disks' names
-					 * point into it */
+	struct diskstats disks_after;	/* at its end */
+	struct disk_set devices;	/* the devices under the sandboxes:
+					 * info.disks' names point into it */
+	struct cgroup_limits limits;	/* --cgroup's, at the start */
 	uint64_t disks_before_ns;
 };
 
@@ -214,10 +217,10 @@ static int write_reports(const struct cli_opts *o, const struct replay_cli *rc,
 	return 0;
 }
 
-/* The figures of the replay's end into rc->info: the block devices' since
- * the start (their array, malloc'd, or NULL; their names are those of
- * rc->disks_after, freed with it), the load average, the stop signal and
- * the time. */
+/* The figures of the replay's end into rc->info: those of the block
+ * devices under the sandboxes since the start (their array, malloc'd, or
+ * NULL; their names are those of rc->devices, freed with it), the load
+ * average, the stop signal and the time. */
 static struct disk_figures *note_end(struct replay_cli *rc)
 {
 	struct diskstats *after = &rc->disks_after;
@@ -228,10 +231,13 @@ static struct disk_figures *note_end(struct replay_cli *rc)
 	    diskstats_read(after, rc->diskstats_fd) == 0) {
 		double secs = (double)(clock_ns(CLOCK_MONOTONIC) -
 				       rc->disks_before_ns) / 1e9;
-		disks = calloc(after->n ? after->n : 1, sizeof(*disks));
+		disks = calloc(rc->devices.n ? rc->devices.n : 1,
+			       sizeof(*disks));
 		if (disks) {
-			rc->info.ndisks = diskstats_delta(&rc->disks_before,
-							  after, secs, disks);
+			rc->info.ndisks = diskstats_delta_of(&rc->disks_before,
+							     after, secs,
+							     &rc->devices,
+							     disks);
 			rc->info.disks = disks;
 		}
 	}
@@ -299,6 +305,40 @@ static char **host_sandboxes(const struct cli_opts *o,
 		return NULL;
 	}
 	return roots;
+}
+
+int cli_check_cgroup(const struct cli_opts *o)
+{
+	char err[PATHMAP_MAX + 256];
+
+	if (!o->cgroup || !cgroup_check(o->cgroup, err, sizeof(err)))
+		return 0;
+	log_error("%s", err);
+	return 1;
+}
+
+/*
+ * --cgroup @path: this process, so the replay's threads and its copies,
+ * into the cgroup, as root before the privileges drop; its I/O limits
+ * into rc->info.  0, or 1 with a message logged.
+ */
+static int join_cgroup(const char *path, struct replay_cli *rc)
+{
+	char err[PATHMAP_MAX + 256];
+
+	if (cgroup_join(path, err, sizeof(err))) {
+		log_error("%s", err);
+		return 1;
+	}
+	if (cgroup_limits_read(path, &rc->limits)) {
+		log_error("out of memory");
+		return 1;
+	}
+	rc->info.cgroup = path;
+	rc->info.cgroup_limits = &rc->limits;
+	log_info("replay: in cgroup %s (%zu I/O limit files set)", path,
+		 rc->limits.n);
+	return 0;
 }
 
 /* The figures of the replay's start into rc->info: the load average, the
@@ -412,6 +452,14 @@ int cli_run_replay(const struct cli_opts *o)
 	if (!(rc.groups = user_groups(user, rc.gid, &rc.ngroups)))
 		goto out;
 	rc.diskstats_fd = open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
+	if (diskstats_devices(&rc.devices, roots, nhost)) {
+		log_error("out of memory");
+		goto out;
+	}
+	rc.info.sandboxes = roots;
+	rc.info.nsandboxes = nhost;
+	if (o->cgroup && join_cgroup(o->cgroup, &rc))
+		goto out;
 	/* Opened as root, like -S, before the privileges drop. */
 	if (have_series) {
 		struct series_config sc = {
@@ -477,6 +525,8 @@ out:
 		close(stats_new_in);
 	diskstats_free(&rc.disks_before);
 	diskstats_free(&rc.disks_after);
+	diskstats_devices_free(&rc.devices);
+	cgroup_limits_free(&rc.limits);
 	if (rc.diskstats_fd >= 0)
 		close(rc.diskstats_fd);
 	free(rc.groups);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,41 @@ static const struct disk_counters *find(const struct diskstats *ds,
 	return NULL;
 }
 
+/* The figures of @a over @b, @secs apart, into @d: false, @d untouched,
+ * if a counter went backwards (a device reset or replaced). */
+static bool figures(const struct disk_counters *b,
+		    const struct disk_counters *a, double secs,
+		    struct disk_figures *d)
+{
+	uint64_t rd, wr;
+	double util;
+
+	if (a->rd_ios < b->rd_ios || a->wr_ios < b->wr_ios ||
+	    a->rd_sectors < b->rd_sectors || a->wr_sectors < b->wr_sectors ||
+	    a->rd_ticks_ms < b->rd_ticks_ms ||
+	    a->wr_ticks_ms < b->wr_ticks_ms ||
+	    a->io_ticks_ms < b->io_ticks_ms)
+		return false;
+	rd = a->rd_ios - b->rd_ios;
+	wr = a->wr_ios - b->wr_ios;
+	memset(d, 0, sizeof(*d));
+	d->name = a->name;
+	d->rd_per_s = secs > 0 ? (double)rd / secs : 0;
+	d->wr_per_s = secs > 0 ? (double)wr / secs : 0;
+	d->rd_mb_per_s = secs > 0 ? (double)(a->rd_sectors - b->rd_sectors) *
+			 512 / 1e6 / secs : 0;
+	d->wr_mb_per_s = secs > 0 ? (double)(a->wr_sectors - b->wr_sectors) *
+			 512 / 1e6 / secs : 0;
+	util = secs > 0 ? (double)(a->io_ticks_ms - b->io_ticks_ms) /
+			  (secs * 10) : 0;
+	d->util_pct = util > 100 ? 100 : util;
+	d->rd_await_ms = rd ? (double)(a->rd_ticks_ms - b->rd_ticks_ms) /
+			 (double)rd : 0;
+	d->wr_await_ms = wr ? (double)(a->wr_ticks_ms - b->wr_ticks_ms) /
+			 (double)wr : 0;
+	return true;
+}
+
 size_t diskstats_delta(const struct diskstats *before,
 		       const struct diskstats *after, double secs,
 		       struct disk_figures *out)
@@ -114,36 +150,29 @@ size_t diskstats_delta(const struct diskstats *before,
 	for (size_t i = 0; i < after->n; i++) {
 		const struct disk_counters *a = &after->dev[i];
 		const struct disk_counters *b = find(before, a->name);
-		uint64_t rd, wr;
 
-		if (!b || a->rd_ios < b->rd_ios || a->wr_ios < b->wr_ios ||
-		    a->rd_sectors < b->rd_sectors ||
-		    a->wr_sectors < b->wr_sectors ||
-		    a->rd_ticks_ms < b->rd_ticks_ms ||
-		    a->wr_ticks_ms < b->wr_ticks_ms ||
-		    a->io_ticks_ms < b->io_ticks_ms)
-			continue;
-		rd = a->rd_ios - b->rd_ios;
-		wr = a->wr_ios - b->wr_ios;
-		if (!rd && !wr)
-			continue;
-		struct disk_figures *d = &out[n++];
-		double util;
+		if (b && (a->rd_ios != b->rd_ios || a->wr_ios != b->wr_ios) &&
+		    figures(b, a, secs, &out[n]))
+			n++;
+	}
+	return n;
+}
 
-		d->name = a->name;
-		d->rd_per_s = secs > 0 ? (double)rd / secs : 0;
-		d->wr_per_s = secs > 0 ? (double)wr / secs : 0;
-		d->rd_mb_per_s = secs > 0 ? (double)(a->rd_sectors -
-				 b->rd_sectors) * 512 / 1e6 / secs : 0;
-		d->wr_mb_per_s = secs > 0 ? (double)(a->wr_sectors -
-				 b->wr_sectors) * 512 / 1e6 / secs : 0;
-		util = secs > 0 ? (double)(a->io_ticks_ms - b->io_ticks_ms) /
-				  (secs * 10) : 0;
-		d->util_pct = util > 100 ? 100 : util;
-		d->rd_await_ms = rd ? (double)(a->rd_ticks_ms -
-				 b->rd_ticks_ms) / (double)rd : 0;
-		d->wr_await_ms = wr ? (double)(a->wr_ticks_ms -
-				 b->wr_ticks_ms) / (double)wr : 0;
+size_t diskstats_delta_of(const struct diskstats *before,
+			  const struct diskstats *after, double secs,
+			  const struct disk_set *set, struct disk_figures *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < set->n; i++) {
+		const struct disk_counters *a = find(after, set->dev[i].name);
+		const struct disk_counters *b = find(before, set->dev[i].name);
+
+		if (a && b && figures(b, a, secs, &out[n])) {
+			out[n].name = set->dev[i].name;
+			out[n].dev = &set->dev[i];
+			n++;
+		}
 	}
 	return n;
 }

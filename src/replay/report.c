@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
@@ -362,6 +363,71 @@ static void classes_text(FILE *f, const struct replay_summary *sum)
 	free(cls);
 }
 
+/* The sandboxes device @d serves, a comma list (text) or a JSON array. */
+static void device_sandboxes(FILE *f, const struct report_info *info,
+			     const struct disk_figures *d, bool json)
+{
+	size_t n = d->dev ? d->dev->nsandboxes : 0;
+
+	fputs(json ? "[" : "", f);
+	for (size_t k = 0; k < n; k++) {
+		size_t root = d->dev->sandboxes[k];
+		const char *path = root < info->nsandboxes ?
+				   info->sandboxes[root] : "?";
+
+		fputs(k ? (json ? ", " : ",") : "", f);
+		if (json)
+			json_write_string(f, path);
+		else
+			text_write(f, path, false);
+	}
+	fputs(json ? "]" : "", f);
+}
+
+/* The block devices under the sandboxes, as iostat -x, each with the
+ * sandboxes it serves ("(slave)": under a dm or md device). */
+static void disks_text(FILE *f, const struct report_info *info)
+{
+	if (info->ndisks)
+		fprintf(f, "\nBlock devices under the sandboxes (from "
+			"/proc/diskstats, as iostat -x)\n%-16s %10s %10s %9s "
+			"%9s %9s %9s %6s  %s\n", "device", "r/s", "w/s",
+			"rMB/s", "wMB/s", "r_await", "w_await", "%util",
+			"sandboxes");
+	for (size_t i = 0; i < info->ndisks; i++) {
+		const struct disk_figures *d = &info->disks[i];
+
+		fprintf(f, "%-16s %10.1f %10.1f %9.2f %9.2f %9.2f %9.2f "
+			"%6.1f  ", d->name, d->rd_per_s, d->wr_per_s,
+			d->rd_mb_per_s, d->wr_mb_per_s, d->rd_await_ms,
+			d->wr_await_ms, d->util_pct);
+		if (d->dev && d->dev->slave)
+			fputs("(slave) ", f);
+		device_sandboxes(f, info, d, false);
+		fputc('\n', f);
+	}
+}
+
+/* --cgroup: the cgroup and its I/O limits, a line each. */
+static void cgroup_text(FILE *f, const struct report_info *info)
+{
+	const struct cgroup_limits *l = info->cgroup_limits;
+
+	if (!info->cgroup)
+		return;
+	fputs("\tCgroup: ", f);
+	text_write(f, info->cgroup, false);
+	if (!l || !l->n)
+		fputs(" (no I/O limits)", f);
+	fputc('\n', f);
+	for (size_t i = 0; l && i < l->n; i++) {
+		fprintf(f, "\tCgroup limit %s: ", l->v[i].file);
+		for (const char *p = l->v[i].value; *p; p++)
+			fputc(*p == '\n' ? ';' : *p, f);
+		fputc('\n', f);
+	}
+}
+
 int report_write(FILE *f, const struct report_info *info,
 		 const struct replay_summary *sum)
 {
@@ -409,6 +475,7 @@ int report_write(FILE *f, const struct report_info *info,
 			us(sum->lateness_max_ns));
 	if (replay_rate_capped(&sum->rate))
 		rate_text(f, sum);
+	cgroup_text(f, info);
 
 	if (info->start_at_ns)
 		start_text(f, info, sum);
@@ -450,18 +517,7 @@ int report_write(FILE *f, const struct report_info *info,
 		fputc('\n', f);
 	}
 	classes_text(f, sum);
-	if (info->ndisks)
-		fprintf(f, "\nBlock devices (from /proc/diskstats, as iostat -x)\n"
-			"%-16s %10s %10s %9s %9s %9s %9s %6s\n", "device", "r/s",
-			"w/s", "rMB/s", "wMB/s", "r_await", "w_await", "%util");
-	for (size_t i = 0; i < info->ndisks; i++) {
-		const struct disk_figures *d = &info->disks[i];
-
-		fprintf(f, "%-16s %10.1f %10.1f %9.2f %9.2f %9.2f %9.2f %6.1f\n",
-			d->name, d->rd_per_s, d->wr_per_s, d->rd_mb_per_s,
-			d->wr_mb_per_s, d->rd_await_ms, d->wr_await_ms,
-			d->util_pct);
-	}
+	disks_text(f, info);
 	for (int s = 0, first = 1; s < SYS_COUNT; s++) {
 		if (!sum->sys[s].differ)
 			continue;
@@ -608,6 +664,39 @@ static void pacing_json(FILE *f, const struct replay_summary *sum)
 	fputs(",\n", f);
 }
 
+/* "cgroup" and "cgroup_limits": an object of file: [lines], or null. */
+static void cgroup_json(FILE *f, const struct report_info *info)
+{
+	const struct cgroup_limits *l = info->cgroup_limits;
+
+	fputs("  \"cgroup\": ", f);
+	json_string_or_null(f, info->cgroup);
+	fputs(",\n  \"cgroup_limits\": ", f);
+	if (!info->cgroup || !l) {
+		fputs("null,\n", f);
+		return;
+	}
+	fputc('{', f);
+	for (size_t i = 0; i < l->n; i++) {
+		const char *p = l->v[i].value;
+
+		fputs(i ? ", " : "", f);
+		json_write_string(f, l->v[i].file);
+		fputs(": [", f);
+		for (bool first = true; *p; first = false) {
+			size_t len = strcspn(p, "\n");
+			char *line = strndup(p, len);
+
+			fputs(first ? "" : ", ", f);
+			json_write_string(f, line ? line : "");
+			free(line);
+			p += len + (p[len] == '\n');
+		}
+		fputc(']', f);
+	}
+	fputs("},\n", f);
+}
+
 int report_write_json(FILE *f, const struct report_info *info,
 		      const struct replay_summary *sum)
 {
@@ -685,6 +774,7 @@ int report_write_json(FILE *f, const struct report_info *info,
 		fprintf(f, "  \"uring_not_replayed\": null,\n");
 	}
 	copies_json(f, info);
+	cgroup_json(f, info);
 	fprintf(f, "  \"syscalls\": {");
 	for (int s = 0; s < SYS_COUNT; s++) {
 		const struct replay_sys_stats *st = &sum->sys[s];
@@ -722,9 +812,13 @@ int report_write_json(FILE *f, const struct report_info *info,
 		fprintf(f, ", \"r_per_s\": %.1f, \"w_per_s\": %.1f, "
 			"\"r_mb_per_s\": %.3f, \"w_mb_per_s\": %.3f, "
 			"\"r_await_ms\": %.3f, \"w_await_ms\": %.3f, "
-			"\"util_pct\": %.1f}", d->rd_per_s, d->wr_per_s,
-			d->rd_mb_per_s, d->wr_mb_per_s, d->rd_await_ms,
-			d->wr_await_ms, d->util_pct);
+			"\"util_pct\": %.1f, \"role\": \"%s\", \"sandboxes\": ",
+			d->rd_per_s, d->wr_per_s, d->rd_mb_per_s,
+			d->wr_mb_per_s, d->rd_await_ms, d->wr_await_ms,
+			d->util_pct, d->dev && d->dev->slave ? "slave" :
+			"mount");
+		device_sandboxes(f, info, d, true);
+		fputc('}', f);
 	}
 	fprintf(f, "%s]\n}\n", info->ndisks ? "\n  " : "");
 	return finish(f);

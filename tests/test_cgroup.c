@@ -1,0 +1,87 @@
+/*
+ * Tests of cgroup.h: a directory that is no cgroup is refused, a cgroup
+ * of this host is accepted, the limit files are read (non-empty ones
+ * only), and --cgroup goes with -r and -R only.  Joining a cgroup with a
+ * real replay is tested in the sweep suite, on loop devices.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "ioriot/cgroup.h"
+#include "testutil.h"
+
+START_TEST(test_check)
+{
+	char *dir = tu_scratch(), *missing = tu_join(dir, "missing");
+	char err[512];
+	struct statfs sf;
+
+	err[0] = '\0';
+	ck_assert_int_eq(cgroup_check(dir, err, sizeof(err)), -ENOTDIR);
+	ck_assert_msg(strstr(err, "not a cgroup directory"), "%s", err);
+	ck_assert_int_eq(cgroup_join(dir, err, sizeof(err)), -ENOTDIR);
+	ck_assert_int_eq(cgroup_check(missing, err, sizeof(err)), -ENOENT);
+	ck_assert_msg(strstr(err, missing), "%s", err);
+	/* Where this host has one, a cgroup directory passes. */
+	if (statfs("/sys/fs/cgroup/unified", &sf) == 0 &&
+	    sf.f_type == 0x63677270)
+		ck_assert_int_eq(cgroup_check("/sys/fs/cgroup/unified", err,
+					      sizeof(err)), 0);
+	free(missing);
+	free(dir);
+}
+END_TEST
+
+/* The limit files of a directory laid out as a cgroup's. */
+START_TEST(test_limits)
+{
+	char *dir = tu_scratch();
+	struct cgroup_limits l;
+
+	free(tu_write_str(dir, "blkio.throttle.read_iops_device",
+			  "7:3 100\n7:4 200\n"));
+	free(tu_write_str(dir, "blkio.throttle.write_iops_device", ""));
+	free(tu_write_str(dir, "io.max", "7:3 rbps=max wbps=max riops=5 "
+			  "wiops=max\n"));
+	ck_assert_int_eq(cgroup_limits_read(dir, &l), 0);
+	ck_assert_uint_eq(l.n, 2);
+	ck_assert_str_eq(l.v[0].file, "io.max");
+	ck_assert_str_eq(l.v[0].value, "7:3 rbps=max wbps=max riops=5 "
+			 "wiops=max");
+	ck_assert_str_eq(l.v[1].file, "blkio.throttle.read_iops_device");
+	ck_assert_str_eq(l.v[1].value, "7:3 100\n7:4 200");
+	cgroup_limits_free(&l);
+	cgroup_limits_free(&l);		/* twice, and NULL, are fine */
+	cgroup_limits_free(NULL);
+	free(dir);
+}
+END_TEST
+
+/* --cgroup goes with -r and -R, nothing else. */
+START_TEST(test_option)
+{
+	const char *args[] = { "-i", "x.replay", "--cgroup",
+			       "/sys/fs/cgroup/blkio", NULL };
+	char *err = NULL;
+
+	ck_assert_int_eq(tu_run_args(args, NULL, &err), 2);
+	ck_assert_msg(strstr(err, "--cgroup goes with -r or -R"), "%s", err);
+	free(err);
+}
+END_TEST
+
+Suite *cgroup_suite(void)
+{
+	Suite *s = suite_create("cgroup");
+	TCase *tc = tcase_create("cgroup");
+
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_add_test(tc, test_check);
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_option);
+	suite_add_tcase(s, tc);
+	return s;
+}
