@@ -23,7 +23,10 @@
 #include "testutil.h"
 
 #define NS ((int64_t)1000000000)
-#define SKEW_MAX_NS 5000000LL		/* 5 ms */
+/* Both replays start within this of the target and of each other: loose,
+ * as a busy host wakes a thread late by milliseconds (make check must hold
+ * there); the start's precision is bench/fleet.sh's figure. */
+#define SKEW_MAX_NS 100000000LL		/* 100 ms */
 
 /* Start ioriot with @args, its output to /dev/null, without waiting. */
 static pid_t spawn(const char *const *args)
@@ -101,7 +104,8 @@ static int64_t abs64(int64_t v)
 }
 
 /* Two replays, two processes, two sandboxes on two mounts, one
- * --start-at: both start within 5 ms of the target and of each other. */
+ * --start-at: both start within SKEW_MAX_NS of the target and of each
+ * other (without it they start seconds early). */
 START_TEST(test_start_together)
 {
 	char *dir = tu_scratch(), *m1 = tu_join(dir, "m1"), *m2 = tu_join(dir, "m2");
