@@ -155,7 +155,7 @@ replay() {
 	rm -f "$stats"
 	# shellcheck disable=SC2086	# EXTRA is split on purpose
 	$3 /usr/bin/time -f "%U %S" -o "$work/$name.time" \
-		"$bin" -q -r "$work/$name.replay" -D -u root --allow-root -s "$speed" ${4:-} \
+		"$bin" -q -r "$work/$name.replay" --reuse -D -u root --allow-root -s "$speed" ${4:-} \
 		-S "$stats" > "$work/replay.out" 2>&1 || {
 		cat "$work/replay.out" >&2
 		echo "$0: replay of $work/$name.replay failed" >&2
@@ -488,7 +488,7 @@ want=$(awk '/^#END/ { split($0, a, /[=|]/); print a[3] }' "$work/many.replay")
 m50= m99= mmax= merr= mspan= msteal= mf99=
 for i in $(seq 1 "$RUNS"); do
 	j0=$(cpu_jiffies)
-	"$bin" -q -r "$work/many.replay" -D -u root --allow-root -s 1 \
+	"$bin" -q -r "$work/many.replay" --reuse -D -u root --allow-root -s 1 \
 		-S "$work/many.json" > "$work/replay.out" 2>&1 || {
 		cat "$work/replay.out" >&2
 		echo "$0: replay of $work/many.replay failed" >&2
@@ -543,7 +543,7 @@ if runs_test memory; then
 echo "== memory: peak RSS replaying $((MEM_SMALL * 4)) and $((MEM_LARGE * 4)) ops on 4 timelines, -s 0"
 # Peak RSS in KiB of a replay of NAME (GNU time's %M).
 peak_rss() {
-	/usr/bin/time -f %M -o "$work/rss" "$bin" -q -r "$work/$1.replay" -D \
+	/usr/bin/time -f %M -o "$work/rss" "$bin" -q -r "$work/$1.replay" --reuse -D \
 		-u root --allow-root > "$work/replay.out" 2>&1 || {
 		cat "$work/replay.out" >&2
 		echo "$0: replay of $1 failed" >&2

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -386,8 +387,8 @@ START_TEST(test_replay)
 	ck_assert_int_eq(mkdir(sb, 0755), 0);
 	replay = replay_file(dir, mnt);
 	stats = tu_join(dir, "stats.txt");
-	const char *args[] = { "-r", replay, "-D", "-u", "root", "--allow-root",
-			       "-S", stats, "-v", NULL };
+	const char *args[] = { "-r", replay, "--reuse", "-D", "-u", "root",
+			       "--allow-root", "-S", stats, "-v", NULL };
 	rc = tu_run_args(args, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	/* -v explains the steps. */
@@ -412,7 +413,7 @@ START_TEST(test_replay)
 	/* -S FILE.json: the same figures as JSON (the second run finds the
 	 * sandbox changed, which only changes the differ counts). */
 	char *json = tu_join(dir, "stats.json");
-	const char *again[] = { "-r", replay, "-D", "-q", "--allow-root", "-S",
+	const char *again[] = { "-r", replay, "--reuse", "-D", "-q", "--allow-root", "-S",
 				json, NULL };
 	rc = tu_run_args(again, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
@@ -436,7 +437,7 @@ START_TEST(test_replay)
 
 	/* --output-format says what -S FILE gets, whatever its name, and
 	 * what stdout gets. */
-	const char *as_text[] = { "-r", replay, "-D", "-q", "--allow-root", "-S",
+	const char *as_text[] = { "-r", replay, "--reuse", "-D", "-q", "--allow-root", "-S",
 				  json, "--output-format", "text", NULL };
 	rc = tu_run_args(as_text, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
@@ -446,7 +447,7 @@ START_TEST(test_replay)
 	free(text);
 	free(out);
 	free(err);
-	const char *as_json[] = { "-r", replay, "-D", "--allow-root",
+	const char *as_json[] = { "-r", replay, "--reuse", "-D", "--allow-root",
 				  "--output-format", "json", NULL };
 	rc = tu_run_args(as_json, &out, &err);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
@@ -466,7 +467,7 @@ START_TEST(test_replay)
 	*strstr(text, "#END") = '\0';
 	free(tu_write_str(dir, "cut.replay", text));
 	free(text);
-	const char *failing[] = { "-r", cut, "-D", "--allow-root", "-S", old,
+	const char *failing[] = { "-r", cut, "--reuse", "-D", "--allow-root", "-S", old,
 				  NULL };
 	rc = tu_run_args(failing, &out, &err);
 	ck_assert_msg(rc == 1, "exit %d: %s", rc, err);
@@ -475,7 +476,7 @@ START_TEST(test_replay)
 	text = tu_read(old, NULL);
 	ck_assert_str_eq(text, "old stats\n");
 	free(text);
-	const char *failing2[] = { "-r", cut, "-D", "--allow-root", "-S",
+	const char *failing2[] = { "-r", cut, "--reuse", "-D", "--allow-root", "-S",
 				   fresh, NULL };
 	rc = tu_run_args(failing2, &out, &err);
 	ck_assert_int_eq(rc, 1);
@@ -559,7 +560,7 @@ START_TEST(test_replay_thread_limit)
 	ck_assert_int_eq(getrlimit(RLIMIT_NPROC, &old), 0);
 	low = (struct rlimit){ .rlim_cur = 6, .rlim_max = old.rlim_max };
 	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &low), 0);
-	const char *args[] = { "-r", replay, "-D", "-u", "daemon", NULL };
+	const char *args[] = { "-r", replay, "--reuse", "-D", "-u", "daemon", NULL };
 	rc = tu_run_args(args, &out, &err);
 	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &old), 0);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
@@ -783,6 +784,83 @@ START_TEST(test_capture_ready)
 	close(s);
 	free(sock);
 	free(log);
+	free(dir);
+}
+END_TEST
+
+/* Exit status of ioriot with @args; its stderr in *@err (malloc'd). */
+static int run_err(const char *const *args, char **err)
+{
+	char *out;
+	int rc = tu_run_args(args, &out, err);
+
+	free(out);
+	return rc;
+}
+
+/*
+ * A test's state: -i makes it ready, a replay uses it up, a second replay
+ * needs --reuse; a half-built sandbox (its init killed) is refused; an
+ * init or replay of a test another one holds fails at once.
+ */
+START_TEST(test_test_state)
+{
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "mnt"), *err, *state;
+	char *lockp;
+	const char *init[] = { "-i", NULL, "-u", "nobody", NULL };
+	const char *rep[] = { "-r", NULL, "-D", "-q", "-u", "nobody", NULL };
+	const char *reuse[] = { "-r", NULL, "-D", "-u", "nobody", "--reuse",
+				NULL };
+	char *replay;
+	int lock;
+
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=8m"), 0);
+	replay = replay_file(dir, mnt);
+	init[1] = rep[1] = reuse[1] = replay;
+	ck_assert(asprintf(&state, "%s/.ioriot/.state/t.state", mnt) > 0);
+	ck_assert(asprintf(&lockp, "%s/.ioriot/.state/t.lock", mnt) > 0);
+
+	ck_assert_int_eq(run_err(init, &err), 0);
+	free(err);
+	ck_assert_int_eq(run_err(rep, &err), 0);
+	free(err);
+	ck_assert_int_eq(run_err(rep, &err), 1);
+	ck_assert_msg(strstr(err, "a replay already ran in it") &&
+		      strstr(err, "--reuse"), "%s", err);
+	free(err);
+	ck_assert_int_eq(run_err(reuse, &err), 0);
+	ck_assert_msg(strstr(err, "replayed as it is (--reuse)"), "%s", err);
+	free(err);
+
+	/* An init that never completed. */
+	ck_assert_int_eq(run_err(init, &err), 0);
+	free(err);
+	FILE *sf = fopen(state, "w");
+
+	ck_assert(sf && fputs("init\n", sf) >= 0 && fclose(sf) == 0);
+	ck_assert_int_eq(run_err(rep, &err), 1);
+	ck_assert_msg(strstr(err, "its init did not complete"), "%s", err);
+	free(err);
+
+	/* Another process holds the test. */
+	lock = open(lockp, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(lock, 0);
+	ck_assert_int_eq(flock(lock, LOCK_EX), 0);
+	ck_assert_int_eq(run_err(init, &err), 1);
+	ck_assert_msg(strstr(err, "another init or replay of it is running"),
+		      "%s", err);
+	free(err);
+	ck_assert_int_eq(run_err(reuse, &err), 1);
+	ck_assert_msg(strstr(err, "another init or replay of it is running"),
+		      "%s", err);
+	free(err);
+	close(lock);
+	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+	free(lockp);
+	free(state);
+	free(replay);
+	free(mnt);
 	free(dir);
 }
 END_TEST
@@ -1238,6 +1316,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_repeat);
 	tcase_add_test(tc, test_disk_full);
 	tcase_add_test(tc, test_capture_ready);
+	tcase_add_test(tc, test_test_state);
 	tcase_add_test(tc, test_replay_thread_limit);
 	tcase_add_test(tc, test_replay_short);
 	suite_add_tcase(s, tc);

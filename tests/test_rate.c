@@ -133,11 +133,12 @@ static char *run_cli(const char *const *args, char **json)
 {
 	char *csv = tu_join(scratch, "t.csv"), *stats = tu_join(scratch,
 							       "t.json");
+	/* The sandbox is made by hand: --reuse. */
 	char *argv[32] = { (char *)tu_bin(), "--allow-root", "-r", replay_path,
-			   "-D", "-q", "--csv", csv, "--interval", "1",
-			   "-S", stats };
+			   "--reuse", "-D", "-q", "--csv", csv, "--interval",
+			   "1", "-S", stats };
 	char *out, *err, *text;
-	int n = 12, rc;
+	int n = 13, rc;
 
 	while (*args)
 		argv[n++] = (char *)*args++;

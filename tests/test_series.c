@@ -770,8 +770,8 @@ START_TEST(test_replay_series)
 		printf("series: replay without Graphite: carbon-cache not "
 		       "installed (Debian: graphite-carbon)\n");
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
-	char *argv[] = { (char *)bin, "--allow-root", "-r", replay, "-D",
-			 "-q", "-s", "1",
+	char *argv[] = { (char *)bin, "--allow-root", "-r", replay, "--reuse",
+			 "-D", "-q", "-s", "1",
 			 "--csv", csv, "--interval", "1",
 			 carbon ? "--graphite" : NULL, addr, NULL };
 	rc = tu_run(argv, &out, &err);

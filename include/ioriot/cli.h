@@ -84,6 +84,7 @@ struct cli_opts {
 	long copies;		/* --copies N, 0: one replay as the file is */
 	long repeat;		/* --repeat N, 0: once */
 	long ready_fd;		/* --ready-fd N, 0: none */
+	bool reuse;		/* --reuse */
 	const char *label;	/* --label NAME, or NULL */
 	double stagger;		/* --stagger seconds between copies' starts */
 	bool no_drop_caches;	/* -D */

@@ -39,6 +39,14 @@ int sandbox_split(const char *root, char *mnt, const char **name);
 int sandbox_open_mount(const char *mnt, char *err, size_t errlen);
 
 /*
+ * Open <@mnt>/.ioriot (created mode 0755 if @create) with the checks of
+ * sandbox_open(): on that mount, a directory owned by root or the caller,
+ * writable by its owner only.  Returns the fd, -ENOENT when there is none
+ * and not @create, or -errno with a message in @err.
+ */
+int sandbox_top(const char *mnt, bool create, char *err, size_t errlen);
+
+/*
  * For init, as root: open (creating as needed) <@mnt>/.ioriot/@name.  @mnt
  * is opened with sandbox_open_mount(); .ioriot is created mode 0755 and
  * must be a directory on that mount owned by root (or by the caller) and

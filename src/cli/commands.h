@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "ioriot/cli.h"
+#include "ioriot/teststate.h"
 
 struct rlog_header;
 struct rlog_reader;
@@ -46,6 +47,21 @@ int cli_check_cgroup(const struct cli_opts *o);
 
 /* -r: replay, then the statistics.  The exit status. */
 int cli_run_replay(const struct cli_opts *o);
+
+/*
+ * Lock the tests of the @n sandbox roots @roots for this process (each
+ * once; released when it ends): another init or replay of one of them
+ * makes it fail.  0, or 1 after saying why.
+ */
+int cli_tests_lock(char *const *roots, size_t n);
+
+/* Record state @st of the tests of @roots.  0, or 1 after a warning. */
+int cli_tests_set(char *const *roots, size_t n, enum test_state st);
+
+/* Whether the tests of @roots may be replayed: each initialised whole
+ * and not replayed in since, or any with @reuse (with a warning).  0, or
+ * 1 after saying why. */
+int cli_tests_ready(char *const *roots, size_t n, bool reuse);
 
 /* The exit status of a replay that ran to its end but found its test
  * mount full or met I/O errors (replay_incomplete()). */

@@ -19,7 +19,7 @@
 enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_START_AT, OPT_MERGE,
        OPT_MAP, OPT_COPIES, OPT_STAGGER, OPT_ONLY_SYSCALLS, OPT_ONLY_COMM,
        OPT_ONLY_PATH, OPT_FROM, OPT_TO, OPT_THINK, OPT_CPU_SCALE, OPT_REPEAT, OPT_LABEL,
-       OPT_READY_FD };
+       OPT_READY_FD, OPT_REUSE };
 /* The replay's rate caps. */
 enum { OPT_RATE_IOPS = 1100, OPT_RATE_MBPS };
 /* The devices under the sandboxes; the replay's cgroup. */
@@ -65,6 +65,7 @@ static const struct option long_options[] = {
 	{ "spin", required_argument, NULL, 'W' },
 	{ "think", no_argument, NULL, OPT_THINK },
 	{ "ready-fd", required_argument, NULL, OPT_READY_FD },
+	{ "reuse", no_argument, NULL, OPT_REUSE },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "cpu-scale", required_argument, NULL, OPT_CPU_SCALE },
@@ -177,6 +178,8 @@ void cli_usage(void)
 "                           on); prints per figure the mean, deviation,\n"
 "                           extremes and 95% confidence interval; -S FILE.json\n"
 "                           holds every run and the summary\n"
+"      --reuse              -r: replay sandboxes that a replay already used,\n"
+"                           or whose init did not complete (refused without)\n"
 "      --label NAME         -r/-R: the configuration the run stands for, in\n"
 "                           the statistics and --compare (default: the\n"
 "                           sandboxes' file systems and I/O schedulers)\n"
@@ -600,6 +603,7 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 	case OPT_THINK: o->think = true; break;
 	case OPT_REPEAT: err = parse_long("--repeat", optarg, 1, 1000, &o->repeat); break;
 	case OPT_LABEL: o->label = optarg; break;
+	case OPT_REUSE: o->reuse = true; break;
 	case OPT_READY_FD:
 		err = parse_long("--ready-fd", optarg, 3, 1 << 20, &o->ready_fd);
 		break;
@@ -708,6 +712,10 @@ static int check_combinations(const struct cli_opts *o)
 	}
 	if (!err && o->ready_fd && o->mode != MODE_CAPTURE) {
 		fprintf(stderr, "ioriot: --ready-fd goes with -c (capture)\n");
+		err = -EINVAL;
+	}
+	if (!err && o->reuse && o->mode != MODE_REPLAY) {
+		fprintf(stderr, "ioriot: --reuse goes with -r\n");
 		err = -EINVAL;
 	}
 	if (!err && (o->repeat || o->label) && o->mode != MODE_REPLAY &&

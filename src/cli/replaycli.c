@@ -427,6 +427,9 @@ int cli_run_replay(const struct cli_opts *o)
 	if (!(roots = host_sandboxes(o, rlog_header(rl), &sets, &nhost)))
 		goto out;
 	ro.host_roots = roots;
+	if (cli_tests_lock(roots, nhost) ||
+	    cli_tests_ready(roots, nhost, o->reuse))
+		goto out;
 	if (!o->label && !(label = cli_default_label(roots, nhost))) {
 		log_error("out of memory");
 		goto out;
@@ -484,6 +487,9 @@ int cli_run_replay(const struct cli_opts *o)
 		log_error("out of memory");
 		goto out;
 	}
+	/* From here the sandboxes change: a second replay needs --reuse.
+	 * A replay without root may not record it (a warning says so). */
+	cli_tests_set(roots, nhost, TEST_STATE_USED);
 	note_start(o, &rc, host, sizeof(host));
 	progress_start(&rc.bar, "replay");
 	ret = o->copies ? replay_copies(o, &ro, &rc, roots, rl, sum, per,

@@ -402,6 +402,17 @@ static int top_of(int mfd, const char *mnt, bool create, char *err,
 	return fd;
 }
 
+int sandbox_top(const char *mnt, bool create, char *err, size_t errlen)
+{
+	int mfd = sandbox_open_mount(mnt, err, errlen), top;
+
+	if (mfd < 0)
+		return mfd;
+	top = top_of(mfd, mnt, create, err, errlen);
+	close(mfd);
+	return top;
+}
+
 /*
  * What sandbox_open() and sandbox_enter() start with: check @name, open
  * mountpoint @mnt into *@mfd and its .ioriot (made if @create).  Returns
@@ -559,12 +570,13 @@ int sandbox_trash(const char *mnt, const char *name, char *err, size_t errlen)
 }
 
 /*
- * The names in directory @fd, except "." and ".." (and @skip if not NULL),
- * as a malloc'd array of malloc'd strings.  Reading all names first keeps
- * one fd per level of a walk and is safe while entries move.  Returns 0 or
+ * The names in directory @fd, except "." and ".." (and with @tests_only
+ * every name starting with '.', which no test has: .trash, .state), as a
+ * malloc'd array of malloc'd strings.  Reading all names first keeps one
+ * fd per level of a walk and is safe while entries move.  Returns 0 or
  * -errno.
  */
-static int dir_names(int fd, const char *skip, char ***out, size_t *count)
+static int dir_names(int fd, bool tests_only, char ***out, size_t *count)
 {
 	int dfd = dup(fd), rc = 0;
 	char **names = NULL;
@@ -580,7 +592,7 @@ static int dir_names(int fd, const char *skip, char ***out, size_t *count)
 	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    (skip && !strcmp(de->d_name, skip)))
+		    (tests_only && de->d_name[0] == '.'))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -628,7 +640,7 @@ int sandbox_trash_all(const char *mnt, size_t *moved, char *err,
 		return 0;
 	if (top < 0)
 		return top;
-	rc = dir_names(top, TRASH_DIR, &names, &n);
+	rc = dir_names(top, true, &names, &n);
 	if (rc) {
 		snprintf(err, errlen, "%s/%s: %s", mnt, SANDBOX_DIR, strerror(-rc));
 		close(top);
@@ -660,7 +672,7 @@ static int remove_below(int top, char *rel, size_t len, size_t *removed)
 
 	if (fd < 0)
 		return len ? fd : -errno;
-	rc = dir_names(fd, NULL, &names, &n);
+	rc = dir_names(fd, false, &names, &n);
 	if (rc) {
 		close(fd);
 		return rc;
