@@ -279,22 +279,12 @@ int cli_run_init(const struct cli_opts *o)
 		 o->replay, name, user, (unsigned)io.uid, (unsigned)io.gid);
 	for (size_t i = 0; i < nhost; i++)
 		log_info("init: sandbox %s", host[i]);
-	/* Locked, and marked half built until init completes. */
-	if (cli_tests_lock(host, nhost) ||
-	    cli_tests_set(host, nhost, TEST_STATE_INIT)) {
-		sandmap_roots_free(host, nhost);
-		rlog_close(io.reader);
-		return 1;
-	}
 	progress_start(&bar, "init");
 	rc = init_run(&io, &sum, err, sizeof(err));
 	progress_end(&bar);
-	if (!rc && cli_tests_set(host, nhost, TEST_STATE_READY))
-		rc = -EIO;
 	sandmap_roots_free(host, nhost);
 	if (rc) {
-		if (rc != -EIO)
-			log_error("%s", err);
+		log_error("%s", err);
 		return 1;
 	}
 	if (o->verbosity >= 0) {

@@ -34,6 +34,7 @@
 #include "ioriot/paths.h"
 #include "ioriot/rlog.h"
 #include "ioriot/sandbox.h"
+#include "ioriot/teststate.h"
 #include "ioriot/sandmap.h"
 
 #define CHUNK (1u << 20)		/* bytes per write */
@@ -776,6 +777,60 @@ static int share_items(struct job *jobs, size_t n, size_t per,
 	return 0;
 }
 
+/* Whether root @i of @host names one before it (a file may list a
+ * sandbox twice). */
+static bool seen_before(char *const *host, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(host[j], host[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Lock the tests of the @n sandbox roots @host (teststate.h), their lock
+ * fds into @locks, and record each as being built.  0 or -errno with a
+ * message (-EBUSY: another init or replay of one runs).
+ */
+static int begin_tests(char *const *host, size_t n, int *locks, char *err,
+		       size_t errlen)
+{
+	char mnt[PATHMAP_MAX];
+	const char *name;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (seen_before(host, i))
+			continue;
+		rc = sandbox_split(host[i], mnt, &name);
+		if (rc) {
+			snprintf(err, errlen, "%s: not a sandbox root", host[i]);
+			break;
+		}
+		locks[i] = teststate_lock(mnt, name, err, errlen);
+		if (locks[i] < 0)
+			rc = locks[i];
+		else
+			rc = teststate_set(mnt, name, TEST_STATE_INIT, err,
+					   errlen);
+	}
+	return rc;
+}
+
+/* Record the tests of the @n roots @host as built whole.  0 or -errno
+ * with a message. */
+static int end_tests(char *const *host, size_t n, char *err, size_t errlen)
+{
+	char mnt[PATHMAP_MAX];
+	const char *name;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = sandbox_split(host[i], mnt, &name) ? -EINVAL :
+		     teststate_set(mnt, name, TEST_STATE_READY, err, errlen);
+	return rc;
+}
+
 int init_run(const struct init_options *opt, struct init_summary *sum,
 	     char *err, size_t errlen)
 {
@@ -791,6 +846,7 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 	struct job *jobs = NULL;
 	char *const *host;
 	size_t n = 0, nf = 0;
+	int *locks = NULL;
 	int rc;
 
 	memset(sum, 0, sizeof(*sum));
@@ -813,7 +869,10 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 	}
 	jobs = calloc(copies * h->nsandboxes + 1, sizeof(*jobs));
 	froots = calloc(h->nsandboxes + 1, sizeof(*froots));
-	if (!jobs || !froots) {
+	locks = malloc((copies * h->nsandboxes + 1) * sizeof(*locks));
+	for (size_t i = 0; locks && i < copies * h->nsandboxes; i++)
+		locks[i] = -1;
+	if (!jobs || !froots || !locks) {
 		snprintf(err, errlen, "%s: out of memory", opt->replay_path);
 		rc = -ENOMEM;
 		goto out;
@@ -830,6 +889,10 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 	if (!rc)
 		rc = share_items(jobs, n, n / copies, &total,
 				 opt->replay_path, err, errlen);
+	/* Locked, and marked half built until every sandbox is whole. */
+	if (!rc)
+		rc = begin_tests(host, copies * h->nsandboxes, locks, err,
+				 errlen);
 	if (!rc)
 		rc = open_sandboxes(jobs, n, opt, err, errlen);
 	if (!rc) {
@@ -837,6 +900,8 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 		if (rc)
 			snprintf(err, errlen, "%s", sh.err);
 	}
+	if (!rc)
+		rc = end_tests(host, copies * h->nsandboxes, err, errlen);
 	sum->sandboxes = n;
 	for (size_t i = 0; i < n; i++) {
 		sum->dirs += jobs[i].dirs;
@@ -856,6 +921,10 @@ int init_run(const struct init_options *opt, struct init_summary *sum,
 	sum->bytes = atomic_load(&sh.done);
 out:
 	sum->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
+	for (size_t i = 0; locks && i < copies * h->nsandboxes; i++)
+		if (locks[i] >= 0)
+			close(locks[i]);
+	free(locks);
 	free(froots);
 	free(jobs);
 	rlog_close(r);
