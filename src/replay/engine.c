@@ -228,19 +228,22 @@ static uint64_t first_due(struct engine *e, const struct slot *s)
 }
 
 /*
- * --think: burn the on-CPU part of the gap before @s's operation (cpu=,
- * divided by the CPU scale), and return when the operation is due: its
- * timeline's previous operation's end, plus the CPU time burnt (as wall
- * time), plus the rest of the gap divided by the speed.  A timeline's
- * first operation is due at its captured time divided by the speed,
- * shifted by its parent's drift (the parent's replay running behind or
- * ahead of the capture), never before the start.
+ * --think: when @s's operation is due: its timeline's previous
+ * operation's end plus the on-CPU part of the captured gap (cpu=, divided
+ * by the CPU scale) plus the rest of the gap (divided by the speed).  The
+ * on-CPU part is burnt as CPU work, less what the engine itself spent
+ * since that end (it stands in for the program's own work), so that the
+ * replay's bookkeeping is not added to the program's; a burn that takes
+ * longer (a busy CPU) makes the operation late, as the program would have
+ * been.  A timeline's first operation is due at its captured time divided
+ * by the speed, shifted by its parent's drift (the parent's replay running
+ * behind or ahead of the capture), never before the start.
  */
 static uint64_t think_due(struct runner *r, const struct slot *s)
 {
 	struct engine *e = r->eng;
 	const struct timeline *tl = s->tl;
-	uint64_t cpu = 0, wait, burnt = 0;
+	uint64_t cpu = 0, wait, spent;
 
 	if (!tl->ran)
 		return first_due(e, s);
@@ -248,15 +251,14 @@ static uint64_t think_due(struct runner *r, const struct slot *s)
 		cpu = s->op.cpu_ns < s->gap_ns ? s->op.cpu_ns : s->gap_ns;
 	wait = scaled(s->gap_ns - cpu, e->speed);
 	if (cpu) {
-		uint64_t t = engine_now(e);
-
 		cpu = scaled(cpu, e->cpu_scale);
-		burn_cpu(e, cpu);
-		burnt = engine_now(e) - t;
+		spent = engine_now(e) - tl->end_ns;
+		if (cpu > spent)
+			burn_cpu(e, cpu - spent);
 		r->think_cpu_ns += cpu;
 	}
 	r->think_sleep_ns += wait;
-	return tl->end_ns + burnt + wait;
+	return tl->end_ns + cpu + wait;
 }
 
 /* --think: operation @op of timeline @tl ended at @t1. */
