@@ -37,11 +37,17 @@ struct welch {
 };
 
 /*
- * Compare @b with @a.  0, or -EDOM when either has fewer than two values
- * (the noise is unknown: nothing is significant).  Two samples without
- * spread differ significantly exactly when their means differ.
+ * Compare @b with @a at SAMPLE_LEVEL.  0, or -EDOM when either has fewer
+ * than two values (the noise is unknown: nothing is significant).  Two
+ * samples without spread differ significantly exactly when their means
+ * differ.
  */
 int welch_test(const struct sample *a, const struct sample *b,
 	       struct welch *w);
+
+/* The same at confidence @level (0 < level < 1): the interval of the
+ * difference is that level's, and significant means it excludes 0. */
+int welch_test_at(const struct sample *a, const struct sample *b,
+		  double level, struct welch *w);
 
 #endif

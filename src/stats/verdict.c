@@ -3,7 +3,9 @@
  * the runs show it beyond their noise.  Runs are grouped by configuration
  * (compare.c); per whole-run figure (runfigs.h) each group gets its mean
  * and 95% interval (sample.h), and the group with the best mean wins the
- * figure only when Welch's t-test separates it from every other group.
+ * figure only when Welch's t-test separates it from every other group:
+ * the headline (total time) at 95%, the other figures at 95% together
+ * (Bonferroni: each at 1 - 0.05 / their number).
  * No winner at all when a group has a single run (its noise is unknown),
  * when runs were paced differently, or when they performed different
  * numbers of operations (different replay files or filters).  The first
@@ -58,8 +60,9 @@ static const char *why_none(const struct compare *c, const struct verdict *v)
 }
 
 /* The winner of row @r, or -1: the group of the best mean, when Welch's
- * test separates it from every other group. */
-static ssize_t row_winner(const struct verdict_row *r, size_t ngroups)
+ * test at @level separates it from every other group. */
+static ssize_t row_winner(const struct verdict_row *r, size_t ngroups,
+			  double level)
 {
 	ssize_t best = -1;
 
@@ -76,15 +79,17 @@ static ssize_t row_winner(const struct verdict_row *r, size_t ngroups)
 
 		if ((ssize_t)g == best)
 			continue;
-		if (welch_test(&r->s[g], &r->s[best], &w) || !w.significant)
+		if (welch_test_at(&r->s[g], &r->s[best], level, &w) ||
+		    !w.significant)
 			return -1;
 	}
 	return best;
 }
 
-/* Row @r's samples, differences and winner from the runs of @c. */
+/* Row @r's samples, differences and winner (at @level) from the runs of
+ * @c. */
 static int fill_row(struct verdict_row *r, const struct compare *c,
-		    const struct verdict *v, double *vals)
+		    const struct verdict *v, double *vals, double level)
 {
 	r->s = calloc(v->ngroups, sizeof(*r->s));
 	r->w = calloc(v->ngroups, sizeof(*r->w));
@@ -101,7 +106,7 @@ static int fill_row(struct verdict_row *r, const struct compare *c,
 	}
 	for (size_t g = 1; g < v->ngroups; g++)
 		welch_test(&r->s[0], &r->s[g], &r->w[g]);
-	r->winner = v->why_none ? -1 : row_winner(r, v->ngroups);
+	r->winner = v->why_none ? -1 : row_winner(r, v->ngroups, level);
 	return 0;
 }
 
@@ -129,9 +134,14 @@ int verdict_build(struct verdict *v, const struct compare *c)
 	v->rows = calloc(v->nrows ? v->nrows : 1, sizeof(*v->rows));
 	if (!v->rows)
 		goto out;
+	/* The headline at 95%; the other figures Bonferroni-corrected, so
+	 * that all of them together name a false winner no more often. */
 	for (size_t i = 0; i < v->nrows; i++) {
+		double level = i ? 1 - (1 - SAMPLE_LEVEL) / (double)(v->nrows - 1) :
+			       SAMPLE_LEVEL;
+
 		v->rows[i].fig = figs[i];
-		if (fill_row(&v->rows[i], c, v, vals))
+		if (fill_row(&v->rows[i], c, v, vals, level))
 			goto out;
 	}
 	ret = 0;
@@ -235,7 +245,8 @@ void verdict_text(FILE *f, const struct compare *c, const struct verdict *v)
 			cw = (int)strlen(c->groups[g].name) + 12;
 	fprintf(f, "Configurations: %zu (means with their 95%% intervals; a "
 		"figure's best only where Welch's t-test tells it from every "
-		"other at 95%%)\n", v->ngroups);
+		"other: total time at 95%%, the others at 95%% together)\n",
+		v->ngroups);
 	fprintf(f, "%-*s", lw, "figure");
 	for (size_t g = 0; g < v->ngroups; g++) {
 		char head[160];

@@ -130,6 +130,12 @@ double student_t_quantile(double p, double df)
 int welch_test(const struct sample *a, const struct sample *b,
 	       struct welch *w)
 {
+	return welch_test_at(a, b, SAMPLE_LEVEL, w);
+}
+
+int welch_test_at(const struct sample *a, const struct sample *b,
+		  double level, struct welch *w)
+{
 	double va, vb, se, half;
 
 	w->diff = b->mean - a->mean;
@@ -148,7 +154,7 @@ int welch_test(const struct sample *a, const struct sample *b,
 	}
 	w->df = (va + vb) * (va + vb) /
 		(va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
-	half = student_t_quantile(0.5 + SAMPLE_LEVEL / 2, w->df) * se;
+	half = student_t_quantile(0.5 + level / 2, w->df) * se;
 	w->ci_lo = w->diff - half;
 	w->ci_hi = w->diff + half;
 	w->significant = w->ci_lo > 0 || w->ci_hi < 0;
