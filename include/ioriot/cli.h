@@ -85,6 +85,9 @@ struct cli_opts {
 	long repeat;		/* --repeat N, 0: once */
 	long ready_fd;		/* --ready-fd N, 0: none */
 	bool reuse;		/* --reuse */
+	/* Set by --repeat for its runs: init removes the sandboxes it moved
+	 * to the trash (a copy of the data per run would fill the mount). */
+	bool remove_trashed;
 	const char *label;	/* --label NAME, or NULL */
 	double stagger;		/* --stagger seconds between copies' starts */
 	bool no_drop_caches;	/* -D */

@@ -84,6 +84,16 @@ int sandbox_trash_all(const char *mnt, size_t *moved, char *err,
 		      size_t errlen);
 
 /*
+ * Remove the sandboxes of test @name that sandbox_trash() moved to
+ * <@mnt>/.ioriot/.trash, and nothing else there (--repeat: each run's
+ * init would otherwise keep a copy of the data).  *@removed counts the
+ * entries removed.  Returns 0 (also without a trash) or -errno with a
+ * message.
+ */
+int sandbox_remove_trashed(const char *mnt, const char *name, size_t *removed,
+			   char *err, size_t errlen);
+
+/*
  * -P: remove <@mnt>/.ioriot and everything below it: tests and trash.
  * Symlinks are removed, never followed; a directory on another mount is
  * left alone (and reported in @err, with -EXDEV, after removing the rest).

@@ -244,6 +244,30 @@ int cli_test_of(const struct cli_opts *o, const struct rlog_header *h,
 	return 0;
 }
 
+/* --repeat's runs: remove the sandboxes of the tests of @roots that init
+ * moved to the trash, so that the runs do not fill the test mounts.  0 or
+ * -errno with a message in @err. */
+static int remove_trashed(char *const *roots, size_t n, char *err,
+			  size_t errlen)
+{
+	char mnt[PATHMAP_MAX];
+	const char *name;
+	size_t removed, total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int rc = sandbox_split(roots[i], mnt, &name) ? -EINVAL :
+			 sandbox_remove_trashed(mnt, name, &removed, err,
+						errlen);
+
+		if (rc)
+			return rc;
+		total += removed;
+	}
+	log_info("init: %zu entries of the earlier runs removed from the "
+		 "trash", total);
+	return 0;
+}
+
 int cli_run_init(const struct cli_opts *o)
 {
 	struct init_summary sum;
@@ -282,6 +306,8 @@ int cli_run_init(const struct cli_opts *o)
 	progress_start(&bar, "init");
 	rc = init_run(&io, &sum, err, sizeof(err));
 	progress_end(&bar);
+	if (!rc && o->remove_trashed)
+		rc = remove_trashed(host, nhost, err, sizeof(err));
 	sandmap_roots_free(host, nhost);
 	if (rc) {
 		log_error("%s", err);

@@ -45,6 +45,7 @@ static int run_child(const struct cli_opts *o, unsigned i, const char *stats)
 	int status;
 
 	c.repeat = 0;
+	c.remove_trashed = true;
 	c.stats = stats;
 	c.output_format_set = false;
 	fflush(NULL);

@@ -723,6 +723,63 @@ static int remove_below(int top, char *rel, size_t len, size_t *removed)
 	return rc;
 }
 
+/* Whether trash entry @entry is a sandbox of test @name that trash_one()
+ * moved there: "NAME.TIME.PID.COUNTER", all three numbers. */
+static bool trashed_of(const char *entry, const char *name)
+{
+	size_t len = strlen(name);
+	int groups = 0;
+
+	if (strncmp(entry, name, len) || entry[len] != '.')
+		return false;
+	for (const char *p = entry + len; *p; groups++) {
+		if (*p++ != '.' || !(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return groups == 3;
+}
+
+int sandbox_remove_trashed(const char *mnt, const char *name, size_t *removed,
+			   char *err, size_t errlen)
+{
+	int top = open_top(mnt, err, errlen), trash, rc = 0;
+	char **names = NULL, rel[PATHMAP_MAX];
+	size_t n = 0;
+
+	*removed = 0;
+	if (top == -ENOENT)
+		return 0;
+	if (top < 0)
+		return top;
+	trash = openat(top, TRASH_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		       O_CLOEXEC);
+	if (trash < 0) {
+		rc = errno == ENOENT ? 0 : -errno;
+		goto out;
+	}
+	rc = dir_names(trash, false, &names, &n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!trashed_of(names[i], name))
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s", TRASH_DIR, names[i]);
+		rc = remove_below(top, rel, strlen(rel), removed);
+		if (!rc && unlinkat(trash, names[i], AT_REMOVEDIR) < 0)
+			rc = -errno;
+		if (!rc)
+			(*removed)++;
+	}
+	free_names(names, n);
+	close(trash);
+out:
+	close(top);
+	if (rc)
+		snprintf(err, errlen, "%s/%s/%s: %s", mnt, SANDBOX_DIR, TRASH_DIR,
+			 strerror(-rc));
+	return rc;
+}
+
 int sandbox_purge(const char *mnt, size_t *removed, char *err, size_t errlen)
 {
 	int top = open_top(mnt, err, errlen), rc;
