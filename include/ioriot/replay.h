@@ -257,7 +257,7 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	       char *err, size_t errlen);
 
 /* Add the figures of @s to @d: counts and histograms add up, maxima take
- * the larger. */
+ * the larger.  An @s without operations is all 0 and is not read further. */
 void replay_sys_stats_add(struct replay_sys_stats *d,
 			  const struct replay_sys_stats *s);
 
