@@ -20,6 +20,7 @@
 #include "ioriot/cli.h"
 #include "ioriot/clock.h"
 #include "ioriot/json.h"
+#include "ioriot/report.h"
 #include "testutil.h"
 
 #define NS ((int64_t)1000000000)
@@ -398,9 +399,11 @@ START_TEST(test_merge)
 	ck_assert_int_eq(bucket(hist, 65535), 85);
 	hist = json_object_get(read, "captured_latency_histogram");
 	ck_assert_int_eq(bucket(hist, 7), 100);
-	/* Percentiles of the merged histogram: 15% at 1 us, 85% at 64 us. */
-	ck_assert_int_eq(int_of(read, "latency_ns", "p50"), 65536);
-	ck_assert_int_eq(int_of(read, "latency_ns", "p99"), 65536);
+	/* Percentiles of the merged histogram: 15% at 1 us, 85% at 64 us,
+	 * as the value of the bucket whose largest value 65535 is
+	 * (64512..65535). */
+	ck_assert_int_eq(int_of(read, "latency_ns", "p50"), 65024);
+	ck_assert_int_eq(int_of(read, "latency_ns", "p99"), 65024);
 	ck_assert_int_eq(int_of(read, "latency_ns", "max"), 900000);
 	ck_assert_int_eq(int_of(read, "captured_latency_ns", "p50"), 5);
 	ck_assert_int_eq(int_of(m, "start_lateness_ns", "max"), 15);
@@ -457,6 +460,174 @@ START_TEST(test_merge)
 	free(b);
 	free(html);
 	free(fleet);
+	free(dir);
+}
+END_TEST
+
+/* Which of the sample's latencies a host of test_merge_union has: the
+ * log-uniform ones (0), the others (1), all (2). */
+static bool on_host(size_t i, int host)
+{
+	return host == 2 || (i % 10 < 4) == (host == 0);
+}
+
+/* The JSON statistics (report_write_json()) of reads with the latencies
+ * of @v (@n) on @host, each captured as half as long, as dir/@name. */
+static char *sample_stats(const char *dir, const char *name, const uint64_t *v,
+			  size_t n, int host, struct replay_sys_stats *st)
+{
+	struct replay_summary *sum = calloc(1, sizeof(*sum));
+	struct report_info info = { .name = "mail", .host = name,
+				    .started_ns = 5 * NS,
+				    .finished_ns = 6 * NS };
+	char *path = tu_join(dir, name);
+	FILE *f = fopen(path, "w");
+
+	ck_assert(sum && f);
+	for (size_t i = 0; i < n; i++) {
+		struct replay_sys_stats *r = &sum->sys[SYS_READ];
+
+		if (!on_host(i, host))
+			continue;
+		r->ops++;
+		r->lat[replay_hist_bucket(v[i])]++;
+		r->cap_lat[replay_hist_bucket(v[i] / 2)]++;
+		if (v[i] > r->lat_max)
+			r->lat_max = v[i];
+		if (v[i] / 2 > r->cap_lat_max)
+			r->cap_lat_max = v[i] / 2;
+	}
+	sum->ops = sum->sys[SYS_READ].ops;
+	sum->duration_ns = NS;
+	ck_assert_int_eq(report_write_json(f, &info, sum), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	if (st)
+		*st = sum->sys[SYS_READ];
+	free(sum);
+	return path;
+}
+
+/* The histogram @key of syscall read in @doc, by bucket. */
+static uint64_t *histogram_of(const json_t *doc, const char *key)
+{
+	const json_t *read = json_object_get(json_object_get(doc, "syscalls"),
+					     "read");
+	const json_t *a = json_object_get(read, key);
+	uint64_t *h = calloc(REPLAY_HIST_BUCKETS, sizeof(*h));
+
+	ck_assert(h && a);
+	for (size_t i = 0; i < jv_count(a); i++) {
+		int64_t le, n;
+
+		ck_assert_int_eq(jv_int(jv_at(jv_at(a, i), 0), &le), 0);
+		ck_assert_int_eq(jv_int(jv_at(jv_at(a, i), 1), &n), 0);
+		ck_assert_uint_eq(replay_hist_top(replay_hist_bucket(
+			(uint64_t)le)), (uint64_t)le);
+		h[replay_hist_bucket((uint64_t)le)] += (uint64_t)n;
+	}
+	return h;
+}
+
+/* --merge of two hosts' latencies from different distributions equals
+ * the statistics of their union: the histograms bucket by bucket, the
+ * percentiles; a file merged alone reads back as it was written. */
+START_TEST(test_merge_union)
+{
+	enum { N = 100000 };
+	char *dir = tu_scratch(), *out, *err;
+	uint64_t *v = malloc(N * sizeof(*v)), *h;
+	struct replay_sys_stats *all = malloc(sizeof(*all));
+	char *m = tu_join(dir, "m.json"), *m1 = tu_join(dir, "m1.json");
+	json_t *ja, *ju, *jm, *jm1;
+	const json_t *ra, *ru, *rm, *rm1;
+
+	ck_assert(v && all);
+	tu_latency_sample(v, N);
+	char *a = sample_stats(dir, "a.json", v, N, 0, NULL);
+	char *b = sample_stats(dir, "b.json", v, N, 1, NULL);
+	char *u = sample_stats(dir, "u.json", v, N, 2, all);
+	const char *args[] = { "--merge", a, b, "-o", m, NULL };
+
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
+	free(out);
+	free(err);
+	const char *alone[] = { "--merge", a, "-o", m1, NULL };
+	ck_assert_int_eq(tu_run_args(alone, &out, &err), 0);
+	free(out);
+	free(err);
+	ja = load(a);
+	ju = load(u);
+	jm = load(m);
+	jm1 = load(m1);
+	h = histogram_of(jm, "latency_histogram");
+	ck_assert(!memcmp(h, all->lat, sizeof(all->lat)));
+	free(h);
+	h = histogram_of(jm, "captured_latency_histogram");
+	ck_assert(!memcmp(h, all->cap_lat, sizeof(all->cap_lat)));
+	free(h);
+	ra = json_object_get(json_object_get(ja, "syscalls"), "read");
+	ru = json_object_get(json_object_get(ju, "syscalls"), "read");
+	rm = json_object_get(json_object_get(jm, "syscalls"), "read");
+	rm1 = json_object_get(json_object_get(jm1, "syscalls"), "read");
+	ck_assert(json_equal(json_object_get(rm, "latency_ns"),
+			     json_object_get(ru, "latency_ns")));
+	ck_assert(json_equal(json_object_get(rm, "captured_latency_ns"),
+			     json_object_get(ru, "captured_latency_ns")));
+	ck_assert(json_equal(json_object_get(rm, "latency_histogram"),
+			     json_object_get(ru, "latency_histogram")));
+	/* A round trip: written, read back by --merge, the same. */
+	ck_assert(json_equal(json_object_get(rm1, "latency_ns"),
+			     json_object_get(ra, "latency_ns")));
+	ck_assert(json_equal(json_object_get(rm1, "captured_latency_ns"),
+			     json_object_get(ra, "captured_latency_ns")));
+	ck_assert(json_equal(json_object_get(rm1, "latency_histogram"),
+			     json_object_get(ra, "latency_histogram")));
+	json_decref(ja);
+	json_decref(ju);
+	json_decref(jm);
+	json_decref(jm1);
+	free(a);
+	free(b);
+	free(u);
+	free(m);
+	free(m1);
+	free(all);
+	free(v);
+	free(dir);
+}
+END_TEST
+
+/* Statistics of an older ioriot, log2 buckets [2^(b-1), 2^b) written as
+ * LE 2^b - 1: each is the top of a bucket of today, its count goes
+ * there; the percentiles are that bucket's value. */
+START_TEST(test_merge_older)
+{
+	char *dir = tu_scratch(), *out, *err;
+	const char *pairs = "[[0, 1], [1, 1], [3, 2], [1023, 3], [1048575, 3]]";
+	char *old = stats_file(dir, "old.json", "web1", 1, NS, NS, 10, pairs,
+			       "");
+	char *m = tu_join(dir, "m.json");
+	const char *args[] = { "--merge", old, "-o", m, NULL };
+	const json_t *read;
+	json_t *jm, *want;
+
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+	jm = load(m);
+	read = json_object_get(json_object_get(jm, "syscalls"), "read");
+	want = json_loads(pairs, 0, NULL);
+	ck_assert(json_equal(json_object_get(read, "latency_histogram"), want));
+	/* The 5th of 10 in 512..1023, today's 1008..1023: 1016. */
+	ck_assert_int_eq(int_of(read, "latency_ns", "p50"), 1016);
+	/* The 10th in 524288..1048575, today's 1032192..1048575, above the
+	 * maximum: the maximum. */
+	ck_assert_int_eq(int_of(read, "latency_ns", "p99"), 900000);
+	json_decref(want);
+	json_decref(jm);
+	free(old);
+	free(m);
 	free(dir);
 }
 END_TEST
@@ -766,6 +937,8 @@ Suite *fleet_suite(void)
 	tcase_add_test(tc, test_merge_refused);
 	tcase_add_test(tc, test_merge_rate);
 	tcase_add_test(tc, test_merge_not_utf8);
+	tcase_add_test(tc, test_merge_union);
+	tcase_add_test(tc, test_merge_older);
 	suite_add_tcase(s, tc);
 	return s;
 }

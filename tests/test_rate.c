@@ -261,7 +261,7 @@ START_TEST(test_delay_not_latency)
 	/* 200 operations at 200 a second: about a second. */
 	ck_assert_uint_ge(sum->duration_ns, 990 * MS);
 	ck_assert_uint_lt(sum->duration_ns, 1500 * MS);
-	ck_assert_uint_lt(replay_percentile(sum->sys[SYS_PREAD64].lat, 50),
+	ck_assert_uint_lt(replay_hist_percentile(sum->sys[SYS_PREAD64].lat, 50),
 			  1 * MS);
 	ck_assert(sum->rate.iops_shared && sum->rate.iops[0] == 200);
 

@@ -553,12 +553,15 @@ START_TEST(test_copies_series)
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	text = tu_read(csv, NULL);
 	ck_assert_ptr_nonnull(text);
-	/* time_s,interval_s,ops_per_s,...: ops are rate times interval. */
+	/* time_s,interval_s,ops_per_s,read_mb_per_s,write_mb_per_s,p50_us:
+	 * ops are rate times interval; a row with operations has their
+	 * latency, from the copies' histograms. */
 	for (line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
-		double t, interval, rate;
+		double t, interval, rate, rd, wr, p50 = 0;
 
-		ck_assert_int_eq(sscanf(line + 1, "%lf,%lf,%lf", &t, &interval,
-					&rate), 3);
+		ck_assert_int_ge(sscanf(line + 1, "%lf,%lf,%lf,%lf,%lf,%lf", &t,
+					&interval, &rate, &rd, &wr, &p50), 3);
+		ck_assert_msg(rate == 0 || p50 > 0, "no latency: %s", line + 1);
 		ops += rate * interval;
 		rows++;
 	}

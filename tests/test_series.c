@@ -107,7 +107,11 @@ static char *receive(int lfd, size_t want)
 	return buf;
 }
 
-/* A sample of @ops reads in the 1024 ns bucket, ending at @t_s. */
+/* The histogram bucket of @ns. */
+#define B(ns) replay_hist_bucket(ns)
+
+/* A sample of @ops reads of 1024 ns (1.040 us, their bucket's value),
+ * ending at @t_s. */
 static struct series_sample reads(double t_s, uint64_t ops)
 {
 	struct series_sample smp = {
@@ -117,7 +121,7 @@ static struct series_sample reads(double t_s, uint64_t ops)
 	};
 
 	smp.cls[SC_READ].ops = ops;
-	smp.cls[SC_READ].lat[10] = ops;
+	smp.cls[SC_READ].lat[B(1024)] = ops;
 	return smp;
 }
 
@@ -221,26 +225,27 @@ static const char golden[] =
 	"dev_dm_0_util_pct,dev_dm_0_r_await_ms,dev_dm_0_w_await_ms,"
 	"loadavg1\n"
 	/* 3 reads (2 at 1.024 us, 1 at 4.096 us) and 1 sync (1048.576 us)
-	 * in 1 s; sda busy, dm.0 idle. */
-	"1.000,1.000,4.000,2.000,1.000,1.024,1048.576,1048.576,"
-	"3.000,1.024,4.096,4.096,"
+	 * in 1 s, reported as their buckets' values (1/64 above a power of
+	 * two); sda busy, dm.0 idle. */
+	"1.000,1.000,4.000,2.000,1.000,1.040,1064.960,1064.960,"
+	"3.000,1.040,4.160,4.160,"
 	"0.000,,,,0.000,,,,0.000,,,,0.000,,,,"
-	"1.000,1048.576,1048.576,1048.576,"
+	"1.000,1064.960,1064.960,1064.960,"
 	"0.000,,,,"
-	"1.024,1048.576,1048.576,1048.576,"
+	"1.040,1064.960,1064.960,1064.960,"
 	"12.500,0.500,2.250,0.000,0.000,0.000,0.50\n"
 	/* Half a second with no operation: empty latencies; the run's
 	 * percentiles stay. */
 	"1.500,0.500,0.000,0.000,0.000,,,,"
 	"0.000,,,,0.000,,,,0.000,,,,0.000,,,,0.000,,,,0.000,,,,0.000,,,,"
-	"1.024,1048.576,1048.576,1048.576,"
+	"1.040,1064.960,1064.960,1064.960,"
 	"0.000,0.000,0.000,0.000,0.000,0.000,0.75\n"
-	/* 2 writes of 5 MB in 2 s at 32.768 us, dm.0 busy, sda not listed:
-	 * the run now has 6 operations. */
-	"3.500,2.000,1.000,0.000,5.000,32.768,32.768,32.768,"
-	"0.000,,,,1.000,32.768,32.768,32.768,"
+	/* 2 writes of 5 MB in 2 s at 32.768 us (33.280), dm.0 busy, sda
+	 * not listed: the run now has 6 operations. */
+	"3.500,2.000,1.000,0.000,5.000,33.280,33.280,33.280,"
+	"0.000,,,,1.000,33.280,33.280,33.280,"
 	"0.000,,,,0.000,,,,0.000,,,,0.000,,,,0.000,,,,"
-	"4.096,1048.576,1048.576,1048.576,"
+	"4.160,1064.960,1064.960,1064.960,"
 	"0.000,0.000,0.000,100.000,0.125,8.000,1.25\n";
 
 START_TEST(test_csv_golden)
@@ -278,12 +283,12 @@ START_TEST(test_csv_golden)
 	char *text;
 
 	a.cls[SC_READ].ops = 3;
-	a.cls[SC_READ].lat[10] = 2;
-	a.cls[SC_READ].lat[12] = 1;
+	a.cls[SC_READ].lat[B(1024)] = 2;
+	a.cls[SC_READ].lat[B(4096)] = 1;
 	a.cls[SC_SYNC].ops = 1;
-	a.cls[SC_SYNC].lat[20] = 1;
+	a.cls[SC_SYNC].lat[B(1 << 20)] = 1;
 	c.cls[SC_WRITE].ops = 2;
-	c.cls[SC_WRITE].lat[15] = 2;
+	c.cls[SC_WRITE].lat[B(32768)] = 2;
 	s = series_open(&cfg, err, sizeof(err));
 	ck_assert_msg(s, "series_open: %s", err);
 	/* The header is there as soon as the file is open. */
@@ -373,13 +378,13 @@ static const char lines[] =
 	"ioriot.my_test.ops_per_s 2.000 1700000002\n"
 	"ioriot.my_test.read_mb_per_s 0.008 1700000002\n"
 	"ioriot.my_test.write_mb_per_s 0.000 1700000002\n"
-	"ioriot.my_test.p50_us 1.024 1700000002\n"
-	"ioriot.my_test.p99_us 1.024 1700000002\n"
-	"ioriot.my_test.max_us 1.024 1700000002\n"
+	"ioriot.my_test.p50_us 1.040 1700000002\n"
+	"ioriot.my_test.p99_us 1.040 1700000002\n"
+	"ioriot.my_test.max_us 1.040 1700000002\n"
 	"ioriot.my_test.class.read.ops_per_s 2.000 1700000002\n"
-	"ioriot.my_test.class.read.p50_us 1.024 1700000002\n"
-	"ioriot.my_test.class.read.p99_us 1.024 1700000002\n"
-	"ioriot.my_test.class.read.max_us 1.024 1700000002\n"
+	"ioriot.my_test.class.read.p50_us 1.040 1700000002\n"
+	"ioriot.my_test.class.read.p99_us 1.040 1700000002\n"
+	"ioriot.my_test.class.read.max_us 1.040 1700000002\n"
 	"ioriot.my_test.class.write.ops_per_s 0.000 1700000002\n"
 	"ioriot.my_test.class.open.ops_per_s 0.000 1700000002\n"
 	"ioriot.my_test.class.meta.ops_per_s 0.000 1700000002\n"
@@ -707,7 +712,7 @@ START_TEST(test_carbon)
 		 whisper_has(whisper, "ioriot.carbon_test.ops_per_s",
 			     start / NS + 2, "7.000000") &&
 		 whisper_has(whisper, "ioriot.carbon_test.class.read.p99_us",
-			     start / NS + 2, "1.024000") &&
+			     start / NS + 2, "1.040000") &&
 		 whisper_has(whisper, "ioriot.carbon_test.disk.vd_a.util_pct",
 			     start / NS + 1, "37.500000"))) {
 		if (clock_ns(CLOCK_MONOTONIC) > end) {
@@ -842,7 +847,7 @@ static char *run_csv(const char *dir, const char *name, int n, uint64_t ops)
 		struct series_sample smp = reads(i, ops + (uint64_t)i * 10);
 
 		/* Some slow operations, so that p99 moves. */
-		smp.cls[SC_READ].lat[10 + i % 4] += 5;
+		smp.cls[SC_READ].lat[B(1024 << i % 4)] += 5;
 		smp.cls[SC_READ].ops += 5;
 		/* An idle interval leaves empty latency cells. */
 		if (i == 3)

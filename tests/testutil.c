@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,4 +459,49 @@ bool tu_wait_reading_stdin(pid_t pid)
 		usleep(1000);
 	}
 	return false;
+}
+
+/* splitmix64: a uniform double in (0, 1) from *@state. */
+static double uniform(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* A normal deviate (Box-Muller). */
+static double normal(uint64_t *state)
+{
+	double u = uniform(state), w = uniform(state);
+
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * w);
+}
+
+void tu_latency_sample(uint64_t *v, size_t n)
+{
+	uint64_t state = 42;
+
+	for (size_t i = 0; i < n; i++) {
+		double x;
+
+		switch (i % 10) {
+		case 0: case 1: case 2: case 3:		/* 100 ns .. 10 s */
+			x = 100 * pow(1e8, uniform(&state));
+			break;
+		case 4: case 5: case 6:			/* 50 us +- 5 us */
+			x = 50e3 + 5e3 * normal(&state);
+			break;
+		case 7: case 8:				/* 1 ms +- 0.5% */
+			x = 1e6 + 5e3 * normal(&state);
+			break;
+		default:				/* 100 ms .. 10 s */
+			x = 1e8 + 1e8 * -log(uniform(&state));
+			break;
+		}
+		x = x < 100 ? 100 : x > 1e10 ? 1e10 : x;
+		v[i] = (uint64_t)x;
+	}
 }

@@ -10,6 +10,7 @@
 #include <check.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* A fresh directory under $TMPDIR or /tmp; aborts the test on failure.
@@ -113,5 +114,12 @@ bool tu_mount_loop(const char *dir, unsigned mb, unsigned sector_size,
  * saying why on stdout, if it cannot.
  */
 bool tu_mount_tmpfs(const char *dir);
+
+/*
+ * @n latencies in ns from several distributions, from 100 ns to 10 s
+ * (log-uniform over it, normal about 50 us, a narrow peak at 1 ms, a tail
+ * from 100 ms), the same on every call (a fixed seed).
+ */
+void tu_latency_sample(uint64_t *v, size_t n);
 
 #endif

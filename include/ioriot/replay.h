@@ -20,7 +20,13 @@
 
 #include "ioriot/syscalls.h"
 
-#define REPLAY_LATENCY_BUCKETS 64	/* log2 buckets of ns */
+/*
+ * The buckets of every replay histogram (histogram.c): latencies, start
+ * lateness, throttle delays.  Values below 64 ns have a bucket each; each
+ * power of two above is split into 32 buckets, up to 2^63 - 1 ns (larger
+ * values count there too).
+ */
+#define REPLAY_HIST_BUCKETS 1888
 
 /*
  * How a replayed result compares with the captured one
@@ -50,8 +56,6 @@ enum {
 	REPLAY_RESULT_VALUE,
 	REPLAY_RESULT_SLOTS
 };
-/* Start lateness: 16 buckets per power of two of ns (histogram.c). */
-#define REPLAY_LATENESS_BUCKETS 976
 /* Replay threads when neither workers nor threads are given, and with
  * them; beyond, timelines share threads. */
 #define REPLAY_DEFAULT_MAX_THREADS 4096
@@ -79,8 +83,8 @@ struct replay_sys_stats {
 	/* Results that differ from the capture (replay_result_compare()),
 	 * and of them the short ones with the bytes they lacked. */
 	uint64_t differ, short_ops, short_bytes;
-	uint64_t lat[REPLAY_LATENCY_BUCKETS];	/* replayed durations */
-	uint64_t cap_lat[REPLAY_LATENCY_BUCKETS];	/* captured durations */
+	uint64_t lat[REPLAY_HIST_BUCKETS];	/* replayed durations */
+	uint64_t cap_lat[REPLAY_HIST_BUCKETS];	/* captured durations */
 	uint64_t lat_max, cap_lat_max;
 };
 
@@ -111,7 +115,7 @@ struct replay_throttle_stats {
 	uint64_t delay_max_ns;
 	/* Of every operation of the class (replay_summary only). */
 	uint64_t delay_p50_ns, delay_p99_ns;
-	uint64_t delay[REPLAY_LATENESS_BUCKETS];	/* by wait, as lateness */
+	uint64_t delay[REPLAY_HIST_BUCKETS];	/* by wait */
 };
 
 /* Whether @rate caps anything. */
@@ -232,7 +236,7 @@ struct replay_summary {
 	 * failing device is incomplete (replay_incomplete()). */
 	uint64_t disk_full_ops, io_error_ops;
 	uint64_t lateness_p50_ns, lateness_p99_ns, lateness_max_ns;
-	uint64_t lateness[REPLAY_LATENESS_BUCKETS];
+	uint64_t lateness[REPLAY_HIST_BUCKETS];
 	uint64_t setid_stripped;	/* ops whose set-ID mode bits went */
 	uint64_t uring_flags_dropped;	/* io_uring rings set up without some
 					 * captured setup flag */
@@ -253,7 +257,7 @@ int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	       char *err, size_t errlen);
 
 /* Add the figures of @s to @d: counts and histograms add up, maxima take
- * the larger. */
+ * the larger.  An @s without operations is all 0 and is not read further. */
 void replay_sys_stats_add(struct replay_sys_stats *d,
 			  const struct replay_sys_stats *s);
 
@@ -302,19 +306,17 @@ enum replay_match replay_result_compare(enum sys_id sys, int64_t want,
  * (not REPLAY_SAME). */
 unsigned replay_result_slot(enum replay_match m, int64_t got);
 
-/* The ns value below which @pct percent of histogram @h lies (upper bucket
- * bound), 0 for an empty histogram. */
-uint64_t replay_percentile(const uint64_t h[REPLAY_LATENCY_BUCKETS],
-			   double pct);
+/* The bucket of a value of @ns (REPLAY_HIST_BUCKETS - 1 above 2^63 - 1). */
+unsigned replay_hist_bucket(uint64_t ns);
 
-/* The log2 bucket of a latency of @ns (bucket b holds [2^(b-1), 2^b)). */
-unsigned replay_latency_bucket(uint64_t ns);
+/* The largest value bucket @b holds, and the value it stands for (its
+ * midpoint, within 1/64 of any value it holds). */
+uint64_t replay_hist_top(unsigned b);
+uint64_t replay_hist_value(unsigned b);
 
-/* The lateness bucket of @ns, the largest value its bucket @b holds, and
- * the percentile of a lateness histogram (that bound; 0 when empty). */
-unsigned replay_lateness_bucket(uint64_t ns);
-uint64_t replay_lateness_bucket_top(unsigned b);
-uint64_t replay_lateness_percentile(const uint64_t h[REPLAY_LATENESS_BUCKETS],
-				    double pct);
+/* The value of the bucket in which @pct percent of histogram @h are
+ * reached, 0 for an empty histogram. */
+uint64_t replay_hist_percentile(const uint64_t h[REPLAY_HIST_BUCKETS],
+				double pct);
 
 #endif

@@ -68,11 +68,11 @@ int report_write(FILE *f, const struct report_info *info,
  * null for 0.  Write errors show in @f's error flag. */
 void report_json_utc(FILE *f, uint64_t ns);
 
-/* Histogram @h of @n buckets as "@key": [[LE, COUNT], ...], its non-empty
- * buckets only; LE is the largest value bucket b holds (@top).  Write
- * errors show in @f's error flag. */
-void report_json_histogram(FILE *f, const char *key, const uint64_t *h,
-			   unsigned n, uint64_t (*top)(unsigned b));
+/* Histogram @h as "@key": [[LE, COUNT], ...], its non-empty buckets
+ * only; LE is the largest value bucket b holds (replay_hist_top()).
+ * Write errors show in @f's error flag. */
+void report_json_histogram(FILE *f, const char *key,
+			   const uint64_t h[REPLAY_HIST_BUCKETS]);
 
 /* Write the same figures as one JSON object (members in docs/stats.md,
  * JSON).  Returns 0 or -errno (a write error). */

@@ -31,7 +31,7 @@ enum series_class {
 /* One class over an interval. */
 struct series_class_stats {
 	uint64_t ops;
-	uint64_t lat[REPLAY_LATENCY_BUCKETS];	/* log2 buckets of ns */
+	uint64_t lat[REPLAY_HIST_BUCKETS];	/* ns, replay_hist_bucket() */
 };
 
 /*

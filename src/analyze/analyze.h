@@ -20,7 +20,7 @@
 
 /* Buckets of the power-of-two histograms: bucket b counts values v with
  * 2^(b-1) < v <= 2^b (0 and 1 in bucket 0). */
-#define AN_BUCKETS REPLAY_LATENCY_BUCKETS
+#define AN_BUCKETS 64
 /* Rows of the timeline at most: the interval doubles beyond. */
 #define AN_TIMELINE_ROWS 3600
 #define AN_INTERVAL_NS 1000000000ULL

@@ -287,9 +287,17 @@ bool an_table_rest(const struct an_table *t, const uint32_t *top,
 	return t->n > ntop || t->other_used;
 }
 
+/* The bucket of @v: 0 for 0 and 1, b for 2^(b-1) < v <= 2^b. */
+static unsigned an_bucket(uint64_t v)
+{
+	return v > 1 ? 64 - (unsigned)__builtin_clzll(v - 1) : 0;
+}
+
 void an_hist_add(struct an_hist *h, uint64_t v)
 {
-	h->h[replay_latency_bucket(v ? v - 1 : 0)]++;
+	unsigned b = an_bucket(v);
+
+	h->h[b < AN_BUCKETS ? b : AN_BUCKETS - 1]++;
 	h->count++;
 	h->sum += v;
 	if (v > h->max)
@@ -298,10 +306,20 @@ void an_hist_add(struct an_hist *h, uint64_t v)
 
 uint64_t an_hist_percentile(const struct an_hist *h, double pct)
 {
-	uint64_t p = replay_percentile(h->h, pct);
+	uint64_t want, seen = 0, p;
+	unsigned b;
 
+	if (!h->count)
+		return 0;
+	want = (uint64_t)((double)h->count * pct / 100.0 + 0.5);
+	if (want < 1)
+		want = 1;
+	for (b = 0; b + 1 < AN_BUCKETS; b++) {
+		seen += h->h[b];
+		if (seen >= want)
+			break;
+	}
 	/* Bucket 0 holds 0 and 1: its bound is 1, never above the max. */
-	if (!p && h->count)
-		p = 1;
+	p = b ? an_bucket_top(b) : 1;
 	return p < h->max ? p : h->max;
 }

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,26 +85,35 @@ struct gate {
 	struct replay_sys_stats *cum;	/* SYS_COUNT, shared */
 };
 
-/* The figures of the time series, as 64-bit words. */
-#define CUM_WORDS (SYS_COUNT * sizeof(struct replay_sys_stats) / 8)
+/* A syscall's figures of the time series, as 64-bit words.  They are
+ * cumulative: a syscall without operations has all of them 0. */
+#define SYS_WORDS (sizeof(struct replay_sys_stats) / 8)
 _Static_assert(sizeof(struct replay_sys_stats) % 8 == 0,
 	       "replay_sys_stats is made of 64-bit counters");
+_Static_assert(offsetof(struct replay_sys_stats, ops) == 0,
+	       "a syscall's figures start with its operations");
 
 /* A copy's tick: its figures so far into the shared page, under the
- * slot's sequence count. */
+ * slot's sequence count; only the syscalls with operations (30 KiB each
+ * with their histograms), the others stay 0 there. */
 static void copy_tick(void *ctx, uint64_t t_ns,
 		      const struct replay_sys_stats *cum)
 {
 	struct gate *g = ctx;
-	const uint64_t *from = (const uint64_t *)cum;
-	uint64_t *to = (uint64_t *)g->cum;
 
 	(void)t_ns;
 	/* Release stores keep each word after the odd count, the even
 	 * count after every word (no fence: ThreadSanitizer has none). */
 	atomic_fetch_add_explicit(&g->slot->tick_seq, 1, memory_order_relaxed);
-	for (size_t i = 0; i < CUM_WORDS; i++)
-		__atomic_store_n(&to[i], from[i], __ATOMIC_RELEASE);
+	for (int k = 0; k < SYS_COUNT; k++) {
+		const uint64_t *from = (const uint64_t *)&cum[k];
+		uint64_t *to = (uint64_t *)&g->cum[k];
+
+		if (!cum[k].ops)
+			continue;
+		for (size_t i = 0; i < SYS_WORDS; i++)
+			__atomic_store_n(&to[i], from[i], __ATOMIC_RELEASE);
+	}
 	atomic_fetch_add_explicit(&g->slot->tick_seq, 1, memory_order_release);
 }
 
@@ -113,17 +123,23 @@ static void add_published(struct slot *s, const struct replay_sys_stats *cum,
 			  struct replay_sys_stats *scratch,
 			  struct replay_sys_stats *sum)
 {
-	const uint64_t *from = (const uint64_t *)cum;
-	uint64_t *to = (uint64_t *)scratch;
 	uint32_t seq;
 
 	do {
 		while ((seq = atomic_load_explicit(&s->tick_seq,
 						   memory_order_acquire)) & 1)
 			sched_yield();
-		/* Acquire loads keep the count's second read after them. */
-		for (size_t i = 0; i < CUM_WORDS; i++)
-			to[i] = __atomic_load_n(&from[i], __ATOMIC_ACQUIRE);
+		/* Acquire loads keep the count's second read after them; a
+		 * syscall without operations is read no further. */
+		for (int k = 0; k < SYS_COUNT; k++) {
+			const uint64_t *from = (const uint64_t *)&cum[k];
+			uint64_t *to = (uint64_t *)&scratch[k];
+
+			to[0] = __atomic_load_n(&from[0], __ATOMIC_ACQUIRE);
+			for (size_t i = 1; to[0] && i < SYS_WORDS; i++)
+				to[i] = __atomic_load_n(&from[i],
+							__ATOMIC_ACQUIRE);
+		}
 	} while (atomic_load_explicit(&s->tick_seq, memory_order_relaxed) != seq);
 	for (int k = 0; k < SYS_COUNT; k++)
 		replay_sys_stats_add(&sum[k], &scratch[k]);

@@ -88,7 +88,8 @@ static uint64_t bytes_per_unit(enum sys_id sys)
 static int account(struct runner *r, const struct rlog_op *op,
 		   int64_t result, uint64_t dur)
 {
-	struct replay_sys_stats *s = r->sys[op->sys];
+	struct runner_sys *s = r->sys[op->sys];
+	struct engine_hists *h = r->eng->hists;
 	enum replay_match m = replay_result_compare(op->sys, op->ret, result);
 
 	if (!s) {
@@ -117,8 +118,11 @@ static int account(struct runner *r, const struct rlog_op *op,
 				[replay_result_slot(m, result)], 1,
 			memory_order_relaxed);
 	}
-	s->lat[replay_latency_bucket(dur)]++;
-	s->cap_lat[replay_latency_bucket(op->dur_ns)]++;
+	atomic_fetch_add_explicit(&h->lat[op->sys][replay_hist_bucket(dur)],
+				  1, memory_order_relaxed);
+	atomic_fetch_add_explicit(
+		&h->cap_lat[op->sys][replay_hist_bucket(op->dur_ns)], 1,
+		memory_order_relaxed);
 	if (dur > s->lat_max)
 		s->lat_max = dur;
 	if (op->dur_ns > s->cap_lat_max)
@@ -293,7 +297,8 @@ static uint64_t pace(struct runner *r, uint64_t due)
 		now = engine_now(e);
 	}
 	late = now > due ? now - due : 0;
-	r->late[replay_lateness_bucket(late)]++;
+	atomic_fetch_add_explicit(&e->hists->late[replay_hist_bucket(late)], 1,
+				  memory_order_relaxed);
 	if (late > r->late_max)
 		r->late_max = late;
 	atomic_store_explicit(&e->ahead, r->last_ahead, memory_order_relaxed);
@@ -558,15 +563,40 @@ static uint64_t performed(struct engine *e)
 	return sum;
 }
 
-/* Add runner @r's per-syscall figures to @to (SYS_COUNT entries). */
+/* Add runner @r's per-syscall counts to @to (SYS_COUNT entries). */
 static void add_sys_stats(struct replay_sys_stats *to, const struct runner *r)
 {
 	for (int s = 0; s < SYS_COUNT; s++) {
-		const struct replay_sys_stats *a = r->sys[s];
+		const struct runner_sys *a = r->sys[s];
 		struct replay_sys_stats *b = &to[s];
 
-		if (a)
-			replay_sys_stats_add(b, a);
+		if (!a)
+			continue;
+		b->ops += a->ops;
+		b->bytes += a->bytes;
+		b->differ += a->differ;
+		b->short_ops += a->short_ops;
+		b->short_bytes += a->short_bytes;
+		if (a->lat_max > b->lat_max)
+			b->lat_max = a->lat_max;
+		if (a->cap_lat_max > b->cap_lat_max)
+			b->cap_lat_max = a->cap_lat_max;
+	}
+}
+
+/* Copy the engine's latency histograms into @to (SYS_COUNT entries), for
+ * the syscalls with operations there. */
+static void copy_hists(struct replay_sys_stats *to, struct engine_hists *h)
+{
+	for (int s = 0; s < SYS_COUNT; s++) {
+		if (!to[s].ops)
+			continue;
+		for (int i = 0; i < REPLAY_HIST_BUCKETS; i++) {
+			to[s].lat[i] = atomic_load_explicit(
+				&h->lat[s][i], memory_order_relaxed);
+			to[s].cap_lat[i] = atomic_load_explicit(
+				&h->cap_lat[s][i], memory_order_relaxed);
+		}
 	}
 }
 
@@ -583,6 +613,7 @@ static void tick(struct engine *e, uint64_t now)
 		add_sys_stats(e->cum, r);
 		pthread_mutex_unlock(&r->stats_lock);
 	}
+	copy_hists(e->cum, e->hists);
 	e->opt->tick(e->opt->tick_ctx, now - e->start_ns, e->cum);
 }
 
@@ -755,8 +786,6 @@ static void merge(struct replay_summary *sum, const struct runner *r)
 {
 	add_sys_stats(sum->sys, r);
 	rate_merge(sum->throttle, r->throttle);
-	for (int i = 0; i < REPLAY_LATENESS_BUCKETS; i++)
-		sum->lateness[i] += r->late[i];
 	if (r->late_max > sum->lateness_max_ns)
 		sum->lateness_max_ns = r->late_max;
 	sum->think_sleep_ns += r->think_sleep_ns;
@@ -788,6 +817,9 @@ static void summarize(struct engine *e, struct replay_summary *sum)
 				      sum->differ_by_result[s][EDQUOT];
 		sum->io_error_ops += sum->differ_by_result[s][EIO];
 	}
+	copy_hists(sum->sys, e->hists);
+	for (int i = 0; i < REPLAY_HIST_BUCKETS; i++)
+		sum->lateness[i] = atomic_load(&e->hists->late[i]);
 	for (int s = 0; s < SYS_COUNT; s++)
 		sum->ops += sum->sys[s].ops;
 	sum->timelines = e->timelines;
@@ -855,9 +887,10 @@ static void *replay_thread(void *arg)
 	if (ret)
 		goto out;
 	e->differ_by_result = calloc(SYS_COUNT, sizeof(*e->differ_by_result));
+	e->hists = calloc(1, sizeof(*e->hists));
 	if (e->ticks)
 		e->cum = calloc(SYS_COUNT, sizeof(*e->cum));
-	if (!e->differ_by_result || (e->ticks && !e->cum)) {
+	if (!e->differ_by_result || !e->hists || (e->ticks && !e->cum)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -952,6 +985,7 @@ out:
 	engine_queues_free(&e);
 	rlog_close(e.rlog);
 	free(e.differ_by_result);
+	free(e.hists);
 	free(e.cum);
 	exec_destroy(&e.x);
 	pthread_mutex_destroy(&e.lock);

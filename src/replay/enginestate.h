@@ -94,6 +94,25 @@ struct slot {
 	size_t strings_cap;
 };
 
+/* A runner's own counts of a syscall: its durations go into the engine's
+ * histograms (struct engine_hists). */
+struct runner_sys {
+	uint64_t ops, bytes, differ, short_ops, short_bytes;
+	uint64_t lat_max, cap_lat_max;
+};
+
+/*
+ * The histograms every runner counts into, with relaxed atomic adds: one
+ * copy per replay, whatever the number of runners (a runner's own would
+ * be 30 KiB per syscall it makes).  Per syscall the replayed and the
+ * captured durations; the start lateness of paced operations.
+ */
+struct engine_hists {
+	atomic_uint_fast64_t lat[SYS_COUNT][REPLAY_HIST_BUCKETS];
+	atomic_uint_fast64_t cap_lat[SYS_COUNT][REPLAY_HIST_BUCKETS];
+	atomic_uint_fast64_t late[REPLAY_HIST_BUCKETS];
+};
+
 struct runner {
 	/* Written by the feed for every operation it queues. */
 	_Alignas(CACHE_LINE) atomic_uint tail;	/* appended */
@@ -113,8 +132,7 @@ struct runner {
 	/* Written by the runner only; read by others after it ended, or
 	 * under stats_lock while it runs when the engine ticks. */
 	pthread_mutex_t stats_lock;
-	struct replay_sys_stats *sys[SYS_COUNT];	/* on first use */
-	uint64_t *late;			/* REPLAY_LATENESS_BUCKETS */
+	struct runner_sys *sys[SYS_COUNT];	/* on first use */
 	uint64_t late_max;
 	/* REPLAY_RATE_CLASSES, on first use (capped replays only). */
 	struct replay_throttle_stats *throttle;
@@ -141,6 +159,7 @@ struct engine {
 	struct cycleclock clock;	/* the engine's only clock */
 	uint64_t start_ns;		/* set before go */
 	atomic_ullong (*differ_by_result)[REPLAY_RESULT_SLOTS];
+	struct engine_hists *hists;
 	struct exec_ctx x;
 	struct replay_sys_stats *cum;	/* SYS_COUNT: sums for ticks */
 

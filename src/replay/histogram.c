@@ -1,75 +1,81 @@
 /*
- * histogram: the two histograms of the replay statistics.  Latencies per
- * syscall use log2 buckets (replay.h); start lateness, which is judged
- * against a 100 us target, uses buckets of 1/16 of a power of two, so its
- * percentiles are within 6.25% of the true value.
+ * histogram: the histograms of the replay statistics (latencies per
+ * syscall, start lateness, throttle delays), all of one log-linear scheme
+ * as HdrHistogram's: a value below 64 ns has a bucket of its own; above,
+ * each power of two [2^e, 2^(e+1)) is split into 32 buckets of 2^(e-5)
+ * ns.  A bucket stands for its midpoint, within 1/64 (1.6%) of any value
+ * it holds, so a percentile is too.  Pure functions, no errors.
  */
 #include "ioriot/replay.h"
 
-/* The bucket in which @pct percent of the @n buckets of @h are reached, or
- * @n for an empty histogram. */
-static unsigned percentile_bucket(const uint64_t *h, unsigned n, double pct)
+#define SUB_BITS 5			/* 32 buckets per power of two */
+#define SUB (1u << SUB_BITS)
+
+unsigned replay_hist_bucket(uint64_t ns)
+{
+	unsigned e;
+
+	if (ns > INT64_MAX)
+		ns = INT64_MAX;
+	if (ns < 2 * SUB)
+		return (unsigned)ns;
+	e = 63 - (unsigned)__builtin_clzll(ns);
+	return (e - SUB_BITS + 1) * SUB +
+	       (unsigned)((ns >> (e - SUB_BITS)) & (SUB - 1));
+}
+
+/* The smallest value bucket @b holds, and the log2 of its width. */
+static uint64_t bucket_low(unsigned b, unsigned *width_log2)
+{
+	unsigned shift = b / SUB - 1;
+
+	if (b < 2 * SUB) {
+		*width_log2 = 0;
+		return b;
+	}
+	*width_log2 = shift;
+	return (uint64_t)(SUB + b % SUB) << shift;
+}
+
+uint64_t replay_hist_top(unsigned b)
+{
+	unsigned w;
+	uint64_t low;
+
+	if (b >= REPLAY_HIST_BUCKETS)
+		b = REPLAY_HIST_BUCKETS - 1;
+	low = bucket_low(b, &w);
+	return low + ((1ULL << w) - 1);
+}
+
+uint64_t replay_hist_value(unsigned b)
+{
+	unsigned w;
+	uint64_t low;
+
+	if (b >= REPLAY_HIST_BUCKETS)
+		b = REPLAY_HIST_BUCKETS - 1;
+	low = bucket_low(b, &w);
+	return low + ((1ULL << w) >> 1);
+}
+
+uint64_t replay_hist_percentile(const uint64_t h[REPLAY_HIST_BUCKETS],
+				double pct)
 {
 	uint64_t total = 0, seen = 0, want;
 	unsigned i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < REPLAY_HIST_BUCKETS; i++)
 		total += h[i];
 	if (!total)
-		return n;
+		return 0;
 	want = (uint64_t)((double)total * pct / 100.0 + 0.5);
 	if (want < 1)
 		want = 1;
-	for (i = 0; i + 1 < n; i++) {
+	for (i = 0; i + 1 < REPLAY_HIST_BUCKETS; i++) {
 		seen += h[i];
 		if (seen >= want)
 			break;
 	}
-	return i;
-}
-
-uint64_t replay_percentile(const uint64_t h[REPLAY_LATENCY_BUCKETS],
-			   double pct)
-{
-	unsigned b = percentile_bucket(h, REPLAY_LATENCY_BUCKETS, pct);
-
-	return b == REPLAY_LATENCY_BUCKETS || b == 0 ? 0 : 1ULL << b;
-}
-
-unsigned replay_latency_bucket(uint64_t ns)
-{
-	unsigned b = ns ? 64 - (unsigned)__builtin_clzll(ns) : 0;
-
-	return b < REPLAY_LATENCY_BUCKETS ? b : REPLAY_LATENCY_BUCKETS - 1;
-}
-
-/* Values below 16 have a bucket each; above, a power of two 2^e is split
- * into 16 buckets of 2^(e-4) ns. */
-unsigned replay_lateness_bucket(uint64_t ns)
-{
-	unsigned e;
-
-	if (ns < 16)
-		return (unsigned)ns;
-	e = 63 - (unsigned)__builtin_clzll(ns);
-	return (e - 3) * 16 + (unsigned)((ns >> (e - 4)) & 15);
-}
-
-uint64_t replay_lateness_bucket_top(unsigned b)
-{
-	unsigned e = b / 16 + 3, sub = b % 16;
-
-	if (b < 16)
-		return b;
-	if (e == 63 && sub == 15)
-		return UINT64_MAX;
-	return ((16ULL + sub) << (e - 4)) + (1ULL << (e - 4)) - 1;
-}
-
-uint64_t replay_lateness_percentile(const uint64_t h[REPLAY_LATENESS_BUCKETS],
-				    double pct)
-{
-	unsigned b = percentile_bucket(h, REPLAY_LATENESS_BUCKETS, pct);
-
-	return b == REPLAY_LATENESS_BUCKETS ? 0 : replay_lateness_bucket_top(b);
+	return replay_hist_value(i);
 }

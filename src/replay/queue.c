@@ -58,7 +58,6 @@ void engine_queues_free(struct engine *e)
 		for (int s = 0; s < SYS_COUNT; s++)
 			free(r->sys[s]);
 		pthread_mutex_destroy(&r->stats_lock);
-		free(r->late);
 		free(r->throttle);
 		free(r->queue);
 		free(r);
@@ -95,9 +94,8 @@ static struct runner *new_runner(struct engine *e)
 	memset(r, 0, sizeof(*r));
 	r->eng = e;
 	pthread_mutex_init(&r->stats_lock, NULL);
-	r->late = calloc(REPLAY_LATENESS_BUCKETS, sizeof(*r->late));
 	r->queue = malloc(e->queue_slots * sizeof(*r->queue));
-	if (!r->late || !r->queue) {
+	if (!r->queue) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -108,7 +106,6 @@ static struct runner *new_runner(struct engine *e)
 	return r;
 fail:
 	pthread_mutex_destroy(&r->stats_lock);
-	free(r->late);
 	free(r->queue);
 	free(r);
 	errno = -ret;

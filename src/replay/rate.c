@@ -149,7 +149,7 @@ void rate_count(struct replay_throttle_stats *t, const struct rate_turn *turn,
 		if (!(turn->classes & (1u << c)))
 			continue;
 		s->ops += turn->units;
-		s->delay[replay_lateness_bucket(delay)] += turn->units;
+		s->delay[replay_hist_bucket(delay)] += turn->units;
 		if (!delay)
 			continue;
 		s->throttled += turn->units;
@@ -170,7 +170,7 @@ void rate_merge(struct replay_throttle_stats *to,
 		to[c].delay_ns += from[c].delay_ns;
 		if (from[c].delay_max_ns > to[c].delay_max_ns)
 			to[c].delay_max_ns = from[c].delay_max_ns;
-		for (int i = 0; i < REPLAY_LATENESS_BUCKETS; i++)
+		for (int i = 0; i < REPLAY_HIST_BUCKETS; i++)
 			to[c].delay[i] += from[c].delay[i];
 	}
 }
@@ -179,8 +179,8 @@ void rate_finish(struct replay_throttle_stats *t)
 {
 	for (int c = 0; c < REPLAY_RATE_CLASSES; c++) {
 		struct replay_throttle_stats *s = &t[c];
-		uint64_t p50 = replay_lateness_percentile(s->delay, 50);
-		uint64_t p99 = replay_lateness_percentile(s->delay, 99);
+		uint64_t p50 = replay_hist_percentile(s->delay, 50);
+		uint64_t p99 = replay_hist_percentile(s->delay, 99);
 
 		s->delay_p50_ns = p50 < s->delay_max_ns ? p50 : s->delay_max_ns;
 		s->delay_p99_ns = p99 < s->delay_max_ns ? p99 : s->delay_max_ns;

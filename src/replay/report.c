@@ -29,10 +29,10 @@ static double us(uint64_t ns)
 	return (double)ns / 1e3;
 }
 
-/* The @i-th percentile bound of @h, capped at the histogram's maximum. */
+/* The @i-th percentile of @h, capped at the histogram's maximum. */
 static uint64_t bound(const uint64_t *h, uint64_t max, size_t i)
 {
-	uint64_t b = replay_percentile(h, percentiles[i]);
+	uint64_t b = replay_hist_percentile(h, percentiles[i]);
 
 	return b < max ? b : max;
 }
@@ -496,8 +496,8 @@ int report_write(FILE *f, const struct report_info *info,
 	}
 	copies_table(f, info);
 
-	fprintf(f, "\nLatency in us (replay, then capture; percentiles are "
-		"upper bounds of power-of-two buckets)\n");
+	fprintf(f, "\nLatency in us (replay, then capture; percentiles "
+		"within 1.6%%)\n");
 	fprintf(f, "%-18s %10s %14s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s "
 		"%9s %9s\n", "syscall", "ops", "bytes", "differ", "short", "p50",
 		"p95", "p99", "p99.9", "max", "cap p50", "cap p95", "cap p99",
@@ -545,24 +545,20 @@ static void json_latency(FILE *f, const char *key, const uint64_t *h,
 	fprintf(f, "\"max\": %" PRIu64 "}", max);
 }
 
-void report_json_histogram(FILE *f, const char *key, const uint64_t *h,
-			   unsigned n, uint64_t (*top)(unsigned b))
+void report_json_histogram(FILE *f, const char *key,
+			   const uint64_t h[REPLAY_HIST_BUCKETS])
 {
 	const char *sep = "";
 
 	fprintf(f, "\"%s\": [", key);
-	for (unsigned b = 0; b < n; b++) {
+	for (unsigned b = 0; b < REPLAY_HIST_BUCKETS; b++) {
 		if (!h[b])
 			continue;
-		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]", sep, top(b), h[b]);
+		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]", sep,
+			replay_hist_top(b), h[b]);
 		sep = ", ";
 	}
 	fputc(']', f);
-}
-
-static uint64_t latency_top(unsigned b)
-{
-	return b ? (b >= 64 ? UINT64_MAX : (1ULL << b) - 1) : 0;
 }
 
 /* "start_at": the target, the skew, the clock; null without --start-at. */
@@ -749,9 +745,8 @@ int report_write_json(FILE *f, const struct report_info *info,
 		fprintf(f, "  \"start_lateness_ns\": null,\n");
 	if (sum->timed) {
 		fputs("  ", f);
-		report_json_histogram(f, "start_lateness_histogram", sum->lateness,
-			       REPLAY_LATENESS_BUCKETS,
-			       replay_lateness_bucket_top);
+		report_json_histogram(f, "start_lateness_histogram",
+				      sum->lateness);
 		fputs(",\n", f);
 	} else {
 		fputs("  \"start_lateness_histogram\": null,\n", f);
@@ -791,11 +786,10 @@ int report_write_json(FILE *f, const struct report_info *info,
 		json_latency(f, "captured_latency_ns", st->cap_lat,
 			     st->cap_lat_max);
 		fprintf(f, ", ");
-		report_json_histogram(f, "latency_histogram", st->lat,
-			       REPLAY_LATENCY_BUCKETS, latency_top);
+		report_json_histogram(f, "latency_histogram", st->lat);
 		fprintf(f, ", ");
-		report_json_histogram(f, "captured_latency_histogram", st->cap_lat,
-			       REPLAY_LATENCY_BUCKETS, latency_top);
+		report_json_histogram(f, "captured_latency_histogram",
+				      st->cap_lat);
 		fprintf(f, ", \"differ_by_result\": {");
 		differ_list(f, sum, s, true);
 		fprintf(f, "}}");

@@ -27,8 +27,8 @@ void replay_summary_lateness(struct replay_summary *sum)
 {
 	if (!sum->timed)
 		return;
-	sum->lateness_p50_ns = replay_lateness_percentile(sum->lateness, 50);
-	sum->lateness_p99_ns = replay_lateness_percentile(sum->lateness, 99);
+	sum->lateness_p50_ns = replay_hist_percentile(sum->lateness, 50);
+	sum->lateness_p99_ns = replay_hist_percentile(sum->lateness, 99);
 	if (sum->lateness_p99_ns > sum->lateness_max_ns)
 		sum->lateness_p99_ns = sum->lateness_max_ns;
 	if (sum->lateness_p50_ns > sum->lateness_max_ns)
@@ -43,12 +43,14 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 void replay_sys_stats_add(struct replay_sys_stats *d,
 			  const struct replay_sys_stats *s)
 {
+	if (!s->ops)		/* nothing counted: all 0 */
+		return;
 	d->ops += s->ops;
 	d->bytes += s->bytes;
 	d->differ += s->differ;
 	d->short_ops += s->short_ops;
 	d->short_bytes += s->short_bytes;
-	for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++) {
+	for (int i = 0; i < REPLAY_HIST_BUCKETS; i++) {
 		d->lat[i] += s->lat[i];
 		d->cap_lat[i] += s->cap_lat[i];
 	}
@@ -80,7 +82,7 @@ void replay_summary_add(struct replay_summary *dst,
 		dst->ahead_ns = src->ahead_ns;
 	dst->lateness_max_ns = max_u64(dst->lateness_max_ns,
 				       src->lateness_max_ns);
-	for (int i = 0; i < REPLAY_LATENESS_BUCKETS; i++)
+	for (int i = 0; i < REPLAY_HIST_BUCKETS; i++)
 		dst->lateness[i] += src->lateness[i];
 	dst->setid_stripped += src->setid_stripped;
 	dst->cap_call_ns += src->cap_call_ns;

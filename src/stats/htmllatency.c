@@ -211,7 +211,9 @@ int html_latencies(FILE *f, const struct htmlreport *r)
 		"with the most operations. "
 		"Bar: p50 to p99; thick tick: p99.9; dot: the maximum. "
 		"Grey: the latency captured on the original host. "
-		"Percentiles are upper bounds of power-of-two buckets.</p>\n",
+		"Percentiles are within 1.6%% of the exact value (in "
+		"statistics of an older ioriot, without fine buckets: the "
+		"upper bound of their power of two).</p>\n",
 		nsync, nsys - nsync);
 	ret = svg_ranges(f, &o, rows, n);
 out:

@@ -101,22 +101,15 @@ static void namelist_free(struct namelist *l)
 	free(l->v);
 }
 
-static unsigned lateness_bucket(uint64_t v)
-{
-	unsigned b = replay_lateness_bucket(v);
-
-	return b < REPLAY_LATENESS_BUCKETS ? b : REPLAY_LATENESS_BUCKETS - 1;
-}
-
 /*
  * Add the histogram member @key of @obj (at @where), [[LE, COUNT], ...]
- * with LE the largest value of a bucket of @n (@bucket_of, @top), to @h;
- * its total count goes to *@total.
+ * with LE the largest value of a bucket (replay_hist_top()), to @h; its
+ * total count goes to *@total.  The log2 buckets of an older ioriot end
+ * at 2^b - 1, a bucket's largest value too: their counts go there.
  */
 static int histogram_sum(const struct reader *rd, const json_t *obj,
-			 const char *where, const char *key, uint64_t *h,
-			 unsigned n, unsigned (*bucket_of)(uint64_t),
-			 uint64_t (*top)(unsigned), uint64_t *total)
+			 const char *where, const char *key,
+			 uint64_t h[REPLAY_HIST_BUCKETS], uint64_t *total)
 {
 	const json_t *a = json_object_get(obj, key);
 	char member[COMPARE_LABEL_MAX], pair[COMPARE_LABEL_MAX + 24];
@@ -139,8 +132,8 @@ static int histogram_sum(const struct reader *rd, const json_t *obj,
 		    jv_int(jv_at(p, 1), &count) || le < 0 || count < 0)
 			return bad(rd, pair, "expected a pair [largest "
 				   "value of a bucket, count >= 0]");
-		b = bucket_of((uint64_t)le);
-		if (b >= n || top(b) != (uint64_t)le)
+		b = replay_hist_bucket((uint64_t)le);
+		if (replay_hist_top(b) != (uint64_t)le)
 			return bad(rd, pair, "a value that is no bucket's "
 				   "largest");
 		h[b] += (uint64_t)count;
@@ -204,13 +197,10 @@ static int add_syscall(struct merge *m, const struct reader *rd,
 			      cap, "max", &cmax);
 	if (!ret)
 		ret = histogram_sum(rd, s, where, "latency_histogram", ms->lat,
-				    REPLAY_LATENCY_BUCKETS,
-				    replay_latency_bucket, latency_top, &total);
+				    &total);
 	if (!ret)
 		ret = histogram_sum(rd, s, where, "captured_latency_histogram",
-				    ms->cap_lat, REPLAY_LATENCY_BUCKETS,
-				    replay_latency_bucket, latency_top,
-				    &cap_total);
+				    ms->cap_lat, &cap_total);
 	if (!ret && (total != ops || cap_total != ops))
 		ret = bad(rd, where, "the histograms' counts differ from "
 			  "ops");
@@ -378,9 +368,7 @@ static int add_run(struct merge *m, size_t i, const json_t *doc,
 		if (lmax > m->lateness_max)
 			m->lateness_max = lmax;
 		ret = histogram_sum(rd, doc, "", "start_lateness_histogram",
-				    m->lateness, REPLAY_LATENESS_BUCKETS,
-				    lateness_bucket,
-				    replay_lateness_bucket_top, &n);
+				    m->lateness, &n);
 		if (ret)
 			return ret;
 	}

@@ -97,7 +97,7 @@ static void write_namelist(FILE *f, const struct namelist *l)
 /* Percentile @pct of @h, capped at @max, as the stats writer does. */
 static uint64_t pct_of(const uint64_t *h, uint64_t max, double pct)
 {
-	uint64_t b = replay_percentile(h, pct);
+	uint64_t b = replay_hist_percentile(h, pct);
 
 	return b < max ? b : max;
 }
@@ -249,17 +249,16 @@ int merge_write(FILE *f, const struct merge *m)
 		m->loadavg, m->ops, span ? (double)m->ops * 1e9 / (double)span :
 		0.0, m->ahead, span, m->captured, m->setid, m->uring_dropped);
 	if (m->timed) {
-		uint64_t p50 = replay_lateness_percentile(m->lateness, 50);
-		uint64_t p99 = replay_lateness_percentile(m->lateness, 99);
+		uint64_t p50 = replay_hist_percentile(m->lateness, 50);
+		uint64_t p99 = replay_hist_percentile(m->lateness, 99);
 
 		fprintf(f, "  \"start_lateness_ns\": {\"p50\": %" PRIu64
 			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "},\n  ",
 			p50 < m->lateness_max ? p50 : m->lateness_max,
 			p99 < m->lateness_max ? p99 : m->lateness_max,
 			m->lateness_max);
-		report_json_histogram(f, "start_lateness_histogram", m->lateness,
-				REPLAY_LATENESS_BUCKETS,
-				replay_lateness_bucket_top);
+		report_json_histogram(f, "start_lateness_histogram",
+				      m->lateness);
 		fputs(",\n", f);
 	} else {
 		fputs("  \"start_lateness_ns\": null,\n"
@@ -302,11 +301,10 @@ int merge_write(FILE *f, const struct merge *m)
 		write_latency(f, "captured_latency_ns", s->cap_lat,
 			      s->cap_lat_max);
 		fputs(", ", f);
-		report_json_histogram(f, "latency_histogram", s->lat,
-				REPLAY_LATENCY_BUCKETS, latency_top);
+		report_json_histogram(f, "latency_histogram", s->lat);
 		fputs(", ", f);
-		report_json_histogram(f, "captured_latency_histogram", s->cap_lat,
-				REPLAY_LATENCY_BUCKETS, latency_top);
+		report_json_histogram(f, "captured_latency_histogram",
+				      s->cap_lat);
 		fputs(", \"differ_by_result\": ", f);
 		write_namelist(f, &s->by_result);
 		fputc('}', f);

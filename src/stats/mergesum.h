@@ -28,7 +28,7 @@ struct namelist {
 struct msys {
 	char *name;
 	uint64_t ops, bytes, differ, short_ops, short_bytes;
-	uint64_t lat[REPLAY_LATENCY_BUCKETS], cap_lat[REPLAY_LATENCY_BUCKETS];
+	uint64_t lat[REPLAY_HIST_BUCKETS], cap_lat[REPLAY_HIST_BUCKETS];
 	uint64_t lat_max, cap_lat_max;
 	struct namelist by_result;
 };
@@ -39,7 +39,7 @@ struct merge {
 	struct msys *sys;
 	size_t nsys, capsys;
 	bool timed;
-	uint64_t lateness[REPLAY_LATENESS_BUCKETS], lateness_max;
+	uint64_t lateness[REPLAY_HIST_BUCKETS], lateness_max;
 	uint64_t first_start, last_end, last_finished;
 	int64_t ahead;
 	uint64_t ops, workers, threads_per_worker, threads, processes;
@@ -68,12 +68,6 @@ static const char *const merge_rate_classes[2] = { "read", "write" };
 static inline json_type type_of(const json_t *v)
 {
 	return v ? json_typeof(v) : JSON_NULL;
-}
-
-/* The largest value of latency bucket @b. */
-static inline uint64_t latency_top(unsigned b)
-{
-	return b ? (b >= 64 ? UINT64_MAX : (1ULL << b) - 1) : 0;
 }
 
 #endif

@@ -48,7 +48,7 @@ struct series {
 	FILE *csv;
 	char **devices;			/* CSV device columns */
 	size_t ndevices;
-	uint64_t run_lat[REPLAY_LATENCY_BUCKETS];	/* all samples so far */
+	uint64_t run_lat[REPLAY_HIST_BUCKETS];	/* all samples so far */
 	struct addrinfo *addrs;		/* NULL: no Graphite */
 	char *graphite;			/* "HOST:PORT" for messages */
 	char *prefix;
@@ -142,7 +142,7 @@ void series_sample_add(struct series_sample *smp,
 		enum sys_kind kind = sys_info(id)->kind;
 
 		c->ops += a->ops - (b ? b->ops : 0);
-		for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++)
+		for (int i = 0; i < REPLAY_HIST_BUCKETS; i++)
 			c->lat[i] += a->lat[i] - (b ? b->lat[i] : 0);
 		bool aio_read = id == SYS_AIO_PREAD || id == SYS_AIO_PREADV;
 		bool uring_read = uring_completion_reads(id);
@@ -385,13 +385,13 @@ fail:
 	return NULL;
 }
 
-/* The bucket bound below which @pct percent of @h lies, as "%.3f" us, or
+/* Percentile @pct of @h (replay_hist_percentile()) as "%.3f" us, or
  * nothing when @h is empty (CSV). */
 static int csv_pct(struct text *t, const uint64_t *h, uint64_t n, double pct)
 {
 	if (!n)
 		return text_add(t, ",");
-	return text_add(t, ",%.3f", us(replay_percentile(h, pct)));
+	return text_add(t, ",%.3f", us(replay_hist_percentile(h, pct)));
 }
 
 /* @smp's row in s->buf. */
@@ -403,7 +403,7 @@ static int csv_row(struct series *s, const struct series_sample *smp,
 	uint64_t run_ops = 0;
 	int ret;
 
-	for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++)
+	for (int i = 0; i < REPLAY_HIST_BUCKETS; i++)
 		run_ops += s->run_lat[i];
 	ret = text_add(t, "%.3f,%.3f,%.3f,%.3f,%.3f", secs(smp->t_ns), sec,
 		       (double)ops / sec, (double)smp->rd_bytes / 1e6 / sec,
@@ -468,7 +468,7 @@ static int metric_lat(struct series *s, uint64_t ts, const char *mid,
 
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]) && !ret; i++)
 		ret = metric(s, ts, mid, p[i].leaf,
-			     us(replay_percentile(h, p[i].pct)));
+			     us(replay_hist_percentile(h, p[i].pct)));
 	return ret;
 }
 
@@ -635,14 +635,14 @@ static int graphite_send(struct series *s, uint64_t deadline)
 int series_write(struct series *s, const struct series_sample *smp)
 {
 	uint64_t deadline = clock_ns(CLOCK_MONOTONIC) + s->timeout_ns;
-	uint64_t all[REPLAY_LATENCY_BUCKETS] = { 0 }, ops = 0;
+	uint64_t all[REPLAY_HIST_BUCKETS] = { 0 }, ops = 0;
 	int ret = 0;
 
 	if ((smp->ndisks && !smp->disks) || !smp->interval_ns)
 		return -EINVAL;
 	for (int c = 0; c < SC_COUNT; c++) {
 		ops += smp->cls[c].ops;
-		for (int i = 0; i < REPLAY_LATENCY_BUCKETS; i++) {
+		for (int i = 0; i < REPLAY_HIST_BUCKETS; i++) {
 			all[i] += smp->cls[c].lat[i];
 			s->run_lat[i] += smp->cls[c].lat[i];
 		}

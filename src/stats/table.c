@@ -342,8 +342,7 @@ int table_build(struct table *t, const struct compare *c)
 		ret = add_rate_rows(t, c);
 	if (!ret)
 		ret = add_member_rows(t, c, "syscalls", syscall_item,
-				      "Latency in us (replay; upper bounds of "
-				      "power-of-two buckets)", latency_figures,
+				      "Latency in us (replay)", latency_figures,
 				      NFIGS(latency_figures), false);
 	if (!ret)
 		ret = add_member_rows(t, c, "syscalls", syscall_item,
