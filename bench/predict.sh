@@ -84,14 +84,16 @@ for c in $CONFIGS; do
 done
 # C1 first: the capture and every ratio are taken there.
 CONFIGS="C1 $(echo "$CONFIGS" | tr ' ' '\n' | awk '/^C[2-5]$/' | sort -u | tr '\n' ' ')"
-pacings=
+pacings= left_out=
+help=$("$bin" --help 2>&1 || true)	# not piped: grep -q could end it early
 for p in $PACINGS; do
 	case $p in
 	s0|s1) pacings="$pacings $p" ;;
 	think)
-		if "$bin" --help 2>&1 | grep -q -- --think; then
+		if echo "$help" | grep -q -- --think; then
 			pacings="$pacings think"
 		else
+			left_out="think (this ioriot has no --think)"
 			echo "predict: $bin has no --think: that pacing is left out"
 		fi ;;
 	*) echo "$0: PREDICT_PACINGS: unknown pacing $p" >&2; exit 2 ;;
@@ -668,6 +670,7 @@ done
 		echo "  $prog: $("${prog}_text")"
 	done
 	echo "  pacings: s0 = -s 0, s1 = -s 1, think = -s 1 --think; each replay is -R (init, caches dropped, replay)"
+	[ -z "$left_out" ] || echo "  left out: $left_out"
 	echo "  program and replay: median seconds of $RUNS runs; spread = (max - min) / median;"
 	echo "  error = |replay - program| / program; ratio = time on the config / time on C1"
 	echo
