@@ -128,32 +128,44 @@ port=$((50000 + $$ % 10000))	# only a socket name: listen_addresses is empty
 sock=$work/pgsock
 
 # Undo everything the benchmark made, in reverse order, whatever failed
-# before: capture, postgres, throttle and cgroup, scheduler, mounts, loop
-# devices, the scratch directory.  Never fails.
+# before: capture, postgres, what else still runs in the cgroup (a replay
+# a signal interrupted: only the benchmark's own processes are there),
+# throttle and cgroup, scheduler, mounts, loop devices, the scratch
+# directory (only once nothing is mounted in it).  Never fails.
 cleanup() {
 	set +e
+	local pid mounted=
 	if [ -n "$cap_pid" ]; then
 		kill -INT "$cap_pid" 2>/dev/null
 		wait "$cap_pid" 2>/dev/null
 	fi
 	[ -n "$pg_dir" ] && pg_stop
 	if [ -d "$cg" ]; then
-		throttle 0 0
-		local pid
 		for pid in $(cat "$cg/cgroup.procs" 2>/dev/null); do
+			kill -TERM "$pid" 2>/dev/null
+		done
+		sleep 0.5
+		for pid in $(cat "$cg/cgroup.procs" 2>/dev/null); do
+			kill -KILL "$pid" 2>/dev/null
 			echo "$pid" > "$blkio/cgroup.procs" 2>/dev/null
 		done
+		[ -z "$disk_loop" ] || throttle 0 0
 		rmdir "$cg" || echo "$0: could not remove cgroup $cg" >&2
 	fi
 	if [ -n "$disk_loop" ] && [ -n "$sched_saved" ]; then
-		echo "$sched_saved" > "/sys/block/${disk_loop#/dev/}/queue/scheduler"
+		scheduler "$sched_saved"
 	fi
-	unmount "$xfs"
-	unmount "$disk"
+	unmount "$xfs" || mounted=yes
+	unmount "$disk" || mounted=yes
 	# The loop devices before the tmpfs that holds an image.
 	[ -n "$xfs_loop" ] && losetup -d "$xfs_loop"
 	[ -n "$disk_loop" ] && losetup -d "$disk_loop"
-	unmount "$ram" && rm -rf "$work"
+	unmount "$ram" || mounted=yes
+	if [ -n "$mounted" ]; then
+		echo "$0: $work left in place: something is still mounted in it" >&2
+	else
+		rm -rf "$work"
+	fi
 }
 
 # Unmount MNT if it is mounted, trying for 10 s: a loop device's release
@@ -525,104 +537,11 @@ bench_program() {
 
 # --- the table, from the TSV
 
-# Print the table and the summaries of TSV: configurations CONFIGS, pacings
-# PACINGS, programs PROGRAMS in that order.
+# Print the table and the summaries of the TSV: configurations CONFIGS,
+# pacings PACINGS, programs PROGRAMS in that order (bench/predict-table.awk).
 report() {
-	awk -F'\t' -v configs="$1" -v pacings="$2" -v programs="$3" '
-	function sort(a, n,   i, j, x) {
-		for (i = 2; i <= n; i++) {
-			x = a[i]
-			for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]
-			a[j + 1] = x
-		}
-	}
-	# median, min and max of the values of key k: into med[k], lo[k], hi[k]
-	function stats(k,   n, a, i, v) {
-		n = split(vals[k], v, " ")
-		for (i = 1; i <= n; i++) a[i] = v[i] + 0
-		if (n == 0) return 0
-		sort(a, n)
-		med[k] = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		lo[k] = a[1]; hi[k] = a[n]
-		return n
-	}
-	$5 != "NA" && $3 != "captured" { vals[$1 SUBSEP $2 SUBSEP $3] = vals[$1 SUBSEP $2 SUBSEP $3] " " $5 }
-	$5 == "NA" { failed[$1 SUBSEP $2 SUBSEP $3]++ }
-	$3 == "captured" { captured[$1] = $5 }
-	END {
-		nc = split(configs, C, " "); np = split(pacings, P, " ")
-		ng = split(programs, G, " ")
-		printf "%-8s %-6s %-6s %9s %7s %9s %7s %8s %8s %8s\n", "program", "config",
-		       "pacing", "program", "spread", "replay", "spread", "error",
-		       "ratio:", "program"
-		printf "%-8s %-6s %-6s %9s %7s %9s %7s %8s %8s %8s\n", "", "", "",
-		       "s", "", "s", "", "", "replay", ""
-		for (g = 1; g <= ng; g++) {
-			for (c = 1; c <= nc; c++) {
-				k = G[g] SUBSEP C[c] SUBSEP "program"
-				if (!stats(k)) continue
-				for (p = 1; p <= np; p++) stats(G[g] SUBSEP C[c] SUBSEP P[p])
-			}
-			for (c = 1; c <= nc; c++) {
-				kp = G[g] SUBSEP C[c] SUBSEP "program"
-				k1 = G[g] SUBSEP "C1" SUBSEP "program"
-				if (!(kp in med)) continue
-				for (p = 1; p <= np; p++) {
-					kr = G[g] SUBSEP C[c] SUBSEP P[p]
-					r1 = G[g] SUBSEP "C1" SUBSEP P[p]
-					if (!(kr in med)) {
-						printf "%-8s %-6s %-6s %9.3f %6.1f%% %9s\n", G[g], C[c], P[p],
-						       med[kp], 100 * (hi[kp] - lo[kp]) / med[kp], "failed"
-						continue
-					}
-					err = med[kr] - med[kp]; if (err < 0) err = -err
-					err /= med[kp]
-					pr = (r1 in med) && med[r1] > 0 ? med[kr] / med[r1] : 0
-					gr = med[kp] / med[k1]
-					printf "%-8s %-6s %-6s %9.3f %6.1f%% %9.3f %6.1f%% %7.1f%% %8.2f %8.2f%s\n",
-					       G[g], C[c], P[p], med[kp], 100 * (hi[kp] - lo[kp]) / med[kp],
-					       med[kr], med[kr] ? 100 * (hi[kr] - lo[kr]) / med[kr] : 0,
-					       100 * err, pr, gr,
-					       failed[kr] ? sprintf("  (%d failed)", failed[kr]) : ""
-					sum[P[p]] += err; cells[P[p]]++
-					if (err >= worst[P[p]]) {
-						worst[P[p]] = err; wcell[P[p]] = G[g] " " C[c]
-					}
-					if (C[c] != "C1" && gr != 1) {
-						sides[P[p]]++
-						if ((pr - 1) * (gr - 1) > 0) right[P[p]]++
-					}
-				}
-			}
-			if (G[g] in captured)
-				printf "%-8s %-6s %-6s %9.3f  (the captured run, under the probe)\n",
-				       G[g], "C1", "", captured[G[g]]
-			# pairs the program separates: its run times do not overlap
-			for (a = 1; a < nc; a++) for (b = a + 1; b <= nc; b++) {
-				ka = G[g] SUBSEP C[a] SUBSEP "program"
-				kb = G[g] SUBSEP C[b] SUBSEP "program"
-				if (!(ka in med) || !(kb in med)) continue
-				if (!(hi[ka] < lo[kb] || hi[kb] < lo[ka])) continue
-				for (p = 1; p <= np; p++) {
-					ra = G[g] SUBSEP C[a] SUBSEP P[p]
-					rb = G[g] SUBSEP C[b] SUBSEP P[p]
-					if (!(ra in med) || !(rb in med)) continue
-					pairs[P[p]]++
-					if ((med[ra] - med[rb]) * (med[ka] - med[kb]) > 0) agree[P[p]]++
-				}
-			}
-		}
-		printf "\n%-6s %11s %-22s %15s %17s\n", "pacing", "mean error", "worst cell",
-		       "ratio side ok", "pairs ranked ok"
-		for (p = 1; p <= np; p++) {
-			q = P[p]
-			if (!cells[q]) continue
-			printf "%-6s %10.1f%% %-22s %9d of %-3d %11d of %-3d\n", q,
-			       100 * sum[q] / cells[q],
-			       wcell[q] sprintf(" %.1f%%", 100 * worst[q]),
-			       right[q], sides[q], agree[q], pairs[q]
-		}
-	}' "$tsv"
+	awk -F'\t' -v configs="$1" -v pacings="$2" -v programs="$3" \
+		-f "$(dirname "$0")/predict-table.awk" "$tsv"
 }
 
 # --- set-up
