@@ -94,6 +94,7 @@ END {
 				if (C[c] != "C1" && gr != 1) {
 					sides[P[p]]++
 					if ((pr - 1) * (gr - 1) > 0) right[P[p]]++
+					else wrong[P[p]] = wrong[P[p]] sprintf(", %s %s %.2f/%.2f", G[g], C[c], pr, gr)
 				}
 			}
 		}
@@ -125,4 +126,8 @@ END {
 		       wcell[q] sprintf(" %.1f%%", 100 * worst[q]),
 		       right[q], sides[q], agree[q], pairs[q]
 	}
+	for (p = 1; p <= np; p++)
+		if (wrong[P[p]] != "")
+			printf "ratio on the wrong side, %s (replay/program): %s\n", P[p],
+			       substr(wrong[P[p]], 3)
 }
