@@ -41,8 +41,8 @@ PACINGS=${PREDICT_PACINGS:-"s0 s1 think"}
 CONFIGS=${PREDICT_CONFIGS:-"C1 C2 C3 C4 C5"}
 READ_IOPS=1000			# C2, C4, C5: the blkio throttle
 WRITE_IOPS=300
-IMAGE_SIZE=3G			# each loop device's image (sparse on disk)
-RAM_SIZE=3300m			# the tmpfs holding C3's image and the tarball
+IMAGE_MB=2048			# each loop device's image
+RAM_SIZE=2300m			# the tmpfs holding C3's image and the tarball
 PG_SCALE=1			# pgbench -i -s
 PG_CLIENTS=4			# pgbench -c, -j 2
 PG_TX=250			# pgbench -t: transactions per client
@@ -550,11 +550,14 @@ echo "ioriot prediction benchmark: $(nproc) CPUs, $RUNS runs, programs: $PROGRAM
 started=$(date +%s)
 mkdir "$disk" "$xfs" "$ram"
 mount -t tmpfs -o size="$RAM_SIZE" tmpfs "$ram"
-truncate -s "$IMAGE_SIZE" "$work/disk.img"
+# Written in full, not sparse: no run pays for the allocation of the
+# image's blocks in the host's file system.
+quietly "the disk image" dd if=/dev/zero of="$work/disk.img" bs=4M \
+	count=$((IMAGE_MB / 4)) oflag=direct
 disk_loop=$(losetup -f --show --direct-io=on "$work/disk.img")
 quietly mkfs.ext4 mkfs.ext4 -q -F "$disk_loop"
 mount "$disk_loop" "$disk"
-truncate -s "$IMAGE_SIZE" "$ram/xfs.img"
+truncate -s "${IMAGE_MB}M" "$ram/xfs.img"
 xfs_loop=$(losetup -f --show --direct-io=on "$ram/xfs.img")
 quietly mkfs.xfs mkfs.xfs -q -f "$xfs_loop"
 mount "$xfs_loop" "$xfs"
