@@ -3,10 +3,10 @@
 # Per program, configuration and pacing: the program's median seconds and
 # spread ((max - min) / median), the replay's, the error |replay - program|
 # / program of the medians, and the time ratio to C1 of the replay beside
-# the program's; per pacing the mean error, the worst cell, the ratios on
-# the correct side of 1 and the pairs of configurations ranked as the
-# program ranks them, of those it separates beyond its noise (its run
-# times on the two do not overlap).
+# the program's; per pacing the mean and median error, the worst cell,
+# the ratios on the correct side of 1 and the pairs of configurations
+# ranked as the program ranks them, of those it separates beyond its
+# noise (its run times on the two do not overlap).
 #
 #   awk -F'\t' [-v configs="C1 C2"] [-v pacings="s0 s1"] [-v programs=...] \
 #       -f bench/predict-table.awk predict.tsv
@@ -88,6 +88,7 @@ END {
 				       100 * err, pr, gr,
 				       failed[kr] ? sprintf("  (%d failed)", failed[kr]) : ""
 				sum[P[p]] += err; cells[P[p]]++
+				errs[P[p]] = errs[P[p]] " " err
 				if (err >= worst[P[p]]) {
 					worst[P[p]] = err; wcell[P[p]] = G[g] " " C[c]
 				}
@@ -116,13 +117,15 @@ END {
 			}
 		}
 	}
-	printf "\n%-6s %11s %-22s %15s %17s\n", "pacing", "mean error", "worst cell",
-	       "ratio side ok", "pairs ranked ok"
+	printf "\n%-6s %11s %8s %-22s %15s %17s\n", "pacing", "mean error", "median",
+	       "worst cell", "ratio side ok", "pairs ranked ok"
 	for (p = 1; p <= np; p++) {
 		q = P[p]
 		if (!cells[q]) continue
-		printf "%-6s %10.1f%% %-22s %9d of %-3d %11d of %-3d\n", q,
-		       100 * sum[q] / cells[q],
+		vals["errors"] = errs[q]
+		stats("errors")
+		printf "%-6s %10.1f%% %7.1f%% %-22s %9d of %-3d %11d of %-3d\n", q,
+		       100 * sum[q] / cells[q], 100 * med["errors"],
 		       wcell[q] sprintf(" %.1f%%", 100 * worst[q]),
 		       right[q], sides[q], agree[q], pairs[q]
 	}

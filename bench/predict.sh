@@ -16,11 +16,11 @@
 # program, configuration and pacing: the program's time (median and
 # spread = (max - min) / median), the replay's (median), the error
 # |replay - program| / program and the time ratio to C1 predicted by the
-# replay beside the program's own; per pacing the mean error, the worst
-# cell, how many ratios are on the correct side of 1 and how many pairs
-# of configurations the replay ranks as the program does (the pairs the
-# program separates beyond its noise: its run times on the two do not
-# overlap).  Every run is a row of OUTPUT_DIR/predict.tsv, the table is
+# replay beside the program's own; per pacing the mean and median error,
+# the worst cell, how many ratios are on the correct side of 1 and how
+# many pairs of configurations the replay ranks as the program does (the
+# pairs the program separates beyond its noise: its run times on the two
+# do not overlap).  Every run is a row of OUTPUT_DIR/predict.tsv, the table is
 # also in OUTPUT_DIR/predict.txt.  Needs root; exits non-zero only if
 # something fails to run.
 #
