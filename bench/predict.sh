@@ -290,28 +290,33 @@ pgbench_prepare() {
 	quietly checkpoint as_postgres psql -q -h "$sock" -p "$port" -c CHECKPOINT postgres
 }
 
+# The timed work: the clients' transactions, done by the server.
 pgbench_run() {
 	in_cgroup runuser -u postgres -- pgbench -n -c "$PG_CLIENTS" -j 2 -t "$PG_TX" \
 		-h "$sock" -p "$port" postgres
 }
 
-# Stop the cluster (also called by cleanup).
+# After a configuration's runs: the cluster stopped.
 pgbench_stop() {
 	pg_stop
 }
 
+# Stop the running cluster, if any (also called by cleanup).
 pg_stop() {
 	[ -n "$pg_dir" ] || return 0
 	as_postgres "$PG_BIN/pg_ctl" -D "$pg_dir" -w -m fast stop > /dev/null 2>&1 || true
 	pg_dir=
 }
 
+# What pgbench's fixed work is, for the table.
 pgbench_text() {
 	echo "PostgreSQL: pgbench -c $PG_CLIENTS -j 2 -t $PG_TX (scale $PG_SCALE, after pgbench -i and a checkpoint)"
 }
 
+# sqlite needs nothing per configuration.
 sqlite_start() { :; }
 
+# A fresh directory: the database is made by the timed run.
 sqlite_prepare() {
 	rm -rf "$1/sqlite"
 	mkdir "$1/sqlite"
@@ -342,12 +347,15 @@ sqlite_script() {
 	}'
 }
 
+# The timed work: sqlite3 runs the script on a new database.
 sqlite_run() {
 	in_cgroup sqlite3 -batch -init /dev/null "$1/sqlite/test.db" < "$work/sqlite.sql"
 }
 
+# Nothing of sqlite's runs on after its runs.
 sqlite_stop() { :; }
 
+# What sqlite's fixed work is, for the table.
 sqlite_text() {
 	echo "sqlite3: $SQL_TX transactions of $SQL_ROWS inserts, 22 queries, an update, a delete"
 }
@@ -359,8 +367,10 @@ fio_start() {
 		count="$FIO_SIZE_MB" conv=fsync
 }
 
+# The file stays from run to run: fio only reads and overwrites it.
 fio_prepare() { :; }
 
+# The timed work: one fio job, its random offsets the same every run.
 fio_run() {
 	in_cgroup fio --name=predict --filename="$1/fio.data" --size="${FIO_SIZE_MB}m" \
 		--rw=randrw --rwmixread=50 --bs=4k --direct=1 --ioengine=psync \
@@ -368,14 +378,18 @@ fio_run() {
 		--randrepeat=1 --randseed=42 --output=/dev/null
 }
 
+# Nothing of fio's runs on after its runs.
 fio_stop() { :; }
 
+# What fio's fixed work is, for the table.
 fio_text() {
 	echo "fio: $FIO_IOS random 4 KiB O_DIRECT reads and writes (50/50, psync) in a ${FIO_SIZE_MB} MiB file, thinktime $FIO_THINK_US us"
 }
 
+# tar needs nothing per configuration.
 tar_start() { :; }
 
+# An empty directory to unpack into.
 tar_prepare() {
 	rm -rf "$1/tarx"
 	mkdir "$1/tarx"
@@ -386,8 +400,10 @@ tar_run() {
 	in_cgroup sh -c 'tar -xf "$1" -C "$2" && sync -f "$2"' sh "$ram/tree.tar" "$1/tarx"
 }
 
+# Nothing of tar's runs on after its runs.
 tar_stop() { :; }
 
+# What tar's fixed work is, for the table.
 tar_text() {
 	echo "tar: tar -x of $((TAR_DIRS * TAR_FILES)) files ($(du -m "$ram/tree.tar" | cut -f1) MB) in $TAR_DIRS directories, then sync -f"
 }
