@@ -84,7 +84,7 @@ for c in $CONFIGS; do
 done
 # C1 first: the capture and every ratio are taken there.
 CONFIGS="C1 $(echo "$CONFIGS" | tr ' ' '\n' | awk '/^C[2-5]$/' | sort -u | tr '\n' ' ')"
-pacings= left_out=
+pacings='' left_out=''
 help=$("$bin" --help 2>&1 || true)	# not piped: grep -q could end it early
 for p in $PACINGS; do
 	case $p in
@@ -123,7 +123,7 @@ disk=$work/disk			# C1, C2, C4, C5
 xfs=$work/xfs			# C3
 ram=$work/ram			# the tmpfs: C3's image, the tarball
 cg=$blkio/ioriot-predict.$$
-disk_loop= xfs_loop= sched_saved= cap_pid= pg_dir=
+disk_loop='' xfs_loop='' sched_saved='' cap_pid='' pg_dir=''
 port=$((50000 + $$ % 10000))	# only a socket name: listen_addresses is empty
 sock=$work/pgsock
 
