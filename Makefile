@@ -4,6 +4,10 @@
 #   make                 build ./ioriot
 #   make check           install missing build packages, build, run all tests
 #   make bench           run the benchmarks and print their figures
+#   make bench-predict   real programs and their replays on five storage
+#                        configurations: how well a replay predicts
+#                        (root, about 30 min; PREDICT_RUNS=1
+#                        PREDICT_PROGRAMS=sqlite for a quick run)
 #   make demo            capture a small workload, generate, replay it twice,
 #                        write .output/demo/report.html
 #   make deb             the Debian package, in $(OUTPUT)/deb
@@ -143,8 +147,8 @@ LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS) $(LIBZSTD_LIBS) $(LIBJANSSON_LIBS)
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-flags check-vm bench demo fuzz install uninstall clean FORCE \
-	deb vmlinux.h
+.PHONY: all deps check check-flags check-vm bench bench-predict demo fuzz \
+	install uninstall clean FORCE deb vmlinux.h
 
 all: $(BIN)
 
@@ -285,6 +289,13 @@ bench: deps
 	$(Q)bench/replay.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/fleet.sh $(CURDIR)/$(BIN) $(OUTPUT)
 	$(Q)bench/verdict.sh $(CURDIR)/$(BIN) $(OUTPUT)
+
+# The prediction benchmark (docs/benchmarks.md §11): bench/predict.sh
+# reads PREDICT_RUNS, PREDICT_PROGRAMS, PREDICT_PACINGS and PREDICT_CONFIGS
+# from the environment and writes .output/predict.tsv and predict.txt.
+bench-predict: deps
+	$(Q)$(MAKE) --no-print-directory $(BIN)
+	$(Q)bench/predict.sh $(CURDIR)/$(BIN) $(OUTPUT)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory WERROR=1 $(BIN) $(BENCH_BINS)
