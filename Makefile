@@ -294,7 +294,7 @@ bench: deps
 # reads PREDICT_RUNS, PREDICT_PROGRAMS, PREDICT_PACINGS and PREDICT_CONFIGS
 # from the environment and writes .output/predict.tsv and predict.txt.
 bench-predict: deps
-	$(Q)$(MAKE) --no-print-directory $(BIN)
+	$(Q)$(MAKE) --no-print-directory WERROR=1 $(BIN)
 	$(Q)bench/predict.sh $(CURDIR)/$(BIN) $(OUTPUT)
 
 demo: deps
