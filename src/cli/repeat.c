@@ -140,8 +140,7 @@ static double in_unit(const struct run_figure *fig, double v)
 }
 
 /* The summary as text on @f. */
-static void summary_text(FILE *f, const struct repeat *rp,
-			 const json_t *const *whole, size_t nwhole,
+static void summary_text(FILE *f, const struct repeat *rp, size_t nwhole,
 			 const struct run_figure *figs, const struct sample *s,
 			 size_t nfigs)
 {
@@ -178,7 +177,6 @@ static void summary_text(FILE *f, const struct repeat *rp,
 				fabs(s[k].mean) : 0.0);
 		fputc('\n', f);
 	}
-	(void)whole;
 }
 
 /* A JSON number, or null for NAN. */
@@ -307,7 +305,7 @@ static int summarize(const struct cli_opts *o, const struct repeat *rp)
 			v[i] = run_figure_value(whole[i], &figs[k]);
 		sample_of(v, nwhole, &s[k]);
 	}
-	summary_text(mem, rp, whole, nwhole, figs, s, nfigs);
+	summary_text(mem, rp, nwhole, figs, s, nfigs);
 	if (fclose(mem)) {
 		mem = NULL;
 		goto nomem;
