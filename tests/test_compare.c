@@ -240,6 +240,15 @@ START_TEST(test_verdict)
 		ck_assert_msg(lo <= d && d <= hi && hi < 0, "%g [%g, %g]", d,
 			      lo, hi);
 		ck_assert(fabs(d + 0.2) < 0.01);
+		/* Per figure: the second's difference to the first. */
+		const json_t *g1 = jv_at(json_object_get(jv_at(json_object_get(
+			v, "figures"), 0), "groups"), 1);
+
+		ck_assert_int_eq(jv_number(json_object_get(g1, "difference"),
+					   &d), 0);
+		ck_assert(fabs(d + 0.2) < 0.01);
+		ck_assert_uint_eq(jv_count(json_object_get(g1, "difference_ci")),
+				  2);
 	} else {
 		ck_assert(json_is_null(json_object_get(v, "winner")));
 		ck_assert_msg(strstr(jv_member_string(v, "reason"),

@@ -338,13 +338,26 @@ void verdict_json(FILE *f, const struct compare *c, const struct verdict *v)
 			fputs("null", f);
 		fputs(", \"groups\": [", f);
 		for (size_t g = 0; g < v->ngroups; g++) {
+			double base = fabs(x->s[0].mean);
+
 			fputs(g ? ", {\"mean\": " : "{\"mean\": ", f);
 			json_num(f, x->s[g].mean);
 			fputs(", \"ci\": [", f);
 			json_num(f, x->s[g].ci_lo);
 			fputs(", ", f);
 			json_num(f, x->s[g].ci_hi);
-			fprintf(f, "], \"n\": %zu}", x->s[g].n);
+			fprintf(f, "], \"n\": %zu", x->s[g].n);
+			/* Against the first configuration, relative. */
+			if (g) {
+				fputs(", \"difference\": ", f);
+				json_num(f, base ? x->w[g].diff / base : NAN);
+				fputs(", \"difference_ci\": [", f);
+				json_num(f, base ? x->w[g].ci_lo / base : NAN);
+				fputs(", ", f);
+				json_num(f, base ? x->w[g].ci_hi / base : NAN);
+				fputc(']', f);
+			}
+			fputc('}', f);
 		}
 		fputs("]}", f);
 	}
