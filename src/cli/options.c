@@ -118,7 +118,7 @@ void cli_usage(void)
 "                           runs (-S RUN.json, --csv RUN.csv; a JSON and a CSV\n"
 "                           of the same base name are one run) and captures\n"
 "                           (a capture log, replay file or --analyze's JSON):\n"
-"                           the winner, time series, latencies, top lists,\n"
+"                           the verdict, time series, latencies, top lists,\n"
 "                           a flame graph\n"
 "      --analyze FILE       print what a capture log or replay file holds:\n"
 "                           totals, syscall mix, latency and request sizes,\n"
