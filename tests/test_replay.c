@@ -422,7 +422,8 @@ static void *stop_soon(void *arg)
 	struct timespec ts = { .tv_nsec = 300 * 1000 * 1000 };
 
 	nanosleep(&ts, NULL);
-	*(volatile sig_atomic_t *)arg = 1;
+	/* Atomically, as the engine reads it (a handler's store is too). */
+	__atomic_store_n((volatile sig_atomic_t *)arg, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
