@@ -497,6 +497,10 @@ START_TEST(test_copies)
 		      strstr(out, "\tTimelines: 12\n") &&
 		      strstr(out, "Copies (--copies; each in sandboxes t.K"),
 		      "%s", out);
+	/* What the copies take is said before they start. */
+	ck_assert_msg(strstr(err, "ioriot: --copies 4: about ") &&
+		      strstr(err, " MiB of memory (4 replay processes"), "%s",
+		      err);
 	for (int k = 1; k <= 4; k++) {
 		char *f;
 

@@ -256,6 +256,11 @@ struct replay_summary {
 int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	       char *err, size_t errlen);
 
+/* The memory one replay process takes whatever its file (the window of
+ * operations read ahead, the histograms, its summary), in bytes: what
+ * --copies multiplies.  Threads, their stacks and buffers come on top. */
+uint64_t replay_memory_bytes(void);
+
 /* Add the figures of @s to @d: counts and histograms add up, maxima take
  * the larger.  An @s without operations is all 0 and is not read further. */
 void replay_sys_stats_add(struct replay_sys_stats *d,

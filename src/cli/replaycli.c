@@ -258,6 +258,50 @@ static void copies_started(void *ctx)
 		rc->disks_before_ns = clock_ns(CLOCK_MONOTONIC);
 }
 
+/* The memory this host has available (MemAvailable), in bytes; 0 when
+ * unknown. */
+static uint64_t mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+/* --copies: say how much memory the @n copies will take before they start,
+ * and refuse when it is more than this host has available.  0, or -ENOMEM
+ * with why in @err. */
+static int copies_memory(const struct cli_opts *o, size_t n, char *err,
+			 size_t errlen)
+{
+	/* Each copy's process, and its summary twice in the parent (each
+	 * copy's, in shared memory and in the table). */
+	uint64_t need = n * (replay_memory_bytes() +
+			     2 * sizeof(struct replay_summary));
+	uint64_t avail = mem_available();
+
+	if (avail && need > avail) {
+		snprintf(err, errlen, "--copies %zu would take about %.1f GiB "
+			 "of memory, more than the %.1f GiB available: fewer "
+			 "copies, or several hosts (--start-at)", n,
+			 (double)need / 1073741824.0,
+			 (double)avail / 1073741824.0);
+		return -ENOMEM;
+	}
+	if (o->verbosity >= 0)
+		fprintf(stderr, "ioriot: --copies %zu: about %.0f MiB of memory "
+			"(%zu replay processes and their statistics; %.0f MiB "
+			"available)\n", n, (double)need / 1048576.0, n,
+			(double)avail / 1048576.0);
+	return 0;
+}
+
 /* --copies: replay @ro in o->copies processes at once (copies.h), in the
  * sandboxes @host; closes @rl (each copy reads the file itself). */
 static int replay_copies(const struct cli_opts *o,
@@ -275,6 +319,8 @@ static int replay_copies(const struct cli_opts *o,
 	};
 
 	rlog_close(rl);
+	if (copies_memory(o, co.n, err, errlen))
+		return -ENOMEM;
 	log_info("replay: %zu copies, each a process of its own%s", co.n,
 		 o->stagger ? ", started one after the other (--stagger)" :
 		 ", started together");

@@ -912,6 +912,13 @@ out:
 	return NULL;
 }
 
+uint64_t replay_memory_bytes(void)
+{
+	return (uint64_t)WINDOW_SLOTS * (sizeof(struct slot) +
+					 sizeof(atomic_uint)) +
+	       sizeof(struct engine_hists) + sizeof(struct replay_summary);
+}
+
 int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	       char *err, size_t errlen)
 {
