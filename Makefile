@@ -275,7 +275,8 @@ $(OUTPUT)/src/capture/sysnames.o: $(OUTPUT)/syscall_names.h
 check: deps
 	$(Q)$(MAKE) --no-print-directory WERROR=1 $(BIN) $(TEST_BIN) $(WORKLOAD_BINS)
 	$(Q)IORIOT_BIN=$(CURDIR)/$(BIN) IORIOT_TESTDATA=$(CURDIR)/tests/data \
-		IORIOT_WORKLOADS=$(CURDIR)/$(OUTPUT)/workloads $(TEST_BIN)
+		IORIOT_WORKLOADS=$(CURDIR)/$(OUTPUT)/workloads \
+		scripts/run-check.sh $(TEST_BIN)
 
 check-flags: deps
 	$(Q)scripts/check-flags.sh $(OUTPUT)/flags
