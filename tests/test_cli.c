@@ -801,7 +801,8 @@ static int run_err(const char *const *args, char **err)
 /*
  * A test's state: -i makes it ready, a replay uses it up, a second replay
  * needs --reuse; a half-built sandbox (its init killed) is refused; an
- * init or replay of a test another one holds fails at once.
+ * init or replay of a test another one holds fails at once; a state
+ * directory another user owns or may write is refused.
  */
 START_TEST(test_test_state)
 {
@@ -856,6 +857,22 @@ START_TEST(test_test_state)
 		      "%s", err);
 	free(err);
 	close(lock);
+
+	/* A state directory another user could write to (planted, or
+	 * chmod'ed): root neither reads nor writes through it. */
+	char *sdir;
+
+	ck_assert(asprintf(&sdir, "%s/.ioriot/.state", mnt) > 0);
+	ck_assert_int_eq(chown(sdir, 65534, 65534), 0);
+	ck_assert_int_eq(run_err(reuse, &err), 1);
+	ck_assert_msg(strstr(err, "writable by its owner only"), "%s", err);
+	free(err);
+	ck_assert_int_eq(chown(sdir, 0, 0), 0);
+	ck_assert_int_eq(chmod(sdir, 0777), 0);
+	ck_assert_int_eq(run_err(init, &err), 1);
+	ck_assert_msg(strstr(err, "writable by its owner only"), "%s", err);
+	free(err);
+	free(sdir);
 	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
 	free(lockp);
 	free(state);
