@@ -114,8 +114,8 @@ int testhost_cleanup(const char *mounts, bool purge,
 		     void *ctx, size_t *total);
 
 /*
- * Write dirty data out (sync), then drop the page cache, dentries and
- * inodes.  Returns 0 or -errno with a message in @err (-EACCES without
+ * Write dirty data out (sync, again until a sync writes nothing more, at
+ * most 8 times), then drop the page cache, dentries and inodes.  Returns 0 or -errno with a message in @err (-EACCES without
  * root).
  */
 int testhost_drop_caches(char *err, size_t errlen);

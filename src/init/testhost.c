@@ -1,15 +1,17 @@
 /*
  * testhost: what prepares a test host besides init: trash (-T) and purge
  * (-P) of the sandboxes on every mount, and dropping the page cache (-d,
- * and before each replay).
+ * and before each replay) once the host's writeback has settled.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ioriot/diskstats.h"
 #include "ioriot/log.h"
 #include "ioriot/mounts.h"
 #include "ioriot/sandbox.h"
@@ -53,11 +55,54 @@ out:
 	return rc;
 }
 
+/* At most this many sync(2) calls wait for the host's writeback to
+ * settle: a host whose other programs keep writing never does. */
+#define SETTLE_SYNCS_MAX 8
+
+/* The sectors written to all block devices so far, by /proc/diskstats;
+ * 0 when it cannot be read (then each sync looks like the last). */
+static uint64_t sectors_written(void)
+{
+	struct diskstats ds = { 0 };
+	uint64_t sum = 0;
+	int fd = open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (!diskstats_read(&ds, fd))
+		for (size_t i = 0; i < ds.n; i++)
+			sum += ds.dev[i].wr_sectors;
+	diskstats_free(&ds);
+	close(fd);
+	return sum;
+}
+
+/*
+ * sync(2) until one sync writes nothing more.  One is not always enough:
+ * on ext4, the journal commit a sync forces (after many unlinks, say the
+ * trashing of the previous run's sandbox) leaves metadata blocks dirty
+ * that only the next sync writes.  Left for the replay, its own first
+ * fsync or syncfs pays for them: under a 300 IOPS throttle, 0.6 s added
+ * to a 0.2 s replay (docs/benchmarks.md, 11.4).
+ */
+static void settle_writeback(void)
+{
+	uint64_t before = sectors_written(), after;
+
+	for (int i = 0; i < SETTLE_SYNCS_MAX; i++) {
+		sync();
+		after = sectors_written();
+		if (after == before)
+			break;
+		before = after;
+	}
+}
+
 int testhost_drop_caches(char *err, size_t errlen)
 {
 	int fd, rc = 0;
 
-	sync();
+	settle_writeback();
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, "3\n", 2) != 2) {
 		rc = -errno;
