@@ -72,6 +72,10 @@ static const char *const goldens[] = {
 			 * timeline's first operation or from a log without
 			 * the keys; parent= of forked processes and
 			 * threads, the nearest ancestor with an operation */
+	"futex",	/* sync= and waited= from futex waits and the wakes
+			 * that ended them: private and shared futexes, a
+			 * wake before its wait in the log, waits that did
+			 * not sleep and wakes of nobody */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

@@ -679,6 +679,44 @@ START_TEST(test_think)
 END_TEST
 
 /*
+ * --think with sync=: in the capture, timeline 1:2 was blocked 9.99 s of
+ * the 10 s before op 4 in a futex wait that 1:1 ended 5 ms before op 4,
+ * after its op 3 (sync=3:5000000 waited=9990000000).  The replay keeps
+ * 1:2's 10 ms that were no wait, and starts op 4 5 ms after op 3 ended:
+ * about 0.3 s in all, not 10 s.  The sleep is accounted exactly; the time
+ * has a lower bound and a loose upper one.  -s 0 keeps the order only.
+ */
+START_TEST(test_think_sync)
+{
+	FILE *f = replay_begin();
+
+	fprintf(f, "1 1:1 0 0 - mkdirat 0 path=%s/x mode=0755\n", sandbox);
+	fprintf(f, "2 1:2 0 0 - mkdirat 0 path=%s/y mode=0755\n", sandbox);
+	fprintf(f, "3 1:1 300000000 0 - mkdirat 0 path=%s/a mode=0755\n",
+		sandbox);
+	fprintf(f, "4 1:2 10000000000 0 - mkdirat 0 path=%s/b mode=0755 "
+		"sync=3:5000000 waited=9990000000\n", sandbox);
+	replay_end(f, 4);
+
+	ck_assert_int_eq(run_think(0, 0, summary), 0);
+	ck_assert_uint_eq(summary->ops, 4);
+	ck_assert_uint_eq(total_differ(summary), 0);
+	ck_assert_uint_eq(summary->cap_gap_ns, 10300000000ULL);
+	ck_assert_uint_eq(summary->think_sleep_ns, 310000000ULL);
+	ck_assert_uint_ge(summary->duration_ns, 305000000ULL);
+	ck_assert_msg(summary->duration_ns < 8000000000ULL, "took %llu ns",
+		      (unsigned long long)summary->duration_ns);
+	ck_assert(in_sandbox("a") && in_sandbox("b"));
+	tu_rmtree(sandbox);
+	ck_assert_int_eq(mkdir(sandbox, 0755), 0);
+
+	ck_assert_int_eq(run(0, NULL, summary), 0);
+	ck_assert_uint_eq(summary->ops, 4);
+	ck_assert_uint_eq(total_differ(summary), 0);
+}
+END_TEST
+
+/*
  * Registered buffers beyond the replay's limit of 1 GiB per ring
  * (URING_BUF_TOTAL_MAX): two of 1 GiB are answered with ENOMEM, and
  * nothing is allocated for them (a hand-edited file once made the replay
@@ -945,6 +983,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_spin);
 	tcase_add_test(tc, test_think);
+	tcase_add_test(tc, test_think_sync);
 	tcase_add_test(tc, test_uring_bufs_bounded);
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_hostile_symlinks);

@@ -140,6 +140,12 @@ static void assert_op_eq(const struct rlog_op *a, const struct rlog_op *b)
 		ck_assert_uint_eq(a->cpu_ns, b->cpu_ns);
 	if (b->have & RL_PARENT)
 		ck_assert_uint_eq(a->parent, b->parent);
+	if (b->have & RL_SYNC) {
+		ck_assert_uint_eq(a->sync_id, b->sync_id);
+		ck_assert_uint_eq(a->sync_gap_ns, b->sync_gap_ns);
+	}
+	if (b->have & RL_WAITED)
+		ck_assert_uint_eq(a->waited_ns, b->waited_ns);
 }
 
 /* A path with a space, '%', a newline and a byte that is not UTF-8. */
@@ -208,6 +214,10 @@ START_TEST(test_round_trip)
 	ops[2].umask = 0;
 	ops[2].cpu_ns = UINT64_MAX;
 	ops[2].parent = (uint64_t)UINT32_MAX << 32 | 7;
+	ops[2].have |= RL_SYNC | RL_WAITED;
+	ops[2].sync_id = 2;
+	ops[2].sync_gap_ns = UINT64_MAX;
+	ops[2].waited_ns = UINT64_MAX;
 	ops[3] = (struct rlog_op){
 		.id = 4, .pid = 1, .tid = 1, .time_ns = 3000,
 		.sys = SYS_MMAP_WRITE, .ret = 3,
@@ -597,6 +607,14 @@ static const struct bad_file {
 	  ":4: operation id 3 does not follow 5" },
 	{ HDR "#OPS\n3 1:1 0 0 3 sync 0\n", 0, 0,
 	  ":3: dependency 3 is not an earlier operation" },
+	{ HDR "#OPS\n3 1:1 0 0 - sync 0 sync=3:0\n", 0, 0,
+	  ":3: sync=3 is not an earlier operation" },
+	{ HDR "#OPS\n3 1:1 0 0 - sync 0 sync=0:5\n", 0, 0,
+	  ":3: sync=0 is not an earlier operation" },
+	{ HDR "#OPS\n3 1:1 0 0 - sync 0 sync=2\n", 0, 0,
+	  ":3: malformed number in argument 'sync=2'" },
+	{ HDR "#OPS\n3 1:1 0 0 - sync 0 sync=2:x\n", 0, 0,
+	  ":3: malformed number in argument 'sync=2:x'" },
 	{ HDR "#OPS\n1 1:1 0 0 1,,2 close 0\n", 0, 0,
 	  ":3: malformed DEPS field '1,,2'" },
 	{ HDR "#OPS\n1 1:1 0 0 1, close 0\n", 0, 0, "malformed DEPS" },

@@ -41,6 +41,8 @@ enum gen_filter {
 	GF_FILTER_CTX,		/* its mapping, AIO context or io_uring ring
 				 * was set up by a call the filters left
 				 * out */
+	GF_SYNC,		/* a futex wait or wake: only the order of
+				 * threads it gives (sync=) */
 	GF_COUNT
 };
 
@@ -139,6 +141,9 @@ struct gen_summary {
 	/* The log's uncaptured record (caplog_uncaptured()): unknown if it
 	 * had none.  Carried into the replay file's header. */
 	struct uncaptured uncaptured;
+	uint64_t sync_waits;		/* futex waits that a wake ended */
+	uint64_t sync_matched;		/* of them, matched to another
+					 * thread's wake */
 	uint64_t deps_dropped;		/* beyond DEPS_MAX per operation */
 	/* Generate-time filters (filter.c): what they kept or added so
 	 * the operations they kept still find their files. */

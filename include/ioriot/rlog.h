@@ -72,6 +72,15 @@ enum rlog_have {
 	RL_PARENT = 1 << 28,	/* parent=PID:TID: the timeline that forked or
 				 * cloned this one during the capture (on a
 				 * timeline's first operation) */
+	RL_SYNC = 1 << 29,	/* sync=ID:NS: in the capture, this
+				 * timeline waited (futex) for a wake that
+				 * came after operation ID of another timeline
+				 * ended; this operation began NS after that
+				 * end */
+	RL_WAITED = 1 << 30,	/* waited=NS: of the gap before this
+				 * operation, the ns its thread was blocked
+				 * in such waits (--think replaces them by
+				 * the sync= dependency) */
 };
 
 /* The page of mmap_read and mmap_write: count= and stride= are in pages
@@ -109,6 +118,9 @@ struct rlog_op {
 	uint32_t name_len;
 	uint64_t cpu_ns;		/* RL_CPU */
 	uint64_t parent;		/* RL_PARENT: PID << 32 | TID */
+	uint64_t sync_id, sync_gap_ns;	/* RL_SYNC, in this order (the
+					 * reader stores the pair at once) */
+	uint64_t waited_ns;		/* RL_WAITED */
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };

@@ -77,6 +77,9 @@ enum sys_kind {
 	SK_DEDUPE,	/* v4 record: one destination of the FIDEDUPERANGE
 			 * ioctl after it; replay: that destination queued */
 	SK_DEDUPE_DONE,	/* replay: a FIDEDUPERANGE destination's result */
+	SK_FUTEX,	/* futex: a wait or wake, captured as ordering only:
+			 * generate turns a wake and the wait it ended into
+			 * a dependency (sync=); never an operation */
 };
 
 /* X(id, name, kind, v3 return key, replay name) */
@@ -237,7 +240,8 @@ enum sys_kind {
 	X(URING_FTRUNCATE, "uring_ftruncate", SK_URING_DONE, 0, \
 	  "uring_ftruncate") \
 	X(DEDUPE, "dedupe", SK_DEDUPE, 0, "dedupe") \
-	X(DEDUPE_DONE, "dedupe_done", SK_DEDUPE_DONE, 0, "dedupe_done")
+	X(DEDUPE_DONE, "dedupe_done", SK_DEDUPE_DONE, 0, "dedupe_done") \
+	X(FUTEX, "futex", SK_FUTEX, 0, "futex")
 
 enum sys_id {
 #define SYS_ENUM(id, name, kind, v3ret, rname) SYS_##id,

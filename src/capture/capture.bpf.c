@@ -904,7 +904,8 @@ static __always_inline int on_exit(const struct sys_ctx *ctx, __u32 sys,
 	X(io_destroy, 1, SYS_IO_DESTROY, -1, -1, EX_NONE) \
 	X(io_cancel, 3, SYS_IO_CANCEL, -1, -1, EX_NONE) \
 	X(io_uring_setup, 2, SYS_IO_URING_SETUP, -1, -1, EX_URING_SETUP) \
-	X(io_uring_enter, 6, SYS_IO_URING_ENTER, -1, -1, EX_NONE)
+	X(io_uring_enter, 6, SYS_IO_URING_ENTER, -1, -1, EX_NONE) \
+	X(futex, 6, SYS_FUTEX, -1, -1, EX_NONE)
 
 #define TRACE_SPEC(name, nargs, sys, p1, p2, kind) \
 	{ #name, sys, nargs, p1, p2, kind },

@@ -84,6 +84,9 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_FREMOVEXATTR] = "dP", [SYS_REMOVEXATTRAT] = "dpfP",
 	[SYS_FLOCK] = "df", [SYS_SPLICE] = "d_e_cf", [SYS_TEE] = "decf",
 	[SYS_DEDUPE] = "dQc",
+	/* futex: a the word's address, F the operation with its flags,
+	 * G the value (a wait's expected word, a wake's count). */
+	[SYS_FUTEX] = "aFG",
 };
 
 /* The have bit of layout character @c, 0 for none. */

@@ -40,6 +40,7 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_FILTERED] = "left out by --only-*, --from, --to",
 	[GF_FILTER_FD] = "fd opened by an operation left out, not reopened",
 	[GF_FILTER_CTX] = "mapping, AIO context, ring set up by one left out",
+	[GF_SYNC] = "futex wait or wake: ordering only (sync=)",
 };
 
 const char *gen_filter_name(enum gen_filter why)
@@ -488,6 +489,7 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 	rc = -ENOMEM;
 	if (!g.mount_used || !g.ns || u64map_init(&g.timelines) ||
 	    u64map_init(&g.parents) || u64map_init(&g.op_pids) ||
+	    u64map_init(&g.futexes) ||
 	    u64map_init(&g.aio_batch) || u64map_init(&g.dedupe) ||
 	    procs_init(&g.procs, gen_release, gen_unmap, &g)) {
 		snprintf(err, errlen, "out of memory");
@@ -580,6 +582,7 @@ out:
 	gen_dedupe_free(&g);
 	gen_filter_free(&g);
 	gen_timelines_free(&g);
+	gen_futexes_free(&g);
 	u64map_destroy(&g.op_pids);
 	nstree_free(g.ns);
 	free(g.mount_used);
@@ -729,6 +732,11 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 	print_filters(out, s);
 	print_uncaptured(out, &s->uncaptured);
 	print_end(out, s);
+	if (s->sync_waits)
+		fprintf(out, "Futex waits woken: %" PRIu64 ", %" PRIu64
+			" matched to another thread's wake (sync=), %" PRIu64
+			" not\n", s->sync_waits, s->sync_matched,
+			s->sync_waits - s->sync_matched);
 	if (s->deps_dropped)
 		fprintf(out, "Dependencies dropped (over %d per operation): %"
 			PRIu64 "\n", DEPS_MAX, s->deps_dropped);

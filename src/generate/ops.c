@@ -195,6 +195,8 @@ void gen_op_emit(struct gen *g, struct rlog_op *op)
 	if (t && g->ev && op != &g->run.op &&
 	    ((uint64_t)op->pid << 32 | op->tid) == timeline(g->ev))
 		gen_op_cpu(g, op, t);
+	if (t)
+		gen_op_sync(g, op, t);
 	if (op->time_ns + op->dur_ns > g->sum->ops_end_ns)
 		g->sum->ops_end_ns = op->time_ns + op->dur_ns;
 	if (g->opt->sink) {

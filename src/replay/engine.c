@@ -241,19 +241,24 @@ static uint64_t first_due(struct engine *e, const struct slot *s)
  * longer (a busy CPU) makes the operation late, as the program would have
  * been.  A timeline's first operation is due at its captured time divided
  * by the speed, shifted by its parent's drift (the parent's replay running
- * behind or ahead of the capture), never before the start.
+ * behind or ahead of the capture), never before the start.  The part of
+ * the gap the thread was blocked in waits another timeline ended (waited=)
+ * is no wait here: sync_due() orders the operation after that timeline's.
  */
 static uint64_t think_due(struct runner *r, const struct slot *s)
 {
 	struct engine *e = r->eng;
 	const struct timeline *tl = s->tl;
-	uint64_t cpu = 0, wait, spent;
+	uint64_t cpu = 0, rest, wait, spent;
 
 	if (!tl->ran)
 		return first_due(e, s);
 	if (s->op.have & RL_CPU)
 		cpu = s->op.cpu_ns < s->gap_ns ? s->op.cpu_ns : s->gap_ns;
-	wait = scaled(s->gap_ns - cpu, e->speed);
+	rest = s->gap_ns - cpu;
+	if (s->op.have & RL_WAITED)
+		rest -= s->op.waited_ns < rest ? s->op.waited_ns : rest;
+	wait = scaled(rest, e->speed);
 	if (cpu) {
 		cpu = scaled(cpu, e->cpu_scale);
 		spent = engine_now(e) - tl->end_ns;
@@ -263,6 +268,31 @@ static uint64_t think_due(struct runner *r, const struct slot *s)
 	}
 	r->think_sleep_ns += wait;
 	return tl->end_ns + cpu + wait;
+}
+
+/*
+ * Wait for the operation @op's sync= names (another timeline's, whose end
+ * a wake followed in the capture: a futex wait it ended).  With --think,
+ * if that operation had not ended yet, @op is due no earlier than its end
+ * (when this wait saw it) plus the capture's gap after it (sync=ID:NS's
+ * NS), scaled by the
+ * speed; one that had ended before leaves @due as it is (the wake came
+ * before the wait).  False when the replay stops first.
+ */
+static bool sync_due(struct engine *e, const struct rlog_op *op, bool spin,
+		     uint64_t *due)
+{
+	bool pending = !engine_done(e, op->sync_id);
+	uint64_t t;
+
+	if (!engine_wait_done(e, op->sync_id, spin))
+		return false;
+	if (pending && e->pacing == REPLAY_PACE_THINK) {
+		t = engine_now(e) + scaled(op->sync_gap_ns, e->speed);
+		if (t > *due)
+			*due = t;
+	}
+	return true;
 }
 
 /* --think: operation @op of timeline @tl ended at @t1. */
@@ -357,6 +387,8 @@ static int run_op(struct runner *r, const struct slot *s)
 	for (int d = 0; d < op->deps.n; d++)
 		if (!engine_wait_done(e, op->deps.id[d], spin))
 			return 1;
+	if ((op->have & RL_SYNC) && !sync_due(e, op, spin, &due))
+		return 1;
 	if (e->pacing != REPLAY_PACE_FAST) {
 		t0 = pace(r, due);
 		if (engine_should_stop(e))

@@ -100,6 +100,16 @@ static int queue_pending(struct feed *f, bool wait, char *err, size_t errlen)
 		if (dep >= 0)
 			deps.id[deps.n++] = (uint64_t)dep;
 	}
+	/* sync= too becomes a sequence number; one done already orders
+	 * nothing more. */
+	if (op->have & RL_SYNC) {
+		int64_t dep = pending_dep(f, op->sync_id);
+
+		if (dep >= 0)
+			f->pending.op.sync_id = (uint64_t)dep;
+		else
+			f->pending.op.have &= ~(unsigned)RL_SYNC;
+	}
 	if (engine_queue_op(f->e, tl, f->nread, op, &deps)) {
 		snprintf(err, errlen, "%s: out of memory", f->path);
 		return -ENOMEM;

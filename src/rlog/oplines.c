@@ -22,6 +22,8 @@ enum arg_type {
 	AT_PATH,		/* %XX escaped bytes */
 	AT_NAME,		/* %XX escaped bytes: an xattr name */
 	AT_TIMELINE,		/* PID:TID, stored as PID << 32 | TID */
+	AT_PAIR,		/* A:B, two unsigned decimals, stored in
+				 * the field and the one after it */
 };
 
 struct arg_key {
@@ -68,6 +70,8 @@ static const struct arg_key arg_keys[] = {
 	NUM_KEY("stride", AT_UDEC, RL_STRIDE, stride),
 	NUM_KEY("cpu", AT_UDEC, RL_CPU, cpu_ns),
 	NUM_KEY("parent", AT_TIMELINE, RL_PARENT, parent),
+	NUM_KEY("sync", AT_PAIR, RL_SYNC, sync_id),
+	NUM_KEY("waited", AT_UDEC, RL_WAITED, waited_ns),
 	{ "name", 4, AT_NAME, RL_NAME, offsetof(struct rlog_op, name),
 	  offsetof(struct rlog_op, name_len) },
 };
@@ -311,6 +315,19 @@ static const char *parse_arg(struct rlog_op *op, char *tok, size_t len)
 			memcpy(base + k->off, &u, sizeof(u));
 		break;
 	}
+	case AT_PAIR: {
+		const char *colon = memchr(val, ':', vlen);
+		uint64_t pair[2];
+
+		ret = colon ? rl_parse_udec(val, (size_t)(colon - val), &pair[0]) :
+			      -EINVAL;
+		if (!ret)
+			ret = rl_parse_udec(colon + 1, vlen - (size_t)(colon - val) - 1,
+					    &pair[1]);
+		if (!ret)
+			memcpy(base + k->off, pair, sizeof(pair));
+		break;
+	}
 	default: {
 		long n = escape_decode(val, vlen);
 		const char *p = val;
@@ -446,6 +463,12 @@ static int check_op(struct rlog_reader *r, const struct line *ln,
 				    (unsigned long long)op->deps.id[i]);
 			return -EPROTO;
 		}
+	}
+	if ((op->have & RL_SYNC) && (!op->sync_id || op->sync_id >= op->id)) {
+		rl_line_err(r, ln, err, errlen,
+			    "sync=%llu is not an earlier operation",
+			    (unsigned long long)op->sync_id);
+		return -EPROTO;
 	}
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		const char *p = paths[i].bit == RL_PATH ? op->path :

@@ -159,6 +159,13 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		*p++ = ':';
 		p = fmt_u64(p, op->parent & UINT32_MAX);
 	}
+	if (h & RL_SYNC) {
+		p = fmt_u64(KEY(p, "sync="), op->sync_id);
+		*p++ = ':';
+		p = fmt_u64(p, op->sync_gap_ns);
+	}
+	if (h & RL_WAITED)
+		p = fmt_u64(KEY(p, "waited="), op->waited_ns);
 	*p++ = '\n';
 	ob->len = (size_t)(p - ob->buf);
 }

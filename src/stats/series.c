@@ -119,7 +119,7 @@ enum series_class series_class_of(enum sys_id id)
 	case SK_IO_EVENT: case SK_FLOCK: case SK_DEDUPE: case SK_DEDUPE_DONE:
 	case SK_SEEK: case SK_FCNTL: case SK_CHDIR: case SK_FCHDIR:
 	case SK_MMAP: case SK_EXIT_GROUP: case SK_FORK: case SK_EXEC:
-	case SK_EXIT: case SK_CWD: case SK_LOST:
+	case SK_EXIT: case SK_CWD: case SK_LOST: case SK_FUTEX:
 		return SC_OTHER;
 	}
 	return SC_OTHER;	/* not reached: the switch names every kind */
