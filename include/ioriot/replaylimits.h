@@ -1,6 +1,6 @@
 /*
  * replaylimits: the bounds of what a replay file can make a replay
- * allocate or ask the kernel for (docs/replay-format.md §7), in one
+ * allocate or ask the kernel for (docs/replay-format.md §10), in one
  * place.  io_uring's own (ring entries, fixed files, registered buffers)
  * are in uring.h; the reader refuses a file beyond those with FILE:LINE.
  * Beyond the ones here the replay refuses the file (timelines) or answers
@@ -12,7 +12,7 @@
 #define IORIOT_REPLAYLIMITS_H
 
 /* Distinct PID:TID timelines of one replay file (a timeline costs about
- * 150 bytes, docs/replay-format.md §7): the replay stops with
+ * 150 bytes, docs/replay-format.md §10): the replay stops with
  * "FILE:LINE: more than N timelines" at the first one beyond.  A host
  * runs at most PID_MAX_LIMIT (2^22) threads at once; a capture whose
  * threads come and go has far fewer than 2^20 in all. */
