@@ -5,8 +5,10 @@
  * real replay is tested in the sweep suite, on loop devices.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -73,6 +75,53 @@ START_TEST(test_option)
 }
 END_TEST
 
+/*
+ * The memory limit of this process's cgroups, from a /proc/PID/cgroup
+ * and a tree laid out as /sys/fs/cgroup: the least of the cgroup's and
+ * its ancestors' memory.max (v2, also below unified/ on a hybrid host)
+ * and memory.limit_in_bytes (v1); "max" and files missing are no limit.
+ */
+START_TEST(test_memory_limit)
+{
+	char *dir = tu_scratch(), *root = tu_join(dir, "sys"), where[512];
+	char *proc = tu_write_str(dir, "cgroup", "4:memory:/x/y\n0::/a/b\n"
+				  "1:cpu:/c\n");
+	const char *dirs[] = { "sys", "sys/a", "sys/a/b", "sys/memory",
+			       "sys/memory/x", "sys/memory/x/y", "sys/unified" };
+	uint64_t limit;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char *p = tu_join(dir, dirs[i]);
+
+		ck_assert_int_eq(mkdir(p, 0755), 0);
+		free(p);
+	}
+	/* None anywhere: no limit. */
+	cgroup_memory_limit(proc, root, &limit, where, sizeof(where));
+	ck_assert_uint_eq(limit, UINT64_MAX);
+	ck_assert_str_eq(where, "");
+	free(tu_write_str(root, "a/b/memory.max", "max\n"));
+	free(tu_write_str(root, "a/memory.max", "67108864\n"));
+	free(tu_write_str(root, "memory/x/y/memory.limit_in_bytes",
+			  "9223372036854771712\n"));
+	cgroup_memory_limit(proc, root, &limit, where, sizeof(where));
+	ck_assert_uint_eq(limit, 67108864);
+	ck_assert_msg(strstr(where, "/sys/a/memory.max"), "%s", where);
+	/* A lower v1 limit of an ancestor wins. */
+	free(tu_write_str(root, "memory/x/memory.limit_in_bytes", "8388608\n"));
+	cgroup_memory_limit(proc, root, &limit, where, sizeof(where));
+	ck_assert_uint_eq(limit, 8388608);
+	ck_assert_msg(strstr(where, "/sys/memory/x/memory.limit_in_bytes"),
+		      "%s", where);
+	/* No such /proc file: no limit. */
+	cgroup_memory_limit(root, root, &limit, where, sizeof(where));
+	ck_assert_uint_eq(limit, UINT64_MAX);
+	free(proc);
+	free(root);
+	free(dir);
+}
+END_TEST
+
 Suite *cgroup_suite(void)
 {
 	Suite *s = suite_create("cgroup");
@@ -81,6 +130,7 @@ Suite *cgroup_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_check);
 	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_memory_limit);
 	tcase_add_test(tc, test_option);
 	suite_add_tcase(s, tc);
 	return s;

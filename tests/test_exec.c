@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "../src/replay/exec.h"
+#include "../src/replay/execops.h"
+#include "ioriot/replaylimits.h"
 #include "testutil.h"
 
 #define ANY_OK INT64_MIN	/* expected: any result >= 0 */
@@ -720,6 +722,42 @@ START_TEST(test_release)
 }
 END_TEST
 
+/* A thread's read buffer for a read of IO_MAX (the caller's thread
+ * ends: its buffer goes, what it grew stays counted). */
+static void *grow_read_buf(void *arg)
+{
+	size_t *cap = arg;
+
+	if (!exec_read_buf(&X, IO_MAX, cap))
+		*cap = 0;
+	return NULL;
+}
+
+/*
+ * What the threads' read buffers grow beyond READ_BUF is bounded for the
+ * whole replay (REPLAY_READ_BUFS_MAX): threads that read IO_MAX get it
+ * while the bound allows, the others keep READ_BUF and read in several
+ * calls.  Before, each of up to 65536 threads could hold IO_MAX.
+ */
+START_TEST(test_read_bufs_bounded)
+{
+	size_t full = REPLAY_READ_BUFS_MAX / (IO_MAX - READ_BUF), n = full + 4;
+	size_t big = 0, small = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		pthread_t t;
+		size_t cap = 0;
+
+		ck_assert_int_eq(pthread_create(&t, NULL, grow_read_buf, &cap), 0);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+		big += cap == IO_MAX;
+		small += cap == READ_BUF;
+	}
+	ck_assert_uint_eq(big, full);
+	ck_assert_uint_eq(small, n - full);
+}
+END_TEST
+
 Suite *exec_suite(void)
 {
 	Suite *s = suite_create("exec");
@@ -734,6 +772,7 @@ Suite *exec_suite(void)
 	tcase_add_test(tc, test_fileapi_ops);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_release);
+	tcase_add_test(tc, test_read_bufs_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,6 +7,7 @@
  * "mnt/.ioriot/t" is the sandbox, mnt a tmpfs (tu_mount_tmpfs).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "ioriot/replay.h"
+#include "ioriot/replaylimits.h"
 #include "testutil.h"
 
 static char *scratch, *sandbox, *replay_path;
@@ -747,6 +749,139 @@ START_TEST(test_uring_bufs_bounded)
 }
 END_TEST
 
+/*
+ * AIO requests and their buffers are bounded for the whole replay
+ * (ioriot/replaylimits.h): a second read of 1 GiB and a small one after
+ * it find the buffers' 1 GiB taken, the 65537th request alive finds the
+ * requests' bound; each is answered EAGAIN and counted as over the
+ * limits, nothing allocated.  Before, every iocb allocated its captured
+ * count, queued without bound.
+ */
+START_TEST(test_aio_bounded)
+{
+	struct replay_summary *sum = malloc(sizeof(*sum));
+	FILE *f = replay_begin();
+	int eagain = replay_result_slot(REPLAY_ERRNO, -EAGAIN);
+	unsigned id = 1, tag = 1;
+
+	ck_assert_ptr_nonnull(sum);
+	fprintf(f, "%u 1:1 0 0 - openat 3 vfd=1 path=%s/f flags=0x42 "
+		"mode=0644\n", id++, sandbox);
+	fprintf(f, "%u 1:1 0 0 - io_setup 0 count=4 ctx=1\n", id++);
+	fprintf(f, "%u 1:1 0 0 - iocb 0 fd=1 off=0 count=1073741824 cmd=0 "
+		"ctx=1 tag=%u\n", id++, tag++);
+	fprintf(f, "%u 1:1 0 0 - iocb 0 fd=1 off=0 count=1073741824 cmd=0 "
+		"ctx=1 tag=%u\n", id++, tag++);
+	fprintf(f, "%u 1:1 0 0 - iocb 0 fd=1 off=0 count=4096 cmd=0 "
+		"ctx=1 tag=%u\n", id++, tag++);
+	/* 65535 more fsyncs: 65536 alive with the first read; one more. */
+	for (unsigned i = 0; i < 65536; i++)
+		fprintf(f, "%u 1:1 0 0 - iocb 0 fd=1 cmd=2 ctx=1 tag=%u\n",
+			id++, tag++);
+	replay_end(f, id - 1);
+	ck_assert_int_eq(run_with(0, 1, 1, sum), 0);
+	ck_assert_uint_eq(sum->ops, id - 1);
+	ck_assert_uint_eq(sum->over_limit, 3);
+	ck_assert_uint_eq(sum->differ_by_result[SYS_IOCB][eagain], 3);
+	ck_assert_uint_eq(sum->sys[SYS_IOCB].differ, 3);
+	free(sum);
+}
+END_TEST
+
+/*
+ * io_uring rings are bounded by their entries in all
+ * (URING_RING_ENTRIES_MAX): ten rings of 32768 entries and 65536
+ * completion entries fit, the eleventh is answered ENOMEM; requests
+ * queued without io_uring_enter stop at the bound of requests alive
+ * (EAGAIN).  Both counted as over the limits.
+ */
+START_TEST(test_uring_rings_bounded)
+{
+	struct replay_summary *sum = malloc(sizeof(*sum));
+	FILE *f = replay_begin();
+	int enomem = replay_result_slot(REPLAY_ERRNO, -ENOMEM);
+	int eagain = replay_result_slot(REPLAY_ERRNO, -EAGAIN);
+	unsigned id = 1;
+
+	ck_assert_ptr_nonnull(sum);
+	for (unsigned ctx = 1; ctx <= 11; ctx++)
+		fprintf(f, "%u 1:1 0 0 - io_uring_setup 3 count=32768 "
+			"cq=65536 flags=0x8 ctx=%u\n", id++, ctx);
+	for (unsigned tag = 1; tag <= 65537; tag++)
+		fprintf(f, "%u 1:1 0 0 - sqe 0 ctx=1 tag=%u cmd=0\n", id++,
+			tag);
+	replay_end(f, id - 1);
+	ck_assert_int_eq(run_with(0, 1, 1, sum), 0);
+	ck_assert_uint_eq(sum->ops, id - 1);
+	ck_assert_uint_eq(sum->differ_by_result[SYS_IO_URING_SETUP][enomem], 1);
+	ck_assert_uint_eq(sum->differ_by_result[SYS_SQE][eagain], 1);
+	ck_assert_uint_eq(sum->over_limit, 2);
+	free(sum);
+}
+END_TEST
+
+/*
+ * Private writable mappings, whose written pages become the replay's own
+ * memory, are bounded in all (REPLAY_MAP_PRIVATE_MAX, 1 GiB): a second
+ * one of 1 GiB is answered ENOMEM and counted; a shared one of 2 GiB is
+ * the page cache's and maps; once the first is unmapped, a third fits.
+ */
+START_TEST(test_map_private_bounded)
+{
+	struct replay_summary *sum = malloc(sizeof(*sum));
+	FILE *f = replay_begin();
+	int enomem = replay_result_slot(REPLAY_ERRNO, -ENOMEM);
+
+	ck_assert_ptr_nonnull(sum);
+	fprintf(f, "1 1:1 0 0 - openat 3 vfd=1 path=%s/f flags=0x42 "
+		"mode=0644\n", sandbox);
+	fprintf(f, "2 1:1 0 0 - mmap 139637976727552 fd=1 flags=0x2 mode=03 "
+		"off=0 count=1073741824\n"
+		"3 1:1 0 0 - mmap 139639050469376 fd=1 flags=0x2 mode=03 "
+		"off=0 count=1073741824\n"
+		"4 1:1 0 0 - mmap 139640124211200 fd=1 flags=0x1 mode=03 "
+		"off=0 count=2147483648\n"
+		"5 1:1 0 0 - munmap 0 fd=1 count=1073741824 "
+		"addr=0x7f0000000000\n"
+		"6 1:1 0 0 - mmap 139637976727552 fd=1 flags=0x2 mode=03 "
+		"off=0 count=1073741824\n");
+	replay_end(f, 6);
+	ck_assert_int_eq(run(0, NULL, sum), 0);
+	ck_assert_uint_eq(sum->ops, 6);
+	ck_assert_uint_eq(sum->sys[SYS_MMAP].ops, 4);
+	ck_assert_uint_eq(sum->sys[SYS_MMAP].differ, 1);
+	ck_assert_uint_eq(sum->differ_by_result[SYS_MMAP][enomem], 1);
+	ck_assert_uint_eq(sum->sys[SYS_MUNMAP].differ, 0);
+	ck_assert_uint_eq(sum->over_limit, 1);
+	free(sum);
+}
+END_TEST
+
+/*
+ * A file of more timelines than the replay's limit (REPLAY_TIMELINES_MAX)
+ * is refused at the line of the first one beyond, naming file and line:
+ * each timeline costs memory for the whole replay.
+ */
+START_TEST(test_timelines_bounded)
+{
+	struct replay_options opt = {
+		.replay_path = replay_path, .workers = 1, .threads = 1,
+	};
+	unsigned n = REPLAY_TIMELINES_MAX + 1;
+	char err[512] = "", want[PATH_MAX + 64];
+	FILE *f = replay_begin();
+
+	for (unsigned i = 1; i <= n; i++)
+		fprintf(f, "%u 1:%u 0 0 - close 0 fd=1\n", i, i);
+	replay_end(f, n);
+	ck_assert_int_eq(replay_run(&opt, summary, err, sizeof(err)), -E2BIG);
+	/* Four lines of header and markers, then the operations. */
+	snprintf(want, sizeof(want), "%s:%u: more than %u timelines",
+		 replay_path, n + 4, REPLAY_TIMELINES_MAX);
+	ck_assert_msg(strstr(err, want), "%s", err);
+}
+END_TEST
+
 /* CPU time of this process so far, in ns. */
 static uint64_t cpu_ns(void)
 {
@@ -985,6 +1120,10 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_think);
 	tcase_add_test(tc, test_think_sync);
 	tcase_add_test(tc, test_uring_bufs_bounded);
+	tcase_add_test(tc, test_aio_bounded);
+	tcase_add_test(tc, test_uring_rings_bounded);
+	tcase_add_test(tc, test_map_private_bounded);
+	tcase_add_test(tc, test_timelines_bounded);
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_hostile_symlinks);
 	tcase_add_test(tc, test_bad_files);

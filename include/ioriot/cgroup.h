@@ -7,6 +7,7 @@
 #define IORIOT_CGROUP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* One limit file of a cgroup and its lines ("7:3 100\n..."). */
 struct cgroup_limit {
@@ -45,5 +46,17 @@ int cgroup_limits_read(const char *path, struct cgroup_limits *out);
 
 /* Free the limits.  Accepts NULL and a zeroed @l. */
 void cgroup_limits_free(struct cgroup_limits *l);
+
+/*
+ * The memory limit of the cgroups that @proc_cgroup (a /proc/PID/cgroup
+ * file) names, mounted under @root (/sys/fs/cgroup): the least
+ * memory.max (v2, at @root or @root/unified) or memory.limit_in_bytes
+ * (v1, at @root/memory) of the process's cgroup and its ancestors, in
+ * bytes, into *@limit; UINT64_MAX when none limits it or none can be
+ * read.  The path of the cgroup that sets it (or "") into @where
+ * (@wherelen bytes).  Never fails: a limit unknown is no limit.
+ */
+void cgroup_memory_limit(const char *proc_cgroup, const char *root,
+			 uint64_t *limit, char *where, size_t wherelen);
 
 #endif

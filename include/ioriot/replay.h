@@ -240,6 +240,9 @@ struct replay_summary {
 	uint64_t setid_stripped;	/* ops whose set-ID mode bits went */
 	uint64_t uring_flags_dropped;	/* io_uring rings set up without some
 					 * captured setup flag */
+	uint64_t over_limit;		/* operations answered with an error
+					 * instead, beyond the replay's bounds
+					 * (ioriot/replaylimits.h) */
 	struct replay_rate rate;		/* the caps the run had */
 	struct replay_throttle_stats throttle[REPLAY_RATE_CLASSES];
 	struct replay_sys_stats sys[SYS_COUNT];

@@ -274,6 +274,32 @@ static uint64_t mem_available(void)
 	return (uint64_t)kb * 1024;
 }
 
+/*
+ * The memory of @n replays (@n copies, or one replay without --copies;
+ * replay_memory_bytes()) against the memory limit of the cgroup this
+ * process is in (--cgroup's, if given, and its ancestors': memory.max,
+ * memory.limit_in_bytes): refused before the replay starts when it cannot
+ * fit, rather than OOM-killed by the kernel in the middle.  0, or -ENOMEM
+ * with why in @err.
+ */
+static int cgroup_memory_fits(size_t n, char *err, size_t errlen)
+{
+	uint64_t need = n * replay_memory_bytes(), limit;
+	char where[PATHMAP_MAX];
+
+	cgroup_memory_limit("/proc/self/cgroup", "/sys/fs/cgroup", &limit,
+			    where, sizeof(where));
+	if (need <= limit)
+		return 0;
+	snprintf(err, errlen, "the replay needs at least %.1f MiB of memory "
+		 "(%zu replay process%s: the window of operations read ahead, "
+		 "the statistics), more than the %.1f MiB its cgroup allows "
+		 "(%s): a higher limit%s", (double)need / 1048576.0, n,
+		 n == 1 ? "" : "es", (double)limit / 1048576.0, where,
+		 n > 1 ? ", or fewer --copies" : "");
+	return -ENOMEM;
+}
+
 /* --copies: say how much memory the @n copies will take before they start,
  * and refuse when it is more than this host has available.  0, or -ENOMEM
  * with why in @err. */
@@ -509,6 +535,11 @@ int cli_run_replay(const struct cli_opts *o)
 	rc.info.nsandboxes = nhost;
 	if (o->cgroup && join_cgroup(o->cgroup, &rc))
 		goto out;
+	if (cgroup_memory_fits(o->copies ? (size_t)o->copies : 1, err,
+			       sizeof(err))) {
+		log_error("%s", err);
+		goto out;
+	}
 	/* Opened as root, like -S, before the privileges drop. */
 	if (have_series) {
 		struct series_config sc = {

@@ -16,10 +16,16 @@
  * it reaps until it is.  Vectored requests are replayed with one iovec of
  * the captured total length; IOCB_FLAG_RESFD is not replayed.
  *
+ * Requests and their buffers count against the replay's bounds
+ * (ioriot/replaylimits.h): an iocb beyond them is answered -EAGAIN and
+ * counted, nothing allocated; a buffer is never longer than a read or
+ * write moves (IO_RW_MAX).
+ *
  * Contexts are shared by all timelines: the table and each context have
  * a lock, and a context is freed by its last user.
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/aio_abi.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -32,6 +38,7 @@
 
 #include "aio.h"
 #include "fileops.h"
+#include "ioriot/replaylimits.h"
 #include "ioriot/syscalls.h"
 #include "ioriot/u64map.h"
 
@@ -57,6 +64,7 @@ struct pool_buf {
 
 struct context {
 	aio_context_t id;
+	struct replay_budget *budget;	/* the table's */
 	pthread_mutex_t lock;
 	unsigned refs;		/* the table's and each user's; under the
 				 * table's lock */
@@ -69,14 +77,16 @@ struct context {
 struct aio_table {
 	pthread_mutex_t lock;
 	struct u64map ctxs;	/* vctx -> struct context */
+	struct replay_budget *budget;
 };
 
-struct aio_table *aio_table_new(void)
+struct aio_table *aio_table_new(struct replay_budget *budget)
 {
 	struct aio_table *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
+	t->budget = budget;
 	if (u64map_init(&t->ctxs)) {
 		free(t);
 		return NULL;
@@ -85,10 +95,22 @@ struct aio_table *aio_table_new(void)
 	return t;
 }
 
+/* Free the free buffers of @c's pool (under c->lock). */
+static void pool_drain(struct context *c)
+{
+	for (size_t i = 0; i < c->npool; i++) {
+		free(c->pool[i].p);
+		budget_give(&c->budget->async_bytes, c->pool[i].cap);
+	}
+	c->npool = 0;
+}
+
 /* A buffer of at least @len bytes aligned to @align (a power of two) from
- * @c's pool (under c->lock), or a new one; NULL when out of memory. */
+ * @c's pool (under c->lock), or a new one within the replay's bound
+ * (REPLAY_ASYNC_BUF_MAX; the pool is freed first when it would not fit).
+ * NULL when out of memory, or beyond the bound: then *@over is true. */
 static char *pool_get(struct context *c, size_t len, size_t align,
-		      size_t *cap)
+		      size_t *cap, bool *over)
 {
 	size_t want = (len + align - 1) / align * align;
 	char *p;
@@ -102,8 +124,18 @@ static char *pool_get(struct context *c, size_t len, size_t align,
 			return p;
 		}
 	}
-	p = aligned_alloc(align, want ? want : align);
 	*cap = want ? want : align;
+	if (!budget_take(&c->budget->async_bytes, *cap, REPLAY_ASYNC_BUF_MAX)) {
+		pool_drain(c);
+		if (!budget_take(&c->budget->async_bytes, *cap,
+				 REPLAY_ASYNC_BUF_MAX)) {
+			*over = true;
+			return NULL;
+		}
+	}
+	p = aligned_alloc(align, *cap);
+	if (!p)
+		budget_give(&c->budget->async_bytes, *cap);
 	return p;
 }
 
@@ -119,6 +151,7 @@ static void pool_put(struct context *c, struct request *rq)
 
 		if (!p) {
 			free(rq->buf);
+			budget_give(&c->budget->async_bytes, rq->cap);
 			rq->buf = NULL;
 			return;
 		}
@@ -130,6 +163,15 @@ static void pool_put(struct context *c, struct request *rq)
 	rq->buf = NULL;
 }
 
+/* Free request @rq of @c, which is no longer in c->reqs (under c->lock):
+ * its buffer back to the pool, its place in the replay's bound. */
+static void request_free(struct context *c, struct request *rq)
+{
+	pool_put(c, rq);
+	free(rq);
+	budget_give(&c->budget->requests, 1);
+}
+
 /* Free @c: its requests, buffers and lock (its real context is gone). */
 static void context_free(struct context *c)
 {
@@ -137,15 +179,11 @@ static void context_free(struct context *c)
 	size_t pos = 0;
 
 	if (c->reqs.slots) {
-		while ((s = u64map_next(&c->reqs, &pos))) {
-			struct request *rq = s->value;
-			free(rq->buf);
-			free(rq);
-		}
+		while ((s = u64map_next(&c->reqs, &pos)))
+			request_free(c, s->value);
 	}
 	u64map_destroy(&c->reqs);
-	for (size_t i = 0; i < c->npool; i++)
-		free(c->pool[i].p);
+	pool_drain(c);
 	free(c->pool);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -193,12 +231,14 @@ void aio_table_free(struct aio_table *t)
 	free(t);
 }
 
-/* io_setup: a real context of the captured depth for ctx=. */
+/* io_setup: a real context of the captured depth for ctx= (a depth beyond
+ * nr_events' unsigned int as UINT_MAX: the kernel refuses it, as it did
+ * in the capture, and bounds the others by aio-max-nr). */
 static int do_setup(struct aio_table *t, const struct rlog_op *op,
 		    int64_t *result)
 {
-	unsigned nr = op->have & RL_COUNT && op->count > 0 ?
-		      (unsigned)op->count : 1;
+	unsigned nr = !(op->have & RL_COUNT) || op->count <= 0 ? 1 :
+		      op->count > UINT_MAX ? UINT_MAX : (unsigned)op->count;
 	aio_context_t id = 0;
 	struct context *c, *old;
 
@@ -215,6 +255,7 @@ static int do_setup(struct aio_table *t, const struct rlog_op *op,
 		return -ENOMEM;
 	}
 	c->id = id;
+	c->budget = t->budget;
 	c->refs = 1;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_lock(&t->lock);
@@ -244,17 +285,21 @@ static int64_t do_destroy(struct aio_table *t, const struct rlog_op *op)
 	return 0;
 }
 
-/* iocb: a request queued for the timeline's next io_submit. */
+/* iocb: a request queued for the timeline's next io_submit; -EAGAIN
+ * (counted) beyond the replay's bounds. */
 static int do_iocb(struct context *c, const struct rlog_op *op, int fd,
 		   const char *data, size_t data_len, size_t align,
 		   int64_t *result)
 {
-	size_t len = op->have & RL_COUNT && op->count > 0 ? (size_t)op->count : 0;
+	size_t len = !(op->have & RL_COUNT) || op->count <= 0 ? 0 :
+		     (uint64_t)op->count > IO_RW_MAX ? IO_RW_MAX :
+		     (size_t)op->count;
 	int opcode = op->have & RL_CMD ? (int)op->cmd : -1;
 	bool vectored = opcode == IOCB_CMD_PREADV || opcode == IOCB_CMD_PWRITEV;
 	bool writing = opcode == IOCB_CMD_PWRITE || opcode == IOCB_CMD_PWRITEV;
 	struct request *rq, *old;
 	char *buf = NULL;
+	bool over = false;
 
 	if (fd < 0) {
 		*result = -EBADF;
@@ -266,32 +311,40 @@ static int do_iocb(struct context *c, const struct rlog_op *op, int fd,
 		*result = -EINVAL;
 		return 0;
 	}
-	if (!(rq = calloc(1, sizeof(*rq))))
+	if (!budget_take(&c->budget->requests, 1, REPLAY_ASYNC_REQUESTS_MAX)) {
+		budget_refused(c->budget);
+		*result = -EAGAIN;
+		return 0;
+	}
+	if (!(rq = calloc(1, sizeof(*rq)))) {
+		budget_give(&c->budget->requests, 1);
 		return -ENOMEM;
+	}
 	pthread_mutex_lock(&c->lock);
 	if (writing && len <= data_len) {
 		buf = (char *)data;
 	} else if (opcode != IOCB_CMD_FSYNC && opcode != IOCB_CMD_FDSYNC) {
-		buf = rq->buf = pool_get(c, len, align, &rq->cap);
+		buf = rq->buf = pool_get(c, len, align, &rq->cap, &over);
 		for (size_t done = 0; buf && writing && done < len;
 		     done += data_len)
 			memcpy(buf + done, data, len - done < data_len ?
 			       len - done : data_len);
 	}
 	old = u64map_get(&c->reqs, op->tag);
-	if ((!buf && opcode != IOCB_CMD_FSYNC && opcode != IOCB_CMD_FDSYNC) ||
-	    (!old && u64map_put(&c->reqs, op->tag, rq))) {
+	if (over || old) {	/* beyond the bound; a tag given twice (an
+				 * edited file) */
+		request_free(c, rq);
 		pthread_mutex_unlock(&c->lock);
-		free(rq->buf);
-		free(rq);
-		return -ENOMEM;
-	}
-	if (old) {		/* a tag given twice (an edited file) */
-		*result = -EEXIST;
-		pool_put(c, rq);
-		pthread_mutex_unlock(&c->lock);
-		free(rq);
+		if (over)
+			budget_refused(c->budget);
+		*result = over ? -EAGAIN : -EEXIST;
 		return 0;
+	}
+	if ((!buf && opcode != IOCB_CMD_FSYNC && opcode != IOCB_CMD_FDSYNC) ||
+	    u64map_put(&c->reqs, op->tag, rq)) {
+		request_free(c, rq);
+		pthread_mutex_unlock(&c->lock);
+		return -ENOMEM;
 	}
 	rq->tl = (uint64_t)op->pid << 32 | op->tid;
 	rq->cb.aio_data = op->tag;
@@ -354,8 +407,7 @@ static int do_submit(struct context *c, const struct rlog_op *op,
 			continue;
 		}
 		u64map_del(&c->reqs, rq->cb.aio_data);
-		pool_put(c, rq);
-		free(rq);
+		request_free(c, rq);
 	}
 	pthread_mutex_unlock(&c->lock);
 	free(list);
@@ -433,9 +485,8 @@ static int64_t do_complete(struct context *c, const struct rlog_op *op,
 	}
 	res = rq->res;
 	u64map_del(&c->reqs, op->tag);
-	pool_put(c, rq);
+	request_free(c, rq);
 	pthread_mutex_unlock(&c->lock);
-	free(rq);
 	return res;
 }
 

@@ -11,13 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "ioriot/rlog.h"
 #include "stop.h"
 
 struct aio_table;
 
-/* An empty table of contexts, or NULL (out of memory). */
-struct aio_table *aio_table_new(void);
+/* An empty table of contexts whose requests and buffers count in
+ * @budget (kept by reference), or NULL (out of memory). */
+struct aio_table *aio_table_new(struct replay_budget *budget);
 
 /* Destroy every context still set up (waiting for its requests) and free
  * @t.  Accepts NULL. */
@@ -29,7 +31,8 @@ void aio_table_free(struct aio_table *t);
  * (@data_len bytes, aligned for O_DIRECT); other buffers are aligned to
  * @align (a power of two: what O_DIRECT needs).  *@result gets the syscall's
  * result or -errno, as exec_run() (exec.h) gives it; requests not known
- * get -ENOENT, an iocb on an unknown fd -EBADF, a completion still
+ * get -ENOENT, an iocb on an unknown fd -EBADF, one beyond the replay's
+ * bounds (ioriot/replaylimits.h) -EAGAIN, counted, a completion still
  * waited for when @stop says the replay stops -EINTR.  Safe from several
  * threads.  Returns 0, or -ENOMEM when the engine cannot go on.
  */

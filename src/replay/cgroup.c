@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,76 @@ int cgroup_limits_read(const char *path, struct cgroup_limits *out)
 nomem:
 	cgroup_limits_free(out);
 	return -ENOMEM;
+}
+
+/* The limit in file @name of cgroup directory @dir (below @root) and
+ * its ancestors, the least into *@limit, the directory into @where. */
+static void least_limit(const char *root, const char *dir, const char *name,
+			uint64_t *limit, char *where, size_t wherelen)
+{
+	char *path = NULL, *text;
+	size_t len = strlen(dir);
+
+	for (;;) {
+		unsigned long long v;
+		char end;
+
+		if (asprintf(&path, "%s%.*s/%s", root, (int)len, dir, name) < 0)
+			return;
+		text = read_text(path);
+		/* "max" (v2) and anything else not a number: no limit. */
+		if (text && sscanf(text, "%llu%c", &v, &end) == 1 &&
+		    v < *limit) {
+			*limit = v;
+			snprintf(where, wherelen, "%s%.*s/%s", root, (int)len,
+				 dir, name);
+		}
+		free(text);
+		free(path);
+		while (len > 0 && dir[len - 1] != '/')
+			len--;
+		if (!len)
+			return;
+		len--;		/* the parent, "" for the root */
+	}
+}
+
+void cgroup_memory_limit(const char *proc_cgroup, const char *root,
+			 uint64_t *limit, char *where, size_t wherelen)
+{
+	FILE *f = fopen(proc_cgroup, "re");
+	char line[PATH_MAX + 128];
+
+	*limit = UINT64_MAX;
+	if (wherelen)
+		where[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':'), *dir, *nl, *base = NULL;
+
+		if (!ctl || !(dir = strchr(ctl + 1, ':')))
+			continue;
+		*dir++ = '\0';
+		ctl++;
+		if ((nl = strchr(dir, '\n')))
+			*nl = '\0';
+		if (dir[0] != '/')
+			continue;
+		if (!*ctl) {		/* v2: "0::/path" */
+			least_limit(root, dir, "memory.max", limit, where,
+				    wherelen);
+			if (asprintf(&base, "%s/unified", root) >= 0)
+				least_limit(base, dir, "memory.max", limit,
+					    where, wherelen);
+		} else if (!strcmp(ctl, "memory") || strstr(ctl, "memory,") ||
+			   strstr(ctl, ",memory")) {
+			if (asprintf(&base, "%s/memory", root) >= 0)
+				least_limit(base, dir, "memory.limit_in_bytes",
+					    limit, where, wherelen);
+		}
+		free(base);
+	}
+	if (f)
+		fclose(f);
 }
 
 void cgroup_limits_free(struct cgroup_limits *l)

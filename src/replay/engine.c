@@ -936,6 +936,7 @@ static void *replay_thread(void *arg)
 	summarize(e, job->sum);
 	job->sum->setid_stripped = atomic_load(&e->x.setid_stripped);
 	job->sum->uring_flags_dropped = atomic_load(&e->x.uring_flags_dropped);
+	job->sum->over_limit = atomic_load(&e->x.budget.over_limit);
 	if (e->ticks)		/* the rest of the last interval */
 		opt->tick(opt->tick_ctx, engine_now(e) - e->start_ns,
 			  job->sum->sys);

@@ -51,8 +51,10 @@ struct timeline;
  * Timeline @pid:@tid, to which the engine assigns a runner on first
  * sight: without -p/-t a runner of its own while the thread limit allows,
  * with them by worker and thread in turn; a new runner is started at once
- * once the replay is going.  NULL with a message in @err (out of memory,
- * or no replay thread can be started at all).
+ * once the replay is going.  NULL with a message in @err and errno set:
+ * ENOMEM, E2BIG for a timeline beyond REPLAY_TIMELINES_MAX
+ * (ioriot/replaylimits.h), or the error of a replay thread that cannot
+ * start at all.
  */
 struct timeline *engine_timeline_for(struct engine *e, uint32_t pid,
 				     uint32_t tid, char *err, size_t errlen);

@@ -196,8 +196,8 @@ int exec_init(struct exec_ctx *x, uid_t uid, gid_t gid, char *err,
 		goto fail;
 	}
 	x->vfds = vfd_table_new();
-	if (!x->vfds || u64map_init(&x->maps) || !(x->aio = aio_table_new()) ||
-	    !(x->uring = uring_table_new()) ||
+	if (!x->vfds || u64map_init(&x->maps) || !(x->aio = aio_table_new(&x->budget)) ||
+	    !(x->uring = uring_table_new(&x->budget)) ||
 	    !(x->dedupe = dedupe_table_new()) || exec_data_init(x)) {
 		rc = -ENOMEM;
 		snprintf(err, errlen, "out of memory");

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "budget.h"
 #include "ioriot/rlog.h"
 #include "ioriot/u64map.h"
 #include "stop.h"
@@ -67,6 +68,9 @@ struct exec_ctx {
 	/* When the waits of an operation give up (stop.h); set by the
 	 * engine after exec_init(). */
 	struct replay_stop stop;
+	/* The bounded resources in use, and the operations refused for
+	 * them (ioriot/replaylimits.h). */
+	struct replay_budget budget;
 };
 
 /*
@@ -109,7 +113,10 @@ int exec_open_roots(struct exec_ctx *x, char *const *roots, size_t n);
  * x->setid_stripped); a chown gives the file to the test user.  The
  * permissions of an inode an operation makes are its mode less the
  * captured umask (umask=), else less the umask exec_init() found.  An
- * unknown vfd gives -EBADF, a missing argument -EINVAL, without a syscall.
+ * unknown vfd gives -EBADF, a missing argument -EINVAL, without a syscall;
+ * one beyond the replay's bounds (ioriot/replaylimits.h) the error the
+ * kernel gives when out of that resource, counted in
+ * x->budget.over_limit.
  * Safe to call from several threads: the engine orders operations on one
  * vfd or path by their dependencies.  Returns 0, or -ENOMEM when the
  * engine cannot go on.

@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "feed.h"
+#include "ioriot/replaylimits.h"
 
 struct feed {
 	struct engine *e;
@@ -89,6 +90,15 @@ static int queue_pending(struct feed *f, bool wait, char *err, size_t errlen)
 	int ret;
 
 	tl = engine_timeline_for(f->e, op->pid, op->tid, err, errlen);
+	if (!tl && errno == E2BIG) {
+		/* The file asks for more than the replay's limit: refused at
+		 * its line, as the reader refuses what it cannot take. */
+		snprintf(err, errlen, "%s:%llu: more than %u timelines "
+			 "(PID:TID), the replay's limit", f->path,
+			 (unsigned long long)f->pending.lineno,
+			 REPLAY_TIMELINES_MAX);
+		return -E2BIG;
+	}
 	if (!tl)
 		return -ENOMEM;
 	ret = engine_room(f->e, tl, f->nread, wait);

@@ -4,7 +4,9 @@
  * address the captured mmap returned and the captured process.  A mapping
  * never uses MAP_FIXED and never has PROT_EXEC; a page the mapping or the
  * file no longer has (SIGBUS, SIGSEGV while touching it) ends the page
- * record short, not the replay.
+ * record short, not the replay.  Private writable mappings, whose written
+ * pages become the replay's own memory, are bounded in all
+ * (REPLAY_MAP_PRIVATE_MAX): beyond, an mmap is answered -ENOMEM, counted.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "ioriot/replaylimits.h"
 #include "ioriot/syscalls.h"
 #include "exec.h"
 #include "fileops.h"
@@ -27,6 +30,7 @@ struct mapping {
 	char *addr;
 	size_t len;
 	int prot;
+	size_t counted;			/* bytes taken from map_private */
 	uint32_t pid;			/* the captured process's */
 	struct mapping *next;		/* another process's, same address */
 };
@@ -75,6 +79,14 @@ static struct mapping *map_unlink(struct exec_ctx *x, uint64_t key,
 	return NULL;
 }
 
+/* Unmap and free @m, its bytes given back. */
+static void map_free(struct exec_ctx *x, struct mapping *m)
+{
+	munmap(m->addr, m->len);
+	budget_give(&x->budget.map_private, m->counted);
+	free(m);
+}
+
 int mapping_mmap(struct exec_ctx *x, const struct rlog_op *op, int fd,
 		 int64_t *result)
 {
@@ -86,25 +98,36 @@ int mapping_mmap(struct exec_ctx *x, const struct rlog_op *op, int fd,
 	size_t len = op->have & RL_COUNT ? (size_t)op->count : 0;
 	off_t off = op->have & RL_OFFSET ? (off_t)op->offset : 0;
 	bool captured_ok = op->ret >= 0 || op->ret < -4095;
+	size_t counted = (prot & PROT_WRITE) && !(flags & MAP_SHARED) ? len : 0;
 	struct mapping *m, *old, *head;
 	int rc = 0;
-	void *a = mmap(NULL, len, prot, flags, fd, off);
+	void *a;
 
+	if (!budget_take(&x->budget.map_private, counted,
+			 REPLAY_MAP_PRIVATE_MAX)) {
+		budget_refused(&x->budget);
+		*result = -ENOMEM;
+		return 0;
+	}
+	a = mmap(NULL, len, prot, flags, fd, off);
 	if (a == MAP_FAILED) {
 		*result = -errno;
+		budget_give(&x->budget.map_private, counted);
 		return 0;
 	}
 	if (!captured_ok) {		/* no munmap will name it */
 		munmap(a, len);
+		budget_give(&x->budget.map_private, counted);
 		*result = (int64_t)(uintptr_t)a;
 		return 0;
 	}
 	if (!(m = malloc(sizeof(*m)))) {
 		munmap(a, len);
+		budget_give(&x->budget.map_private, counted);
 		return -ENOMEM;
 	}
 	*m = (struct mapping){ .addr = a, .len = len, .prot = prot,
-			       .pid = op->pid };
+			       .counted = counted, .pid = op->pid };
 	pthread_mutex_lock(&x->lock);
 	old = map_unlink(x, (uint64_t)op->ret, op->pid);
 	head = u64map_get(&x->maps, (uint64_t)op->ret);
@@ -115,13 +138,10 @@ int mapping_mmap(struct exec_ctx *x, const struct rlog_op *op, int fd,
 		rc = u64map_put(&x->maps, (uint64_t)op->ret, m);
 	}
 	pthread_mutex_unlock(&x->lock);
-	if (old) {
-		munmap(old->addr, old->len);
-		free(old);
-	}
+	if (old)
+		map_free(x, old);
 	if (rc) {
-		munmap(a, len);
-		free(m);
+		map_free(x, m);
 		return rc;
 	}
 	*result = op->ret;
@@ -188,6 +208,7 @@ int64_t mapping_addr_call(struct exec_ctx *x, const struct rlog_op *op)
 		return -EINVAL;
 	if (op->sys == SYS_MUNMAP) {
 		r = neg_errno(munmap(at.addr, at.len));
+		budget_give(&x->budget.map_private, at.counted);
 		free(gone);
 		return r;
 	}
@@ -307,8 +328,7 @@ void mappings_free(struct exec_ctx *x)
 		while ((s = u64map_next(&x->maps, &pos))) {
 			for (struct mapping *m = s->value, *next; m; m = next) {
 				next = m->next;
-				munmap(m->addr, m->len);
-				free(m);
+				map_free(x, m);
 			}
 		}
 	}

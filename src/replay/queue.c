@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "enginestate.h"
+#include "ioriot/replaylimits.h"
 #include "ioriot/waitword.h"
 
 /* The queue size for the runners of a file with @timelines (0: unknown),
@@ -160,6 +161,12 @@ struct timeline *engine_timeline_for(struct engine *e, uint32_t pid,
 		goto nomem;
 	if (tl->runner)
 		return tl;
+	if (e->timelines == REPLAY_TIMELINES_MAX) {
+		snprintf(err, errlen, "more than %u timelines (PID:TID), the "
+			 "replay's limit", REPLAY_TIMELINES_MAX);
+		errno = E2BIG;
+		return NULL;
+	}
 	e->timelines++;
 	v = u64map_get(&e->worker_of, pid);
 	if (!v) {
@@ -194,6 +201,7 @@ found:
 	return tl;
 nomem:
 	snprintf(err, errlen, "out of memory");
+	errno = ENOMEM;
 	return NULL;
 }
 

@@ -469,6 +469,9 @@ int report_write(FILE *f, const struct report_info *info,
 	if (sum->uring_flags_dropped)
 		fprintf(f, "\tio_uring rings without some captured setup flags: "
 			"%llu\n", (unsigned long long)sum->uring_flags_dropped);
+	if (sum->over_limit)
+		fprintf(f, "\tNot replayed (beyond the replay's limits): %llu "
+			"operations\n", (unsigned long long)sum->over_limit);
 	if (sum->timed)
 		fprintf(f, "\tStart lateness p50/p99/max: %.1f/%.1f/%.1f us\n",
 			us(sum->lateness_p50_ns), us(sum->lateness_p99_ns),
@@ -730,11 +733,12 @@ int report_write_json(FILE *f, const struct report_info *info,
 		",\n  \"average_ioops_per_s\": %.2f,\n  \"time_ahead_ns\": %" PRId64
 		",\n  \"total_time_ns\": %" PRIu64 ",\n  \"captured_time_ns\": %" PRIu64
 		",\n  \"setid_stripped\": %" PRIu64 ",\n"
-		"  \"uring_flags_dropped\": %" PRIu64 ",\n", sum->processes,
+		"  \"uring_flags_dropped\": %" PRIu64 ",\n"
+		"  \"over_limit\": %" PRIu64 ",\n", sum->processes,
 		sum->timelines, info->loadavg_max, sum->ops,
 		secs > 0 ? (double)sum->ops / secs : 0.0, sum->ahead_ns,
 		sum->duration_ns, sum->captured_ns, sum->setid_stripped,
-		sum->uring_flags_dropped);
+		sum->uring_flags_dropped, sum->over_limit);
 	pacing_json(f, sum);
 	if (sum->timed)
 		fprintf(f, "  \"start_lateness_ns\": {\"p50\": %" PRIu64

@@ -93,6 +93,7 @@ void replay_summary_add(struct replay_summary *dst,
 	dst->io_error_ops += src->io_error_ops;
 	dst->think_cpu_ns += src->think_cpu_ns;
 	dst->uring_flags_dropped += src->uring_flags_dropped;
+	dst->over_limit += src->over_limit;
 	for (int s = 0; s < SYS_COUNT; s++) {
 		replay_sys_stats_add(&dst->sys[s], &src->sys[s]);
 		for (int i = 0; i < REPLAY_RESULT_SLOTS; i++)

@@ -20,6 +20,12 @@
  *
  * sqe lines, io_uring_enter and the completions are uringio.c's.
  *
+ * The entries of the rings set up, the uring_file and uring_buf lines
+ * queued, the requests and all buffers count against the replay's
+ * bounds (ioriot/replaylimits.h, budget.h): beyond them io_uring_setup
+ * is answered -ENOMEM, a queued line -ENOMEM, a registration -ENOMEM,
+ * an sqe -EAGAIN, each counted, nothing allocated.
+ *
  * Rings are shared by all timelines: the table and each ring have a lock,
  * and a ring is torn down by its last user.
  */
@@ -30,6 +36,7 @@
 #include <string.h>
 
 #include "uringring.h"
+#include "ioriot/replaylimits.h"
 #include "ioriot/uring.h"
 
 #define PROBE_OPS_MAX 256	/* ops a probe buffer has room for */
@@ -50,12 +57,17 @@ static const unsigned setup_optional[] = {
 #define ENTER_REPLAYED (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | \
 			IORING_ENTER_SQ_WAIT)
 
-struct uring_table *uring_table_new(void)
+/* uring_file and uring_buf lines queued at once in one replay: a full
+ * table of each (the kernel's most fixed files and buffers, uring.h). */
+#define QUEUED_ENTRIES_MAX (URING_FILES_MAX + URING_BUFS_MAX)
+
+struct uring_table *uring_table_new(struct replay_budget *budget)
 {
 	struct uring_table *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
+	t->budget = budget;
 	if (u64map_init(&t->rings)) {
 		free(t);
 		return NULL;
@@ -64,10 +76,19 @@ struct uring_table *uring_table_new(void)
 	return t;
 }
 
+/* Free the @n buffers of @iov (not @iov), giving their bytes back to
+ * @b. */
+static void iov_free(struct replay_budget *b, struct iovec *iov, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(iov[i].iov_base);
+		budget_give(&b->async_bytes, iov[i].iov_len);
+	}
+}
+
 static void free_bufs(struct ring *r)
 {
-	for (size_t i = 0; i < r->nbufs; i++)
-		free(r->bufs[i].iov_base);
+	iov_free(r->budget, r->bufs, r->nbufs);
 	free(r->bufs);
 	r->bufs = NULL;
 	r->nbufs = 0;
@@ -80,17 +101,14 @@ static void ring_free(struct ring *r)
 	size_t pos = 0;
 
 	io_uring_queue_exit(&r->ring);
-	while (r->reqs.slots && (s = u64map_next(&r->reqs, &pos))) {
-		struct request *rq = s->value;
-
-		free(rq->buf);
-		free(rq);
-	}
+	budget_give(&r->budget->ring_entries, r->ring_entries);
+	while (r->reqs.slots && (s = u64map_next(&r->reqs, &pos)))
+		uring_request_free(r, s->value);
 	u64map_destroy(&r->reqs);
 	free_bufs(r);
-	for (size_t i = 0; i < r->npool; i++)
-		free(r->pool[i].p);
+	uring_pool_drain(r);
 	free(r->pool);
+	budget_give(&r->budget->entries, r->nentries);
 	free(r->entries);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
@@ -162,13 +180,16 @@ static int setup_ring(struct io_uring *ring, unsigned entries, unsigned flags,
 	}
 }
 
-/* io_uring_setup: a real ring for ctx=. */
+/* io_uring_setup: a real ring for ctx=; -ENOMEM (counted) beyond
+ * URING_RING_ENTRIES_MAX, its entries and the completion entries the
+ * kernel gives it (cq=, else twice the entries). */
 static int do_setup(struct uring_table *t, const struct rlog_op *op,
 		    atomic_uint_least64_t *flags_dropped, int64_t *result)
 {
 	unsigned flags = op->have & RL_FLAGS ? (unsigned)op->flags : 0;
 	unsigned cq = op->have & RL_CQ ? (unsigned)op->cq : 0;
 	struct ring *r = calloc(1, sizeof(*r)), *old;
+	uint64_t entries;
 	bool dropped;
 	int rc;
 
@@ -178,13 +199,25 @@ static int do_setup(struct uring_table *t, const struct rlog_op *op,
 	}
 	if (!(flags & URING_SETUP_CQSIZE))
 		cq = 0;
+	entries = (uint64_t)op->count + (cq ? cq : 2 * (uint64_t)op->count);
+	if (!budget_take(&t->budget->ring_entries, entries,
+			 URING_RING_ENTRIES_MAX)) {
+		u64map_destroy(&r->reqs);
+		free(r);
+		budget_refused(t->budget);
+		*result = -ENOMEM;
+		return 0;
+	}
 	rc = setup_ring(&r->ring, (unsigned)op->count, flags, cq, &dropped);
 	if (rc < 0) {
+		budget_give(&t->budget->ring_entries, entries);
 		u64map_destroy(&r->reqs);
 		free(r);
 		*result = rc;
 		return 0;
 	}
+	r->budget = t->budget;
+	r->ring_entries = entries;
 	/* The captured fd: the replay's cannot be the same. */
 	*result = op->ret >= 0 ? op->ret : r->ring.ring_fd;
 	if (dropped)
@@ -209,13 +242,18 @@ static int do_setup(struct uring_table *t, const struct rlog_op *op,
 }
 
 /* Queue a uring_file or uring_buf entry for the timeline's next
- * io_uring_register. */
+ * io_uring_register; -ENOMEM (counted) beyond QUEUED_ENTRIES_MAX. */
 static int do_entry(struct ring *r, const struct rlog_op *op, int fd,
 		    int64_t *result)
 {
 	bool file = sys_info(op->sys)->kind == SK_URING_FILE;
 	struct entry *e;
 
+	if (!budget_take(&r->budget->entries, 1, QUEUED_ENTRIES_MAX)) {
+		budget_refused(r->budget);
+		*result = -ENOMEM;
+		return 0;
+	}
 	pthread_mutex_lock(&r->lock);
 	if (r->nentries == r->entries_cap) {
 		size_t cap = r->entries_cap ? 2 * r->entries_cap : 16;
@@ -223,6 +261,7 @@ static int do_entry(struct ring *r, const struct rlog_op *op, int fd,
 
 		if (!n) {
 			pthread_mutex_unlock(&r->lock);
+			budget_give(&r->budget->entries, 1);
 			return -ENOMEM;
 		}
 		r->entries = n;
@@ -286,6 +325,7 @@ static int take_entries(struct ring *r, uint64_t tl, bool file, bool update,
 		else
 			(*lens)[e->slot - lo] = e->len;
 	}
+	budget_give(&r->budget->entries, r->nentries - kept);
 	r->nentries = kept;
 	return 0;
 }
@@ -333,6 +373,17 @@ static uint64_t bufs_bytes(const struct ring *r, const uint64_t *lens,
 	return sum;
 }
 
+/* The bytes of the @n buffers of @lens make_bufs() makes (a buffer of no
+ * length takes @align), as their iov_len say. */
+static uint64_t new_bytes(const uint64_t *lens, size_t n, size_t align)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += lens[i] ? lens[i] : align;
+	return sum;
+}
+
 /* Keep @iov (@n buffers from slot @base) as @r's registered buffers. */
 static void keep_bufs(struct ring *r, struct iovec *iov, size_t n,
 		      uint64_t base)
@@ -347,8 +398,7 @@ static void keep_bufs(struct ring *r, struct iovec *iov, size_t n,
 		struct iovec *more = realloc(r->bufs, (base + n) * sizeof(*more));
 
 		if (!more) {
-			for (size_t i = 0; i < n; i++)
-				free(iov[i].iov_base);
+			iov_free(r->budget, iov, n);
 			free(iov);
 			return;
 		}
@@ -357,7 +407,7 @@ static void keep_bufs(struct ring *r, struct iovec *iov, size_t n,
 		r->nbufs = base + n;
 	}
 	for (size_t i = 0; i < n; i++) {
-		free(r->bufs[base + i].iov_base);
+		iov_free(r->budget, &r->bufs[base + i], 1);
 		r->bufs[base + i] = iov[i];
 	}
 	free(iov);
@@ -388,13 +438,21 @@ static int64_t do_register(struct ring *r, const struct rlog_op *op,
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (table && !files && bufs_bytes(r, lens, n, base, update) >
-				URING_BUF_TOTAL_MAX) {
-		ret = -ENOMEM;		/* the replay's own limit, uring.h */
+	/* The replay's own limits: uring.h's per ring, the replay's
+	 * (ioriot/replaylimits.h) for all its buffers. */
+	if (table && !files && (bufs_bytes(r, lens, n, base, update) >
+				URING_BUF_TOTAL_MAX ||
+				!budget_take(&r->budget->async_bytes,
+					     new_bytes(lens, n, align),
+					     REPLAY_ASYNC_BUF_MAX))) {
+		budget_refused(r->budget);
+		ret = -ENOMEM;
 		goto out;
 	}
 	if (table && !files && !(iov = make_bufs(lens, n, data, data_len,
 						  align))) {
+		budget_give(&r->budget->async_bytes,
+			    new_bytes(lens, n, align));
 		*rc = -ENOMEM;
 		ret = -ENOMEM;
 		goto out;
@@ -463,8 +521,7 @@ static int64_t do_register(struct ring *r, const struct rlog_op *op,
 out:
 	pthread_mutex_unlock(&r->lock);
 	if (iov) {
-		for (size_t i = 0; i < n; i++)
-			free(iov[i].iov_base);
+		iov_free(r->budget, iov, n);
 		free(iov);
 	}
 	free(fds);

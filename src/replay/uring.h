@@ -13,13 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "ioriot/rlog.h"
 #include "stop.h"
 
 struct uring_table;
 
-/* An empty table of rings, or NULL (out of memory). */
-struct uring_table *uring_table_new(void);
+/* An empty table of rings whose entries, requests and buffers count in
+ * @budget (kept by reference), or NULL (out of memory). */
+struct uring_table *uring_table_new(struct replay_budget *budget);
 
 /* Tear down every ring still set up (waiting for its requests) and free
  * @t.  Accepts NULL. */
@@ -32,6 +34,9 @@ void uring_table_free(struct uring_table *t);
  * O_DIRECT); buffers of its own are aligned to @align (a power of two;
  * a page when less).  A ring set up without some of its captured setup flags
  * (not replayable, or refused by this kernel) adds 1 to *@flags_dropped.
+ * Beyond the replay's bounds (ioriot/replaylimits.h) a setup, a queued
+ * line or a registration gets -ENOMEM, an sqe -EAGAIN, each counted in
+ * the table's budget.
  * *@result gets the call's result or -errno, as exec_op() (exec.h) gives
  * it; a completion of a request never submitted gets -ENOENT, an
  * operation on an unknown ring -EBADF, one of a request on a FIFO that

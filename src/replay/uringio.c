@@ -37,6 +37,7 @@
 
 #include "uringring.h"
 #include "ioriot/clock.h"
+#include "ioriot/replaylimits.h"
 #include "ioriot/uring.h"
 
 #define WAIT_NS STOP_SLICE_NS	/* one wait never blocks longer */
@@ -53,10 +54,21 @@
 		      URING_SQE_IO_HARDLINK | URING_SQE_ASYNC | \
 		      URING_SQE_CQE_SKIP_SUCCESS)
 
+void uring_pool_drain(struct ring *r)
+{
+	for (size_t i = 0; i < r->npool; i++) {
+		free(r->pool[i].p);
+		budget_give(&r->budget->async_bytes, r->pool[i].cap);
+	}
+	r->npool = 0;
+}
+
 /* A buffer of at least @len bytes aligned to @align (a power of two)
- * from @r's pool (under r->lock), or a new one; NULL when out of
- * memory. */
-static char *pool_get(struct ring *r, size_t len, size_t align, size_t *cap)
+ * from @r's pool (under r->lock), or a new one within the replay's bound
+ * (REPLAY_ASYNC_BUF_MAX; the pool is freed first when it would not fit).
+ * NULL when out of memory, or beyond the bound: then *@over is true. */
+static char *pool_get(struct ring *r, size_t len, size_t align, size_t *cap,
+		      bool *over)
 {
 	size_t want = (len + align - 1) / align * align;
 	char *p;
@@ -71,7 +83,18 @@ static char *pool_get(struct ring *r, size_t len, size_t align, size_t *cap)
 		}
 	}
 	*cap = want ? want : align;
-	return aligned_alloc(align, *cap);
+	if (!budget_take(&r->budget->async_bytes, *cap, REPLAY_ASYNC_BUF_MAX)) {
+		uring_pool_drain(r);
+		if (!budget_take(&r->budget->async_bytes, *cap,
+				 REPLAY_ASYNC_BUF_MAX)) {
+			*over = true;
+			return NULL;
+		}
+	}
+	p = aligned_alloc(align, *cap);
+	if (!p)
+		budget_give(&r->budget->async_bytes, *cap);
+	return p;
 }
 
 /* Give @rq's buffer back to @r's pool (under r->lock); freed if the pool
@@ -86,6 +109,7 @@ static void pool_put(struct ring *r, struct request *rq)
 
 		if (!p) {
 			free(rq->buf);
+			budget_give(&r->budget->async_bytes, rq->cap);
 			rq->buf = NULL;
 			return;
 		}
@@ -97,7 +121,15 @@ static void pool_put(struct ring *r, struct request *rq)
 	rq->buf = NULL;
 }
 
-/* sqe: a request queued for the timeline's next io_uring_enter. */
+void uring_request_free(struct ring *r, struct request *rq)
+{
+	pool_put(r, rq);
+	free(rq);
+	budget_give(&r->budget->requests, 1);
+}
+
+/* sqe: a request queued for the timeline's next io_uring_enter; -EAGAIN
+ * (counted) beyond the replay's bounds. */
 static int do_sqe(struct ring *r, const struct rlog_op *op, int fd,
 		  const char *data, size_t data_len, size_t align,
 		  int64_t *result)
@@ -110,6 +142,7 @@ static int do_sqe(struct ring *r, const struct rlog_op *op, int fd,
 			 opcode == URING_OP_WRITE_FIXED;
 	size_t len = op->have & RL_COUNT && op->count > 0 ? (size_t)op->count : 0;
 	struct request *rq, *old;
+	bool over = false;
 
 	if (done == SYS_COUNT) {
 		*result = -EINVAL;
@@ -123,8 +156,15 @@ static int do_sqe(struct ring *r, const struct rlog_op *op, int fd,
 		*result = -EINVAL;
 		return 0;
 	}
-	if (!(rq = calloc(1, sizeof(*rq))))
+	if (!budget_take(&r->budget->requests, 1, REPLAY_ASYNC_REQUESTS_MAX)) {
+		budget_refused(r->budget);
+		*result = -EAGAIN;
+		return 0;
+	}
+	if (!(rq = calloc(1, sizeof(*rq)))) {
+		budget_give(&r->budget->requests, 1);
 		return -ENOMEM;
+	}
 	rq->tag = op->tag;
 	rq->file_fd = fd;
 	rq->time_ns = op->time_ns;
@@ -147,7 +187,7 @@ static int do_sqe(struct ring *r, const struct rlog_op *op, int fd,
 			rq->iov.iov_base = (char *)data;
 		} else {
 			rq->iov.iov_base = rq->buf = pool_get(r, len, align,
-								&rq->cap);
+								&rq->cap, &over);
 			for (size_t n = 0; rq->buf && writing && n < len;
 			     n += data_len)
 				memcpy(rq->buf + n, data, len - n < data_len ?
@@ -161,19 +201,20 @@ static int do_sqe(struct ring *r, const struct rlog_op *op, int fd,
 			rq->iov.iov_len = len;
 	}
 	old = u64map_get(&r->reqs, op->tag);
-	if ((data_op && !fixed_buf && !rq->iov.iov_base) ||
-	    (!old && u64map_put(&r->reqs, op->tag, rq))) {
+	if (over || old) {	/* beyond the bound; a tag given twice (an
+				 * edited file) */
+		uring_request_free(r, rq);
 		pthread_mutex_unlock(&r->lock);
-		free(rq->buf);
-		free(rq);
-		return -ENOMEM;
-	}
-	if (old) {		/* a tag given twice (an edited file) */
-		pool_put(r, rq);
-		pthread_mutex_unlock(&r->lock);
-		free(rq);
-		*result = -EEXIST;
+		if (over)
+			budget_refused(r->budget);
+		*result = over ? -EAGAIN : -EEXIST;
 		return 0;
+	}
+	if ((data_op && !fixed_buf && !rq->iov.iov_base) ||
+	    u64map_put(&r->reqs, op->tag, rq)) {
+		uring_request_free(r, rq);
+		pthread_mutex_unlock(&r->lock);
+		return -ENOMEM;
 	}
 	pthread_mutex_unlock(&r->lock);
 	*result = 0;
@@ -340,8 +381,7 @@ static int queued(struct ring *r, uint64_t tl, struct request ***list, size_t *n
 static void drop(struct ring *r, struct request *rq)
 {
 	u64map_del(&r->reqs, rq->tag);
-	pool_put(r, rq);
-	free(rq);
+	uring_request_free(r, rq);
 }
 
 /*

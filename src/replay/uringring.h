@@ -55,6 +55,8 @@ struct pool_buf {
 
 struct ring {
 	struct io_uring ring;
+	struct replay_budget *budget;	/* the table's */
+	uint64_t ring_entries;	/* taken from it by the setup */
 	pthread_mutex_t lock;
 	unsigned refs;		/* the table's and each user's; under the
 				 * table's lock */
@@ -72,6 +74,7 @@ struct ring {
 struct uring_table {
 	pthread_mutex_t lock;
 	struct u64map rings;	/* vctx -> struct ring */
+	struct replay_budget *budget;
 };
 
 /* The timeline of @op: its requests and registrations are its own. */
@@ -80,12 +83,21 @@ static inline uint64_t timeline_of(const struct rlog_op *op)
 	return (uint64_t)op->pid << 32 | op->tid;
 }
 
+/* Free request @rq of @r, no longer in r->reqs (under r->lock, or @r
+ * unused): its buffer back to the pool, its place in the replay's bound
+ * (uringio.c). */
+void uring_request_free(struct ring *r, struct request *rq);
+
+/* Free the free buffers of @r's pool (under r->lock, or @r unused). */
+void uring_pool_drain(struct ring *r);
+
 /*
  * sqe: a request queued for the timeline's next io_uring_enter, on an
  * SQPOLL ring published at once (uringio.c).  @fd, @data, @data_len and
  * @align as uring_exec() takes them (@align at least IO_ALIGN).
  * *@result: 0, -EBADF for a request without its file, -EEXIST for a
- * tag already queued, -EINVAL for a line the replay cannot make.  Returns
+ * tag already queued, -EINVAL for a line the replay cannot make, -EAGAIN
+ * (counted) beyond the replay's bounds (ioriot/replaylimits.h).  Returns
  * 0 or -ENOMEM.
  */
 int uring_sqe(struct ring *r, const struct rlog_op *op, int fd,
