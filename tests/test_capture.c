@@ -6,7 +6,9 @@
  * their arguments, results and absolute paths; that ioriot itself never
  * shows up, and with -x and --comm no other process either (a noise process
  * does file I/O beside the workload); and that the generator turns the log
- * into a replay file with the workload's files in the sandbox.
+ * into a replay file with the workload's files in the sandbox.  One
+ * (thinkload) is replayed with --think on two mounts too, its think time
+ * accounted exactly (test_think_replay).
  *
  * A workload blocks on reading a byte from stdin, which the capture's ready
  * callback writes once the probe is attached.  A watcher thread reaps it and
@@ -41,8 +43,10 @@
 #include "ioriot/caplog.h"
 #include "ioriot/capture.h"
 #include "ioriot/generate.h"
+#include "ioriot/json.h"
 #include "ioriot/log.h"
 #include "ioriot/mounts.h"
+#include "ioriot/rlog.h"
 #include "testutil.h"
 #include "workloads/aio.h"
 #include "workloads/fdrace.h"
@@ -2122,6 +2126,438 @@ START_TEST(test_cputime)
 }
 END_TEST
 
+/* ---- think time, captured and replayed ------------------------------- */
+
+#define THINK_FSYNCS 4		/* thinkload.c's */
+/*
+ * The on-CPU time the capture may count in a thread's 6 gaps beyond its
+ * busy loop's wall time.  A gap the thread was never switched out of
+ * counts as on a CPU whole (a hypervisor's steal time too: hence the wall
+ * time, not the CPU time): the short ones between calls, microseconds,
+ * and the busy loop if not preempted.  One it was switched out of (the
+ * sleep, the join, a preempted busy loop) counts the scheduler's runtime,
+ * which lags by up to a tick at either end: less than a tick off in all
+ * (HZ=100: 10 ms), three times.
+ */
+#define THINK_CPU_SLACK_NS 50000000ULL
+
+/* 2: m's fd; 3: thread w's tid; 4: w's fd */
+static const struct exp think_m[] = {
+	{ E(OPENAT), .have = CAP_PATH, .path = "m", .v_ret = 2 },
+	{ E(WRITE), .have = CAP_COUNT | CAP_RET, .count = 1, .ret = 1,
+	  .v_fd = 2 },
+	{ E(FORK), .have = CAP_CHILD, .v_child = V_WPID, .v_ctid = 3 },
+	CPUTIME_WRITE,		/* after the busy loop */
+	{ E(FSYNC), .have = CAP_RET, .ret = 0, .v_fd = 2 },
+	CPUTIME_WRITE,		/* after the sleep */
+	{ E(FSYNC), .have = CAP_RET, .ret = 0, .v_fd = 2 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_fd = 2 },
+	END
+};
+
+static const struct exp think_w[] = {
+	{ E(OPENAT), .have = CAP_PATH, .path = "w", .v_tid = 3, .v_ret = 4 },
+	{ E(WRITE), .have = CAP_RET | CPU_KEYS, .ret = 1, .v_tid = 3,
+	  .v_fd = 4 },
+	{ E(WRITE), .have = CAP_RET | CPU_KEYS, .ret = 1, .v_tid = 3,
+	  .v_fd = 4 },		/* after the sleep */
+	{ E(FSYNC), .have = CAP_RET, .ret = 0, .v_tid = 3, .v_fd = 4 },
+	{ E(WRITE), .have = CAP_RET | CPU_KEYS, .ret = 1, .v_tid = 3,
+	  .v_fd = 4 },		/* after the busy loop */
+	{ E(FSYNC), .have = CAP_RET, .ret = 0, .v_tid = 3, .v_fd = 4 },
+	{ E(CLOSE), .have = CAP_RET, .ret = 0, .v_tid = 3, .v_fd = 4 },
+	END
+};
+
+static const struct exp *const think_chains[] = { think_m, think_w, NULL };
+
+static const char *const think_replay[] = {
+	"%v1:%v1 openat path=%S/m vfd=$M",
+	"%v1:%v1 fsync 0 fd=$M cpu=$C",
+	"%v1:%v3 openat path=%S/w vfd=$W parent=%v1:%v1",
+	"%v1:%v3 fsync 0 fd=$W cpu=$D",
+	NULL
+};
+
+/* What thinkload printed about thread @name: its busy loop's CPU and
+ * wall time, its sleep's and its whole span's wall time. */
+struct think_thread {
+	unsigned long long busy_ns, busy_wall_ns, sleep_ns, span_ns;
+};
+
+static void think_printed(const struct run *r, const char *name,
+			  struct think_thread *t)
+{
+	char *text = tu_read(r->errfile, NULL), key[16];
+	const char *p;
+
+	snprintf(key, sizeof(key), "thread=%s ", name);
+	p = text ? strstr(text, key) : NULL;
+	ck_assert_msg(p && sscanf(p + strlen(key), "busy_ns=%llu "
+				  "busy_wall_ns=%llu sleep_ns=%llu "
+				  "span_ns=%llu", &t->busy_ns, &t->busy_wall_ns,
+				  &t->sleep_ns, &t->span_ns) == 4,
+		      "thinkload printed nothing about %s: %s", name,
+		      text ? text : "");
+	free(text);
+	/* What thinkload.c's loops make sure of. */
+	ck_assert_uint_ge(t->busy_ns, 50000000);
+	ck_assert_uint_ge(t->sleep_ns, 50000000);
+}
+
+/*
+ * A timeline's think time as the replay file gives it, worked out here
+ * from its lines alone, as replay-format §4.7 says: the gap before each
+ * operation but the timeline's first is its TIME_NS minus the end (TIME_NS
+ * + DUR_NS) of the timeline's operation before; cpu= of it is on a CPU
+ * (at most the gap).  At -s @speed and --cpu-scale @cpu_scale (powers of
+ * two: the divisions are exact), the parts --think must keep.
+ */
+struct think_sums {
+	uint32_t tid;
+	uint64_t ops, gap_ns, cpu_ns;		/* as captured */
+	uint64_t sleep_ns, burn_ns;		/* scaled */
+	uint64_t end_ns;
+};
+
+static void think_sums(const char *replay, uint32_t pid, const uint32_t *tids,
+		       struct think_sums *s, size_t n, unsigned speed,
+		       unsigned cpu_scale)
+{
+	char err[ERRLEN];
+	struct rlog_reader *rd = rlog_open(replay, err, sizeof(err));
+	struct rlog_entry e;
+	int rc;
+
+	ck_assert_msg(rd, "%s", err);
+	memset(s, 0, n * sizeof(*s));
+	for (size_t i = 0; i < n; i++)
+		s[i].tid = tids[i];
+	while ((rc = rlog_next(rd, &e, err, sizeof(err))) == 1) {
+		const struct rlog_op *op = &e.op;
+		struct think_sums *t = NULL;
+		uint64_t gap = 0, cpu = 0;
+
+		if (e.type != RLOG_ENTRY_OP)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (op->pid == pid && op->tid == s[i].tid)
+				t = &s[i];
+		ck_assert_msg(t, "line %llu: timeline %u:%u is not thinkload's",
+			      (unsigned long long)e.lineno, op->pid, op->tid);
+		if (t->ops++) {
+			gap = op->time_ns > t->end_ns ? op->time_ns - t->end_ns
+						      : 0;
+			if (op->have & RL_CPU)
+				cpu = op->cpu_ns < gap ? op->cpu_ns : gap;
+		}
+		t->gap_ns += gap;
+		t->cpu_ns += cpu;
+		t->sleep_ns += (gap - cpu) / speed;
+		t->burn_ns += cpu / cpu_scale;
+		t->end_ns = op->time_ns + op->dur_ns;
+	}
+	ck_assert_msg(rc == 0, "%s", err);
+	rlog_close(rd);
+}
+
+static json_t *load_json(const char *path)
+{
+	struct jv_error jerr;
+	json_t *v = jv_load(path, &jerr);
+
+	ck_assert_msg(v, "%s: line %u: %s", path, jerr.line, jerr.msg);
+	return v;
+}
+
+/* The integer at @key, or at @key.@sub if @sub is not NULL, of @v. */
+static uint64_t json_u64(const json_t *v, const char *key, const char *sub)
+{
+	int64_t n = -1;
+
+	v = json_object_get(v, key);
+	if (sub)
+		v = json_object_get(v, sub);
+	ck_assert_msg(jv_int(v, &n) == 0 && n >= 0, "%s%s%s: no count", key,
+		      sub ? "." : "", sub ? sub : "");
+	return (uint64_t)n;
+}
+
+/* What one --think replay accounted, and the time and CPU it took. */
+struct think_run {
+	const char *label;
+	char fs_label[64];	/* the statistics' label: FSTYPE:SCHEDULER */
+	uint64_t think_sleep_ns, think_cpu_ns, gaps_ns, gaps_cpu_ns;
+	uint64_t total_ns, cpu_used_ns, ops, fsyncs;
+};
+
+static uint64_t children_cpu_ns(void)
+{
+	struct rusage ru;
+
+	ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
+	       1000000000ULL + ((uint64_t)ru.ru_utime.tv_usec +
+				(uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+/*
+ * `ioriot -R REPLAY --think` (init, then replay) as nobody, with @map
+ * (CAPTURED=TEST, or NULL) and -s @speed --cpu-scale @cpu_scale, its JSON
+ * statistics into @json, read into @out.  Every operation must be
+ * replayed with its captured result, thinkload's files written in
+ * @sandbox (3 bytes each).
+ */
+static void think_replay_run(const struct run *r, const char *label,
+			     const char *map, const char *sandbox,
+			     const char *speed, const char *cpu_scale,
+			     const char *json, struct think_run *out)
+{
+	static const char *const files[] = { "m", "w" };
+	const char *fs;
+	const char *args[20] = { "-R", r->replay, "-D", "-q", "-u", "nobody",
+				 "--think", "-s", speed, "--cpu-scale",
+				 cpu_scale, "-S", json };
+	size_t n = 13;
+	uint64_t cpu0;
+	char *sout, *serr;
+	json_t *st, *sys;
+	int rc;
+
+	if (map) {
+		args[n++] = "--map";
+		args[n++] = map;
+	}
+	args[n] = NULL;
+	cpu0 = children_cpu_ns();
+	rc = tu_run_args(args, &sout, &serr);
+	ck_assert_msg(rc == 0, "%s: ioriot -R --think: exit %d: %s", label, rc,
+		      serr);
+	out->cpu_used_ns = children_cpu_ns() - cpu0;
+	free(sout);
+	free(serr);
+	for (int i = 0; i < 2; i++) {
+		char *path = tu_join(sandbox, files[i]);
+		struct stat sb;
+
+		ck_assert_msg(stat(path, &sb) == 0 && sb.st_size == 3,
+			      "%s: %s: %s", label, path, strerror(errno));
+		free(path);
+	}
+
+	st = load_json(json);
+	ck_assert_str_eq(jv_member_string(st, "pacing"), "think");
+	out->label = label;
+	fs = jv_member_string(st, "label");
+	ck_assert_msg(fs, "%s: no label", json);
+	snprintf(out->fs_label, sizeof(out->fs_label), "%s", fs);
+	out->think_sleep_ns = json_u64(st, "think_replayed_ns", "sleep");
+	out->think_cpu_ns = json_u64(st, "think_replayed_ns", "cpu");
+	out->gaps_ns = json_u64(st, "captured_thread_time_ns", "gaps");
+	out->gaps_cpu_ns = json_u64(st, "captured_thread_time_ns",
+				    "gaps_on_cpu");
+	out->total_ns = json_u64(st, "total_time_ns", NULL);
+	out->ops = json_u64(st, "performed_ioops", NULL);
+	sys = json_object_get(st, "syscalls");
+	out->fsyncs = json_u64(sys, "fsync", "ops");
+	for (size_t i = 0; i < jv_count(sys); i++)
+		ck_assert_msg(json_u64(jv_at(sys, i), "differ", NULL) == 0,
+			      "%s: %s: results differ from the capture",
+			      label, jv_key(sys, i));
+	json_decref(st);
+}
+
+/*
+ * The think time of a real program, captured and replayed with --think on
+ * two mounts.  tests/workloads/thinkload.c (two threads, each with a busy
+ * loop of 50 ms of CPU, a sleep of 50 ms and 2 fsyncs) is captured with -x
+ * on a tmpfs, generated, and replayed with `ioriot -R --think` on that
+ * tmpfs and, through --map, on an ext4 image; and once more on the tmpfs
+ * at -s 2 --cpu-scale 4.
+ *
+ * Exactly: per run, the think time the replay accounts (JSON
+ * think_replayed_ns, captured_thread_time_ns) is the one worked out here
+ * from the replay file's lines (think_sums()): slept + burnt == the gaps
+ * and burnt == their cpu= at -s 1, each part divided at -s 2
+ * --cpu-scale 4; the same on both mounts, since it comes from the file.
+ * Every operation is replayed as captured, the 4 fsyncs on each mount.
+ *
+ * Loosely, whatever the load: each thread's captured on-CPU gaps hold its
+ * busy loop (3/4 of its CPU time at least: the scheduler's runtime lags a
+ * tick; at most THINK_CPU_SLACK_NS more than its wall time), its slept
+ * part its sleep (3/4 of it at least), and its gaps lie within its span
+ * as thinkload measured it.  Each
+ * replay took at least the think time of its longest timeline (the time
+ * is a lower bound only: the machine may be busy) and spent at least half
+ * of the burnt time on a CPU (less only when the replay thread is
+ * preempted just after an operation: --think counts that as the program's
+ * computing).
+ */
+START_TEST(test_think_replay)
+{
+	static const struct workload think_wl = {
+		.name = "thinkload", .chains = think_chains,
+		.replay = think_replay,
+		.counts = "|timelines=2|processes=1|"
+	};
+	const char *why = tu_cannot_capture();
+	struct think_thread printed[2];
+	struct think_sums s1[2], s2[2];
+	struct think_run run[3];
+	uint32_t tids[2];
+	char *ext4, *ext4_sandbox, *json[3], *map;
+	uint64_t gap = 0, cpu = 0, sleep2 = 0, burn2 = 0;
+	uint64_t longest = 0, longest2 = 0;
+	struct run r;
+
+	if (why) {
+		printf("capture: test thinkload skipped: %s\n", why);
+		return;
+	}
+	run_init(&r, &think_wl, BY_PID);
+	/* Capture and replay on mounts of this test's own: init makes
+	 * MOUNT/.ioriot/test. */
+	ck_assert_int_eq(rmdir(r.wdir), 0);
+	if (!tu_mount_tmpfs(r.wdir)) {
+		printf("capture: test thinkload skipped: no tmpfs\n");
+		run_free(&r);
+		return;
+	}
+	free(r.sandbox);
+	r.sandbox = sandbox_of(r.wdir);
+	r.below_wdir = true;
+	capture_workload(&r);
+	read_log(&r);
+	check_pids(&r);
+	for (int c = 0; r.w->chains[c]; c++)
+		match_chain(&r, r.w->chains[c], c);
+	check_replay(&r);
+	ck_assert_uint_eq(replay_ops(&r, "fsync"), THINK_FSYNCS);
+	think_printed(&r, "m", &printed[0]);
+	think_printed(&r, "w", &printed[1]);
+
+	tids[0] = (uint32_t)r.pid;
+	tids[1] = (uint32_t)r.vars[3];
+	think_sums(r.replay, (uint32_t)r.pid, tids, s1, 2, 1, 1);
+	think_sums(r.replay, (uint32_t)r.pid, tids, s2, 2, 2, 4);
+	for (int t = 0; t < 2; t++) {
+		const struct think_thread *p = &printed[t];
+
+		printf("capture: thinkload thread %s: captured gaps %llu ns, "
+		       "%llu ns on a CPU; its busy loop %llu ns (wall %llu "
+		       "ns), sleep %llu ns, span %llu ns\n", t ? "w" : "m",
+		       (unsigned long long)s1[t].gap_ns,
+		       (unsigned long long)s1[t].cpu_ns, p->busy_ns,
+		       p->busy_wall_ns, p->sleep_ns, p->span_ns);
+		ck_assert_msg(s1[t].cpu_ns >= p->busy_ns / 4 * 3 &&
+			      s1[t].cpu_ns <= p->busy_wall_ns +
+					       THINK_CPU_SLACK_NS,
+			      "thread %d: captured gaps on a CPU %llu ns, its "
+			      "busy loop %llu ns (%llu ns of wall time)", t,
+			      (unsigned long long)s1[t].cpu_ns, p->busy_ns,
+			      p->busy_wall_ns);
+		ck_assert_msg(s1[t].sleep_ns >= p->sleep_ns / 4 * 3,
+			      "thread %d: captured gaps off a CPU %llu ns, its "
+			      "sleep %llu ns", t,
+			      (unsigned long long)s1[t].sleep_ns, p->sleep_ns);
+		ck_assert_msg(s1[t].gap_ns <= p->span_ns,
+			      "thread %d: captured gaps %llu ns, its span "
+			      "%llu ns", t, (unsigned long long)s1[t].gap_ns,
+			      p->span_ns);
+		gap += s1[t].gap_ns;
+		cpu += s1[t].cpu_ns;
+		sleep2 += s2[t].sleep_ns;
+		burn2 += s2[t].burn_ns;
+		if (s1[t].gap_ns > longest)
+			longest = s1[t].gap_ns;
+		if (s2[t].sleep_ns + s2[t].burn_ns > longest2)
+			longest2 = s2[t].sleep_ns + s2[t].burn_ns;
+	}
+
+	/* Mount 2: an ext4 image beside the tmpfs, in this test's mount
+	 * namespace (tu_mount_tmpfs made it), gone with it. */
+	ext4 = tu_join(r.dir, "ext4");
+	if (!tu_mount_image(ext4, "mkfs.ext4", "-F", 32)) {
+		printf("capture: test thinkload skipped: no ext4 image\n");
+		free(ext4);
+		run_free(&r);
+		return;
+	}
+	ck_assert(asprintf(&map, "%s=%s", r.wdir, ext4) > 0);
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "think%d.json", i);
+		json[i] = tu_join(r.dir, name);
+	}
+	ext4_sandbox = tu_join(ext4, ".ioriot/test");
+	think_replay_run(&r, "tmpfs", NULL, r.sandbox, "1", "1", json[0],
+			 &run[0]);
+	think_replay_run(&r, "ext4", map, ext4_sandbox, "1", "1", json[1],
+			 &run[1]);
+	think_replay_run(&r, "tmpfs -s 2 --cpu-scale 4", NULL, r.sandbox, "2",
+			 "4", json[2], &run[2]);
+	/* Each on the mount it was meant for. */
+	ck_assert_str_eq(run[0].fs_label, "tmpfs");
+	ck_assert_msg(!strncmp(run[1].fs_label, "ext4:", 5) ||
+		      !strcmp(run[1].fs_label, "ext4"), "ext4 run: label %s",
+		      run[1].fs_label);
+
+	for (int i = 0; i < 3; i++) {
+		const struct think_run *x = &run[i];
+
+		printf("capture: thinkload --think on %s (%s): think %llu ns "
+		       "slept, %llu ns burnt (%llu ns of CPU used), of "
+		       "captured gaps %llu ns (%llu ns on a CPU); took %llu "
+		       "ns\n",
+		       x->label, x->fs_label,
+		       (unsigned long long)x->think_sleep_ns,
+		       (unsigned long long)x->think_cpu_ns,
+		       (unsigned long long)x->cpu_used_ns,
+		       (unsigned long long)x->gaps_ns,
+		       (unsigned long long)x->gaps_cpu_ns,
+		       (unsigned long long)x->total_ns);
+		ck_assert_uint_eq(x->gaps_ns, gap);
+		ck_assert_uint_eq(x->gaps_cpu_ns, cpu);
+		ck_assert_uint_eq(x->ops, s1[0].ops + s1[1].ops);
+		ck_assert_uint_eq(x->fsyncs, THINK_FSYNCS);
+		ck_assert_msg(x->cpu_used_ns >= x->think_cpu_ns / 2,
+			      "%s: burnt %llu ns, used %llu ns of CPU",
+			      x->label, (unsigned long long)x->think_cpu_ns,
+			      (unsigned long long)x->cpu_used_ns);
+	}
+	/* The same on both mounts: it comes from the file. */
+	ck_assert_uint_eq(run[1].think_cpu_ns, run[0].think_cpu_ns);
+	ck_assert_uint_eq(run[1].think_sleep_ns, run[0].think_sleep_ns);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_uint_eq(run[i].think_cpu_ns, cpu);
+		ck_assert_uint_eq(run[i].think_sleep_ns, gap - cpu);
+		ck_assert_uint_eq(run[i].think_sleep_ns + run[i].think_cpu_ns,
+				  run[i].gaps_ns);
+		ck_assert_msg(run[i].total_ns >= longest, "%s: took %llu ns, "
+			      "a timeline's think time is %llu ns",
+			      run[i].label,
+			      (unsigned long long)run[i].total_ns,
+			      (unsigned long long)longest);
+	}
+	ck_assert_uint_eq(run[2].think_cpu_ns, burn2);
+	ck_assert_uint_eq(run[2].think_sleep_ns, sleep2);
+	ck_assert_msg(run[2].total_ns >= longest2, "%s: took %llu ns, a "
+		      "timeline's think time is %llu ns", run[2].label,
+		      (unsigned long long)run[2].total_ns,
+		      (unsigned long long)longest2);
+
+	ck_assert_int_eq(umount2(ext4, MNT_DETACH), 0);
+	ck_assert_int_eq(umount2(r.wdir, MNT_DETACH), 0);
+	for (int i = 0; i < 3; i++)
+		free(json[i]);
+	free(map);
+	free(ext4_sandbox);
+	free(ext4);
+	run_free(&r);
+}
+END_TEST
+
 /* ---- fileapi ----------------------------------------------------------- */
 
 #define XA(name, x) E(name), .path2 = "=" x
@@ -2965,6 +3401,12 @@ Suite *capture_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_fd_race);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("think");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_think_replay);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("systemtap");
