@@ -100,6 +100,13 @@ for p in $PACINGS; do
 	*) echo "$0: PREDICT_PACINGS: unknown pacing $p" >&2; exit 2 ;;
 	esac
 done
+# The capture records the futex waits and wakes that order threads
+# (--think's sync=) where this ioriot can: --include alone is a whole-host
+# capture, which leaves them out by default.
+sync_opt=
+if echo "$help" | grep -q -- --sync; then
+	sync_opt=--sync
+fi
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 need="mkfs.ext4 mkfs.xfs losetup runuser sqlite3 fio tar"
 case " $PROGRAMS " in *" pgbench "*) need="$need $PG_BIN/initdb $PG_BIN/pg_ctl pgbench psql" ;; esac
@@ -466,7 +473,7 @@ capture_program() {
 	local prog=$1 t0 t1 secs i
 	"${prog}_prepare" "$disk"
 	drop_caches
-	"$bin" -v -c "$work/$prog.capture" --include "$disk" \
+	"$bin" -v -c "$work/$prog.capture" --include "$disk" $sync_opt \
 		> "$work/capture.out" 2> "$work/capture.err" &
 	cap_pid=$!
 	# The capture is ready when its /proc snapshot is written.

@@ -47,8 +47,8 @@ struct capture_options {
 	uint64_t max_size;		/* --max-size: stop at this log size
 					 * (bytes, >= LOG_GUARD_MIN_SIZE); 0:
 					 * no limit */
-	bool no_futex;			/* --no-sync: futex calls are counted
-					 * as not captured, not recorded */
+	bool futex;			/* record futex calls (--sync); else
+					 * they are counted as not captured */
 	unsigned min_free_pct;		/* --min-free: stop before the log's
 					 * file system has less free; 0: no
 					 * limit */

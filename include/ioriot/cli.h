@@ -91,7 +91,8 @@ struct cli_opts {
 	const char *label;	/* --label NAME, or NULL */
 	double stagger;		/* --stagger seconds between copies' starts */
 	bool no_drop_caches;	/* -D */
-	bool no_sync;		/* --no-sync: no futex records */
+	bool sync, no_sync;	/* --sync, --no-sync: futex records or
+				 * not (default: with -x or --comm) */
 	bool allow_root;	/* --allow-root */
 	bool replay_given;	/* -r: with -c generate, else replay */
 	int verbosity;		/* -q / -v */

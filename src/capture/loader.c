@@ -246,9 +246,9 @@ static int syscall_program_nr(const struct bpf_program *prog, bool exit)
  * those with entry programs of their own (tail call targets, not attached:
  * the dispatchers are), and the process calls whose effect the process
  * records show (fork, exec).  The probe counts the others, futex among
- * them with @no_futex (--no-sync).
+ * them without @futex (--sync).
  */
-static void mark_captured(struct capture_bpf *skel, bool no_futex)
+static void mark_captured(struct capture_bpf *skel, bool futex)
 {
 	static const char *const process_calls[] = {
 		"clone", "clone3", "fork", "vfork", "execve", "execveat",
@@ -262,7 +262,7 @@ static void mark_captured(struct capture_bpf *skel, bool no_futex)
 	for (size_t i = 0; i < nspecs; i++) {
 		const struct trace_spec *t = &skel->rodata->trace_specs[i];
 
-		if (no_futex && t->sys == SYS_FUTEX)
+		if (!futex && t->sys == SYS_FUTEX)
 			continue;
 		nr = program_nr(t->name);
 		if (nr < 0 || nr >= IORIOT_UNCAP_OTHER_ABI) {
@@ -606,7 +606,7 @@ static int load_probe(struct loader *ld, char *err, size_t errlen)
 		return rc;
 	}
 	ld->sum->detached = disable_missing(skel);
-	mark_captured(skel, ld->opt->no_futex);
+	mark_captured(skel, ld->opt->futex);
 	if ((rc = capture_bpf__load(skel))) {
 		snprintf(err, errlen, "loading the BPF probe: %s%s", strerror(-rc),
 			 rc == -EPERM ? " (BPF not permitted: root with "

@@ -19,7 +19,7 @@
 enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_START_AT, OPT_MERGE,
        OPT_MAP, OPT_COPIES, OPT_STAGGER, OPT_ONLY_SYSCALLS, OPT_ONLY_COMM,
        OPT_ONLY_PATH, OPT_FROM, OPT_TO, OPT_THINK, OPT_CPU_SCALE, OPT_REPEAT, OPT_LABEL,
-       OPT_READY_FD, OPT_REUSE, OPT_NO_SYNC };
+       OPT_READY_FD, OPT_REUSE, OPT_SYNC, OPT_NO_SYNC };
 /* The replay's rate caps. */
 enum { OPT_RATE_IOPS = 1100, OPT_RATE_MBPS };
 /* The devices under the sandboxes; the replay's cgroup. */
@@ -65,6 +65,7 @@ static const struct option long_options[] = {
 	{ "spin", required_argument, NULL, 'W' },
 	{ "think", no_argument, NULL, OPT_THINK },
 	{ "ready-fd", required_argument, NULL, OPT_READY_FD },
+	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "no-sync", no_argument, NULL, OPT_NO_SYNC },
 	{ "reuse", no_argument, NULL, OPT_REUSE },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
@@ -218,8 +219,10 @@ void cli_usage(void)
 "      --ready-fd N         -c: write READY and a newline to fd N, then close\n"
 "                           it, once the probe records (so does \"capturing\n"
 "                           to\" on stderr, and READY=1 to NOTIFY_SOCKET)\n"
-"      --no-sync            do not capture futex waits and wakes (the order\n"
-"                           of threads for --think: docs/guide.md)\n"
+"      --sync, --no-sync    capture futex waits and wakes, or not: the order\n"
+"                           of threads for --think (docs/guide.md); default:\n"
+"                           with -x or --comm only (a whole host's futex\n"
+"                           calls can flood the probe's rings)\n"
 "      --ring-mb MB         the probe's rings in all, a power of 2, shared out\n"
 "                           to the CPUs, at least 4 MiB each (default 64)\n"
 "      --max-size SIZE      stop capturing when the log reaches SIZE bytes\n"
@@ -607,6 +610,7 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 	case OPT_REPEAT: err = parse_long("--repeat", optarg, 1, 1000, &o->repeat); break;
 	case OPT_LABEL: o->label = optarg; break;
 	case OPT_REUSE: o->reuse = true; break;
+	case OPT_SYNC: o->sync = true; break;
 	case OPT_NO_SYNC: o->no_sync = true; break;
 	case OPT_READY_FD:
 		err = parse_long("--ready-fd", optarg, 3, 1 << 20, &o->ready_fd);
@@ -718,8 +722,13 @@ static int check_combinations(const struct cli_opts *o)
 		fprintf(stderr, "ioriot: --ready-fd goes with -c (capture)\n");
 		err = -EINVAL;
 	}
-	if (!err && o->no_sync && o->mode != MODE_CAPTURE) {
-		fprintf(stderr, "ioriot: --no-sync goes with -c (capture)\n");
+	if (!err && (o->sync || o->no_sync) && o->mode != MODE_CAPTURE) {
+		fprintf(stderr, "ioriot: --sync and --no-sync go with -c "
+			"(capture)\n");
+		err = -EINVAL;
+	}
+	if (!err && o->sync && o->no_sync) {
+		fprintf(stderr, "ioriot: --sync or --no-sync, not both\n");
 		err = -EINVAL;
 	}
 	if (!err && o->reuse && o->mode != MODE_REPLAY) {
