@@ -135,6 +135,10 @@ static const struct {
 	{ { "-r", "x.replay", "--ready-fd", "5", NULL },
 	  "--ready-fd goes with -c" },
 	{ { "-c", "x.capture", "--ready-fd", "2", NULL }, "--ready-fd" },
+	{ { "-r", "x.replay", "--sync", NULL },
+	  "--sync and --no-sync go with -c" },
+	{ { "-c", "x.capture", "--sync", "--no-sync", NULL },
+	  "--sync or --no-sync, not both" },
 	{ { "-R", "x.replay", "--repeat", "2", "--csv", "a.csv", NULL },
 	  "--repeat does not go with --csv" },
 };
