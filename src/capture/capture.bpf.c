@@ -702,12 +702,12 @@ static __always_inline void read_acl(struct ioriot_event *ev, const char *name,
 	ev->flags |= IORIOT_EV_ACL;
 }
 
-/* Fill the fixed part of an event from the exit context and @in. */
+/* Fill the fixed part of an event from the exit context and @in, all but
+ * its duration (the caller's: set_end()). */
 static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
 				 const struct inflight *in, long ret)
 {
 	ev->time_ns = in->time_ns;
-	ev->dur_ns = bpf_ktime_get_ns() - in->time_ns;
 	ev->pid = id >> 32;
 	ev->tid = (__u32)id;
 	ev->sys = sys;
@@ -720,6 +720,21 @@ static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->umask = in->umask;
 	ev->cpu_gap = ev->cpu_call = 0;
+}
+
+/*
+ * The call of @ev ends now, on its thread's clock and CPU time.  Called
+ * once the probe's work at the exit is done, just before the record is
+ * committed: that work (paths and results read, the ring) is the call's
+ * as the program saw it under capture, and none of it is left in the gap
+ * to the thread's next call, which --think replays (capture-format §4.1).
+ */
+static __always_inline void set_end(const struct self *me,
+				    struct inflight *in,
+				    struct ioriot_event *ev)
+{
+	ev->dur_ns = bpf_ktime_get_ns() - in->time_ns;
+	cpu_exit(me, in, ev);
 }
 
 /* Send the event of the syscall whose entry left @in, if it is @sys's;
@@ -744,7 +759,6 @@ static __always_inline int exit_with(const struct self *me,
 		goto done;
 	}
 	fill(&s->ev, me->id, sys, in, ctx->ret);
-	cpu_exit(me, in, &s->ev);
 	if (p1 >= 0)
 		len0 = read_path(s->paths, in->args[p1 & 7], &s->ev.flags);
 	if (p2 >= 0 && kind == EX_READLINK)
@@ -784,6 +798,7 @@ static __always_inline int exit_with(const struct self *me,
 		s->ev.extra[1] = v;
 		s->ev.flags |= IORIOT_EV_URING_SETUP;
 	}
+	set_end(me, in, &s->ev);
 	rec_end(&out, len0 & (IORIOT_EV_PATH_MAX - 1),
 		len1 & (IORIOT_EV_PATH_MAX - 1));
 done:
@@ -1760,7 +1775,7 @@ SYS_EXIT(bind)
 	}
 	fill(&s->ev, id, SYS_BIND, in, ctx->ret);
 	self_get(&me);
-	cpu_exit(&me, in, &s->ev);
+	set_end(&me, in, &s->ev);
 	s->ev.extra[1] = 0;
 	n = in->args[2] - 2 < SUN_PATH_MAX ? (__u32)(in->args[2] - 2) :
 					      SUN_PATH_MAX;
