@@ -385,6 +385,142 @@ START_TEST(test_json_output)
 }
 END_TEST
 
+/* The JSON of --compare --output-format json of @paths, parsed. */
+static json_t *json_of(char *const *paths, size_t n)
+{
+	char *argv[MAX_FILES + 5] = { "ioriot", "--compare", "--output-format",
+				      "json" };
+	char *out, *err;
+	struct jv_error jerr;
+	json_t *doc;
+
+	ck_assert_uint_le(n, MAX_FILES);
+	for (size_t i = 0; i < n; i++)
+		argv[i + 4] = paths[i];
+	argv[n + 4] = NULL;
+	ck_assert_int_eq(tu_run(argv, &out, &err), 0);
+	ck_assert_str_eq(err, "");
+	doc = jv_parse(out, strlen(out), &jerr);
+	ck_assert_msg(doc, "%u:%u: %s", jerr.line, jerr.col, jerr.msg);
+	free(out);
+	free(err);
+	return doc;
+}
+
+/* Run @j's "incomplete" in @doc: null, or its reasons joined by "|". */
+static char *incomplete_of(const json_t *doc, size_t j)
+{
+	const json_t *v = json_object_get(jv_at(json_object_get(doc, "runs"),
+						j), "incomplete");
+	char *text = NULL;
+	size_t len;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(v);
+	if (json_is_null(v))
+		return strdup("null");
+	ck_assert(json_is_array(v));
+	f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	for (size_t i = 0; i < jv_count(v); i++) {
+		ck_assert(json_is_string(jv_at(v, i)));
+		fprintf(f, "%s%s", i ? "|" : "",
+			json_string_value(jv_at(v, i)));
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	return text;
+}
+
+/*
+ * Runs that ended badly (a signal, a full test mount, I/O errors) are
+ * shown, marked: a '*' after the name, a footnote with why, a line that
+ * says they were left out of the verdict, and "incomplete" in the JSON;
+ * the verdict counts only the whole run.
+ */
+START_TEST(test_incomplete)
+{
+	static const char *const names[] = {
+		"none.json", "interrupted.json", "disk-full.json",
+		"io-errors.json",
+	};
+	static const char *const why[] = {
+		"null", "interrupted", "disk full (12 operations)",
+		"I/O errors (3 operations)",
+	};
+	char *paths[5], *text, *line, *out, *err, *got;
+	json_t *doc, *runs;
+	int64_t n;
+
+	for (int i = 0; i < 4; i++)
+		paths[i] = data(names[i]);
+	text = table_of(paths, 4);
+	line = line_of(text, " ");
+	ck_assert_str_eq(line, "                         better             "
+			 "none  interrupted*  disk-full*  io-errors*");
+	free(line);
+	ck_assert_ptr_nonnull(strstr(text, "\n\n* interrupted: incomplete: "
+				     "interrupted\n* disk-full: incomplete: "
+				     "disk full (12 operations)\n* io-errors: "
+				     "incomplete: I/O errors (3 operations)\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nLeft out of the verdict: 3 "
+				     "incomplete runs (marked * below).\n"));
+	ck_assert_ptr_nonnull(strstr(text, "No verdict: a configuration has "
+				     "no complete run.\n"));
+	ck_assert_ptr_null(strstr(text, "none*"));
+	ck_assert_int_eq(run_compare(paths, 4, &out, &err), 0);
+	ck_assert_str_eq(out, text);
+	free(out);
+	free(err);
+	free(text);
+
+	doc = json_of(paths, 4);
+	for (size_t j = 0; j < 4; j++) {
+		got = incomplete_of(doc, j);
+		ck_assert_str_eq(got, why[j]);
+		free(got);
+	}
+	runs = json_object_get(json_object_get(doc, "verdict"), "runs");
+	ck_assert_int_eq(jv_int(json_object_get(runs, "none"), &n), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(jv_int(json_object_get(runs, "disk-full"), &n), 0);
+	ck_assert_int_eq(n, 0);
+	json_decref(doc);
+
+	/* Reasons together, a count of 1, "disk_full" without a count. */
+	{
+		char *dir = tu_scratch();
+		char *src = tu_read(paths[0], NULL), *mod, *at;
+
+		ck_assert_ptr_nonnull(src);
+		at = strstr(src, "\"test\"");
+		ck_assert_ptr_nonnull(at);
+		ck_assert(asprintf(&mod, "%.*s\"interrupted\": true, "
+				   "\"disk_full\": true, \"io_error_ops\": 1, "
+				   "%s", (int)(at - src), src, at) > 0);
+		paths[4] = tu_write_str(dir, "all.json", mod);
+		text = table_of(paths + 4, 1);
+		ck_assert_ptr_nonnull(strstr(text, "\n* all: incomplete: "
+					     "interrupted, disk full, I/O errors "
+					     "(1 operation)\n"));
+		ck_assert_ptr_nonnull(strstr(text, "\nLeft out of the verdict: "
+					     "1 incomplete run (marked * "
+					     "below).\n"));
+		free(text);
+		doc = json_of(paths + 4, 1);
+		got = incomplete_of(doc, 0);
+		ck_assert_str_eq(got, "interrupted|disk full|I/O errors "
+				 "(1 operation)");
+		free(got);
+		json_decref(doc);
+		free(mod);
+		free(src);
+		free(dir);
+	}
+	for (int i = 0; i < 5; i++)
+		free(paths[i]);
+}
+END_TEST
+
 /* Columns are named after the files: the base name without ".json". */
 START_TEST(test_labels)
 {
@@ -877,6 +1013,7 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_label_controls);
 	tcase_add_test(tc, test_json_output);
 	tcase_add_test(tc, test_json_mixed_pacing);
+	tcase_add_test(tc, test_incomplete);
 	tcase_add_test(tc, test_many_runs);
 	tcase_add_loop_test(tc, test_refused, 0,
 			    sizeof(refused) / sizeof(refused[0]));

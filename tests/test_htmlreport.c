@@ -134,6 +134,8 @@ static const char *const present[] = {
 /* Text it must not have: nothing from elsewhere, no script. */
 static const char *const absent[] = {
 	"http:", "https:", "url(", "<script", "@import", "captured for",
+	/* Both runs are whole. */
+	"class=\"left-out\"", "title=\"incomplete",
 };
 
 START_TEST(test_structure)
@@ -204,6 +206,57 @@ START_TEST(test_escape)
 	free(stats);
 	free(text);
 	free(src);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/*
+ * Runs that ended badly (tests/data/compare: a full test mount, a signal)
+ * are marked next to their names with why, and listed as left out of the
+ * verdict; a name of markup is escaped there too.
+ */
+START_TEST(test_incomplete)
+{
+	char *dir = tu_mkdtemp(), *paths[3], *text, *html;
+	struct htmlreport *r = htmlreport_new();
+	char err[512];
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert(asprintf(&paths[0], "%s/compare/none.json",
+			   tu_datadir()) > 0);
+	ck_assert(asprintf(&paths[1], "%s/compare/disk-full.json",
+			   tu_datadir()) > 0);
+	text = tu_read(paths[1], NULL);
+	ck_assert_ptr_nonnull(text);
+	free(paths[1]);
+	paths[1] = tu_write_str(dir, "<i>full.json", text);
+	free(text);
+	ck_assert(asprintf(&paths[2], "%s/compare/interrupted.json",
+			   tu_datadir()) > 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_msg(htmlreport_add_file(r, paths[i], HTMLREPORT_STATS,
+						  err, sizeof(err)) == 0,
+			      "%s", err);
+	html = written(r);
+	ck_assert_ptr_nonnull(strstr(html, "&lt;i&gt;full <span class=\""
+				     "incomplete\" title=\"incomplete: disk "
+				     "full (12 operations)\">incomplete</span>"
+				     "</th>"));
+	ck_assert_ptr_nonnull(strstr(html, "interrupted <span class=\""
+				     "incomplete\" title=\"incomplete: "
+				     "interrupted\">incomplete</span></th>"));
+	ck_assert_ptr_nonnull(strstr(html, "<div class=\"left-out\"><p>Left "
+				     "out of the verdict: 2 incomplete runs"));
+	ck_assert_ptr_nonnull(strstr(html, "<li><b>&lt;i&gt;full</b>: "
+				     "incomplete: disk full (12 operations)"
+				     "</li>\n<li><b>interrupted</b>: "
+				     "incomplete: interrupted</li>\n"));
+	ck_assert_ptr_null(strstr(html, "<i>full"));
+	ck_assert_ptr_null(strstr(html, "none <span"));
+	free(html);
+	for (int i = 0; i < 3; i++)
+		free(paths[i]);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -715,6 +768,7 @@ Suite *htmlreport_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_structure);
 	tcase_add_test(tc, test_escape);
+	tcase_add_test(tc, test_incomplete);
 	tcase_add_test(tc, test_sync_latency_shown);
 	tcase_add_test(tc, test_kinds);
 	tcase_add_test(tc, test_analysis_text);

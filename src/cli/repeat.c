@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ioriot/incomplete.h"
 #include "ioriot/log.h"
 #include "ioriot/outfile.h"
 #include "ioriot/paths.h"
@@ -114,21 +115,17 @@ static int run_all(const struct cli_opts *o, struct repeat *rp)
 	return 0;
 }
 
-/* The runs of @rp that ran to the end whole: interrupted ones, and those
- * that filled the test mount or met I/O errors, are kept in the file but
- * left out of the summary. */
+/* The runs of @rp that ran to the end whole: incomplete ones
+ * (incomplete.h) are kept in the file but left out of the summary. */
 static size_t whole_runs(const struct repeat *rp, const json_t **whole)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < rp->n; i++) {
-		const json_t *d = rp->docs[i];
-		double io = 0;
+		struct run_why why;
 
-		jv_number(json_object_get(d, "io_error_ops"), &io);
-		if (!json_is_true(json_object_get(d, "interrupted")) &&
-		    !json_is_true(json_object_get(d, "disk_full")) && !io)
-			whole[k++] = d;
+		if (!run_incomplete(rp->docs[i], &why))
+			whole[k++] = rp->docs[i];
 	}
 	return k;
 }

@@ -416,6 +416,7 @@ static int add_run(struct compare *c, const char *path, json_t *doc,
 	compare_printable(run.test);
 	compare_printable(run.host);
 	run.pacing = pacing_of(doc);
+	run_incomplete(doc, &run.why);
 	run.group = (size_t)g;
 	c->groups[g].n++;
 	json_incref(doc);
@@ -428,6 +429,15 @@ nomem:
 	free(run.test);
 	free(run.host);
 	return -ENOMEM;
+}
+
+size_t compare_incomplete(const struct compare *c)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < c->n; j++)
+		n += c->runs[j].why.n != 0;
+	return n;
 }
 
 int compare_add(struct compare *c, const char *path, char *err, size_t errlen)

@@ -1,7 +1,8 @@
 /*
  * htmlreplay: the replay sections of the HTML report: the verdict between
  * the configurations (verdict.c: means with their intervals, a winner only
- * beyond the noise), and the comparison table of --compare (table.c);
+ * beyond the noise; incomplete runs left out, listed with why), and the
+ * comparison table of --compare (table.c), incomplete runs marked;
  * between them the time series of all runs (htmlseries.c) and the
  * captured latencies beside the replayed ones (htmllatency.c).
  */
@@ -45,8 +46,34 @@ static void verdict_words(FILE *f, const struct compare *c,
 	      "t-test tells it from every other configuration at 95%.", f);
 }
 
+/* The incomplete runs of @c, if any: left out of the verdict, each with
+ * why (incomplete.h). */
+static void left_out(FILE *f, const struct compare *c)
+{
+	size_t n = compare_incomplete(c);
+	char why[RUN_WHY_TEXT];
+
+	if (!n)
+		return;
+	fprintf(f, "<div class=\"left-out\"><p>Left out of the verdict: %zu "
+		"incomplete run%s, marked <span class=\"incomplete\">"
+		"incomplete</span> in the table below.</p><ul>\n", n,
+		n == 1 ? "" : "s");
+	for (size_t j = 0; j < c->n; j++) {
+		if (!c->runs[j].why.n)
+			continue;
+		fputs("<li><b>", f);
+		html_text(f, c->runs[j].label);
+		fputs("</b>: incomplete: ", f);
+		html_text(f, run_why_text(&c->runs[j].why, why, sizeof(why)));
+		fputs("</li>\n", f);
+	}
+	fputs("</ul></div>\n", f);
+}
+
 /* The verdict: the headline, then per figure each configuration's mean
- * with its 95% interval and the figure's winner, if any. */
+ * with its 95% interval and the figure's winner, if any; then the runs
+ * left out. */
 static void verdict_section(FILE *f, const struct htmlreport *r,
 			    const struct verdict *v)
 {
@@ -91,11 +118,13 @@ static void verdict_section(FILE *f, const struct htmlreport *r,
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
+	left_out(f, c);
 }
 
 static void table_head(FILE *f, const struct htmlreport *r)
 {
 	const struct compare *c = r->cmp;
+	char why[RUN_WHY_TEXT];
 
 	fputs("<div class=\"table-wrap\"><table class=\"compare\">\n<thead>"
 	      "<tr><th>figure</th><th>better</th>", f);
@@ -103,6 +132,13 @@ static void table_head(FILE *f, const struct htmlreport *r)
 		fprintf(f, "<th><i style=\"color:%s\">■</i> ",
 			html_column_colour(r, j));
 		html_text(f, c->runs[j].label);
+		if (c->runs[j].why.n) {
+			fputs(" <span class=\"incomplete\" title=\"incomplete: ",
+			      f);
+			html_text(f, run_why_text(&c->runs[j].why, why,
+						  sizeof(why)));
+			fputs("\">incomplete</span>", f);
+		}
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n<tr><th>test</th><th></th>", f);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "ioriot/compare.h"
+#include "ioriot/incomplete.h"
 #include "ioriot/json.h"
 
 #define COMPARE_LABEL_MAX 160	/* a row label, a JSON pointer in a message */
@@ -21,6 +22,7 @@ struct compare_run {
 	char *host;		/* its host, "N hosts" for a merge, or "-" */
 	const char *pacing;	/* "fast", "timed", "think" (static) */
 	size_t group;		/* its configuration in compare.groups */
+	struct run_why why;	/* why it is incomplete; .n 0: whole */
 	json_t *doc;
 };
 
@@ -38,6 +40,10 @@ struct compare {
 	size_t ngroups;
 };
 
+
+/* After the name of an incomplete run in --compare's text; its footnote
+ * under the table starts with it, and the verdict's note names it. */
+#define INCOMPLETE_MARK "*"
 
 /* Which value of a row is best. */
 enum best { BEST_NONE, BEST_LOW, BEST_HIGH };
@@ -74,6 +80,9 @@ void table_free(struct table *t);
 /* The cell of @v with @prec decimals in @buf (@len bytes): "-" for none
  * (NAN).  Returns the text. */
 const char *table_cell(char *buf, size_t len, double v, int prec);
+
+/* How many runs of @c are incomplete (compare_run.why). */
+size_t compare_incomplete(const struct compare *c);
 
 /* The name of a run stored in @path: its base name without @ext (".json",
  * ".csv"), control bytes replaced.  malloc'd; NULL when out of memory. */

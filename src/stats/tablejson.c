@@ -1,8 +1,8 @@
 /*
  * tablejson: compare_write_json() (compare.h), the comparison as one JSON
  * object for scripts: the configurations and the verdict between them
- * (verdict.c), the runs, then every row with its values as read (null
- * where a run has none).
+ * (verdict.c), the runs (an incomplete one with its reasons), then every
+ * row with its values as read (null where a run has none).
  */
 #include <errno.h>
 #include <math.h>
@@ -38,6 +38,21 @@ static void row_json(FILE *f, const struct table *t, size_t i)
 	fputs("]}", f);
 }
 
+/* Why a run is incomplete: null for a whole run, else an array of its
+ * reasons (incomplete.h). */
+static void incomplete_json(FILE *f, const struct run_why *why)
+{
+	if (!why->n) {
+		fputs("null", f);
+		return;
+	}
+	for (size_t i = 0; i < why->n; i++) {
+		fputs(i ? ", " : "[", f);
+		json_write_string(f, why->reason[i]);
+	}
+	fputc(']', f);
+}
+
 int compare_write_json(FILE *f, const struct compare *c)
 {
 	struct verdict v;
@@ -69,6 +84,8 @@ int compare_write_json(FILE *f, const struct compare *c)
 		fprintf(f, ", \"pacing\": \"%s\", \"configuration\": ",
 			c->runs[j].pacing);
 		json_write_string(f, c->groups[c->runs[j].group].name);
+		fputs(", \"incomplete\": ", f);
+		incomplete_json(f, &c->runs[j].why);
 		fputc('}', f);
 	}
 	fputs("],\n  \"rows\": [", f);

@@ -1,10 +1,12 @@
 /*
  * tableprint: compare_write() (compare.h): the verdict between the
  * configurations (verdict.c), then every run side by side, columns sized
- * to their widest cell.
+ * to their widest cell, an incomplete run's name marked and a footnote
+ * below saying why (incomplete.h).
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,19 +24,43 @@ static void print_line(FILE *f, size_t lw, const char *label, const char *best,
 	fputc('\n', f);
 }
 
+/* The footnotes of the incomplete runs of @c, a line each: why. */
+static void footnotes(FILE *f, const struct compare *c)
+{
+	char why[RUN_WHY_TEXT];
+	bool first = true;
+
+	for (size_t j = 0; j < c->n; j++) {
+		if (!c->runs[j].why.n)
+			continue;
+		fprintf(f, "%s%s %s: incomplete: %s\n", first ? "\n" : "",
+			INCOMPLETE_MARK, c->runs[j].label,
+			run_why_text(&c->runs[j].why, why, sizeof(why)));
+		first = false;
+	}
+}
+
 static int print(FILE *f, const struct compare *c, const struct table *t)
 {
 	size_t lw = strlen("Configuration"), n = c->n, stride = t->nruns;
 	size_t *w = calloc(n ? n : 1, sizeof(*w));
 	const char **cells = calloc(n ? n : 1, sizeof(*cells));
 	char (*bufs)[48] = calloc(n ? n : 1, sizeof(*bufs));
+	char **names = calloc(n ? n : 1, sizeof(*names));
 	int ret = -ENOMEM;
 
-	if (!w || !cells || !bufs)
+	if (!w || !cells || !bufs || !names)
 		goto out;
+	/* Each run's name, an incomplete one's marked. */
+	for (size_t j = 0; j < n; j++)
+		if (asprintf(&names[j], "%s%s", c->runs[j].label,
+			     c->runs[j].why.n ? INCOMPLETE_MARK : "") < 0) {
+			names[j] = NULL;
+			goto out;
+		}
 	for (size_t j = 0; j < n; j++) {
-		w[j] = strlen(c->runs[j].label) > strlen(c->runs[j].test) ?
-		       strlen(c->runs[j].label) : strlen(c->runs[j].test);
+		w[j] = strlen(names[j]) > strlen(c->runs[j].test) ?
+		       strlen(names[j]) : strlen(c->runs[j].test);
 		if (strlen(c->runs[j].host) > w[j])
 			w[j] = strlen(c->runs[j].host);
 		if (strlen(c->groups[c->runs[j].group].name) > w[j])
@@ -57,7 +83,7 @@ static int print(FILE *f, const struct compare *c, const struct table *t)
 	fprintf(f, "\nReplay runs: %zu, each as it ran (better: the direction "
 		"in which a value is better)\n\n", n);
 	for (size_t j = 0; j < n; j++)
-		cells[j] = c->runs[j].label;
+		cells[j] = names[j];
 	print_line(f, lw, "", "better", w, cells, n);
 	for (size_t j = 0; j < n; j++)
 		cells[j] = c->runs[j].test;
@@ -84,8 +110,12 @@ static int print(FILE *f, const struct compare *c, const struct table *t)
 		print_line(f, lw, r->label, table_best_names[r->best], w, cells,
 			   n);
 	}
+	footnotes(f, c);
 	ret = fflush(f) || ferror(f) ? -(errno ? errno : EIO) : 0;
 out:
+	for (size_t j = 0; names && j < n; j++)
+		free(names[j]);
+	free(names);
 	free(bufs);
 	free(cells);
 	free(w);

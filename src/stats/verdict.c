@@ -19,16 +19,11 @@
 #include "stats.h"
 #include "verdict.h"
 
-/* Whether run @r ran to its end and is whole: interrupted runs, and runs
- * that filled their test mount or met I/O errors, stay out. */
+/* Whether run @r ran to its end and is whole: incomplete runs
+ * (incomplete.h, read by compare.c) stay out. */
 static bool whole_run(const struct compare_run *r)
 {
-	double n;
-
-	return !json_is_true(json_object_get(r->doc, "interrupted")) &&
-	       !json_is_true(json_object_get(r->doc, "disk_full")) &&
-	       (jv_number(json_object_get(r->doc, "io_error_ops"), &n) ||
-		n == 0);
+	return !r->why.n;
 }
 
 /* Why no verdict can be given to runs of @c, or NULL. */
@@ -53,6 +48,9 @@ static const char *why_none(const struct compare *c, const struct verdict *v)
 			       "operations (other replay files or filters)";
 		ops = o;
 	}
+	for (size_t g = 0; g < v->ngroups; g++)
+		if (!v->runs[g])
+			return "a configuration has no complete run";
 	for (size_t g = 0; g < v->ngroups; g++)
 		if (v->runs[g] < 2)
 			return "1 run of a configuration: noise unknown";
@@ -233,6 +231,18 @@ static void headline_text(FILE *f, const struct compare *c,
 		v->runs[r->winner], v->runs[second]);
 }
 
+/* The incomplete runs of @c, if any, in words: left out of the verdict
+ * and marked in the table below it. */
+static void left_out_text(FILE *f, const struct compare *c)
+{
+	size_t n = compare_incomplete(c);
+
+	if (n)
+		fprintf(f, "Left out of the verdict: %zu incomplete run%s "
+			"(marked %s below).\n", n, n == 1 ? "" : "s",
+			INCOMPLETE_MARK);
+}
+
 void verdict_text(FILE *f, const struct compare *c, const struct verdict *v)
 {
 	int lw = (int)strlen("figure"), cw = 28;
@@ -260,6 +270,7 @@ void verdict_text(FILE *f, const struct compare *c, const struct verdict *v)
 	for (size_t i = 0; i < v->nrows; i++)
 		row_text(f, c, v, &v->rows[i], lw, cw);
 	headline_text(f, c, v);
+	left_out_text(f, c);
 }
 
 /* A number, or null for NAN. */
