@@ -175,7 +175,6 @@ enum pathmap_status gen_resolve(struct gen *g, const char *base,
 				   const char *path, size_t len, int slot);
 bool gen_resolve_path(struct gen *g, struct proc *p, int slot);
 struct ofd *gen_event_ofd(struct gen *g, struct proc *p, int64_t fd);
-void gen_release(void *ctx, struct ofd *ofd);
 struct ofd *gen_install_new(struct gen *g, struct proc *p, int64_t fd,
 			       bool cloexec);
 void gen_install_skipped(struct gen *g, struct proc *p, int64_t fd,

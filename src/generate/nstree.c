@@ -216,9 +216,12 @@ static bool found_by(const struct nstree *t, const struct node *n,
 	size_t end = len;
 
 	for (; n != t->root; n = n->parent) {
-		size_t nl = n->name_len;
+		size_t nl;
 
-		if (!n || !n->attached || end < nl + 1 || path[end - nl - 1] != '/' ||
+		if (!n)
+			return false;
+		nl = n->name_len;
+		if (!n->attached || end < nl + 1 || path[end - nl - 1] != '/' ||
 		    !names_equal(path + end - nl, n->name, nl))
 			return false;
 		end -= nl + 1;
