@@ -506,7 +506,9 @@ START_TEST(test_graphite_down)
 END_TEST
 
 /* A server that takes no connection (its accept queue is full, so the
- * kernel drops our SYN): the write gives up after the timeout. */
+ * kernel drops our SYN): the write gives up after the timeout, not before;
+ * within 5 s (without the timeout the kernel's SYN retries take minutes),
+ * tight within 1 s, which a busy host may keep a woken thread waiting. */
 START_TEST(test_graphite_timeout)
 {
 	unsigned short port = 0;
@@ -533,7 +535,7 @@ START_TEST(test_graphite_timeout)
 	took = clock_ns(CLOCK_MONOTONIC) - t0;
 	ck_assert_uint_eq(series_graphite_failures(s), 1);
 	ck_assert_uint_ge(took, NS / 5 - NS / 100);
-	ck_assert_uint_lt(took, NS);
+	ck_assert_uint_lt(took, TU_TIGHT ? NS : 5 * NS);
 	ck_assert_int_eq(series_close(s), 0);
 	close(filler);
 	close(lfd);
@@ -730,7 +732,8 @@ END_TEST
 /*
  * End to end: `ioriot -r --csv --graphite` at captured speed.  The CSV has
  * a row per second plus the rest, whose operations add up to the file's;
- * the real carbon-cache gets the test's metrics.
+ * the real carbon-cache gets the test's metrics.  The 2.36 s take three
+ * rows at least; tight, at most four (a busy host makes the replay late).
  */
 START_TEST(test_replay_series)
 {
@@ -795,7 +798,8 @@ START_TEST(test_replay_series)
 		ops += interval * rate;
 		rows++;
 	}
-	ck_assert_msg(rows >= 3 && rows <= 4, "%u rows:\n%s", rows, text);
+	ck_assert_msg(rows >= 3 && (!TU_TIGHT || rows <= 4), "%u rows:\n%s",
+		      rows, text);
 	ck_assert_msg(ops > 59.5 && ops < 60.5, "%.3f ops:\n%s", ops, text);
 
 	if (carbon) {
@@ -911,9 +915,12 @@ Suite *series_suite(void)
 {
 	Suite *s = suite_create("series");
 	TCase *tc = tcase_create("series");
+	TCase *tt = tu_timing_case("series timing");
 
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_set_timeout(tc, 30);
+	tcase_add_unchecked_fixture(tt, tu_root_setup, tu_root_teardown);
+	tcase_set_timeout(tt, 30);
 	tcase_add_test(tc, test_classes);
 	tcase_add_test(tc, test_sample_add);
 	tcase_add_test(tc, test_csv_golden);
@@ -921,10 +928,11 @@ Suite *series_suite(void)
 	tcase_add_test(tc, test_graphite_lines);
 	tcase_add_test(tc, test_graphite_prefix);
 	tcase_add_test(tc, test_graphite_down);
-	tcase_add_test(tc, test_graphite_timeout);
+	tu_add_timed_test(tc, tt, test_graphite_timeout);
 	tcase_add_test(tc, test_carbon);
-	tcase_add_test(tc, test_replay_series);
+	tu_add_timed_test(tc, tt, test_replay_series);
 	tcase_add_test(tc, test_plot);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tt);
 	return s;
 }
