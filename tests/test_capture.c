@@ -1071,13 +1071,18 @@ static void capture_workload(struct run *r)
 		      "workload %s failed (status 0x%x): %s", r->label,
 		      wt.status, text ? text : "");
 	free(text);
-	/* The probe loses nothing here.  SystemTap skips a probe now and
-	 * then under emulation (a lock not taken in time while the host
-	 * preempts a vCPU): counted as lost, whose ever event it was; the
-	 * chains then show that the workload's events are all there. */
-	if (sum.lost && r->module)
-		printf("capture: %s: %llu events lost (skipped by SystemTap)\n",
-		       r->label, (unsigned long long)sum.lost);
+	/* The probe loses nothing of the workload's here.  SystemTap skips
+	 * a probe now and then under emulation (a lock not taken in time
+	 * while the host preempts a vCPU); a capture of the whole host takes
+	 * every other process's events too, which on a busy host (another
+	 * make check's fd race: 150,000 calls a second) can fill the ring
+	 * faster than the reader, which competes for the CPUs, empties it.
+	 * Either is counted as lost, whose ever event it was; the chains
+	 * then show that the workload's events are all there. */
+	if (sum.lost && (r->module || r->mode == EVERYTHING))
+		printf("capture: %s: %llu events lost (%s)\n", r->label,
+		       (unsigned long long)sum.lost, r->module ?
+		       "skipped by SystemTap" : "the whole host's");
 	else
 		ck_assert_uint_eq(sum.lost, 0);
 	r->lost = sum.lost;
@@ -1647,9 +1652,19 @@ START_TEST(test_workload)
 		printf("capture: test %s skipped: %s\n", cases[_i].w->name, why);
 		return;
 	}
-	run_init(&r, cases[_i].w, cases[_i].mode);
-	capture_workload(&r);
-	read_log(&r);
+	/* A capture of the whole host that lost events (capture_workload())
+	 * and with them an expected one is made again, twice at most; the
+	 * third is checked whatever it lost. */
+	for (int attempt = 1;; attempt++) {
+		run_init(&r, cases[_i].w, cases[_i].mode);
+		capture_workload(&r);
+		read_log(&r);
+		if (!r.lost || attempt == 3 || chains_present(&r))
+			break;
+		printf("capture: %s: events lost, an expected event is "
+		       "missing: captured again\n", r.label);
+		run_free(&r);
+	}
 	check_chains(&r);
 	for (size_t c = 0; c < sizeof(more_checks) / sizeof(more_checks[0]); c++)
 		if (!strcmp(more_checks[c].name, r.w->name))
