@@ -150,8 +150,8 @@ LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS) $(LIBZSTD_LIBS) $(LIBJANSSON_LIBS)
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-timing check-flags check-vm bench bench-predict demo fuzz \
-	install uninstall clean FORCE deb vmlinux.h
+.PHONY: all deps check check-timing check-flags check-vm bench bench-predict \
+	demo fuzz install uninstall clean FORCE deb vmlinux.h
 
 all: $(BIN)
 

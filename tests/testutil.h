@@ -131,11 +131,12 @@ void tu_latency_sample(uint64_t *v, size_t n);
  * three times (check_main.c).  What a busy host cannot break (counts,
  * "not earlier than due", bounds only a hang exceeds) stays in make check.
  *
- * tu_timing_case() makes a tagged case; name it "SUITE timing" or
- * another name no other case has (a retry runs the case by its name).  A test registered
- * with tu_add_timed_test() runs in the case @check with TU_TIGHT false and
- * in the timing case @timing with TU_TIGHT true, where it also asserts its
- * tight bounds.  tu_timing_cases counts the tagged cases made.
+ * tu_timing_case() makes a tagged case; name it "SUITE timing" or another
+ * name no other case has (a retry runs the case by its name).  A test
+ * registered with tu_add_timed_test() runs in the case @check with
+ * TU_TIGHT false and in the timing case @timing with TU_TIGHT true, where
+ * it also asserts its tight bounds.  tu_timing_cases counts the tagged
+ * cases made.
  */
 #define TU_TIMING_TAG "timing"
 #define TU_TIGHT (_i == 1)
