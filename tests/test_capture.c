@@ -60,8 +60,6 @@
 #define NVARS 16
 #define V_WPID 1		/* variable that holds the workload's pid */
 #define GIB (1024LL * 1024 * 1024)
-#define CAPTURE_CAP_NS (10ULL * 1000000000ULL)	/* safety net, times
-							 * CK_TIMEOUT_MULTIPLIER */
 #define STOP_DELAY_US 100000	/* capture on after the workload exited */
 
 /*
@@ -843,16 +841,6 @@ struct go {
 	bool sent;
 };
 
-/* The longest a capture runs: CAPTURE_CAP_NS, stretched like Check's
- * timeouts (make check-vm runs the tests on emulated CPUs). */
-static uint64_t capture_cap_ns(void)
-{
-	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
-	double f = m ? atof(m) : 1;
-
-	return (uint64_t)((double)CAPTURE_CAP_NS * (f >= 1 ? f : 1));
-}
-
 /* The ready callback: the probe is attached, let the workload go. */
 static void send_go(void *ctx)
 {
@@ -1029,7 +1017,14 @@ static void run_free(struct run *r)
 	free(r->noise_path);
 }
 
-/* Capture the workload from start to exit into r->log. */
+/*
+ * Capture the workload from start to exit into r->log.  The capture ends
+ * when the watcher has seen the workload exit, never by a time of its own
+ * (duration_ns 0: the default hour): a cap of 10 s once ended the capture
+ * of the fd race's 48,000 writes while a busy host still ran them, and the
+ * test blamed the capture for the writes it missed.  A workload that never
+ * exits is the case's timeout's, which ends the test process and its probe.
+ */
 static void capture_workload(struct run *r)
 {
 	struct watch wt = { 0 };
@@ -1037,7 +1032,6 @@ static void capture_workload(struct run *r)
 	struct capture_summary sum;
 	struct capture_options opt = {
 		.output = r->log,
-		.duration_ns = capture_cap_ns(),
 		.stop = &wt.stop,
 		.ready = send_go,
 		.ready_ctx = &go,
@@ -1084,13 +1078,18 @@ static void capture_workload(struct run *r)
 		      "workload %s failed (status 0x%x): %s", r->label,
 		      wt.status, text ? text : "");
 	free(text);
-	/* The probe loses nothing here.  SystemTap skips a probe now and
-	 * then under emulation (a lock not taken in time while the host
-	 * preempts a vCPU): counted as lost, whose ever event it was; the
-	 * chains then show that the workload's events are all there. */
-	if (sum.lost && r->module)
-		printf("capture: %s: %llu events lost (skipped by SystemTap)\n",
-		       r->label, (unsigned long long)sum.lost);
+	/* The probe loses nothing of the workload's here.  SystemTap skips
+	 * a probe now and then under emulation (a lock not taken in time
+	 * while the host preempts a vCPU); a capture of the whole host takes
+	 * every other process's events too, which on a busy host (another
+	 * make check's fd race: 150,000 calls a second) can fill the ring
+	 * faster than the reader, which competes for the CPUs, empties it.
+	 * Either is counted as lost, whose ever event it was; the chains
+	 * then show that the workload's events are all there. */
+	if (sum.lost && (r->module || r->mode == EVERYTHING))
+		printf("capture: %s: %llu events lost (%s)\n", r->label,
+		       (unsigned long long)sum.lost, r->module ?
+		       "skipped by SystemTap" : "the whole host's");
 	else
 		ck_assert_uint_eq(sum.lost, 0);
 	r->lost = sum.lost;
@@ -1244,7 +1243,10 @@ static bool in_family(const struct run *r, uint32_t pid)
 }
 
 /* Per thread of the workload, entry times never go back in file order
- * (records are sent when a syscall returns); every duration is short.
+ * (records are sent when a syscall returns); every duration is shorter
+ * than the case's timeout, 60 s: a longer one is no call the workload
+ * made but a wrong entry time (an fsync on a busy host's shared scratch
+ * disk may wait seconds behind other processes' writeback, so not 1 s).
  * Not io_uring's sqe and cqe records: they carry the ring's thread but
  * happen elsewhere too (its SQPOLL thread, an io-wq worker), while that
  * thread waits in io_uring_enter, whose line comes after them when the
@@ -1261,7 +1263,7 @@ static void check_times(const struct run *r)
 
 		if (!in_family(r, e->pid))
 			continue;
-		ck_assert_msg(e->dur_ns < 1000000000ULL, "line %llu: D=%llu",
+		ck_assert_msg(e->dur_ns < 60000000000ULL, "line %llu: D=%llu",
 			      (unsigned long long)e->lineno,
 			      (unsigned long long)e->dur_ns);
 		if (e->sys == SYS_SQE || e->sys == SYS_CQE)
@@ -1660,9 +1662,19 @@ START_TEST(test_workload)
 		printf("capture: test %s skipped: %s\n", cases[_i].w->name, why);
 		return;
 	}
-	run_init(&r, cases[_i].w, cases[_i].mode);
-	capture_workload(&r);
-	read_log(&r);
+	/* A capture of the whole host that lost events (capture_workload())
+	 * and with them an expected one is made again, twice at most; the
+	 * third is checked whatever it lost. */
+	for (int attempt = 1;; attempt++) {
+		run_init(&r, cases[_i].w, cases[_i].mode);
+		capture_workload(&r);
+		read_log(&r);
+		if (!r.lost || attempt == 3 || chains_present(&r))
+			break;
+		printf("capture: %s: events lost, an expected event is "
+		       "missing: captured again\n", r.label);
+		run_free(&r);
+	}
 	check_chains(&r);
 	for (size_t c = 0; c < sizeof(more_checks) / sizeof(more_checks[0]); c++)
 		if (!strcmp(more_checks[c].name, r.w->name))
@@ -3491,10 +3503,10 @@ Suite *capture_suite(void)
 	tcase_add_test(tc, test_fileapi);
 	suite_add_tcase(s, tc);
 
-	/* Tagged: its threads race on fd numbers with the capture's 20 ms
-	 * reorder window, which emulated CPUs (make check-vm) do not keep. */
-	tc = tcase_create("fd race");
-	tcase_set_tags(tc, "timing");
+	/* Tagged timing (make check-timing): its threads race on fd numbers
+	 * with the capture's 20 ms reorder window, which emulated CPUs (make
+	 * check-vm) do not keep, nor a vCPU its busy host takes away. */
+	tc = tu_timing_case("fd race");
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_fd_race);

@@ -1,11 +1,17 @@
 /*
  * Tests of the replay's rate caps (--rate-iops, --rate-mbps; rate.c):
- * a replay capped at 1,000 IOPS as fast as possible performs 1,000 +- 2%
- * reads in every full second of its time series; separate read and write
- * caps hold each class to its own; the wait is reported as throttle delay
- * and stays out of the syscalls' latency; caps work at a speed (-s);
- * malformed caps are refused.  The sandboxes are on a tmpfs in a scratch
- * directory.
+ * a replay capped at 1,000 IOPS as fast as possible never runs ahead of
+ * the cap, and (in the timing case) performs 1,000 +- 2% reads in every
+ * full second of its time series; separate read and write caps hold each
+ * class to its own; the wait is reported as throttle delay and stays out
+ * of the syscalls' latency; caps work at a speed (-s); malformed caps are
+ * refused.  The sandboxes are on a tmpfs in a scratch directory.
+ *
+ * A cap is a lower bound on time that no load can break: the operations
+ * of a class start at least 1/cap apart (rate.c's gate never lends a turn
+ * that went unused), so they cannot finish early, only late.  How close
+ * to the cap a replay gets, second by second, depends on the CPU the
+ * replay gets: those bounds are TU_TIGHT's.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -157,23 +163,32 @@ static char *run_cli(const char *const *args, char **json)
 }
 
 /*
- * Check that every full 1 s row (+- 2%) of CSV @text column @col held
- * its interval's worth of @want operations a second +- 2%, and that the
- * rows add up to @total (to the CSV's rounding).  Returns the number of full rows.
+ * Check CSV @text's column @col against a cap of @want operations a
+ * second: the rows add up to @total (to the CSV's rounding), and the last
+ * row, written when every operation had completed, ends no earlier than
+ * they could have started, one every 1/@want s from the first: a busy
+ * host only makes them later.  (The rows before it are not held to that:
+ * a tick counts what completed until it has read every thread's figures,
+ * a little after its time_s, longer when the host keeps it waiting.)
+ * With @tight also every full 1 s row (+- 2%) held its interval's worth
+ * of @want a second +- 2%.  Returns the number of full rows.
  */
 static unsigned check_rows(const char *text, const char *col, double want,
-			   double total)
+			   double total, bool tight)
 {
 	int ci = column(text, col), ii = column(text, "interval_s");
-	double sum = 0;
+	int ti = column(text, "time_s");
+	double sum = 0, t = 0;
 	unsigned full = 0;
 
-	ck_assert_msg(ci >= 0 && ii >= 0, "no %s column:\n%s", col, text);
+	ck_assert_msg(ci >= 0 && ii >= 0 && ti >= 0, "no %s column:\n%s", col,
+		      text);
 	for (const char *line = strchr(text, '\n'); line && line[1];
 	     line = strchr(line + 1, '\n')) {
 		double interval = field(line + 1, ii);
 		double ops = field(line + 1, ci) * interval;
 
+		t = field(line + 1, ti);
 		sum += ops;
 		/* The rest after the last full second is no full row; a
 		 * tick that came late lengthens its row and shortens the
@@ -181,8 +196,8 @@ static unsigned check_rows(const char *text, const char *col, double want,
 		if (interval < 0.98)
 			continue;
 		full++;
-		ck_assert_msg(ops >= want * interval * 0.98 - 0.5 &&
-			      ops <= want * interval * 1.02 + 0.5,
+		ck_assert_msg(!tight || (ops >= want * interval * 0.98 - 0.5 &&
+					 ops <= want * interval * 1.02 + 0.5),
 			      "%s: %.1f in a %.3f s row, want %.0f/s +- 2%%:\n%s",
 			      col, ops, interval, want, text);
 	}
@@ -190,22 +205,32 @@ static unsigned check_rows(const char *text, const char *col, double want,
 	 * 1000 a second. */
 	ck_assert_msg(sum > total - 2 && sum < total + 2,
 		      "%s: %.1f in all, want %.0f:\n%s", col, sum, total, text);
+	/* The first starts at 0 s at the earliest, the last (@total - 1) /
+	 * @want s later; time_s within 0.5 ms. */
+	ck_assert_msg(t + 0.0005 >= (total - 1) / want,
+		      "%s: %.0f in %.3f s, faster than the cap of %.0f/s:\n%s",
+		      col, total, t, want, text);
 	return full;
 }
 
 /*
  * The issue's test: 2,200 reads from 4 timelines, as fast as possible,
- * capped at 1,000 IOPS: every full second holds 1,000 +- 2% of them, and
- * there are two; the JSON statistics report the cap and its delay.
+ * capped at 1,000 IOPS: never ahead of the cap; tight, every full second
+ * holds 1,000 +- 2% of them, and there are two; the JSON statistics
+ * report the cap and its delay.
  */
 START_TEST(test_iops_buckets)
 {
 	static const char *const args[] = { "--rate-iops", "1000", NULL };
 	char *json, *text;
+	unsigned full;
 
 	write_replay(4, 550, 0, 0, 1000);
 	text = run_cli(args, &json);
-	ck_assert_uint_eq(check_rows(text, "read_ops_per_s", 1000, 2200), 2);
+	full = check_rows(text, "read_ops_per_s", 1000, 2200, TU_TIGHT);
+	/* 2.2 s: two full seconds (a late replay has more; a late tick
+	 * shortens the row after it). */
+	ck_assert(!TU_TIGHT || full == 2);
 	ck_assert_msg(strstr(json, "\"rate_limit\": {\"per\": \"process\", "
 			     "\"iops\": {\"total\": 1000}, \"mbps\": null,"),
 		      "%s", json);
@@ -221,12 +246,15 @@ START_TEST(test_read_write_caps)
 {
 	static const char *const args[] = { "--rate-iops", "600,200", NULL };
 	char *json, *text;
+	unsigned full;
 
-	/* Reads end after 2.2 s, writes after 2.5 s. */
+	/* Reads end after 2.2 s, writes after 2.5 s: two full rows each. */
 	write_replay(2, 660, 2, 250, 1000);
 	text = run_cli(args, &json);
-	ck_assert_uint_eq(check_rows(text, "read_ops_per_s", 600, 1320), 2);
-	ck_assert_uint_eq(check_rows(text, "write_ops_per_s", 200, 500), 2);
+	full = check_rows(text, "read_ops_per_s", 600, 1320, TU_TIGHT);
+	ck_assert(!TU_TIGHT || full == 2);
+	full = check_rows(text, "write_ops_per_s", 200, 500, TU_TIGHT);
+	ck_assert(!TU_TIGHT || full == 2);
 	ck_assert_msg(strstr(json, "\"iops\": {\"read\": 600, \"write\": 200}"),
 		      "%s", json);
 	free(json);
@@ -239,6 +267,8 @@ END_TEST
  * 4 timelines each read waits about 20 ms for its turn, and takes
  * microseconds on tmpfs.  Operations the caps do not count (open, close)
  * wait for nothing of their own.  A write-only cap leaves reads alone.
+ * How long the waits and reads were is the timing case's to judge: a
+ * thread the host let wait finds its turn already due.
  */
 START_TEST(test_delay_not_latency)
 {
@@ -253,17 +283,21 @@ START_TEST(test_delay_not_latency)
 	ck_assert_uint_eq(sum->ops, 4 * 52);
 	ck_assert_uint_eq(t->ops, 200);
 	ck_assert_uint_eq(sum->throttle[REPLAY_RATE_WRITE].ops, 0);
-	ck_assert_uint_ge(t->throttled, 190);
-	ck_assert_uint_ge(t->delay_p50_ns, 10 * MS);
+	ck_assert_uint_gt(t->throttled, 0);
 	ck_assert_uint_ge(t->delay_max_ns, t->delay_p99_ns);
 	ck_assert_uint_ge(t->delay_p99_ns, t->delay_p50_ns);
-	ck_assert_uint_gt(t->delay_ns, 200 * 10 * MS);
-	/* 200 operations at 200 a second: about a second. */
+	ck_assert_uint_gt(t->delay_ns, 0);
+	/* 200 operations at 200 a second: a second at least. */
 	ck_assert_uint_ge(sum->duration_ns, 990 * MS);
-	ck_assert_uint_lt(sum->duration_ns, 1500 * MS);
-	ck_assert_uint_lt(replay_hist_percentile(sum->sys[SYS_PREAD64].lat, 50),
-			  1 * MS);
 	ck_assert(sum->rate.iops_shared && sum->rate.iops[0] == 200);
+	if (TU_TIGHT) {
+		ck_assert_uint_ge(t->throttled, 190);
+		ck_assert_uint_ge(t->delay_p50_ns, 10 * MS);
+		ck_assert_uint_gt(t->delay_ns, 200 * 10 * MS);
+		ck_assert_uint_lt(sum->duration_ns, 1500 * MS);
+		ck_assert_uint_lt(replay_hist_percentile(
+					  sum->sys[SYS_PREAD64].lat, 50), 1 * MS);
+	}
 
 	/* ,W: writes are capped, the reads go as fast as they can. */
 	rate = (struct replay_rate){ .iops = { 0, 50 } };
@@ -273,7 +307,7 @@ START_TEST(test_delay_not_latency)
 	ck_assert_uint_eq(sum->throttle[REPLAY_RATE_WRITE].ops, 10);
 	/* 10 writes at 50 a second: the last starts 180 ms in. */
 	ck_assert_uint_ge(sum->duration_ns, 175 * MS);
-	ck_assert_uint_lt(sum->duration_ns, 600 * MS);
+	ck_assert(!TU_TIGHT || sum->duration_ns < 600 * MS);
 	free(sum);
 }
 END_TEST
@@ -291,7 +325,7 @@ START_TEST(test_mbps)
 	ck_assert_uint_eq(sum->throttle[REPLAY_RATE_WRITE].ops, 40);
 	/* 100 operations, the last starts 990 ms in. */
 	ck_assert_uint_ge(sum->duration_ns, 985 * MS);
-	ck_assert_uint_lt(sum->duration_ns, 1400 * MS);
+	ck_assert(!TU_TIGHT || sum->duration_ns < 1400 * MS);
 	free(sum);
 }
 END_TEST
@@ -299,7 +333,9 @@ END_TEST
 /*
  * At -s 1 the caps apply after the pace: 300 reads captured 1 ms apart
  * (0.3 s) at 500 IOPS take 0.6 s; the timeline runs late, and the
- * lateness shows it, while each read's own delay is a turn's.
+ * lateness shows it (the last read is due at 0.3 s and cannot start
+ * before 0.598 s), while each read's own delay is a turn's (tight: the
+ * host may keep a waiting thread from its turn for a while).
  */
 START_TEST(test_with_speed)
 {
@@ -311,17 +347,21 @@ START_TEST(test_with_speed)
 	ck_assert_int_eq(run_lib(&rate, 1, sum), 0);
 	ck_assert_uint_eq(sum->throttle[REPLAY_RATE_READ].ops, 300);
 	ck_assert_uint_ge(sum->duration_ns, 595 * MS);
-	ck_assert_uint_lt(sum->duration_ns, 900 * MS);
 	ck_assert(sum->timed);
 	ck_assert_uint_ge(sum->lateness_max_ns, 250 * MS);
-	ck_assert_uint_lt(sum->throttle[REPLAY_RATE_READ].delay_max_ns,
-			  100 * MS);
+	if (TU_TIGHT) {
+		ck_assert_uint_lt(sum->duration_ns, 900 * MS);
+		ck_assert_uint_lt(sum->throttle[REPLAY_RATE_READ].delay_max_ns,
+				  100 * MS);
+	}
 
-	/* Captured slower than the cap: nothing waits for it. */
+	/* Captured slower than the cap: nothing waits for it (tight: a
+	 * read the host delayed by 8 ms finds the next one's turn not yet
+	 * come). */
 	write_replay(1, 20, 0, 0, 10 * MS);
 	ck_assert_int_eq(run_lib(&rate, 1, sum), 0);
 	ck_assert_uint_eq(sum->throttle[REPLAY_RATE_READ].ops, 20);
-	ck_assert_uint_eq(sum->throttle[REPLAY_RATE_READ].throttled, 0);
+	ck_assert(!TU_TIGHT || sum->throttle[REPLAY_RATE_READ].throttled == 0);
 	free(sum);
 }
 END_TEST
@@ -501,18 +541,23 @@ Suite *rate_suite(void)
 {
 	Suite *s = suite_create("rate");
 	TCase *tc = tcase_create("caps");
+	TCase *tt = tu_timing_case("rate timing");
 
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_iops_buckets);
-	tcase_add_test(tc, test_read_write_caps);
-	tcase_add_test(tc, test_delay_not_latency);
-	tcase_add_test(tc, test_mbps);
-	tcase_add_test(tc, test_with_speed);
+	tcase_add_unchecked_fixture(tt, tu_root_setup, tu_root_teardown);
+	tcase_add_checked_fixture(tt, setup, teardown);
+	tcase_set_timeout(tt, 60);
+	tu_add_timed_test(tc, tt, test_iops_buckets);
+	tu_add_timed_test(tc, tt, test_read_write_caps);
+	tu_add_timed_test(tc, tt, test_delay_not_latency);
+	tu_add_timed_test(tc, tt, test_mbps);
+	tu_add_timed_test(tc, tt, test_with_speed);
 	tcase_add_test(tc, test_classes);
 	tcase_add_test(tc, test_golden_classes);
 	tcase_add_test(tc, test_bad_caps);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tt);
 	return s;
 }

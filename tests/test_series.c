@@ -24,6 +24,10 @@
 #include "testutil.h"
 
 #define NS 1000000000ULL
+/* How long carbon-cache may take to store what it got: a safety net for
+ * a daemon that never does, not a timing check (the case's timeout, 60 s,
+ * leaves room for its start, up to 15 s, and a replay besides). */
+#define CARBON_WAIT_NS (20 * NS)
 
 /* Whether @prog is an executable in PATH. */
 static bool in_path(const char *prog)
@@ -506,7 +510,9 @@ START_TEST(test_graphite_down)
 END_TEST
 
 /* A server that takes no connection (its accept queue is full, so the
- * kernel drops our SYN): the write gives up after the timeout. */
+ * kernel drops our SYN): the write gives up after the timeout, not before;
+ * within 5 s (without the timeout the kernel's SYN retries take minutes),
+ * tight within 1 s, which a busy host may keep a woken thread waiting. */
 START_TEST(test_graphite_timeout)
 {
 	unsigned short port = 0;
@@ -533,23 +539,33 @@ START_TEST(test_graphite_timeout)
 	took = clock_ns(CLOCK_MONOTONIC) - t0;
 	ck_assert_uint_eq(series_graphite_failures(s), 1);
 	ck_assert_uint_ge(took, NS / 5 - NS / 100);
-	ck_assert_uint_lt(took, NS);
+	ck_assert_uint_lt(took, TU_TIGHT ? NS : 5 * NS);
 	ck_assert_int_eq(series_close(s), 0);
 	close(filler);
 	close(lfd);
 }
 END_TEST
 
-/* Start carbon-cache with its own configuration in @dir, its line
- * receiver on 127.0.0.1:@port; returns its pid once the port answers. */
+/*
+ * Start carbon-cache with its own configuration in @dir, its line
+ * receiver on 127.0.0.1:@port; returns its pid once the port answers.
+ * Its whisper files go to a tmpfs of the test's own (dir/storage): it
+ * creates a file per metric and fsyncs every update, which on a busy
+ * host's shared disk waited behind other processes' writeback for more
+ * than the 10 s the tests once gave it.
+ */
 static pid_t carbon_start(const char *dir, unsigned short port)
 {
 	char *conf = tu_join(dir, "carbon.conf"), *text;
 	char *pidfile = tu_join(dir, "carbon.pid");
 	char *log = tu_join(dir, "carbon.out");
+	char *storage = tu_join(dir, "storage");
 	char *confarg, *pidarg, *logarg;
 	uint64_t end;
 	pid_t pid;
+
+	ck_assert_msg(tu_mount_tmpfs(storage), "no tmpfs for %s", storage);
+	free(storage);
 
 	ck_assert(asprintf(&text,
 		"[cache]\n"
@@ -705,8 +721,8 @@ START_TEST(test_carbon)
 	ck_assert_uint_eq(series_graphite_failures(s), 0);
 	ck_assert_int_eq(series_close(s), 0);
 	/* Carbon creates the files and writes the points within a second
-	 * or so. */
-	end = clock_ns(CLOCK_MONOTONIC) + 10 * NS;
+	 * or so; a busy host's CPUs keep the Python daemon waiting. */
+	end = clock_ns(CLOCK_MONOTONIC) + CARBON_WAIT_NS;
 	while (!(whisper_has(whisper, "ioriot.carbon_test.ops_per_s",
 			     start / NS + 1, "42.000000") &&
 		 whisper_has(whisper, "ioriot.carbon_test.ops_per_s",
@@ -717,7 +733,8 @@ START_TEST(test_carbon)
 			     start / NS + 1, "37.500000"))) {
 		if (clock_ns(CLOCK_MONOTONIC) > end) {
 			carbon_stop(pid);
-			ck_abort_msg("carbon did not store the metrics in 10 s");
+			ck_abort_msg("carbon did not store the metrics in %llu s",
+				     (unsigned long long)(CARBON_WAIT_NS / NS));
 		}
 		usleep(100000);
 	}
@@ -730,7 +747,8 @@ END_TEST
 /*
  * End to end: `ioriot -r --csv --graphite` at captured speed.  The CSV has
  * a row per second plus the rest, whose operations add up to the file's;
- * the real carbon-cache gets the test's metrics.
+ * the real carbon-cache gets the test's metrics.  The 2.36 s take three
+ * rows at least; tight, at most four (a busy host makes the replay late).
  */
 START_TEST(test_replay_series)
 {
@@ -795,18 +813,20 @@ START_TEST(test_replay_series)
 		ops += interval * rate;
 		rows++;
 	}
-	ck_assert_msg(rows >= 3 && rows <= 4, "%u rows:\n%s", rows, text);
+	ck_assert_msg(rows >= 3 && (!TU_TIGHT || rows <= 4), "%u rows:\n%s",
+		      rows, text);
 	ck_assert_msg(ops > 59.5 && ops < 60.5, "%.3f ops:\n%s", ops, text);
 
 	if (carbon) {
 		whisper = tu_join(dir, "storage/whisper");
 		metric = tu_join(whisper, "ioriot/t/ops_per_s.wsp");
-		end = clock_ns(CLOCK_MONOTONIC) + 10 * NS;
+		end = clock_ns(CLOCK_MONOTONIC) + CARBON_WAIT_NS;
 		while (access(metric, R_OK)) {
 			if (clock_ns(CLOCK_MONOTONIC) > end) {
 				carbon_stop(pid);
-				ck_abort_msg("carbon did not store %s in 10 s",
-					     metric);
+				ck_abort_msg("carbon did not store %s in %llu s",
+					     metric, (unsigned long long)
+					     (CARBON_WAIT_NS / NS));
 			}
 			usleep(100000);
 		}
@@ -911,9 +931,12 @@ Suite *series_suite(void)
 {
 	Suite *s = suite_create("series");
 	TCase *tc = tcase_create("series");
+	TCase *tt = tu_timing_case("series timing");
 
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
-	tcase_set_timeout(tc, 30);
+	tcase_set_timeout(tc, 60);
+	tcase_add_unchecked_fixture(tt, tu_root_setup, tu_root_teardown);
+	tcase_set_timeout(tt, 60);
 	tcase_add_test(tc, test_classes);
 	tcase_add_test(tc, test_sample_add);
 	tcase_add_test(tc, test_csv_golden);
@@ -921,10 +944,11 @@ Suite *series_suite(void)
 	tcase_add_test(tc, test_graphite_lines);
 	tcase_add_test(tc, test_graphite_prefix);
 	tcase_add_test(tc, test_graphite_down);
-	tcase_add_test(tc, test_graphite_timeout);
+	tu_add_timed_test(tc, tt, test_graphite_timeout);
 	tcase_add_test(tc, test_carbon);
-	tcase_add_test(tc, test_replay_series);
+	tu_add_timed_test(tc, tt, test_replay_series);
 	tcase_add_test(tc, test_plot);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tt);
 	return s;
 }

@@ -505,3 +505,14 @@ void tu_latency_sample(uint64_t *v, size_t n)
 		v[i] = (uint64_t)x;
 	}
 }
+
+unsigned tu_timing_cases;
+
+TCase *tu_timing_case(const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_tags(tc, TU_TIMING_TAG);
+	tu_timing_cases++;
+	return tc;
+}

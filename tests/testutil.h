@@ -122,4 +122,29 @@ bool tu_mount_tmpfs(const char *dir);
  */
 void tu_latency_sample(uint64_t *v, size_t n);
 
+/*
+ * Timing.  Some tests also assert how fast or how evenly something ran
+ * (a rate within 2% every second, a start within 100 ms of its target):
+ * a busy host breaks those without a bug.  Their tight bounds live in test
+ * cases tagged TU_TIMING_TAG, which make check leaves out
+ * (CK_EXCLUDE_TAGS) and make check-timing runs alone, a failing case up to
+ * three times (check_main.c).  What a busy host cannot break (counts,
+ * "not earlier than due", bounds only a hang exceeds) stays in make check.
+ *
+ * tu_timing_case() makes a tagged case; name it "SUITE timing" or another
+ * name no other case has (a retry runs the case by its name).  A test
+ * registered with tu_add_timed_test() runs in the case @check with
+ * TU_TIGHT false and in the timing case @timing with TU_TIGHT true, where
+ * it also asserts its tight bounds.  tu_timing_cases counts the tagged
+ * cases made.
+ */
+#define TU_TIMING_TAG "timing"
+#define TU_TIGHT (_i == 1)
+#define tu_add_timed_test(check, timing, tf) do {		\
+		tcase_add_loop_test((check), tf, 0, 1);		\
+		tcase_add_loop_test((timing), tf, 1, 2);	\
+	} while (0)
+extern unsigned tu_timing_cases;
+TCase *tu_timing_case(const char *name);
+
 #endif

@@ -17,7 +17,8 @@ export IORIOT_WORKLOADS=/share/workloads
 export TMPDIR=/var/tmp
 # Emulated CPUs are slow: every test case gets ten times its time.
 export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-10}
-# Nor the 20 ms reorder window that the fd race test counts on.
+# Nor the timing cases (tests/testutil.h), among them the fd race, which
+# counts on the capture's 20 ms reorder window.
 export CK_EXCLUDE_TAGS=timing
 
 echo "guest: $(./ioriot --version 2>&1 | head -1), kernel $(uname -r)"
