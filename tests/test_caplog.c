@@ -216,6 +216,7 @@ static const unsigned kind_fields[] = {
 		      CAP_FLAGS | CAP_RET,
 	[SK_DEDUPE] = CAP_FD | CAP_OFFSET2 | CAP_COUNT | CAP_RET,
 	[SK_DEDUPE_DONE] = CAP_RET,
+	[SK_FUTEX] = CAP_ADDR | CAP_CMD | CAP_ARG | CAP_RET,
 };
 
 static const char op_path[] = "/srv/data/file with space";
