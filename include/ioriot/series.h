@@ -16,15 +16,16 @@
 #include "ioriot/replay.h"
 #include "ioriot/syscalls.h"
 
-/* The classes syscalls are grouped into (series_class_of()). */
+/* The classes syscalls are grouped into (series_class_of()): the syscall
+ * table's class (syscall_table.h), namespace calls apart from meta. */
 enum series_class {
-	SC_READ,	/* data read: read, pread64, readv, readahead, ... */
-	SC_WRITE,	/* data written: write, ..., ftruncate, fallocate, copies */
+	SC_READ,	/* data read: read, pread64, readahead, sendfile, ... */
+	SC_WRITE,	/* write, ..., ftruncate, fallocate, copy_file_range */
 	SC_OPEN,	/* open, openat, creat, close, close_range, dup */
-	SC_META,	/* stat family, access, readlink, getdents, chmod, chown */
+	SC_META,	/* stat family, access, readlink, getdents, chmod, chdir */
 	SC_NAMESPACE,	/* mkdir, rmdir, unlink, rename, link, symlink */
 	SC_SYNC,	/* fsync, fdatasync, sync, syncfs, sync_file_range, msync */
-	SC_OTHER,	/* lseek, fcntl, mmap, chdir, fadvise64, ... */
+	SC_OTHER,	/* lseek, fcntl, mmap, fadvise64, splice, tee, ... */
 	SC_COUNT
 };
 

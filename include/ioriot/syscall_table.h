@@ -82,169 +82,238 @@ enum sys_kind {
 			 * a dependency (sync=); never an operation */
 };
 
-/* X(id, name, kind, v3 return key, replay name) */
+/*
+ * The class of an operation: what it does to files, decided here once for
+ * every view of it.  sys_class_of() (analyze's tables, --only-syscalls),
+ * series_class_of() (the time series) and the rate caps (src/replay/rate.c)
+ * each map it with a switch on the class, never on the syscall;
+ * tests/test_syscalls.c checks that they agree for every id.  docs/guide.md
+ * (Filters) lists the classes for users.
+ *
+ * The calls the views used to disagree on, and why they are where they are:
+ * - sendfile is a read.  It exists to send a file to a socket: its in fd
+ *   is a file read through the page cache, its out fd is usually not a
+ *   file at all, so in file I/O terms it reads.
+ * - copy_file_range is a copy, a write in views with one slot per call:
+ *   both its fds are files and what it leaves behind is a written file;
+ *   the rate caps, which can count a call twice, count it as a read and a
+ *   write.
+ * - splice and tee are other: tee joins two pipes and touches no file, and
+ *   which side of a splice is the file (read or written) changes call by
+ *   call, which a table of syscalls cannot say.
+ * - readahead is a read: it reads count bytes of the file from the device
+ *   into the page cache, the I/O a read would do.
+ * - fadvise64 is other: advice, which may start I/O but does none itself.
+ * - truncate, ftruncate, fallocate and the FICLONE ioctls are alter: they
+ *   change a file's contents, size or blocks, a write to anyone splitting
+ *   reads from writes, but pass no data, so a cap on bytes or data
+ *   operations does not count them.
+ * - msync is a sync: it writes a mapping's dirty pages back, the fsync of
+ *   a mapping.
+ * - dup, dup2 and dup3 are open: like open and close they change the fd
+ *   table (dup2 and dup3 close the fd they replace).
+ * - chdir and fchdir are meta: a path lookup, like stat.
+ * - The completions of AIO and io_uring requests go by direction (reads,
+ *   writes, syncs, fallocate and ftruncate as alter, nop and fadvise
+ *   other); the request records (iocb, sqe) themselves are other, as their
+ *   direction is their opcode's (the rate caps look it up by the opcode's
+ *   completion).
+ * - mmap_read and mmap_write, the pages of a mapping touched, are a read
+ *   and a write; mmap and the calls by address are other.
+ */
+enum sys_op_class {
+	OC_READ,	/* moves a file's data to the caller */
+	OC_WRITE,	/* moves data into a file */
+	OC_COPY,	/* moves data from one file to another */
+	OC_ALTER,	/* changes a file's contents or size, passing no data */
+	OC_OPEN,	/* opens or closes an fd, or makes one from another */
+	OC_META,	/* reads or changes what is not data: stat, attributes,
+			 * directory entries, links' content, cwd */
+	OC_NAMESPACE,	/* adds, removes or renames a name: a kind of meta */
+	OC_SYNC,	/* writes back what was written */
+	OC_OTHER,	/* the rest: seeks, fcntl, locks, advice, mappings,
+			 * AIO and io_uring set-up and requests, pipes,
+			 * processes */
+	OC_COUNT
+};
+
+/* X(id, name, kind, v3 return key, replay name, class) */
 #define SYSCALL_TABLE(X) \
-	X(OPEN, "open", SK_OPEN, 'd', "open") \
-	X(OPENAT, "openat", SK_OPEN, 'd', "openat") \
-	X(OPENAT2, "openat2", SK_OPEN, 'd', "openat2") \
-	X(CREAT, "creat", SK_OPEN, 'd', "creat") \
-	X(CLOSE, "close", SK_CLOSE, 's', "close") \
-	X(CLOSE_RANGE, "close_range", SK_CLOSE_RANGE, 's', "close_range") \
-	X(READ, "read", SK_READ, 'b', "read") \
-	X(PREAD64, "pread64", SK_READ, 'b', "pread64") \
-	X(READV, "readv", SK_READ, 'b', "readv") \
-	X(PREADV, "preadv", SK_READ, 'b', "preadv") \
-	X(PREADV2, "preadv2", SK_READ, 'b', "preadv2") \
-	X(WRITE, "write", SK_WRITE, 'b', "write") \
-	X(PWRITE64, "pwrite64", SK_WRITE, 'b', "pwrite64") \
-	X(WRITEV, "writev", SK_WRITE, 'b', "writev") \
-	X(PWRITEV, "pwritev", SK_WRITE, 'b', "pwritev") \
-	X(PWRITEV2, "pwritev2", SK_WRITE, 'b', "pwritev2") \
-	X(LSEEK, "lseek", SK_SEEK, 'b', "lseek") \
-	X(LLSEEK, "llseek", SK_SEEK, 'b', "lseek") \
-	X(SENDFILE, "sendfile", SK_SENDFILE, 'b', "sendfile") \
-	X(COPY_FILE_RANGE, "copy_file_range", SK_COPY_RANGE, 'b', "copy_file_range") \
-	X(FSYNC, "fsync", SK_FDOP, 's', "fsync") \
-	X(FDATASYNC, "fdatasync", SK_FDOP, 's', "fdatasync") \
-	X(SYNC, "sync", SK_SYNC, 's', "sync") \
-	X(SYNCFS, "syncfs", SK_FDOP, 's', "syncfs") \
-	X(SYNC_FILE_RANGE, "sync_file_range", SK_FDOP, 's', "sync_file_range") \
-	X(FALLOCATE, "fallocate", SK_FDOP, 's', "fallocate") \
-	X(FTRUNCATE, "ftruncate", SK_FDOP, 's', "ftruncate") \
-	X(TRUNCATE, "truncate", SK_TRUNCATE, 's', "truncate") \
-	X(FADVISE64, "fadvise64", SK_FDOP, 's', "fadvise64") \
-	X(READAHEAD, "readahead", SK_FDOP, 'b', "readahead") \
-	X(STAT, "stat", SK_PATHOP, 's', "stat") \
-	X(LSTAT, "lstat", SK_PATHOP, 's', "lstat") \
-	X(FSTAT, "fstat", SK_FDOP, 's', "fstat") \
-	X(NEWFSTATAT, "newfstatat", SK_STATAT, 's', "newfstatat") \
-	X(FSTATAT, "fstatat", SK_STATAT, 's', "newfstatat") \
-	X(STATX, "statx", SK_STATAT, 's', "statx") \
-	X(STATFS, "statfs", SK_PATHOP, 's', "statfs") \
-	X(STATFS64, "statfs64", SK_PATHOP, 's', "statfs") \
-	X(FSTATFS, "fstatfs", SK_FDOP, 's', "fstatfs") \
-	X(FSTATFS64, "fstatfs64", SK_FDOP, 's', "fstatfs") \
-	X(ACCESS, "access", SK_PATHOP, 's', "access") \
-	X(FACCESSAT, "faccessat", SK_PATHOP, 's', "faccessat") \
-	X(FACCESSAT2, "faccessat2", SK_STATAT, 's', "faccessat2") \
-	X(GETDENTS, "getdents", SK_READDIR, 'b', "getdents64") \
-	X(GETDENTS64, "getdents64", SK_READDIR, 'b', "getdents64") \
-	X(READDIR, "readdir", SK_READDIR, 's', "getdents64") \
-	X(MKDIR, "mkdir", SK_MKDIR, 's', "mkdir") \
-	X(MKDIRAT, "mkdirat", SK_MKDIR, 's', "mkdirat") \
-	X(MKNOD, "mknod", SK_MKNOD, 's', "mknod") \
-	X(MKNODAT, "mknodat", SK_MKNOD, 's', "mknodat") \
-	X(BIND, "bind", SK_MKNOD, 's', "bind") \
-	X(RMDIR, "rmdir", SK_RMDIR, 's', "rmdir") \
-	X(UNLINK, "unlink", SK_UNLINK, 's', "unlink") \
-	X(UNLINKAT, "unlinkat", SK_UNLINK, 's', "unlinkat") \
-	X(RENAME, "rename", SK_RENAME, 's', "rename") \
-	X(RENAMEAT, "renameat", SK_RENAME, 's', "renameat") \
-	X(RENAMEAT2, "renameat2", SK_RENAME, 's', "renameat2") \
-	X(LINK, "link", SK_LINK, 's', "link") \
-	X(LINKAT, "linkat", SK_LINK, 's', "linkat") \
-	X(SYMLINK, "symlink", SK_SYMLINK, 's', "symlink") \
-	X(SYMLINKAT, "symlinkat", SK_SYMLINK, 's', "symlinkat") \
-	X(READLINK, "readlink", SK_PATHOP, 's', "readlink") \
-	X(READLINKAT, "readlinkat", SK_PATHOP, 's', "readlinkat") \
-	X(CHMOD, "chmod", SK_PATHOP, 's', "chmod") \
-	X(FCHMOD, "fchmod", SK_FDOP, 's', "fchmod") \
-	X(FCHMODAT, "fchmodat", SK_PATHOP, 's', "fchmodat") \
-	X(FCHMODAT2, "fchmodat2", SK_PATHOP, 's', "fchmodat2") \
-	X(CHOWN, "chown", SK_PATHOP, 's', "chown") \
-	X(CHOWN16, "chown16", SK_PATHOP, 's', "chown") \
-	X(FCHOWN, "fchown", SK_FDOP, 's', "fchown") \
-	X(FCHOWN16, "fchown16", SK_FDOP, 's', "fchown") \
-	X(LCHOWN, "lchown", SK_PATHOP, 's', "lchown") \
-	X(LCHOWN16, "lchown16", SK_PATHOP, 's', "lchown") \
-	X(FCHOWNAT, "fchownat", SK_PATHOP, 's', "fchownat") \
-	X(UTIMENSAT, "utimensat", SK_STATAT, 's', "utimensat") \
-	X(FCNTL, "fcntl", SK_FCNTL, 's', "fcntl") \
-	X(DUP, "dup", SK_DUP, 's', "dup") \
-	X(DUP2, "dup2", SK_DUP, 's', "dup2") \
-	X(DUP3, "dup3", SK_DUP, 's', "dup3") \
-	X(CHDIR, "chdir", SK_CHDIR, 's', "chdir") \
-	X(FCHDIR, "fchdir", SK_FCHDIR, 's', "fchdir") \
-	X(MMAP, "mmap", SK_MMAP, 'A', "mmap") \
-	X(MMAP2, "mmap2", SK_MMAP, 'A', "mmap") \
-	X(MUNMAP, "munmap", SK_ADDR, 's', "munmap") \
-	X(MSYNC, "msync", SK_ADDR, 's', "msync") \
-	X(MREMAP, "mremap", SK_ADDR, 's', "mremap") \
-	X(MADVISE, "madvise", SK_ADDR, 's', "madvise") \
-	X(IO_SETUP, "io_setup", SK_AIO_SETUP, 0, "io_setup") \
-	X(IO_DESTROY, "io_destroy", SK_AIO_DESTROY, 0, "io_destroy") \
-	X(IO_SUBMIT, "io_submit", SK_AIO_SUBMIT, 0, "io_submit") \
-	X(IO_CANCEL, "io_cancel", SK_AIO_CANCEL, 0, "io_cancel") \
-	X(IO_GETEVENTS, "io_getevents", SK_AIO_GETEVENTS, 0, "io_getevents") \
-	X(IO_PGETEVENTS, "io_pgetevents", SK_AIO_GETEVENTS, 0, "io_getevents") \
-	X(IO_URING_SETUP, "io_uring_setup", SK_URING_SETUP, 0, "io_uring_setup") \
-	X(IO_URING_ENTER, "io_uring_enter", SK_URING_ENTER, 0, "io_uring_enter") \
+	X(OPEN, "open", SK_OPEN, 'd', "open", OC_OPEN) \
+	X(OPENAT, "openat", SK_OPEN, 'd', "openat", OC_OPEN) \
+	X(OPENAT2, "openat2", SK_OPEN, 'd', "openat2", OC_OPEN) \
+	X(CREAT, "creat", SK_OPEN, 'd', "creat", OC_OPEN) \
+	X(CLOSE, "close", SK_CLOSE, 's', "close", OC_OPEN) \
+	X(CLOSE_RANGE, "close_range", SK_CLOSE_RANGE, 's', "close_range", \
+	  OC_OPEN) \
+	X(READ, "read", SK_READ, 'b', "read", OC_READ) \
+	X(PREAD64, "pread64", SK_READ, 'b', "pread64", OC_READ) \
+	X(READV, "readv", SK_READ, 'b', "readv", OC_READ) \
+	X(PREADV, "preadv", SK_READ, 'b', "preadv", OC_READ) \
+	X(PREADV2, "preadv2", SK_READ, 'b', "preadv2", OC_READ) \
+	X(WRITE, "write", SK_WRITE, 'b', "write", OC_WRITE) \
+	X(PWRITE64, "pwrite64", SK_WRITE, 'b', "pwrite64", OC_WRITE) \
+	X(WRITEV, "writev", SK_WRITE, 'b', "writev", OC_WRITE) \
+	X(PWRITEV, "pwritev", SK_WRITE, 'b', "pwritev", OC_WRITE) \
+	X(PWRITEV2, "pwritev2", SK_WRITE, 'b', "pwritev2", OC_WRITE) \
+	X(LSEEK, "lseek", SK_SEEK, 'b', "lseek", OC_OTHER) \
+	X(LLSEEK, "llseek", SK_SEEK, 'b', "lseek", OC_OTHER) \
+	X(SENDFILE, "sendfile", SK_SENDFILE, 'b', "sendfile", OC_READ) \
+	X(COPY_FILE_RANGE, "copy_file_range", SK_COPY_RANGE, 'b', \
+	  "copy_file_range", OC_COPY) \
+	X(FSYNC, "fsync", SK_FDOP, 's', "fsync", OC_SYNC) \
+	X(FDATASYNC, "fdatasync", SK_FDOP, 's', "fdatasync", OC_SYNC) \
+	X(SYNC, "sync", SK_SYNC, 's', "sync", OC_SYNC) \
+	X(SYNCFS, "syncfs", SK_FDOP, 's', "syncfs", OC_SYNC) \
+	X(SYNC_FILE_RANGE, "sync_file_range", SK_FDOP, 's', "sync_file_range", \
+	  OC_SYNC) \
+	X(FALLOCATE, "fallocate", SK_FDOP, 's', "fallocate", OC_ALTER) \
+	X(FTRUNCATE, "ftruncate", SK_FDOP, 's', "ftruncate", OC_ALTER) \
+	X(TRUNCATE, "truncate", SK_TRUNCATE, 's', "truncate", OC_ALTER) \
+	X(FADVISE64, "fadvise64", SK_FDOP, 's', "fadvise64", OC_OTHER) \
+	X(READAHEAD, "readahead", SK_FDOP, 'b', "readahead", OC_READ) \
+	X(STAT, "stat", SK_PATHOP, 's', "stat", OC_META) \
+	X(LSTAT, "lstat", SK_PATHOP, 's', "lstat", OC_META) \
+	X(FSTAT, "fstat", SK_FDOP, 's', "fstat", OC_META) \
+	X(NEWFSTATAT, "newfstatat", SK_STATAT, 's', "newfstatat", OC_META) \
+	X(FSTATAT, "fstatat", SK_STATAT, 's', "newfstatat", OC_META) \
+	X(STATX, "statx", SK_STATAT, 's', "statx", OC_META) \
+	X(STATFS, "statfs", SK_PATHOP, 's', "statfs", OC_META) \
+	X(STATFS64, "statfs64", SK_PATHOP, 's', "statfs", OC_META) \
+	X(FSTATFS, "fstatfs", SK_FDOP, 's', "fstatfs", OC_META) \
+	X(FSTATFS64, "fstatfs64", SK_FDOP, 's', "fstatfs", OC_META) \
+	X(ACCESS, "access", SK_PATHOP, 's', "access", OC_META) \
+	X(FACCESSAT, "faccessat", SK_PATHOP, 's', "faccessat", OC_META) \
+	X(FACCESSAT2, "faccessat2", SK_STATAT, 's', "faccessat2", OC_META) \
+	X(GETDENTS, "getdents", SK_READDIR, 'b', "getdents64", OC_META) \
+	X(GETDENTS64, "getdents64", SK_READDIR, 'b', "getdents64", OC_META) \
+	X(READDIR, "readdir", SK_READDIR, 's', "getdents64", OC_META) \
+	X(MKDIR, "mkdir", SK_MKDIR, 's', "mkdir", OC_NAMESPACE) \
+	X(MKDIRAT, "mkdirat", SK_MKDIR, 's', "mkdirat", OC_NAMESPACE) \
+	X(MKNOD, "mknod", SK_MKNOD, 's', "mknod", OC_NAMESPACE) \
+	X(MKNODAT, "mknodat", SK_MKNOD, 's', "mknodat", OC_NAMESPACE) \
+	X(BIND, "bind", SK_MKNOD, 's', "bind", OC_NAMESPACE) \
+	X(RMDIR, "rmdir", SK_RMDIR, 's', "rmdir", OC_NAMESPACE) \
+	X(UNLINK, "unlink", SK_UNLINK, 's', "unlink", OC_NAMESPACE) \
+	X(UNLINKAT, "unlinkat", SK_UNLINK, 's', "unlinkat", OC_NAMESPACE) \
+	X(RENAME, "rename", SK_RENAME, 's', "rename", OC_NAMESPACE) \
+	X(RENAMEAT, "renameat", SK_RENAME, 's', "renameat", OC_NAMESPACE) \
+	X(RENAMEAT2, "renameat2", SK_RENAME, 's', "renameat2", OC_NAMESPACE) \
+	X(LINK, "link", SK_LINK, 's', "link", OC_NAMESPACE) \
+	X(LINKAT, "linkat", SK_LINK, 's', "linkat", OC_NAMESPACE) \
+	X(SYMLINK, "symlink", SK_SYMLINK, 's', "symlink", OC_NAMESPACE) \
+	X(SYMLINKAT, "symlinkat", SK_SYMLINK, 's', "symlinkat", OC_NAMESPACE) \
+	X(READLINK, "readlink", SK_PATHOP, 's', "readlink", OC_META) \
+	X(READLINKAT, "readlinkat", SK_PATHOP, 's', "readlinkat", OC_META) \
+	X(CHMOD, "chmod", SK_PATHOP, 's', "chmod", OC_META) \
+	X(FCHMOD, "fchmod", SK_FDOP, 's', "fchmod", OC_META) \
+	X(FCHMODAT, "fchmodat", SK_PATHOP, 's', "fchmodat", OC_META) \
+	X(FCHMODAT2, "fchmodat2", SK_PATHOP, 's', "fchmodat2", OC_META) \
+	X(CHOWN, "chown", SK_PATHOP, 's', "chown", OC_META) \
+	X(CHOWN16, "chown16", SK_PATHOP, 's', "chown", OC_META) \
+	X(FCHOWN, "fchown", SK_FDOP, 's', "fchown", OC_META) \
+	X(FCHOWN16, "fchown16", SK_FDOP, 's', "fchown", OC_META) \
+	X(LCHOWN, "lchown", SK_PATHOP, 's', "lchown", OC_META) \
+	X(LCHOWN16, "lchown16", SK_PATHOP, 's', "lchown", OC_META) \
+	X(FCHOWNAT, "fchownat", SK_PATHOP, 's', "fchownat", OC_META) \
+	X(UTIMENSAT, "utimensat", SK_STATAT, 's', "utimensat", OC_META) \
+	X(FCNTL, "fcntl", SK_FCNTL, 's', "fcntl", OC_OTHER) \
+	X(DUP, "dup", SK_DUP, 's', "dup", OC_OPEN) \
+	X(DUP2, "dup2", SK_DUP, 's', "dup2", OC_OPEN) \
+	X(DUP3, "dup3", SK_DUP, 's', "dup3", OC_OPEN) \
+	X(CHDIR, "chdir", SK_CHDIR, 's', "chdir", OC_META) \
+	X(FCHDIR, "fchdir", SK_FCHDIR, 's', "fchdir", OC_META) \
+	X(MMAP, "mmap", SK_MMAP, 'A', "mmap", OC_OTHER) \
+	X(MMAP2, "mmap2", SK_MMAP, 'A', "mmap", OC_OTHER) \
+	X(MUNMAP, "munmap", SK_ADDR, 's', "munmap", OC_OTHER) \
+	X(MSYNC, "msync", SK_ADDR, 's', "msync", OC_SYNC) \
+	X(MREMAP, "mremap", SK_ADDR, 's', "mremap", OC_OTHER) \
+	X(MADVISE, "madvise", SK_ADDR, 's', "madvise", OC_OTHER) \
+	X(IO_SETUP, "io_setup", SK_AIO_SETUP, 0, "io_setup", OC_OTHER) \
+	X(IO_DESTROY, "io_destroy", SK_AIO_DESTROY, 0, "io_destroy", OC_OTHER) \
+	X(IO_SUBMIT, "io_submit", SK_AIO_SUBMIT, 0, "io_submit", OC_OTHER) \
+	X(IO_CANCEL, "io_cancel", SK_AIO_CANCEL, 0, "io_cancel", OC_OTHER) \
+	X(IO_GETEVENTS, "io_getevents", SK_AIO_GETEVENTS, 0, "io_getevents", \
+	  OC_OTHER) \
+	X(IO_PGETEVENTS, "io_pgetevents", SK_AIO_GETEVENTS, 0, "io_getevents", \
+	  OC_OTHER) \
+	X(IO_URING_SETUP, "io_uring_setup", SK_URING_SETUP, 0, \
+	  "io_uring_setup", OC_OTHER) \
+	X(IO_URING_ENTER, "io_uring_enter", SK_URING_ENTER, 0, \
+	  "io_uring_enter", OC_OTHER) \
 	X(IO_URING_REGISTER, "io_uring_register", SK_URING_REGISTER, 0, \
-	  "io_uring_register") \
-	X(IOCTL, "ioctl", SK_IOCTL, 0, "ioctl") \
-	X(SETXATTR, "setxattr", SK_XATTR, 0, "setxattr") \
-	X(LSETXATTR, "lsetxattr", SK_XATTR, 0, "lsetxattr") \
-	X(FSETXATTR, "fsetxattr", SK_XATTR, 0, "fsetxattr") \
-	X(SETXATTRAT, "setxattrat", SK_XATTR, 0, "setxattrat") \
-	X(GETXATTR, "getxattr", SK_XATTR, 0, "getxattr") \
-	X(LGETXATTR, "lgetxattr", SK_XATTR, 0, "lgetxattr") \
-	X(FGETXATTR, "fgetxattr", SK_XATTR, 0, "fgetxattr") \
-	X(GETXATTRAT, "getxattrat", SK_XATTR, 0, "getxattrat") \
-	X(LISTXATTR, "listxattr", SK_XATTR, 0, "listxattr") \
-	X(LLISTXATTR, "llistxattr", SK_XATTR, 0, "llistxattr") \
-	X(FLISTXATTR, "flistxattr", SK_XATTR, 0, "flistxattr") \
-	X(LISTXATTRAT, "listxattrat", SK_XATTR, 0, "listxattrat") \
-	X(REMOVEXATTR, "removexattr", SK_XATTR, 0, "removexattr") \
-	X(LREMOVEXATTR, "lremovexattr", SK_XATTR, 0, "lremovexattr") \
-	X(FREMOVEXATTR, "fremovexattr", SK_XATTR, 0, "fremovexattr") \
-	X(REMOVEXATTRAT, "removexattrat", SK_XATTR, 0, "removexattrat") \
-	X(FLOCK, "flock", SK_FLOCK, 0, "flock") \
-	X(SPLICE, "splice", SK_SPLICE, 0, "splice") \
-	X(TEE, "tee", SK_SPLICE, 0, "tee") \
-	X(EXIT_GROUP, "exit_group", SK_EXIT_GROUP, 0, "exit_group") \
-	X(FORK, "fork", SK_FORK, 0, "fork") \
-	X(EXEC, "exec", SK_EXEC, 0, "exec") \
-	X(EXIT, "exit", SK_EXIT, 0, "exit") \
-	X(OPENFD, "openfd", SK_OPENFD, 0, "openfd") \
-	X(CWD, "cwd", SK_CWD, 0, "cwd") \
-	X(LOST, "lost", SK_LOST, 0, "lost") \
-	X(IOCB, "iocb", SK_IOCB, 0, "iocb") \
-	X(IO_EVENT, "io_event", SK_IO_EVENT, 0, "io_event") \
-	X(MMAP_READ, "mmap_read", SK_MAPPAGE, 0, "mmap_read") \
-	X(MMAP_WRITE, "mmap_write", SK_MAPPAGE, 0, "mmap_write") \
-	X(AIO_PREAD, "aio_pread", SK_AIO_DATA, 0, "aio_pread") \
-	X(AIO_PWRITE, "aio_pwrite", SK_AIO_DATA, 0, "aio_pwrite") \
-	X(AIO_PREADV, "aio_preadv", SK_AIO_DATA, 0, "aio_preadv") \
-	X(AIO_PWRITEV, "aio_pwritev", SK_AIO_DATA, 0, "aio_pwritev") \
-	X(AIO_FSYNC, "aio_fsync", SK_AIO_DONE, 0, "aio_fsync") \
-	X(AIO_FDSYNC, "aio_fdsync", SK_AIO_DONE, 0, "aio_fdsync") \
-	X(SQE, "sqe", SK_URING_SQE, 0, "sqe") \
-	X(CQE, "cqe", SK_URING_CQE, 0, "cqe") \
-	X(URING_FILE, "uring_file", SK_URING_FILE, 0, "uring_file") \
-	X(URING_BUF, "uring_buf", SK_URING_BUF, 0, "uring_buf") \
-	X(URING_NOP, "uring_nop", SK_URING_DONE, 0, "uring_nop") \
-	X(URING_READV, "uring_readv", SK_URING_DATA, 0, "uring_readv") \
-	X(URING_WRITEV, "uring_writev", SK_URING_DATA, 0, "uring_writev") \
-	X(URING_FSYNC, "uring_fsync", SK_URING_DONE, 0, "uring_fsync") \
+	  "io_uring_register", OC_OTHER) \
+	X(IOCTL, "ioctl", SK_IOCTL, 0, "ioctl", OC_ALTER) \
+	X(SETXATTR, "setxattr", SK_XATTR, 0, "setxattr", OC_META) \
+	X(LSETXATTR, "lsetxattr", SK_XATTR, 0, "lsetxattr", OC_META) \
+	X(FSETXATTR, "fsetxattr", SK_XATTR, 0, "fsetxattr", OC_META) \
+	X(SETXATTRAT, "setxattrat", SK_XATTR, 0, "setxattrat", OC_META) \
+	X(GETXATTR, "getxattr", SK_XATTR, 0, "getxattr", OC_META) \
+	X(LGETXATTR, "lgetxattr", SK_XATTR, 0, "lgetxattr", OC_META) \
+	X(FGETXATTR, "fgetxattr", SK_XATTR, 0, "fgetxattr", OC_META) \
+	X(GETXATTRAT, "getxattrat", SK_XATTR, 0, "getxattrat", OC_META) \
+	X(LISTXATTR, "listxattr", SK_XATTR, 0, "listxattr", OC_META) \
+	X(LLISTXATTR, "llistxattr", SK_XATTR, 0, "llistxattr", OC_META) \
+	X(FLISTXATTR, "flistxattr", SK_XATTR, 0, "flistxattr", OC_META) \
+	X(LISTXATTRAT, "listxattrat", SK_XATTR, 0, "listxattrat", OC_META) \
+	X(REMOVEXATTR, "removexattr", SK_XATTR, 0, "removexattr", OC_META) \
+	X(LREMOVEXATTR, "lremovexattr", SK_XATTR, 0, "lremovexattr", OC_META) \
+	X(FREMOVEXATTR, "fremovexattr", SK_XATTR, 0, "fremovexattr", OC_META) \
+	X(REMOVEXATTRAT, "removexattrat", SK_XATTR, 0, "removexattrat", \
+	  OC_META) \
+	X(FLOCK, "flock", SK_FLOCK, 0, "flock", OC_OTHER) \
+	X(SPLICE, "splice", SK_SPLICE, 0, "splice", OC_OTHER) \
+	X(TEE, "tee", SK_SPLICE, 0, "tee", OC_OTHER) \
+	X(EXIT_GROUP, "exit_group", SK_EXIT_GROUP, 0, "exit_group", OC_OTHER) \
+	X(FORK, "fork", SK_FORK, 0, "fork", OC_OTHER) \
+	X(EXEC, "exec", SK_EXEC, 0, "exec", OC_OTHER) \
+	X(EXIT, "exit", SK_EXIT, 0, "exit", OC_OTHER) \
+	X(OPENFD, "openfd", SK_OPENFD, 0, "openfd", OC_OPEN) \
+	X(CWD, "cwd", SK_CWD, 0, "cwd", OC_OTHER) \
+	X(LOST, "lost", SK_LOST, 0, "lost", OC_OTHER) \
+	X(IOCB, "iocb", SK_IOCB, 0, "iocb", OC_OTHER) \
+	X(IO_EVENT, "io_event", SK_IO_EVENT, 0, "io_event", OC_OTHER) \
+	X(MMAP_READ, "mmap_read", SK_MAPPAGE, 0, "mmap_read", OC_READ) \
+	X(MMAP_WRITE, "mmap_write", SK_MAPPAGE, 0, "mmap_write", OC_WRITE) \
+	X(AIO_PREAD, "aio_pread", SK_AIO_DATA, 0, "aio_pread", OC_READ) \
+	X(AIO_PWRITE, "aio_pwrite", SK_AIO_DATA, 0, "aio_pwrite", OC_WRITE) \
+	X(AIO_PREADV, "aio_preadv", SK_AIO_DATA, 0, "aio_preadv", OC_READ) \
+	X(AIO_PWRITEV, "aio_pwritev", SK_AIO_DATA, 0, "aio_pwritev", OC_WRITE) \
+	X(AIO_FSYNC, "aio_fsync", SK_AIO_DONE, 0, "aio_fsync", OC_SYNC) \
+	X(AIO_FDSYNC, "aio_fdsync", SK_AIO_DONE, 0, "aio_fdsync", OC_SYNC) \
+	X(SQE, "sqe", SK_URING_SQE, 0, "sqe", OC_OTHER) \
+	X(CQE, "cqe", SK_URING_CQE, 0, "cqe", OC_OTHER) \
+	X(URING_FILE, "uring_file", SK_URING_FILE, 0, "uring_file", OC_OTHER) \
+	X(URING_BUF, "uring_buf", SK_URING_BUF, 0, "uring_buf", OC_OTHER) \
+	X(URING_NOP, "uring_nop", SK_URING_DONE, 0, "uring_nop", OC_OTHER) \
+	X(URING_READV, "uring_readv", SK_URING_DATA, 0, "uring_readv", \
+	  OC_READ) \
+	X(URING_WRITEV, "uring_writev", SK_URING_DATA, 0, "uring_writev", \
+	  OC_WRITE) \
+	X(URING_FSYNC, "uring_fsync", SK_URING_DONE, 0, "uring_fsync", \
+	  OC_SYNC) \
 	X(URING_READ_FIXED, "uring_read_fixed", SK_URING_DATA, 0, \
-	  "uring_read_fixed") \
+	  "uring_read_fixed", OC_READ) \
 	X(URING_WRITE_FIXED, "uring_write_fixed", SK_URING_DATA, 0, \
-	  "uring_write_fixed") \
+	  "uring_write_fixed", OC_WRITE) \
 	X(URING_SYNC_FILE_RANGE, "uring_sync_file_range", SK_URING_DONE, 0, \
-	  "uring_sync_file_range") \
+	  "uring_sync_file_range", OC_SYNC) \
 	X(URING_FALLOCATE, "uring_fallocate", SK_URING_DONE, 0, \
-	  "uring_fallocate") \
-	X(URING_READ, "uring_read", SK_URING_DATA, 0, "uring_read") \
-	X(URING_WRITE, "uring_write", SK_URING_DATA, 0, "uring_write") \
-	X(URING_FADVISE, "uring_fadvise", SK_URING_DONE, 0, "uring_fadvise") \
+	  "uring_fallocate", OC_ALTER) \
+	X(URING_READ, "uring_read", SK_URING_DATA, 0, "uring_read", OC_READ) \
+	X(URING_WRITE, "uring_write", SK_URING_DATA, 0, "uring_write", \
+	  OC_WRITE) \
+	X(URING_FADVISE, "uring_fadvise", SK_URING_DONE, 0, "uring_fadvise", \
+	  OC_OTHER) \
 	X(URING_FTRUNCATE, "uring_ftruncate", SK_URING_DONE, 0, \
-	  "uring_ftruncate") \
-	X(DEDUPE, "dedupe", SK_DEDUPE, 0, "dedupe") \
-	X(DEDUPE_DONE, "dedupe_done", SK_DEDUPE_DONE, 0, "dedupe_done") \
-	X(FUTEX, "futex", SK_FUTEX, 0, "futex")
+	  "uring_ftruncate", OC_ALTER) \
+	X(DEDUPE, "dedupe", SK_DEDUPE, 0, "dedupe", OC_OTHER) \
+	X(DEDUPE_DONE, "dedupe_done", SK_DEDUPE_DONE, 0, "dedupe_done", \
+	  OC_OTHER) \
+	X(FUTEX, "futex", SK_FUTEX, 0, "futex", OC_OTHER)
 
 enum sys_id {
-#define SYS_ENUM(id, name, kind, v3ret, rname) SYS_##id,
+#define SYS_ENUM(id, name, kind, v3ret, rname, cls) SYS_##id,
 	SYSCALL_TABLE(SYS_ENUM)
 #undef SYS_ENUM
 	SYS_COUNT

@@ -3,15 +3,18 @@
  * the capture log reader, the generator and the replay file reader.
  *
  * Each entry names the operation as it appears in logs, the kind that says
- * how the generator treats it, the v3 key that carried its return value, and
+ * how the generator treats it, the v3 key that carried its return value,
  * the canonical x86_64 name it is written under in a replay file (legacy
- * v3 names such as llseek or chown16 map to their modern syscall).
+ * v3 names such as llseek or chown16 map to their modern syscall), and its
+ * class (enum sys_op_class, syscall_table.h), which every grouping of
+ * operations by what they do derives from.
  */
 #ifndef IORIOT_SYSCALLS_H
 #define IORIOT_SYSCALLS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ioriot/syscall_table.h"
 
@@ -20,6 +23,7 @@ struct sys_info {
 	const char *replay_name;	/* as written in replay files */
 	unsigned char name_len, replay_name_len;
 	enum sys_kind kind;
+	enum sys_op_class cls;		/* syscall_table.h */
 	char v3_ret_key;		/* key of the return value in v1-v3 */
 };
 
@@ -72,12 +76,22 @@ int sys_lookup(const char *name, size_t len, bool replay);
 enum sys_class { CLS_READ, CLS_WRITE, CLS_META, CLS_SYNC, CLS_OPEN, CLS_OTHER,
 		 CLS_COUNT };
 
-/* The class of @sys (a capture log's or a replay file's id): open for
- * the opens, closes and openfd records; read and write for data, AIO,
- * io_uring and page records by direction; sync; meta for the namespace,
- * stat, attribute and truncate calls; other for the rest (seeks, fcntl,
- * locks, mappings, AIO and io_uring set-up, clones, splice). */
+/* The class of @sys (a capture log's or a replay file's id), from its
+ * table class (enum sys_op_class): write takes copies and alters, meta the
+ * namespace calls. */
 enum sys_class sys_class_of(enum sys_id sys);
+
+/* The completion operation of an AIO request of @opcode (IOCB_CMD_*), or
+ * SYS_COUNT for one that is not replayed (poll, noop, unknown). */
+enum sys_id sys_aio_completion(int64_t opcode);
+
+/* The directions in which an operation moves file data, from its table
+ * class: a read, a write, both for a copy, none for the rest (alters
+ * included: they pass no data).  What the rate caps count an operation
+ * in and the time series counts its bytes as. */
+#define SYS_DATA_READ 1u
+#define SYS_DATA_WRITE 2u
+unsigned sys_data_dirs(enum sys_id sys);
 
 /* The name of class @c ("read", ...). */
 const char *sys_class_name(enum sys_class c);

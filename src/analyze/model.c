@@ -299,11 +299,30 @@ static uint32_t path_file(struct an *a, const struct rlog_op *op)
 	return AN_NONE;
 }
 
+/*
+ * Whether an operation of @kind moves data through its one fd, its result
+ * the bytes: the plain reads and writes, their AIO and io_uring
+ * completions, the page runs.  Other read and write class calls (sendfile
+ * and copy_file_range, whose fd is not their only file, readahead, the
+ * truncates and fallocate) count as operations of their class but add no
+ * bytes, sizes or ranges: their results are no data of their fd.
+ */
+static bool moves_own_data(enum sys_kind kind)
+{
+	switch (kind) {
+	case SK_READ: case SK_WRITE: case SK_AIO_DATA: case SK_URING_DATA:
+	case SK_MAPPAGE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 void an_op(struct an *a, const struct rlog_op *op)
 {
 	enum sys_class cls = sys_class_of(op->sys);
 	enum sys_kind kind = sys_info(op->sys)->kind;
-	bool ok = op->ret >= 0, data_op = cls == CLS_READ || cls == CLS_WRITE;
+	bool ok = op->ret >= 0, data_op = moves_own_data(kind);
 	struct an_fd *fd = fd_of(a, op);
 	struct an_req *rq = NULL;
 	uint32_t file = AN_NONE, proc, thread;

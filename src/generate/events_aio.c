@@ -39,20 +39,6 @@ struct gaio_ctx {
 	struct gaio_ctx *next;	/* same id in another process */
 };
 
-/* The completion operation of @opcode, or SYS_COUNT if not replayed. */
-static enum sys_id completion_of(int64_t opcode)
-{
-	switch (opcode) {
-	case IOCB_CMD_PREAD: return SYS_AIO_PREAD;
-	case IOCB_CMD_PWRITE: return SYS_AIO_PWRITE;
-	case IOCB_CMD_PREADV: return SYS_AIO_PREADV;
-	case IOCB_CMD_PWRITEV: return SYS_AIO_PWRITEV;
-	case IOCB_CMD_FSYNC: return SYS_AIO_FSYNC;
-	case IOCB_CMD_FDSYNC: return SYS_AIO_FDSYNC;
-	default: return SYS_COUNT;	/* poll, noop, unknown */
-	}
-}
-
 static void ctx_free(struct gaio_ctx *c)
 {
 	struct u64map_slot *s;
@@ -191,7 +177,8 @@ static void note_batch(struct gen *g)
 static void on_iocb(struct gen *g, struct proc *p)
 {
 	const struct cap_event *ev = g->ev;
-	enum sys_id done = ev->have & CAP_CMD ? completion_of(ev->cmd) : SYS_COUNT;
+	enum sys_id done = ev->have & CAP_CMD ? sys_aio_completion(ev->cmd) :
+						 SYS_COUNT;
 	struct gaio_ctx *c;
 	struct gaio_req *rq, *old;
 	struct rlog_op op;

@@ -1,27 +1,27 @@
 /*
  * rate: the caps on the rate of data operations (rate.h).
  *
- * What counts: the calls that move a file's data.  Reads: read, pread64,
- * readv, preadv, preadv2, sendfile (its in file; its out side is usually
- * a socket), an AIO request to read (iocb cmd 0 or 7) and an io_uring
- * one (sqe READV, READ_FIXED, READ), mmap_read.  Writes: write, pwrite64,
- * writev, pwritev, pwritev2, AIO and io_uring requests to write, and
- * mmap_write.  copy_file_range is a read and a write.  An AIO or io_uring
- * request counts as its iocb or sqe line queues it, so that a batch is
- * submitted once each of its requests had its turn; its completion line
- * does not count again.  An mmap_read or mmap_write line counts as one
- * operation per page it touches (each may fault on its own).  A request's
- * bytes are its count= (a page each for the mmap lines), what it asks
- * for.  Everything else (opens, stats, syncs, getdents, splice and tee
- * through pipes, ...) is not capped, but waits in its timeline behind a
- * capped operation as it would behind a slow one.
+ * What counts: the calls that move a file's data, by their class in the
+ * syscall table (syscall_table.h, sys_data_dirs()).  Reads: read,
+ * pread64, readv, preadv, preadv2, readahead, sendfile (its in file; its
+ * out side is usually a socket), mmap_read and the AIO and io_uring
+ * requests to read.  Writes: write, pwrite64, writev, pwritev, pwritev2,
+ * mmap_write and the requests to write.  copy_file_range is a read and a
+ * write.  An AIO or io_uring request counts as its iocb or sqe line queues
+ * it, as the operation it completes as, so that a batch is submitted once
+ * each of its requests had its turn; its completion line does not count
+ * again.  An mmap_read or mmap_write line counts as one operation per page
+ * it touches (each may fault on its own).  A request's bytes are its
+ * count= (a page each for the mmap lines), what it asks for.  Everything
+ * else (opens, stats, syncs, getdents, truncates and fallocate, which pass
+ * no data, splice and tee through pipes, ...) is not capped, but waits in
+ * its timeline behind a capped operation as it would behind a slow one.
  */
-#include <linux/aio_abi.h>
-#include <linux/io_uring.h>
 #include <string.h>
 
 #include "rate.h"
 #include "ioriot/syscalls.h"
+#include "ioriot/uring.h"
 
 #define COST_MAX 1000000000000000000ULL	/* 31 years: no overflow */
 #define READ_BIT (1u << REPLAY_RATE_READ)
@@ -53,6 +53,14 @@ void rate_init(struct rate_limiter *l, const struct replay_rate *cap)
 	}
 }
 
+unsigned rate_sys_classes(enum sys_id sys)
+{
+	unsigned dirs = sys_data_dirs(sys);
+
+	return (dirs & SYS_DATA_READ ? READ_BIT : 0) |
+	       (dirs & SYS_DATA_WRITE ? WRITE_BIT : 0);
+}
+
 /* The classes @op counts in, the operations it stands for (*@units) and
  * the bytes it asks for (*@bytes). */
 static unsigned classes_of(const struct rlog_op *op, uint64_t *units,
@@ -61,37 +69,29 @@ static unsigned classes_of(const struct rlog_op *op, uint64_t *units,
 	uint64_t count = op->have & RL_COUNT && op->count > 0 ?
 			 (uint64_t)op->count : 0;
 	int64_t cmd = op->have & RL_CMD ? op->cmd : -1;
+	enum sys_id sys = op->sys;
 
 	*units = 1;
 	*bytes = count;
-	switch (sys_info(op->sys)->kind) {
-	case SK_READ: case SK_SENDFILE:
-		return READ_BIT;
-	case SK_WRITE:
-		return WRITE_BIT;
-	case SK_COPY_RANGE:
-		return READ_BIT | WRITE_BIT;
+	switch (sys_info(sys)->kind) {
 	case SK_MAPPAGE:
 		*units = count;
 		*bytes = count * RLOG_PAGE_SIZE;
-		return op->sys == SYS_MMAP_READ ? READ_BIT : WRITE_BIT;
+		break;
 	case SK_IOCB:
-		if (cmd == IOCB_CMD_PREAD || cmd == IOCB_CMD_PREADV)
-			return READ_BIT;
-		if (cmd == IOCB_CMD_PWRITE || cmd == IOCB_CMD_PWRITEV)
-			return WRITE_BIT;
-		return 0;
+		/* A request counts as what it completes as. */
+		sys = sys_aio_completion(cmd);
+		break;
 	case SK_URING_SQE:
-		if (cmd == IORING_OP_READV || cmd == IORING_OP_READ_FIXED ||
-		    cmd == IORING_OP_READ)
-			return READ_BIT;
-		if (cmd == IORING_OP_WRITEV || cmd == IORING_OP_WRITE_FIXED ||
-		    cmd == IORING_OP_WRITE)
-			return WRITE_BIT;
-		return 0;
+		sys = uring_completion_of(cmd);
+		break;
+	case SK_AIO_DATA: case SK_AIO_DONE: case SK_URING_DATA:
+	case SK_URING_DONE:
+		return 0;	/* counted at its iocb or sqe line */
 	default:
-		return 0;
+		break;
 	}
+	return sys < SYS_COUNT ? rate_sys_classes(sys) : 0;
 }
 
 /* Claim @cost ns of gate @g at @now: when the turn starts.  The gate moves

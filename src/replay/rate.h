@@ -45,6 +45,13 @@ struct rate_turn {
 	uint64_t units;
 };
 
+/* The classes (bit 1 << enum replay_rate_class) a line of operation @sys
+ * counts in, from its class in the syscall table: a read, a write, both
+ * for a copy, 0 for the rest.  The iocb and sqe lines count as their
+ * opcode's completion, which this gives; completion lines do not count
+ * (rate_claim()). */
+unsigned rate_sys_classes(enum sys_id sys);
+
 /*
  * Claim @op's turn at the gates of its classes at time @now (engine's
  * clock, ns).  Returns when it may start (@now or later) and says what

@@ -24,7 +24,6 @@
 #include "ioriot/log.h"
 #include "ioriot/outfile.h"
 #include "ioriot/series.h"
-#include "ioriot/uring.h"
 
 #define DEFAULT_TIMEOUT_NS 100000000ULL	/* 100 ms */
 
@@ -60,69 +59,25 @@ struct series {
 
 enum series_class series_class_of(enum sys_id id)
 {
-	switch (sys_info(id)->kind) {
-	case SK_READ:
+	/* The table's class, with the namespace calls apart from the other
+	 * meta ones: they change the tree, which costs a journal write. */
+	switch (sys_info(id)->cls) {
+	case OC_READ:
 		return SC_READ;
-	case SK_WRITE: case SK_TRUNCATE: case SK_SENDFILE: case SK_COPY_RANGE:
-	case SK_SPLICE: case SK_IOCTL:
+	case OC_WRITE: case OC_COPY: case OC_ALTER:
 		return SC_WRITE;
-	case SK_OPEN: case SK_CLOSE: case SK_CLOSE_RANGE: case SK_DUP:
-	case SK_OPENFD:
+	case OC_OPEN:
 		return SC_OPEN;
-	case SK_PATHOP: case SK_STATAT: case SK_READDIR: case SK_XATTR:
+	case OC_META:
 		return SC_META;
-	case SK_MKDIR: case SK_RMDIR: case SK_UNLINK: case SK_RENAME:
-	case SK_LINK: case SK_SYMLINK: case SK_MKNOD:
+	case OC_NAMESPACE:
 		return SC_NAMESPACE;
-	case SK_SYNC:
+	case OC_SYNC:
 		return SC_SYNC;
-	case SK_FDOP:
-		switch (id) {
-		case SYS_FSYNC: case SYS_FDATASYNC: case SYS_SYNCFS:
-		case SYS_SYNC_FILE_RANGE:
-			return SC_SYNC;
-		case SYS_FALLOCATE: case SYS_FTRUNCATE:
-			return SC_WRITE;
-		case SYS_READAHEAD:
-			return SC_READ;
-		case SYS_FSTAT: case SYS_FSTATFS: case SYS_FSTATFS64:
-		case SYS_FCHMOD: case SYS_FCHOWN: case SYS_FCHOWN16:
-			return SC_META;
-		default:	/* fadvise64 */
-			return SC_OTHER;
-		}
-	case SK_ADDR:
-		return id == SYS_MSYNC ? SC_SYNC : SC_OTHER;
-	case SK_AIO_DATA:
-		return id == SYS_AIO_PREAD || id == SYS_AIO_PREADV ?
-		       SC_READ : SC_WRITE;
-	case SK_AIO_DONE:
-		return SC_SYNC;
-	case SK_MAPPAGE:
-		return id == SYS_MMAP_READ ? SC_READ : SC_WRITE;
-	case SK_URING_DATA:
-		return uring_completion_reads(id) ? SC_READ : SC_WRITE;
-	case SK_URING_DONE:
-		switch (id) {
-		case SYS_URING_FSYNC: case SYS_URING_SYNC_FILE_RANGE:
-			return SC_SYNC;
-		case SYS_URING_FALLOCATE: case SYS_URING_FTRUNCATE:
-			return SC_WRITE;
-		default:	/* nop, fadvise */
-			return SC_OTHER;
-		}
-	case SK_URING_SETUP: case SK_URING_ENTER: case SK_URING_REGISTER:
-	case SK_URING_SQE: case SK_URING_CQE: case SK_URING_FILE:
-	case SK_URING_BUF:
-	case SK_AIO_SETUP: case SK_AIO_DESTROY: case SK_AIO_SUBMIT:
-	case SK_AIO_CANCEL: case SK_AIO_GETEVENTS: case SK_IOCB:
-	case SK_IO_EVENT: case SK_FLOCK: case SK_DEDUPE: case SK_DEDUPE_DONE:
-	case SK_SEEK: case SK_FCNTL: case SK_CHDIR: case SK_FCHDIR:
-	case SK_MMAP: case SK_EXIT_GROUP: case SK_FORK: case SK_EXEC:
-	case SK_EXIT: case SK_CWD: case SK_LOST: case SK_FUTEX:
-		return SC_OTHER;
+	case OC_OTHER: case OC_COUNT:
+		break;
 	}
-	return SC_OTHER;	/* not reached: the switch names every kind */
+	return SC_OTHER;
 }
 
 const char *series_class_name(enum series_class c)
@@ -139,23 +94,15 @@ void series_sample_add(struct series_sample *smp,
 		const struct replay_sys_stats *b = prev ? &prev[id] : NULL;
 		struct series_class_stats *c = &smp->cls[series_class_of(id)];
 		uint64_t bytes = a->bytes - (b ? b->bytes : 0);
-		enum sys_kind kind = sys_info(id)->kind;
+		unsigned dirs = sys_data_dirs(id);
 
 		c->ops += a->ops - (b ? b->ops : 0);
 		for (int i = 0; i < REPLAY_HIST_BUCKETS; i++)
 			c->lat[i] += a->lat[i] - (b ? b->lat[i] : 0);
-		bool aio_read = id == SYS_AIO_PREAD || id == SYS_AIO_PREADV;
-		bool uring_read = uring_completion_reads(id);
-
-		if (kind == SK_READ || kind == SK_SENDFILE ||
-		    kind == SK_COPY_RANGE || kind == SK_SPLICE || aio_read ||
-		    uring_read || id == SYS_MMAP_READ)
+		/* A copy's bytes were read and written. */
+		if (dirs & SYS_DATA_READ)
 			smp->rd_bytes += bytes;
-		if (kind == SK_WRITE || kind == SK_SENDFILE ||
-		    kind == SK_COPY_RANGE || kind == SK_SPLICE ||
-		    (kind == SK_AIO_DATA && !aio_read) ||
-		    (kind == SK_URING_DATA && !uring_read) ||
-		    id == SYS_MMAP_WRITE)
+		if (dirs & SYS_DATA_WRITE)
 			smp->wr_bytes += bytes;
 	}
 }

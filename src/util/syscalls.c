@@ -1,13 +1,15 @@
 /* syscalls: the operation table and name look-up (syscalls.h). */
+#include <linux/aio_abi.h>
 #include <pthread.h>
 #include <string.h>
 
 #include "ioriot/syscalls.h"
 
 static const struct sys_info table[SYS_COUNT] = {
-#define SYS_ENTRY(id, nm, knd, v3, rname) \
+#define SYS_ENTRY(id, nm, knd, v3, rname, class) \
 	[SYS_##id] = { .name = nm, .replay_name = rname, .kind = knd, \
-		       .v3_ret_key = v3, .name_len = sizeof(nm) - 1, \
+		       .cls = class, .v3_ret_key = v3, \
+		       .name_len = sizeof(nm) - 1, \
 		       .replay_name_len = sizeof(rname) - 1 },
 	SYSCALL_TABLE(SYS_ENTRY)
 #undef SYS_ENTRY
@@ -16,6 +18,19 @@ static const struct sys_info table[SYS_COUNT] = {
 const struct sys_info *sys_info(enum sys_id id)
 {
 	return &table[id];
+}
+
+enum sys_id sys_aio_completion(int64_t opcode)
+{
+	switch (opcode) {
+	case IOCB_CMD_PREAD: return SYS_AIO_PREAD;
+	case IOCB_CMD_PWRITE: return SYS_AIO_PWRITE;
+	case IOCB_CMD_PREADV: return SYS_AIO_PREADV;
+	case IOCB_CMD_PWRITEV: return SYS_AIO_PWRITEV;
+	case IOCB_CMD_FSYNC: return SYS_AIO_FSYNC;
+	case IOCB_CMD_FDSYNC: return SYS_AIO_FDSYNC;
+	default: return SYS_COUNT;	/* poll, noop, unknown */
+	}
 }
 
 /*

@@ -49,8 +49,8 @@ enum sys_id uring_completion_of(int64_t op)
 
 bool uring_completion_reads(enum sys_id sys)
 {
-	return sys == SYS_URING_READ || sys == SYS_URING_READV ||
-	       sys == SYS_URING_READ_FIXED;
+	return sys_info(sys)->kind == SK_URING_DATA &&
+	       sys_info(sys)->cls == OC_READ;
 }
 
 bool uring_register_table(int64_t op, bool *files)
