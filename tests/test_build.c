@@ -118,6 +118,43 @@ START_TEST(test_install_dirs)
 }
 END_TEST
 
+/* ioriot-plot and ioriot-sweep: -h and --help print the usage on standard
+ * output and exit 0 (getopts alone took --help for an unknown option). */
+START_TEST(test_scripts_help)
+{
+	char *src = source_dir(), *scratch = tu_scratch();
+	char *out = tu_join(scratch, "help.out");
+	static const char *const scripts[] = {
+		"scripts/ioriot-plot", "scripts/ioriot-sweep",
+	};
+	static const char *const flags[] = { "-h", "--help" };
+
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+		char *script = tu_join(src, scripts[i]);
+
+		for (size_t j = 0; j < sizeof(flags) / sizeof(flags[0]); j++) {
+			char *text;
+
+			ck_assert_msg(tu_exec((const char *[]){ "sh", "-c",
+					"\"$0\" \"$1\" > \"$2\"", script,
+					flags[j], out, NULL }, false) == 0,
+				      "%s %s failed", scripts[i], flags[j]);
+			text = tu_read(out, NULL);
+			ck_assert_ptr_nonnull(text);
+			ck_assert_msg(!strncmp(text, "usage: ", 7) &&
+				      strstr(text, "--help"),
+				      "%s %s printed:\n%s", scripts[i],
+				      flags[j], text);
+			free(text);
+		}
+		free(script);
+	}
+	free(out);
+	free(scratch);
+	free(src);
+}
+END_TEST
+
 /* The probe builds from the vendored vmlinux.h by default: nothing reads
  * the build host's BTF; VMLINUX_BTF=FILE builds from a dump of FILE. */
 START_TEST(test_vmlinux_vendored)
@@ -237,6 +274,7 @@ Suite *build_suite(void)
 	tcase_add_test(tc, test_caller_flags_add);
 	tcase_add_test(tc, test_install_dirs);
 	tcase_add_test(tc, test_vmlinux_vendored);
+	tcase_add_test(tc, test_scripts_help);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("deb");
 	tcase_add_checked_fixture(tc, tu_root_setup, tu_root_teardown);
