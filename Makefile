@@ -19,7 +19,8 @@
 #                        warnings as errors (scripts/check-flags.sh)
 #   make check-vm        the capture tests in a qemu guest on Debian's 6.1
 #                        and 5.10 kernels, eBPF and SystemTap (VM_KERNELS=)
-#   make install         DESTDIR= prefix=/usr/local (sbindir, bindir, mandir)
+#   make install         DESTDIR= prefix=/usr/local (sbindir, bindir, mandir,
+#                        bashcompdir)
 #   make deps            install the missing Debian build packages (apt-get);
 #                        check, bench, demo and fuzz run it first
 #   SANITIZE=1           build with AddressSanitizer + UndefinedBehaviorSanitizer
@@ -33,6 +34,7 @@ prefix ?= $(if $(PREFIX),$(PREFIX),/usr/local)
 sbindir ?= $(prefix)/sbin
 bindir ?= $(prefix)/bin
 mandir ?= $(prefix)/share/man
+bashcompdir ?= $(prefix)/share/bash-completion/completions
 DESTDIR ?=
 CC ?= cc
 
@@ -403,13 +405,20 @@ install: $(BIN)
 	install -m 0644 docs/ioriot.8 $(DESTDIR)$(mandir)/man8/ioriot.8
 	install -m 0644 docs/ioriot-sweep.8 $(DESTDIR)$(mandir)/man8/ioriot-sweep.8
 	install -m 0644 docs/ioriot-plot.1 $(DESTDIR)$(mandir)/man1/ioriot-plot.1
+	install -d $(DESTDIR)$(bashcompdir)
+	install -m 0644 scripts/completion/ioriot.bash $(DESTDIR)$(bashcompdir)/ioriot
+	ln -sf ioriot $(DESTDIR)$(bashcompdir)/ioriot-sweep
+	ln -sf ioriot $(DESTDIR)$(bashcompdir)/ioriot-plot
 
 uninstall:
 	rm -f $(DESTDIR)$(sbindir)/ioriot $(DESTDIR)$(bindir)/ioriot-plot \
 		$(DESTDIR)$(sbindir)/ioriot-sweep \
 		$(DESTDIR)$(mandir)/man8/ioriot.8 \
 		$(DESTDIR)$(mandir)/man8/ioriot-sweep.8 \
-		$(DESTDIR)$(mandir)/man1/ioriot-plot.1
+		$(DESTDIR)$(mandir)/man1/ioriot-plot.1 \
+		$(DESTDIR)$(bashcompdir)/ioriot \
+		$(DESTDIR)$(bashcompdir)/ioriot-sweep \
+		$(DESTDIR)$(bashcompdir)/ioriot-plot
 
 clean:
 	rm -rf .output ioriot

@@ -94,7 +94,8 @@ START_TEST(test_caller_flags_add)
 END_TEST
 
 /* make install: ioriot and the sweep script to sbindir (section 8), the
- * plot script to bindir, the man pages to mandir/man8, all under DESTDIR. */
+ * plot script to bindir, the man pages to mandir/man8, the bash
+ * completion to bashcompdir, all under DESTDIR. */
 START_TEST(test_install_dirs)
 {
 	const char *args[] = { "install", "prefix=/usr", "DESTDIR=/pkg",
@@ -114,7 +115,120 @@ START_TEST(test_install_dirs)
 	free(line);
 	line = line_with(out, "/pkg/usr/share/man/man8/ioriot-sweep.8");
 	free(line);
+	line = line_with(out, "/pkg/usr/share/bash-completion/completions/ioriot\n");
+	ck_assert_msg(strstr(line, "scripts/completion/ioriot.bash"), "%s", line);
+	free(line);
 	free(out);
+}
+END_TEST
+
+/* What bash completes for the words of @line (the last one being
+ * completed) with completion script @script, one word a line, into a new
+ * string; @cmd replaces the first word (the command). */
+static char *complete_words(const char *script, const char *cmd,
+			    const char *line)
+{
+	char *scratch = tu_scratch(), *out = tu_join(scratch, "complete.out");
+	char *text;
+	const char *argv[] = {
+		"bash", "-c",
+		"load() { . \"$1\"; }; load \"$1\"; "
+		"read -r -a COMP_WORDS <<< \"$3\"; COMP_WORDS[0]=$2; "
+		"case $3 in *' ') COMP_WORDS+=(''); esac; "
+		"COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _ioriot; "
+		"printf '%s\\n' \"${COMPREPLY[@]}\" > \"$4\"",
+		"bash", script, cmd, line, out, NULL,
+	};
+
+	ck_assert_int_eq(tu_exec(argv, false), 0);
+	text = tu_read(out, NULL);
+	ck_assert_ptr_nonnull(text);
+	free(out);
+	free(scratch);
+	return text;
+}
+
+/* @text (lines) has the line @word. */
+static bool has_line(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (!strncmp(p, word, n) && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+/* scripts/completion/ioriot.bash completes ioriot's options from its
+ * --help: a mode and other options, both of a line with two
+ * (--from T, --to T), short ones, no word of a description; option values
+ * for --output-format; ioriot-sweep's own options. */
+START_TEST(test_bash_completion)
+{
+	char *src = source_dir();
+	char *script = tu_join(src, "scripts/completion/ioriot.bash");
+	char *sweep = tu_join(src, "scripts/ioriot-sweep");
+	char *text = complete_words(script, tu_bin(), "ioriot -");
+	static const char *const want[] = {
+		"--capture", "--replay", "--output-format", "--from", "--to",
+		"--sync", "--no-sync", "--help", "-c", "-R", "-S",
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(has_line(text, want[i]), "no %s in:\n%s",
+			      want[i], text);
+	/* In descriptions only: "(<mnt>/.ioriot on", "-S FILE.json". */
+	ck_assert_msg(!strstr(text, "FILE") && !strstr(text, "mnt"), "%s", text);
+	free(text);
+	text = complete_words(script, tu_bin(), "ioriot --cap");
+	ck_assert_str_eq(text, "--capture\n");
+	free(text);
+	text = complete_words(script, tu_bin(), "ioriot --analyze x --output-format ");
+	ck_assert_str_eq(text, "text\njson\n");
+	free(text);
+	text = complete_words(script, sweep, "ioriot-sweep --sch");
+	ck_assert_str_eq(text, "--scheduler\n");
+	free(text);
+	free(sweep);
+	free(script);
+	free(src);
+}
+END_TEST
+
+/* ioriot-plot and ioriot-sweep: -h and --help print the usage on standard
+ * output and exit 0 (getopts alone took --help for an unknown option). */
+START_TEST(test_scripts_help)
+{
+	char *src = source_dir(), *scratch = tu_scratch();
+	char *out = tu_join(scratch, "help.out");
+	static const char *const scripts[] = {
+		"scripts/ioriot-plot", "scripts/ioriot-sweep",
+	};
+	static const char *const flags[] = { "-h", "--help" };
+
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+		char *script = tu_join(src, scripts[i]);
+
+		for (size_t j = 0; j < sizeof(flags) / sizeof(flags[0]); j++) {
+			char *text;
+
+			ck_assert_msg(tu_exec((const char *[]){ "sh", "-c",
+					"\"$0\" \"$1\" > \"$2\"", script,
+					flags[j], out, NULL }, false) == 0,
+				      "%s %s failed", scripts[i], flags[j]);
+			text = tu_read(out, NULL);
+			ck_assert_ptr_nonnull(text);
+			ck_assert_msg(!strncmp(text, "usage: ", 7) &&
+				      strstr(text, "--help"),
+				      "%s %s printed:\n%s", scripts[i],
+				      flags[j], text);
+			free(text);
+		}
+		free(script);
+	}
+	free(out);
+	free(scratch);
+	free(src);
 }
 END_TEST
 
@@ -147,7 +261,9 @@ END_TEST
  * The Debian package builds (scripts/build-deb.sh, as `make deb`), lintian
  * finds no error in it, and the ioriot it installs runs: unpacked into a
  * scratch root with dpkg -x, it prints the tree's version, and it needs
- * none of the libraries linked statically (one binary).
+ * none of the libraries linked statically (one binary); the package has
+ * the scripts, man pages, unit, docs, examples and bash completion, and
+ * the packaged completion completes the packaged ioriot's options.
  */
 START_TEST(test_deb_installs)
 {
@@ -203,12 +319,31 @@ START_TEST(test_deb_installs)
 		"usr/lib/systemd/system/ioriot-capture@.service",
 		"usr/share/doc/ioriot/copyright",
 		"usr/share/doc/ioriot/examples/scheduler-loop.sh",
+		"usr/share/doc/ioriot/examples/ansible/fleet.yml",
+		"usr/share/doc/ioriot/README.md.gz",
+		"usr/share/doc/ioriot/README.Debian",
+		"usr/share/doc/ioriot/guide.md.gz",
+		"usr/share/doc/ioriot/report.md.gz",
+		"usr/share/doc/ioriot/report.png",
+		"usr/share/bash-completion/completions/ioriot",
+		"usr/share/bash-completion/completions/ioriot-sweep",
+		"usr/share/bash-completion/completions/ioriot-plot",
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char *path = tu_join(root, files[i]);
 
 		ck_assert_msg(access(path, F_OK) == 0, "%s missing", files[i]);
 		free(path);
+	}
+	/* The packaged completion, with the packaged ioriot. */
+	{
+		char *comp = tu_join(root,
+				     "usr/share/bash-completion/completions/ioriot");
+
+		text = complete_words(comp, bin, "ioriot --init-r");
+		ck_assert_str_eq(text, "--init-replay\n");
+		free(text);
+		free(comp);
 	}
 	text = tu_read(lintian, NULL);
 	ck_assert_ptr_nonnull(text);
@@ -237,6 +372,8 @@ Suite *build_suite(void)
 	tcase_add_test(tc, test_caller_flags_add);
 	tcase_add_test(tc, test_install_dirs);
 	tcase_add_test(tc, test_vmlinux_vendored);
+	tcase_add_test(tc, test_scripts_help);
+	tcase_add_test(tc, test_bash_completion);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("deb");
 	tcase_add_checked_fixture(tc, tu_root_setup, tu_root_teardown);
