@@ -142,6 +142,7 @@ void series_sample_add(struct series_sample *smp,
 		enum sys_kind kind = sys_info(id)->kind;
 
 		c->ops += a->ops - (b ? b->ops : 0);
+		c->differ += a->differ - (b ? b->differ : 0);
 		for (int i = 0; i < REPLAY_HIST_BUCKETS; i++)
 			c->lat[i] += a->lat[i] - (b ? b->lat[i] : 0);
 		bool aio_read = id == SYS_AIO_PREAD || id == SYS_AIO_PREADV;
