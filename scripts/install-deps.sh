@@ -12,6 +12,7 @@ set -eu
 packages="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev check
 pkg-config systemtap strace time e2fsprogs xfsprogs tar git sqlite3"
 packages="$packages gnuplot-nox graphite-carbon python3-whisper"	# series tests, ioriot-plot
+packages="$packages python3-prometheus-client"	# --prom parsed by its parser
 packages="$packages fio"	# round trip of Linux AIO (libaio engine)
 packages="$packages liburing-dev"	# io_uring replay (linked statically)
 packages="$packages libzstd-dev zstd"	# compressed capture logs (static), zstdcat

@@ -2,9 +2,11 @@
  * Tests of series.h: the class of every syscall, samples from cumulative
  * counters, the CSV file (golden), the Graphite lines against a listener of
  * our own and against a real carbon-cache on loopback, a server that is
- * down or does not answer, and scripts/ioriot-plot on two runs.
+ * down or does not answer, scripts/ioriot-plot on two runs, and the
+ * Prometheus textfile (promfile.h) read by python3-prometheus-client.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "ioriot/clock.h"
+#include "ioriot/promfile.h"
 #include "ioriot/series.h"
 #include "testutil.h"
 
@@ -745,6 +748,38 @@ START_TEST(test_carbon)
 END_TEST
 
 /*
+ * A replay file "t.replay" in @dir of test t, user root, whose sandbox
+ * *@sb is on a tmpfs mounted at @dir/mnt: 60 mkdirat and unlinkat, one
+ * every 40 ms (2.4 s).  Returns its path.
+ */
+static char *make_replay(const char *dir, char **sb)
+{
+	char *replay, *mnt;
+	FILE *f;
+
+	ck_assert(asprintf(&mnt, "%s/mnt", dir) > 0);
+	ck_assert(tu_mount_tmpfs(mnt));
+	ck_assert(asprintf(sb, "%s/.ioriot", mnt) > 0);
+	ck_assert_int_eq(mkdir(*sb, 0755), 0);
+	free(*sb);
+	ck_assert(asprintf(sb, "%s/.ioriot/t", mnt) > 0);
+	ck_assert_int_eq(mkdir(*sb, 0755), 0);
+	free(mnt);
+	replay = tu_join(dir, "t.replay");
+	f = fopen(replay, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#|replay_version=1|name=t|user=root|\n#|sandbox=%s|\n"
+		"#INIT\n#OPS\n", *sb);
+	for (unsigned i = 0; i < 60; i++)	/* 2.4 s, every 40 ms */
+		fprintf(f, "%u 1:1 %u 10 - %s 0 path=%s/d%s\n", i + 1,
+			i * 40000000u, i % 2 ? "unlinkat" : "mkdirat", *sb,
+			i % 2 ? " flags=0x200" : " mode=0755");
+	fprintf(f, "#END|ops=60|\n");
+	ck_assert_int_eq(fclose(f), 0);
+	return replay;
+}
+
+/*
  * End to end: `ioriot -r --csv --graphite` at captured speed.  The CSV has
  * a row per second plus the rest, whose operations add up to the file's;
  * the real carbon-cache gets the test's metrics.  The 2.36 s take three
@@ -761,30 +796,11 @@ START_TEST(test_replay_series)
 	uint64_t end;
 	bool carbon = in_path("carbon-cache");
 	pid_t pid = 0;
-	FILE *f;
 	int rc;
 
 	ck_assert_ptr_nonnull(bin);
 	dir = tu_scratch();
-	ck_assert(asprintf(&sb, "%s/mnt", dir) > 0);
-	ck_assert(tu_mount_tmpfs(sb));
-	free(sb);
-	ck_assert(asprintf(&sb, "%s/mnt/.ioriot", dir) > 0);
-	ck_assert_int_eq(mkdir(sb, 0755), 0);
-	free(sb);
-	ck_assert(asprintf(&sb, "%s/mnt/.ioriot/t", dir) > 0);
-	ck_assert_int_eq(mkdir(sb, 0755), 0);
-	replay = tu_join(dir, "t.replay");
-	f = fopen(replay, "w");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "#|replay_version=1|name=t|user=root|\n#|sandbox=%s|\n"
-		"#INIT\n#OPS\n", sb);
-	for (unsigned i = 0; i < 60; i++)	/* 2.4 s, every 40 ms */
-		fprintf(f, "%u 1:1 %u 10 - %s 0 path=%s/d%s\n", i + 1,
-			i * 40000000u, i % 2 ? "unlinkat" : "mkdirat", sb,
-			i % 2 ? " flags=0x200" : " mode=0755");
-	fprintf(f, "#END|ops=60|\n");
-	ck_assert_int_eq(fclose(f), 0);
+	replay = make_replay(dir, &sb);
 	csv = tu_join(dir, "t.csv");
 	port = free_port();
 	if (carbon)
@@ -838,6 +854,209 @@ START_TEST(test_replay_series)
 	free(out);
 	free(err);
 	free(csv);
+	free(replay);
+	free(sb);
+	free(dir);
+}
+END_TEST
+
+/* Dumps the families and samples of the textfile argv[1] as
+ * python3-prometheus-client's parser reads them. */
+static const char prom_dump_py[] =
+	"import json, sys\n"
+	"from prometheus_client.parser import text_string_to_metric_families\n"
+	"for fam in text_string_to_metric_families(open(sys.argv[1]).read()):\n"
+	"    print('TYPE', fam.name, fam.type)\n"
+	"    for s in fam.samples:\n"
+	"        print(s.name, json.dumps(s.labels, sort_keys=True),\n"
+	"              repr(float(s.value)))\n";
+
+/* A Python that has prometheus_client: Debian's python3-prometheus-client
+ * serves /usr/bin/python3, which another python3 in PATH may hide.  NULL
+ * after saying the test @what is skipped. */
+static const char *prom_python(const char *what)
+{
+	static const char *const pythons[] = { "/usr/bin/python3", "python3" };
+
+	for (size_t i = 0; i < sizeof(pythons) / sizeof(pythons[0]); i++) {
+		char *cmd;
+		int rc;
+
+		ck_assert(asprintf(&cmd, "%s -c 'import prometheus_client."
+				   "parser' >/dev/null 2>&1", pythons[i]) > 0);
+		rc = system(cmd);
+		free(cmd);
+		if (!rc)
+			return pythons[i];
+	}
+	printf("series: %s skipped: python3-prometheus-client not installed "
+	       "(make deps)\n", what);
+	return NULL;
+}
+
+/* The dump (prom_dump_py) by @python of textfile @path; the parser must
+ * accept it. */
+static char *prom_parse(const char *python, const char *dir,
+			const char *path)
+{
+	char *script = tu_write_str(dir, "dump.py", prom_dump_py), *cmd;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *p;
+	int status;
+
+	ck_assert(asprintf(&cmd, "%s '%s' '%s' 2>&1", python, script,
+			   path) > 0);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	ck_assert(getdelim(&text, &len, '\0', p) >= 0);
+	status = pclose(p);
+	ck_assert_msg(status == 0, "parser failed on %s:\n%s", path, text);
+	free(cmd);
+	free(script);
+	return text;
+}
+
+/* The value of the sample line that starts with @key (name, a space,
+ * the labels as JSON) in @dump; fails the test if there is none. */
+static double prom_value(const char *dump, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *l = dump; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+		if (!strncmp(l, key, n) && l[n] == ' ')
+			return strtod(l + n + 1, NULL);
+	ck_abort_msg("no sample %s in:\n%s", key, dump);
+	return 0;
+}
+
+/* Labels are escaped as the exposition format wants: the parser reads
+ * back the very test name. */
+START_TEST(test_prom_escape)
+{
+	const char *name = "a\"b\\c\nd";
+	char *dir, *path, *dump, *esc, err[256];
+	struct prom_config cfg = { .test_name = name };
+	struct series_sample smp = reads(1, 100);
+	const char *python;
+	struct prom *p;
+
+	esc = prom_escape(name);
+	ck_assert_str_eq(esc, "a\\\"b\\\\c\\nd");
+	free(esc);
+	esc = prom_escape("");
+	ck_assert_str_eq(esc, "");
+	free(esc);
+	if (!(python = prom_python("textfile escape test")))
+		return;
+	dir = tu_scratch();
+	path = tu_join(dir, "e.prom");
+	cfg.path = path;
+	p = prom_open(&cfg, err, sizeof(err));
+	ck_assert_msg(p, "prom_open: %s", err);
+	ck_assert_int_eq(prom_sample(p, &smp), 0);
+	ck_assert_int_eq(prom_finish(p, NULL), 0);
+	prom_close(p);
+	dump = prom_parse(python, dir, path);
+	ck_assert_double_eq(prom_value(dump, "ioriot_operations_total "
+				       "{\"class\": \"read\", \"test\": "
+				       "\"a\\\"b\\\\c\\nd\"}"), 100);
+	free(dump);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* prom_open refuses what it may not replace, and leaves nothing behind. */
+START_TEST(test_prom_open_errors)
+{
+	char *dir = tu_scratch(), *path = tu_join(dir, "no/such/dir.prom");
+	char *link = tu_join(dir, "l.prom"), err[256];
+	struct prom_config cfg = { .path = path, .test_name = "t" };
+
+	ck_assert_ptr_null(prom_open(&cfg, err, sizeof(err)));
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(symlink("/etc/passwd", link), 0);
+	cfg.path = link;
+	ck_assert_ptr_null(prom_open(&cfg, err, sizeof(err)));
+	ck_assert_int_eq(errno, ELOOP);
+	cfg.path = dir;
+	ck_assert_ptr_null(prom_open(&cfg, err, sizeof(err)));
+	free(link);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/*
+ * End to end: `ioriot -r --prom` at captured speed.  The file the
+ * Prometheus parser reads at the end counts the replay's 60 operations,
+ * says the replay no longer runs and has the summary; no temporary file
+ * is left in its directory.
+ */
+START_TEST(test_replay_prom)
+{
+	char *dir, *sb, *replay, *prom, *dump, *out, *err;
+	const char *bin = getenv("IORIOT_BIN"), *python;
+	double ops = 0;
+	struct dirent *e;
+	DIR *d;
+	int rc;
+
+	ck_assert_ptr_nonnull(bin);
+	if (!(python = prom_python("--prom replay test")))
+		return;
+	dir = tu_scratch();
+	replay = make_replay(dir, &sb);
+	prom = tu_join(dir, "t.prom");
+	char *argv[] = { (char *)bin, "--allow-root", "-r", replay, "--reuse",
+			 "-D", "-q", "-s", "1", "--prom", prom,
+			 "--interval", "0.5", NULL };
+	rc = tu_run(argv, &out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+
+	dump = prom_parse(python, dir, prom);
+	ck_assert_msg(strstr(dump, "TYPE ioriot_operations counter\n"), "%s",
+		      dump);
+	ck_assert(strstr(dump, "TYPE ioriot_latency_seconds gauge\n"));
+	ck_assert(strstr(dump, "TYPE ioriot_replay_running gauge\n"));
+	for (int c = 0; c < SC_COUNT; c++) {
+		char key[128];
+
+		snprintf(key, sizeof(key), "ioriot_operations_total "
+			 "{\"class\": \"%s\", \"test\": \"t\"}",
+			 series_class_name(c));
+		ops += prom_value(dump, key);
+	}
+	ck_assert_double_eq(ops, 60);
+	ck_assert_double_eq(prom_value(dump, "ioriot_operations_total "
+				       "{\"class\": \"namespace\", \"test\": "
+				       "\"t\"}"), 60);
+	ck_assert_double_eq(prom_value(dump, "ioriot_replay_operations "
+				       "{\"test\": \"t\"}"), 60);
+	ck_assert_double_eq(prom_value(dump, "ioriot_replay_running "
+				       "{\"test\": \"t\"}"), 0);
+	double secs = prom_value(dump, "ioriot_replay_duration_seconds "
+				 "{\"test\": \"t\"}");
+	ck_assert_msg(secs > 2 && secs < 60, "%.3f s", secs);	/* only a hang */
+	double p99 = prom_value(dump, "ioriot_latency_seconds {\"class\": "
+				"\"namespace\", \"quantile\": \"0.99\", "
+				"\"test\": \"t\"}");
+	ck_assert_msg(p99 > 0 && p99 < 1, "p99 %g s", p99);
+	ck_assert_double_eq(prom_value(dump, "ioriot_differing_results_total "
+				       "{\"class\": \"namespace\", \"test\": "
+				       "\"t\"}"), 0);
+
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		ck_assert_msg(strncmp(e->d_name, ".t.prom", 7),
+			      "left behind: %s", e->d_name);
+	closedir(d);
+	free(dump);
+	free(out);
+	free(err);
+	free(prom);
 	free(replay);
 	free(sb);
 	free(dir);
@@ -947,6 +1166,9 @@ Suite *series_suite(void)
 	tu_add_timed_test(tc, tt, test_graphite_timeout);
 	tcase_add_test(tc, test_carbon);
 	tu_add_timed_test(tc, tt, test_replay_series);
+	tcase_add_test(tc, test_prom_escape);
+	tcase_add_test(tc, test_prom_open_errors);
+	tcase_add_test(tc, test_replay_prom);
 	tcase_add_test(tc, test_plot);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tt);

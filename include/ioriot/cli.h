@@ -65,6 +65,7 @@ struct cli_opts {
 	const char *csv;	/* --csv: time series file */
 	const char *graphite;	/* --graphite HOST:PORT */
 	const char *graphite_prefix;	/* --graphite-prefix, or NULL */
+	const char *prom;	/* --prom: Prometheus textfile, or NULL */
 	double interval;	/* --interval seconds, 0: default 1 */
 	long spin_us;		/* --spin microseconds, 0: default */
 	const char *report;	/* --report: the page written */

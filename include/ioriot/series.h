@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ioriot/diskstats.h"
 #include "ioriot/replay.h"
@@ -32,6 +33,7 @@ enum series_class {
 /* One class over an interval. */
 struct series_class_stats {
 	uint64_t ops;
+	uint64_t differ;	/* results that differed from the capture */
 	uint64_t lat[REPLAY_HIST_BUCKETS];	/* ns, replay_hist_bucket() */
 };
 
@@ -58,6 +60,9 @@ struct series_config {
 	const char *graphite;		/* "HOST:PORT" or "[IPV6]:PORT";
 					 * NULL: no Graphite */
 	const char *prefix;		/* metric prefix; NULL: ioriot.NAME */
+	const char *prom_path;		/* --prom FILE (promfile.h), opened by
+					 * timeseries_open(); NULL: none */
+	uid_t prom_uid;			/* the user who rewrites it */
 	const char *test_name;		/* NAME of the default prefix */
 	/* The block devices that get CSV columns, in this order (a CSV has
 	 * fixed columns; Graphite gets every device of each sample). */
@@ -79,9 +84,9 @@ const char *series_class_name(enum series_class c);
 /*
  * Add to @smp what the operations counted in @now and not yet in @prev did
  * (SYS_COUNT entries each, cumulative over the replay; @prev NULL: none):
- * operations and latencies to their class, bytes of reads (and copies) to
- * rd_bytes, of writes (and copies) to wr_bytes.  @now must not be behind
- * @prev.
+ * operations, differing results and latencies to their class, bytes of
+ * reads (and copies) to rd_bytes, of writes (and copies) to wr_bytes.
+ * @now must not be behind @prev.
  */
 void series_sample_add(struct series_sample *smp,
 		       const struct replay_sys_stats *now,

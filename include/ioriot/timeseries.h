@@ -1,7 +1,7 @@
 /*
- * timeseries: the replay's --csv and --graphite options, between the
- * engine's ticks (replay.h) and the series writer (series.h): each tick a
- * sample with the block devices' figures and the load average.
+ * timeseries: the replay's --csv, --graphite and --prom options, between
+ * the engine's ticks (replay.h) and the writers (series.h, promfile.h):
+ * each tick a sample with the block devices' figures and the load average.
  */
 #ifndef IORIOT_TIMESERIES_H
 #define IORIOT_TIMESERIES_H
@@ -10,11 +10,13 @@
 #include <stdint.h>
 
 #include "ioriot/diskstats.h"
+#include "ioriot/promfile.h"
 #include "ioriot/replay.h"
 #include "ioriot/series.h"
 
 struct timeseries {
 	struct series *writer;
+	struct prom *prom;		/* --prom, or NULL */
 	struct replay_sys_stats *prev;	/* SYS_COUNT: at the last tick */
 	uint64_t prev_ns;
 	int diskstats_fd;		/* /proc/diskstats, or -1 */
@@ -27,10 +29,10 @@ struct timeseries {
 };
 
 /*
- * Open the CSV file and/or the Graphite connection @base names (its
- * csv_path, graphite, prefix, test_name; input is the replay file) for the
- * replay: the CSV gets columns for the block devices holding the
- * sandboxes of the replay file's header @hdr (@base's devices are
+ * Open the CSV file, the Graphite connection and/or the Prometheus textfile
+ * @base names (its csv_path, graphite, prefix, prom_path, test_name; input
+ * is the replay file) for the replay: the CSV and the textfile get the
+ * block devices holding the sandboxes @roots (@base's devices are
  * ignored), read from @diskstats_fd (/proc/diskstats, opened by the
  * caller; -1: none) at each tick.  Returns 0, or -errno with a message
  * logged.
@@ -42,8 +44,16 @@ int timeseries_open(struct timeseries *cs, const struct series_config *base,
 void timeseries_tick(void *ctx, uint64_t t_ns,
 		     const struct replay_sys_stats *cum);
 
+/*
+ * The replay ended: the Prometheus textfile (if any) gets its last
+ * version, with the figures of @sum (NULL: the replay failed).  Returns 0,
+ * or 1 with a message logged when it cannot be written.
+ */
+int timeseries_finish(struct timeseries *cs, const struct replay_summary *sum);
+
 /* Close the writer, say how many intervals Graphite missed, free @cs.
- * Returns 0, or 1 when the CSV file could not be written completely. */
+ * Returns 0, or 1 when the CSV file or the Prometheus textfile could not
+ * be written completely. */
 int timeseries_close(struct timeseries *cs);
 
 #endif

@@ -19,7 +19,7 @@
 enum { OPT_GRAPHITE_PREFIX = 1000, OPT_REPORT, OPT_START_AT, OPT_MERGE,
        OPT_MAP, OPT_COPIES, OPT_STAGGER, OPT_ONLY_SYSCALLS, OPT_ONLY_COMM,
        OPT_ONLY_PATH, OPT_FROM, OPT_TO, OPT_THINK, OPT_CPU_SCALE, OPT_REPEAT, OPT_LABEL,
-       OPT_READY_FD, OPT_REUSE, OPT_SYNC, OPT_NO_SYNC };
+       OPT_READY_FD, OPT_REUSE, OPT_SYNC, OPT_NO_SYNC, OPT_PROM };
 /* The replay's rate caps. */
 enum { OPT_RATE_IOPS = 1100, OPT_RATE_MBPS };
 /* The devices under the sandboxes; the replay's cgroup. */
@@ -61,6 +61,7 @@ static const struct option long_options[] = {
 	{ "csv", required_argument, NULL, 'Y' },
 	{ "graphite", required_argument, NULL, 'G' },
 	{ "graphite-prefix", required_argument, NULL, OPT_GRAPHITE_PREFIX },
+	{ "prom", required_argument, NULL, OPT_PROM },
 	{ "interval", required_argument, NULL, 'N' },
 	{ "spin", required_argument, NULL, 'W' },
 	{ "think", no_argument, NULL, OPT_THINK },
@@ -212,6 +213,10 @@ void cli_usage(void)
 "                           interval (docs/series.md; plot: ioriot-plot)\n"
 "      --graphite HOST:PORT replay: send the time series to Graphite\n"
 "      --graphite-prefix P  the metrics' prefix (default ioriot.NAME)\n"
+"      --prom FILE          replay: keep FILE a Prometheus textfile of the\n"
+"                           time series and, at the end, the summary,\n"
+"                           replaced each interval (node_exporter textfile\n"
+"                           collector; docs/series.md)\n"
 "      --interval SECONDS   time series interval (default 1, at least 0.1)\n"
 "  -x, --pid PID            capture only PID, its threads and descendants\n"
 "      --comm NAME          capture only processes named NAME (e.g. java)\n"
@@ -591,6 +596,7 @@ static int take_option(struct cli_opts *o, int c, const char *arg)
 	case 'Y': o->csv = optarg; break;
 	case 'G': o->graphite = optarg; break;
 	case OPT_GRAPHITE_PREFIX: o->graphite_prefix = optarg; break;
+	case OPT_PROM: o->prom = optarg; break;
 	case 'N':
 		if (parse_double(optarg, 0.1, 3600, &o->interval))
 			return usage_error("--interval expects seconds from "
@@ -706,10 +712,10 @@ static int check_combinations(const struct cli_opts *o)
 {
 	int err = 0;
 
-	if (!err && (o->csv || o->graphite || o->interval) &&
+	if (!err && (o->csv || o->graphite || o->prom || o->interval) &&
 	    o->mode != MODE_REPLAY && o->mode != MODE_INIT_REPLAY) {
-		fprintf(stderr, "ioriot: --csv, --graphite and --interval go "
-			"with -r or -R\n");
+		fprintf(stderr, "ioriot: --csv, --graphite, --prom and "
+			"--interval go with -r or -R\n");
 		err = -EINVAL;
 	}
 	if (!err && (o->think || o->cpu_scale > 0) &&
@@ -740,9 +746,10 @@ static int check_combinations(const struct cli_opts *o)
 		fprintf(stderr, "ioriot: --repeat and --label go with -r or -R\n");
 		err = -EINVAL;
 	}
-	if (!err && o->repeat && (o->csv || o->graphite || o->start_at_ns)) {
+	if (!err && o->repeat && (o->csv || o->graphite || o->prom ||
+				  o->start_at_ns)) {
 		fprintf(stderr, "ioriot: --repeat does not go with --csv, "
-			"--graphite or --start-at (one run each)\n");
+			"--graphite, --prom or --start-at (one run each)\n");
 		err = -EINVAL;
 	}
 	if (!err && o->cpu_scale > 0 && !o->think) {
@@ -830,8 +837,9 @@ static int check_combinations(const struct cli_opts *o)
 		fprintf(stderr, "ioriot: --cgroup goes with -r or -R\n");
 		err = -EINVAL;
 	}
-	if (!err && o->interval && !o->csv && !o->graphite) {
-		fprintf(stderr, "ioriot: --interval needs --csv or --graphite\n");
+	if (!err && o->interval && !o->csv && !o->graphite && !o->prom) {
+		fprintf(stderr, "ioriot: --interval needs --csv, --graphite or "
+			"--prom\n");
 		err = -EINVAL;
 	}
 	return err;

@@ -85,8 +85,9 @@ static void replay_progress(void *ctx, uint64_t done, uint64_t total,
  * Once the replay is confined to its sandboxes, before its first
  * operation: become the test user when run as root, for good, and
  * non-dumpable, so that the test user can neither trace the replay nor use
- * the files root opened for it (-S, --csv, the replay file).  Everything
- * it needs was opened or resolved before (the jail has no /proc, no /etc).
+ * the files root opened for it (-S, --csv, the replay file, --prom's
+ * directory).  Everything it needs was opened or resolved before (the
+ * jail has no /proc, no /etc).
  */
 static int replay_ready(void *ctx, char *err, size_t errlen)
 {
@@ -454,6 +455,42 @@ static void warn_start_and_stop(const struct cli_opts *o,
 			 replay_prediction_note(sum));
 }
 
+/*
+ * --prom FILE is replaced by rename during the replay, after root became
+ * the test user: its directory must let that user create files in it
+ * and, if sticky, be the user's.  Checked by the mode bits (an ACL may
+ * allow more).  0, or -EACCES with a message logged.
+ */
+static int check_prom_dir(const char *path, const struct replay_cli *rc)
+{
+	char err[PATHMAP_MAX + 256];
+	struct stat st;
+	bool in_group = false, ok;
+	int dirfd;
+
+	if (geteuid() != 0 || rc->uid == 0)
+		return 0;
+	dirfd = outfile_dir(path, err, sizeof(err));
+	if (dirfd < 0 || fstat(dirfd, &st)) {
+		if (dirfd >= 0)
+			close(dirfd);
+		return 0;	/* prom_open() says why */
+	}
+	close(dirfd);
+	for (int i = 0; i < rc->ngroups; i++)
+		in_group = in_group || rc->groups[i] == st.st_gid;
+	in_group = in_group || rc->gid == st.st_gid;
+	ok = st.st_uid == rc->uid ? (st.st_mode & S_IWUSR) :
+	     in_group ? (st.st_mode & S_IWGRP) : (st.st_mode & S_IWOTH);
+	if (ok && !((st.st_mode & S_ISVTX) && st.st_uid != rc->uid))
+		return 0;
+	log_error("--prom %s: the replay replaces it as user %s, who may "
+		  "not %s; use a directory of %s's", path, rc->user,
+		  ok ? "replace root's files in its sticky directory" :
+		  "create files in its directory", rc->user);
+	return -EACCES;
+}
+
 int cli_run_replay(const struct cli_opts *o)
 {
 	char user[256], name[256], host[256];
@@ -472,7 +509,7 @@ int cli_run_replay(const struct cli_opts *o)
 	};
 	struct replay_summary *sum = NULL;
 	struct timeseries series = { 0 };
-	bool have_series = o->csv || o->graphite;
+	bool have_series = o->csv || o->graphite || o->prom;
 	FILE *stats = NULL;
 	int stats_new_in = -1;		/* a new -S file's directory */
 	struct disk_figures *disks = NULL;
@@ -540,12 +577,15 @@ int cli_run_replay(const struct cli_opts *o)
 		log_error("%s", err);
 		goto out;
 	}
+	if (o->prom && check_prom_dir(o->prom, &rc))
+		goto out;
 	/* Opened as root, like -S, before the privileges drop. */
 	if (have_series) {
 		struct series_config sc = {
 			.csv_path = o->csv, .graphite = o->graphite,
 			.prefix = o->graphite_prefix, .test_name = name,
-			.input = o->replay,
+			.prom_path = o->prom, .input = o->replay,
+			.prom_uid = geteuid() == 0 ? rc.uid : geteuid(),
 		};
 
 		if (timeseries_open(&series, &sc, roots, nhost,
@@ -580,6 +620,7 @@ int cli_run_replay(const struct cli_opts *o)
 	if (ret) {
 		ret = 1;
 		log_error("%s", err);
+		timeseries_finish(&series, NULL);
 		goto out;
 	}
 	disks = note_end(&rc);
@@ -587,6 +628,8 @@ int cli_run_replay(const struct cli_opts *o)
 	warn_start_and_stop(o, sum);
 	ret = write_reports(o, &rc, sum, stats);
 	stats = NULL;
+	if (have_series && timeseries_finish(&series, sum))
+		ret = 1;
 	/* An interrupted run fails as the shell reports a signal: 128+N;
 	 * a run that filled its test mount or met I/O errors with 3. */
 	if (!ret && cli_stop_signalled)

@@ -97,6 +97,7 @@ void series_sample_add(struct series_sample *smp,
 		unsigned dirs = sys_data_dirs(id);
 
 		c->ops += a->ops - (b ? b->ops : 0);
+		c->differ += a->differ - (b ? b->differ : 0);
 		for (int i = 0; i < REPLAY_HIST_BUCKETS; i++)
 			c->lat[i] += a->lat[i] - (b ? b->lat[i] : 0);
 		/* A copy's bytes were read and written. */

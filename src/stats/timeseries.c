@@ -57,7 +57,16 @@ int timeseries_open(struct timeseries *cs, const struct series_config *base,
 	cfg.devices = cs->device_names;
 	cfg.ndevices = cs->ndevices;
 	cs->writer = series_open(&cfg, err, sizeof(err));
-	if (!cs->writer) {
+	if (cfg.prom_path && cs->writer) {
+		struct prom_config pc = {
+			.path = cfg.prom_path, .input = cfg.input,
+			.test_name = cfg.test_name, .writer_uid = cfg.prom_uid,
+			.devices = cs->device_names, .ndevices = cs->ndevices,
+		};
+
+		cs->prom = prom_open(&pc, err, sizeof(err));
+	}
+	if (!cs->writer || (cfg.prom_path && !cs->prom)) {
 		ret = -errno;
 		log_error("%s", err);
 		return ret;
@@ -78,7 +87,7 @@ void timeseries_tick(void *ctx, uint64_t t_ns,
 		.interval_ns = t_ns > cs->prev_ns ? t_ns - cs->prev_ns : 0,
 	};
 	struct diskstats now = { 0 };
-	int ret;
+	int ret, pret;
 
 	if (!smp.interval_ns)
 		return;		/* nothing new since the last tick */
@@ -98,6 +107,8 @@ void timeseries_tick(void *ctx, uint64_t t_ns,
 	if (getloadavg(&smp.loadavg1, 1) != 1)
 		smp.loadavg1 = 0;
 	ret = series_write(cs->writer, &smp);
+	if (cs->prom && (pret = prom_sample(cs->prom, &smp)) && !ret)
+		ret = pret;
 	if (ret && !cs->write_failed) {
 		log_error("time series: %s", strerror(-ret));
 		cs->write_failed = true;
@@ -110,6 +121,17 @@ void timeseries_tick(void *ctx, uint64_t t_ns,
 	}
 }
 
+int timeseries_finish(struct timeseries *cs, const struct replay_summary *sum)
+{
+	int ret = cs->prom ? prom_finish(cs->prom, sum) : 0;
+
+	if (ret && !cs->write_failed) {
+		log_error("--prom: %s", strerror(-ret));
+		cs->write_failed = true;
+	}
+	return ret != 0;
+}
+
 int timeseries_close(struct timeseries *cs)
 {
 	uint64_t missed = series_graphite_failures(cs->writer);
@@ -120,6 +142,7 @@ int timeseries_close(struct timeseries *cs)
 			 (unsigned long long)missed);
 	if (ret && !cs->write_failed)
 		log_error("time series: %s", strerror(-ret));
+	prom_close(cs->prom);
 	diskstats_free(&cs->disks);
 	free(cs->figures);
 	free(cs->prev);
