@@ -259,10 +259,18 @@ struct replay_summary {
 int replay_run(const struct replay_options *opt, struct replay_summary *sum,
 	       char *err, size_t errlen);
 
-/* The memory one replay process takes whatever its file (the window of
- * operations read ahead, the histograms, its summary), in bytes: what
- * --copies multiplies.  Threads, their stacks and buffers come on top. */
-uint64_t replay_memory_bytes(void);
+/* A replay thread's memory, its stack's pages, queue and read buffer:
+ * 83 KB measured per timeline at 1,000 timelines (docs/replay-format.md
+ * §10), rounded up. */
+#define REPLAY_RUNNER_BYTES (96u << 10)
+
+/* The memory one replay process takes for a file of @timelines timelines
+ * (the header's timelines=, 0 if unknown), in bytes: the window of
+ * operations read ahead, the histograms, its summary, and a thread per
+ * timeline up to REPLAY_DEFAULT_MAX_THREADS; what --copies multiplies.
+ * A lower bound: the kernel's memory for the files, rings and mappings
+ * the operations make comes on top. */
+uint64_t replay_memory_bytes(uint64_t timelines);
 
 /* Add the figures of @s to @d: counts and histograms add up, maxima take
  * the larger.  An @s without operations is all 0 and is not read further. */

@@ -276,16 +276,18 @@ static uint64_t mem_available(void)
 }
 
 /*
- * The memory of @n replays (@n copies, or one replay without --copies;
- * replay_memory_bytes()) against the memory limit of the cgroup this
+ * The memory of @n replays of a file of @timelines timelines (@n copies,
+ * or one replay without --copies; replay_memory_bytes()) against the
+ * memory limit of the cgroup this
  * process is in (--cgroup's, if given, and its ancestors': memory.max,
  * memory.limit_in_bytes): refused before the replay starts when it cannot
  * fit, rather than OOM-killed by the kernel in the middle.  0, or -ENOMEM
  * with why in @err.
  */
-static int cgroup_memory_fits(size_t n, char *err, size_t errlen)
+static int cgroup_memory_fits(size_t n, uint64_t timelines, char *err,
+			      size_t errlen)
 {
-	uint64_t need = n * replay_memory_bytes(), limit;
+	uint64_t need = n * replay_memory_bytes(timelines), limit;
 	char where[PATHMAP_MAX];
 
 	cgroup_memory_limit("/proc/self/cgroup", "/sys/fs/cgroup", &limit,
@@ -294,22 +296,22 @@ static int cgroup_memory_fits(size_t n, char *err, size_t errlen)
 		return 0;
 	snprintf(err, errlen, "the replay needs at least %.1f MiB of memory "
 		 "(%zu replay process%s: the window of operations read ahead, "
-		 "the statistics), more than the %.1f MiB its cgroup allows "
+		 "the statistics, a thread per timeline), more than the %.1f MiB its cgroup allows "
 		 "(%s): a higher limit%s", (double)need / 1048576.0, n,
 		 n == 1 ? "" : "es", (double)limit / 1048576.0, where,
 		 n > 1 ? ", or fewer --copies" : "");
 	return -ENOMEM;
 }
 
-/* --copies: say how much memory the @n copies will take before they start,
- * and refuse when it is more than this host has available.  0, or -ENOMEM
- * with why in @err. */
-static int copies_memory(const struct cli_opts *o, size_t n, char *err,
-			 size_t errlen)
+/* --copies: say how much memory the @n copies of a file of @timelines
+ * timelines will take before they start, and refuse when it is more than
+ * this host has available.  0, or -ENOMEM with why in @err. */
+static int copies_memory(const struct cli_opts *o, size_t n,
+			 uint64_t timelines, char *err, size_t errlen)
 {
 	/* Each copy's process, and its summary twice in the parent (each
 	 * copy's, in shared memory and in the table). */
-	uint64_t need = n * (replay_memory_bytes() +
+	uint64_t need = n * (replay_memory_bytes(timelines) +
 			     2 * sizeof(struct replay_summary));
 	uint64_t avail = mem_available();
 
@@ -345,8 +347,10 @@ static int replay_copies(const struct cli_opts *o,
 		.started = copies_started, .started_ctx = rc,
 	};
 
+	uint64_t timelines = rlog_header(rl)->timelines_hint;
+
 	rlog_close(rl);
-	if (copies_memory(o, co.n, err, errlen))
+	if (copies_memory(o, co.n, timelines, err, errlen))
 		return -ENOMEM;
 	log_info("replay: %zu copies, each a process of its own%s", co.n,
 		 o->stagger ? ", started one after the other (--stagger)" :
@@ -572,7 +576,8 @@ int cli_run_replay(const struct cli_opts *o)
 	rc.info.nsandboxes = nhost;
 	if (o->cgroup && join_cgroup(o->cgroup, &rc))
 		goto out;
-	if (cgroup_memory_fits(o->copies ? (size_t)o->copies : 1, err,
+	if (cgroup_memory_fits(o->copies ? (size_t)o->copies : 1,
+			       rlog_header(rl)->timelines_hint, err,
 			       sizeof(err))) {
 		log_error("%s", err);
 		goto out;

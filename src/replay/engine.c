@@ -945,11 +945,16 @@ out:
 	return NULL;
 }
 
-uint64_t replay_memory_bytes(void)
+uint64_t replay_memory_bytes(uint64_t timelines)
 {
+	uint64_t runners = timelines < REPLAY_DEFAULT_MAX_THREADS ?
+			   (timelines ? timelines : 1) :
+			   REPLAY_DEFAULT_MAX_THREADS;
+
 	return (uint64_t)WINDOW_SLOTS * (sizeof(struct slot) +
 					 sizeof(atomic_uint)) +
-	       sizeof(struct engine_hists) + sizeof(struct replay_summary);
+	       sizeof(struct engine_hists) + sizeof(struct replay_summary) +
+	       runners * REPLAY_RUNNER_BYTES;
 }
 
 int replay_run(const struct replay_options *opt, struct replay_summary *sum,
