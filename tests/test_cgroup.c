@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -122,6 +123,63 @@ START_TEST(test_memory_limit)
 }
 END_TEST
 
+/*
+ * A replay of 1,000 timelines (a thread each, 96 KiB: about 118 MiB with
+ * the window) in a v1 memory cgroup of 64 MiB (--cgroup) is refused before
+ * it starts, with both figures and the limit's file, instead of growing
+ * into the OOM killer.  Needs root and the v1 memory controller.
+ */
+START_TEST(test_memory_refused)
+{
+	static const char v1[] = "/sys/fs/cgroup/memory";
+	char cg[128], *dir = tu_scratch(), *mnt = tu_join(dir, "m");
+	char *replay, *out = NULL, *err = NULL, *text;
+	size_t len = 0, cap = 1 << 17;
+	int rc;
+
+	if (access(v1, W_OK)) {
+		printf("cgroup: test memory_refused skipped: no writable %s\n",
+		       v1);
+		free(mnt);
+		free(dir);
+		return;
+	}
+	ck_assert(tu_mount_tmpfs(mnt));
+	text = malloc(cap);
+	ck_assert_ptr_nonnull(text);
+	len += (size_t)snprintf(text + len, cap - len,
+		"#|replay_version=1|name=mem|user=root|\n"
+		"#|source=x|capture_version=4|host=h|kernel=k|\n"
+		"#|ops=1000|timelines=1000|processes=1|duration_ns=1000|\n"
+		"#|sandbox=%s/.ioriot/mem|mount=%s|fstype=tmpfs|\n#INIT\n#OPS\n",
+		mnt, mnt);
+	for (int i = 1; i <= 1000; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+			"%d 1:%d %d 0 - mkdirat 0 path=%s/.ioriot/mem/d%d "
+			"mode=0755\n", i, i, i, mnt, i);
+	len += (size_t)snprintf(text + len, cap - len, "#END|ops=1000|\n");
+	ck_assert_uint_lt(len, cap);
+	replay = tu_write_str(dir, "mem.replay", text);
+	snprintf(cg, sizeof(cg), "%s/ioriot-test.%d", v1, (int)getpid());
+	ck_assert_int_eq(mkdir(cg, 0755), 0);
+	free(tu_write_str(cg, "memory.limit_in_bytes", "67108864\n"));
+
+	const char *args[] = { "-R", replay, "-u", "root", "--allow-root",
+			       "-q", "--cgroup", cg, NULL };
+	rc = tu_run_args(args, &out, &err);
+	ck_assert_int_eq(rmdir(cg), 0);
+	ck_assert_msg(rc != 0 && strstr(err, "a thread per timeline") &&
+		      strstr(err, "more than the 64.0 MiB its cgroup allows"),
+		      "exit %d: %s", rc, err);
+	free(out);
+	free(err);
+	free(text);
+	free(replay);
+	free(mnt);
+	free(dir);
+}
+END_TEST
+
 Suite *cgroup_suite(void)
 {
 	Suite *s = suite_create("cgroup");
@@ -131,6 +189,7 @@ Suite *cgroup_suite(void)
 	tcase_add_test(tc, test_check);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_memory_limit);
+	tcase_add_test(tc, test_memory_refused);
 	tcase_add_test(tc, test_option);
 	suite_add_tcase(s, tc);
 	return s;
