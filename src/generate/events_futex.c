@@ -50,6 +50,7 @@ struct futex_wait {
 struct futex_state {
 	bool woke;			/* a wake is known */
 	uint64_t wake_ns;		/* the last wake's start */
+	int64_t wake_left;		/* threads it woke, not matched yet */
 	struct futex_mark waker;
 	unsigned npending;
 	struct futex_wait pending[PENDING_MAX];
@@ -128,6 +129,7 @@ static void wake(struct gen *g, struct futex_state *f, uint64_t now,
 	f->npending = kept;
 	f->woke = true;
 	f->wake_ns = now;
+	f->wake_left = woken;
 	f->waker = *waker;
 }
 
@@ -137,8 +139,9 @@ static void waited(struct gen *g, struct futex_state *f,
 		   const struct futex_wait *w)
 {
 	g->sum->sync_waits++;
-	if (f->woke && f->waker.tl != w->tl && w->start_ns <= f->wake_ns &&
-	    f->wake_ns <= w->end_ns) {
+	if (f->woke && f->wake_left > 0 && f->waker.tl != w->tl &&
+	    w->start_ns <= f->wake_ns && f->wake_ns <= w->end_ns) {
+		f->wake_left--;
 		order_after(g, w, &f->waker);
 		return;
 	}
