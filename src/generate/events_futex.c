@@ -32,7 +32,8 @@ enum {
 };
 
 /* Waits kept per futex while no wake came for them: a bound, as a
- * futex's waiters are few. */
+ * futex's waiters are few.  The array is made for the first one only: a
+ * program may use many futexes, most never with a wait pending. */
 #define PENDING_MAX 32
 
 /* A thread's last operation: what a wake of it orders after. */
@@ -53,7 +54,7 @@ struct futex_state {
 	int64_t wake_left;		/* threads it woke, not matched yet */
 	struct futex_mark waker;
 	unsigned npending;
-	struct futex_wait pending[PENDING_MAX];
+	struct futex_wait *pending;	/* PENDING_MAX, or NULL */
 };
 
 static bool is_wait(int op)
@@ -134,7 +135,8 @@ static void wake(struct gen *g, struct futex_state *f, uint64_t now,
 }
 
 /* A wait of the current event's thread that returned 0: by the wake
- * already seen, if it fell into the wait, else kept for one to come. */
+ * already seen, if it fell into the wait, else kept for one to come (the
+ * oldest goes when PENDING_MAX are kept). */
 static void waited(struct gen *g, struct futex_state *f,
 		   const struct futex_wait *w)
 {
@@ -143,6 +145,11 @@ static void waited(struct gen *g, struct futex_state *f,
 	    w->start_ns <= f->wake_ns && f->wake_ns <= w->end_ns) {
 		f->wake_left--;
 		order_after(g, w, &f->waker);
+		return;
+	}
+	if (!f->pending &&
+	    !(f->pending = malloc(PENDING_MAX * sizeof(*f->pending)))) {
+		gen_oom(g);
 		return;
 	}
 	if (f->npending == PENDING_MAX)
@@ -224,7 +231,11 @@ void gen_futexes_free(struct gen *g)
 	struct u64map_slot *s;
 	size_t pos = 0;
 
-	while (g->futexes.slots && (s = u64map_next(&g->futexes, &pos)))
-		free(s->value);
+	while (g->futexes.slots && (s = u64map_next(&g->futexes, &pos))) {
+		struct futex_state *f = s->value;
+
+		free(f->pending);
+		free(f);
+	}
 	u64map_destroy(&g->futexes);
 }
