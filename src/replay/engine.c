@@ -275,9 +275,8 @@ static uint64_t think_due(struct runner *r, const struct slot *s)
  * a wake followed in the capture: a futex wait it ended).  With --think,
  * if that operation had not ended yet, @op is due no earlier than its end
  * (when this wait saw it) plus the capture's gap after it (sync=ID:NS's
- * NS), scaled by the
- * speed; one that had ended before leaves @due as it is (the wake came
- * before the wait).  False when the replay stops first.
+ * NS) divided by the speed; one that had ended before leaves @due as it
+ * is (the wake came before the wait).  False when the replay stops first.
  */
 static bool sync_due(struct engine *e, const struct rlog_op *op, bool spin,
 		     uint64_t *due)
