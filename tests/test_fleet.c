@@ -538,6 +538,46 @@ static uint64_t *histogram_of(const json_t *doc, const char *key)
 	return h;
 }
 
+/* --merge of a host whose disk filled, or that met I/O errors or the
+ * replay's limits, with a whole one: the merge is as incomplete as its
+ * worst host (counts summed), and --compare says so. */
+START_TEST(test_merge_incomplete)
+{
+	char *dir = tu_scratch(), *out, *err;
+	char *a = stats_file(dir, "a.json", "web1", 1, 5 * NS, 2 * NS, 10,
+			     "[[1023, 10]]", "");
+	char *b = stats_file(dir, "b.json", "web2", 1, 5 * NS, 2 * NS, 10,
+			     "[[1023, 10]]", "\n  \"disk_full\": true, "
+			     "\"disk_full_ops\": 12, \"io_error_ops\": 3, "
+			     "\"over_limit\": 2,");
+	char *fleet = tu_join(dir, "fleet.json");
+	const char *args[] = { "--merge", a, b, "-o", fleet, NULL };
+	const char *cmp[] = { "--compare", a, fleet, NULL };
+	json_t *m;
+
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
+	free(out);
+	free(err);
+	m = load(fleet);
+	ck_assert(json_is_true(json_object_get(m, "disk_full")));
+	ck_assert_int_eq(int_of(m, NULL, "disk_full_ops"), 12);
+	ck_assert_int_eq(int_of(m, NULL, "io_error_ops"), 3);
+	ck_assert_int_eq(int_of(m, NULL, "over_limit"), 2);
+	ck_assert(json_is_true(json_object_get(jv_at(json_object_get(m,
+			"hosts"), 1), "disk_full")));
+	json_decref(m);
+	ck_assert_int_eq(tu_run_args(cmp, &out, &err), 0);
+	ck_assert_msg(strstr(out, "incomplete: disk full (12 operations), "
+			     "I/O errors (3 operations)"), "%s", out);
+	free(out);
+	free(err);
+	free(fleet);
+	free(a);
+	free(b);
+	free(dir);
+}
+END_TEST
+
 /* --merge of two hosts' latencies from different distributions equals
  * the statistics of their union: the histograms bucket by bucket, the
  * percentiles; a file merged alone reads back as it was written. */
@@ -948,6 +988,7 @@ Suite *fleet_suite(void)
 	tc = tcase_create("merge");
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_merge_incomplete);
 	tcase_add_test(tc, test_merge_refused);
 	tcase_add_test(tc, test_merge_rate);
 	tcase_add_test(tc, test_merge_not_utf8);

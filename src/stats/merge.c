@@ -298,6 +298,14 @@ static int add_rate(struct merge *m, size_t i, const json_t *doc,
 	return ret;
 }
 
+/* The count @key of @doc, 0 where a file older than the key lacks it. */
+static uint64_t optional_count(const json_t *doc, const char *key)
+{
+	int64_t n;
+
+	return !jv_int(json_object_get(doc, key), &n) && n > 0 ? (uint64_t)n : 0;
+}
+
 /* Add the run @doc of file @i to @m. */
 static int add_run(struct merge *m, size_t i, const json_t *doc,
 		   const struct reader *rd)
@@ -353,6 +361,14 @@ static int add_run(struct merge *m, size_t i, const json_t *doc,
 	if (load > m->loadavg)
 		m->loadavg = load;
 	m->interrupted |= json_is_true(json_object_get(doc, "interrupted"));
+	/* A host whose disk filled, or that met I/O errors or the replay's
+	 * limits, leaves the merge as incomplete as itself. */
+	m->disk_full_ops += optional_count(doc, "disk_full_ops");
+	if (json_is_true(json_object_get(doc, "disk_full")) &&
+	    !optional_count(doc, "disk_full_ops"))
+		m->disk_full_ops++;
+	m->io_error_ops += optional_count(doc, "io_error_ops");
+	m->over_limit += optional_count(doc, "over_limit");
 	add_test(m, jv_member_string(doc, "test"));
 
 	/* Start lateness, when the run was timed. */

@@ -118,7 +118,8 @@ static void write_hosts(FILE *f, const struct merge *m)
 	static const char *const keys[] = {
 		"test", "started_ns", "finished_ns", "total_time_ns",
 		"performed_ioops", "average_ioops_per_s", "time_ahead_ns",
-		"highest_loadavg", "interrupted", "start_lateness_ns",
+		"highest_loadavg", "interrupted", "disk_full", "io_error_ops",
+		"start_lateness_ns",
 		"start_at", "rate_limit",
 	};
 	const char *sep = "\n    ";
@@ -235,7 +236,13 @@ int merge_write(FILE *f, const struct merge *m)
 	fprintf(f, ",\n  \"started_ns\": %" PRIu64 ",\n  \"finished_ns\": %"
 		PRIu64 ",\n  \"test\": ", m->first_start, m->last_finished);
 	json_write_string(f, m->test);
-	fprintf(f, ",\n  \"interrupted\": %s,\n  \"workers\": %" PRIu64
+	fprintf(f, ",\n  \"interrupted\": %s,\n  \"disk_full\": %s,\n"
+		"  \"disk_full_ops\": %" PRIu64 ",\n  \"io_error_ops\": %" PRIu64
+		",\n  \"over_limit\": %" PRIu64,
+		m->interrupted ? "true" : "false",
+		m->disk_full_ops ? "true" : "false", m->disk_full_ops,
+		m->io_error_ops, m->over_limit);
+	fprintf(f, ",\n  \"workers\": %" PRIu64
 		",\n  \"threads_per_worker\": %" PRIu64 ",\n  \"threads\": %"
 		PRIu64 ",\n  \"processes\": %" PRIu64 ",\n  \"timelines\": %"
 		PRIu64 ",\n  \"highest_loadavg\": %.2f,\n"
@@ -244,9 +251,8 @@ int merge_write(FILE *f, const struct merge *m)
 		",\n  \"total_time_ns\": %" PRIu64 ",\n  \"captured_time_ns\": %"
 		PRIu64 ",\n  \"setid_stripped\": %" PRIu64 ",\n"
 		"  \"uring_flags_dropped\": %" PRIu64 ",\n",
-		m->interrupted ? "true" : "false", m->workers,
-		m->threads_per_worker, m->threads, m->processes, m->timelines,
-		m->loadavg, m->ops, span ? (double)m->ops * 1e9 / (double)span :
+		m->workers, m->threads_per_worker, m->threads, m->processes,
+		m->timelines, m->loadavg, m->ops, span ? (double)m->ops * 1e9 / (double)span :
 		0.0, m->ahead, span, m->captured, m->setid, m->uring_dropped);
 	if (m->timed) {
 		uint64_t p50 = replay_hist_percentile(m->lateness, 50);

@@ -46,6 +46,7 @@ struct merge {
 	uint64_t timelines, captured, setid, uring_dropped;
 	double loadavg;
 	bool interrupted;
+	uint64_t disk_full_ops, io_error_ops, over_limit;	/* summed */
 	bool have_uncaptured, have_uring;
 	struct namelist not_replayed, uring;
 	int64_t other;
