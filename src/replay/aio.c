@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "aio.h"
+#include "bufpool.h"
 #include "fileops.h"
 #include "ioriot/replaylimits.h"
 #include "ioriot/syscalls.h"
@@ -57,11 +58,6 @@ struct request {
 	int64_t res;
 };
 
-struct pool_buf {
-	char *p;
-	size_t cap;
-};
-
 struct context {
 	aio_context_t id;
 	struct replay_budget *budget;	/* the table's */
@@ -70,8 +66,7 @@ struct context {
 				 * table's lock */
 	struct u64map reqs;	/* tag -> struct request */
 	uint64_t inflight;	/* submitted, not reaped */
-	struct pool_buf *pool;	/* free buffers */
-	size_t npool, pool_cap;
+	struct bufpool pool;	/* free buffers */
 };
 
 struct aio_table {
@@ -95,79 +90,12 @@ struct aio_table *aio_table_new(struct replay_budget *budget)
 	return t;
 }
 
-/* Free the free buffers of @c's pool (under c->lock). */
-static void pool_drain(struct context *c)
-{
-	for (size_t i = 0; i < c->npool; i++) {
-		free(c->pool[i].p);
-		budget_give(&c->budget->async_bytes, c->pool[i].cap);
-	}
-	c->npool = 0;
-}
-
-/* A buffer of at least @len bytes aligned to @align (a power of two) from
- * @c's pool (under c->lock), or a new one within the replay's bound
- * (REPLAY_ASYNC_BUF_MAX; the pool is freed first when it would not fit).
- * NULL when out of memory, or beyond the bound: then *@over is true. */
-static char *pool_get(struct context *c, size_t len, size_t align,
-		      size_t *cap, bool *over)
-{
-	size_t want = (len + align - 1) / align * align;
-	char *p;
-
-	for (size_t i = 0; i < c->npool; i++) {
-		if (c->pool[i].cap >= want &&
-		    !((uintptr_t)c->pool[i].p & (align - 1))) {
-			p = c->pool[i].p;
-			*cap = c->pool[i].cap;
-			c->pool[i] = c->pool[--c->npool];
-			return p;
-		}
-	}
-	*cap = want ? want : align;
-	if (!budget_take(&c->budget->async_bytes, *cap, REPLAY_ASYNC_BUF_MAX)) {
-		pool_drain(c);
-		if (!budget_take(&c->budget->async_bytes, *cap,
-				 REPLAY_ASYNC_BUF_MAX)) {
-			*over = true;
-			return NULL;
-		}
-	}
-	p = aligned_alloc(align, *cap);
-	if (!p)
-		budget_give(&c->budget->async_bytes, *cap);
-	return p;
-}
-
-/* Give @rq's buffer back to @c's pool (under c->lock); freed if the pool
- * cannot grow. */
-static void pool_put(struct context *c, struct request *rq)
-{
-	if (!rq->buf)
-		return;
-	if (c->npool == c->pool_cap) {
-		size_t cap = c->pool_cap ? 2 * c->pool_cap : 16;
-		struct pool_buf *p = realloc(c->pool, cap * sizeof(*p));
-
-		if (!p) {
-			free(rq->buf);
-			budget_give(&c->budget->async_bytes, rq->cap);
-			rq->buf = NULL;
-			return;
-		}
-		c->pool = p;
-		c->pool_cap = cap;
-	}
-	c->pool[c->npool].p = rq->buf;
-	c->pool[c->npool++].cap = rq->cap;
-	rq->buf = NULL;
-}
-
 /* Free request @rq of @c, which is no longer in c->reqs (under c->lock):
  * its buffer back to the pool, its place in the replay's bound. */
 static void request_free(struct context *c, struct request *rq)
 {
-	pool_put(c, rq);
+	bufpool_put(&c->pool, rq->buf, rq->cap);
+	rq->buf = NULL;
 	free(rq);
 	budget_give(&c->budget->requests, 1);
 }
@@ -183,8 +111,7 @@ static void context_free(struct context *c)
 			request_free(c, s->value);
 	}
 	u64map_destroy(&c->reqs);
-	pool_drain(c);
-	free(c->pool);
+	bufpool_free(&c->pool);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -256,6 +183,7 @@ static int do_setup(struct aio_table *t, const struct rlog_op *op,
 	}
 	c->id = id;
 	c->budget = t->budget;
+	bufpool_init(&c->pool, t->budget);
 	c->refs = 1;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_lock(&t->lock);
@@ -324,7 +252,8 @@ static int do_iocb(struct context *c, const struct rlog_op *op, int fd,
 	if (writing && len <= data_len) {
 		buf = (char *)data;
 	} else if (opcode != IOCB_CMD_FSYNC && opcode != IOCB_CMD_FDSYNC) {
-		buf = rq->buf = pool_get(c, len, align, &rq->cap, &over);
+		buf = rq->buf = bufpool_get(&c->pool, len, align, &rq->cap,
+					    &over);
 		for (size_t done = 0; buf && writing && done < len;
 		     done += data_len)
 			memcpy(buf + done, data, len - done < data_len ?

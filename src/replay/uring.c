@@ -106,8 +106,7 @@ static void ring_free(struct ring *r)
 		uring_request_free(r, s->value);
 	u64map_destroy(&r->reqs);
 	free_bufs(r);
-	uring_pool_drain(r);
-	free(r->pool);
+	bufpool_free(&r->pool);
 	budget_give(&r->budget->entries, r->nentries);
 	free(r->entries);
 	pthread_mutex_destroy(&r->lock);
@@ -217,6 +216,7 @@ static int do_setup(struct uring_table *t, const struct rlog_op *op,
 		return 0;
 	}
 	r->budget = t->budget;
+	bufpool_init(&r->pool, t->budget);
 	r->ring_entries = entries;
 	/* The captured fd: the replay's cannot be the same. */
 	*result = op->ret >= 0 ? op->ret : r->ring.ring_fd;

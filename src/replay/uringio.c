@@ -54,76 +54,10 @@
 		      URING_SQE_IO_HARDLINK | URING_SQE_ASYNC | \
 		      URING_SQE_CQE_SKIP_SUCCESS)
 
-void uring_pool_drain(struct ring *r)
-{
-	for (size_t i = 0; i < r->npool; i++) {
-		free(r->pool[i].p);
-		budget_give(&r->budget->async_bytes, r->pool[i].cap);
-	}
-	r->npool = 0;
-}
-
-/* A buffer of at least @len bytes aligned to @align (a power of two)
- * from @r's pool (under r->lock), or a new one within the replay's bound
- * (REPLAY_ASYNC_BUF_MAX; the pool is freed first when it would not fit).
- * NULL when out of memory, or beyond the bound: then *@over is true. */
-static char *pool_get(struct ring *r, size_t len, size_t align, size_t *cap,
-		      bool *over)
-{
-	size_t want = (len + align - 1) / align * align;
-	char *p;
-
-	for (size_t i = 0; i < r->npool; i++) {
-		if (r->pool[i].cap >= want &&
-		    !((uintptr_t)r->pool[i].p & (align - 1))) {
-			p = r->pool[i].p;
-			*cap = r->pool[i].cap;
-			r->pool[i] = r->pool[--r->npool];
-			return p;
-		}
-	}
-	*cap = want ? want : align;
-	if (!budget_take(&r->budget->async_bytes, *cap, REPLAY_ASYNC_BUF_MAX)) {
-		uring_pool_drain(r);
-		if (!budget_take(&r->budget->async_bytes, *cap,
-				 REPLAY_ASYNC_BUF_MAX)) {
-			*over = true;
-			return NULL;
-		}
-	}
-	p = aligned_alloc(align, *cap);
-	if (!p)
-		budget_give(&r->budget->async_bytes, *cap);
-	return p;
-}
-
-/* Give @rq's buffer back to @r's pool (under r->lock); freed if the pool
- * cannot grow. */
-static void pool_put(struct ring *r, struct request *rq)
-{
-	if (!rq->buf)
-		return;
-	if (r->npool == r->pool_cap) {
-		size_t cap = r->pool_cap ? 2 * r->pool_cap : 16;
-		struct pool_buf *p = realloc(r->pool, cap * sizeof(*p));
-
-		if (!p) {
-			free(rq->buf);
-			budget_give(&r->budget->async_bytes, rq->cap);
-			rq->buf = NULL;
-			return;
-		}
-		r->pool = p;
-		r->pool_cap = cap;
-	}
-	r->pool[r->npool].p = rq->buf;
-	r->pool[r->npool++].cap = rq->cap;
-	rq->buf = NULL;
-}
-
 void uring_request_free(struct ring *r, struct request *rq)
 {
-	pool_put(r, rq);
+	bufpool_put(&r->pool, rq->buf, rq->cap);
+	rq->buf = NULL;
 	free(rq);
 	budget_give(&r->budget->requests, 1);
 }
@@ -186,8 +120,9 @@ static int do_sqe(struct ring *r, const struct rlog_op *op, int fd,
 		if (writing && len <= data_len) {
 			rq->iov.iov_base = (char *)data;
 		} else {
-			rq->iov.iov_base = rq->buf = pool_get(r, len, align,
-								&rq->cap, &over);
+			rq->iov.iov_base = rq->buf =
+				bufpool_get(&r->pool, len, align, &rq->cap,
+					    &over);
 			for (size_t n = 0; rq->buf && writing && n < len;
 			     n += data_len)
 				memcpy(rq->buf + n, data, len - n < data_len ?

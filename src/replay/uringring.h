@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "bufpool.h"
 #include "uring.h"
 #include "ioriot/u64map.h"
 
@@ -48,11 +49,6 @@ struct entry {
 	bool file;
 };
 
-struct pool_buf {
-	char *p;
-	size_t cap;
-};
-
 struct ring {
 	struct io_uring ring;
 	struct replay_budget *budget;	/* the table's */
@@ -67,8 +63,7 @@ struct ring {
 	size_t nentries, entries_cap;
 	struct iovec *bufs;	/* registered buffers */
 	size_t nbufs;
-	struct pool_buf *pool;	/* free buffers */
-	size_t npool, pool_cap;
+	struct bufpool pool;	/* free buffers */
 };
 
 struct uring_table {
@@ -87,9 +82,6 @@ static inline uint64_t timeline_of(const struct rlog_op *op)
  * unused): its buffer back to the pool, its place in the replay's bound
  * (uringio.c). */
 void uring_request_free(struct ring *r, struct request *rq);
-
-/* Free the free buffers of @r's pool (under r->lock, or @r unused). */
-void uring_pool_drain(struct ring *r);
 
 /*
  * sqe: a request queued for the timeline's next io_uring_enter, on an
