@@ -2042,8 +2042,9 @@ static void op_of_id(const char *text, unsigned long long id, char *op,
  * waits are in the log, and generate turns each wait a wake ended into
  * sync= on main's next pwrite64, naming the thread's fdatasync before the
  * wake, with the blocked time in waited=.  A loaded host may let a wait
- * find the word changed already (no sleep, no wake to match): 3 of the 5
- * rounds at least.
+ * find the word changed already (no sleep, no wake to match), so the
+ * rounds that slept are counted, not assumed; every one of them was ended
+ * by the thread's wake, the only one there is, and must be matched.
  */
 START_TEST(test_futex_order)
 {
@@ -2076,7 +2077,7 @@ START_TEST(test_futex_order)
 		if (e->cmd == (FUTEX_WAKE | FUTEX_PRIVATE_FLAG) && e->ret == 1)
 			wakes++;
 	}
-	ck_assert_msg(waits >= 3 && wakes >= 3, "futex waits %u, wakes %u",
+	ck_assert_msg(waits >= 1 && wakes >= waits, "futex waits %u, wakes %u",
 		      waits, wakes);
 	check_replay(&r);
 	text = tu_read(r.replay, NULL);
@@ -2098,11 +2099,10 @@ START_TEST(test_futex_order)
 		ck_assert_msg(strcmp(op, "fdatasync") == 0,
 			      "sync=%llu is a %s, not the waker's fdatasync",
 			      id, op);
-		ck_assert_msg(strstr(l, " off=10") && waited >= 1000000,
-			      "%.200s", l);
+		ck_assert_msg(strstr(l, " off=10") && waited > 0, "%.200s", l);
 		ordered++;
 	}
-	ck_assert_msg(ordered >= 3 && ordered <= waits,
+	ck_assert_msg(ordered == waits,
 		      "%u writes of main ordered after a wake, %u waits",
 		      ordered, waits);
 	free(text);
