@@ -217,6 +217,7 @@ static const unsigned kind_fields[] = {
 	[SK_DEDUPE] = CAP_FD | CAP_OFFSET2 | CAP_COUNT | CAP_RET,
 	[SK_DEDUPE_DONE] = CAP_RET,
 	[SK_FUTEX] = CAP_ADDR | CAP_CMD | CAP_ARG | CAP_RET,
+	[SK_WAKE] = CAP_ADDR | CAP_COUNT,
 };
 
 static const char op_path[] = "/srv/data/file with space";

@@ -18,7 +18,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <linux/aio_abi.h>
 #include <linux/io_uring.h>
 #include <linux/fs.h>
@@ -808,7 +807,7 @@ struct run {
 	uint64_t lost;		/* events the capture counted as lost */
 	size_t matched;		/* expected events found in the log */
 	bool below_wdir;	/* capture only I/O below wdir (--include) */
-	bool futex;		/* record futex calls (--sync) */
+	bool sync;		/* wake records (--sync) */
 	char label[64];		/* workload and mode, for messages */
 	pid_t noise;		/* a process doing I/O beside the workload */
 	char *noise_path;	/* the file it writes */
@@ -1046,7 +1045,7 @@ static void capture_workload(struct run *r)
 		opt.filter.include = include;
 		opt.filter.ninclude = 1;
 	}
-	opt.futex = r->futex;
+	opt.sync = r->sync;
 	/* The noise first: it must not hold the go pipe. */
 	start_noise(r);
 	r->pid = wt.pid = start_workload(r, &go.fd);
@@ -2017,7 +2016,7 @@ START_TEST(test_umask)
 }
 END_TEST
 
-/* ---- the order of threads: futex records ------------------------------- */
+/* ---- the order of threads: wake records -------------------------------- */
 
 /* The operation whose line starts with @id in replay file @text: its
  * name, in @op (empty if none). */
@@ -2037,48 +2036,58 @@ static void op_of_id(const char *text, unsigned long long id, char *op,
 }
 
 /*
- * tests/workloads/futexwake.c, captured with -x and futex records (the
- * CLI records them with -x by default): the thread's wakes and main's
- * waits are in the log, and generate turns each wait a wake ended into
- * sync= on main's next pwrite64, naming the thread's fdatasync before the
- * wake, with the blocked time in waited=.  A loaded host may let a wait
- * find the word changed already (no sleep, no wake to match), so the
- * rounds that slept are counted, not assumed; every one of them was ended
- * by the thread's wake, the only one there is, and must be matched.
+ * tests/workloads/wakeorder.c, captured with -x and wake records (the CLI
+ * records them with -x by default): main sleeps in futex waits its thread
+ * ends, then in pipe reads its child ends.  Every wake of main by the
+ * thread or the child is in the log, with how long main slept; generate
+ * turns it into sync= on main's next pwrite64, naming the waker's
+ * fdatasync before the wake, the blocked time in waited=.  A loaded host
+ * may let main find the word changed or the byte there already (no sleep,
+ * no wake), so the rounds that slept are counted from the log, not
+ * assumed, and every one of them must be ordered.
  */
-START_TEST(test_futex_order)
+START_TEST(test_wake_order)
 {
 	static const char *const no_lines[] = { NULL };
-	static const struct workload futex_w = {
-		.name = "futexwake", .replay = no_lines,
-		.counts = "|timelines=2|processes=1|"
+	static const struct workload wake_w = {
+		.name = "wakeorder", .replay = no_lines,
+		.counts = "|timelines=3|processes=2|"
 	};
 	const char *why = tu_cannot_capture();
-	unsigned waits = 0, wakes = 0, ordered = 0;
+	unsigned slept[2] = { 0 }, ordered[2] = { 0 };
+	int pending = -1;	/* main's last wake: 0 thread, 1 child */
 	char *text;
 	struct run r;
 
 	if (why) {
-		printf("capture: test futex_order skipped: %s\n", why);
+		printf("capture: test wake_order skipped: %s\n", why);
 		return;
 	}
-	run_init(&r, &futex_w, BY_PID);
-	r.futex = true;
+	run_init(&r, &wake_w, BY_PID);
+	r.sync = true;
 	capture_workload(&r);
 	read_log(&r);
 	for (size_t i = 0; i < r.nev; i++) {
 		const struct cap_event *e = &r.ev[i];
 
-		if (e->sys != SYS_FUTEX || e->pid != (uint32_t)r.pid)
+		if (e->pid != (uint32_t)r.pid || e->tid != (uint32_t)r.pid)
 			continue;
-		ck_assert(e->have & CAP_ADDR && e->have & CAP_CMD);
-		if (e->cmd == (FUTEX_WAIT | FUTEX_PRIVATE_FLAG) && e->ret == 0)
-			waits++;
-		if (e->cmd == (FUTEX_WAKE | FUTEX_PRIVATE_FLAG) && e->ret == 1)
-			wakes++;
+		if (e->sys == SYS_WAKE) {
+			ck_assert(e->have & CAP_ADDR && e->have & CAP_COUNT &&
+				  e->count > 0);
+			ck_assert((uint32_t)e->addr != (uint32_t)r.pid);
+			pending = (e->addr >> 32) != (uint32_t)r.pid;
+		} else if (e->sys == SYS_PWRITE64) {
+			int phase = e->offset >= 300 ? 1 : 0;
+
+			if (pending == phase)
+				slept[phase]++;
+			pending = -1;
+		}
 	}
-	ck_assert_msg(waits >= 1 && wakes >= waits, "futex waits %u, wakes %u",
-		      waits, wakes);
+	ck_assert_msg(slept[0] >= 1 && slept[1] >= 1,
+		      "rounds that slept: %u futex, %u pipe", slept[0],
+		      slept[1]);
 	check_replay(&r);
 	text = tu_read(r.replay, NULL);
 	ck_assert(text);
@@ -2099,12 +2108,17 @@ START_TEST(test_futex_order)
 		ck_assert_msg(strcmp(op, "fdatasync") == 0,
 			      "sync=%llu is a %s, not the waker's fdatasync",
 			      id, op);
-		ck_assert_msg(strstr(l, " off=10") && waited > 0, "%.200s", l);
-		ordered++;
+		const char *off = strstr(l, " off=");
+		long o = off && (!eol || off < eol) ? atol(off + 5) : -1;
+
+		ck_assert_msg(((o >= 100 && o < 200) || o >= 300) &&
+			      waited > 0, "%.200s", l);
+		ordered[o >= 300]++;
 	}
-	ck_assert_msg(ordered == waits,
-		      "%u writes of main ordered after a wake, %u waits",
-		      ordered, waits);
+	ck_assert_msg(ordered[0] == slept[0] && ordered[1] == slept[1],
+		      "writes of main ordered after a wake: %u after the "
+		      "thread's (%u slept), %u after the child's (%u slept)",
+		      ordered[0], slept[0], ordered[1], slept[1]);
 	free(text);
 	run_free(&r);
 }
@@ -3499,7 +3513,7 @@ Suite *capture_suite(void)
 	tcase_add_test(tc, test_uncaptured);
 	tcase_add_test(tc, test_umask);
 	tcase_add_test(tc, test_cputime);
-	tcase_add_test(tc, test_futex_order);
+	tcase_add_test(tc, test_wake_order);
 	tcase_add_test(tc, test_fileapi);
 	suite_add_tcase(s, tc);
 

@@ -76,6 +76,11 @@ static const char *const goldens[] = {
 			 * that ended them: private and shared futexes, a
 			 * wake before its wait in the log, waits that did
 			 * not sleep and wakes of nobody */
+	"wake",		/* sync= and waited= from wake records: a wake in
+			 * the woken thread's own call orders nothing, the
+			 * last of two wakes in a gap orders, both sleeps
+			 * wait, a sleep cut at the gap's start, a waker
+			 * without operations */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

@@ -47,8 +47,8 @@ struct capture_options {
 	uint64_t max_size;		/* --max-size: stop at this log size
 					 * (bytes, >= LOG_GUARD_MIN_SIZE); 0:
 					 * no limit */
-	bool futex;			/* record futex calls (--sync); else
-					 * they are counted as not captured */
+	bool sync;			/* --sync: wake records (which
+					 * captured thread woke which) */
 	unsigned min_free_pct;		/* --min-free: stop before the log's
 					 * file system has less free; 0: no
 					 * limit */

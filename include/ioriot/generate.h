@@ -141,9 +141,10 @@ struct gen_summary {
 	/* The log's uncaptured record (caplog_uncaptured()): unknown if it
 	 * had none.  Carried into the replay file's header. */
 	struct uncaptured uncaptured;
-	uint64_t sync_waits;		/* futex waits that a wake ended */
-	uint64_t sync_matched;		/* of them, matched to another
-					 * thread's wake */
+	uint64_t sync_waits;		/* waits another thread's wake
+					 * ended */
+	uint64_t sync_matched;		/* of them, ordered after an
+					 * operation of the waker's */
 	uint64_t deps_dropped;		/* beyond DEPS_MAX per operation */
 	/* Generate-time filters (filter.c): what they kept or added so
 	 * the operations they kept still find their files. */

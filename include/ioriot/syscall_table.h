@@ -77,9 +77,14 @@ enum sys_kind {
 	SK_DEDUPE,	/* v4 record: one destination of the FIDEDUPERANGE
 			 * ioctl after it; replay: that destination queued */
 	SK_DEDUPE_DONE,	/* replay: a FIDEDUPERANGE destination's result */
-	SK_FUTEX,	/* futex: a wait or wake, captured as ordering only:
-			 * generate turns a wake and the wait it ended into
-			 * a dependency (sync=); never an operation */
+	SK_FUTEX,	/* futex: a wait or wake, in logs of ioriot before
+			 * wake records: generate turns a wake and the wait
+			 * it ended into a dependency (sync=); never an
+			 * operation */
+	SK_WAKE,	/* v4 record: a captured thread woke another from a
+			 * sleep (--sync): a dependency (sync=) of the
+			 * woken thread's next operation; never an
+			 * operation */
 };
 
 /*
@@ -310,7 +315,8 @@ enum sys_op_class {
 	X(DEDUPE, "dedupe", SK_DEDUPE, 0, "dedupe", OC_OTHER) \
 	X(DEDUPE_DONE, "dedupe_done", SK_DEDUPE_DONE, 0, "dedupe_done", \
 	  OC_OTHER) \
-	X(FUTEX, "futex", SK_FUTEX, 0, "futex", OC_OTHER)
+	X(FUTEX, "futex", SK_FUTEX, 0, "futex", OC_OTHER) \
+	X(WAKE, "wake", SK_WAKE, 0, "wake", OC_OTHER)
 
 enum sys_id {
 #define SYS_ENUM(id, name, kind, v3ret, rname, cls) SYS_##id,

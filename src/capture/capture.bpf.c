@@ -86,6 +86,7 @@ struct inflight {
 	__u32 gap_known;	/* cpu_gap is set */
 	__u32 pad;
 	__u64 mark_ns, mark_cpu, mark_sw;
+	__u64 sleep_ns;		/* --sync: when it went to sleep, 0: awake */
 };
 
 /* Task storage: a hash map update per syscall costs several times more. */
@@ -919,8 +920,7 @@ static __always_inline int on_exit(const struct sys_ctx *ctx, __u32 sys,
 	X(io_destroy, 1, SYS_IO_DESTROY, -1, -1, EX_NONE) \
 	X(io_cancel, 3, SYS_IO_CANCEL, -1, -1, EX_NONE) \
 	X(io_uring_setup, 2, SYS_IO_URING_SETUP, -1, -1, EX_URING_SETUP) \
-	X(io_uring_enter, 6, SYS_IO_URING_ENTER, -1, -1, EX_NONE) \
-	X(futex, 6, SYS_FUTEX, -1, -1, EX_NONE)
+	X(io_uring_enter, 6, SYS_IO_URING_ENTER, -1, -1, EX_NONE)
 
 #define TRACE_SPEC(name, nargs, sys, p1, p2, kind) \
 	{ #name, sys, nargs, p1, p2, kind },
@@ -2337,5 +2337,140 @@ int BPF_PROG(on_exit_task, struct task_struct *p)
 	s = process_event(&rec, SYS_EXIT, tgid, pid);
 	if (s)
 		rec_end(&rec, 0, 0);
+	return 0;
+}
+
+/*
+ * --sync: which thread woke which.  A captured thread that goes to sleep
+ * (switched out in a sleeping state, not preempted) is marked with the
+ * time; the task that wakes it sends a wake record for it (the wakee's
+ * ids, the wake's time, the waker and how long the sleep lasted) if the
+ * waker is a captured task's thread, not the wakee itself, and not an
+ * interrupt (a device's completion or a timer, which order nothing
+ * between threads).  A futex, a pipe, a unix socket, a signal, a lock:
+ * whatever the wait was for, the wake says who ended it.  Generate turns
+ * the wakes that ended a thread's waits between its file operations into
+ * dependencies (sync=); the calls themselves are never replayed.
+ */
+
+/* task_struct's state before Linux 5.14 renamed it __state. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+#define PF_KTHREAD_ 0x00200000	/* include/linux/sched.h */
+
+/*
+ * How deep each CPU is in interrupt work: device interrupts, soft
+ * interrupts, high-resolution timers (sleeps and timeouts), counted by
+ * their tracepoints' entries and exits.  A wake there is no task's: the
+ * task it interrupted did not end the sleep.  (The kernel's own preempt
+ * count says the same, but its per-CPU symbol is not in every kernel's
+ * symbol table.)  A soft interrupt run in a task's context at its end
+ * (local_bh_enable: a loopback TCP send) counts as an interrupt too.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __s32);
+} irq_depth SEC(".maps");
+
+static __always_inline int irq_enter(void)
+{
+	__u32 zero = 0;
+	__s32 *d = bpf_map_lookup_elem(&irq_depth, &zero);
+
+	if (d)
+		*d += 1;
+	return 0;
+}
+
+/* An exit whose entry came before the probe was attached leaves 0. */
+static __always_inline int irq_exit(void)
+{
+	__u32 zero = 0;
+	__s32 *d = bpf_map_lookup_elem(&irq_depth, &zero);
+
+	if (d && *d > 0)
+		*d -= 1;
+	return 0;
+}
+
+static __always_inline bool in_interrupt_ctx(void)
+{
+	__u32 zero = 0;
+	__s32 *d = bpf_map_lookup_elem(&irq_depth, &zero);
+
+	return d && *d > 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(on_irq_entry) { return irq_enter(); }
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(on_irq_exit) { return irq_exit(); }
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(on_softirq_entry) { return irq_enter(); }
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(on_softirq_exit) { return irq_exit(); }
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(on_hrtimer_entry) { return irq_enter(); }
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(on_hrtimer_exit) { return irq_exit(); }
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev)
+{
+	struct inflight *in;
+	struct self me;
+	long state;
+
+	if (preempt)
+		return 0;	/* still runnable: no wait */
+	if (bpf_core_field_exists(prev->__state))
+		state = BPF_CORE_READ(prev, __state);
+	else
+		state = BPF_CORE_READ((struct task_struct___pre514 *)prev,
+				      state);
+	if (state == 0)
+		return 0;	/* TASK_RUNNING: a yield */
+	self_get(&me);		/* prev is the current task */
+	if (!wanted(me.id >> 32) || !(in = inflight_of(&me, true)))
+		return 0;
+	in->sleep_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct task_struct *waker;
+	struct inflight *in;
+	struct scratch *s;
+	struct rec rec;
+	__u64 slept, now, id;
+
+	if (HAVE_TASK_STORAGE)
+		in = bpf_task_storage_get(&inflight, p, NULL, 0);
+	else
+		in = bpf_map_lookup_elem(&inflight_tid, &tid);
+	if (!in || !in->sleep_ns)
+		return 0;
+	now = bpf_ktime_get_ns();
+	slept = now > in->sleep_ns ? now - in->sleep_ns : 0;
+	in->sleep_ns = 0;
+	id = bpf_get_current_pid_tgid();
+	waker = current_task();
+	if ((__u32)id == tid || in_interrupt_ctx() ||
+	    BPF_CORE_READ(waker, flags) & PF_KTHREAD_ || !wanted(id >> 32))
+		return 0;
+	s = process_event(&rec, SYS_WAKE, BPF_CORE_READ(p, tgid), tid);
+	if (!s)
+		return 0;
+	s->ev.time_ns = now;
+	s->ev.args[0] = id;
+	s->ev.args[1] = slept;
+	rec_end(&rec, 0, 0);
 	return 0;
 }

@@ -87,6 +87,10 @@ static const char *const layouts[SYS_COUNT] = {
 	/* futex: a the word's address, F the operation with its flags,
 	 * G the value (a wait's expected word, a wake's count). */
 	[SYS_FUTEX] = "aFG",
+	/* wake: a the waking thread (its process << 32 | its thread), c
+	 * how long the woken one slept (ns); the record's thread is the
+	 * woken one, its time the wake's. */
+	[SYS_WAKE] = "ac",
 };
 
 /* The have bit of layout character @c, 0 for none. */

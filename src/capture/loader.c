@@ -245,10 +245,9 @@ static int syscall_program_nr(const struct bpf_program *prog, bool exit)
  * its TRACED list (trace_specs, captured by the dispatchers themselves),
  * those with entry programs of their own (tail call targets, not attached:
  * the dispatchers are), and the process calls whose effect the process
- * records show (fork, exec).  The probe counts the others, futex among
- * them without @futex (--sync).
+ * records show (fork, exec).  The probe counts the others.
  */
-static void mark_captured(struct capture_bpf *skel, bool futex)
+static void mark_captured(struct capture_bpf *skel)
 {
 	static const char *const process_calls[] = {
 		"clone", "clone3", "fork", "vfork", "execve", "execveat",
@@ -262,8 +261,6 @@ static void mark_captured(struct capture_bpf *skel, bool futex)
 	for (size_t i = 0; i < nspecs; i++) {
 		const struct trace_spec *t = &skel->rodata->trace_specs[i];
 
-		if (!futex && t->sys == SYS_FUTEX)
-			continue;
 		nr = program_nr(t->name);
 		if (nr < 0 || nr >= IORIOT_UNCAP_OTHER_ABI) {
 			log_warn("%s: no syscall number known: its calls are "
@@ -606,7 +603,21 @@ static int load_probe(struct loader *ld, char *err, size_t errlen)
 		return rc;
 	}
 	ld->sum->detached = disable_missing(skel);
-	mark_captured(skel, ld->opt->futex);
+	mark_captured(skel);
+	if (!opt->sync) {	/* no wake records: the scheduler untouched */
+		struct bpf_program *const wake_progs[] = {
+			skel->progs.on_switch, skel->progs.on_waking,
+			skel->progs.on_irq_entry, skel->progs.on_irq_exit,
+			skel->progs.on_softirq_entry,
+			skel->progs.on_softirq_exit,
+			skel->progs.on_hrtimer_entry,
+			skel->progs.on_hrtimer_exit,
+		};
+
+		for (size_t i = 0; i < sizeof(wake_progs) /
+				       sizeof(wake_progs[0]); i++)
+			bpf_program__set_autoload(wake_progs[i], false);
+	}
 	if ((rc = capture_bpf__load(skel))) {
 		snprintf(err, errlen, "loading the BPF probe: %s%s", strerror(-rc),
 			 rc == -EPERM ? " (BPF not permitted: root with "

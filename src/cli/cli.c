@@ -408,7 +408,7 @@ static int run_capture(const struct cli_opts *o)
 		.duration_ns = (uint64_t)(o->duration * 1e9),
 		.ring_bytes = (uint64_t)o->ring_mb << 20,
 		.max_size = o->max_size,
-		.futex = o->sync || (!o->no_sync && (o->pid > 0 || o->comm)),
+		.sync = o->sync || (!o->no_sync && (o->pid > 0 || o->comm)),
 		.min_free_pct = o->min_free >= 0 ? (unsigned)o->min_free :
 				CAPTURE_DEFAULT_MIN_FREE,
 		.status = o->verbosity >= 0 ? capture_status : NULL,

@@ -115,6 +115,7 @@ static void dispatch(struct gen *g, const struct cap_event *ev)
 	case SK_DEDUPE: gen_on_dedupe(g, p); break;
 	case SK_SPLICE: gen_on_splice(g, p); break;
 	case SK_FUTEX: gen_on_futex(g); break;
+	case SK_WAKE: gen_on_wake(g); break;
 	case SK_DEDUPE_DONE:
 		/* A replay file name, not a captured call. */
 		gen_filtered(g, GF_INCOMPLETE);

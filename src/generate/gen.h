@@ -87,7 +87,7 @@ struct tline {
 	uint64_t cpu_ns;	/* on-CPU ns of its events not written since */
 	uint64_t last_op;	/* its last operation written */
 	uint64_t last_end_ns;	/* and that operation's end */
-	uint64_t sync_id;	/* events_futex.c: its next operation orders
+	uint64_t sync_id;	/* events_sync.c: its next operation orders
 				 * after this one (0: none) */
 	uint64_t sync_end_ns;	/* which ended then */
 	uint64_t waited_ns;	/* blocked in the waits matched since its
@@ -101,7 +101,7 @@ struct gen {
 	struct procs procs;
 	struct u64map timelines;	/* pid << 32 | tid -> struct tline */
 	struct u64map futexes;		/* futex key -> struct futex_state
-					 * (events_futex.c) */
+					 * (events_sync.c) */
 	struct u64map parents;		/* pid << 32 | tid -> that of the
 					 * thread whose fork record made it */
 	struct u64map op_pids;		/* pids with an operation */
@@ -157,11 +157,14 @@ void gen_op_cpu(struct gen *g, struct rlog_op *op, struct tline *t);
 void gen_cpu_after(struct gen *g);
 /* Free the timelines' state.  Accepts a zeroed g. */
 void gen_timelines_free(struct gen *g);
-/* events_futex.c: a futex record (the current event) matched to the wait
- * or wake it pairs with; @op, an operation of timeline @t being written,
- * takes its timeline's pending sync= and waited=, and becomes
- * the timeline's last; free the futexes' state (accepts a zeroed g). */
+/* events_sync.c: a futex record (the current event) matched to the wait
+ * or wake it pairs with; a wake record ordering the woken timeline after
+ * the waker's; @op, an operation of timeline @t being written, takes its
+ * timeline's pending sync= and waited=, and becomes the timeline's last;
+ * free the futexes' state (accepts a zeroed g).  Memory runs out: g->err
+ * (gen_oom()). */
 void gen_on_futex(struct gen *g);
+void gen_on_wake(struct gen *g);
 void gen_op_sync(struct gen *g, struct rlog_op *op, struct tline *t);
 void gen_futexes_free(struct gen *g);
 void gen_op_args(struct rlog_op *op, const struct cap_event *ev);

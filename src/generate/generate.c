@@ -40,7 +40,7 @@ static const char *const filter_names[GF_COUNT] = {
 	[GF_FILTERED] = "left out by --only-*, --from, --to",
 	[GF_FILTER_FD] = "fd opened by an operation left out, not reopened",
 	[GF_FILTER_CTX] = "mapping, AIO context, ring set up by one left out",
-	[GF_SYNC] = "futex wait or wake: ordering only (sync=)",
+	[GF_SYNC] = "wake, futex wait or wake: ordering only (sync=)",
 };
 
 const char *gen_filter_name(enum gen_filter why)
@@ -733,9 +733,9 @@ void generate_print_summary(FILE *out, const struct gen_summary *s)
 	print_uncaptured(out, &s->uncaptured);
 	print_end(out, s);
 	if (s->sync_waits)
-		fprintf(out, "Futex waits woken: %" PRIu64 ", %" PRIu64
-			" matched to another thread's wake (sync=), %" PRIu64
-			" not\n", s->sync_waits, s->sync_matched,
+		fprintf(out, "Waits another captured thread ended: %" PRIu64
+			", %" PRIu64 " ordered after its operation (sync=), %"
+			PRIu64 " not (it had none yet)\n", s->sync_waits, s->sync_matched,
 			s->sync_waits - s->sync_matched);
 	if (s->deps_dropped)
 		fprintf(out, "Dependencies dropped (over %d per operation): %"

@@ -159,6 +159,8 @@ struct sched_entity {
 
 struct task_struct {
 	struct thread_info thread_info;
+	unsigned int __state;		/* Linux 5.14 on; state before */
+	unsigned int flags;
 	struct sched_entity se;
 	long unsigned int nvcsw;
 	long unsigned int nivcsw;

@@ -1,15 +1,19 @@
 /*
- * events_futex: the futex records of a capture turned into the order of
- * threads (docs/replay-format.md §4.7, sync=).  A wait that returned 0
- * was ended by a wake; the wake that another thread made on the same
- * futex while the wait lasted is taken for it.  The waiting thread's next
- * operation then depends on the waker's last operation before the wake
- * (sync=ID:NS: NS is how long after that operation's end it began),
- * and its gap names the time the thread was blocked (waited=), which
- * --think replaces by the dependency.  Nothing is replayed of the calls.
+ * events_sync: the records that tell which thread a thread waited for,
+ * turned into the order of threads (docs/replay-format.md §4.7, sync=).
+ * The waiting thread's next operation depends on the waker's last
+ * operation before the wake (sync=ID:NS: NS is how long after that
+ * operation's end it began), and its gap names the time the thread was
+ * blocked (waited=), which --think replaces by the dependency.  Nothing
+ * is replayed of the records.
  *
- * A private futex is known by its process and address, a shared one by
- * its address alone: processes that share a mapping from a common parent
+ * Wake records (capture --sync) name the waker and how long the woken
+ * thread slept, whatever it waited on: a futex, a pipe, a socket, a
+ * signal.  Logs of ioriot before them have futex records instead: a wait
+ * that returned 0 was ended by a wake, and the wake that another thread
+ * made on the same futex while the wait lasted is taken for it.  A
+ * private futex is known by its process and address, a shared one by its
+ * address alone: processes that share a mapping from a common parent
  * (PostgreSQL's semaphores) see it at one address.  The log is in the
  * order calls began, but a call longer than the capture's reorder window
  * comes when it returned: a wait may come before or after its wake, so
@@ -203,6 +207,33 @@ void gen_on_futex(struct gen *g)
 		wake(g, f, ev->time_ns, &m, op == F_UNLOCK_PI ? 1 :
 		     op == F_WAKE || op == F_WAKE_BITSET ? ev->ret : INT64_MAX);
 	}
+}
+
+void gen_on_wake(struct gen *g)
+{
+	const struct cap_event *ev = g->ev;
+	struct tline *woken, *waker;
+	uint64_t slept;
+
+	gen_filtered(g, GF_SYNC);
+	if (!(ev->have & CAP_ADDR) || !(ev->have & CAP_COUNT) ||
+	    ev->count < 0 || !(woken = tline_of(g, g->tl_key)))
+		return;
+	/* Woken before its last operation ended: it slept in that call,
+	 * which the replay makes itself. */
+	if (woken->ops && ev->time_ns <= woken->last_end_ns)
+		return;
+	g->sum->sync_waits++;
+	slept = (uint64_t)ev->count;
+	if (woken->ops && slept > ev->time_ns - woken->last_end_ns)
+		slept = ev->time_ns - woken->last_end_ns;
+	waker = tline_of(g, ev->addr);
+	if (!waker || !waker->ops)
+		return;		/* the waker did nothing to wait for */
+	struct futex_wait w = { g->tl_key, ev->time_ns - slept, ev->time_ns };
+	struct futex_mark m = { ev->addr, waker->last_op, waker->last_end_ns };
+
+	order_after(g, &w, &m);
 }
 
 void gen_op_sync(struct gen *g, struct rlog_op *op, struct tline *t)

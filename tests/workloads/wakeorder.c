@@ -1,9 +1,9 @@
 /*
- * futexwake: a capture workload (tests/test_capture.c) whose threads hand
- * over through a futex, for the order generate draws from futex records
- * (sync= and waited= in the replay file).
+ * wakeorder: a capture workload (tests/test_capture.c) whose threads and
+ * processes hand over through a futex and a pipe, for the order generate
+ * draws from wake records (sync= and waited= in the replay file).
  *
- * Usage: futexwake DIR.  It changes into DIR, reads a byte from stdin (a
+ * Usage: wakeorder DIR.  It changes into DIR, reads a byte from stdin (a
  * test lets it go once the capture runs; EOF goes too), opens "f", starts
  * a thread, and then ROUNDS times:
  *
@@ -12,6 +12,13 @@
  *   main:       FUTEX_WAIT_PRIVATE while the word is i (the thread's nap
  *               makes it sleep there), then pwrite64(fd, 1 byte, offset
  *               100 + i).
+ *
+ * It joins the thread, makes a pipe and a child process, and ROUNDS times:
+ *
+ *   the child:  sleeps NAP_NS, pwrite64(fd, 1 byte, offset 200 + i),
+ *               fdatasync, writes a byte to the pipe;
+ *   main:       reads a byte from the pipe (asleep there), then
+ *               pwrite64(fd, 1 byte, offset 300 + i).
  *
  * Every call is checked: on failure it prints what failed and exits 1.
  */
@@ -24,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,7 +43,7 @@ static long fd;
 
 static void fail(const char *what, int line)
 {
-	fprintf(stderr, "futexwake:%d: %s: %s\n", line, what, strerror(errno));
+	fprintf(stderr, "wakeorder:%d: %s: %s\n", line, what, strerror(errno));
 	exit(1);
 }
 
@@ -57,13 +65,27 @@ static void *waker(void *arg)
 	return NULL;
 }
 
+/* The child of the pipe rounds: it writes the byte main waits for. */
+static void pipe_writer(int wfd)
+{
+	struct timespec nap = { 0, NAP_NS };
+
+	for (int i = 0; i < ROUNDS; i++) {
+		CHECK(nanosleep(&nap, NULL) == 0);
+		CHECK(syscall(SYS_pwrite64, fd, "p", 1, 200L + i) == 1);
+		CHECK(syscall(SYS_fdatasync, fd) == 0);
+		CHECK(write(wfd, "w", 1) == 1);
+	}
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
 	char go;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: futexwake DIR\n");
+		fprintf(stderr, "usage: wakeorder DIR\n");
 		return 2;
 	}
 	CHECK(chdir(argv[1]) == 0);
@@ -79,6 +101,25 @@ int main(int argc, char **argv)
 		CHECK(syscall(SYS_pwrite64, fd, "y", 1, 100L + i) == 1);
 	}
 	CHECK(pthread_join(t, NULL) == 0);
+
+	int pfd[2], status;
+	pid_t child;
+	char b;
+
+	CHECK(pipe(pfd) == 0);
+	CHECK((child = fork()) >= 0);
+	if (child == 0) {
+		CHECK(close(pfd[0]) == 0);
+		pipe_writer(pfd[1]);
+	}
+	CHECK(close(pfd[1]) == 0);
+	for (int i = 0; i < ROUNDS; i++) {
+		CHECK(read(pfd[0], &b, 1) == 1);
+		CHECK(syscall(SYS_pwrite64, fd, "q", 1, 300L + i) == 1);
+	}
+	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);
+	CHECK(close(pfd[0]) == 0);
 	CHECK(close((int)fd) == 0);
 	return 0;
 }
