@@ -2054,7 +2054,7 @@ START_TEST(test_wake_order)
 		.counts = "|timelines=3|processes=2|"
 	};
 	const char *why = tu_cannot_capture();
-	unsigned slept[2] = { 0 }, ordered[2] = { 0 };
+	unsigned slept[2] = { 0 }, ordered[2] = { 0 }, wakes = 0;
 	int pending = -1;	/* main's last wake: 0 thread, 1 child */
 	char *text;
 	struct run r;
@@ -2070,6 +2070,7 @@ START_TEST(test_wake_order)
 	for (size_t i = 0; i < r.nev; i++) {
 		const struct cap_event *e = &r.ev[i];
 
+		wakes += e->sys == SYS_WAKE;
 		if (e->pid != (uint32_t)r.pid || e->tid != (uint32_t)r.pid)
 			continue;
 		if (e->sys == SYS_WAKE) {
@@ -2086,8 +2087,8 @@ START_TEST(test_wake_order)
 		}
 	}
 	ck_assert_msg(slept[0] >= 1 && slept[1] >= 1,
-		      "rounds that slept: %u futex, %u pipe", slept[0],
-		      slept[1]);
+		      "rounds that slept: %u futex, %u pipe (%u wake records, "
+		      "%zu records)", slept[0], slept[1], wakes, r.nev);
 	check_replay(&r);
 	text = tu_read(r.replay, NULL);
 	ck_assert(text);

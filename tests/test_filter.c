@@ -348,6 +348,39 @@ START_TEST(test_window)
 }
 END_TEST
 
+/*
+ * The size a file had when the capture saw it first holds for INIT when
+ * the window leaves that out: an fd open at the start (openfd's s=) and
+ * an open that found the file (the probe's s= at its exit), both before
+ * the window, of files the window only overwrites (a preallocated log):
+ * INIT makes them as long as they were, not empty.  An open that
+ * truncates tells nothing of the size before.
+ */
+START_TEST(test_window_sizes)
+{
+	struct gen_filters f = { .from = { GT_OFFSET, 1000 } };
+	struct gen_summary sum;
+	char *replay = gen_ok(HEADER "#|mount=/|fstype=ext4|\n"
+		"t=0;:,i=600:600;:,o=openfd;:,d=3;:,p=/data/wal;:,f=2;:,O=0;:,"
+		"s=16777216;:,m=33188;:,\n"
+		"t=100;:,D=10;:,i=600:600;:,o=openat;:,d=-100;:,p=/data/seg;:,"
+		"f=2;:,s=65536;:,r=4;:,\n"
+		"t=200;:,D=10;:,i=600:600;:,o=openat;:,d=-100;:,p=/data/tr;:,"
+		"f=514;:,s=0;:,r=5;:,\n"
+		"t=5000;:,D=100;:,i=600:600;:,o=pwrite64;:,d=3;:,c=8192;:,O=0;:,"
+		"r=8192;:,\n"
+		"t=5200;:,D=100;:,i=600:600;:,o=pwrite64;:,d=4;:,c=4096;:,O=0;:,"
+		"r=4096;:,\n"
+		"t=5400;:,D=100;:,i=600:600;:,o=pwrite64;:,d=5;:,c=10;:,O=0;:,"
+		"r=10;:,\n", &f, &sum);
+
+	ASSERT_LINE(replay, "f 16777216 /.ioriot/t/data/wal mode=0644");
+	ASSERT_LINE(replay, "f 65536 /.ioriot/t/data/seg");
+	ASSERT_LINE(replay, "f 0 /.ioriot/t/data/tr");
+	free(replay);
+}
+END_TEST
+
 /* Wall-clock times against start_epoch_ns, and refused for a log without
  * it. */
 START_TEST(test_window_wallclock)
@@ -707,6 +740,7 @@ Suite *filter_suite(void)
 	tcase_add_test(tc, test_only_meta);
 	tcase_add_test(tc, test_plain_opens);
 	tcase_add_test(tc, test_window);
+	tcase_add_test(tc, test_window_sizes);
 	tcase_add_test(tc, test_window_wallclock);
 	tcase_add_test(tc, test_window_contexts);
 	tcase_add_test(tc, test_positions);

@@ -64,6 +64,8 @@
 #define IORIOT_EV_ACL		(1u << 19)	/* a set of a POSIX ACL of three
 						 * entries: extra[0] its
 						 * permissions as mode bits */
+#define IORIOT_EV_OPEN_SIZE	(1u << 20)	/* open family: args[5] the
+						 * opened file's size at exit */
 /* A high bit, apart from the argument bits above.  umask: the calling
  * task's umask at a call that makes an inode. */
 #define IORIOT_EV_UMASK		(1u << 24)

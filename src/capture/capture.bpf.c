@@ -787,6 +787,12 @@ static __always_inline int exit_with(const struct self *me,
 			s->ev.flags |= IORIOT_EV_AIOCTX;
 		}
 	}
+	/* The size of the file an open found: INIT makes it so (a log
+	 * preallocated before the capture is overwritten, not appended). */
+	if (ctx->ret >= 0 && (sys == SYS_OPEN || sys == SYS_OPENAT ||
+			      sys == SYS_OPENAT2 || sys == SYS_CREAT) &&
+	    fd_file_size(ctx->ret, &s->ev.args[5]))
+		s->ev.flags |= IORIOT_EV_OPEN_SIZE;
 	if (kind == EX_URING_SETUP && ctx->ret >= 0 && in->args[1]) {
 		__u32 v = 0;
 
@@ -2367,7 +2373,10 @@ struct task_struct___pre514 {
  * task it interrupted did not end the sleep.  (The kernel's own preempt
  * count says the same, but its per-CPU symbol is not in every kernel's
  * symbol table.)  A soft interrupt run in a task's context at its end
- * (local_bh_enable: a loopback TCP send) counts as an interrupt too.
+ * (local_bh_enable: a loopback TCP send) counts as an interrupt too.  No
+ * CPU switches tasks inside interrupt work, so each switch sets its CPU's
+ * depth back to 0: an entry whose exit came before the exit's program was
+ * attached leaves no lasting count.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -2423,8 +2432,12 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev)
 {
 	struct inflight *in;
 	struct self me;
+	__u32 zero = 0;
+	__s32 *depth = bpf_map_lookup_elem(&irq_depth, &zero);
 	long state;
 
+	if (depth)
+		*depth = 0;
 	if (preempt)
 		return 0;	/* still runnable: no wait */
 	if (bpf_core_field_exists(prev->__state))

@@ -206,6 +206,10 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 		ce->mode = (int64_t)e->extra[1];
 		ce->have |= CAP_SIZE | CAP_MODE;
 	}
+	if (e->flags & IORIOT_EV_OPEN_SIZE) {
+		ce->size = (int64_t)e->args[5];
+		ce->have |= CAP_SIZE;
+	}
 	if (e->flags & IORIOT_EV_OFFSET) {
 		ce->offset = (int64_t)e->extra[0];
 		ce->have |= CAP_OFFSET;

@@ -58,7 +58,15 @@ void gen_on_open(struct gen *g, struct proc *p)
 	}
 	struct node *n = g->path[0].node;
 
+	/* An open that found the file (the probe's size at its exit)
+	 * tells INIT the file's size, also when the filters leave it out. */
+	bool found = ev->ret >= 0 && (ev->have & CAP_SIZE) &&
+		     !(flags & (O_CREAT | O_TRUNC | O_DIRECTORY));
 	if (g->filter.latent) {		/* left out: its fd only */
+		if (found) {
+			nstree_exists(n, NT_FILE);
+			nstree_size_seen(node_data(n), (uint64_t)ev->size);
+		}
 		if (ev->ret >= 0)
 			gen_filter_latent(g, p, ev->ret, n, flags, 0, true);
 		return;
@@ -100,6 +108,8 @@ void gen_on_open(struct gen *g, struct proc *p)
 		}
 		if (n->type == NT_UNKNOWN)
 			n->type = NT_FILE;
+		if (found && n->type == NT_FILE)
+			nstree_size_seen(node_data(n), (uint64_t)ev->size);
 		/* O_TMPFILE names a directory; the file itself has no name. */
 		struct node *file = (flags & O_TMPFILE) == O_TMPFILE ?
 				    nstree_anon(g->ns) : node_data(n);
@@ -150,12 +160,9 @@ void gen_on_openfd(struct gen *g, struct proc *p)
 		return;
 	}
 	struct node *n = g->path[0].node;
-	if (g->filter.latent) {		/* left out: its fd only */
-		gen_filter_latent(g, p, ev->fd, n, flags,
-				  ev->have & CAP_OFFSET ? (uint64_t)ev->offset : 0,
-				  ev->have & CAP_OFFSET);
-		return;
-	}
+	/* What the file was at the start holds for INIT even when the
+	 * filters leave the fd's open out (--from: a preallocated log
+	 * overwritten in place is not an empty file written to). */
 	enum node_type type = ev->have & CAP_MODE ? gen_type_of_mode(ev->mode)
 						  : NT_FILE;
 	nstree_exists(n, type);
@@ -163,6 +170,12 @@ void gen_on_openfd(struct gen *g, struct proc *p)
 		nstree_size_seen(n, (uint64_t)ev->size);
 	if (ev->have & CAP_MODE)
 		nstree_mode_seen(node_data(n), ev->mode);
+	if (g->filter.latent) {		/* left out: its fd only */
+		gen_filter_latent(g, p, ev->fd, n, flags,
+				  ev->have & CAP_OFFSET ? (uint64_t)ev->offset : 0,
+				  ev->have & CAP_OFFSET);
+		return;
+	}
 	struct ofd *o = gen_install_new(g, p, ev->fd, flags & O_CLOEXEC);
 	if (!o)
 		return;
