@@ -48,7 +48,7 @@ NR == 1 { next }
 }
 $5 != "NA" && $3 != "captured" { vals[$1 SUBSEP $2 SUBSEP $3] = vals[$1 SUBSEP $2 SUBSEP $3] " " $5 }
 $5 == "NA" { failed[$1 SUBSEP $2 SUBSEP $3]++ }
-$3 == "captured" { captured[$1] = $5 }
+$3 == "captured" { captured[$1] = $5; captured_on[$1] = $2 }
 END {
 	if (configs == "") configs = order["configs"]
 	if (pacings == "") pacings = order["pacings"]
@@ -101,7 +101,7 @@ END {
 		}
 		if (G[g] in captured)
 			printf "%-8s %-6s %-6s %9.3f  (the captured run, under the probe)\n",
-			       G[g], "C1", "", captured[G[g]]
+			       G[g], captured_on[G[g]], "", captured[G[g]]
 		# pairs the program separates: its run times do not overlap
 		for (a = 1; a < nc; a++) for (b = a + 1; b <= nc; b++) {
 			ka = G[g] SUBSEP C[a] SUBSEP "program"

@@ -9,7 +9,7 @@
 #   C4  C2 with the loop device's scheduler set to mq-deadline
 #   C5  C2 with the loop device's scheduler set to bfq (kyber where the
 #       kernel has no bfq; the table names the one used)
-# Each program is captured once on C1 with the eBPF probe (only the fixed
+# Each program is captured once on C1 (PREDICT_CAPTURE) with the eBPF probe (only the fixed
 # work, only I/O below the C1 mount), the capture is generated into a
 # replay file, and on every configuration the program runs PREDICT_RUNS
 # times and the replay (init + replay, -R, into the configuration's mount
@@ -33,6 +33,7 @@
 #   PREDICT_PACINGS    a subset of "s0 s1 think": -s 0, -s 1, -s 1 --think
 #                      (all; think only if BIN's --help offers --think)
 #   PREDICT_CONFIGS    a subset of "C1 C2 C3 C4 C5" (all; C1 always runs)
+#   PREDICT_CAPTURE    the configuration each program is captured on (C1)
 set -eu
 set -o pipefail
 
@@ -40,6 +41,7 @@ RUNS=${PREDICT_RUNS:-5}
 PROGRAMS=${PREDICT_PROGRAMS:-"pgbench sqlite fio tar"}
 PACINGS=${PREDICT_PACINGS:-"s0 s1 think"}
 CONFIGS=${PREDICT_CONFIGS:-"C1 C2 C3 C4 C5"}
+CAPTURE_CFG=${PREDICT_CAPTURE:-C1}
 READ_IOPS=1000			# C2, C4, C5: the blkio throttle
 WRITE_IOPS=300
 IMAGE_MB=2048			# each loop device's image
@@ -85,6 +87,10 @@ for c in $CONFIGS; do
 done
 # C1 first: the capture and every ratio are taken there.
 CONFIGS="C1 $(echo "$CONFIGS" | tr ' ' '\n' | awk '/^C[2-5]$/' | sort -u | tr '\n' ' ')"
+case " $CONFIGS " in
+*" $CAPTURE_CFG "*) ;;
+*) echo "$0: PREDICT_CAPTURE: $CAPTURE_CFG is none of $CONFIGS" >&2; exit 2 ;;
+esac
 pacings='' left_out=''
 help=$("$bin" --help 2>&1 || true)	# not piped: grep -q could end it early
 for p in $PACINGS; do
@@ -131,7 +137,7 @@ disk=$work/disk			# C1, C2, C4, C5
 xfs=$work/xfs			# C3
 ram=$work/ram			# the tmpfs: C3's image, the tarball
 cg=$blkio/ioriot-predict.$$
-disk_loop='' xfs_loop='' sched_saved='' cap_pid='' pg_dir=''
+disk_loop='' xfs_loop='' sched_saved='' cap_pid='' pg_dir='' cap_mnt=''
 port=$((50000 + $$ % 10000))	# only a socket name: listen_addresses is empty
 sock=$work/pgsock
 
@@ -466,14 +472,15 @@ time_program() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'
 }
 
-# Capture one run of PROG on C1 (everything below the disk mount) into
-# $work/PROG.capture, record its time, and generate $work/PROG.replay from
-# the operations that began during the run (a copy in OUTPUT_DIR).
+# Capture one run of PROG on the configuration current, its mount MNT
+# (everything below it) into $work/PROG.capture, record its time, and
+# generate $work/PROG.replay from the operations that began during the run
+# (copies of both in OUTPUT_DIR).
 capture_program() {
-	local prog=$1 t0 t1 secs i
-	"${prog}_prepare" "$disk"
+	local prog=$1 mnt=$2 t0 t1 secs i
+	"${prog}_prepare" "$mnt"
 	drop_caches
-	"$bin" -v -c "$work/$prog.capture" --include "$disk" $sync_opt \
+	"$bin" -v -c "$work/$prog.capture" --include "$mnt" $sync_opt \
 		> "$work/capture.out" 2> "$work/capture.err" &
 	cap_pid=$!
 	# The capture is ready when its /proc snapshot is written.
@@ -488,7 +495,7 @@ capture_program() {
 		exit 1
 	}
 	t0=$(now)
-	"${prog}_run" "$disk" > "$work/prog.out" 2>&1 || {
+	"${prog}_run" "$mnt" > "$work/prog.out" 2>&1 || {
 		cat "$work/prog.out" >&2
 		echo "$0: $prog failed under capture" >&2
 		exit 1
@@ -503,14 +510,15 @@ capture_program() {
 		exit 1
 	}
 	cap_pid=
-	record "$prog" C1 captured 0 "$secs" - -
+	record "$prog" "$CAPTURE_CFG" captured 0 "$secs" - -
 	# Only what began while the program ran, its times counted from its
 	# start: a paced replay does not wait out the capture's start first.
 	quietly "generate of $prog's capture" "$bin" -c "$work/$prog.capture" \
 		-r "$work/$prog.replay" -n "predict-$prog" -u root \
 		--from "@$t0" --to "@$t1"
 	cp "$work/$prog.replay" "$outdir/predict-$prog.replay"
-	echo "  captured on C1: ${secs} s; replay file: $(sed -n 3p "$work/$prog.replay" | tr '|' ' ' | sed 's/^#//')"
+	cp "$work/$prog.capture" "$outdir/predict-$prog.capture"
+	echo "  captured on $CAPTURE_CFG: ${secs} s; replay file: $(sed -n 3p "$work/$prog.replay" | tr '|' ' ' | sed 's/^#//')"
 }
 
 # Replay PROG's file on MNT with PACING (init + replay, caches dropped, in
@@ -523,7 +531,7 @@ time_replay() {
 	s1) opts=(-s 1) ;;
 	think) opts=(-s 1 --think) ;;
 	esac
-	[ "$mnt" = "$disk" ] || opts+=(--map "$disk=$mnt")
+	[ "$mnt" = "$cap_mnt" ] || opts+=(--map "$cap_mnt=$mnt")
 	rm -rf "$mnt/.ioriot" "$json"
 	if ! in_cgroup "$bin" -q -R "$work/$prog.replay" -u root --allow-root \
 		-S "$json" "${opts[@]}" > "$work/replay.out" 2>&1; then
@@ -539,17 +547,19 @@ time_replay() {
 	rm -rf "$mnt/.ioriot"
 }
 
-# All runs of PROG: the capture on C1, then per configuration its runs,
-# each run of the program followed by one replay per pacing.
+# All runs of PROG: the capture on CAPTURE_CFG, then per configuration
+# its runs, each run of the program followed by one replay per pacing.
 bench_program() {
 	local prog=$1 cfg mnt i secs p r
 	echo "== $prog: $("${prog}_text")"
-	mnt=$(apply_config C1)
-	"${prog}_start" "$mnt"
-	capture_program "$prog"
+	cap_mnt=$(apply_config "$CAPTURE_CFG")
+	"${prog}_start" "$cap_mnt"
+	capture_program "$prog" "$cap_mnt"
+	# C1's runs go on with what the capture started there.
+	[ "$CAPTURE_CFG" = C1 ] || "${prog}_stop"
 	for cfg in $CONFIGS; do
 		mnt=$(apply_config "$cfg")
-		if [ "$cfg" != C1 ]; then
+		if [ "$cfg" != C1 ] || [ "$CAPTURE_CFG" != C1 ]; then
 			"${prog}_start" "$mnt"
 		fi
 		printf '  %s:' "$cfg"

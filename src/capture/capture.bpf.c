@@ -87,6 +87,8 @@ struct inflight {
 	__u32 pad;
 	__u64 mark_ns, mark_cpu, mark_sw;
 	__u64 sleep_ns;		/* --sync: when it went to sleep, 0: awake */
+	__u64 irq_ns;		/* interrupt work while it ran, in all */
+	__u64 irq_at, mark_irq;	/* irq_ns at this entry, at the mark */
 };
 
 /* Task storage: a hash map update per syscall costs several times more. */
@@ -182,6 +184,89 @@ static __always_inline struct inflight *inflight_get(bool create)
 	return thread_get(&inflight, &inflight_tid, &inflight_zero, create);
 }
 
+/*
+ * Interrupt work: device interrupts, soft interrupts, high-resolution
+ * timers (sleeps, timeouts, the scheduler's tick), counted per CPU by
+ * their tracepoints' entries and exits.  Its time is not the interrupted
+ * thread's work, though a kernel without CONFIG_IRQ_TIME_ACCOUNTING
+ * charges it to the thread's runtime: the I/O completions of a slow
+ * device would count as the program's computing.  Each thread's share is
+ * summed (struct inflight's irq_ns) and kept out of its on-CPU times.
+ * With --sync, a wake inside interrupt work is no task's (the task it
+ * interrupted did not end the sleep).  (The kernel's own preempt count
+ * says the same, but its per-CPU symbol is not in every kernel's symbol
+ * table.)  A soft interrupt run in a task's context at its end
+ * (local_bh_enable: a loopback TCP send) counts as interrupt work too.
+ * No CPU switches tasks inside interrupt work, so each switch sets its
+ * CPU's depth back to 0: an entry whose exit came before the exit's
+ * program was attached leaves no lasting count.
+ */
+struct irq_cpu {
+	__s32 depth;
+	__u32 pad;
+	__u64 since;		/* the outermost entry's time */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irq_cpu);
+} irq_cpus SEC(".maps");
+
+static __always_inline struct irq_cpu *irq_cpu_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&irq_cpus, &zero);
+}
+
+static __always_inline int irq_enter(void)
+{
+	struct irq_cpu *c = irq_cpu_get();
+
+	if (c && c->depth++ == 0)
+		c->since = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* An exit whose entry came before the probe was attached leaves 0.  The
+ * outermost exit charges the time to the interrupted thread, if it is
+ * one the probe keeps state for. */
+static __always_inline int irq_exit(void)
+{
+	struct irq_cpu *c = irq_cpu_get();
+	struct inflight *in;
+
+	if (!c || c->depth <= 0 || --c->depth > 0 || !c->since)
+		return 0;
+	in = inflight_get(false);
+	if (in)
+		in->irq_ns += bpf_ktime_get_ns() - c->since;
+	c->since = 0;
+	return 0;
+}
+
+static __always_inline bool in_interrupt_ctx(void)
+{
+	struct irq_cpu *c = irq_cpu_get();
+
+	return c && c->depth > 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(on_irq_entry) { return irq_enter(); }
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(on_irq_exit) { return irq_exit(); }
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(on_softirq_entry) { return irq_enter(); }
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(on_softirq_exit) { return irq_exit(); }
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(on_hrtimer_entry) { return irq_enter(); }
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(on_hrtimer_exit) { return irq_exit(); }
+
 /* The current task, for CO-RE reads on every kernel. */
 static __always_inline struct task_struct *current_task(void)
 {
@@ -209,19 +294,21 @@ static __always_inline void cpu_read(const struct self *me, __u64 *rt,
 }
 
 /*
- * On-CPU ns of a span of @span ns that began with runtime @rt0 and @sw0
- * switches and ends with @rt1 and @sw1: all of it if the thread was never
- * switched out (exact), else the runtime's growth (a tick's lag at each
- * end), at most @span.
+ * On-CPU ns of a span of @span ns that began with runtime @rt0, @sw0
+ * switches and @irq0 ns of interrupt work and ends with @rt1, @sw1 and
+ * @irq1: all of it if the thread was never switched out (exact), else the
+ * runtime's growth (a tick's lag at each end), at most @span; less the
+ * interrupt work in it.
  */
 static __always_inline __u64 cpu_span(__u64 span, __u64 rt0, __u64 sw0,
-				      __u64 rt1, __u64 sw1)
+				      __u64 irq0, __u64 rt1, __u64 sw1,
+				      __u64 irq1)
 {
-	__u64 d = rt1 > rt0 ? rt1 - rt0 : 0;
+	__u64 d = rt1 > rt0 ? rt1 - rt0 : 0, irq = irq1 - irq0;
 
 	if (sw1 == sw0 || d > span)
-		return span;
-	return d;
+		d = span;
+	return d > irq ? d - irq : 0;
 }
 
 /* At an entry at @now: the on-CPU ns since the thread's last event sent
@@ -235,9 +322,11 @@ static __always_inline void cpu_enter(const struct self *me,
 	in->gap_known = in->mark_ns && now >= in->mark_ns;
 	if (in->gap_known)
 		in->cpu_gap = cpu_span(now - in->mark_ns, in->mark_cpu,
-				       in->mark_sw, rt, sw);
+				       in->mark_sw, in->mark_irq, rt, sw,
+				       in->irq_ns);
 	in->cpu_at = rt;
 	in->sw_at = sw;
+	in->irq_at = in->irq_ns;
 }
 
 /* At the exit of the call whose event @ev is sent: its on-CPU times, and
@@ -249,7 +338,8 @@ static __always_inline void cpu_exit(const struct self *me,
 	__u64 rt, sw;
 
 	cpu_read(me, &rt, &sw);
-	ev->cpu_call = cpu_span(ev->dur_ns, in->cpu_at, in->sw_at, rt, sw);
+	ev->cpu_call = cpu_span(ev->dur_ns, in->cpu_at, in->sw_at, in->irq_at,
+				rt, sw, in->irq_ns);
 	ev->flags |= IORIOT_EV_CPU_CALL;
 	if (in->gap_known) {
 		ev->cpu_gap = in->cpu_gap;
@@ -258,6 +348,7 @@ static __always_inline void cpu_exit(const struct self *me,
 	in->mark_ns = ev->time_ns + ev->dur_ns;
 	in->mark_cpu = rt;
 	in->mark_sw = sw;
+	in->mark_irq = in->irq_ns;
 }
 
 /* -x PID: the process and its descendants. */
@@ -2366,78 +2457,18 @@ struct task_struct___pre514 {
 
 #define PF_KTHREAD_ 0x00200000	/* include/linux/sched.h */
 
-/*
- * How deep each CPU is in interrupt work: device interrupts, soft
- * interrupts, high-resolution timers (sleeps and timeouts), counted by
- * their tracepoints' entries and exits.  A wake there is no task's: the
- * task it interrupted did not end the sleep.  (The kernel's own preempt
- * count says the same, but its per-CPU symbol is not in every kernel's
- * symbol table.)  A soft interrupt run in a task's context at its end
- * (local_bh_enable: a loopback TCP send) counts as an interrupt too.  No
- * CPU switches tasks inside interrupt work, so each switch sets its CPU's
- * depth back to 0: an entry whose exit came before the exit's program was
- * attached leaves no lasting count.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __s32);
-} irq_depth SEC(".maps");
-
-static __always_inline int irq_enter(void)
-{
-	__u32 zero = 0;
-	__s32 *d = bpf_map_lookup_elem(&irq_depth, &zero);
-
-	if (d)
-		*d += 1;
-	return 0;
-}
-
-/* An exit whose entry came before the probe was attached leaves 0. */
-static __always_inline int irq_exit(void)
-{
-	__u32 zero = 0;
-	__s32 *d = bpf_map_lookup_elem(&irq_depth, &zero);
-
-	if (d && *d > 0)
-		*d -= 1;
-	return 0;
-}
-
-static __always_inline bool in_interrupt_ctx(void)
-{
-	__u32 zero = 0;
-	__s32 *d = bpf_map_lookup_elem(&irq_depth, &zero);
-
-	return d && *d > 0;
-}
-
-SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(on_irq_entry) { return irq_enter(); }
-SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(on_irq_exit) { return irq_exit(); }
-SEC("tp_btf/softirq_entry")
-int BPF_PROG(on_softirq_entry) { return irq_enter(); }
-SEC("tp_btf/softirq_exit")
-int BPF_PROG(on_softirq_exit) { return irq_exit(); }
-SEC("tp_btf/hrtimer_expire_entry")
-int BPF_PROG(on_hrtimer_entry) { return irq_enter(); }
-SEC("tp_btf/hrtimer_expire_exit")
-int BPF_PROG(on_hrtimer_exit) { return irq_exit(); }
-
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev)
 {
 	struct inflight *in;
 	struct self me;
-	__u32 zero = 0;
-	__s32 *depth = bpf_map_lookup_elem(&irq_depth, &zero);
+	struct irq_cpu *c = irq_cpu_get();
 	long state;
 
-	if (depth)
-		*depth = 0;
+	if (c) {
+		c->depth = 0;
+		c->since = 0;
+	}
 	if (preempt)
 		return 0;	/* still runnable: no wait */
 	if (bpf_core_field_exists(prev->__state))

@@ -605,18 +605,8 @@ static int load_probe(struct loader *ld, char *err, size_t errlen)
 	ld->sum->detached = disable_missing(skel);
 	mark_captured(skel);
 	if (!opt->sync) {	/* no wake records: the scheduler untouched */
-		struct bpf_program *const wake_progs[] = {
-			skel->progs.on_switch, skel->progs.on_waking,
-			skel->progs.on_irq_entry, skel->progs.on_irq_exit,
-			skel->progs.on_softirq_entry,
-			skel->progs.on_softirq_exit,
-			skel->progs.on_hrtimer_entry,
-			skel->progs.on_hrtimer_exit,
-		};
-
-		for (size_t i = 0; i < sizeof(wake_progs) /
-				       sizeof(wake_progs[0]); i++)
-			bpf_program__set_autoload(wake_progs[i], false);
+		bpf_program__set_autoload(skel->progs.on_switch, false);
+		bpf_program__set_autoload(skel->progs.on_waking, false);
 	}
 	if ((rc = capture_bpf__load(skel))) {
 		snprintf(err, errlen, "loading the BPF probe: %s%s", strerror(-rc),

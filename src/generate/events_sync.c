@@ -96,6 +96,31 @@ static struct tline *tline_of(struct gen *g, uint64_t tl)
 	       u64map_get(&g->timelines, tl);
 }
 
+/*
+ * What a wake by timeline @tl orders after: its last operation, or, if it
+ * was itself woken since then, what that wake ordered it after, when that
+ * ended later (a PostgreSQL backend that waited for another's WAL flush,
+ * then released a lock: the lock's waiter waits for the flush).  The
+ * chain follows itself: each wake's mark was made the same way.
+ */
+static struct futex_mark waker_mark(struct gen *g, uint64_t tl)
+{
+	struct futex_mark m = { .tl = tl };
+	struct tline *t = tline_of(g, tl);
+
+	if (!t)
+		return m;
+	if (!t->ops)
+		return m;
+	m.op_id = t->last_op;
+	m.op_end_ns = t->last_end_ns;
+	if (t->sync_id && t->sync_end_ns > m.op_end_ns) {
+		m.op_id = t->sync_id;
+		m.op_end_ns = t->sync_end_ns;
+	}
+	return m;
+}
+
 /* The wait @w ended by a wake after @waker's last operation: the waiting
  * timeline's next operation orders after it.  A later wake replaces an
  * earlier one (it is the one the operation waited for last); the blocked
@@ -170,7 +195,6 @@ void gen_on_futex(struct gen *g)
 	int op = (int)(ev->cmd & FUTEX_OP_MASK);
 	uint64_t key;
 	struct futex_state *f;
-	struct tline *t;
 
 	gen_filtered(g, GF_SYNC);
 	if (!(ev->have & CAP_ADDR) || !(ev->have & CAP_CMD) ||
@@ -198,12 +222,8 @@ void gen_on_futex(struct gen *g)
 
 		waited(g, f, &w);
 	} else {
-		struct futex_mark m = { .tl = g->tl_key };
+		struct futex_mark m = waker_mark(g, g->tl_key);
 
-		if ((t = tline_of(g, g->tl_key)) && t->ops) {
-			m.op_id = t->last_op;
-			m.op_end_ns = t->last_end_ns;
-		}
 		wake(g, f, ev->time_ns, &m, op == F_UNLOCK_PI ? 1 :
 		     op == F_WAKE || op == F_WAKE_BITSET ? ev->ret : INT64_MAX);
 	}
@@ -212,7 +232,7 @@ void gen_on_futex(struct gen *g)
 void gen_on_wake(struct gen *g)
 {
 	const struct cap_event *ev = g->ev;
-	struct tline *woken, *waker;
+	struct tline *woken;
 	uint64_t slept;
 
 	gen_filtered(g, GF_SYNC);
@@ -227,12 +247,11 @@ void gen_on_wake(struct gen *g)
 	slept = (uint64_t)ev->count;
 	if (woken->ops && slept > ev->time_ns - woken->last_end_ns)
 		slept = ev->time_ns - woken->last_end_ns;
-	waker = tline_of(g, ev->addr);
-	if (!waker || !waker->ops)
-		return;		/* the waker did nothing to wait for */
 	struct futex_wait w = { g->tl_key, ev->time_ns - slept, ev->time_ns };
-	struct futex_mark m = { ev->addr, waker->last_op, waker->last_end_ns };
+	struct futex_mark m = waker_mark(g, ev->addr);
 
+	if (!m.op_id)
+		return;		/* the waker did nothing to wait for */
 	order_after(g, &w, &m);
 }
 
