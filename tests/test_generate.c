@@ -76,6 +76,9 @@ static const char *const goldens[] = {
 			 * that ended them: private and shared futexes, a
 			 * wake before its wait in the log, waits that did
 			 * not sleep and wakes of nobody */
+	"shared",	/* uses of a file (opens, reads, syncs, writes
+			 * inside it) wait for its last change only; the
+			 * next change waits for each timeline's last use */
 	"wake",		/* sync= and waited= from wake records: a wake in
 			 * the woken thread's own call orders nothing, the
 			 * last of two wakes in a gap orders, both sleeps

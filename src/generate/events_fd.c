@@ -91,7 +91,12 @@ void gen_on_open(struct gen *g, struct proc *p)
 		op.flags = flags | O_NONBLOCK;
 		op.have |= RL_FLAGS;
 	}
-	gen_op_touch(g, &op, &n->res);
+	/* An open that makes or truncates nothing changes nothing another
+	 * operation could see: it only uses the path. */
+	if (flags & (O_CREAT | O_TRUNC))
+		gen_op_touch(g, &op, &n->res);
+	else
+		gen_op_use(g, &op, &n->res);
 	if (flags & O_CREAT)
 		gen_op_touch(g, &op, n->parent ? &n->parent->res : NULL);
 	if (ev->ret >= 0) {
@@ -371,6 +376,11 @@ void gen_on_data(struct gen *g, struct proc *p, bool write)
 		off = o->node->cur_size;
 		known = true;
 	}
+	/* A read, or a write inside the file, changes nothing another
+	 * operation's result shows (the replay writes no captured data);
+	 * a write that may grow the file does. */
+	bool changes = write && (!known || ev->ret < 0 ||
+				 off + (uint64_t)ev->ret > o->node->cur_size);
 	if (ev->ret > 0 && known) {
 		if (write)
 			nstree_write(o->node, off, (uint64_t)ev->ret);
@@ -398,8 +408,14 @@ void gen_on_data(struct gen *g, struct proc *p, bool write)
 		op.count = ev->ret;
 		g->sum->filter_reads_cut++;
 	}
-	gen_op_touch(g, &op, &o->res);
-	gen_op_touch(g, &op, &o->node->res);
+	if (positional)
+		gen_op_use(g, &op, &o->res);
+	else
+		gen_op_touch(g, &op, &o->res);	/* moves the position */
+	if (changes)
+		gen_op_touch(g, &op, &o->node->res);
+	else
+		gen_op_use(g, &op, &o->node->res);
 	gen_op_emit(g, &op);
 }
 
@@ -462,8 +478,18 @@ void gen_on_fdop(struct gen *g, struct proc *p)
 	gen_op_init(g, &op, ev->sys);
 	gen_op_args(&op, ev);
 	gen_op_fd(&op, o);
-	gen_op_touch(g, &op, &o->res);
-	gen_op_touch(g, &op, &n->res);
+	/* Syncs, advice, readahead and fstat change nothing another
+	 * operation's result shows. */
+	enum sys_op_class cls = sys_info(ev->sys)->cls;
+	if (cls == OC_SYNC || cls == OC_READ || ev->sys == SYS_FADVISE64 ||
+	    sys_is_stat(ev->sys) || ev->sys == SYS_FSTATFS ||
+	    ev->sys == SYS_FSTATFS64) {
+		gen_op_use(g, &op, &o->res);
+		gen_op_use(g, &op, &n->res);
+	} else {
+		gen_op_touch(g, &op, &o->res);
+		gen_op_touch(g, &op, &n->res);
+	}
 	gen_op_emit(g, &op);
 }
 

@@ -105,6 +105,8 @@ struct gen {
 	struct u64map parents;		/* pid << 32 | tid -> that of the
 					 * thread whose fork record made it */
 	struct u64map op_pids;		/* pids with an operation */
+	struct res_users *res_users;	/* every resource's users beyond
+					 * the first (deps_use()) */
 	uint64_t tl_key;		/* the current event's timeline */
 	struct tline *tl_state;		/* and its value in timelines */
 	bool cpu_taken;			/* an operation took the current
@@ -148,6 +150,7 @@ enum gen_filter gen_filter_of(enum pathmap_status st);
 void gen_oom(struct gen *g);
 void gen_op_init(struct gen *g, struct rlog_op *op, enum sys_id sys);
 void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res);
+void gen_op_use(struct gen *g, struct rlog_op *op, struct resource *res);
 void gen_op_emit(struct gen *g, struct rlog_op *op);
 /* cpu= of @op, an operation of the current event's timeline @t made from
  * the current event (gen_op_emit() calls it; a page run when it begins). */

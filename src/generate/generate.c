@@ -583,6 +583,7 @@ out:
 	gen_filter_free(&g);
 	gen_timelines_free(&g);
 	gen_futexes_free(&g);
+	deps_users_free(g.res_users);
 	u64map_destroy(&g.op_pids);
 	nstree_free(g.ns);
 	free(g.mount_used);

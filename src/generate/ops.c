@@ -63,6 +63,11 @@ void gen_op_touch(struct gen *g, struct rlog_op *op, struct resource *res)
 	deps_touch(&op->deps, res, op->id, timeline(g->ev));
 }
 
+void gen_op_use(struct gen *g, struct rlog_op *op, struct resource *res)
+{
+	deps_use(&g->res_users, &op->deps, res, op->id, timeline(g->ev));
+}
+
 /* Forks followed up from a timeline to its nearest ancestor with an
  * operation: a bound, since a thread id can come again. */
 #define PARENT_HOPS_MAX 64

@@ -36,28 +36,44 @@
 #define SELF_FEED_LOW(e) ((e)->queue_slots / 4)	/* queued operations left */
 #define BURN_ROUND 256		/* multiplications between looks at the CPU time */
 
-bool engine_wait_done(struct engine *e, uint64_t seq, bool spin_first)
+/* engine_wait_done() until @deadline on the engine's clock (UINT64_MAX:
+ * none): 1 once the operation completed, 0 at the deadline, -1 when the
+ * replay stops first. */
+static int wait_done_until(struct engine *e, uint64_t seq, bool spin_first,
+			   uint64_t deadline)
 {
 	atomic_uint *w = &e->done[seq % WINDOW_SLOTS];
 	unsigned round = (unsigned)(seq / WINDOW_SLOTS);
+	uint64_t left = WAIT_LONG_NS, now;
 
 	for (int spin = 0; spin_first && spin < SPIN_ROUNDS; spin++) {
 		if (engine_done(e, seq))
-			return true;
+			return 1;
 		sched_yield();
 	}
 	for (;;) {
 		unsigned v = atomic_load(w);
 
 		if ((v & ~DONE_WAITERS) > round)
-			return true;
+			return 1;
 		if (engine_should_stop(e))
-			return false;
+			return -1;
+		if (deadline != UINT64_MAX) {
+			if ((now = engine_now(e)) >= deadline)
+				return 0;
+			if (deadline - now < left)
+				left = deadline - now;
+		}
 		if (!(v & DONE_WAITERS) &&
 		    !atomic_compare_exchange_weak(w, &v, v | DONE_WAITERS))
 			continue;
-		waitword_wait(w, v | DONE_WAITERS, WAIT_LONG_NS);
+		waitword_wait(w, v | DONE_WAITERS, left);
 	}
+}
+
+bool engine_wait_done(struct engine *e, uint64_t seq, bool spin_first)
+{
+	return wait_done_until(e, seq, spin_first, UINT64_MAX) > 0;
 }
 
 static void mark_done(struct engine *e, uint64_t seq)
@@ -192,12 +208,20 @@ static void burn_cpu(struct engine *e, uint64_t ns)
 	(void)sink;
 }
 
-/* --think: when the first operation of @s's timeline is due: its captured
- * time divided by the speed, shifted by the drift of its parent timeline
- * (0 without one), never before the start. */
-static uint64_t first_due_now(const struct engine *e, const struct slot *s)
+/* --think: the timeline whose drift places @tl's first operation: its
+ * parent, or where the replay as a whole is for a thread that was there
+ * before the capture. */
+static struct timeline *placer(struct engine *e, struct timeline *tl)
 {
-	const struct timeline *p = s->tl->parent;
+	return tl->parent ? tl->parent : &e->lead;
+}
+
+/* --think: when the first operation of @s's timeline is due: its captured
+ * time divided by the speed, shifted by the drift of the timeline that
+ * places it (placer()), never before the start. */
+static uint64_t first_due_now(struct engine *e, const struct slot *s)
+{
+	const struct timeline *p = placer(e, s->tl);
 	uint64_t at = scaled(s->op.time_ns, e->speed);
 	int64_t drift = p ? atomic_load_explicit(&p->drift,
 						 memory_order_relaxed) : 0;
@@ -213,13 +237,13 @@ static uint64_t first_due_now(const struct engine *e, const struct slot *s)
  * waits are slices short enough to notice a stop. */
 static uint64_t first_due(struct engine *e, const struct slot *s)
 {
-	struct timeline *p = s->tl->parent;
+	struct timeline *p = placer(e, s->tl);
 
 	for (;;) {
-		unsigned v = p ? atomic_load(&p->progress) : 0;
+		unsigned v = atomic_load(&p->progress);
 		uint64_t due = first_due_now(e, s), now = engine_now(e);
 
-		if (!p || due <= now + e->spin_ns || engine_should_stop(e))
+		if (due <= now + e->spin_ns || engine_should_stop(e))
 			return due;
 		if (!(v & PROGRESS_WAITERS) &&
 		    !atomic_compare_exchange_weak(&p->progress, &v,
@@ -241,23 +265,36 @@ static uint64_t first_due(struct engine *e, const struct slot *s)
  * longer (a busy CPU) makes the operation late, as the program would have
  * been.  A timeline's first operation is due at its captured time divided
  * by the speed, shifted by its parent's drift (the parent's replay running
- * behind or ahead of the capture), never before the start.  The part of
+ * behind or ahead of the capture), or, for a thread that was there before
+ * the capture, by the drift of the replay as a whole (the last timeline
+ * that other timelines held back: a WAL writer on a timer flushes where
+ * the work it flushes is), never before the start.  The part of
  * the gap the thread was blocked in waits another timeline ended (waited=)
  * is no wait here: sync_due() orders the operation after that timeline's.
  */
-static uint64_t think_due(struct runner *r, const struct slot *s)
+static uint64_t think_due(struct runner *r, const struct slot *s,
+			  uint64_t *blocked)
 {
 	struct engine *e = r->eng;
-	const struct timeline *tl = s->tl;
-	uint64_t cpu = 0, rest, wait, spent;
+	struct timeline *tl = s->tl;
+	uint64_t cpu = 0, rest, wait, spent, w;
 
-	if (!tl->ran)
+	*blocked = 0;
+	if (!tl->ran) {
+		atomic_store_explicit(&tl->anchored, !tl->parent ||
+				      atomic_load_explicit(&tl->parent->anchored,
+							   memory_order_relaxed),
+				      memory_order_relaxed);
 		return first_due(e, s);
+	}
 	if (s->op.have & RL_CPU)
 		cpu = s->op.cpu_ns < s->gap_ns ? s->op.cpu_ns : s->gap_ns;
 	rest = s->gap_ns - cpu;
-	if (s->op.have & RL_WAITED)
-		rest -= s->op.waited_ns < rest ? s->op.waited_ns : rest;
+	if (s->op.have & RL_WAITED) {
+		w = s->op.waited_ns < rest ? s->op.waited_ns : rest;
+		rest -= w;
+		*blocked = scaled(w, e->speed);
+	}
 	wait = scaled(rest, e->speed);
 	if (cpu) {
 		cpu = scaled(cpu, e->cpu_scale);
@@ -272,26 +309,52 @@ static uint64_t think_due(struct runner *r, const struct slot *s)
 
 /*
  * Wait for the operation @op's sync= names (another timeline's, whose end
- * a wake followed in the capture: a futex wait it ended).  With --think,
- * if that operation had not ended yet, @op is due no earlier than its end
- * (when this wait saw it) plus the capture's gap after it (sync=ID:NS's
- * NS) divided by the speed; one that had ended before leaves @due as it
- * is (the wake came before the wait).  False when the replay stops first.
+ * a wake followed in the capture).  With --think, @op is due no earlier
+ * than that operation's end plus the capture's gap after it (sync=ID:NS's
+ * NS) divided by the speed: the end as its runner took it, so that this
+ * thread's own wake-up is not added to the one the gap holds.  A waker
+ * whose timeline is anchored (a timer's thread) is waited for only as long
+ * as @op was blocked in the capture (@blocked after @due): that it was
+ * still at work when this timeline got there is the capture's timing,
+ * which a faster or slower replay does not repeat.  *@held is set when
+ * the wait made @op later than @due.  False when the replay stops first.
  */
-static bool sync_due(struct engine *e, const struct rlog_op *op, bool spin,
-		     uint64_t *due)
+static bool sync_due(struct engine *e, const struct slot *s, bool spin,
+		     uint64_t *due, uint64_t blocked, bool *held)
 {
+	const struct rlog_op *op = &s->op;
 	bool pending = !engine_done(e, op->sync_id);
-	uint64_t t;
+	bool soft = pending && e->pacing == REPLAY_PACE_THINK && s->sync_tl &&
+		    atomic_load_explicit(&s->sync_tl->anchored,
+					 memory_order_relaxed);
+	uint64_t t, bound = soft ? *due + blocked : UINT64_MAX;
+	int done = wait_done_until(e, op->sync_id, spin, bound);
 
-	if (!engine_wait_done(e, op->sync_id, spin))
+	if (done < 0)
 		return false;
-	if (pending && e->pacing == REPLAY_PACE_THINK) {
-		t = engine_now(e) + scaled(op->sync_gap_ns, e->speed);
-		if (t > *due)
-			*due = t;
+	if (e->pacing != REPLAY_PACE_THINK)
+		return true;
+	t = done ? atomic_load_explicit(&e->ends[op->sync_id % WINDOW_SLOTS],
+					memory_order_relaxed) +
+		   scaled(op->sync_gap_ns, e->speed) : bound;
+	if (t > bound)
+		t = bound;
+	if (t > *due) {
+		*due = t;
+		*held |= pending && !soft;
 	}
 	return true;
+}
+
+/* --think: @tl's drift is @drift now; the first operations it places
+ * look again. */
+static void moved(struct timeline *tl, long long drift)
+{
+	atomic_store_explicit(&tl->drift, drift, memory_order_relaxed);
+	if (atomic_fetch_add(&tl->progress, PROGRESS_STEP) & PROGRESS_WAITERS) {
+		atomic_fetch_and(&tl->progress, ~PROGRESS_WAITERS);
+		waitword_wake_all(&tl->progress);
+	}
 }
 
 /* --think: operation @op of timeline @tl ended at @t1. */
@@ -301,16 +364,14 @@ static void think_done(struct engine *e, struct timeline *tl,
 	uint64_t cap_end = op->time_ns + op->dur_ns >= op->time_ns ?
 			   op->time_ns + op->dur_ns : UINT64_MAX;
 
+	long long drift = (long long)(t1 - e->start_ns) -
+			  (long long)scaled(cap_end, e->speed);
+
 	tl->end_ns = t1;
 	tl->ran = true;
-	atomic_store_explicit(&tl->drift, (long long)(t1 - e->start_ns) -
-			      (long long)scaled(cap_end, e->speed),
-			      memory_order_relaxed);
-	/* Children waiting for their first operation's time look again. */
-	if (atomic_fetch_add(&tl->progress, PROGRESS_STEP) & PROGRESS_WAITERS) {
-		atomic_fetch_and(&tl->progress, ~PROGRESS_WAITERS);
-		waitword_wake_all(&tl->progress);
-	}
+	moved(tl, drift);
+	if (!atomic_load_explicit(&tl->anchored, memory_order_relaxed))
+		moved(&e->lead, drift);
 }
 
 /* Wait until @due; returns when the operation started (now). */
@@ -369,25 +430,34 @@ static int run_op(struct runner *r, const struct slot *s)
 {
 	struct engine *e = r->eng;
 	const struct rlog_op *op = &s->op;
-	uint64_t t0, t1, due = 0;
+	uint64_t t0, t1, due = 0, think = 0, blocked = 0;
 	int64_t result;
 	int ret;
-	bool spin = true;
+	bool spin = true, dep_pending = false, held = false;
 
 	/* At a speed, an operation due later than the spin before its time
 	 * cannot start before then, however soon its dependencies complete:
 	 * it waits for them asleep.  Hundreds of timelines whose first
 	 * operations wait for other processes' would otherwise spin at once. */
 	if (e->pacing != REPLAY_PACE_FAST) {
-		due = e->pacing == REPLAY_PACE_THINK ? think_due(r, s) :
-						       due_ns(e, op);
+		due = e->pacing == REPLAY_PACE_THINK ? think_due(r, s, &blocked)
+						     : due_ns(e, op);
 		spin = due <= engine_now(e) + e->spin_ns;
+		think = due;
 	}
-	for (int d = 0; d < op->deps.n; d++)
+	for (int d = 0; d < op->deps.n; d++) {
+		dep_pending |= !engine_done(e, op->deps.id[d]);
 		if (!engine_wait_done(e, op->deps.id[d], spin))
 			return 1;
-	if ((op->have & RL_SYNC) && !sync_due(e, op, spin, &due))
+	}
+	held = dep_pending && engine_now(e) > think;
+	if ((op->have & RL_SYNC) &&
+	    !sync_due(e, s, spin, &due, blocked, &held))
 		return 1;
+	/* Held back by another timeline: it follows the replay now. */
+	if (e->pacing == REPLAY_PACE_THINK && held)
+		atomic_store_explicit(&s->tl->anchored, false,
+				      memory_order_relaxed);
 	if (e->pacing != REPLAY_PACE_FAST) {
 		t0 = pace(r, due);
 		if (engine_should_stop(e))
@@ -411,6 +481,8 @@ static int run_op(struct runner *r, const struct slot *s)
 		think_done(e, s->tl, op, t1);
 	r->end_ns = t1;
 	r->last_seq = s->seq + 1;
+	atomic_store_explicit(&e->ends[s->seq % WINDOW_SLOTS], t1,
+			      memory_order_relaxed);
 	mark_done(e, s->seq);		/* the slot may be reused from here */
 	return 0;
 }

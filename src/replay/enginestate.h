@@ -75,6 +75,11 @@ struct timeline {
 	 * captured time divided by the speed (ns since the start): how far
 	 * the replay of this timeline runs behind (> 0) the capture. */
 	atomic_llong drift;
+	/* --think: its operations have followed its captured times only
+	 * (its first at its captured time, its parent's too, and none held
+	 * back by another timeline since): a thread on a timer, or one that
+	 * waits for what the capture does not show. */
+	atomic_bool anchored;
 	/* Bumped by PROGRESS_STEP by its runner after each operation
 	 * (--think), PROGRESS_WAITERS set by a child timeline that waits
 	 * for it to move. */
@@ -89,6 +94,7 @@ struct slot {
 	struct rlog_op op;
 	uint64_t seq;
 	struct timeline *tl;
+	struct timeline *sync_tl;	/* sync='s operation's timeline */
 	uint64_t gap_ns;		/* captured gap before it, 0 if first */
 	char *strings;			/* path, path2, target */
 	size_t strings_cap;
@@ -149,6 +155,9 @@ struct engine {
 	_Alignas(CACHE_LINE) const struct replay_options *opt;
 	struct slot *slots;		/* WINDOW_SLOTS */
 	atomic_uint *done;		/* WINDOW_SLOTS */
+	/* WINDOW_SLOTS: each operation's end on the engine's clock, stored
+	 * before it is marked done (--think's sync=). */
+	atomic_ullong *ends;
 	double speed;
 	enum replay_pacing pacing;
 	double cpu_scale;		/* --think: divides on-CPU gaps */
@@ -182,6 +191,12 @@ struct engine {
 
 	/* Written by every runner for every paced operation. */
 	_Alignas(CACHE_LINE) atomic_llong ahead;	/* the latest op's lead */
+
+	/* --think: where the replay as a whole is, the parent of the
+	 * threads that were there before the capture: its drift is that of
+	 * the last operation of a timeline no longer anchored (one that
+	 * follows the others), its progress bumped with it. */
+	_Alignas(CACHE_LINE) struct timeline lead;
 
 	/* Claimed by every runner for every capped operation (its gates
 	 * have cache lines of their own). */

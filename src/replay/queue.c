@@ -36,11 +36,12 @@ int engine_queues_init(struct engine *e, uint64_t timelines)
 	e->queue_slots = queue_size(e, timelines);
 	e->slots = calloc(WINDOW_SLOTS, sizeof(*e->slots));
 	e->done = calloc(WINDOW_SLOTS, sizeof(*e->done));
+	e->ends = calloc(WINDOW_SLOTS, sizeof(*e->ends));
 	e->runners = calloc(e->max_runners, sizeof(*e->runners));
 	if (e->workers)
 		e->worker_timelines = calloc(e->workers,
 					     sizeof(*e->worker_timelines));
-	if (!e->slots || !e->done || !e->runners ||
+	if (!e->slots || !e->done || !e->ends || !e->runners ||
 	    (e->workers && !e->worker_timelines) ||
 	    u64map_init(&e->timeline_of) || u64map_init(&e->worker_of) ||
 	    u64map_init(&e->group_of))
@@ -69,6 +70,7 @@ void engine_queues_free(struct engine *e)
 			free(e->slots[i].strings);
 	free(e->slots);
 	free((void *)e->done);
+	free((void *)e->ends);
 	free(e->worker_timelines);
 	while ((tl = u64map_next(&e->timeline_of, &pos)))
 		free(tl->value);
@@ -373,6 +375,10 @@ int engine_queue_op(struct engine *e, struct timeline *tl, uint64_t seq,
 	s->op = *op;
 	s->op.deps = *deps;
 	s->seq = seq;
+	/* The feed alone writes slots, and not that one before its
+	 * operation is done and the window has moved past it. */
+	s->sync_tl = op->have & RL_SYNC ?
+		     e->slots[op->sync_id % WINDOW_SLOTS].tl : NULL;
 	if (keep_strings(s, op) || note_gap(e, tl, s, op))
 		return -ENOMEM;
 	r->queue[tail & (e->queue_slots - 1)] = seq % WINDOW_SLOTS;
