@@ -116,7 +116,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 BENCH_BINS := $(OUTPUT)/bench/mkcapture $(OUTPUT)/bench/syscall-loop \
 	      $(OUTPUT)/bench/fault-loop \
 	      $(OUTPUT)/bench/mkreplay $(OUTPUT)/bench/floor \
-	      $(OUTPUT)/bench/sleep-floor
+	      $(OUTPUT)/bench/sleep-floor $(OUTPUT)/bench/pingpong
 
 # Small programs with known syscall sequences, captured by the tests.
 WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,\

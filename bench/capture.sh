@@ -3,7 +3,10 @@
 # + close of a file on tmpfs) bare, under the hooks' own floors (empty BPF
 # programs on the per-syscall tracepoints and on the raw sys_enter/sys_exit,
 # bench/floor), under `ioriot -c` host-wide and with -x PID, in interleaved
-# rounds; an untraced loop (getppid) bare and under capture; the traced loop
+# rounds; an untraced loop (getppid) bare and under capture; a pipe
+# ping-pong between two processes (context switches and wake-ups) bare and
+# under a capture of another process with and without wake records
+# (--sync), in interleaved rounds; the traced loop
 # under `strace -f`; then runs the traced loop flat out for 10 s under capture,
 # one thread per CPU, and reports the event rate and lost events.  Needs root; prints figures and
 # targets, exits 0 on a missed target and non-zero only if something fails
@@ -17,8 +20,9 @@ set -o pipefail
 bin=$1
 loop=$2/bench/syscall-loop
 floor=$2/bench/floor
+pingpong=$2/bench/pingpong
 rounds=${3:-5}
-for tool in "$loop" "$floor"; do
+for tool in "$loop" "$floor" "$pingpong"; do
 	[ -x "$tool" ] || { echo "$0: $tool missing: run make bench" >&2; exit 1; }
 done
 if [ "$(id -u)" -ne 0 ]; then
@@ -103,6 +107,33 @@ for r in $(seq "$rounds"); do
 	echo "$b $tp $raw $host $pid $ub $un" >> "$work/rounds"
 	echo "  round $r: bare $b, tp floor $tp, raw floor $raw, ioriot $host, ioriot -x $pid; getppid bare $ub, under ioriot $un"
 done
+# CPU ns per round trip of a 1 s ping-pong run: two sleeps and two
+# wake-ups, both processes on one CPU.
+pp_cpu() { $pin "$pingpong" 1 | awk '{print $11}'; }
+echo "== context switches: pipe ping-pong, $rounds interleaved rounds (CPU ns per round trip)"
+sleep 600 &
+idle=$!
+: > "$work/pp"
+for r in $(seq "$rounds"); do
+	b=$(pp_cpu)
+	start_capture -x "$idle" --no-sync
+	ns=$(pp_cpu)
+	stop_capture
+	start_capture -x "$idle" --sync
+	s=$(pp_cpu)
+	stop_capture
+	echo "$b $ns $s" >> "$work/pp"
+	echo "  round $r: bare $b, under ioriot -x OTHER --no-sync $ns, --sync $s"
+done
+kill "$idle"
+wait "$idle" 2>/dev/null || true
+pp_col() { awk -v c="$1" '{print $c}' "$work/pp" | median; }
+pp_added() { awk -v c="$1" -v b="$2" '{print $c - $b}' "$work/pp" | median; }
+printf "%-44s %12s %12s\n" "ping-pong, CPU ns per round trip (median)" "ns/trip" "added"
+printf "%-44s %12s\n" "bare" "$(pp_col 1)"
+printf "%-44s %12s %+12s\n" "capture of another process, --no-sync" "$(pp_col 2)" "$(pp_added 2 1)"
+printf "%-44s %12s %+12s\n" "capture of another process, --sync" "$(pp_col 3)" "$(pp_added 3 1)"
+
 # strace stops the loop at every syscall: its cost is wall time, not the
 # loop's CPU time.
 bare_wall=$($pin "$loop" io "$file" 3 | awk '{print $4}')

@@ -223,8 +223,7 @@ static uint64_t first_due_now(struct engine *e, const struct slot *s)
 {
 	const struct timeline *p = placer(e, s->tl);
 	uint64_t at = scaled(s->op.time_ns, e->speed);
-	int64_t drift = p ? atomic_load_explicit(&p->drift,
-						 memory_order_relaxed) : 0;
+	int64_t drift = atomic_load_explicit(&p->drift, memory_order_relaxed);
 
 	if (drift < 0 && (uint64_t)-drift > at)
 		return e->start_ns;
@@ -450,7 +449,8 @@ static int run_op(struct runner *r, const struct slot *s)
 		if (!engine_wait_done(e, op->deps.id[d], spin))
 			return 1;
 	}
-	held = dep_pending && engine_now(e) > think;
+	held = e->pacing == REPLAY_PACE_THINK && dep_pending &&
+	       engine_now(e) > think;
 	if ((op->have & RL_SYNC) &&
 	    !sync_due(e, s, spin, &due, blocked, &held))
 		return 1;
