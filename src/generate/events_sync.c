@@ -89,7 +89,7 @@ static uint64_t futex_key(uint64_t addr, uint32_t pid, bool private)
 	return (x & ~(1ULL << 63)) | 1;
 }
 
-/* Timeline @tl's state, or NULL if it has none (no operation yet). */
+/* Timeline @tl's state, or NULL if no event of it came yet. */
 static struct tline *tline_of(struct gen *g, uint64_t tl)
 {
 	return tl == g->tl_key && g->tl_state ? g->tl_state :
@@ -101,16 +101,16 @@ static struct tline *tline_of(struct gen *g, uint64_t tl)
  * was itself woken since then, what that wake ordered it after, when that
  * ended later (a PostgreSQL backend that waited for another's WAL flush,
  * then released a lock: the lock's waiter waits for the flush).  The
- * chain follows itself: each wake's mark was made the same way.
+ * chain follows itself: each wake's mark was made the same way.  Only a
+ * timeline with operations passes a wake on (a client thread serving two
+ * connections would tie one to the other); none: op_id 0.
  */
 static struct futex_mark waker_mark(struct gen *g, uint64_t tl)
 {
 	struct futex_mark m = { .tl = tl };
 	struct tline *t = tline_of(g, tl);
 
-	if (!t)
-		return m;
-	if (!t->ops)
+	if (!t || !t->ops)
 		return m;
 	m.op_id = t->last_op;
 	m.op_end_ns = t->last_end_ns;
@@ -245,6 +245,8 @@ void gen_on_wake(struct gen *g)
 		return;
 	g->sum->sync_waits++;
 	slept = (uint64_t)ev->count;
+	if (slept > ev->time_ns)
+		slept = ev->time_ns;
 	if (woken->ops && slept > ev->time_ns - woken->last_end_ns)
 		slept = ev->time_ns - woken->last_end_ns;
 	struct futex_wait w = { g->tl_key, ev->time_ns - slept, ev->time_ns };
