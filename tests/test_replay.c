@@ -796,6 +796,41 @@ START_TEST(test_think_anchored)
 END_TEST
 
 /*
+ * --think with anchored threads only (tar, then a sync that the shell
+ * started once tar ended; neither has a captured parent): the replay as a
+ * whole is where its last operation is.  1:1's op 1 took 3 s in the
+ * capture (microseconds here), so 1:2's op 3, captured 100 ms after 1:1's
+ * op 2, comes about 100 ms after it, not 3.1 s after the start.  Nothing
+ * orders the two here but that placement.
+ */
+START_TEST(test_think_lead)
+{
+	FILE *f = replay_begin();
+	uint64_t a, b;
+
+	fprintf(f, "1 1:1 0 3000000000 - mkdirat 0 path=%s/x mode=0755\n",
+		sandbox);
+	fprintf(f, "2 1:1 3000000000 0 - mkdirat 0 path=%s/a mode=0755\n",
+		sandbox);
+	fprintf(f, "3 1:2 3100000000 0 - mkdirat 0 path=%s/b mode=0755\n",
+		sandbox);
+	replay_end(f, 3);
+
+	ck_assert_int_eq(run_think(0, 0, summary), 0);
+	ck_assert_uint_eq(summary->ops, 3);
+	ck_assert_uint_eq(total_differ(summary), 0);
+	/* The file system's clock ticks coarsely, and a busy host is late:
+	 * the bound leaves it 2.4 s. */
+	a = mtime_in_sandbox("a");
+	b = mtime_in_sandbox("b");
+	ck_assert(a && b);
+	ck_assert_msg(b > a && b - a < 2500000000ULL,
+		      "b made %lld ns after a", (long long)(b - a));
+	ck_assert_uint_lt(summary->duration_ns, 2600000000ULL);
+}
+END_TEST
+
+/*
  * Registered buffers beyond the replay's limit of 1 GiB per ring
  * (URING_BUF_TOTAL_MAX): two of 1 GiB are answered with ENOMEM, and
  * nothing is allocated for them (a hand-edited file once made the replay
@@ -1205,6 +1240,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_think);
 	tcase_add_test(tc, test_think_sync);
 	tcase_add_test(tc, test_think_anchored);
+	tcase_add_test(tc, test_think_lead);
 	tcase_add_test(tc, test_uring_bufs_bounded);
 	tcase_add_test(tc, test_aio_bounded);
 	tcase_add_test(tc, test_uring_rings_bounded);

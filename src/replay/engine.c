@@ -34,7 +34,10 @@
 #define PROGRESS_NS (2 * 1000000000ULL)
 #define CLOCK_CALIBRATION_NS (2 * 1000000ULL)
 #define SELF_FEED_LOW(e) ((e)->queue_slots / 4)	/* queued operations left */
-#define BURN_ROUND 256		/* multiplications between looks at the CPU time */
+#define BURN_ROUND 8		/* multiplications between looks at the clock */
+#define BURN_CHECKED_NS 50000ULL	/* burns this long check the CPU time */
+#define BURN_SLACK_NS 1000ULL	/* what a checked burn may fall short */
+#define FIRST_DUE_STEP_NS 50000ULL	/* first_due()'s shortest sleep */
 
 /* engine_wait_done() until @deadline on the engine's clock (UINT64_MAX:
  * none): 1 once the operation completed, 0 at the deadline, -1 when the
@@ -193,19 +196,43 @@ static uint64_t thread_cpu_ns(void)
 	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-/* Keep this thread on a CPU for @ns of its own CPU time, or until the
- * replay stops: the computing a captured thread did between two calls. */
-static void burn_cpu(struct engine *e, uint64_t ns)
+/* Compute until @end on the engine's clock, or until the replay stops. */
+static void burn_until(struct engine *e, uint64_t end)
 {
-	uint64_t start = thread_cpu_ns(), x = start;
+	uint64_t x = end;
 	volatile uint64_t sink;
 
-	while (thread_cpu_ns() - start < ns && !engine_should_stop(e)) {
+	while (engine_now(e) < end && !engine_should_stop(e)) {
 		for (int i = 0; i < BURN_ROUND; i++)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		sink = x;
 	}
 	(void)sink;
+}
+
+/*
+ * Keep this thread on a CPU for @ns of its own CPU time, or until the
+ * replay stops: the computing a captured thread did between two calls.
+ * It spins on the engine's clock (a read costs ~20 ns); a burn of
+ * BURN_CHECKED_NS or more then reads the thread's CPU time (a system
+ * call, ~250 ns here) and burns what a preemption took from it, so that
+ * on a busy CPU it lasts longer, as the program's work would have.  A
+ * shorter burn is not checked: two such reads would cost more than most
+ * of the gaps between a program's calls (tar: 200-800 ns).
+ */
+static void burn_cpu(struct engine *e, uint64_t ns)
+{
+	uint64_t start = engine_now(e), cpu0, burnt;
+
+	if (ns < BURN_CHECKED_NS) {
+		burn_until(e, start + ns);
+		return;
+	}
+	cpu0 = thread_cpu_ns();
+	burn_until(e, start + ns);
+	while (!engine_should_stop(e) &&
+	       (burnt = thread_cpu_ns() - cpu0) + BURN_SLACK_NS < ns)
+		burn_until(e, engine_now(e) + (ns - burnt));
 }
 
 /* --think: the timeline whose drift places @tl's first operation: its
@@ -230,27 +257,29 @@ static uint64_t first_due_now(struct engine *e, const struct slot *s)
 	return e->start_ns + at + (uint64_t)drift;
 }
 
-/* --think: wait while the first operation of @s's timeline is not due yet
- * by its parent's drift, which each operation of the parent changes (it
- * wakes the wait), up to the spin before it; return when it is due.  The
- * waits are slices short enough to notice a stop. */
+/*
+ * --think: wait until the first operation of @s's timeline is due by the
+ * drift of the timeline that places it (first_due_now()), up to the spin
+ * before it; return when it is due.  That drift changes with every
+ * operation of the placer, which wakes nobody for it (a wake-up per
+ * operation would cost the placer's runner a system call and often its
+ * CPU): the wait sleeps half the time left at a time, looking again after
+ * each, so a placer that runs ahead is followed within the last of them
+ * (FIRST_DUE_STEP_NS to twice that), at a few wake-ups per wait.  The
+ * sleeps end early on a stop.
+ */
 static uint64_t first_due(struct engine *e, const struct slot *s)
 {
-	struct timeline *p = placer(e, s->tl);
-
 	for (;;) {
-		unsigned v = atomic_load(&p->progress);
-		uint64_t due = first_due_now(e, s), now = engine_now(e);
+		uint64_t due = first_due_now(e, s), now = engine_now(e), left;
 
 		if (due <= now + e->spin_ns || engine_should_stop(e))
 			return due;
-		if (!(v & PROGRESS_WAITERS) &&
-		    !atomic_compare_exchange_weak(&p->progress, &v,
-						  v | PROGRESS_WAITERS))
-			continue;
-		due -= now + e->spin_ns;
-		waitword_wait(&p->progress, v | PROGRESS_WAITERS,
-			      due < WAIT_SLICE_NS ? due : WAIT_SLICE_NS);
+		left = due - now - e->spin_ns;
+		if (left > 2 * FIRST_DUE_STEP_NS)
+			left /= 2;
+		waitword_wait(&e->stopping, 0,
+			      left < WAIT_SLICE_NS ? left : WAIT_SLICE_NS);
 	}
 }
 
@@ -345,18 +374,17 @@ static bool sync_due(struct engine *e, const struct slot *s, bool spin,
 	return true;
 }
 
-/* --think: @tl's drift is @drift now; the first operations it places
- * look again. */
+/* --think: @tl's drift is @drift now (first_due() looks). */
 static void moved(struct timeline *tl, long long drift)
 {
 	atomic_store_explicit(&tl->drift, drift, memory_order_relaxed);
-	if (atomic_fetch_add(&tl->progress, PROGRESS_STEP) & PROGRESS_WAITERS) {
-		atomic_fetch_and(&tl->progress, ~PROGRESS_WAITERS);
-		waitword_wake_all(&tl->progress);
-	}
 }
 
-/* --think: operation @op of timeline @tl ended at @t1. */
+/* --think: operation @op of timeline @tl ended at @t1.  The replay as a
+ * whole (e->lead) is where its last operation is until a timeline has
+ * been held back by another; from then on, where such timelines are: a
+ * thread on a timer does not pull it back to the capture's times, while
+ * a program of anchored threads only (tar, then sync) still moves it. */
 static void think_done(struct engine *e, struct timeline *tl,
 		       const struct rlog_op *op, uint64_t t1)
 {
@@ -369,8 +397,15 @@ static void think_done(struct engine *e, struct timeline *tl,
 	tl->end_ns = t1;
 	tl->ran = true;
 	moved(tl, drift);
-	if (!atomic_load_explicit(&tl->anchored, memory_order_relaxed))
+	if (!atomic_load_explicit(&tl->anchored, memory_order_relaxed)) {
+		if (!atomic_load_explicit(&e->lead_held, memory_order_relaxed))
+			atomic_store_explicit(&e->lead_held, true,
+					      memory_order_relaxed);
 		moved(&e->lead, drift);
+	} else if (!atomic_load_explicit(&e->lead_held,
+					 memory_order_relaxed)) {
+		moved(&e->lead, drift);
+	}
 }
 
 /* Wait until @due; returns when the operation started (now). */

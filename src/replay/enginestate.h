@@ -80,13 +80,7 @@ struct timeline {
 	 * back by another timeline since): a thread on a timer, or one that
 	 * waits for what the capture does not show. */
 	atomic_bool anchored;
-	/* Bumped by PROGRESS_STEP by its runner after each operation
-	 * (--think), PROGRESS_WAITERS set by a child timeline that waits
-	 * for it to move. */
-	atomic_uint progress;
 };
-#define PROGRESS_WAITERS 1u
-#define PROGRESS_STEP 2u
 
 struct slot {
 	/* deps.id[] holds the sequence numbers of the dependencies that had
@@ -201,8 +195,10 @@ struct engine {
 	/* --think: where the replay as a whole is, the parent of the
 	 * threads that were there before the capture: its drift is that of
 	 * the last operation of a timeline no longer anchored (one that
-	 * follows the others), its progress bumped with it. */
+	 * follows the others), or of any timeline until one is held
+	 * (@lead_held). */
 	_Alignas(CACHE_LINE) struct timeline lead;
+	atomic_bool lead_held;
 
 	/* Claimed by every runner for every capped operation (its gates
 	 * have cache lines of their own). */
