@@ -347,21 +347,24 @@ END_TEST
 /*
  * The on-CPU keys: C as written; X where it is not all of D, or the line
  * has no C (a thread's first event); a line with C and no X was on a CPU
- * for all of D.  Each form writes, reads back, and reads from its text.
+ * for all of D; K (calls left out in C's span) where there were any.  Each
+ * form writes, reads back, and reads from its text.
  */
 START_TEST(v4_cpu_keys)
 {
 	static const struct {
 		unsigned have;
-		uint64_t dur, cpu, call;
+		uint64_t dur, cpu, call, folded;
 		const char *text;	/* the fields after o=read;:, */
 	} cases[] = {
-		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 120, "C=7000;:,X=120;:," },
-		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 500, "C=7000;:," },
-		{ CAP_CPU_CALL, 500, 0, 500, "X=500;:," },
-		{ CAP_CPU_CALL, 500, 0, 0, "X=0;:," },
-		{ CAP_CPU | CAP_CPU_CALL, 0, 0, 0, "C=0;:," },
-		{ 0, 500, 0, 0, "" },
+		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 120, 0, "C=7000;:,X=120;:," },
+		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 500, 0, "C=7000;:," },
+		{ CAP_CPU_CALL, 500, 0, 500, 0, "X=500;:," },
+		{ CAP_CPU_CALL, 500, 0, 0, 0, "X=0;:," },
+		{ CAP_CPU | CAP_CPU_CALL, 0, 0, 0, 0, "C=0;:," },
+		{ 0, 500, 0, 0, 0, "" },
+		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 120, 3,
+		  "C=7000;:,X=120;:,K=3;:," },
 	};
 	char *dir = tu_scratch();
 
@@ -379,6 +382,7 @@ START_TEST(v4_cpu_keys)
 		ev.ret = 1;
 		ev.cpu_ns = cases[i].cpu;
 		ev.cpu_call_ns = cases[i].call;
+		ev.folded = cases[i].folded;
 		ev.have = CAP_RET | CAP_DUR | cases[i].have;
 		if (!cases[i].dur)
 			ev.have &= ~CAP_DUR;
@@ -397,6 +401,7 @@ START_TEST(v4_cpu_keys)
 				  cases[i].have);
 		ck_assert_uint_eq(out.cpu_ns, cases[i].cpu);
 		ck_assert_uint_eq(out.cpu_call_ns, cases[i].call);
+		ck_assert_uint_eq(out.folded, cases[i].folded);
 		caplog_close(r);
 		free(path);
 	}
@@ -478,6 +483,7 @@ START_TEST(v4_header_round_trip)
 		.kernel = "6.8.0-45-generic #45~22.04.1-Ubuntu SMP PREEMPT_DYNAMIC",
 		.backend = "bpf",
 		.start_epoch_ns = 1712345678901234567ULL,
+		.probe_gap_ns = 151, .probe_call_ns = 207,
 	};
 	struct cap_event ev, out;
 
@@ -503,6 +509,8 @@ START_TEST(v4_header_round_trip)
 	ck_assert_str_eq(got->kernel, hdr.kernel);
 	ck_assert_str_eq(got->backend, hdr.backend);
 	ck_assert_uint_eq(got->start_epoch_ns, hdr.start_epoch_ns);
+	ck_assert_uint_eq(got->probe_gap_ns, 151);
+	ck_assert_uint_eq(got->probe_call_ns, 207);
 	ck_assert(got->mounts);
 	ck_assert_uint_eq(got->mounts->n, ARRAY_SIZE(mounts));
 	for (size_t i = 0; i < ARRAY_SIZE(mounts); i++) {
@@ -1382,6 +1390,10 @@ static const struct bad_line bad_lines[] = {
 	{ 4, L("t=1;:,i=1:1;:,o=read;:,d=3;:,X=1;:,r=0;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=1k;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=1;:,K=-1;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,X=1;:,K=2;:,r=0;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 3, L("t=9;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=1;:,b=0;:,"),
 	  CAPLOG_BAD_SYNTAX },

@@ -2339,6 +2339,7 @@ static void think_printed(const struct run *r, const char *name,
 struct think_sums {
 	uint32_t tid;
 	uint64_t ops, gap_ns, cpu_ns;		/* as captured */
+	uint64_t probe_ns;			/* probe=, at most cpu= */
 	uint64_t sleep_ns, burn_ns;		/* scaled */
 	uint64_t end_ns;
 };
@@ -2359,7 +2360,7 @@ static void think_sums(const char *replay, uint32_t pid, const uint32_t *tids,
 	while ((rc = rlog_next(rd, &e, err, sizeof(err))) == 1) {
 		const struct rlog_op *op = &e.op;
 		struct think_sums *t = NULL;
-		uint64_t gap = 0, cpu = 0;
+		uint64_t gap = 0, cpu = 0, probe = 0;
 
 		if (e.type != RLOG_ENTRY_OP)
 			continue;
@@ -2373,11 +2374,14 @@ static void think_sums(const char *replay, uint32_t pid, const uint32_t *tids,
 						      : 0;
 			if (op->have & RL_CPU)
 				cpu = op->cpu_ns < gap ? op->cpu_ns : gap;
+			if (op->have & RL_PROBE)
+				probe = op->probe_ns < cpu ? op->probe_ns : cpu;
 		}
 		t->gap_ns += gap;
 		t->cpu_ns += cpu;
+		t->probe_ns += probe;
 		t->sleep_ns += (gap - cpu) / speed;
-		t->burn_ns += cpu / cpu_scale;
+		t->burn_ns += (cpu - probe) / cpu_scale;
 		t->end_ns = op->time_ns + op->dur_ns;
 	}
 	ck_assert_msg(rc == 0, "%s", err);
@@ -2410,7 +2414,8 @@ static uint64_t json_u64(const json_t *v, const char *key, const char *sub)
 struct think_run {
 	const char *label;
 	char fs_label[64];	/* the statistics' label: FSTYPE:SCHEDULER */
-	uint64_t think_sleep_ns, think_cpu_ns, gaps_ns, gaps_cpu_ns;
+	uint64_t think_sleep_ns, think_cpu_ns, think_probe_ns;
+	uint64_t gaps_ns, gaps_cpu_ns;
 	uint64_t total_ns, cpu_used_ns, ops, fsyncs;
 };
 
@@ -2476,6 +2481,8 @@ static void think_replay_run(const struct run *r, const char *label,
 	snprintf(out->fs_label, sizeof(out->fs_label), "%s", fs);
 	out->think_sleep_ns = json_u64(st, "think_replayed_ns", "sleep");
 	out->think_cpu_ns = json_u64(st, "think_replayed_ns", "cpu");
+	out->think_probe_ns = json_u64(st, "think_replayed_ns",
+				       "probe_left_out");
 	out->gaps_ns = json_u64(st, "captured_thread_time_ns", "gaps");
 	out->gaps_cpu_ns = json_u64(st, "captured_thread_time_ns",
 				    "gaps_on_cpu");
@@ -2500,9 +2507,11 @@ static void think_replay_run(const struct run *r, const char *label,
  *
  * Exactly: per run, the think time the replay accounts (JSON
  * think_replayed_ns, captured_thread_time_ns) is the one worked out here
- * from the replay file's lines (think_sums()): slept + burnt == the gaps
- * and burnt == their cpu= at -s 1, each part divided at -s 2
- * --cpu-scale 4; the same on both mounts, since it comes from the file.
+ * from the replay file's lines (think_sums()): slept + burnt + the
+ * probe's part left out == the gaps and burnt == their cpu= less probe=
+ * at -s 1, each part divided at -s 2 --cpu-scale 4; the same on both
+ * mounts, since it comes from the file.  The capture measured the probe's
+ * cost: the file has probe=.
  * Every operation is replayed as captured, the 4 fsyncs on each mount.
  *
  * Loosely, whatever the load: each thread's captured on-CPU gaps hold its
@@ -2529,7 +2538,7 @@ START_TEST(test_think_replay)
 	struct think_run run[3];
 	uint32_t tids[2];
 	char *ext4, *ext4_sandbox, *json[3], *map;
-	uint64_t gap = 0, cpu = 0, sleep2 = 0, burn2 = 0;
+	uint64_t gap = 0, cpu = 0, probe = 0, sleep2 = 0, burn2 = 0;
 	uint64_t longest = 0, longest2 = 0;
 	struct run r;
 
@@ -2589,6 +2598,7 @@ START_TEST(test_think_replay)
 			      p->span_ns);
 		gap += s1[t].gap_ns;
 		cpu += s1[t].cpu_ns;
+		probe += s1[t].probe_ns;
 		sleep2 += s2[t].sleep_ns;
 		burn2 += s2[t].burn_ns;
 		if (s1[t].gap_ns > longest)
@@ -2652,11 +2662,16 @@ START_TEST(test_think_replay)
 	/* The same on both mounts: it comes from the file. */
 	ck_assert_uint_eq(run[1].think_cpu_ns, run[0].think_cpu_ns);
 	ck_assert_uint_eq(run[1].think_sleep_ns, run[0].think_sleep_ns);
+	/* The capture measured the probe's cost (a BPF capture on this
+	 * kernel): each gap with cpu= has probe=. */
+	ck_assert_msg(probe > 0, "no probe= in %s", r.replay);
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(run[i].think_probe_ns, probe);
 	for (int i = 0; i < 2; i++) {
-		ck_assert_uint_eq(run[i].think_cpu_ns, cpu);
+		ck_assert_uint_eq(run[i].think_cpu_ns, cpu - probe);
 		ck_assert_uint_eq(run[i].think_sleep_ns, gap - cpu);
-		ck_assert_uint_eq(run[i].think_sleep_ns + run[i].think_cpu_ns,
-				  run[i].gaps_ns);
+		ck_assert_uint_eq(run[i].think_sleep_ns + run[i].think_cpu_ns +
+				  run[i].think_probe_ns, run[i].gaps_ns);
 		ck_assert_msg(run[i].total_ns >= longest, "%s: took %llu ns, "
 			      "a timeline's think time is %llu ns",
 			      run[i].label,

@@ -84,6 +84,10 @@ static const char *const goldens[] = {
 			 * last of two wakes in a gap orders, both sleeps
 			 * wait, a sleep cut at the gap's start, a waker
 			 * without operations */
+	"probe",	/* probe= from the log's probe cost: its part of
+			 * the gap, a call's cost for each event not
+			 * written and each call the capture left out (K),
+			 * never more than cpu=, none without cpu= */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

@@ -702,6 +702,43 @@ START_TEST(test_think)
 END_TEST
 
 /*
+ * --think leaves the capture probe's part of a gap's on-CPU time out
+ * (probe=): op 2's gap of 30 ms has 20 ms on a CPU of which 5 ms were the
+ * probe's: 15 ms burnt, 10 ms slept; op 3's probe= is more than its cpu=:
+ * all of its 1 ms is left out, its 9 ms slept.  At --cpu-scale 2 the
+ * burnt part is halved, the probe's part is the capture's.
+ */
+START_TEST(test_think_probe)
+{
+	FILE *f = replay_begin();
+
+	fprintf(f, "1 1:1 0 0 - mkdirat 0 path=%s/a mode=0755\n", sandbox);
+	fprintf(f, "2 1:1 30000000 0 - mkdirat 0 path=%s/b mode=0755 "
+		"cpu=20000000 probe=5000000\n", sandbox);
+	fprintf(f, "3 1:1 40000000 0 - mkdirat 0 path=%s/c mode=0755 "
+		"cpu=1000000 probe=3000000\n", sandbox);
+	replay_end(f, 3);
+
+	ck_assert_int_eq(run_think(0, 0, summary), 0);
+	ck_assert_uint_eq(summary->ops, 3);
+	ck_assert_uint_eq(total_differ(summary), 0);
+	ck_assert_uint_eq(summary->cap_gap_ns, 40000000ULL);
+	ck_assert_uint_eq(summary->cap_gap_cpu_ns, 21000000ULL);
+	ck_assert_uint_eq(summary->think_cpu_ns, 15000000ULL);
+	ck_assert_uint_eq(summary->think_probe_ns, 6000000ULL);
+	ck_assert_uint_eq(summary->think_sleep_ns, 19000000ULL);
+	ck_assert_uint_ge(summary->duration_ns, 34000000ULL);
+	tu_rmtree(sandbox);
+	ck_assert_int_eq(mkdir(sandbox, 0755), 0);
+
+	ck_assert_int_eq(run_think(1, 2, summary), 0);
+	ck_assert_uint_eq(summary->think_cpu_ns, 7500000ULL);
+	ck_assert_uint_eq(summary->think_probe_ns, 6000000ULL);
+	ck_assert_uint_eq(summary->think_sleep_ns, 19000000ULL);
+}
+END_TEST
+
+/*
  * --think with sync=: in the capture, timeline 1:2 was blocked 9.99 s of
  * the 10 s before op 4 in a futex wait that 1:1 ended 5 ms before op 4,
  * after its op 3 (sync=3:5000000 waited=9990000000).  The replay keeps
@@ -1238,6 +1275,7 @@ Suite *replay_suite(void)
 	tu_add_timed_test(tc, tt, test_speed);
 	tu_add_timed_test(tc, tt, test_spin);
 	tcase_add_test(tc, test_think);
+	tcase_add_test(tc, test_think_probe);
 	tcase_add_test(tc, test_think_sync);
 	tcase_add_test(tc, test_think_anchored);
 	tcase_add_test(tc, test_think_lead);

@@ -66,6 +66,10 @@ struct cap_event {
 				 * this one's start */
 	uint64_t cpu_call_ns;	/* CAP_CPU_CALL: its on-CPU ns within the
 				 * call, at most dur_ns */
+	uint64_t folded;	/* K: calls of the thread the probe recorded
+				 * since its previous event in the log that
+				 * the capture's filters left out (their
+				 * on-CPU time is in cpu_ns), 0 if none */
 	uint64_t addr, addr2;
 	int64_t buf_index;
 	uint32_t child_pid, child_tid;
@@ -87,6 +91,10 @@ struct caplog_header {
 	char kernel[256];
 	char backend[32];
 	uint64_t start_epoch_ns;	/* wall clock at start, 0 if unknown */
+	/* The probe's own cost (capture-format §4.2), 0 if not measured:
+	 * its part of each gap between two recorded calls, and all of a
+	 * recorded call's. */
+	uint64_t probe_gap_ns, probe_call_ns;
 	struct mounttab *mounts;	/* v4 mount table, NULL for v2/v3 */
 };
 

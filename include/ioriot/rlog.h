@@ -81,6 +81,10 @@ enum rlog_have {
 				 * operation, the ns its thread was blocked
 				 * in such waits (--think replaces them by
 				 * the sync= dependency) */
+	RL_PROBE = 1u << 31,	/* probe=NS: of the cpu= part of the gap
+				 * before this operation, the ns that were
+				 * the capture probe's own (capture-format
+				 * §4.2): --think does not burn them */
 };
 
 /* The page of mmap_read and mmap_write: count= and stride= are in pages
@@ -121,6 +125,7 @@ struct rlog_op {
 	uint64_t sync_id, sync_gap_ns;	/* RL_SYNC, in this order (the
 					 * reader stores the pair at once) */
 	uint64_t waited_ns;		/* RL_WAITED */
+	uint64_t probe_ns;		/* RL_PROBE */
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };

@@ -68,7 +68,7 @@ static inline int slot_of(unsigned char key)
 		 BIT('m') | BIT('O') | BIT('Q') | BIT('W') | BIT('c') | \
 		 BIT('F') | BIT('G') | BIT('U') | BIT('s') | BIT('a') | \
 		 BIT('A') | BIT('k') | BIT('B') | BIT('u') | BIT('C') | \
-		 BIT('X') | BIT('T'))
+		 BIT('X') | BIT('K') | BIT('T'))
 
 static const char *const bad_names[CAPLOG_BAD_COUNT] = {
 	[CAPLOG_BAD_SYNTAX] = "malformed line",
@@ -319,6 +319,11 @@ static const char *take_cpu(const struct fields *f, int64_t dur,
 		ev->cpu_call_ns = (uint64_t)NUM(f, 'X');
 		ev->have |= CAP_CPU_CALL;
 	}
+	if (HAS(f, 'K')) {
+		if (NUM(f, 'K') < 0 || !HAS(f, 'C'))
+			return "calls left out (K) without C, or negative";
+		ev->folded = (uint64_t)NUM(f, 'K');
+	}
 	return NULL;
 }
 
@@ -477,6 +482,10 @@ static int parse_meta(struct caplog_reader *r, char *s, size_t len)
 			snprintf(r->hdr.backend, sizeof(r->hdr.backend), "%s", eq);
 		else if (strcmp(tok, "start_epoch_ns") == 0)
 			r->hdr.start_epoch_ns = strtoull(eq, NULL, 10);
+		else if (strcmp(tok, "probe_gap_ns") == 0)
+			r->hdr.probe_gap_ns = strtoull(eq, NULL, 10);
+		else if (strcmp(tok, "probe_call_ns") == 0)
+			r->hdr.probe_call_ns = strtoull(eq, NULL, 10);
 		else if (strcmp(tok, "mount") == 0) {
 			mount = eq;
 			mount_len = (size_t)vlen;

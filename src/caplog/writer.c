@@ -14,7 +14,12 @@ void caplog_write_header(struct outbuf *ob, const struct caplog_header *hdr)
 	outbuf_meta(ob, "backend", hdr->backend);
 	outbuf_puts(ob, "start_epoch_ns=");
 	outbuf_u64(ob, hdr->start_epoch_ns);
-	outbuf_puts(ob, "|\n");
+	outbuf_puts(ob, "|");
+	if (hdr->probe_gap_ns || hdr->probe_call_ns) {
+		outbuf_meta_u64(ob, "probe_gap_ns", hdr->probe_gap_ns);
+		outbuf_meta_u64(ob, "probe_call_ns", hdr->probe_call_ns);
+	}
+	outbuf_putc(ob, '\n');
 	if (hdr->mounts)
 		caplog_write_mounts(ob, hdr->mounts);
 }
@@ -128,6 +133,8 @@ void caplog_write_event(struct outbuf *ob, const struct cap_event *ev)
 	 * was on a CPU for the whole call. */
 	if ((h & CAP_CPU_CALL) && (!(h & CAP_CPU) || ev->cpu_call_ns != ev->dur_ns))
 		num_field(ob, 'X', (int64_t)ev->cpu_call_ns);
+	if (ev->folded)
+		num_field(ob, 'K', (int64_t)ev->folded);
 	if (h & CAP_ADDR)
 		num_field(ob, 'a', (int64_t)ev->addr);
 	if (h & CAP_ADDR2)

@@ -111,25 +111,43 @@ static void write_event(struct emitter *em, const struct cap_event *ce)
 /*
  * C of an event counts from the end of its thread's previous event in the
  * log: the on-CPU time of the events between that the filters left out
- * (their C and X) goes into the next C written.  An event in the probe's
- * chain without C (a thread's first) starts the count anew; records
- * outside it (no C, no X) leave it.  Returns 0 or -ENOMEM.
+ * (their C and X) goes into the next C written, and their number into its
+ * K.  An event in the probe's chain without C (a thread's first) starts
+ * the count anew; records outside it (no C, no X) leave it.  The map keeps
+ * both in one word: the number in the top CARRY_COUNT_BITS, the ns plus 1
+ * (0: no entry) below, each held at its largest (a thread filtered out for
+ * hours between two kept events).  Returns 0 or -ENOMEM.
  */
+#define CARRY_COUNT_BITS 20
+#define CARRY_NS_MAX ((1ULL << (64 - CARRY_COUNT_BITS)) - 1)
+#define CARRY_COUNT_MAX ((1ULL << CARRY_COUNT_BITS) - 1)
+_Static_assert(sizeof(void *) == sizeof(uint64_t),
+	       "cpu_carry() keeps 64 bits in a map value");
+
 static int cpu_carry(struct emitter *em, struct cap_event *ce, bool dropped)
 {
 	uint64_t key = (uint64_t)ce->pid << 32 | ce->tid;
-	uintptr_t left;
+	uint64_t left, ns, count;
 
 	if (!(ce->have & (CAP_CPU | CAP_CPU_CALL)))
 		return 0;
-	left = (uintptr_t)(dropped || (ce->have & CAP_CPU) ?
-			   u64map_get(&em->cpu_left, key) : NULL);
+	left = (uint64_t)(uintptr_t)(dropped || (ce->have & CAP_CPU) ?
+				     u64map_get(&em->cpu_left, key) : NULL);
+	ns = left ? (left & CARRY_NS_MAX) - 1 : 0;
+	count = left >> (64 - CARRY_COUNT_BITS);
 	if (dropped) {
-		left = (left ? left : 1) + ce->cpu_ns + ce->cpu_call_ns;
-		return u64map_put(&em->cpu_left, key, (void *)left);
+		ns += ce->cpu_ns + ce->cpu_call_ns;
+		if (ns >= CARRY_NS_MAX)
+			ns = CARRY_NS_MAX - 1;
+		if (count < CARRY_COUNT_MAX)
+			count++;
+		left = count << (64 - CARRY_COUNT_BITS) | (ns + 1);
+		return u64map_put(&em->cpu_left, key, (void *)(uintptr_t)left);
 	}
-	if (left)
-		ce->cpu_ns += left - 1;
+	if (left) {
+		ce->cpu_ns += ns;
+		ce->folded = count;
+	}
 	if (em->cpu_left.count)
 		u64map_del(&em->cpu_left, key);
 	return 0;

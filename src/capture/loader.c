@@ -28,6 +28,7 @@
 #include "ioriot/capture.h"
 #include "ioriot/clock.h"
 #include "ioriot/log.h"
+#include "calib.h"
 #include "cpuring.h"
 #include "emit.h"
 #include "snapshot.h"
@@ -58,6 +59,8 @@ struct loader {
 	uint64_t start;			/* CLOCK_MONOTONIC start of recording */
 	uint64_t duration;		/* how long to record */
 	uint64_t deadline;		/* CLOCK_MONOTONIC end of the capture */
+	struct probe_cost cost;		/* the probe's own, calib.h */
+	uint32_t own_pid;		/* ioriot's */
 	char p1[IORIOT_EV_PATH_MAX], p2[IORIOT_EV_PATH_MAX];
 };
 
@@ -69,7 +72,9 @@ static int handle_event(void *ctx, const void *data, size_t size)
 	const struct ioriot_event *e = data;
 	struct cap_event ce;
 
-	if (size < sizeof(*e) ||
+	/* The probe leaves ioriot out, but for the thread that measured
+	 * its cost (calib.h): once traced, -x keeps a thread in. */
+	if (size < sizeof(*e) || e->pid == ld->own_pid ||
 	    size < sizeof(*e) + e->path_len[0] + e->path_len[1] ||
 	    e->path_len[0] >= IORIOT_EV_PATH_MAX ||
 	    e->path_len[1] >= IORIOT_EV_PATH_MAX)
@@ -382,8 +387,9 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 }
 #pragma GCC diagnostic pop
 
-/* The log header: host, kernel, clock start and the mount table. */
-static void write_header(struct outbuf *ob)
+/* The log header: host, kernel, clock start, the probe's cost and the
+ * mount table. */
+static void write_header(struct outbuf *ob, const struct probe_cost *cost)
 {
 	struct caplog_header hdr = { .version = CAPLOG_VERSION };
 	struct utsname uts;
@@ -394,6 +400,8 @@ static void write_header(struct outbuf *ob)
 	}
 	snprintf(hdr.backend, sizeof(hdr.backend), "bpf");
 	hdr.start_epoch_ns = clock_ns(CLOCK_REALTIME);
+	hdr.probe_gap_ns = cost->gap_ns;
+	hdr.probe_call_ns = cost->call_ns;
 	hdr.mounts = mounttab_new();
 	if (hdr.mounts && mounttab_load(hdr.mounts, "/proc/self/mounts"))
 		log_warn("cannot read /proc/self/mounts: the log has no mount table");
@@ -666,7 +674,7 @@ static int start_recording(struct loader *ld, struct seed *sd, char *err,
 	}
 	ld->start = clock_ns(CLOCK_MONOTONIC);
 	ld->deadline = ld->start + ld->duration;
-	write_header(ld->ob);
+	write_header(ld->ob, &ld->cost);
 	struct snapshot_options so = {
 		.proc_root = "/proc", .own_pid = (uint32_t)getpid(),
 		.comm = opt->comm, .time_ns = ld->start, .filter = &opt->filter,
@@ -763,7 +771,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	uint64_t ring = opt->ring_bytes ? opt->ring_bytes :
 			CAPTURE_DEFAULT_RING_BYTES;
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t poll_ms;
+	uint64_t poll_ms, bare_ns;
 	struct loader *ld = calloc(1, sizeof(*ld));
 	struct seed sd = { 0 };
 	int rc;
@@ -776,6 +784,7 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 	}
 	ld->opt = opt;
 	ld->sum = sum;
+	ld->own_pid = (uint32_t)getpid();
 	ld->duration = opt->duration_ns ? opt->duration_ns :
 		       CAPTURE_DEFAULT_DURATION_NS;
 	if (ncpu <= 0) {
@@ -801,8 +810,16 @@ int capture_run(const struct capture_options *opt, struct capture_summary *sum,
 		rc = -ENOMEM;
 		goto out;
 	}
+	bare_ns = calib_bare_ns();
 	if ((rc = load_probe(ld, err, errlen)))
 		goto out;
+	/* What the probe adds to the gaps --think replays: measured before
+	 * the header is written, kept out by generate (capture-format §4.2). */
+	if ((rc = calib_measure(&ld->skel->bss->calib_id, &ld->rings,
+				handle_event, ld, bare_ns, &ld->cost)))
+		log_warn("measuring the probe's own cost: %s: the log does not "
+			 "say it, and --think replays it in the gaps",
+			 strerror(-rc));
 	sd = (struct seed){ .skel = ld->skel, .filter = &opt->filter };
 	if ((rc = start_recording(ld, &sd, err, errlen)))
 		goto out;

@@ -85,6 +85,7 @@ struct tline {
 				 * operation, made from an event with the
 				 * probe's on-CPU keys (ops.c, gen_op_cpu()) */
 	uint64_t cpu_ns;	/* on-CPU ns of its events not written since */
+	uint64_t folded;	/* and how many such events the probe sent */
 	uint64_t last_op;	/* its last operation written */
 	uint64_t last_end_ns;	/* and that operation's end */
 	uint64_t sync_id;	/* events_sync.c: its next operation orders
@@ -109,6 +110,9 @@ struct gen {
 					 * the first (deps_use()) */
 	uint64_t tl_key;		/* the current event's timeline */
 	struct tline *tl_state;		/* and its value in timelines */
+	uint64_t probe_gap_ns;		/* the log's probe cost (capture-format
+					 * §4.2), 0 if unknown */
+	uint64_t probe_call_ns;
 	bool cpu_taken;			/* an operation took the current
 					 * event's on-CPU time */
 	bool *mount_used;		/* per pm.mounts entry */

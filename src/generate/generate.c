@@ -495,6 +495,8 @@ int generate_run(const struct gen_options *opt, struct gen_summary *sum,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	g.probe_gap_ns = ch->probe_gap_ns;
+	g.probe_call_ns = ch->probe_call_ns;
 	rc = gen_filter_setup(&g, ch, err, errlen);
 	if (rc)
 		goto out;

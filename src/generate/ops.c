@@ -129,6 +129,24 @@ static struct tline *op_timeline(struct gen *g, struct rlog_op *op)
 }
 
 /*
+ * probe= (replay-format §4.7): of @op's cpu=, what the capture's probe
+ * added (capture-format §4.2): its part of the gap, and all of the cost
+ * of each of the @folded calls it recorded in the gap that the file has
+ * no operation for.  None for a log that does not say the probe's cost,
+ * never more than cpu=.
+ */
+static void op_probe(const struct gen *g, struct rlog_op *op, uint64_t folded)
+{
+	uint64_t ns;
+
+	if (!g->probe_gap_ns || !op->cpu_ns)
+		return;
+	ns = g->probe_gap_ns + folded * g->probe_call_ns;
+	op->probe_ns = ns < op->cpu_ns ? ns : op->cpu_ns;
+	op->have |= RL_PROBE;
+}
+
+/*
  * cpu= (docs/replay-format.md §4.7): the on-CPU ns of a timeline between
  * the end of its previous operation and the start of this one.  The
  * probe's C of an event counts from the end of the thread's previous event
@@ -148,16 +166,20 @@ void gen_op_cpu(struct gen *g, struct rlog_op *op, struct tline *t)
 	if (!(ev->have & (CAP_CPU | CAP_CPU_CALL))) {
 		t->cpu_chain = false;
 		t->cpu_ns = 0;
+		t->folded = 0;
 		return;
 	}
 	if ((ev->have & CAP_CPU) && t->cpu_chain) {
 		op->cpu_ns = g->cpu_taken ? 0 : t->cpu_ns + ev->cpu_ns;
 		op->have |= RL_CPU;
+		op_probe(g, op, t->folded + ev->folded);
 	}
 	g->cpu_taken = true;
 	t->cpu_chain = true;
 	t->cpu_ns = 0;
+	t->folded = 0;
 }
+
 
 void gen_cpu_after(struct gen *g)
 {
@@ -172,6 +194,7 @@ void gen_cpu_after(struct gen *g)
 		return;		/* a thread's first event: nothing to add to */
 	t->cpu_ns += (ev->have & CAP_CPU ? ev->cpu_ns : 0) +
 		     (ev->have & CAP_CPU_CALL ? ev->cpu_call_ns : 0);
+	t->folded += 1 + ev->folded;
 }
 
 void gen_timelines_free(struct gen *g)

@@ -305,7 +305,7 @@ static uint64_t think_due(struct runner *r, const struct slot *s,
 {
 	struct engine *e = r->eng;
 	struct timeline *tl = s->tl;
-	uint64_t cpu = 0, rest, wait, spent, w;
+	uint64_t cpu = 0, rest, wait, spent, w, probe;
 
 	*blocked = 0;
 	if (!tl->ran) {
@@ -318,6 +318,12 @@ static uint64_t think_due(struct runner *r, const struct slot *s,
 	if (s->op.have & RL_CPU)
 		cpu = s->op.cpu_ns < s->gap_ns ? s->op.cpu_ns : s->gap_ns;
 	rest = s->gap_ns - cpu;
+	/* The probe's own part of the on-CPU time is no one's here. */
+	if (s->op.have & RL_PROBE) {
+		probe = s->op.probe_ns < cpu ? s->op.probe_ns : cpu;
+		cpu -= probe;
+		r->think_probe_ns += probe;
+	}
 	if (s->op.have & RL_WAITED) {
 		w = s->op.waited_ns < rest ? s->op.waited_ns : rest;
 		rest -= w;
@@ -928,6 +934,7 @@ static void merge(struct replay_summary *sum, const struct runner *r)
 		sum->lateness_max_ns = r->late_max;
 	sum->think_sleep_ns += r->think_sleep_ns;
 	sum->think_cpu_ns += r->think_cpu_ns;
+	sum->think_probe_ns += r->think_probe_ns;
 }
 
 /* Fill @sum from the runners and the feed once every thread ended. */

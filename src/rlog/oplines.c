@@ -72,6 +72,7 @@ static const struct arg_key arg_keys[] = {
 	NUM_KEY("parent", AT_TIMELINE, RL_PARENT, parent),
 	NUM_KEY("sync", AT_PAIR, RL_SYNC, sync_id),
 	NUM_KEY("waited", AT_UDEC, RL_WAITED, waited_ns),
+	NUM_KEY("probe", AT_UDEC, RL_PROBE, probe_ns),
 	{ "name", 4, AT_NAME, RL_NAME, offsetof(struct rlog_op, name),
 	  offsetof(struct rlog_op, name_len) },
 };

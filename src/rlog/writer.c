@@ -46,8 +46,8 @@ void rlog_write_init_xattr(struct outbuf *ob, uint64_t size, const char *path,
 }
 
 /* Bytes a line needs besides its paths: 7 columns, up to DEPS_MAX deps and
- * 32 keyed numbers, each at most 32 bytes with its key. */
-#define FIXED_MAX (32 * (7 + DEPS_MAX + 32))
+ * 40 keyed numbers, each at most 32 bytes with its key. */
+#define FIXED_MAX (32 * (7 + DEPS_MAX + 40))
 
 static inline char *key(char *p, const char *k, size_t len)
 {
@@ -166,6 +166,8 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 	}
 	if (h & RL_WAITED)
 		p = fmt_u64(KEY(p, "waited="), op->waited_ns);
+	if (h & RL_PROBE)
+		p = fmt_u64(KEY(p, "probe="), op->probe_ns);
 	*p++ = '\n';
 	ob->len = (size_t)(p - ob->buf);
 }
