@@ -334,8 +334,9 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 }
 
 /* Note @op's place in timeline @tl: the captured gap since the timeline's
- * previous operation goes to @s, the parent (parent=) to @tl on its first
- * operation, the time in calls and between them to the engine's sums.
+ * previous operation goes to @s, the parent (parent=) and whether it is
+ * anchored to @tl on its first operation, the time in calls and between
+ * them to the engine's sums.
  * 0 or -ENOMEM. */
 static int note_gap(struct engine *e, struct timeline *tl, struct slot *s,
 		    const struct rlog_op *op)
@@ -351,11 +352,20 @@ static int note_gap(struct engine *e, struct timeline *tl, struct slot *s,
 		if (op->have & RL_CPU)
 			e->cap_gap_cpu_ns = add_sat(e->cap_gap_cpu_ns,
 				op->cpu_ns < s->gap_ns ? op->cpu_ns : s->gap_ns);
-	} else if ((op->have & RL_PARENT) &&
-		   op->parent != ((uint64_t)op->pid << 32 | op->tid)) {
-		tl->parent = timeline_get(e, op->parent);
-		if (!tl->parent)
-			return -ENOMEM;
+	} else {
+		if ((op->have & RL_PARENT) &&
+		    op->parent != ((uint64_t)op->pid << 32 | op->tid)) {
+			tl->parent = timeline_get(e, op->parent);
+			if (!tl->parent)
+				return -ENOMEM;
+		}
+		/* --think: anchored from its first operation on, as its
+		 * runner will find it there (engine.c); set here so that a
+		 * sync= on it reads it before that runner got to it. */
+		atomic_store_explicit(&tl->anchored, !tl->parent ||
+				      atomic_load_explicit(&tl->parent->anchored,
+							   memory_order_relaxed),
+				      memory_order_relaxed);
 	}
 	tl->queued = true;
 	tl->cap_end = end;
