@@ -301,6 +301,7 @@ START_TEST(test_thread_time)
 	ck_assert_int_eq(num(t, "on_cpu_ns"), 5550 + 100);
 	ck_assert_int_eq(num(t, "waiting_ns"), 3950);
 	ck_assert_int_eq(num(t, "unknown_ns"), 900);
+	ck_assert_int_eq(num(t, "probe_ns"), 0);
 	ck_assert(real(t, "on_cpu_share") > 0.48 &&
 		  real(t, "on_cpu_share") < 0.49);
 	p = find(at(v, "top.processes.by_ops"), "name", "500");
@@ -320,6 +321,36 @@ START_TEST(test_thread_time)
 			     "(no cpu=)\n"), "%s", text);
 	ck_assert_msg(strstr(text, "    7%   54%   39%    0%  500\n"), "%s",
 		      text);
+	free(text);
+	free(path);
+}
+END_TEST
+
+/*
+ * The capture probe's part of the on-CPU time (tests/data/generate/
+ * probe.capture, replay-format §4.7): the probe= generate writes, 150 +
+ * 550 + 750 + 100 + 750 ns of 9,100 ns of thread time, in JSON and text.
+ */
+START_TEST(test_thread_time_probe)
+{
+	char *path;
+	json_t *v;
+	const json_t *t;
+	char *argv[] = { "ioriot", "--analyze", NULL, NULL }, *text = NULL;
+
+	ck_assert(asprintf(&path, "%s/generate/probe.capture",
+			   tu_datadir()) > 0);
+	v = analyze_json(&(struct analyze_options){ 0 }, path);
+	t = at(v, "totals.thread_time");
+	ck_assert_int_eq(num(t, "probe_ns"), 2300);
+	ck_assert_int_eq(num(t, "on_cpu_ns"), 4380);
+	json_decref(v);
+
+	argv[2] = path;
+	ck_assert_int_eq(tu_run(argv, &text, NULL), 0);
+	ck_assert_msg(strstr(text, "  Thread time            8% in calls, 48% "
+			     "on a CPU between them (25% the capture "
+			     "probe's), 44% waiting\n"), "%s", text);
 	free(text);
 	free(path);
 }
@@ -799,6 +830,7 @@ Suite *analyze_suite(void)
 	tcase_add_test(tc, test_hand_capture);
 	tcase_add_test(tc, test_hand_replay);
 	tcase_add_test(tc, test_thread_time);
+	tcase_add_test(tc, test_thread_time_probe);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_aio);
 	tcase_add_test(tc, test_uring);

@@ -62,9 +62,10 @@ struct an_row {
 };
 
 /* The time of threads: in calls (their operations' durations) and in the
- * gaps between them, on a CPU or waiting as cpu= tells, or unknown. */
+ * gaps between them, on a CPU or waiting as cpu= tells, or unknown; of the
+ * on-CPU part, the capture probe's own (probe=). */
 struct an_gaps {
-	uint64_t calls_ns, gap_ns, gap_known_ns, gap_cpu_ns;
+	uint64_t calls_ns, gap_ns, gap_known_ns, gap_cpu_ns, gap_probe_ns;
 };
 
 /* table.c: rows by name (files, directories) or by a 64-bit id

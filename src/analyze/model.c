@@ -284,6 +284,9 @@ static void thread_gap(struct an *a, const struct rlog_op *op, uint32_t proc,
 	if (known) {
 		a->gaps.gap_known_ns += gap;
 		a->gaps.gap_cpu_ns += cpu;
+		if (op->have & RL_PROBE)
+			a->gaps.gap_probe_ns += op->probe_ns < cpu ?
+						op->probe_ns : cpu;
 	}
 	gap_row(&a->procs, proc, gap, known, cpu);
 	gap_row(&a->threads, thread, gap, known, cpu);

@@ -42,8 +42,8 @@ static const char *pct(uint64_t num, uint64_t den, char buf[16])
 	return buf;
 }
 
-/* The threads' time: in calls, and between them on a CPU, waiting or
- * unknown (docs/analyze.md). */
+/* The threads' time: in calls, and between them on a CPU (the capture
+ * probe's part of it too), waiting or unknown (docs/analyze.md). */
 static void thread_time(FILE *f, const struct an_gaps *g)
 {
 	uint64_t all = g->calls_ns + g->gap_ns;
@@ -51,10 +51,14 @@ static void thread_time(FILE *f, const struct an_gaps *g)
 
 	if (!all)
 		return;
-	fprintf(f, "  %-22s %s in calls, %s on a CPU between them, %s waiting",
+	fprintf(f, "  %-22s %s in calls, %s on a CPU between them",
 		"Thread time", pct(g->calls_ns, all, p1),
-		pct(g->gap_cpu_ns, all, p2),
-		pct(g->gap_known_ns - g->gap_cpu_ns, all, p3));
+		pct(g->gap_cpu_ns, all, p2));
+	/* probe=: the capture's own, which --think does not burn. */
+	if (g->gap_probe_ns)
+		fprintf(f, " (%s the capture probe's)",
+			pct(g->gap_probe_ns, all, p1));
+	fprintf(f, ", %s waiting", pct(g->gap_known_ns - g->gap_cpu_ns, all, p3));
 	if (g->gap_ns > g->gap_known_ns)
 		fprintf(f, ", %s not known (no cpu=)",
 			pct(g->gap_ns - g->gap_known_ns, all, p1));
