@@ -564,8 +564,9 @@ END_TEST
 /*
  * The emitter (emit.c): an event the path filters leave out passes its
  * on-CPU time (C and X) to the next C of its thread, so that C still counts
- * from the end of the thread's previous event in the log; a thread's first
- * event (X, no C) starts the count anew.
+ * from the end of the thread's previous event in the log, and is counted in
+ * that event's K (capture-format §4.2); a thread's first event (X, no C)
+ * starts the count anew.
  */
 START_TEST(emit_carries_cpu_of_filtered)
 {
@@ -588,10 +589,10 @@ START_TEST(emit_carries_cpu_of_filtered)
 	};
 	static const char *const want[] = {
 		"i=7:1;:,o=stat;:,p=/keep/a;:,X=40;:,",
-		"i=7:1;:,o=stat;:,p=/keep/b;:,C=1135;:,",
-		"i=7:1;:,o=stat;:,p=/keep/c;:,C=6;:,",
-		"i=7:2;:,o=stat;:,p=/keep/d;:,X=50;:,",
-		"i=7:2;:,o=stat;:,p=/keep/e;:,C=8;:,",
+		"i=7:1;:,o=stat;:,p=/keep/b;:,C=1135;:,K=2;:,r=",
+		"i=7:1;:,o=stat;:,p=/keep/c;:,C=6;:,r=",
+		"i=7:2;:,o=stat;:,p=/keep/d;:,X=50;:,r=",
+		"i=7:2;:,o=stat;:,p=/keep/e;:,C=8;:,r=",
 	};
 	struct path_filter f = { inc, 1, NULL, 0 };
 	struct capture_summary sum = { 0 };
