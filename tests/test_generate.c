@@ -87,7 +87,8 @@ static const char *const goldens[] = {
 	"probe",	/* probe= from the log's probe cost: its part of
 			 * the gap, a call's cost for each event not
 			 * written and each call the capture left out (K),
-			 * never more than cpu=, none without cpu= */
+			 * never more than cpu= (a K that would wrap),
+			 * none without cpu= */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

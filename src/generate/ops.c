@@ -141,7 +141,10 @@ static void op_probe(const struct gen *g, struct rlog_op *op, uint64_t folded)
 
 	if (!g->probe_gap_ns || !op->cpu_ns)
 		return;
-	ns = g->probe_gap_ns + folded * g->probe_call_ns;
+	/* A hand-edited K or header cannot wrap it below cpu=. */
+	ns = g->probe_call_ns &&
+	     folded > (UINT64_MAX - g->probe_gap_ns) / g->probe_call_ns ?
+	     UINT64_MAX : g->probe_gap_ns + folded * g->probe_call_ns;
 	op->probe_ns = ns < op->cpu_ns ? ns : op->cpu_ns;
 	op->have |= RL_PROBE;
 }

@@ -400,18 +400,18 @@ static void think_done(struct engine *e, struct timeline *tl,
 	long long drift = (long long)(t1 - e->start_ns) -
 			  (long long)scaled(cap_end, e->speed);
 
+	bool held = !atomic_load_explicit(&tl->anchored, memory_order_relaxed);
+	bool lead_held = atomic_load_explicit(&e->lead_held,
+					      memory_order_relaxed);
+
 	tl->end_ns = t1;
 	tl->ran = true;
 	moved(tl, drift);
-	if (!atomic_load_explicit(&tl->anchored, memory_order_relaxed)) {
-		if (!atomic_load_explicit(&e->lead_held, memory_order_relaxed))
-			atomic_store_explicit(&e->lead_held, true,
-					      memory_order_relaxed);
+	if (held && !lead_held)
+		atomic_store_explicit(&e->lead_held, true,
+				      memory_order_relaxed);
+	if (held || !lead_held)
 		moved(&e->lead, drift);
-	} else if (!atomic_load_explicit(&e->lead_held,
-					 memory_order_relaxed)) {
-		moved(&e->lead, drift);
-	}
 }
 
 /* Wait until @due; returns when the operation started (now). */
