@@ -354,17 +354,20 @@ START_TEST(v4_cpu_keys)
 {
 	static const struct {
 		unsigned have;
-		uint64_t dur, cpu, call, folded;
+		uint64_t dur, cpu, call, folded, runq;
 		const char *text;	/* the fields after o=read;:, */
 	} cases[] = {
-		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 120, 0, "C=7000;:,X=120;:," },
-		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 500, 0, "C=7000;:," },
-		{ CAP_CPU_CALL, 500, 0, 500, 0, "X=500;:," },
-		{ CAP_CPU_CALL, 500, 0, 0, 0, "X=0;:," },
-		{ CAP_CPU | CAP_CPU_CALL, 0, 0, 0, 0, "C=0;:," },
-		{ 0, 500, 0, 0, 0, "" },
-		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 120, 3,
+		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 120, 0, 0,
+		  "C=7000;:,X=120;:," },
+		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 500, 0, 0, "C=7000;:," },
+		{ CAP_CPU_CALL, 500, 0, 500, 0, 0, "X=500;:," },
+		{ CAP_CPU_CALL, 500, 0, 0, 0, 0, "X=0;:," },
+		{ CAP_CPU | CAP_CPU_CALL, 0, 0, 0, 0, 0, "C=0;:," },
+		{ 0, 500, 0, 0, 0, 0, "" },
+		{ CAP_CPU | CAP_CPU_CALL, 500, 7000, 120, 3, 0,
 		  "C=7000;:,X=120;:,K=3;:," },
+		{ CAP_CPU | CAP_CPU_CALL | CAP_RUNQ, 500, 7000, 120, 3, 44,
+		  "C=7000;:,X=120;:,K=3;:,R=44;:," },
 	};
 	char *dir = tu_scratch();
 
@@ -383,6 +386,7 @@ START_TEST(v4_cpu_keys)
 		ev.cpu_ns = cases[i].cpu;
 		ev.cpu_call_ns = cases[i].call;
 		ev.folded = cases[i].folded;
+		ev.runq_ns = cases[i].runq;
 		ev.have = CAP_RET | CAP_DUR | cases[i].have;
 		if (!cases[i].dur)
 			ev.have &= ~CAP_DUR;
@@ -397,8 +401,9 @@ START_TEST(v4_cpu_keys)
 		free(got);
 		r = open_ok(path);
 		ck_assert_int_eq(caplog_next(r, &out), 1);
-		ck_assert_uint_eq(out.have & (CAP_CPU | CAP_CPU_CALL),
+		ck_assert_uint_eq(out.have & (CAP_CPU | CAP_CPU_CALL | CAP_RUNQ),
 				  cases[i].have);
+		ck_assert_uint_eq(out.runq_ns, cases[i].runq);
 		ck_assert_uint_eq(out.cpu_ns, cases[i].cpu);
 		ck_assert_uint_eq(out.cpu_call_ns, cases[i].call);
 		ck_assert_uint_eq(out.folded, cases[i].folded);
@@ -1394,6 +1399,10 @@ static const struct bad_line bad_lines[] = {
 	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=1;:,K=-1;:,r=0;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,X=1;:,K=2;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=1;:,R=-1;:,r=0;:,"),
+	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,X=1;:,R=2;:,r=0;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 3, L("t=9;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=1;:,b=0;:,"),
 	  CAPLOG_BAD_SYNTAX },

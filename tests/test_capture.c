@@ -2340,6 +2340,7 @@ struct think_sums {
 	uint32_t tid;
 	uint64_t ops, gap_ns, cpu_ns;		/* as captured */
 	uint64_t probe_ns;			/* probe=, at most cpu= */
+	uint64_t runq_ns;			/* runq=, at most the rest */
 	uint64_t sleep_ns, burn_ns;		/* scaled */
 	uint64_t end_ns;
 };
@@ -2360,7 +2361,7 @@ static void think_sums(const char *replay, uint32_t pid, const uint32_t *tids,
 	while ((rc = rlog_next(rd, &e, err, sizeof(err))) == 1) {
 		const struct rlog_op *op = &e.op;
 		struct think_sums *t = NULL;
-		uint64_t gap = 0, cpu = 0, probe = 0;
+		uint64_t gap = 0, cpu = 0, probe = 0, runq = 0;
 
 		if (e.type != RLOG_ENTRY_OP)
 			continue;
@@ -2376,11 +2377,15 @@ static void think_sums(const char *replay, uint32_t pid, const uint32_t *tids,
 				cpu = op->cpu_ns < gap ? op->cpu_ns : gap;
 			if (op->have & RL_PROBE)
 				probe = op->probe_ns < cpu ? op->probe_ns : cpu;
+			if (op->have & RL_RUNQ)
+				runq = op->runq_ns < gap - cpu ? op->runq_ns
+							       : gap - cpu;
 		}
 		t->gap_ns += gap;
 		t->cpu_ns += cpu;
 		t->probe_ns += probe;
-		t->sleep_ns += (gap - cpu) / speed;
+		t->runq_ns += runq;
+		t->sleep_ns += (gap - cpu - runq) / speed;
 		t->burn_ns += (cpu - probe) / cpu_scale;
 		t->end_ns = op->time_ns + op->dur_ns;
 	}
@@ -2414,7 +2419,7 @@ static uint64_t json_u64(const json_t *v, const char *key, const char *sub)
 struct think_run {
 	const char *label;
 	char fs_label[64];	/* the statistics' label: FSTYPE:SCHEDULER */
-	uint64_t think_sleep_ns, think_cpu_ns, think_probe_ns;
+	uint64_t think_sleep_ns, think_cpu_ns, think_probe_ns, think_runq_ns;
 	uint64_t gaps_ns, gaps_cpu_ns;
 	uint64_t total_ns, cpu_used_ns, ops, fsyncs;
 };
@@ -2483,6 +2488,8 @@ static void think_replay_run(const struct run *r, const char *label,
 	out->think_cpu_ns = json_u64(st, "think_replayed_ns", "cpu");
 	out->think_probe_ns = json_u64(st, "think_replayed_ns",
 				       "probe_left_out");
+	out->think_runq_ns = json_u64(st, "think_replayed_ns",
+				      "runq_left_out");
 	out->gaps_ns = json_u64(st, "captured_thread_time_ns", "gaps");
 	out->gaps_cpu_ns = json_u64(st, "captured_thread_time_ns",
 				    "gaps_on_cpu");
@@ -2508,7 +2515,8 @@ static void think_replay_run(const struct run *r, const char *label,
  * Exactly: per run, the think time the replay accounts (JSON
  * think_replayed_ns, captured_thread_time_ns) is the one worked out here
  * from the replay file's lines (think_sums()): slept + burnt + the
- * probe's part left out == the gaps and burnt == their cpu= less probe=
+ * probe's part left out + the waits for a CPU left out (runq=) == the
+ * gaps and burnt == their cpu= less probe=
  * at -s 1, each part divided at -s 2 --cpu-scale 4; the same on both
  * mounts, since it comes from the file.  The capture measured the probe's
  * cost: the file has probe=.
@@ -2519,7 +2527,8 @@ static void think_replay_run(const struct run *r, const char *label,
  * tick; at most THINK_CPU_SLACK_NS more than its wall time), its slept
  * part its sleep (3/4 of it at least), and its gaps lie within its span
  * as thinkload measured it.  Each
- * replay took at least the think time of its longest timeline (the time
+ * replay took at least the think time of its longest timeline, its
+ * captured waits for a CPU left out (the time
  * is a lower bound only: the machine may be busy) and spent at least half
  * of the burnt time on a CPU (less only when the replay thread is
  * preempted just after an operation: --think counts that as the program's
@@ -2538,7 +2547,7 @@ START_TEST(test_think_replay)
 	struct think_run run[3];
 	uint32_t tids[2];
 	char *ext4, *ext4_sandbox, *json[3], *map;
-	uint64_t gap = 0, cpu = 0, probe = 0, sleep2 = 0, burn2 = 0;
+	uint64_t gap = 0, cpu = 0, probe = 0, runq = 0, sleep2 = 0, burn2 = 0;
 	uint64_t longest = 0, longest2 = 0;
 	struct run r;
 
@@ -2588,10 +2597,11 @@ START_TEST(test_think_replay)
 			      "busy loop %llu ns (%llu ns of wall time)", t,
 			      (unsigned long long)s1[t].cpu_ns, p->busy_ns,
 			      p->busy_wall_ns);
-		ck_assert_msg(s1[t].sleep_ns >= p->sleep_ns / 4 * 3,
+		ck_assert_msg(s1[t].sleep_ns + s1[t].runq_ns >=
+			      p->sleep_ns / 4 * 3,
 			      "thread %d: captured gaps off a CPU %llu ns, its "
-			      "sleep %llu ns", t,
-			      (unsigned long long)s1[t].sleep_ns, p->sleep_ns);
+			      "sleep %llu ns", t, (unsigned long long)
+			      (s1[t].sleep_ns + s1[t].runq_ns), p->sleep_ns);
 		ck_assert_msg(s1[t].gap_ns <= p->span_ns,
 			      "thread %d: captured gaps %llu ns, its span "
 			      "%llu ns", t, (unsigned long long)s1[t].gap_ns,
@@ -2599,10 +2609,11 @@ START_TEST(test_think_replay)
 		gap += s1[t].gap_ns;
 		cpu += s1[t].cpu_ns;
 		probe += s1[t].probe_ns;
+		runq += s1[t].runq_ns;
 		sleep2 += s2[t].sleep_ns;
 		burn2 += s2[t].burn_ns;
-		if (s1[t].gap_ns > longest)
-			longest = s1[t].gap_ns;
+		if (s1[t].gap_ns - s1[t].runq_ns > longest)
+			longest = s1[t].gap_ns - s1[t].runq_ns;
 		if (s2[t].sleep_ns + s2[t].burn_ns > longest2)
 			longest2 = s2[t].sleep_ns + s2[t].burn_ns;
 	}
@@ -2665,13 +2676,17 @@ START_TEST(test_think_replay)
 	/* The capture measured the probe's cost (a BPF capture on this
 	 * kernel): each gap with cpu= has probe=. */
 	ck_assert_msg(probe > 0, "no probe= in %s", r.replay);
-	for (int i = 0; i < 3; i++)
+	/* The waits for a CPU the capture saw (runq=) are left out too. */
+	for (int i = 0; i < 3; i++) {
 		ck_assert_uint_eq(run[i].think_probe_ns, probe);
+		ck_assert_uint_eq(run[i].think_runq_ns, runq);
+	}
 	for (int i = 0; i < 2; i++) {
 		ck_assert_uint_eq(run[i].think_cpu_ns, cpu - probe);
-		ck_assert_uint_eq(run[i].think_sleep_ns, gap - cpu);
+		ck_assert_uint_eq(run[i].think_sleep_ns, gap - cpu - runq);
 		ck_assert_uint_eq(run[i].think_sleep_ns + run[i].think_cpu_ns +
-				  run[i].think_probe_ns, run[i].gaps_ns);
+				  run[i].think_probe_ns + run[i].think_runq_ns,
+				  run[i].gaps_ns);
 		ck_assert_msg(run[i].total_ns >= longest, "%s: took %llu ns, "
 			      "a timeline's think time is %llu ns",
 			      run[i].label,
@@ -2692,6 +2707,72 @@ START_TEST(test_think_replay)
 	free(map);
 	free(ext4_sandbox);
 	free(ext4);
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * tests/workloads/runqload.c, captured with -x: two processes held to one
+ * CPU, each computing 20 ms between its writes, wait for each other.  The
+ * R of their writes (the run delay in the gap, capture-format §4.2) adds
+ * up to a good part of their computing (about all of it: each waits while
+ * the other runs), and no event's C + R is beyond its gap, but for the
+ * runtime's lag (THINK_CPU_SLACK_NS).
+ */
+START_TEST(test_runq)
+{
+	static const struct workload runq_wl = { .name = "runqload" };
+	const char *why = tu_cannot_capture();
+	struct { uint32_t tid; uint64_t end; } last[4];
+	uint64_t cpu = 0, runq = 0;
+	unsigned writes = 0, nlast = 0;
+	struct run r;
+
+	if (!why && access("/proc/self/schedstat", F_OK))
+		why = "the kernel keeps no run delay (CONFIG_SCHED_INFO)";
+	if (why) {
+		printf("capture: test runq skipped: %s\n", why);
+		return;
+	}
+	run_init(&r, &runq_wl, BY_PID);
+	capture_workload(&r);
+	read_log(&r);
+	for (size_t i = 0; i < r.nev; i++) {
+		const struct cap_event *e = &r.ev[i];
+		unsigned t;
+
+		if (!(e->have & CAP_CPU_CALL))
+			continue;	/* a record: no part of the count */
+		for (t = 0; t < nlast && last[t].tid != e->tid; t++)
+			;
+		if (t == nlast) {
+			ck_assert_uint_lt(nlast, 4);
+			last[nlast++].tid = e->tid;
+		} else if (e->have & CAP_CPU) {
+			uint64_t gap = e->time_ns - last[t].end;
+
+			ck_assert_msg(e->time_ns >= last[t].end &&
+				      e->cpu_ns + e->runq_ns <=
+				      gap + THINK_CPU_SLACK_NS,
+				      "%s of %u: C=%llu R=%llu, a gap of %llu",
+				      sys_info(e->sys)->name, e->tid,
+				      (unsigned long long)e->cpu_ns,
+				      (unsigned long long)e->runq_ns,
+				      (unsigned long long)gap);
+		}
+		ck_assert(!(e->have & CAP_RUNQ) || (e->have & CAP_CPU));
+		last[t].end = cap_event_end(e);
+		if (e->sys == SYS_WRITE && (e->have & CAP_CPU)) {
+			writes++;
+			cpu += e->cpu_ns;
+			runq += e->runq_ns;
+		}
+	}
+	ck_assert_uint_eq(writes, 8);
+	ck_assert_msg(cpu >= 8 * 20000000ULL / 2 && runq >= cpu / 4,
+		      "8 writes after 20 ms of computing each: C %llu ns, "
+		      "R %llu ns in all", (unsigned long long)cpu,
+		      (unsigned long long)runq);
 	run_free(&r);
 }
 END_TEST
@@ -3546,6 +3627,7 @@ Suite *capture_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_think_replay);
+	tcase_add_test(tc, test_runq);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("systemtap");

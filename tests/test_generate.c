@@ -89,6 +89,9 @@ static const char *const goldens[] = {
 			 * written and each call the capture left out (K),
 			 * never more than cpu= (a K that would wrap),
 			 * none without cpu= */
+	"runq",		/* runq= from R: the waits for a CPU of events not
+			 * written added to the next, on the operation with
+			 * cpu= only, none of 0, a sum held at 2^64 - 1 */
 };
 
 #define NGOLDENS (sizeof(goldens) / sizeof(goldens[0]))

@@ -739,6 +739,45 @@ START_TEST(test_think_probe)
 END_TEST
 
 /*
+ * --think does not sleep the capture's waits for a CPU (runq=): op 2's
+ * gap of 30 ms has 5 ms on a CPU, 20 ms waited for one: 5 ms burnt, 5 ms
+ * slept.  Op 3's runq= is more than the 9 ms of its gap off a CPU: none
+ * of it is slept.  With waited= the runq= comes out of what is left: op
+ * 4's 20 ms gap, 2 ms on a CPU, 10 ms waited for another timeline (no
+ * sync= here), 5 ms for a CPU: 3 ms slept.  At -s 2 the sleeps are
+ * halved, what was left out is the capture's.
+ */
+START_TEST(test_think_runq)
+{
+	FILE *f = replay_begin();
+
+	fprintf(f, "1 1:1 0 0 - mkdirat 0 path=%s/a mode=0755\n", sandbox);
+	fprintf(f, "2 1:1 30000000 0 - mkdirat 0 path=%s/b mode=0755 "
+		"cpu=5000000 runq=20000000\n", sandbox);
+	fprintf(f, "3 1:1 40000000 0 - mkdirat 0 path=%s/c mode=0755 "
+		"cpu=1000000 runq=30000000\n", sandbox);
+	fprintf(f, "4 1:1 60000000 0 - mkdirat 0 path=%s/d mode=0755 "
+		"cpu=2000000 waited=10000000 runq=5000000\n", sandbox);
+	replay_end(f, 4);
+
+	ck_assert_int_eq(run_think(0, 0, summary), 0);
+	ck_assert_uint_eq(summary->ops, 4);
+	ck_assert_uint_eq(total_differ(summary), 0);
+	ck_assert_uint_eq(summary->cap_gap_ns, 60000000ULL);
+	ck_assert_uint_eq(summary->think_cpu_ns, 8000000ULL);
+	ck_assert_uint_eq(summary->think_runq_ns, 34000000ULL);
+	ck_assert_uint_eq(summary->think_sleep_ns, 8000000ULL);
+	ck_assert_uint_ge(summary->duration_ns, 16000000ULL);
+	tu_rmtree(sandbox);
+	ck_assert_int_eq(mkdir(sandbox, 0755), 0);
+
+	ck_assert_int_eq(run_think(2, 1, summary), 0);
+	ck_assert_uint_eq(summary->think_runq_ns, 34000000ULL);
+	ck_assert_uint_eq(summary->think_sleep_ns, 4000000ULL);
+}
+END_TEST
+
+/*
  * --think with sync=: in the capture, timeline 1:2 was blocked 9.99 s of
  * the 10 s before op 4 in a futex wait that 1:1 ended 5 ms before op 4,
  * after its op 3 (sync=3:5000000 waited=9990000000).  The replay keeps
@@ -1276,6 +1315,7 @@ Suite *replay_suite(void)
 	tu_add_timed_test(tc, tt, test_spin);
 	tcase_add_test(tc, test_think);
 	tcase_add_test(tc, test_think_probe);
+	tcase_add_test(tc, test_think_runq);
 	tcase_add_test(tc, test_think_sync);
 	tcase_add_test(tc, test_think_anchored);
 	tcase_add_test(tc, test_think_lead);

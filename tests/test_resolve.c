@@ -73,6 +73,16 @@ START_TEST(fields_cpu)
 			  CAP_CPU | CAP_CPU_CALL);
 	ck_assert_uint_eq(ce.cpu_ns, 123456789);
 	ck_assert_uint_eq(ce.cpu_call_ns, 50);
+	ck_assert(!(ce.have & CAP_RUNQ));
+	/* The wait for a CPU counts with the gap only. */
+	e.flags = IORIOT_EV_CPU_CALL | IORIOT_EV_RUNQ_GAP;
+	e.runq_gap = 777;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert(!(ce.have & CAP_RUNQ));
+	e.flags |= IORIOT_EV_CPU_GAP;
+	ck_assert_int_eq(capture_event_fields(&e, "", "", &ce), 0);
+	ck_assert(ce.have & CAP_RUNQ);
+	ck_assert_uint_eq(ce.runq_ns, 777);
 }
 END_TEST
 
@@ -566,7 +576,8 @@ END_TEST
  * on-CPU time (C and X) to the next C of its thread, so that C still counts
  * from the end of the thread's previous event in the log, and is counted in
  * that event's K (capture-format §4.2); a thread's first event (X, no C)
- * starts the count anew.
+ * starts the count anew.  Their waits for a CPU (R) go into the next R the
+ * same way; an R of 0 is not written.
  */
 START_TEST(emit_carries_cpu_of_filtered)
 {
@@ -575,24 +586,28 @@ START_TEST(emit_carries_cpu_of_filtered)
 		uint32_t tid;
 		const char *path;
 		unsigned have;
-		uint64_t cpu, call;
+		uint64_t cpu, call, runq;
 	} evs[] = {
-		{ 1, "/keep/a", CAP_CPU_CALL, 0, 40 },
-		{ 1, "/other", CAP_CPU | CAP_CPU_CALL, 100, 10 },
-		{ 2, "/other", CAP_CPU | CAP_CPU_CALL, 7, 3 },
-		{ 1, "/other", CAP_CPU | CAP_CPU_CALL, 1000, 20 },
-		{ 1, "/keep/b", CAP_CPU | CAP_CPU_CALL, 5, 50 },	/* 1135 */
-		{ 1, "/keep/c", CAP_CPU | CAP_CPU_CALL, 6, 50 },	/* 6 */
-		{ 2, "/other", CAP_CPU | CAP_CPU_CALL, 9, 1 },
-		{ 2, "/keep/d", CAP_CPU_CALL, 0, 50 },	/* a new thread 2 */
-		{ 2, "/keep/e", CAP_CPU | CAP_CPU_CALL, 8, 50 },	/* 8 */
+		{ 1, "/keep/a", CAP_CPU_CALL, 0, 40, 0 },
+		{ 1, "/other", CAP_CPU | CAP_CPU_CALL | CAP_RUNQ, 100, 10, 300 },
+		{ 2, "/other", CAP_CPU | CAP_CPU_CALL | CAP_RUNQ, 7, 3, 5 },
+		{ 1, "/other", CAP_CPU | CAP_CPU_CALL | CAP_RUNQ, 1000, 20, 400 },
+		/* C 1135, R 702 */
+		{ 1, "/keep/b", CAP_CPU | CAP_CPU_CALL | CAP_RUNQ, 5, 50, 2 },
+		/* C 6, no R */
+		{ 1, "/keep/c", CAP_CPU | CAP_CPU_CALL | CAP_RUNQ, 6, 50, 0 },
+		{ 2, "/other", CAP_CPU | CAP_CPU_CALL | CAP_RUNQ, 9, 1, 11 },
+		/* a new thread 2 */
+		{ 2, "/keep/d", CAP_CPU_CALL, 0, 50, 0 },
+		/* C 8, R 30 */
+		{ 2, "/keep/e", CAP_CPU | CAP_CPU_CALL | CAP_RUNQ, 8, 50, 30 },
 	};
 	static const char *const want[] = {
 		"i=7:1;:,o=stat;:,p=/keep/a;:,X=40;:,",
-		"i=7:1;:,o=stat;:,p=/keep/b;:,C=1135;:,K=2;:,r=",
+		"i=7:1;:,o=stat;:,p=/keep/b;:,C=1135;:,K=2;:,R=702;:,r=",
 		"i=7:1;:,o=stat;:,p=/keep/c;:,C=6;:,r=",
 		"i=7:2;:,o=stat;:,p=/keep/d;:,X=50;:,r=",
-		"i=7:2;:,o=stat;:,p=/keep/e;:,C=8;:,r=",
+		"i=7:2;:,o=stat;:,p=/keep/e;:,C=8;:,R=30;:,r=",
 	};
 	struct path_filter f = { inc, 1, NULL, 0 };
 	struct capture_summary sum = { 0 };
@@ -612,6 +627,7 @@ START_TEST(emit_carries_cpu_of_filtered)
 			.path = evs[i].path, .path_len = strlen(evs[i].path),
 			.have = CAP_DUR | CAP_RET | CAP_PATH | evs[i].have,
 			.cpu_ns = evs[i].cpu, .cpu_call_ns = evs[i].call,
+			.runq_ns = evs[i].runq,
 		};
 		ck_assert_int_eq(emitter_push(em, &ce), 0);
 	}

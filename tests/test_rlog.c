@@ -146,6 +146,10 @@ static void assert_op_eq(const struct rlog_op *a, const struct rlog_op *b)
 	}
 	if (b->have & RL_WAITED)
 		ck_assert_uint_eq(a->waited_ns, b->waited_ns);
+	if (b->have & RL_PROBE)
+		ck_assert_uint_eq(a->probe_ns, b->probe_ns);
+	if (b->have & RL_RUNQ)
+		ck_assert_uint_eq(a->runq_ns, b->runq_ns);
 }
 
 /* A path with a space, '%', a newline and a byte that is not UTF-8. */
@@ -218,6 +222,10 @@ START_TEST(test_round_trip)
 	ops[2].sync_id = 2;
 	ops[2].sync_gap_ns = UINT64_MAX;
 	ops[2].waited_ns = UINT64_MAX;
+	/* runq= is a bit beyond 32 of have. */
+	ops[2].have |= RL_PROBE | RL_RUNQ;
+	ops[2].probe_ns = 5;
+	ops[2].runq_ns = UINT64_MAX;
 	ops[3] = (struct rlog_op){
 		.id = 4, .pid = 1, .tid = 1, .time_ns = 3000,
 		.sys = SYS_MMAP_WRITE, .ret = 3,
@@ -650,6 +658,10 @@ static const struct bad_file {
 	  ":3: umask 01000 beyond 0777" },
 	{ HDR "#OPS\n1 1:1 0 0 - bind 0 umask=022 umask=022\n", 0, 0,
 	  "argument given twice 'umask=022'" },
+	{ HDR "#OPS\n1 1:1 0 0 - fsync 0 fd=1 runq=5 runq=5\n", 0, 0,
+	  "argument given twice 'runq=5'" },
+	{ HDR "#OPS\n1 1:1 0 0 - fsync 0 fd=1 runq=-5\n", 0, 0,
+	  "malformed number" },
 	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0xZZ\n", 0, 0, "malformed number" },
 	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0x\n", 0, 0, "malformed number" },
 	{ HDR "#OPS\n1 1:1 0 0 - open 0 flags=0x10000000000000000\n", 0, 0,

@@ -45,6 +45,7 @@ enum cap_have {
 	CAP_UMASK = 1 << 20,	/* u: the umask at a call making an inode */
 	CAP_CPU = 1 << 21,	/* C: on-CPU ns before the event */
 	CAP_CPU_CALL = 1 << 22,	/* X, or D with C: on-CPU ns in the call */
+	CAP_RUNQ = 1 << 23,	/* R: ns waited for a CPU before the event */
 };
 
 /* One operation, whatever log version it came from. */
@@ -66,6 +67,10 @@ struct cap_event {
 				 * this one's start */
 	uint64_t cpu_call_ns;	/* CAP_CPU_CALL: its on-CPU ns within the
 				 * call, at most dur_ns */
+	uint64_t runq_ns;	/* CAP_RUNQ: of the span of cpu_ns, the ns
+				 * the thread waited runnable for a CPU (the
+				 * scheduler's run delay), the left-out
+				 * calls' gaps included */
 	uint64_t folded;	/* K: calls of the thread the probe recorded
 				 * since its previous event in the log that
 				 * the capture's filters left out (their

@@ -74,6 +74,9 @@
 #define IORIOT_EV_CPU_GAP	(1u << 25)
 /* cpu_call: the thread's on-CPU ns within the call (entry to exit). */
 #define IORIOT_EV_CPU_CALL	(1u << 26)
+/* runq_gap: the ns the thread waited runnable for a CPU over the span of
+ * cpu_gap (the scheduler's run delay); with IORIOT_EV_CPU_GAP only. */
+#define IORIOT_EV_RUNQ_GAP	(1u << 27)
 
 /*
  * A page record (sys SYS_MMAP_READ or SYS_MMAP_WRITE, IORIOT_EV_NO_RET,
@@ -163,7 +166,7 @@ struct nr_spec {
  */
 #define IORIOT_RING_ELEM_SHIFT 20
 #define IORIOT_RING_ELEM (1u << IORIOT_RING_ELEM_SHIFT)
-#define IORIOT_RING_REC_MAX 8328	/* header, event, two paths of up to
+#define IORIOT_RING_REC_MAX 8336	/* header, event, two paths of up to
 					 * IORIOT_EV_PATH_MAX - 1 bytes */
 #define IORIOT_RING_REC_LAST (IORIOT_RING_ELEM - IORIOT_RING_REC_MAX)
 
@@ -196,6 +199,7 @@ struct ioriot_event {
 	__u32 umask;		/* see IORIOT_EV_UMASK, else 0 */
 	__u64 cpu_gap;		/* see IORIOT_EV_CPU_GAP, else 0 */
 	__u64 cpu_call;		/* see IORIOT_EV_CPU_CALL, else 0 */
+	__u64 runq_gap;		/* see IORIOT_EV_RUNQ_GAP, else 0 */
 };
 
 _Static_assert(IORIOT_RING_REC_MAX >= ((sizeof(struct ioriot_ring_rec) +

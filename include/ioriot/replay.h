@@ -228,10 +228,11 @@ struct replay_summary {
 	/* The captured threads' time, summed over timelines: in calls
 	 * (DUR_NS) and between them (the gaps, §4.7), of which on a CPU as
 	 * far as known (cpu=); what --think kept of the gaps (divided by the
-	 * speed and the CPU scale): slept and burnt on a CPU, and the
-	 * capture probe's part of the on-CPU time it left out (probe=). */
+	 * speed and the CPU scale): slept and burnt on a CPU, the
+	 * capture probe's part of the on-CPU time it left out (probe=), and
+	 * the captured waits for a CPU it left out (runq=, not divided). */
 	uint64_t cap_call_ns, cap_gap_ns, cap_gap_cpu_ns;
-	uint64_t think_sleep_ns, think_cpu_ns, think_probe_ns;
+	uint64_t think_sleep_ns, think_cpu_ns, think_probe_ns, think_runq_ns;
 	/* Operations that failed with ENOSPC or EDQUOT, and with EIO, where
 	 * the capture did not: a run that filled its test mount or met a
 	 * failing device is incomplete (replay_incomplete()). */

@@ -87,6 +87,12 @@ enum rlog_have {
 				 * §4.2): --think does not burn them */
 };
 
+/* Bits of rlog_op.have beyond an enum's int. */
+/* runq=NS: of the gap before this operation, the ns its thread waited
+ * runnable for a CPU in the capture (the scheduler's run delay): --think
+ * does not sleep them, its own threads wait for their CPUs. */
+#define RL_RUNQ (1ULL << 32)
+
 /* The page of mmap_read and mmap_write: count= and stride= are in pages
  * of this size (the capture's, x86_64). */
 #define RLOG_PAGE_SIZE 4096
@@ -96,7 +102,7 @@ struct rlog_op {
 	 * reads them for every operation: fewer cache lines), the
 	 * dependency array last (the reader zeroes the rest only). */
 	enum sys_id sys;
-	unsigned have;			/* enum rlog_have */
+	uint64_t have;			/* enum rlog_have, RL_RUNQ */
 	uint64_t time_ns;		/* start, ns since the capture's start */
 	uint64_t dur_ns;		/* captured duration */
 	int64_t ret;			/* captured result or -errno */
@@ -126,6 +132,7 @@ struct rlog_op {
 					 * reader stores the pair at once) */
 	uint64_t waited_ns;		/* RL_WAITED */
 	uint64_t probe_ns;		/* RL_PROBE */
+	uint64_t runq_ns;		/* RL_RUNQ */
 	uint64_t id;			/* unique, increasing */
 	struct deps deps;
 };

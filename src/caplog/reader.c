@@ -68,7 +68,7 @@ static inline int slot_of(unsigned char key)
 		 BIT('m') | BIT('O') | BIT('Q') | BIT('W') | BIT('c') | \
 		 BIT('F') | BIT('G') | BIT('U') | BIT('s') | BIT('a') | \
 		 BIT('A') | BIT('k') | BIT('B') | BIT('u') | BIT('C') | \
-		 BIT('X') | BIT('K') | BIT('T'))
+		 BIT('X') | BIT('K') | BIT('R') | BIT('T'))
 
 static const char *const bad_names[CAPLOG_BAD_COUNT] = {
 	[CAPLOG_BAD_SYNTAX] = "malformed line",
@@ -324,6 +324,12 @@ static const char *take_cpu(const struct fields *f, int64_t dur,
 			return "calls left out (K) without C, or negative";
 		ev->folded = (uint64_t)NUM(f, 'K');
 	}
+	if (HAS(f, 'R')) {
+		if (NUM(f, 'R') < 0 || !HAS(f, 'C'))
+			return "wait for a CPU (R) without C, or negative";
+		ev->runq_ns = (uint64_t)NUM(f, 'R');
+		ev->have |= CAP_RUNQ;
+	}
 	return NULL;
 }
 
@@ -389,7 +395,7 @@ static const char *build_event(struct caplog_reader *r, struct fields *f,
 		TAKE('u', umask, CAP_UMASK);
 		if (HAS(f, 'u') && (ev->umask < 0 || ev->umask > 0777))
 			return "umask beyond 0777";
-		if (HAS(f, 'C') || HAS(f, 'X')) {
+		if (HAS(f, 'C') || HAS(f, 'X') || HAS(f, 'R')) {
 			const char *bad = take_cpu(f, dur, ev);
 			if (bad)
 				return bad;

@@ -135,6 +135,9 @@ void caplog_write_event(struct outbuf *ob, const struct cap_event *ev)
 		num_field(ob, 'X', (int64_t)ev->cpu_call_ns);
 	if (ev->folded)
 		num_field(ob, 'K', (int64_t)ev->folded);
+	/* No R of 0: most events waited for no CPU. */
+	if ((h & CAP_RUNQ) && ev->runq_ns)
+		num_field(ob, 'R', (int64_t)ev->runq_ns);
 	if (h & CAP_ADDR)
 		num_field(ob, 'a', (int64_t)ev->addr);
 	if (h & CAP_ADDR2)

@@ -90,6 +90,9 @@ struct inflight {
 	__u32 gap_known;	/* cpu_gap is set */
 	__u32 pad;
 	__u64 mark_ns, mark_cpu, mark_sw;
+	__u64 mark_rq;		/* run_delay at the mark */
+	__u64 rq_gap;		/* at this entry: ns waited for a CPU since
+				 * the mark (with gap_known) */
 	__u64 sleep_ns;		/* --sync: when it went to sleep, 0: awake */
 	__u64 irq_ns;		/* interrupt work while it ran, in all */
 	__u64 irq_at, mark_irq;	/* irq_ns at this entry, at the mark */
@@ -112,6 +115,10 @@ struct {
  */
 #define HAVE_TASK_STORAGE \
 	bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)
+
+/* The task's run delay is there to read (CONFIG_SCHED_INFO, which
+ * Debian's kernels and most others have): a load-time constant too. */
+#define HAVE_RUN_DELAY bpf_core_field_exists(struct task_struct, sched_info)
 
 #define THREAD_MAX 65536	/* threads with per-thread state, old kernels */
 
@@ -279,21 +286,28 @@ static __always_inline struct task_struct *current_task(void)
 
 /*
  * The current thread's time on a CPU, as the scheduler accounts it
- * (se.sum_exec_runtime, ns), and its context switches (nvcsw + nivcsw).
+ * (se.sum_exec_runtime, ns), its context switches (nvcsw + nivcsw), and
+ * the ns it has waited runnable for a CPU (sched_info.run_delay; 0 on a
+ * kernel built without CONFIG_SCHED_INFO, where the member is absent).
  * The scheduler adds to the runtime only at its ticks and at switches, so
- * it lags by up to a tick; the switch count is exact.
+ * it lags by up to a tick; the switch count is exact, and so is the run
+ * delay of a running thread (added when it was switched in).
  */
 static __always_inline void cpu_read(const struct self *me, __u64 *rt,
-				     __u64 *sw)
+				     __u64 *sw, __u64 *rq)
 {
-	if (HAVE_TASK_STORAGE) {
-		*rt = me->task->se.sum_exec_runtime;
-		*sw = me->task->nvcsw + me->task->nivcsw;
-	} else {
-		struct task_struct *t = current_task();
+	struct task_struct *t = me->task;
 
+	if (HAVE_TASK_STORAGE) {
+		*rt = t->se.sum_exec_runtime;
+		*sw = t->nvcsw + t->nivcsw;
+		*rq = HAVE_RUN_DELAY ? t->sched_info.run_delay : 0;
+	} else {
+		t = current_task();
 		*rt = BPF_CORE_READ(t, se.sum_exec_runtime);
 		*sw = BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
+		*rq = HAVE_RUN_DELAY ? BPF_CORE_READ(t, sched_info.run_delay)
+				     : 0;
 	}
 }
 
@@ -320,14 +334,16 @@ static __always_inline __u64 cpu_span(__u64 span, __u64 rt0, __u64 sw0,
 static __always_inline void cpu_enter(const struct self *me,
 				      struct inflight *in, __u64 now)
 {
-	__u64 rt, sw;
+	__u64 rt, sw, rq;
 
-	cpu_read(me, &rt, &sw);
+	cpu_read(me, &rt, &sw, &rq);
 	in->gap_known = in->mark_ns && now >= in->mark_ns;
-	if (in->gap_known)
+	if (in->gap_known) {
 		in->cpu_gap = cpu_span(now - in->mark_ns, in->mark_cpu,
 				       in->mark_sw, in->mark_irq, rt, sw,
 				       in->irq_ns);
+		in->rq_gap = rq > in->mark_rq ? rq - in->mark_rq : 0;
+	}
 	in->cpu_at = rt;
 	in->sw_at = sw;
 	in->irq_at = in->irq_ns;
@@ -339,18 +355,23 @@ static __always_inline void cpu_exit(const struct self *me,
 				     struct inflight *in,
 				     struct ioriot_event *ev)
 {
-	__u64 rt, sw;
+	__u64 rt, sw, rq;
 
-	cpu_read(me, &rt, &sw);
+	cpu_read(me, &rt, &sw, &rq);
 	ev->cpu_call = cpu_span(ev->dur_ns, in->cpu_at, in->sw_at, in->irq_at,
 				rt, sw, in->irq_ns);
 	ev->flags |= IORIOT_EV_CPU_CALL;
 	if (in->gap_known) {
 		ev->cpu_gap = in->cpu_gap;
 		ev->flags |= IORIOT_EV_CPU_GAP;
+		if (HAVE_RUN_DELAY) {
+			ev->runq_gap = in->rq_gap;
+			ev->flags |= IORIOT_EV_RUNQ_GAP;
+		}
 	}
 	in->mark_ns = ev->time_ns + ev->dur_ns;
 	in->mark_cpu = rt;
+	in->mark_rq = rq;
 	in->mark_sw = sw;
 	in->mark_irq = in->irq_ns;
 }
@@ -815,7 +836,7 @@ static __always_inline void fill(struct ioriot_event *ev, __u64 id, __u32 sys,
 	ev->extra[1] = in->extra[1];
 	ev->path_len[0] = ev->path_len[1] = 0;
 	ev->umask = in->umask;
-	ev->cpu_gap = ev->cpu_call = 0;
+	ev->cpu_gap = ev->cpu_call = ev->runq_gap = 0;
 }
 
 /*

@@ -20,7 +20,8 @@ struct emitter *emitter_new(const struct path_filter *filter,
 		free(em);
 		return NULL;
 	}
-	if (u64map_init(&em->cpu_left)) {
+	if (u64map_init(&em->cpu_left) || u64map_init(&em->runq_left)) {
+		u64map_destroy(&em->cpu_left);
 		resolver_destroy(&em->res);
 		free(em);
 		return NULL;
@@ -154,6 +155,40 @@ static int cpu_carry(struct emitter *em, struct cap_event *ce, bool dropped)
 }
 
 /*
+ * R counts the same span as C: the wait for a CPU in the gaps of the
+ * events the filters left out goes into the next R written (runq_left:
+ * 1 + ns, held at its largest).  Their calls' own waits are not counted:
+ * R is never more than the gap's, only less.  Returns 0 or -ENOMEM.
+ */
+static int runq_carry(struct emitter *em, struct cap_event *ce, bool dropped)
+{
+	uint64_t key = (uint64_t)ce->pid << 32 | ce->tid;
+	uint64_t left = 0, ns;
+
+	if (!(ce->have & (CAP_CPU | CAP_CPU_CALL)))
+		return 0;
+	if (dropped || (ce->have & CAP_CPU))
+		left = (uint64_t)(uintptr_t)u64map_get(&em->runq_left, key);
+	ns = left ? left - 1 : 0;
+	if (dropped) {
+		if (!(ce->have & CAP_RUNQ))
+			return 0;
+		ns = ce->runq_ns < UINT64_MAX - 1 - ns ? ns + ce->runq_ns
+						       : UINT64_MAX - 1;
+		return u64map_put(&em->runq_left, key,
+				  (void *)(uintptr_t)(ns + 1));
+	}
+	if (left) {
+		ce->runq_ns = ce->runq_ns < UINT64_MAX - ns ? ce->runq_ns + ns
+							    : UINT64_MAX;
+		ce->have |= CAP_RUNQ;
+	}
+	if (em->runq_left.count)
+		u64map_del(&em->runq_left, key);
+	return 0;
+}
+
+/*
  * One event, in entry-time order: completed by the resolver, filtered,
  * written.  fd operations are filtered before the resolver forgets a
  * closed fd's path, path operations after it made their paths absolute.
@@ -170,6 +205,8 @@ static void emit_event(void *ctx, struct cap_event *ce)
 	if (by_path)
 		drop = filtered_out(em, ce);
 	err = cpu_carry(em, ce, drop);
+	if (!err)
+		err = runq_carry(em, ce, drop);
 	if (err && !em->err)
 		em->err = err;
 	if (drop) {
@@ -200,5 +237,6 @@ void emitter_free(struct emitter *em)
 	resolver_destroy(&em->res);
 	reorder_destroy(&em->order);
 	u64map_destroy(&em->cpu_left);
+	u64map_destroy(&em->runq_left);
 	free(em);
 }

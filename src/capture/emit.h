@@ -26,6 +26,8 @@ struct emitter {
 	struct u64map cpu_left;		/* pid << 32 | tid -> 1 + on-CPU ns of
 					 * its events the filters left out,
 					 * for its next C (cpu_carry()) */
+	struct u64map runq_left;	/* pid << 32 | tid -> 1 + their wait
+					 * for a CPU, for its next R */
 	int err;			/* first -errno while emitting */
 	char abs1[PATHMAP_MAX], abs2[PATHMAP_MAX];
 };

@@ -276,6 +276,10 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 	if (e->flags & IORIOT_EV_CPU_GAP) {
 		ce->cpu_ns = e->cpu_gap;
 		ce->have |= CAP_CPU;
+		if (e->flags & IORIOT_EV_RUNQ_GAP) {
+			ce->runq_ns = e->runq_gap;
+			ce->have |= CAP_RUNQ;
+		}
 	}
 	if (e->flags & IORIOT_EV_CPU_CALL) {
 		ce->cpu_call_ns = e->cpu_call < e->dur_ns ? e->cpu_call : e->dur_ns;

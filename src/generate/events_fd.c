@@ -334,7 +334,7 @@ void gen_on_fcntl(struct gen *g, struct proc *p)
 	gen_op_init(g, &op, ev->sys);
 	gen_op_args(&op, ev);
 	if ((ev->have & CAP_CMD) && gen_is_lock_cmd(ev->cmd))
-		op.have &= ~RL_ARG;	/* the address of a struct flock */
+		op.have &= ~(uint64_t)RL_ARG;	/* the address of a struct flock */
 	gen_op_fd(&op, o);
 	gen_op_touch(g, &op, &o->res);
 	gen_op_emit(g, &op);

@@ -86,6 +86,7 @@ struct tline {
 				 * probe's on-CPU keys (ops.c, gen_op_cpu()) */
 	uint64_t cpu_ns;	/* on-CPU ns of its events not written since */
 	uint64_t folded;	/* and how many such events the probe sent */
+	uint64_t runq_ns;	/* and their wait for a CPU (R) */
 	uint64_t last_op;	/* its last operation written */
 	uint64_t last_end_ns;	/* and that operation's end */
 	uint64_t sync_id;	/* events_sync.c: its next operation orders

@@ -128,6 +128,12 @@ static struct tline *op_timeline(struct gen *g, struct rlog_op *op)
 	return t;
 }
 
+/* @a + @b, held at UINT64_MAX (a hand-edited R cannot wrap runq=). */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /*
  * probe= (replay-format §4.7): of @op's cpu=, what the capture's probe
  * added (capture-format §4.2): its part of the gap, and all of the cost
@@ -160,7 +166,9 @@ static void op_probe(const struct gen *g, struct rlog_op *op, uint64_t folded)
  * event outside the probe's count (an AIO or io_uring record, a process
  * record) lies somewhere in such a span: it has no cpu=, and neither has
  * the next one, from which the count starts anew.  So has a timeline's
- * first operation.
+ * first operation.  runq= is the wait for a CPU over the same span, summed
+ * the same way from R (the gaps of the events not written; not their
+ * calls'), on the operation that takes cpu=.
  */
 void gen_op_cpu(struct gen *g, struct rlog_op *op, struct tline *t)
 {
@@ -169,6 +177,7 @@ void gen_op_cpu(struct gen *g, struct rlog_op *op, struct tline *t)
 	if (!(ev->have & (CAP_CPU | CAP_CPU_CALL))) {
 		t->cpu_chain = false;
 		t->cpu_ns = 0;
+		t->runq_ns = 0;
 		t->folded = 0;
 		return;
 	}
@@ -176,10 +185,17 @@ void gen_op_cpu(struct gen *g, struct rlog_op *op, struct tline *t)
 		op->cpu_ns = g->cpu_taken ? 0 : t->cpu_ns + ev->cpu_ns;
 		op->have |= RL_CPU;
 		op_probe(g, op, t->folded + ev->folded);
+		op->runq_ns = add_sat(t->runq_ns,
+				      ev->have & CAP_RUNQ ? ev->runq_ns : 0);
+		if (op->runq_ns && !g->cpu_taken)
+			op->have |= RL_RUNQ;
+		else
+			op->runq_ns = 0;
 	}
 	g->cpu_taken = true;
 	t->cpu_chain = true;
 	t->cpu_ns = 0;
+	t->runq_ns = 0;
 	t->folded = 0;
 }
 
@@ -197,6 +213,8 @@ void gen_cpu_after(struct gen *g)
 		return;		/* a thread's first event: nothing to add to */
 	t->cpu_ns += (ev->have & CAP_CPU ? ev->cpu_ns : 0) +
 		     (ev->have & CAP_CPU_CALL ? ev->cpu_call_ns : 0);
+	if (ev->have & CAP_RUNQ)
+		t->runq_ns = add_sat(t->runq_ns, ev->runq_ns);
 	t->folded += 1 + ev->folded;
 }
 

@@ -299,6 +299,8 @@ static uint64_t first_due(struct engine *e, const struct slot *s)
  * the work it flushes is), never before the start.  The part of
  * the gap the thread was blocked in waits another timeline ended (waited=)
  * is no wait here: sync_due() orders the operation after that timeline's.
+ * Nor is the part it waited runnable for a CPU (runq=): the runner's own
+ * waits for its CPU take that place.
  */
 static uint64_t think_due(struct runner *r, const struct slot *s,
 			  uint64_t *blocked)
@@ -328,6 +330,13 @@ static uint64_t think_due(struct runner *r, const struct slot *s,
 		w = s->op.waited_ns < rest ? s->op.waited_ns : rest;
 		rest -= w;
 		*blocked = scaled(w, e->speed);
+	}
+	/* The capture's waits for a CPU are no one's either: this runner
+	 * waits for its own (a late start), where its host makes it. */
+	if (s->op.have & RL_RUNQ) {
+		w = s->op.runq_ns < rest ? s->op.runq_ns : rest;
+		rest -= w;
+		r->think_runq_ns += w;
 	}
 	wait = scaled(rest, e->speed);
 	if (cpu) {
@@ -935,6 +944,7 @@ static void merge(struct replay_summary *sum, const struct runner *r)
 	sum->think_sleep_ns += r->think_sleep_ns;
 	sum->think_cpu_ns += r->think_cpu_ns;
 	sum->think_probe_ns += r->think_probe_ns;
+	sum->think_runq_ns += r->think_runq_ns;
 }
 
 /* Fill @sum from the runners and the feed once every thread ended. */

@@ -145,6 +145,7 @@ struct runner {
 	uint64_t last_seq;		/* its latest operation + 1, 0: none */
 	uint64_t think_sleep_ns, think_cpu_ns;	/* --think: what it kept */
 	uint64_t think_probe_ns;	/* and the probe's part it left out */
+	uint64_t think_runq_ns;		/* and the capture's waits for a CPU */
 	uint64_t end_ns;		/* when it ended */
 	int error;			/* -errno that stopped it */
 };

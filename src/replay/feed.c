@@ -118,7 +118,7 @@ static int queue_pending(struct feed *f, bool wait, char *err, size_t errlen)
 		if (dep >= 0)
 			f->pending.op.sync_id = (uint64_t)dep;
 		else
-			f->pending.op.have &= ~(unsigned)RL_SYNC;
+			f->pending.op.have &= ~(uint64_t)RL_SYNC;
 	}
 	if (engine_queue_op(f->e, tl, f->nread, op, &deps)) {
 		snprintf(err, errlen, "%s: out of memory", f->path);

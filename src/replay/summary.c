@@ -93,6 +93,7 @@ void replay_summary_add(struct replay_summary *dst,
 	dst->io_error_ops += src->io_error_ops;
 	dst->think_cpu_ns += src->think_cpu_ns;
 	dst->think_probe_ns += src->think_probe_ns;
+	dst->think_runq_ns += src->think_runq_ns;
 	dst->uring_flags_dropped += src->uring_flags_dropped;
 	dst->over_limit += src->over_limit;
 	for (int s = 0; s < SYS_COUNT; s++) {

@@ -30,7 +30,7 @@ struct arg_key {
 	const char *name;
 	unsigned char len;
 	unsigned char type;	/* enum arg_type */
-	unsigned bit;		/* enum rlog_have */
+	uint64_t bit;		/* enum rlog_have, RL_RUNQ */
 	size_t off;		/* of the value in struct rlog_op */
 	size_t len_off;		/* AT_PATH: of the length */
 };
@@ -73,6 +73,7 @@ static const struct arg_key arg_keys[] = {
 	NUM_KEY("sync", AT_PAIR, RL_SYNC, sync_id),
 	NUM_KEY("waited", AT_UDEC, RL_WAITED, waited_ns),
 	NUM_KEY("probe", AT_UDEC, RL_PROBE, probe_ns),
+	NUM_KEY("runq", AT_UDEC, RL_RUNQ, runq_ns),
 	{ "name", 4, AT_NAME, RL_NAME, offsetof(struct rlog_op, name),
 	  offsetof(struct rlog_op, name_len) },
 };
@@ -386,7 +387,7 @@ bool rl_link_target_ok(const struct rlog_reader *r, const char *target,
 const char *rlog_uring_problem(const struct rlog_op *op)
 {
 	enum sys_kind kind = sys_info(op->sys)->kind;
-	unsigned h = op->have;
+	uint64_t h = op->have;
 
 	switch (kind) {
 	case SK_URING_SETUP: case SK_URING_ENTER: case SK_URING_REGISTER:

@@ -61,7 +61,7 @@ static inline char *key(char *p, const char *k, size_t len)
 void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 {
 	const struct sys_info *si = sys_info(op->sys);
-	unsigned h = op->have;
+	uint64_t h = op->have;
 	size_t need = FIXED_MAX;
 
 	if (h & RL_PATH)
@@ -168,6 +168,8 @@ void rlog_write_op(struct outbuf *ob, const struct rlog_op *op)
 		p = fmt_u64(KEY(p, "waited="), op->waited_ns);
 	if (h & RL_PROBE)
 		p = fmt_u64(KEY(p, "probe="), op->probe_ns);
+	if (h & RL_RUNQ)
+		p = fmt_u64(KEY(p, "runq="), op->runq_ns);
 	*p++ = '\n';
 	ob->len = (size_t)(p - ob->buf);
 }

@@ -157,11 +157,18 @@ struct sched_entity {
 	u64 sum_exec_runtime;
 };
 
+/* The scheduler's delay accounting (CONFIG_SCHED_INFO): ns the task has
+ * waited runnable for a CPU, in all. */
+struct sched_info {
+	long long unsigned int run_delay;
+};
+
 struct task_struct {
 	struct thread_info thread_info;
 	unsigned int __state;		/* Linux 5.14 on; state before */
 	unsigned int flags;
 	struct sched_entity se;
+	struct sched_info sched_info;	/* absent without CONFIG_SCHED_INFO */
 	long unsigned int nvcsw;
 	long unsigned int nivcsw;
 	pid_t pid;
