@@ -357,6 +357,34 @@ START_TEST(test_thread_time_probe)
 }
 END_TEST
 
+/*
+ * The wait for a CPU (runq=, from the log's R) is a part of the waiting,
+ * each gap's at most what is left of it after cpu=:
+ * tests/data/generate/runq.capture's 400 + 55 + 70 + 1,290 (of 2^64 - 1)
+ * + 61 ns, of 10,700 ns of thread time (18%).
+ */
+START_TEST(test_thread_time_runq)
+{
+	char *path;
+	json_t *v;
+	const json_t *t;
+	char *argv[] = { "ioriot", "--analyze", NULL, NULL }, *text = NULL;
+
+	ck_assert(asprintf(&path, "%s/generate/runq.capture",
+			   tu_datadir()) > 0);
+	v = analyze_json(&(struct analyze_options){ 0 }, path);
+	t = at(v, "totals.thread_time");
+	ck_assert_int_eq(num(t, "runq_ns"), 1876);
+	json_decref(v);
+
+	argv[2] = path;
+	ck_assert_int_eq(tu_run(argv, &text, NULL), 0);
+	ck_assert_msg(strstr(text, "% waiting (18% for a CPU)\n"), "%s", text);
+	free(text);
+	free(path);
+}
+END_TEST
+
 START_TEST(test_hand_replay)
 {
 	json_t *v = analyze_data("hand.replay",
@@ -832,6 +860,7 @@ Suite *analyze_suite(void)
 	tcase_add_test(tc, test_hand_replay);
 	tcase_add_test(tc, test_thread_time);
 	tcase_add_test(tc, test_thread_time_probe);
+	tcase_add_test(tc, test_thread_time_runq);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_aio);
 	tcase_add_test(tc, test_uring);

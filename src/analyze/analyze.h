@@ -63,9 +63,11 @@ struct an_row {
 
 /* The time of threads: in calls (their operations' durations) and in the
  * gaps between them, on a CPU or waiting as cpu= tells, or unknown; of the
- * on-CPU part, the capture probe's own (probe=). */
+ * on-CPU part, the capture probe's own (probe=); of the waiting part, the
+ * wait for a CPU (runq=). */
 struct an_gaps {
 	uint64_t calls_ns, gap_ns, gap_known_ns, gap_cpu_ns, gap_probe_ns;
+	uint64_t gap_runq_ns;
 };
 
 /* table.c: rows by name (files, directories) or by a 64-bit id

@@ -139,9 +139,10 @@ static void thread_time(FILE *f, const struct an_gaps *g)
 
 	fprintf(f, "\"thread_time\": {\"calls_ns\": " U64 ", \"gaps_ns\": " U64
 		", \"on_cpu_ns\": " U64 ", \"probe_ns\": " U64
-		", \"waiting_ns\": " U64 ", \"unknown_ns\": " U64
-		", \"calls_share\": ", g->calls_ns, g->gap_ns, g->gap_cpu_ns,
-		g->gap_probe_ns, wait, unknown);
+		", \"waiting_ns\": " U64 ", \"runq_ns\": " U64
+		", \"unknown_ns\": " U64 ", \"calls_share\": ", g->calls_ns,
+		g->gap_ns, g->gap_cpu_ns, g->gap_probe_ns, wait,
+		g->gap_runq_ns, unknown);
 	share(f, g->calls_ns, all);
 	fputs(", \"on_cpu_share\": ", f);
 	share(f, g->gap_cpu_ns, all);

@@ -259,7 +259,8 @@ static void gap_row(struct an_table *t, uint32_t i, uint64_t gap, bool known,
 /*
  * The gap between the end of the previous operation of @op's thread and
  * @op's start (0 where they overlap): on a CPU for its cpu= (at most the
- * gap), waiting for the rest; unknown without cpu=.  Counted in the
+ * gap), waiting for the rest (for a CPU: runq=, at most that rest);
+ * unknown without cpu=.  Counted in the
  * totals and in the rows of process @proc and thread @thread.
  */
 static void thread_gap(struct an *a, const struct rlog_op *op, uint32_t proc,
@@ -287,6 +288,9 @@ static void thread_gap(struct an *a, const struct rlog_op *op, uint32_t proc,
 		if (op->have & RL_PROBE)
 			a->gaps.gap_probe_ns += op->probe_ns < cpu ?
 						op->probe_ns : cpu;
+		if (op->have & RL_RUNQ)
+			a->gaps.gap_runq_ns += op->runq_ns < gap - cpu ?
+					       op->runq_ns : gap - cpu;
 	}
 	gap_row(&a->procs, proc, gap, known, cpu);
 	gap_row(&a->threads, thread, gap, known, cpu);

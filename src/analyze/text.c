@@ -43,7 +43,8 @@ static const char *pct(uint64_t num, uint64_t den, char buf[16])
 }
 
 /* The threads' time: in calls, and between them on a CPU (the capture
- * probe's part of it too), waiting or unknown (docs/analyze.md). */
+ * probe's part of it too), waiting (for a CPU too) or unknown
+ * (docs/analyze.md). */
 static void thread_time(FILE *f, const struct an_gaps *g)
 {
 	uint64_t all = g->calls_ns + g->gap_ns;
@@ -59,6 +60,9 @@ static void thread_time(FILE *f, const struct an_gaps *g)
 		fprintf(f, " (%s the capture probe's)",
 			pct(g->gap_probe_ns, all, p1));
 	fprintf(f, ", %s waiting", pct(g->gap_known_ns - g->gap_cpu_ns, all, p3));
+	/* runq=: the capture host's CPUs, which --think does not sleep. */
+	if (g->gap_runq_ns)
+		fprintf(f, " (%s for a CPU)", pct(g->gap_runq_ns, all, p1));
 	if (g->gap_ns > g->gap_known_ns)
 		fprintf(f, ", %s not known (no cpu=)",
 			pct(g->gap_ns - g->gap_known_ns, all, p1));
