@@ -3,7 +3,9 @@
 #
 #   make                 build ./ioriot
 #   make check           install missing build packages, build, run all tests
-#                        but the timing ones (a busy host cannot fail it)
+#                        but the timing ones (a busy host cannot fail it);
+#                        SUITE=NAME (tests/test_NAME.c) and CASE=NAME run
+#                        one suite, one test case of it
 #   make check-timing    only the tests of timing and throughput, a failing
 #                        case tried up to CHECK_ATTEMPTS=3 times
 #   make bench           run the benchmarks and print their figures
@@ -17,6 +19,9 @@
 #   make fuzz            libFuzzer on the three readers, FUZZ_SECONDS=60 each
 #   make check-flags     build with -O1, -O3, -Os, dpkg-buildflags and clang,
 #                        warnings as errors (scripts/check-flags.sh)
+#   make check-static    cppcheck over the C sources: no finding passes
+#   make check-sanitize  make check under ASan + UBSan, the replay suite under
+#                        TSan
 #   make check-vm        the capture tests in a qemu guest on Debian's 6.1
 #                        and 5.10 kernels, eBPF and SystemTap (VM_KERNELS=)
 #   make install         DESTDIR= prefix=/usr/local (sbindir, bindir, mandir,
@@ -152,8 +157,9 @@ LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS) $(LIBZSTD_LIBS) $(LIBJANSSON_LIBS)
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-timing check-flags check-vm bench bench-predict \
-	demo fuzz install uninstall clean FORCE deb vmlinux.h
+.PHONY: all deps check check-timing check-flags check-static check-sanitize \
+	check-vm bench bench-predict demo fuzz install uninstall clean FORCE deb \
+	vmlinux.h
 
 all: $(BIN)
 
@@ -282,7 +288,8 @@ $(OUTPUT)/src/capture/sysnames.o: $(OUTPUT)/syscall_names.h
 # breaks without a bug); make check-timing runs only those, a failing case
 # up to CHECK_ATTEMPTS times, each attempt printed.
 CHECK_ENV = IORIOT_BIN=$(CURDIR)/$(BIN) IORIOT_TESTDATA=$(CURDIR)/tests/data \
-	    IORIOT_WORKLOADS=$(CURDIR)/$(OUTPUT)/workloads
+	    IORIOT_WORKLOADS=$(CURDIR)/$(OUTPUT)/workloads \
+	    $(if $(SUITE),CK_RUN_SUITE=$(SUITE)) $(if $(CASE),CK_RUN_CASE=$(CASE))
 CHECK_ATTEMPTS ?= 3
 
 check: deps
@@ -297,6 +304,35 @@ check-timing: deps
 
 check-flags: deps
 	$(Q)scripts/check-flags.sh $(OUTPUT)/flags
+
+# The suites under the sanitizers: all of make check under AddressSanitizer
+# and UndefinedBehaviorSanitizer (built into .output/asan), then the replay
+# engine's suite under ThreadSanitizer (.output/tsan; in one process, as
+# TSan follows threads, not forks; ASLR off, which TSan's shadow memory
+# needs on kernels with a high mmap entropy).  The timing cases are left
+# out of both, as in make check.
+TSAN_OUT := .output/tsan
+check-sanitize: deps
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 check
+	$(Q)$(MAKE) --no-print-directory TSAN=1 OUTPUT=$(TSAN_OUT) WERROR=1 \
+		$(TSAN_OUT)/ioriot $(TSAN_OUT)/check_ioriot
+	$(Q)IORIOT_BIN=$(CURDIR)/$(TSAN_OUT)/ioriot \
+		IORIOT_TESTDATA=$(CURDIR)/tests/data CK_RUN_SUITE=replay \
+		CK_FORK=no CK_EXCLUDE_TAGS=timing TSAN_OPTIONS=halt_on_error=1 \
+		setarch -R scripts/run-check.sh $(TSAN_OUT)/check_ioriot
+
+# cppcheck's warning and portability checks over the C of src/, tests/,
+# fuzz/ and bench/ (not the BPF programs): no finding passes.  One that is
+# no bug is suppressed at its line with the reason beside it
+# (// cppcheck-suppress ID); duplicateAssignExpression is style only.
+CPPCHECK_FLAGS = -q -j2 --std=c11 --enable=warning,portability \
+	--inline-suppr --error-exitcode=1 --suppress=missingIncludeSystem \
+	--suppress=duplicateAssignExpression -D_GNU_SOURCE -D__linux__ \
+	-D__x86_64__ -DIORIOT_VERSION='"check"' -Iinclude -I$(OUTPUT)
+check-static: deps
+	$(Q)$(MAKE) --no-print-directory $(BIN)
+	$(Q)cppcheck $(CPPCHECK_FLAGS) -i src/capture/capture.bpf.c \
+		-i src/capture/vmlinux -i bench/floor.bpf.c src tests fuzz bench
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory WERROR=1 $(BIN) $(BENCH_BINS)

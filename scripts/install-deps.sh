@@ -22,6 +22,7 @@ packages="$packages python3"	# round trip: a Python writer through mmap
 packages="$packages debhelper lintian"	# make deb, and its test
 packages="$packages chromium"	# the HTML report opened headless (test_htmlreport)
 packages="$packages ansible-core"	# the fleet playbook (docs/examples/ansible)
+packages="$packages cppcheck"	# make check-static
 if [ "${1:-}" = fuzz ]; then
 	packages="$packages libclang-rt-14-dev"	# libFuzzer for clang 14
 fi

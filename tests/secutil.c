@@ -134,6 +134,7 @@ static void snap_xattrs(const char *path)
 	for (ssize_t off = 0; off < len && n < 64;
 	     off += (ssize_t)strlen(names + off) + 1)
 		list[n++] = names + off;
+	/* cppcheck-suppress uninitvar ; the loop above set list[0..n) */
 	qsort(list, n, sizeof(list[0]), by_name);
 	for (size_t i = 0; i < n; i++) {
 		ssize_t vlen = lgetxattr(path, list[i], value, sizeof(value));

@@ -1544,6 +1544,7 @@ static bool line_matches(struct run *r, const char *line, size_t len,
 		const char *dollar = memchr(t, '$', tl);
 		int v = dollar ? dollar[1] - 'A' : -1;
 
+		/* cppcheck-suppress legacyUninitvar ; the caller bound each $X */
 		if (!has_token(line, len, t, tl, v >= 0 ? binds[v] : NULL))
 			return false;
 		if (v >= 0)

@@ -843,7 +843,9 @@ START_TEST(test_test_state)
 	free(err);
 	FILE *sf = fopen(state, "w");
 
-	ck_assert(sf && fputs("init\n", sf) >= 0 && fclose(sf) == 0);
+	ck_assert(sf);
+	ck_assert(fputs("init\n", sf) >= 0);
+	ck_assert_int_eq(fclose(sf), 0);
 	ck_assert_int_eq(run_err(rep, &err), 1);
 	ck_assert_msg(strstr(err, "its init did not complete"), "%s", err);
 	free(err);

@@ -252,8 +252,7 @@ static void check_wellformed(const char *path)
 			      "%s:%llu: op id %llu does not follow id %llu",
 			      path, ln, (unsigned long long)op->id,
 			      (unsigned long long)last_id);
-		tl = realloc(tl, (op->id + 1) * sizeof(*tl));
-		ck_assert_ptr_nonnull(tl);
+		tl = tu_realloc(tl, (op->id + 1) * sizeof(*tl));
 		memset(tl + last_id + 1, 0, (op->id - last_id) * sizeof(*tl));
 		tl[op->id] = (uint64_t)op->pid << 32 | op->tid;
 		last_id = op->id;

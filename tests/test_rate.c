@@ -23,7 +23,7 @@
 #include "testutil.h"
 
 #define MS 1000000ULL
-#define READ_LEN 4096
+#define READ_LEN 4096u
 
 static char *scratch, *sandbox, *replay_path;
 

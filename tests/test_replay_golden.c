@@ -172,8 +172,8 @@ static int list_one(const char *path, const struct stat *st, int flag,
 	ck_assert_int_gt(ret, 0);
 	if (tree_n == tree_cap) {
 		tree_cap = tree_cap ? tree_cap * 2 : 16;
-		tree_lines = realloc(tree_lines, tree_cap * sizeof(*tree_lines));
-		ck_assert_ptr_nonnull(tree_lines);
+		tree_lines = tu_realloc(tree_lines,
+					tree_cap * sizeof(*tree_lines));
 	}
 	tree_lines[tree_n++] = line;
 	return 0;

@@ -676,6 +676,7 @@ static char *xattr_list(const char *path)
 		ck_assert_uint_lt(n, sizeof(sorted) / sizeof(sorted[0]));
 		sorted[n++] = names + i;
 	}
+	/* cppcheck-suppress uninitvar ; the loop above set sorted[0..n) */
 	qsort(sorted, n, sizeof(sorted[0]), cmp_str);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s=%zd ", sorted[i],
@@ -1109,8 +1110,7 @@ static struct cap_event *read_events(const char *path, size_t *n)
 	while ((rc = caplog_next(rd, &ev)) == 1) {
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 256;
-			evs = realloc(evs, cap * sizeof(*evs));
-			ck_assert_ptr_nonnull(evs);
+			evs = tu_realloc(evs, cap * sizeof(*evs));
 		}
 		ev.path = ev.path2 = NULL;
 		evs[(*n)++] = ev;

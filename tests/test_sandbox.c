@@ -575,6 +575,7 @@ static int recv_result(int sock)
 	struct cmsghdr *c;
 
 	ck_assert(recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) == sizeof(r));
+	/* cppcheck-suppress uninitvar ; recvmsg() filled it (iov) */
 	if (r < 0)
 		return r;
 	c = CMSG_FIRSTHDR(&msg);

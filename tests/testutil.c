@@ -96,6 +96,14 @@ char *tu_write_str(const char *dir, const char *name, const char *text)
 	return tu_write(dir, name, text, strlen(text));
 }
 
+void *tu_realloc(void *p, size_t size)
+{
+	void *grown = realloc(p, size);
+
+	ck_assert_msg(grown, "out of memory for %zu bytes", size);
+	return grown;
+}
+
 char *tu_read(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "re");
@@ -107,8 +115,7 @@ char *tu_read(const char *path, size_t *len)
 	for (;;) {
 		if (n + 4096 + 1 > cap) {
 			cap = cap ? cap * 2 : 8192;
-			buf = realloc(buf, cap);
-			ck_assert(buf);
+			buf = tu_realloc(buf, cap);
 		}
 		size_t got = fread(buf + n, 1, cap - n - 1, f);
 		n += got;
@@ -145,8 +152,7 @@ static char *slurp(int fd)
 	for (;;) {
 		if (n + 4096 + 1 > cap) {
 			cap = cap ? cap * 2 : 8192;
-			buf = realloc(buf, cap);
-			ck_assert(buf);
+			buf = tu_realloc(buf, cap);
 		}
 		ssize_t got = read(fd, buf + n, cap - n - 1);
 		if (got < 0 && errno == EINTR)
@@ -335,7 +341,7 @@ bool tu_mount_loop(const char *dir, unsigned mb, unsigned sector_size,
 	}
 	if ((loop = loop_attach(fd, sector_size, dev, sizeof(dev))) < 0)
 		goto out;
-	while (mkfs[n] && n < sizeof(argv) / sizeof(argv[0]) - 2) {
+	while (n < sizeof(argv) / sizeof(argv[0]) - 2 && mkfs[n]) {
 		argv[n] = mkfs[n];
 		n++;
 	}

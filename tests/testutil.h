@@ -43,6 +43,10 @@ char *tu_write_str(const char *dir, const char *name, const char *text);
  * cannot be read. */
 char *tu_read(const char *path, size_t *len);
 
+/* realloc(@p, @size), failing the test when there is no memory (so no
+ * caller keeps a pointer it lost). */
+void *tu_realloc(void *p, size_t size);
+
 /* The program @name found in $PATH (an empty entry: "."; @name itself if
  * it has a slash), malloc'd, or NULL if it is not there. */
 char *tu_which(const char *name);

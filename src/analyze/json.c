@@ -199,7 +199,7 @@ size_t an_syscalls_by_ops(const struct an *a, enum sys_id *out)
 
 static void syscalls(FILE *f, const struct an *a)
 {
-	enum sys_id ids[SYS_COUNT];
+	enum sys_id ids[SYS_COUNT] = { 0 };
 	size_t n = an_syscalls_by_ops(a, ids);
 
 	fputs("  \"syscalls\": [", f);

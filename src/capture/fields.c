@@ -163,7 +163,7 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 		ce->ret = e->ret;
 		ce->have |= CAP_RET;
 	}
-	for (int i = 0; layout[i] && i < 6; i++) {
+	for (int i = 0; i < 6 && layout[i]; i++) {
 		uint64_t raw = e->args[i];
 		int32_t i32 = (int32_t)raw;	/* int arguments: low half */
 
@@ -248,7 +248,7 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 	if (e->flags & IORIOT_EV_NO_COUNT)
 		ce->have &= ~CAP_COUNT;
 	if (e->flags & IORIOT_EV_ABSENT)
-		for (int i = 0; layout[i] && i < 6; i++)
+		for (int i = 0; i < 6 && layout[i]; i++)
 			if (e->extra[1] & (1ull << i))
 				ce->have &= ~have_of(layout[i]);
 	if ((e->flags & IORIOT_EV_RING) && e->sys == SYS_IO_URING_ENTER) {

@@ -61,20 +61,22 @@ out:
 int diskstats_read(struct diskstats *ds, int fd)
 {
 	size_t cap = 16384, len = 0;
-	char *buf = NULL, *grown;
+	char *buf = malloc(cap), *grown;
 	ssize_t n;
 	FILE *f;
 	int ret;
 
 	memset(ds, 0, sizeof(*ds));
+	if (!buf)
+		return -ENOMEM;
 	for (;;) {
-		if (len == cap || !buf) {
-			cap = buf ? cap * 2 : cap;
-			if (!(grown = realloc(buf, cap))) {
+		if (len == cap) {
+			if (!(grown = realloc(buf, cap * 2))) {
 				ret = -ENOMEM;
 				goto out;
 			}
 			buf = grown;
+			cap *= 2;
 		}
 		n = pread(fd, buf + len, cap - len, (off_t)len);
 		if (n < 0) {
