@@ -324,7 +324,8 @@ check-sanitize: deps
 # cppcheck's warning and portability checks over the C of src/, tests/,
 # fuzz/ and bench/ (not the BPF programs): no finding passes.  One that is
 # no bug is suppressed at its line with the reason beside it
-# (// cppcheck-suppress ID); duplicateAssignExpression is style only.
+# (/* cppcheck-suppress ID ; why */); duplicateAssignExpression is style
+# only.
 CPPCHECK_FLAGS = -q -j2 --std=c11 --enable=warning,portability \
 	--inline-suppr --error-exitcode=1 --suppress=missingIncludeSystem \
 	--suppress=duplicateAssignExpression -D_GNU_SOURCE -D__linux__ \
