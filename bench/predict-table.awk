@@ -6,7 +6,9 @@
 # the program's; per pacing the mean and median error, the worst cell,
 # the ratios on the correct side of 1 and the pairs of configurations
 # ranked as the program ranks them, of those it separates beyond its
-# noise (its run times on the two do not overlap).
+# noise (its run times on the two do not overlap).  The captured run's time
+# follows each program, and how far off it is when the program's own runs
+# on its configuration never took as long (or as little).
 #
 #   awk -F'\t' [-v configs="C1 C2"] [-v pacings="s0 s1"] [-v programs=...] \
 #       -f bench/predict-table.awk predict.tsv
@@ -99,9 +101,18 @@ END {
 				}
 			}
 		}
-		if (G[g] in captured)
-			printf "%-8s %-6s %-6s %9.3f  (the captured run, under the probe)\n",
-			       G[g], captured_on[G[g]], "", captured[G[g]]
+		# A captured run beyond the program's own runs there: the
+		# paced replays repeat its gaps, so their errors are its.
+		if (G[g] in captured) {
+			kc = G[g] SUBSEP captured_on[G[g]] SUBSEP "program"
+			beyond = ""
+			if ((kc in med) && (captured[G[g]] > hi[kc] || captured[G[g]] < lo[kc]))
+				beyond = sprintf("; %.2f times the program's median there, " \
+						 "beyond its runs: -s 1 and --think repeat it",
+						 captured[G[g]] / med[kc])
+			printf "%-8s %-6s %-6s %9.3f  (the captured run, under the probe%s)\n",
+			       G[g], captured_on[G[g]], "", captured[G[g]], beyond
+		}
 		# pairs the program separates: its run times do not overlap
 		for (a = 1; a < nc; a++) for (b = a + 1; b <= nc; b++) {
 			ka = G[g] SUBSEP C[a] SUBSEP "program"

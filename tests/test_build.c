@@ -197,6 +197,52 @@ END_TEST
 
 /* ioriot-plot and ioriot-sweep: -h and --help print the usage on standard
  * output and exit 0 (getopts alone took --help for an unknown option). */
+/*
+ * bench/predict-table.awk on a TSV of bench/predict.sh: the per-cell error
+ * of the medians, and the captured run's line, which says how far off the
+ * capture is when the program's own runs there never took as long (a: 1.30
+ * times its median) and nothing when they did (b).
+ */
+START_TEST(test_predict_table)
+{
+	static const char tsv[] =
+		"program\tconfig\twhat\trun\tseconds\tops\tdiffer\n"
+		"a\tC1\tcaptured\t0\t1.3\t-\t-\n"
+		"a\tC1\tprogram\t1\t0.9\t-\t-\n"
+		"a\tC1\tprogram\t2\t1.0\t-\t-\n"
+		"a\tC1\tprogram\t3\t1.1\t-\t-\n"
+		"a\tC1\tthink\t1\t1.2\t10\t0\n"
+		"b\tC1\tcaptured\t0\t1.0\t-\t-\n"
+		"b\tC1\tprogram\t1\t0.9\t-\t-\n"
+		"b\tC1\tprogram\t2\t1.1\t-\t-\n"
+		"b\tC1\tthink\t1\t1.0\t10\t0\n";
+	char *src = source_dir(), *scratch = tu_scratch();
+	char *awk = tu_join(src, "bench/predict-table.awk");
+	char *in = tu_write_str(scratch, "predict.tsv", tsv);
+	char *out = tu_join(scratch, "table.txt"), *text;
+
+	ck_assert_int_eq(tu_exec((const char *[]){ "sh", "-c",
+			"awk -F'\t' -f \"$0\" \"$1\" > \"$2\"", awk, in, out,
+			NULL }, false), 0);
+	text = tu_read(out, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "a        C1     think      1.000   20.0%"
+			     "     1.200    0.0%    20.0%"), "%s", text);
+	ck_assert_msg(strstr(text, "a        C1                1.300  (the "
+			     "captured run, under the probe; 1.30 times the "
+			     "program's median there, beyond its runs: -s 1 "
+			     "and --think repeat it)\n"), "%s", text);
+	ck_assert_msg(strstr(text, "b        C1                1.000  (the "
+			     "captured run, under the probe)\n"), "%s", text);
+	free(text);
+	free(out);
+	free(in);
+	free(awk);
+	free(scratch);
+	free(src);
+}
+END_TEST
+
 START_TEST(test_scripts_help)
 {
 	char *src = source_dir(), *scratch = tu_scratch();
@@ -373,6 +419,7 @@ Suite *build_suite(void)
 	tcase_add_test(tc, test_install_dirs);
 	tcase_add_test(tc, test_vmlinux_vendored);
 	tcase_add_test(tc, test_scripts_help);
+	tcase_add_test(tc, test_predict_table);
 	tcase_add_test(tc, test_bash_completion);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("deb");
