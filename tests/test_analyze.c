@@ -327,33 +327,43 @@ START_TEST(test_thread_time)
 END_TEST
 
 /*
- * The capture probe's part of the on-CPU time (tests/data/generate/
- * probe.capture, replay-format §4.7): the probe= generate writes, at most
- * each gap's on-CPU part, 150 + 550 + 750 + 100 + 750 + 900 ns of 10,100
- * ns of thread time, in JSON and text.
+ * --analyze of tests/data/generate/@name.capture: its totals.thread_time
+ * member @key is @ns in the JSON, and the text's thread time line holds
+ * @line.
  */
-START_TEST(test_thread_time_probe)
+static void check_thread_time(const char *name, const char *key, int64_t ns,
+			      const char *line)
 {
 	char *path;
 	json_t *v;
-	const json_t *t;
 	char *argv[] = { "ioriot", "--analyze", NULL, NULL }, *text = NULL;
 
-	ck_assert(asprintf(&path, "%s/generate/probe.capture",
-			   tu_datadir()) > 0);
+	ck_assert(asprintf(&path, "%s/generate/%s.capture", tu_datadir(),
+			   name) > 0);
 	v = analyze_json(&(struct analyze_options){ 0 }, path);
-	t = at(v, "totals.thread_time");
-	ck_assert_int_eq(num(t, "probe_ns"), 3200);
-	ck_assert_int_eq(num(t, "on_cpu_ns"), 5280);
+	ck_assert_int_eq(num(at(v, "totals.thread_time"), key), ns);
 	json_decref(v);
 
 	argv[2] = path;
 	ck_assert_int_eq(tu_run(argv, &text, NULL), 0);
-	ck_assert_msg(strstr(text, "  Thread time            8% in calls, 52% "
-			     "on a CPU between them (32% the capture "
-			     "probe's), 40% waiting\n"), "%s", text);
+	ck_assert_msg(strstr(text, line), "%s", text);
 	free(text);
 	free(path);
+}
+
+/*
+ * The capture probe's part of the on-CPU time (tests/data/generate/
+ * probe.capture, replay-format §4.7): the probe= generate writes, at most
+ * each gap's on-CPU part, 150 + 550 + 750 + 100 + 750 + 900 ns of 10,100
+ * ns of thread time (of 5,280 ns on a CPU), in JSON and text.
+ */
+START_TEST(test_thread_time_probe)
+{
+	check_thread_time("probe", "on_cpu_ns", 5280, "  Thread time ");
+	check_thread_time("probe", "probe_ns", 3200,
+			  "  Thread time            8% in calls, 52% on a CPU "
+			  "between them (32% the capture probe's), 40% "
+			  "waiting\n");
 }
 END_TEST
 
@@ -365,23 +375,8 @@ END_TEST
  */
 START_TEST(test_thread_time_runq)
 {
-	char *path;
-	json_t *v;
-	const json_t *t;
-	char *argv[] = { "ioriot", "--analyze", NULL, NULL }, *text = NULL;
-
-	ck_assert(asprintf(&path, "%s/generate/runq.capture",
-			   tu_datadir()) > 0);
-	v = analyze_json(&(struct analyze_options){ 0 }, path);
-	t = at(v, "totals.thread_time");
-	ck_assert_int_eq(num(t, "runq_ns"), 1876);
-	json_decref(v);
-
-	argv[2] = path;
-	ck_assert_int_eq(tu_run(argv, &text, NULL), 0);
-	ck_assert_msg(strstr(text, "% waiting (18% for a CPU)\n"), "%s", text);
-	free(text);
-	free(path);
+	check_thread_time("runq", "runq_ns", 1876,
+			  "% waiting (18% for a CPU)\n");
 }
 END_TEST
 

@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "busy.h"
+
 #define BUSY_NS 60000000ULL	/* 60 ms */
 #define SLEEP_NS 60000000L
 
@@ -43,28 +45,6 @@ static void fail(const char *what, int line)
 }
 
 #define CHECK(x) do { if (!(x)) fail(#x, __LINE__); } while (0)
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	CHECK(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* Spin until the thread has used BUSY_NS of CPU; returns what it used. */
-static uint64_t busy(void)
-{
-	volatile uint64_t x = 0;
-	uint64_t start = thread_cpu_ns(), now;
-
-	do {
-		for (int i = 0; i < 10000; i++)
-			x += (uint64_t)i;
-		now = thread_cpu_ns();
-	} while (now - start < BUSY_NS);
-	return now - start;
-}
 
 int main(int argc, char **argv)
 {
@@ -85,7 +65,7 @@ int main(int argc, char **argv)
 	CHECK((fd = syscall(SYS_open, "f", O_CREAT | O_WRONLY | O_TRUNC,
 			    0644)) >= 0);
 	CHECK(syscall(SYS_write, fd, "a", 1) == 1);
-	busy_ns = busy();
+	busy_ns = busy_for(BUSY_NS);
 	CHECK(syscall(SYS_write, fd, "b", 1) == 1);
 	CHECK(syscall(SYS_nanosleep, &nap, NULL) == 0);
 	CHECK(syscall(SYS_write, fd, "c", 1) == 1);

@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "busy.h"
+
 #define ROUNDS 4
 #define BUSY_NS 20000000ULL	/* 20 ms */
 
@@ -39,33 +41,13 @@ static void fail(const char *what, int line)
 
 #define CHECK(x) do { if (!(x)) fail(#x, __LINE__); } while (0)
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	CHECK(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* Spin until the thread has used BUSY_NS of CPU. */
-static void busy(void)
-{
-	volatile uint64_t x = 0;
-	uint64_t start = thread_cpu_ns();
-
-	do {
-		for (int i = 0; i < 10000; i++)
-			x += (uint64_t)i;
-	} while (thread_cpu_ns() - start < BUSY_NS);
-}
-
 static void rounds(const char *name)
 {
 	long fd;
 
 	CHECK((fd = syscall(SYS_open, name, O_CREAT | O_WRONLY, 0644)) >= 0);
 	for (int i = 0; i < ROUNDS; i++) {
-		busy();
+		busy_for(BUSY_NS);
 		CHECK(syscall(SYS_write, fd, "x", 1) == 1);
 	}
 	CHECK(syscall(SYS_close, fd) == 0);
