@@ -63,6 +63,118 @@ START_TEST(test_help)
 }
 END_TEST
 
+/* The options (words "-x", "--name") of @line into @set, a word per line
+ * after a '\n'; @man: the line is of the man page, its dashes "\-". */
+static void collect_options(const char *line, size_t len, bool man,
+			    char **set)
+{
+	const char *dash = man ? "\\-" : "-";
+	size_t dlen = strlen(dash);
+
+	for (size_t i = 0; i + dlen < len; i++) {
+		char word[64];
+		size_t n = 0, j = i;
+
+		if (strncmp(line + i, dash, dlen) || (i && line[i - 1] != ' ' &&
+		    line[i - 1] != '"' && line[i - 1] != ','))
+			continue;
+		word[n++] = '-';
+		j += dlen;
+		if (!strncmp(line + j, dash, dlen)) {
+			word[n++] = '-';
+			j += dlen;
+		}
+		while (j < len && n < sizeof(word) - 2 &&
+		       ((line[j] >= 'a' && line[j] <= 'z') ||
+			(line[j] >= 'A' && line[j] <= 'Z') ||
+			(man && !strncmp(line + j, dash, dlen) && n > 2) ||
+			(!man && line[j] == '-' && n > 2))) {
+			if (line[j] == '\\')
+				j++;
+			word[n++] = line[j++];
+		}
+		word[n] = '\0';
+		/* "-c", "--name"; not "-x" inside a word or a bare dash */
+		if ((word[1] == '-' && n > 3) || (word[1] != '-' && n == 2)) {
+			char *entry;
+
+			ck_assert(asprintf(&entry, "\n%s\n", word) > 0);
+			if (!strstr(*set, entry)) {
+				size_t have = strlen(*set);
+
+				*set = tu_realloc(*set, have + n + 2);
+				memcpy(*set + have, entry + 1, n + 2);
+			}
+			free(entry);
+		}
+		i = j - 1;
+	}
+}
+
+/*
+ * --help (read off the option table) and the man page's MODES and OPTIONS
+ * agree: every option --help lists has an entry (.TP) in the man page, and
+ * every option an entry there names is one --help lists.
+ */
+START_TEST(test_help_matches_man)
+{
+	const char *args[] = { "--help", NULL };
+	char *man_path = tu_join(tu_datadir(), "../../docs/ioriot.8");
+	char *out, *err, *man = tu_read(man_path, NULL);
+	char *help_set = strdup("\n"), *man_set = strdup("\n");
+	bool in_section = false;
+
+	ck_assert_int_eq(tu_run_args(args, &out, &err), 0);
+	/* --help: the left column of the lines that begin with an option */
+	for (char *line = out, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		ck_assert(nl);
+		if (line[0] == ' ' && strspn(line, " ") <= 6 &&
+		    line[strspn(line, " ")] == '-')
+			collect_options(line, (size_t)(nl - line) < 26 ?
+					(size_t)(nl - line) : 26, false,
+					&help_set);
+	}
+	/* the man page: the line after each .TP in MODES and OPTIONS */
+	for (char *line = man, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (!strncmp(line, ".SH ", 4))
+			in_section = !strncmp(line, ".SH MODES", 9) ||
+				     !strncmp(line, ".SH OPTIONS", 11);
+		else if (in_section && !strncmp(line, ".TP", 3) && nl) {
+			char *next = nl + 1, *end = strchr(next, '\n');
+
+			collect_options(next, end ? (size_t)(end - next) :
+					strlen(next), true, &man_set);
+		}
+	}
+	for (char *w = help_set + 1, *nl; (nl = strchr(w, '\n')); w = nl + 1) {
+		char entry[80];
+
+		snprintf(entry, sizeof(entry), "\n%.*s\n", (int)(nl - w), w);
+		ck_assert_msg(strstr(man_set, entry), "--help lists %.*s, "
+			      "docs/ioriot.8 has no entry for it",
+			      (int)(nl - w), w);
+	}
+	for (char *w = man_set + 1, *nl; (nl = strchr(w, '\n')); w = nl + 1) {
+		char entry[80];
+
+		snprintf(entry, sizeof(entry), "\n%.*s\n", (int)(nl - w), w);
+		ck_assert_msg(strstr(help_set, entry), "docs/ioriot.8 has an "
+			      "entry for %.*s, --help does not list it",
+			      (int)(nl - w), w);
+	}
+	ck_assert_msg(strstr(help_set, "\n--think\n") &&
+		      strstr(help_set, "\n-c\n"), "%s", help_set);
+	free(help_set);
+	free(man_set);
+	free(man);
+	free(man_path);
+	free(out);
+	free(err);
+}
+END_TEST
+
 START_TEST(test_version)
 {
 	static const char *const forms[] = { "-V", "--version" };
@@ -116,7 +228,7 @@ static const struct {
 	{ { "-r", "x.replay", "--graphite-prefix", "lab", NULL },
 	  "--graphite-prefix needs --graphite" },
 	{ { "-c", "x.capture", "--output-format", "json", NULL },
-	  "--output-format goes with --analyze, --compare, -r or -R" },
+	  "--output-format goes with -r, -R, --analyze or --compare" },
 	{ { "--compare", "a.json", "--output-format", "xml", NULL },
 	  "--output-format is text or json" },
 	{ { "-r", "x.replay", "--csv", "a", "--interval", "0.01", NULL },
@@ -125,18 +237,18 @@ static const struct {
 	{ { "-r", "x.replay", "--spin", "0", NULL }, "--spin" },
 	{ { "-i", "x.replay", "--spin", "500", NULL }, "--spin" },
 	{ { "-r", "x.replay", "--think", "-s", "0", NULL }, "-s above 0" },
-	{ { "-i", "x.replay", "--think", NULL }, "--think and --cpu-scale go" },
+	{ { "-i", "x.replay", "--think", NULL }, "--think goes with -r or -R" },
 	{ { "-r", "x.replay", "--cpu-scale", "2", NULL },
 	  "--cpu-scale needs --think" },
 	{ { "-r", "x.replay", "--think", "--cpu-scale", "0", NULL },
 	  "--cpu-scale" },
 	{ { "-r", "x.replay", "--repeat", "0", NULL }, "--repeat" },
-	{ { "-i", "x.replay", "--repeat", "2", NULL }, "--repeat and --label" },
+	{ { "-i", "x.replay", "--repeat", "2", NULL }, "--repeat goes with -r or -R" },
 	{ { "-r", "x.replay", "--ready-fd", "5", NULL },
 	  "--ready-fd goes with -c" },
 	{ { "-c", "x.capture", "--ready-fd", "2", NULL }, "--ready-fd" },
 	{ { "-r", "x.replay", "--sync", NULL },
-	  "--sync and --no-sync go with -c" },
+	  "--sync goes with -c (capture)" },
 	{ { "-c", "x.capture", "--sync", "--no-sync", NULL },
 	  "--sync or --no-sync, not both" },
 	{ { "-R", "x.replay", "--repeat", "2", "--csv", "a.csv", NULL },
@@ -1326,6 +1438,7 @@ Suite *cli_suite(void)
 
 	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
 	tcase_add_loop_test(tc, test_help, 0, 2);
+	tcase_add_test(tc, test_help_matches_man);
 	tcase_add_loop_test(tc, test_version, 0, 2);
 	tcase_add_loop_test(tc, test_usage_error, 0,
 			    sizeof(usage_errors) / sizeof(usage_errors[0]));

@@ -624,7 +624,7 @@ START_TEST(test_cli_errors)
 	free(err);
 	char *replay_mode[] = { "ioriot", "-r", rep, "--from", "1", NULL };
 	rc = tu_run(replay_mode, &out, &err);
-	ck_assert_msg(rc != 0 && strstr(err, "go with -c FILE -r FILE"),
+	ck_assert_msg(rc != 0 && strstr(err, "--from goes with -c FILE -r FILE (generate)"),
 		      "exit %d: %s", rc, err);
 	free(out);
 	free(err);

@@ -78,7 +78,6 @@ struct cli_opts {
 	bool output_format_set;	/* --output-format given */
 	const char *folded;	/* --folded */
 	enum analyze_weight folded_weight;	/* --folded-weight */
-	bool folded_weight_given;
 	/* Where the sandboxes go on the test host (sandmap.h). */
 	const char *map[SANDMAP_RULES_MAX];	/* --map CAPTURED=TEST */
 	size_t nmap;
