@@ -3,6 +3,7 @@
  * and judged by its exit status (0 success, 1 failure, 2 usage error), its
  * messages and the files it leaves.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -412,13 +413,57 @@ START_TEST(test_capture_output_unwritable)
 }
 END_TEST
 
-/* -T and -P on a tmpfs named by --mounts: never the host's mounts. */
+/* Make directory @mnt/@rel. */
+static void make_dir(const char *mnt, const char *rel)
+{
+	char *path;
+
+	ck_assert(asprintf(&path, "%s/%s", mnt, rel) > 0);
+	ck_assert_msg(mkdir(path, 0755) == 0, "%s: %s", path, strerror(errno));
+	free(path);
+}
+
+/* Whether @mnt/@rel exists. */
+static bool exists_in(const char *mnt, const char *rel)
+{
+	char *path;
+	bool there;
+
+	ck_assert(asprintf(&path, "%s/%s", mnt, rel) > 0);
+	there = exists(path);
+	free(path);
+	return there;
+}
+
+/* The number of entries of directory @mnt/@rel that begin with @prefix. */
+static unsigned entries_of(const char *mnt, const char *rel,
+			   const char *prefix)
+{
+	char *path;
+	unsigned n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	ck_assert(asprintf(&path, "%s/%s", mnt, rel) > 0);
+	d = opendir(path);
+	ck_assert_msg(d, "%s: %s", path, strerror(errno));
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(d);
+	free(path);
+	return n;
+}
+
+/*
+ * -T and -P on a tmpfs named by --mounts (never the host's mounts): with
+ * -n NAME on test NAME and its copies only, its lock respected; without
+ * it, refused off a terminal unless --all.
+ */
 START_TEST(test_trash_and_purge)
 {
-	char *dir = tu_scratch(), *mnt = tu_join(dir, "mnt"), *table, *path;
-	const char *trash[] = { "-T", "--mounts", NULL, NULL };
-	const char *purge[] = { "-P", "--mounts", NULL, NULL };
-	char *out, *err;
+	char *dir = tu_scratch(), *mnt = tu_join(dir, "mnt"), *table, *mounts;
+	char *out, *err, *lock;
+	int rc, fd;
 
 	if (geteuid() != 0) {
 		printf("test_trash_and_purge skipped: needs root to mount a tmpfs\n");
@@ -427,32 +472,82 @@ START_TEST(test_trash_and_purge)
 	ck_assert_int_eq(mkdir(mnt, 0755), 0);
 	ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=8m"), 0);
 	ck_assert(asprintf(&table, "tmpfs %s tmpfs rw 0 0\n", mnt) > 0);
-	trash[2] = purge[2] = tu_write_str(dir, "mounts", table);
-	ck_assert(asprintf(&path, "%s/.ioriot", mnt) > 0);
-	ck_assert_int_eq(mkdir(path, 0755), 0);
-	free(path);
-	ck_assert(asprintf(&path, "%s/.ioriot/t", mnt) > 0);
-	ck_assert_int_eq(mkdir(path, 0755), 0);
-	free(path);
+	mounts = tu_write_str(dir, "mounts", table);
+	make_dir(mnt, ".ioriot");
+	make_dir(mnt, ".ioriot/t");
+	make_dir(mnt, ".ioriot/t/d");
+	make_dir(mnt, ".ioriot/t.1");	/* a copy of t (--copies) */
+	make_dir(mnt, ".ioriot/other");
+	make_dir(mnt, ".ioriot/t2");	/* another test */
 
-	int rc = tu_run_args(trash, &out, &err);
-	ck_assert_msg(rc == 0, "-T: %d %s", rc, err);
-	ck_assert_msg(strstr(out, "Moved to the trash: 1"), "%s", out);
+	/* Without -n or --all, not on a terminal: refused, nothing done. */
+	const char *bare[] = { "-T", "--mounts", mounts, NULL };
+	rc = tu_run_args(bare, &out, &err);
+	ck_assert_msg(rc == 2 && strstr(err, "give -n NAME for one test, or "
+					"--all"), "-T: %d %s", rc, err);
+	ck_assert(exists_in(mnt, ".ioriot/t") && !exists_in(mnt, ".ioriot/.trash"));
 	free(out);
 	free(err);
-	ck_assert(asprintf(&path, "%s/.ioriot/t", mnt) > 0);
-	ck_assert_int_ne(access(path, F_OK), 0);
-	free(path);
+	const char *both[] = { "-P", "-n", "t", "--all", "--mounts", mounts,
+			       NULL };
+	rc = tu_run_args(both, &out, &err);
+	ck_assert_msg(rc == 2 && strstr(err, "not both"), "%d %s", rc, err);
+	free(out);
+	free(err);
 
-	rc = tu_run_args(purge, &out, &err);
-	ck_assert_msg(rc == 0, "-P: %d %s", rc, err);
-	ck_assert(asprintf(&path, "%s/.ioriot", mnt) > 0);
-	ck_assert_int_ne(access(path, F_OK), 0);
-	free(path);
+	/* -T -n t: t and t.1 go to the trash, t2 and other stay. */
+	const char *trash_t[] = { "-T", "-n", "t", "--mounts", mounts, NULL };
+	rc = tu_run_args(trash_t, &out, &err);
+	ck_assert_msg(rc == 0, "-T -n t: %d %s", rc, err);
+	ck_assert_msg(strstr(out, "Moved to the trash: 2"), "%s", out);
+	free(out);
+	free(err);
+	ck_assert(!exists_in(mnt, ".ioriot/t") && !exists_in(mnt, ".ioriot/t.1"));
+	ck_assert(exists_in(mnt, ".ioriot/t2") && exists_in(mnt, ".ioriot/other"));
+	ck_assert_uint_eq(entries_of(mnt, ".ioriot/.trash", "t."), 2);
+
+	/* A running replay of t2 (its lock held): -P -n t2 leaves it.  (-T -n
+	 * made .state: it reset the state of t and t.1.) */
+	ck_assert(exists_in(mnt, ".ioriot/.state/t.1.state"));
+	ck_assert(asprintf(&lock, "%s/.ioriot/.state/t2.lock", mnt) > 0);
+	fd = open(lock, O_RDWR | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	const char *purge_t2[] = { "-P", "-n", "t2", "--mounts", mounts, NULL };
+	rc = tu_run_args(purge_t2, &out, &err);
+	ck_assert_msg(rc == 1 && strstr(err, "running"), "%d %s", rc, err);
+	ck_assert(exists_in(mnt, ".ioriot/t2"));
+	free(out);
+	free(err);
+	close(fd);
+
+	/* -P -n t: t's trashed sandboxes removed, nothing else. */
+	make_dir(mnt, ".ioriot/t");
+	const char *purge_t[] = { "-P", "-n", "t", "--mounts", mounts, NULL };
+	rc = tu_run_args(purge_t, &out, &err);
+	ck_assert_msg(rc == 0, "-P -n t: %d %s", rc, err);
+	free(out);
+	free(err);
+	ck_assert(!exists_in(mnt, ".ioriot/t"));
+	ck_assert_uint_eq(entries_of(mnt, ".ioriot/.trash", "t."), 0);
+	ck_assert(exists_in(mnt, ".ioriot/t2") && exists_in(mnt, ".ioriot/other"));
+
+	/* --all: everything. */
+	const char *trash_all[] = { "-T", "--all", "--mounts", mounts, NULL };
+	rc = tu_run_args(trash_all, &out, &err);
+	ck_assert_msg(rc == 0 && strstr(out, "Moved to the trash: 2"),
+		      "-T --all: %d %s%s", rc, out, err);
+	free(out);
+	free(err);
+	const char *purge_all[] = { "-P", "--all", "--mounts", mounts, NULL };
+	rc = tu_run_args(purge_all, &out, &err);
+	ck_assert_msg(rc == 0, "-P --all: %d %s", rc, err);
+	ck_assert(!exists_in(mnt, ".ioriot"));
 	free(out);
 	free(err);
 	ck_assert_int_eq(umount(mnt), 0);
-	free((char *)trash[2]);
+	free(lock);
+	free(mounts);
 	free(table);
 	free(mnt);
 	free(dir);

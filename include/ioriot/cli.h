@@ -94,6 +94,7 @@ struct cli_opts {
 	bool sync, no_sync;	/* --sync, --no-sync: futex records or
 				 * not (default: with -x or --comm) */
 	bool allow_root;	/* --allow-root */
+	bool all;		/* --all: -P, -T of every test */
 	bool replay_given;	/* -r: with -c generate, else replay */
 	int verbosity;		/* -q / -v */
 	/* A fleet's replays: started together, merged into one. */

@@ -85,13 +85,33 @@ int sandbox_trash_all(const char *mnt, size_t *moved, char *err,
 
 /*
  * Remove the sandboxes of test @name that sandbox_trash() moved to
- * <@mnt>/.ioriot/.trash, and nothing else there (--repeat: each run's
- * init would otherwise keep a copy of the data).  *@removed counts the
- * entries removed.  Returns 0 (also without a trash) or -errno with a
- * message.
+ * <@mnt>/.ioriot/.trash, with @copies also those of its copies (NAME.K,
+ * --copies), and nothing else there (--repeat: each run's init would
+ * otherwise keep a copy of the data; -P -n).  *@removed counts the entries
+ * removed.  Returns 0 (also without a trash) or -errno with a message.
  */
-int sandbox_remove_trashed(const char *mnt, const char *name, size_t *removed,
-			   char *err, size_t errlen);
+int sandbox_remove_trashed(const char *mnt, const char *name, bool copies,
+			   size_t *removed, char *err, size_t errlen);
+
+/*
+ * The sandboxes on @mnt of test @name and its copies (NAME.K): their
+ * names in <@mnt>/.ioriot, a malloc'd array *@names of *@n malloc'd
+ * strings (sandbox_names_free).  Returns 0 (none without a .ioriot) or
+ * -errno with a message.
+ */
+int sandbox_tests(const char *mnt, const char *name, char ***names,
+		  size_t *n, char *err, size_t errlen);
+
+/* Free what sandbox_tests() returned; NULL is fine. */
+void sandbox_names_free(char **names, size_t n);
+
+/*
+ * -P -n: remove <@mnt>/.ioriot/@name and everything below it, as
+ * sandbox_purge() does.  *@removed counts removed entries.  Returns 0
+ * (also when there is none) or -errno with a message.
+ */
+int sandbox_remove(const char *mnt, const char *name, size_t *removed,
+		   char *err, size_t errlen);
 
 /*
  * -P: remove <@mnt>/.ioriot and everything below it: tests and trash.
@@ -103,13 +123,16 @@ int sandbox_purge(const char *mnt, size_t *removed, char *err, size_t errlen);
 
 /*
  * -T (@purge false) or -P (@purge true) on every mount of the mount table
- * @mounts (a /proc/mounts file) but pseudo file systems.  @each, if not
- * NULL, is called for each mount where something was moved or removed,
- * with their number; *@total sums them.  A mount that fails is reported
- * (log_error) and the others are still done.  Returns 0, or the -errno of
- * the first failure (-ENOMEM, an unreadable table, a mount that failed).
+ * @mounts (a /proc/mounts file) but pseudo file systems: of every test,
+ * or with @name of test @name and its copies only (NAME.K; with -P also
+ * what of them is in the trash; refused on a mount where an init or a
+ * replay of one runs; their state is reset).  @each, if not NULL, is
+ * called for each mount where something was moved or removed, with their
+ * number; *@total sums them.  A mount that fails is reported (log_error)
+ * and the others are still done.  Returns 0, or the -errno of the first
+ * failure (-ENOMEM, an unreadable table, a mount that failed, -EBUSY).
  */
-int testhost_cleanup(const char *mounts, bool purge,
+int testhost_cleanup(const char *mounts, bool purge, const char *name,
 		     void (*each)(void *ctx, const char *mnt, size_t n),
 		     void *ctx, size_t *total);
 

@@ -154,13 +154,46 @@ static void cleanup_mount(void *ctx, const char *mnt, size_t n)
 	       *purge ? "entries removed" : "tests moved to the trash");
 }
 
+/*
+ * Whether -P or -T (@purge) may act on every test of every mount: asked on
+ * a terminal; refused elsewhere (a script names its test with -n, or says
+ * --all).  Returns 0 to go on, else the exit status.
+ */
+static int confirm_all(bool purge)
+{
+	const char *flag = purge ? "-P" : "-T";
+	char answer[16];
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
+		fprintf(stderr, "ioriot: %s without -n NAME acts on every test "
+			"of every mount: give -n NAME for one test, or --all\n",
+			flag);
+		return EXIT_USAGE;
+	}
+	fprintf(stderr, "ioriot: %s every test of every mount%s? [y/N] ",
+		purge ? "remove" : "move to the trash",
+		purge ? ", and the trash" : "");
+	if (fgets(answer, sizeof(answer), stdin) &&
+	    (!strcmp(answer, "y\n") || !strcmp(answer, "yes\n")))
+		return 0;
+	fprintf(stderr, "ioriot: nothing done\n");
+	return 1;
+}
+
 static int run_cleanup(const struct cli_opts *o, bool purge)
 {
 	size_t total;
-	int rc = testhost_cleanup(o->mounts ? o->mounts : "/proc/self/mounts",
-				  purge, o->verbosity >= 0 ? cleanup_mount : NULL,
-				  &purge, &total);
+	int rc;
 
+	if (o->name && !test_name_valid(o->name)) {
+		log_error("invalid test name '%s'", o->name);
+		return EXIT_USAGE;
+	}
+	if (!o->name && !o->all && (rc = confirm_all(purge)))
+		return rc;
+	rc = testhost_cleanup(o->mounts ? o->mounts : "/proc/self/mounts",
+			      purge, o->name, o->verbosity >= 0 ?
+			      cleanup_mount : NULL, &purge, &total);
 	if (o->verbosity >= 0)
 		printf("%s: %zu\n", purge ? "Removed" : "Moved to the trash",
 		       total);
@@ -256,7 +289,7 @@ static int remove_trashed(char *const *roots, size_t n, char *err,
 
 	for (size_t i = 0; i < n; i++) {
 		int rc = sandbox_split(roots[i], mnt, &name) ? -EINVAL :
-			 sandbox_remove_trashed(mnt, name, &removed, err,
+			 sandbox_remove_trashed(mnt, name, false, &removed, err,
 						errlen);
 
 		if (rc)

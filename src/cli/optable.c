@@ -331,6 +331,8 @@ static int take_verbose(struct cli_opts *o, char *arg)
 
 /* The modes that take the options of a replay. */
 #define RUN (CLI_IN(MODE_REPLAY) | CLI_IN(MODE_INIT_REPLAY))
+/* -P and -T. */
+#define CLEANUP (CLI_IN(MODE_PURGE) | CLI_IN(MODE_TRASH))
 #define F(member) offsetof(struct cli_opts, member)
 #define MODE_ROW .section = CLI_SEC_MODES, .type = CLI_MODE
 
@@ -354,10 +356,14 @@ const struct cli_option cli_options[] = {
 	  .mode = MODE_DROP_CACHES,
 	  .help = "drop the page cache and exit" },
 	{ .name = "purge", .letter = 'P', MODE_ROW, .mode = MODE_PURGE,
-	  .help = "delete all test data and trash (<mnt>/.ioriot on every "
-		  "mount; never follows symlinks or crosses mounts)" },
+	  .help = "with -n NAME: delete test NAME's sandboxes on every mount, "
+		  "its copies' and what of them is in the trash; with --all: "
+		  "all test data and trash (<mnt>/.ioriot on every mount); "
+		  "never follows symlinks or crosses mounts" },
 	{ .name = "trash", .letter = 'T', MODE_ROW, .mode = MODE_TRASH,
-	  .help = "move all test data to <mnt>/.ioriot/.trash" },
+	  .help = "with -n NAME: move test NAME's sandboxes (and its "
+		  "copies') on every mount to <mnt>/.ioriot/.trash; with "
+		  "--all: every test's" },
 	{ .name = "compare", .usage = "--compare FILE...", MODE_ROW,
 	  .mode = MODE_COMPARE,
 	  .help = "compare replay runs (-S FILE.json, also of --repeat): per "
@@ -396,9 +402,12 @@ const struct cli_option cli_options[] = {
 	  .help = "print this help" },
 
 	{ .name = "name", .letter = 'n', .arg = "NAME", .type = CLI_STRING,
-	  .field = F(name),
+	  .field = F(name), .modes = CLI_IN(MODE_GENERATE) | CLEANUP,
 	  .help = "test name: sandboxes are <mountpoint>/.ioriot/NAME "
-		  "(generate: required)" },
+		  "(generate: required; -P, -T: the test they act on)" },
+	{ .name = "all", .type = CLI_FLAG, .field = F(all), .modes = CLEANUP,
+	  .help = "act on every test of every mount (without it, and without "
+		  "-n, they ask on a terminal and refuse elsewhere)" },
 	{ .name = "user", .letter = 'u', .arg = "USER", .type = CLI_STRING,
 	  .field = F(user),
 	  .modes = CLI_IN(MODE_GENERATE) | CLI_IN(MODE_INIT) | RUN,

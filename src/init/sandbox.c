@@ -723,45 +723,57 @@ static int remove_below(int top, char *rel, size_t len, size_t *removed)
 	return rc;
 }
 
-/* Whether trash entry @entry is a sandbox of test @name that trash_one()
- * moved there: "NAME.TIME.PID.COUNTER", all three numbers. */
-static bool trashed_of(const char *entry, const char *name)
+/* The number of ".DIGITS" groups that make up all of @p, or -1 if it is
+ * something else. */
+static int digit_groups(const char *p)
 {
-	size_t len = strlen(name);
 	int groups = 0;
 
-	if (strncmp(entry, name, len) || entry[len] != '.')
-		return false;
-	for (const char *p = entry + len; *p; groups++) {
+	for (; *p; groups++) {
 		if (*p++ != '.' || !(*p >= '0' && *p <= '9'))
-			return false;
+			return -1;
 		while (*p >= '0' && *p <= '9')
 			p++;
 	}
-	return groups == 3;
+	return groups;
 }
 
-int sandbox_remove_trashed(const char *mnt, const char *name, size_t *removed,
-			   char *err, size_t errlen)
+/* The groups of @entry after test name @name ("NAME.1.2" has 2), or -1
+ * if @entry does not begin with @name. */
+static int groups_after(const char *entry, const char *name)
 {
-	int top = open_top(mnt, err, errlen), trash, rc = 0;
+	size_t len = strlen(name);
+
+	return strncmp(entry, name, len) ? -1 : digit_groups(entry + len);
+}
+
+/* Whether trash entry @entry is a sandbox of test @name that trash_one()
+ * moved there, "NAME.TIME.PID.COUNTER" (all three numbers), or with
+ * @copies one of its copies', "NAME.K.TIME.PID.COUNTER". */
+static bool trashed_of(const char *entry, const char *name, bool copies)
+{
+	int groups = groups_after(entry, name);
+
+	return groups == 3 || (copies && groups == 4);
+}
+
+/* Remove the trash entries of test @name (and with @copies its copies')
+ * of the .ioriot directory @top.  *@removed counts the entries removed.
+ * 0 (also without a trash) or -errno. */
+static int remove_trashed_at(int top, const char *name, bool copies,
+			     size_t *removed)
+{
 	char **names = NULL, rel[PATHMAP_MAX];
+	int trash, rc;
 	size_t n = 0;
 
-	*removed = 0;
-	if (top == -ENOENT)
-		return 0;
-	if (top < 0)
-		return top;
 	trash = openat(top, TRASH_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		       O_CLOEXEC);
-	if (trash < 0) {
-		rc = errno == ENOENT ? 0 : -errno;
-		goto out;
-	}
+	if (trash < 0)
+		return errno == ENOENT ? 0 : -errno;
 	rc = dir_names(trash, false, &names, &n);
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (!trashed_of(names[i], name))
+		if (!trashed_of(names[i], name, copies))
 			continue;
 		snprintf(rel, sizeof(rel), "%s/%s", TRASH_DIR, names[i]);
 		rc = remove_below(top, rel, strlen(rel), removed);
@@ -772,11 +784,97 @@ int sandbox_remove_trashed(const char *mnt, const char *name, size_t *removed,
 	}
 	free_names(names, n);
 	close(trash);
-out:
+	return rc;
+}
+
+int sandbox_remove_trashed(const char *mnt, const char *name, bool copies,
+			   size_t *removed, char *err, size_t errlen)
+{
+	int top = open_top(mnt, err, errlen), rc;
+
+	*removed = 0;
+	if (top == -ENOENT)
+		return 0;
+	if (top < 0)
+		return top;
+	rc = remove_trashed_at(top, name, copies, removed);
 	close(top);
 	if (rc)
 		snprintf(err, errlen, "%s/%s/%s: %s", mnt, SANDBOX_DIR, TRASH_DIR,
 			 strerror(-rc));
+	return rc;
+}
+
+int sandbox_tests(const char *mnt, const char *name, char ***names,
+		  size_t *n, char *err, size_t errlen)
+{
+	int top = open_top(mnt, err, errlen), rc;
+	size_t kept = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (top == -ENOENT)
+		return 0;
+	if (top < 0)
+		return top;
+	rc = dir_names(top, true, names, n);
+	close(top);
+	if (rc) {
+		snprintf(err, errlen, "%s/%s: %s", mnt, SANDBOX_DIR,
+			 strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		int groups = groups_after((*names)[i], name);
+
+		if (groups == 0 || groups == 1)
+			(*names)[kept++] = (*names)[i];
+		else
+			free((*names)[i]);
+	}
+	*n = kept;
+	return 0;
+}
+
+void sandbox_names_free(char **names, size_t n)
+{
+	free_names(names, n);
+}
+
+int sandbox_remove(const char *mnt, const char *name, size_t *removed,
+		   char *err, size_t errlen)
+{
+	int top, rc = 0;
+	char rel[PATHMAP_MAX];
+	struct stat st;
+
+	*removed = 0;
+	if (!test_name_valid(name)) {
+		snprintf(err, errlen, "invalid test name '%s'", name);
+		return -EINVAL;
+	}
+	top = open_top(mnt, err, errlen);
+	if (top == -ENOENT)
+		return 0;
+	if (top < 0)
+		return top;
+	if (fstatat(top, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = errno == ENOENT ? 0 : -errno;
+	} else if (!S_ISDIR(st.st_mode)) {
+		rc = unlinkat(top, name, 0) < 0 ? -errno : 0;
+		*removed += !rc;
+	} else {
+		snprintf(rel, sizeof(rel), "%s", name);
+		rc = remove_below(top, rel, strlen(rel), removed);
+		if (!rc && unlinkat(top, name, AT_REMOVEDIR) < 0)
+			rc = -errno;
+		*removed += !rc;
+	}
+	close(top);
+	if (rc)
+		snprintf(err, errlen, "%s/%s/%s: %s%s", mnt, SANDBOX_DIR, name,
+			 strerror(-rc), rc == -EXDEV ?
+			 " (a mount below it was left alone)" : "");
 	return rc;
 }
 

@@ -1,12 +1,14 @@
 /*
  * testhost: what prepares a test host besides init: trash (-T) and purge
- * (-P) of the sandboxes on every mount, and dropping the page cache (-d,
- * and before each replay) once the host's writeback has settled.
+ * (-P) of the sandboxes on every mount, of every test or of one, and
+ * dropping the page cache (-d, and before each replay) once the host's
+ * writeback has settled.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,8 +17,61 @@
 #include "ioriot/log.h"
 #include "ioriot/mounts.h"
 #include "ioriot/sandbox.h"
+#include "ioriot/teststate.h"
 
-int testhost_cleanup(const char *mounts, bool purge,
+/*
+ * -T or -P (@purge) of test @name on @mnt: its sandbox and its copies'
+ * (NAME.K) moved to the trash or removed, with @purge also what of them
+ * is in the trash; each one's lock held meanwhile and its state reset.
+ * *@n counts what was moved or removed.  0 or -errno with a message in
+ * @err (-EBUSY: an init or a replay of it runs there).
+ */
+static int cleanup_test(const char *mnt, const char *name, bool purge,
+			size_t *n, char *err, size_t errlen)
+{
+	char **tests = NULL;
+	size_t ntests = 0, locked = 0, count;
+	int *locks = NULL, rc;
+
+	*n = 0;
+	rc = sandbox_tests(mnt, name, &tests, &ntests, err, errlen);
+	if (!rc && ntests && !(locks = calloc(ntests, sizeof(*locks))))
+		rc = -ENOMEM;
+	while (!rc && locked < ntests) {
+		int fd = teststate_lock(mnt, tests[locked], err, errlen);
+
+		if (fd < 0)
+			rc = fd;
+		else
+			locks[locked++] = fd;
+	}
+	for (size_t i = 0; !rc && i < ntests; i++) {
+		count = 0;
+		if (purge) {
+			rc = sandbox_remove(mnt, tests[i], &count, err, errlen);
+		} else {
+			rc = sandbox_trash(mnt, tests[i], err, errlen);
+			count = 1;
+		}
+		if (!rc) {
+			*n += count;
+			rc = teststate_set(mnt, tests[i], TEST_STATE_NONE, err,
+					   errlen);
+		}
+	}
+	if (!rc && purge) {
+		rc = sandbox_remove_trashed(mnt, name, true, &count, err,
+					    errlen);
+		*n += count;
+	}
+	while (locks && locked)
+		close(locks[--locked]);
+	free(locks);
+	sandbox_names_free(tests, ntests);
+	return rc;
+}
+
+int testhost_cleanup(const char *mounts, bool purge, const char *name,
 		     void (*each)(void *ctx, const char *mnt, size_t n),
 		     void *ctx, size_t *total)
 {
@@ -34,12 +89,18 @@ int testhost_cleanup(const char *mounts, bool purge,
 		goto out;
 	}
 	for (size_t i = 0; i < mt->n; i++) {
+		const char *mnt = mt->v[i].dir;
 		size_t n = 0;
 
 		if (mt->v[i].pseudo)
 			continue;
-		rc = purge ? sandbox_purge(mt->v[i].dir, &n, err, sizeof(err)) :
-			     sandbox_trash_all(mt->v[i].dir, &n, err, sizeof(err));
+		if (name)
+			rc = cleanup_test(mnt, name, purge, &n, err,
+					  sizeof(err));
+		else if (purge)
+			rc = sandbox_purge(mnt, &n, err, sizeof(err));
+		else
+			rc = sandbox_trash_all(mnt, &n, err, sizeof(err));
 		if (rc) {
 			log_error("%s", err);
 			if (!failed)
@@ -47,7 +108,7 @@ int testhost_cleanup(const char *mounts, bool purge,
 		}
 		*total += n;
 		if (n && each)
-			each(ctx, mt->v[i].dir, n);
+			each(ctx, mnt, n);
 	}
 	rc = failed;
 out:
