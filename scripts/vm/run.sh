@@ -29,6 +29,7 @@ timeout=${VM_TIMEOUT:-1200}
 
 acc=$("$here/boot.sh" --accel "$vmdir")
 fail=0
+summary=
 for k in "$@"; do
 	kd=$vmdir/kernels/$k
 	share=$vmdir/share/$k
@@ -63,5 +64,16 @@ for k in "$@"; do
 	esac
 	echo "check-vm: kernel $k: $why, $(( $(date +%s) - start )) s"
 	[ "$st" = 0 ] || fail=1
+	# What failed (and what passed only the second time), once more
+	# at the very end, where a log's tail shows it.
+	summary="$summary
+check-vm: kernel $k: $why"
+	for f in retried failures; do
+		[ -s "$share/$f" ] || continue
+		summary="$summary
+check-vm: kernel $k, $f:
+$(sed 's/^/  /' "$share/$f")"
+	done
 done
+echo "$summary"
 exit $fail
