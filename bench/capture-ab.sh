@@ -38,6 +38,7 @@ taskset -c 0 true 2>/dev/null && pin="taskset -c 0"
 
 cpu_ns() { $pin "$loop" io "$work/tmpfs/data" 1 | awk '{print $8}'; }
 under() {	# BIN: one loop run under BIN's whole-host capture
+	rm -f "$work/tmpfs/ab.capture"	# a capture keeps an existing log
 	"$1" -q -c "$work/tmpfs/ab.capture" &
 	cap_pid=$!
 	sleep 2

@@ -55,6 +55,7 @@ cpu_ns() { $pin "$loop" "$@" | awk '{print $8}'; }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 start_capture() {
+	rm -f "$work/tmpfs/io.capture"	# a capture keeps an existing log
 	"$bin" -q -c "$work/tmpfs/io.capture" "$@" &
 	cap_pid=$!
 	sleep 2		# attached and snapshot written
@@ -85,6 +86,7 @@ under_pid_capture() {
 	local out=$work/pid.out
 	$pin sh -c 'sleep 2.5; exec "$0" "$@"' "$loop" "$@" > "$out" &
 	local loop_pid=$!
+	rm -f "$work/tmpfs/pid.capture"
 	"$bin" -q -c "$work/tmpfs/pid.capture" -x "$loop_pid" &
 	cap_pid=$!
 	wait "$loop_pid"

@@ -55,6 +55,7 @@ capture_run() {
 	( read -r _ < "$work/go"; exec $pin "$loop" io "$file" "$LOOP_SECONDS" ) \
 		> "$work/loop.out" &
 	lpid=$!
+	rm -f "$log"	# a capture keeps an existing log
 	"$bin" -q -c "$log" --ring-mb 256 --min-free 0 -x "$lpid" &
 	cap_pid=$!
 	sleep 2		# attached and snapshot written

@@ -480,6 +480,7 @@ capture_program() {
 	local prog=$1 mnt=$2 t0 t1 secs i
 	"${prog}_prepare" "$mnt"
 	drop_caches
+	rm -f "$work/$prog.capture"	# a capture keeps an existing log
 	"$bin" -v -c "$work/$prog.capture" --include "$mnt" $sync_opt \
 		> "$work/capture.out" 2> "$work/capture.err" &
 	cap_pid=$!

@@ -90,6 +90,7 @@ if [ "$(id -u)" -eq 0 ] &&
 	echo "== 1. capture: ioriot -c io.capture --include $mail --include $index"
 	echo "   (4 parallel deliveries with fsync and rename, 2 readers with stat, an expunge)"
 	workload &
+	rm -f "$out/io.capture"	# a capture keeps an existing log
 	if "$bin" -c "$out/io.capture" --include "$mail" --include "$index" \
 		--duration 8; then
 		captured=yes

@@ -3054,7 +3054,7 @@ START_TEST(log_refuses_other_users_file)
 		return;
 	dir = tu_scratch();
 	path = make_file(dir, "io.capture", "mine\n", 0644, NOBODY);
-	fd = capture_open_log(path, err, sizeof(err));
+	fd = capture_open_log(path, true, err, sizeof(err));
 	ck_assert_int_eq(fd, -EPERM);
 	ck_assert_msg(strstr(err, path) && strstr(err, "another user"), "%s", err);
 	assert_unchanged(path, "mine\n", 0644, NOBODY);
@@ -3075,11 +3075,11 @@ START_TEST(log_refuses_fifo)
 	path = tu_join(dir, "io.capture");
 	ck_assert_int_eq(mkfifo(path, 0666), 0);
 	alarm(10);			/* a blocking open fails the test */
-	fd = capture_open_log(path, err, sizeof(err));
+	fd = capture_open_log(path, true, err, sizeof(err));
 	ck_assert_msg(fd < 0, "FIFO without a reader opened");
 	rd = open(path, O_RDONLY | O_NONBLOCK);
 	ck_assert_int_ge(rd, 0);
-	fd = capture_open_log(path, err, sizeof(err));
+	fd = capture_open_log(path, true, err, sizeof(err));
 	ck_assert_int_eq(fd, -EINVAL);
 	ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
 	/* Nothing came through: EOF (the refused writer closed) or none. */
@@ -3103,7 +3103,7 @@ START_TEST(log_refuses_symlink)
 	victim = make_file(dir, "passwd", "root:x:0:0\n", 0644, 0);
 	path = tu_join(dir, "io.capture");
 	ck_assert_int_eq(symlink(victim, path), 0);
-	fd = capture_open_log(path, err, sizeof(err));
+	fd = capture_open_log(path, true, err, sizeof(err));
 	ck_assert_int_eq(fd, -ELOOP);
 	ck_assert_msg(strstr(err, "symlink"), "%s", err);
 	assert_unchanged(victim, "root:x:0:0\n", 0644, 0);
@@ -3124,7 +3124,13 @@ START_TEST(log_own_file_private_and_empty)
 		return;
 	dir = tu_scratch();
 	path = make_file(dir, "io.capture", "old log\n", 0644, 0);
-	fd = capture_open_log(path, err, sizeof(err));
+	/* Not overwritten without --force: left as it was. */
+	fd = capture_open_log(path, false, err, sizeof(err));
+	ck_assert_int_eq(fd, -EEXIST);
+	ck_assert_msg(strstr(err, path) && strstr(err, "not overwritten"),
+		      "%s", err);
+	assert_unchanged(path, "old log\n", 0644, 0);
+	fd = capture_open_log(path, true, err, sizeof(err));
 	ck_assert_msg(fd >= 0, "%s", err);
 	ck_assert_int_eq(fstat(fd, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0600);
@@ -3135,7 +3141,7 @@ START_TEST(log_own_file_private_and_empty)
 	free(path);
 	path = tu_join(dir, "new.capture");
 	umask(0);
-	fd = capture_open_log(path, err, sizeof(err));
+	fd = capture_open_log(path, true, err, sizeof(err));
 	ck_assert_msg(fd >= 0, "%s", err);
 	ck_assert_int_eq(fstat(fd, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0600);

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ioriot/json.h"
@@ -999,6 +1000,62 @@ START_TEST(test_capture_ready)
 }
 END_TEST
 
+/*
+ * A capture log that exists and is not empty is refused, left as it was;
+ * --force overwrites it; a name with strftime conversions is a new name of
+ * the start time.
+ */
+START_TEST(test_capture_keeps_log)
+{
+	char *dir = tu_scratch(), *log = tu_write_str(dir, "io.capture",
+						      "old log\n");
+	char *pattern = tu_join(dir, "io-%Y.capture"), *named, *text, *out;
+	char *err, year[8];
+	const char *keep[] = { "-q", "-c", log, "--duration", "0.1", NULL };
+	const char *force[] = { "-q", "-c", log, "--duration", "0.1", "--force",
+				NULL };
+	const char *timed[] = { "-c", pattern, "--duration", "0.1", NULL };
+	const char *why = tu_cannot_capture();
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc;
+
+	rc = tu_run_args(keep, &out, &err);
+	ck_assert_msg(rc == 1 && strstr(err, "not overwritten") &&
+		      strstr(err, "--force"), "%d %s", rc, err);
+	free(out);
+	free(err);
+	text = tu_read(log, NULL);
+	ck_assert_str_eq(text, "old log\n");
+	free(text);
+	if (why) {
+		printf("test_capture_keeps_log: --force skipped: %s\n", why);
+		goto out;
+	}
+	rc = tu_run_args(force, &out, &err);
+	ck_assert_msg(rc == 0, "--force: %d %s", rc, err);
+	free(out);
+	free(err);
+	text = tu_read(log, NULL);
+	ck_assert_msg(!strncmp(text, "#|capture_version=", 18), "%.40s", text);
+	free(text);
+
+	ck_assert(localtime_r(&now, &tm));
+	strftime(year, sizeof(year), "%Y", &tm);
+	ck_assert(asprintf(&named, "%s/io-%s.capture", dir, year) > 0);
+	rc = tu_run_args(timed, &out, &err);
+	ck_assert_msg(rc == 0 && strstr(out, named), "%d %s %s", rc, out, err);
+	ck_assert_msg(exists(named), "%s", named);
+	free(out);
+	free(err);
+	free(named);
+out:
+	free(pattern);
+	free(log);
+	free(dir);
+}
+END_TEST
+
 /* Exit status of ioriot with @args; its stderr in *@err (malloc'd). */
 static int run_err(const char *const *args, char **err)
 {
@@ -1541,6 +1598,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_stap_lost_lines);
 	tcase_add_test(tc, test_capture_needs_root);
 	tcase_add_test(tc, test_capture_output_unwritable);
+	tcase_add_test(tc, test_capture_keeps_log);
 	tcase_add_test(tc, test_trash_and_purge);
 	tcase_add_test(tc, test_replay);
 	tcase_add_test(tc, test_init_and_replay);

@@ -36,6 +36,8 @@ struct capture_status {
 
 struct capture_options {
 	const char *output;		/* capture log to write */
+	bool overwrite;			/* --force: a log that exists may be
+					 * overwritten */
 	uint32_t pid;			/* -x: this process and descendants; 0: all */
 	const char *comm;		/* only tasks with this name, or NULL */
 	uint64_t duration_ns;		/* 0: CAPTURE_DEFAULT_DURATION_NS */
@@ -129,11 +131,13 @@ int capture_stap_run(const struct capture_options *opt, const char *module,
  * device or a directory (-EINVAL, and without blocking), never a file with
  * other hard links (-EMLINK) or of another user (-EPERM; for root under
  * sudo, the sudo user's files are accepted).  A refused file is left as it
- * was.  SIGXFSZ is ignored from then on, so that a file size limit fails a
+ * was; so is a file that is not empty (-EEXIST) unless @overwrite.
+ * SIGXFSZ is ignored from then on, so that a file size limit fails a
  * write with EFBIG, handled like a full disk.  Returns the fd, or -errno
  * with a message in @err.
  */
-int capture_open_log(const char *path, char *err, size_t errlen);
+int capture_open_log(const char *path, bool overwrite, char *err,
+		     size_t errlen);
 
 /* True if @err (-errno) means the log's disk is full: -ENOSPC, -EDQUOT
  * (quota) or -EFBIG (file size limit); also --max-size and --min-free

@@ -95,6 +95,7 @@ struct cli_opts {
 				 * not (default: with -x or --comm) */
 	bool allow_root;	/* --allow-root */
 	bool all;		/* --all: -P, -T of every test */
+	bool force;		/* --force: -c overwrites a log */
 	bool replay_given;	/* -r: with -c generate, else replay */
 	int verbosity;		/* -q / -v */
 	/* A fleet's replays: started together, merged into one. */

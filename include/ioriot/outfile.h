@@ -18,6 +18,7 @@
 enum outfile_flags {
 	OUTFILE_TRUNCATE = 1 << 0,	/* empty it once it passed the checks */
 	OUTFILE_PRIVATE = 1 << 1,	/* mode 0600 even if it existed */
+	OUTFILE_KEEP = 1 << 2,		/* refuse a file that is not empty */
 };
 
 /*
@@ -25,8 +26,9 @@ enum outfile_flags {
  * (less the umask) if missing.  Refused: a symlink as the last component
  * (-ELOOP), anything but a regular file (-EINVAL: a FIFO, a device, a
  * directory), a file with other hard links (-EMLINK), a file owned by
- * another user (-EPERM), and the file @input when @input is not NULL
- * (-EEXIST: an output must never overwrite its own input).  The file is
+ * another user (-EPERM), the file @input when @input is not NULL
+ * (-EEXIST: an output must never overwrite its own input), and with
+ * OUTFILE_KEEP a file that is not empty (-EEXIST).  The file is
  * opened in its directory, opened first (O_PATH); if @dirfd is not NULL
  * that fd is handed over in *@dirfd, so that the caller can later remove
  * the file it made with unlinkat(*@dirfd, outfile_base(@path)) and never

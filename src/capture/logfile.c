@@ -363,7 +363,8 @@ int capture_log_end(struct capture_log *lg, struct capture_summary *sum,
 	return rc;
 }
 
-int capture_open_log(const char *path, char *err, size_t errlen)
+int capture_open_log(const char *path, bool overwrite, char *err,
+		     size_t errlen)
 {
 	struct sigaction sa = { .sa_handler = SIG_IGN };
 
@@ -375,8 +376,9 @@ int capture_open_log(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "SIGXFSZ: %s", strerror(errno));
 		return rc;
 	}
-	return outfile_open(path, 0600, OUTFILE_TRUNCATE | OUTFILE_PRIVATE,
-			    NULL, NULL, err, errlen);
+	return outfile_open(path, 0600, OUTFILE_TRUNCATE | OUTFILE_PRIVATE |
+			    (overwrite ? 0 : OUTFILE_KEEP), NULL, NULL, err,
+			    errlen);
 }
 
 bool capture_log_compressed(const char *path)
@@ -397,7 +399,7 @@ struct capture_log *capture_log_open(const struct capture_options *opt,
 		errno = ENOMEM;
 		return NULL;
 	}
-	fd = capture_open_log(opt->output, err, errlen);
+	fd = capture_open_log(opt->output, opt->overwrite, err, errlen);
 	if (fd < 0) {
 		free(lg);
 		errno = -fd;

@@ -427,15 +427,51 @@ static void capture_ready(void *ctx)
 			 "NOTIFY_SOCKET): %s", strerror(-rc));
 }
 
+/*
+ * The log's name: @pattern with its strftime(3) conversions (%Y, %m, %d,
+ * %H, %M, %S, ...) in local time at the start, into @out of @size bytes
+ * (a name without '%' stays as it is).  0, or 1 after saying why.
+ */
+static int log_name(const char *pattern, char *out, size_t size)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!strchr(pattern, '%')) {
+		snprintf(out, size, "%s", pattern);
+		return strlen(pattern) < size ? 0 : 1;
+	}
+	if (!localtime_r(&now, &tm)) {
+		log_error("-c %s: cannot read the local time", pattern);
+		return 1;
+	}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	size_t len = strftime(out, size, pattern, &tm);
+#pragma GCC diagnostic pop
+	if (!len) {
+		log_error("-c %s: the name it makes is empty or too long",
+			  pattern);
+		return 1;
+	}
+	return 0;
+}
+
 static int run_capture(const struct cli_opts *o)
 {
+	char path[PATH_MAX];
+
+	if (log_name(o->capture, path, sizeof(path)))
+		return 1;
+
 	struct capture_summary sum;
 	struct capture_cli cc = { .verbose = o->verbosity >= 0,
-				  .output = o->capture,
+				  .output = path,
 				  .ready_fd = o->ready_fd > 0 ?
 					      (int)o->ready_fd : -1 };
 	struct capture_options co = {
-		.output = o->capture,
+		.output = path,
+		.overwrite = o->force,
 		.pid = o->pid > 0 ? (uint32_t)o->pid : 0,
 		.comm = o->comm,
 		.duration_ns = (uint64_t)(o->duration * 1e9),
@@ -476,7 +512,7 @@ static int run_capture(const struct cli_opts *o)
 	}
 	cli_catch_stop_signals(0);	/* the probe's poll returns, sees the stop */
 	if (o->verbosity >= 0)
-		fprintf(stderr, "ioriot: loading the probe for %s\n", o->capture);
+		fprintf(stderr, "ioriot: loading the probe for %s\n", path);
 	progress_start(&cc.bar, "capture");
 	int rc = o->module ? capture_stap_run(&co, o->module, &sum, err, sizeof(err))
 			   : capture_run(&co, &sum, err, sizeof(err));
@@ -484,7 +520,9 @@ static int run_capture(const struct cli_opts *o)
 	/* A full disk stopped the capture: the log is whole and ends with
 	 * its end record, so the summary comes first, then the error. */
 	if (rc && !sum.log_full) {
-		log_error("%s", err);
+		log_error("%s%s", err, rc == -EEXIST ? " (--force overwrites it; "
+			  "-c NAME-%Y%m%d-%H%M%S.capture makes a new name each "
+			  "time)" : "");
 		return 1;
 	}
 	if (o->verbosity >= 0) {
@@ -530,7 +568,7 @@ static int run_capture(const struct cli_opts *o)
 			       (double)sum.bytes / (double)sum.events : 0.0);
 		printf("\n");
 		printf("Duration: %.1fs\n", (double)sum.duration_ns / 1e9);
-		printf("Capture log: %s\n", o->capture);
+		printf("Capture log: %s\n", path);
 	}
 	/* --max-size is an end the user asked for, like --duration. */
 	if (rc && sum.log_stop == LOG_STOP_MAX_SIZE) {

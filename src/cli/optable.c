@@ -340,7 +340,9 @@ static int take_verbose(struct cli_opts *o, char *arg)
 const struct cli_option cli_options[] = {
 	{ .name = "capture", .letter = 'c', .arg = "FILE",
 	  .section = CLI_SEC_MODES, .type = CLI_STRING, .field = F(capture),
-	  .help = "capture file I/O into FILE (needs root)" },
+	  .help = "capture file I/O into FILE (needs root), a new file or an "
+		  "empty one; strftime conversions make a name of the start "
+		  "time (io-%Y%m%d-%H%M%S.capture)" },
 	{ .usage = "-c FILE -r FILE", .section = CLI_SEC_MODES,
 	  .help = "generate a replay file from a capture log" },
 	{ .name = "init", .letter = 'i', .arg = "FILE", MODE_ROW,
@@ -548,6 +550,9 @@ const struct cli_option cli_options[] = {
 	  .field = F(duration), .min = 1e-9, .max = 365 * 86400.0,
 	  .expects = "seconds > 0", .modes = CLI_IN(MODE_CAPTURE),
 	  .help = "stop capturing after SECONDS (default 3600)" },
+	{ .name = "force", .type = CLI_FLAG, .field = F(force),
+	  .modes = CLI_IN(MODE_CAPTURE),
+	  .help = "overwrite the log if it exists (refused without)" },
 	{ .name = "ready-fd", .arg = "N", .type = CLI_LONG,
 	  .field = F(ready_fd), .min = 3, .max = 1 << 20,
 	  .modes = CLI_IN(MODE_CAPTURE),

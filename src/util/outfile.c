@@ -135,6 +135,11 @@ int outfile_open(const char *path, mode_t mode, unsigned flags,
 	}
 	if ((why = refusal(&st, input, &rc)))
 		goto fail;
+	if ((flags & OUTFILE_KEEP) && st.st_size > 0) {
+		rc = -EEXIST;
+		why = "exists and is not empty: not overwritten";
+		goto fail;
+	}
 	if (fcntl(fd, F_SETFL, 0) < 0 ||
 	    ((flags & OUTFILE_PRIVATE) && fchmod(fd, 0600) < 0) ||
 	    ((flags & OUTFILE_TRUNCATE) && ftruncate(fd, 0) < 0)) {
