@@ -396,18 +396,20 @@ END_TEST
 
 /*
  * Process names: a process is named after the program it exec'd, or its
- * parent's when it only forked; a process with no operation is no row.
+ * parent's when it only forked, or the name the /proc snapshot gave it
+ * when it ran before the capture; a process with no operation is no row.
  */
 START_TEST(test_names)
 {
 	json_t *v = analyze_data("names.capture",
 				 (struct analyze_options){ 0 });
 
-	ck_assert_int_eq(num(v, "totals.processes"), 2);
-	ck_assert_int_eq(jv_count(at(v, "top.processes.by_ops")), 2);
+	ck_assert_int_eq(num(v, "totals.processes"), 3);
+	ck_assert_int_eq(jv_count(at(v, "top.processes.by_ops")), 3);
 	ck_assert_str_eq(str(v, "top.processes.by_ops.0.name"), "300 cat");
 	ck_assert_int_eq(num(v, "top.processes.by_ops.0.ops"), 2);
 	ck_assert_str_eq(str(v, "top.processes.by_ops.1.name"), "200 db");
+	ck_assert_str_eq(str(v, "top.processes.by_ops.2.name"), "500 pgdaemon");
 	json_decref(v);
 }
 END_TEST

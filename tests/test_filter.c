@@ -445,6 +445,37 @@ START_TEST(test_only_comm)
 }
 END_TEST
 
+/*
+ * --only-comm of a daemon that runs when the capture begins and never
+ * execs: the /proc snapshot's cwd record names it (P), so its file open
+ * then and its calls are kept, those of the other process left out; a
+ * child it forks is of its program too.
+ */
+START_TEST(test_only_comm_snapshot)
+{
+	static const char *const comms[] = { "pydaemon" };
+	struct gen_filters f = { .comms = comms, .ncomms = 1 };
+	struct gen_summary sum;
+	char *replay = gen_ok(HEADER "#|mount=/|fstype=ext4|\n"
+		"t=0;:,i=700:700;:,o=cwd;:,p=/srv;:,P=pydaemon;:,\n"
+		"t=0;:,i=700:700;:,o=openfd;:,d=5;:,p=/srv/db;:,f=2;:,O=0;:,s=4096;:,m=33188;:,\n"
+		"t=0;:,i=800:800;:,o=cwd;:,p=/;:,P=other;:,\n"
+		"t=1000;:,D=10;:,i=700:700;:,o=pwrite64;:,d=5;:,O=0;:,c=512;:,r=512;:,\n"
+		"t=2000;:,D=10;:,i=800:800;:,o=stat;:,p=/etc/passwd;:,m=33188;:,s=100;:,r=0;:,\n"
+		"t=3000;:,D=10;:,i=700:700;:,o=fork;:,k=701:701;:,r=701;:,\n"
+		"t=4000;:,D=10;:,i=701:701;:,o=fsync;:,d=5;:,r=0;:,\n",
+		&f, &sum);
+	char *ops = ops_of(replay);
+
+	ck_assert_str_eq(ops,
+		"700:700 0 0 - openat 5 vfd=1 path=/.ioriot/t/srv/db flags=0x2\n"
+		"700:700 1000 10 - pwrite64 512 fd=1 off=0 count=512\n"
+		"701:701 4000 10 1 fsync 0 fd=1 parent=700:700\n");
+	free(ops);
+	free(replay);
+}
+END_TEST
+
 /* --only-path: operations on paths below the prefixes, by path or by fd;
  * an fd of a file outside is never opened. */
 START_TEST(test_only_path)
@@ -745,6 +776,7 @@ Suite *filter_suite(void)
 	tcase_add_test(tc, test_window_contexts);
 	tcase_add_test(tc, test_positions);
 	tcase_add_test(tc, test_only_comm);
+	tcase_add_test(tc, test_only_comm_snapshot);
 	tcase_add_test(tc, test_only_path);
 	tcase_add_test(tc, test_fd_left_out);
 	tcase_add_test(tc, test_cli_errors);

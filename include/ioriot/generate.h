@@ -100,7 +100,8 @@ struct gen_options {
 	 * The op and its strings are valid during the call only. */
 	void (*sink)(void *ctx, const struct rlog_op *op);
 	/* Optional, with a sink: each successful exec of a process, with the
-	 * program path it was given (@len bytes, not NUL-terminated). */
+	 * program path it was given, and each process the capture's /proc
+	 * snapshot names, with its name (@len bytes, not NUL-terminated). */
 	void (*on_exec)(void *ctx, uint32_t pid, const char *path, size_t len);
 	/* Optional, with a sink: each new process @child of @parent (v4 fork
 	 * records), not new threads. */

@@ -1,8 +1,9 @@
 /*
  * snapshot: what runs when the capture starts.  Files already open then are
  * written as openfd records (path, flags, position, size, type from
- * /proc/PID/fd and fdinfo) and working directories as cwd records, so that
- * applications need not be stopped before a capture.  Also finds the
+ * /proc/PID/fd and fdinfo) and working directories as cwd records (with
+ * each process's name), so that applications need not be stopped before a
+ * capture.  Also finds the
  * descendants of a process for -x.
  */
 #include <ctype.h>
@@ -99,12 +100,24 @@ static int snapshot_process(const struct snapshot_options *o, uint32_t pid,
 	snprintf(path, sizeof(path), "%s/%u/cwd", o->proc_root, pid);
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n > 0 && target[0] == '/') {
+		char comm[64];
+
 		target[n] = '\0';
 		ev.sys = SYS_CWD;
 		ev.path = target;
 		ev.path_len = (uint32_t)n;
 		ev.have = CAP_PATH;
+		/* Its name, for a process that does not exec while captured
+		 * (a daemon): --only-comm and --analyze know it so. */
+		snprintf(path, sizeof(path), "%s/%u/comm", o->proc_root, pid);
+		if (read_line(path, comm, sizeof(comm)) && *comm) {
+			ev.path2 = comm;
+			ev.path2_len = (uint32_t)strlen(comm);
+			ev.have |= CAP_PATH2;
+		}
 		caplog_write_event(ob, &ev);
+		ev.path2 = NULL;
+		ev.path2_len = 0;
 		if ((err = resolver_note(r, pid, -1, target)))
 			return err;
 	}

@@ -598,8 +598,9 @@ const struct cli_option cli_options[] = {
 		  "stay)" },
 	{ .name = "only-comm", .arg = "NAME", .type = CLI_CUSTOM,
 	  .take = take_only_comm, .modes = CLI_IN(MODE_GENERATE),
-	  .help = "only operations of processes running the program NAME "
-		  "(repeatable, or a comma list)" },
+	  .help = "only operations of processes running the program NAME: "
+		  "the one they exec'd, or for those running when the capture "
+		  "began their name then (repeatable, or a comma list)" },
 	{ .name = "only-path", .arg = "DIR", .type = CLI_CUSTOM,
 	  .take = take_only_path, .modes = CLI_IN(MODE_GENERATE),
 	  .help = "only operations on paths below DIR, as captured "

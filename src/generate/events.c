@@ -127,6 +127,13 @@ static void dispatch(struct gen *g, const struct cap_event *ev)
 			long n = path_normalize(ev->path, ev->path_len, NULL, buf);
 			gen_set_cwd(g, p, n > 0 ? buf : NULL);
 		}
+		/* The name of a process running when the capture began. */
+		if ((ev->have & CAP_PATH2) && ev->path2_len && !p->comm[0]) {
+			gen_filter_program(g, p, ev->path2, ev->path2_len);
+			if (g->opt->on_exec)
+				g->opt->on_exec(g->opt->sink_ctx, ev->pid,
+						ev->path2, ev->path2_len);
+		}
 		break;
 	case SK_FORK:
 		gen_filtered(g, GF_FD_TABLE);
@@ -151,8 +158,13 @@ static void dispatch(struct gen *g, const struct cap_event *ev)
 		    proc_exec(&g->procs, p))
 			gen_oom(g);
 		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
-		    (ev->have & CAP_PATH))
-			gen_filter_exec(g, p);
+		    (ev->have & CAP_PATH)) {
+			const char *base = memrchr(ev->path, '/', ev->path_len);
+
+			base = base ? base + 1 : ev->path;
+			gen_filter_program(g, p, base, ev->path_len -
+					   (size_t)(base - ev->path));
+		}
 		if ((ev->ret >= 0 || !(ev->have & CAP_RET)) &&
 		    (ev->have & CAP_PATH) && g->opt->on_exec)
 			g->opt->on_exec(g->opt->sink_ctx, ev->pid, ev->path,

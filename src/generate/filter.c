@@ -327,18 +327,14 @@ static void reopen_all(struct gen *g)
 			gen_oom(g);
 }
 
-void gen_filter_exec(struct gen *g, struct proc *p)
+void gen_filter_program(struct gen *g, struct proc *p, const char *name,
+			size_t len)
 {
 	const struct cap_event *ev = g->ev;
-	const char *base = ev->path, *end = ev->path + ev->path_len;
 
-	for (const char *q = ev->path; q < end; q++)
-		if (*q == '/')
-			base = q + 1;
-	size_t len = (size_t)(end - base);
 	if (len >= sizeof(p->comm))
 		len = sizeof(p->comm) - 1;
-	memcpy(p->comm, base, len);
+	memcpy(p->comm, name, len);
 	p->comm[len] = '\0';
 	if (g->filter.f && g->filter.started && ev->time_ns < g->filter.to_ns &&
 	    comm_ok(&g->filter, p) && proc_each_fd(p, reopen, g))

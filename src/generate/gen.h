@@ -244,9 +244,11 @@ int gen_filter_setup(struct gen *g, const struct caplog_header *ch,
  * window's start first writes the opens of the fds left-out opens hold. */
 bool gen_filter_event(struct gen *g, struct proc *p);
 
-/* After a successful exec of @p: its comm is the program's name; opens
- * left out that it holds are written if it is now selected. */
-void gen_filter_exec(struct gen *g, struct proc *p);
+/* @p runs the program @name (@len bytes: the last component of the path a
+ * successful exec was given, or the name the /proc snapshot found): its
+ * comm; opens left out that it holds are written if it is now selected. */
+void gen_filter_program(struct gen *g, struct proc *p, const char *name,
+			size_t len);
 
 /* Install @fd of @p opened by a left-out open of node @n with @flags, at
  * @pos: no vfd until an operation kept needs it. */
