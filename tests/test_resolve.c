@@ -653,6 +653,92 @@ START_TEST(emit_carries_cpu_of_filtered)
 }
 END_TEST
 
+/*
+ * The emitter's path filter on Linux AIO and io_uring (asyncfilter.h): two
+ * processes each do AIO and io_uring on a file of their own, one below
+ * --include, one not.  Of the other's, only its io_setup and
+ * io_uring_setup are left (whether a context or ring will be in use is not
+ * known when it is set up); its requests, submits, enters, waits and
+ * completions are left out.
+ */
+START_TEST(emit_filters_aio_and_uring)
+{
+	static const char *const inc[] = { "/keep" };
+	struct path_filter f = { inc, 1, NULL, 0 };
+	struct capture_summary sum = { 0 };
+	char *dir = tu_mkdtemp(), *log = tu_join(dir, "emit.log"), *text;
+	struct outbuf *ob = malloc(sizeof(*ob));
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	uint64_t t = 1000;
+	struct emitter *em;
+
+	ck_assert(ob && fd >= 0);
+	outbuf_init(ob, fd);
+	em = emitter_new(&f, &sum, ob);
+	ck_assert(em);
+	for (uint32_t pid = 7; pid <= 8; pid++) {
+		const char *file = pid == 7 ? "/keep/f" : "/other/g";
+		uint64_t ctx = 0x7f0000000000ULL + pid;
+		const struct cap_event evs[] = {
+			{ .sys = SYS_OPENAT, .fd = -100, .path = file,
+			  .path_len = (uint32_t)strlen(file), .ret = 4,
+			  .have = CAP_FD | CAP_PATH | CAP_RET },
+			{ .sys = SYS_IO_SETUP, .count = 8, .addr = ctx, .ret = 0,
+			  .have = CAP_COUNT | CAP_ADDR | CAP_RET },
+			{ .sys = SYS_IOCB, .fd = 4, .addr = ctx, .addr2 = 64,
+			  .have = CAP_FD | CAP_ADDR | CAP_ADDR2 },
+			{ .sys = SYS_IO_SUBMIT, .addr = ctx, .count = 1,
+			  .ret = 1, .have = CAP_ADDR | CAP_COUNT | CAP_RET },
+			{ .sys = SYS_IO_GETEVENTS, .addr = ctx, .count = 1,
+			  .ret = 1, .have = CAP_ADDR | CAP_COUNT | CAP_RET },
+			{ .sys = SYS_IO_EVENT, .addr = ctx, .addr2 = 64,
+			  .ret = 4096, .have = CAP_ADDR | CAP_ADDR2 | CAP_RET },
+			{ .sys = SYS_IO_URING_SETUP, .count = 8, .ret = 5,
+			  .have = CAP_COUNT | CAP_RET },
+			{ .sys = SYS_SQE, .fd2 = 5, .fd = 4, .cmd = 22,
+			  .addr2 = 1, .have = CAP_FD | CAP_FD2 | CAP_CMD |
+			  CAP_ADDR2 },
+			{ .sys = SYS_IO_URING_ENTER, .fd = 5, .count = 1,
+			  .ret = 1, .have = CAP_FD | CAP_COUNT | CAP_RET },
+			{ .sys = SYS_CQE, .fd2 = 5, .addr2 = 1, .ret = 4096,
+			  .have = CAP_FD2 | CAP_ADDR2 | CAP_RET },
+		};
+
+		for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+			struct cap_event ce = evs[i];
+
+			ce.pid = ce.tid = pid;
+			ce.time_ns = t;
+			t += 1000;
+			ck_assert_int_eq(emitter_push(em, &ce), 0);
+		}
+	}
+	emitter_release(em, UINT64_MAX);
+	ck_assert_int_eq(em->err, 0);
+	ck_assert_uint_eq(sum.events, 12);
+	ck_assert_uint_eq(sum.excluded, 8);
+	emitter_free(em);
+	ck_assert_int_eq(outbuf_flush(ob), 0);
+	close(fd);
+	text = tu_read(log, NULL);
+	ck_assert(text);
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
+		ck_assert_msg(!strstr(l, "i=8:8;") ||
+			      strstr(l, ";:,o=io_setup;:,") ||
+			      strstr(l, ";:,o=io_uring_setup;:,"),
+			      "kept of the other process: %s", l);
+	free(text);
+	text = tu_read(log, NULL);
+	ck_assert_msg(strstr(text, "i=7:7;:,o=io_getevents;") &&
+		      strstr(text, "i=7:7;:,o=cqe;"), "%s", text);
+	free(text);
+	free(ob);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 Suite *resolve_suite(void)
 {
 	Suite *s = suite_create("resolve");
@@ -667,6 +753,7 @@ Suite *resolve_suite(void)
 	tcase_add_test(tc, resolve_paths);
 	tcase_add_test(tc, path_filters);
 	tcase_add_test(tc, emit_carries_cpu_of_filtered);
+	tcase_add_test(tc, emit_filters_aio_and_uring);
 	suite_add_tcase(s, tc);
 	return s;
 }

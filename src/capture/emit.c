@@ -20,8 +20,10 @@ struct emitter *emitter_new(const struct path_filter *filter,
 		free(em);
 		return NULL;
 	}
-	if (u64map_init(&em->cpu_left) || u64map_init(&em->runq_left)) {
+	if (u64map_init(&em->cpu_left) || u64map_init(&em->runq_left) ||
+	    async_filter_init(&em->async)) {
 		u64map_destroy(&em->cpu_left);
+		u64map_destroy(&em->runq_left);
 		resolver_destroy(&em->res);
 		free(em);
 		return NULL;
@@ -40,10 +42,10 @@ struct emitter *emitter_new(const struct path_filter *filter,
  * A link's content and an attribute's name are no paths: fgetxattr is an
  * fd operation.
  * An event with none (sockets, pipes, ...) is kept unless the filter has
- * includes.  Process records, by-address operations, page records and
- * the AIO and io_uring calls and records are always kept (an iocb or sqe
- * whose fd was filtered counts as an unknown fd in generate, a page of a
- * mapping of a filtered file as a page of no replayed mapping).
+ * includes.  The AIO and io_uring calls and records go by the files of
+ * their requests (asyncfilter.h).  Process records, by-address operations
+ * and page records are always kept (a page of a mapping of a filtered file
+ * counts as a page of no replayed mapping in generate).
  */
 /* Whether @ce names a path it touches (not only a link's content or an
  * attribute's name). */
@@ -53,16 +55,37 @@ static bool has_path(const struct cap_event *ce)
 	       ((ce->have & CAP_PATH2) && !sys_path_is_content(ce->sys, true));
 }
 
-static bool filtered_out(const struct emitter *em, const struct cap_event *ce)
+/* The filter's verdict on the file of the request record @ce: 1 kept, 0
+ * left out, -1 none or not known. */
+static int request_file(const struct emitter *em, const struct cap_event *ce)
+{
+	const char *p;
+
+	if (!(ce->have & CAP_FD) || ce->fd < 0 ||
+	    !(p = resolver_fd_path(&em->res, ce->pid, ce->fd)))
+		return -1;
+	return path_filter_keeps(em->filter, p, strlen(p));
+}
+
+static bool filtered_out(struct emitter *em, const struct cap_event *ce)
 {
 	const struct path_filter *f = em->filter;
 	enum sys_kind kind = sys_info(ce->sys)->kind;
 	const char *paths[2];
 	size_t lens[2];
-	int n = 0;
+	int n = 0, err = 0;
 
-	if ((!f->ninclude && !f->nexclude) || kind >= SK_EXIT_GROUP ||
-	    kind == SK_ADDR || (kind >= SK_AIO_SETUP && kind <= SK_URING_REGISTER))
+	if (!f->ninclude && !f->nexclude)
+		return false;
+	if (async_filter_judges(kind)) {
+		bool drop = async_filter_drop(&em->async, ce,
+					      request_file(em, ce),
+					      f->ninclude > 0, &err);
+		if (err && !em->err)
+			em->err = err;
+		return drop;
+	}
+	if (kind >= SK_EXIT_GROUP || kind == SK_ADDR)
 		return false;
 	/* A link's content (symlink's p, readlink's P) is no path it
 	 * touched. */
@@ -238,5 +261,6 @@ void emitter_free(struct emitter *em)
 	reorder_destroy(&em->order);
 	u64map_destroy(&em->cpu_left);
 	u64map_destroy(&em->runq_left);
+	async_filter_destroy(&em->async);
 	free(em);
 }

@@ -12,6 +12,7 @@
 #include "ioriot/outbuf.h"
 #include "ioriot/u64map.h"
 #include "reorder.h"
+#include "asyncfilter.h"
 #include "resolve.h"
 
 /* Events are held this long to be written in entry-time order. */
@@ -28,6 +29,7 @@ struct emitter {
 					 * for its next C (cpu_carry()) */
 	struct u64map runq_left;	/* pid << 32 | tid -> 1 + their wait
 					 * for a CPU, for its next R */
+	struct async_filter async;	/* the filters of AIO and io_uring */
 	int err;			/* first -errno while emitting */
 	char abs1[PATHMAP_MAX], abs2[PATHMAP_MAX];
 };
