@@ -94,6 +94,14 @@ under_pid_capture() {
 	awk '{print $8}' "$out"
 }
 
+# The root cgroup, every process in it: --cgroup's own cost, the same
+# events captured as host-wide.
+root_cgroup=
+if [ -f /sys/fs/cgroup/cgroup.procs ]; then
+	root_cgroup=/sys/fs/cgroup
+elif [ -f /sys/fs/cgroup/blkio/cgroup.procs ]; then
+	root_cgroup=/sys/fs/cgroup/blkio
+fi
 echo "== syscall cost: $rounds interleaved rounds of 1 s runs (CPU ns per syscall)"
 : > "$work/rounds"
 for r in $(seq "$rounds"); do
@@ -106,8 +114,14 @@ for r in $(seq "$rounds"); do
 	stop_capture
 	pid=$(under_pid_capture io "$file" 1)
 	ub=$(cpu_ns untraced 1)
-	echo "$b $tp $raw $host $pid $ub $un" >> "$work/rounds"
-	echo "  round $r: bare $b, tp floor $tp, raw floor $raw, ioriot $host, ioriot -x $pid; getppid bare $ub, under ioriot $un"
+	cgr=0
+	if [ -n "$root_cgroup" ]; then
+		start_capture --cgroup "$root_cgroup"
+		cgr=$(cpu_ns io "$file" 1)
+		stop_capture
+	fi
+	echo "$b $tp $raw $host $pid $ub $un $cgr" >> "$work/rounds"
+	echo "  round $r: bare $b, tp floor $tp, raw floor $raw, ioriot $host, ioriot -x $pid, ioriot --cgroup $cgr; getppid bare $ub, under ioriot $un"
 done
 # CPU ns per round trip of a 1 s ping-pong run: two sleeps and two
 # wake-ups, both processes on one CPU.
@@ -179,6 +193,7 @@ col() { awk -v c="$1" '{print $c}' "$work/rounds" | median; }
 added() { awk -v c="$1" -v b="$2" '{print $c - $b}' "$work/rounds" | median; }
 awk -v bi="$(col 1)" -v tpi="$(col 2)" -v rawi="$(col 3)" -v hi="$(col 4)" \
     -v pi="$(col 5)" -v tpa="$(added 2 1)" -v rawa="$(added 3 1)" \
+    -v gi="$(col 8)" -v ga="$(added 8 1)" -v groot="$root_cgroup" \
     -v ha="$(added 4 1)" -v pa="$(added 5 1)" -v si="$strace_io" -v bw="$bare_wall" \
     -v bu="$(col 6)" -v cu="$(col 7)" -v ua="$(added 7 6)" -v rate="$rate" \
     -v ev="$events" -v lost="$lost" -v exr="$ex_rate" -v exe="$ex_events" \
@@ -190,6 +205,8 @@ awk -v bi="$(col 1)" -v tpi="$(col 2)" -v rawi="$(col 3)" -v hi="$(col 4)" \
 	printf "%-44s %12.1f %+12.1f %9.2fx\n", "empty programs, raw sys_enter/sys_exit", rawi, rawa, rawa / tpa
 	printf "%-44s %12.1f %+12.1f %9.2fx\n", "under ioriot -c, whole host", hi, ha, ha / tpa
 	printf "%-44s %12.1f %+12.1f %9.2fx\n", "under ioriot -c -x PID", pi, pa, pa / tpa
+	if (groot != "")
+		printf "%-44s %12.1f %+12.1f %9.2fx\n", "under ioriot -c --cgroup ROOT (all processes)", gi, ga, ga / tpa
 	printf "%-44s %12.1f\n", "traced loop, bare (wall ns, one 3 s run)", bw
 	printf "%-44s %12.1f %12s %9.1fx bare\n", "traced loop, under strace -f (wall ns)", si, "", si / bw
 	printf "%-44s %12.1f\n", "untraced loop (getppid), bare", bu

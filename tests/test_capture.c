@@ -1804,6 +1804,356 @@ START_TEST(test_fd_race)
 }
 END_TEST
 
+/*
+ * A daemon: the workload runs (blocked on its go byte) before the whole
+ * host's capture begins, and never execs while captured.  The /proc
+ * snapshot names it (its cwd record's P is its comm), so generate's
+ * --only-comm selects it by that name and nothing of other processes.
+ */
+START_TEST(test_daemon_comm)
+{
+	const char *const comms[] = { workloads[0].name };
+	struct gen_filters f = { .comms = comms, .ncomms = 1 };
+	const char *why = tu_cannot_capture();
+	char err[ERRLEN] = "", own[32];
+	struct gen_summary sum;
+	bool named = false;
+	char *text;
+	struct run r;
+
+	if (why) {
+		printf("capture: test daemon_comm skipped: %s\n", why);
+		return;
+	}
+	run_init(&r, &workloads[0], EVERYTHING);
+	r.below_wdir = true;
+	capture_workload(&r);
+	read_log(&r);
+	for (size_t i = 0; i < r.nev; i++)
+		named |= r.ev[i].sys == SYS_CWD && r.ev[i].pid == (uint32_t)r.pid &&
+			 (r.ev[i].have & CAP_PATH2) &&
+			 !strcmp(r.ev[i].path2, workloads[0].name);
+	ck_assert_msg(named, "no cwd record names %d %s", (int)r.pid,
+		      workloads[0].name);
+
+	struct gen_options go = {
+		.capture_path = r.log, .replay_path = r.replay, .name = "test",
+		.user = "u", .filters = &f,
+	};
+	log_set_level(LOG_ERROR);
+	ck_assert_msg(generate_run(&go, &sum, err, sizeof(err)) == 0, "%s", err);
+	text = tu_read(r.replay, NULL);
+	ck_assert_uint_gt(sum.ops, 0);
+	snprintf(own, sizeof(own), " %d:", (int)r.pid);
+	/* Every operation line is the workload's. */
+	for (const char *l = strstr(text, "#OPS\n"); l && *l; ) {
+		l = strchr(l, '\n');
+		if (!l || !*++l || *l == '#')
+			break;
+		ck_assert_msg(!strncmp(strchr(l, ' '), own, strlen(own)),
+			      "not the workload's: %.80s", l);
+	}
+	free(text);
+	run_free(&r);
+}
+END_TEST
+
+/* The aio and uring workloads, in a directory below --include and in one
+ * outside it, all started once the probe records. */
+struct async_pair {
+	const char *dirs[2];	/* inside, outside */
+	pid_t pids[4];		/* aio, uring inside; aio, uring outside */
+	int status[4];
+	int started;		/* set once all four run */
+	volatile sig_atomic_t stop;
+};
+
+static void start_async_pair(void *ctx)
+{
+	static const char *const progs[] = { "aio", "uring" };
+	struct async_pair *a = ctx;
+	const char *dir = getenv("IORIOT_WORKLOADS");
+
+	for (int i = 0; i < 4; i++) {
+		char *bin = tu_join(dir, progs[i % 2]);
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			int null = open("/dev/null", O_RDWR);
+
+			if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+			    dup2(null, 2) < 0)
+				_exit(126);
+			execl(bin, bin, a->dirs[i / 2], (char *)NULL);
+			_exit(127);
+		}
+		a->pids[i] = pid;
+		free(bin);
+	}
+	__atomic_store_n(&a->started, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *wait_async_pair(void *arg)
+{
+	struct async_pair *a = arg;
+
+	while (!__atomic_load_n(&a->started, __ATOMIC_SEQ_CST) && !a->stop)
+		usleep(1000);
+	for (int i = 0; i < 4 && a->pids[i] > 0; i++)
+		while (waitpid(a->pids[i], &a->status[i], 0) < 0 &&
+		       errno == EINTR)
+			;
+	usleep(STOP_DELAY_US);
+	__atomic_store_n(&a->stop, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * --include is a filter for the calls without a path too: a whole-host
+ * capture below one directory, where the aio and uring workloads run, and
+ * beside it the same two in a directory outside.  Their AIO and io_uring
+ * requests, submits, enters, waits and completions all name the captured
+ * ones' processes (the others' set-ups and registers stay,
+ * asyncfilter.h); both kinds of each captured workload are there.
+ */
+START_TEST(test_include_async)
+{
+	static const char *const async_ops[] = {
+		"io_submit", "io_getevents", "io_destroy", "iocb", "io_event",
+		"io_uring_enter", "sqe", "cqe",
+	};
+	const char *why = tu_cannot_capture();
+	char *scratch = tu_scratch(), *in, *out, *log, err[ERRLEN] = "";
+	struct async_pair a = { .pids = { -1, -1, -1, -1 } };
+	const char *include[1];
+	struct capture_summary sum;
+	unsigned ours[2] = { 0, 0 }, others = 0;
+	struct caplog_reader *rd;
+	struct cap_event ev;
+	pthread_t th;
+	int rc;
+
+	if (why) {
+		printf("capture: test include_async skipped: %s\n", why);
+		free(scratch);
+		return;
+	}
+	in = tu_join(scratch, "in");
+	out = tu_join(scratch, "out");
+	log = tu_join(scratch, "io.capture");
+	ck_assert_int_eq(mkdir(in, 0755), 0);
+	ck_assert_int_eq(mkdir(out, 0755), 0);
+	a.dirs[0] = include[0] = in;
+	a.dirs[1] = out;
+	struct capture_options opt = {
+		.output = log, .stop = &a.stop, .ready = start_async_pair,
+		.ready_ctx = &a, .filter = { .include = include, .ninclude = 1 },
+	};
+	ck_assert_int_eq(pthread_create(&th, NULL, wait_async_pair, &a), 0);
+	rc = capture_run(&opt, &sum, err, sizeof(err));
+	a.stop = 1;
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0, "capture_run: %s (%d)", err, rc);
+	for (int i = 0; i < 4; i++)
+		ck_assert_msg(WIFEXITED(a.status[i]) &&
+			      WEXITSTATUS(a.status[i]) == 0,
+			      "workload %d: status 0x%x", i, a.status[i]);
+
+	rd = caplog_open(log, err, sizeof(err));
+	ck_assert_msg(rd, "%s", err);
+	while ((rc = caplog_next(rd, &ev)) > 0) {
+		const char *name = sys_info(ev.sys)->name;
+		bool async = false;
+
+		for (size_t i = 0; i < sizeof(async_ops) / sizeof(*async_ops); i++)
+			async |= !strcmp(name, async_ops[i]);
+		if (!async)
+			continue;
+		if (ev.pid == (uint32_t)a.pids[0])
+			ours[0]++;
+		else if (ev.pid == (uint32_t)a.pids[1])
+			ours[1]++;
+		else if (ev.pid == (uint32_t)a.pids[2] ||
+			 ev.pid == (uint32_t)a.pids[3]) {
+			if (!others++)
+				snprintf(err, sizeof(err), "%s of %u (fd %lld, "
+					 "ring %lld)", name, ev.pid,
+					 (long long)ev.fd, (long long)ev.fd2);
+		}
+	}
+	ck_assert_int_eq(rc, 0);
+	caplog_close(rd);
+	/* aio: 2 submits of 4 iocbs, 2 waits for 4 events, a destroy; uring:
+	 * 11 requests and their completions, and the enters. */
+	ck_assert_msg(ours[0] == 21 && ours[1] >= 22 + 2 && others == 0,
+		      "AIO and io_uring lines: aio inside %u, uring inside %u, "
+		      "outside %u (the first: %s)", ours[0], ours[1], others,
+		      others ? err : "");
+	free(log);
+	free(in);
+	free(out);
+	free(scratch);
+}
+END_TEST
+
+/* Two fileio workloads blocked on their go pipes; both let go once the
+ * probe records. */
+struct cgroup_pair {
+	pid_t pids[2];
+	int go[2];
+	int status[2];
+	volatile sig_atomic_t stop;
+};
+
+static void go_cgroup_pair(void *ctx)
+{
+	struct cgroup_pair *c = ctx;
+
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(write(c->go[i], "g", 1), 1);
+		close(c->go[i]);
+	}
+}
+
+static void *wait_cgroup_pair(void *arg)
+{
+	struct cgroup_pair *c = arg;
+
+	for (int i = 0; i < 2; i++)
+		while (waitpid(c->pids[i], &c->status[i], 0) < 0 &&
+		       errno == EINTR)
+			;
+	usleep(STOP_DELAY_US);
+	__atomic_store_n(&c->stop, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* Fork the fileio workload in @dir, blocked on a pipe whose write end
+ * goes to *@go_fd. */
+static pid_t start_fileio(const char *dir, int *go_fd)
+{
+	char *bin = tu_join(getenv("IORIOT_WORKLOADS"), "fileio");
+	int p[2];
+	pid_t pid;
+
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null < 0 || dup2(p[0], 0) < 0 || dup2(null, 1) < 0 ||
+		    dup2(null, 2) < 0)
+			_exit(126);
+		execl(bin, bin, dir, (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	*go_fd = p[1];
+	free(bin);
+	return pid;
+}
+
+/*
+ * --cgroup: a whole-host capture of one cgroup, a private cgroup2 mount's
+ * child (0) or a v1 blkio hierarchy's (1), with one fileio workload in it
+ * and one beside it: the log holds the first's events, nothing of the
+ * second, and the /proc snapshot only the processes in the cgroup.
+ */
+START_TEST(test_cgroup_capture)
+{
+	const char *why = tu_cannot_capture();
+	char *scratch = tu_scratch(), *cg = NULL, *procs, *mnt = NULL;
+	char err[ERRLEN] = "", pidtext[32], *dirs[2], *log;
+	struct cgroup_pair c = { .pids = { -1, -1 } };
+	struct cgroup_sel sel;
+	struct capture_summary sum;
+	unsigned events[2] = { 0, 0 }, snapshot = 0;
+	struct caplog_reader *rd;
+	struct cap_event ev;
+	pthread_t th;
+	int rc;
+
+	if (!why && _i == 1 && access("/sys/fs/cgroup/blkio/cgroup.procs",
+				      F_OK))
+		why = "no cgroup v1 blkio hierarchy at /sys/fs/cgroup/blkio";
+	if (why) {
+		printf("capture: test cgroup_capture %d skipped: %s\n", _i, why);
+		free(scratch);
+		return;
+	}
+	if (_i == 0) {
+		mnt = tu_join(scratch, "cgroup2");
+		ck_assert_int_eq(mkdir(mnt, 0755), 0);
+		ck_assert_msg(mount("none", mnt, "cgroup2", 0, NULL) == 0,
+			      "mount cgroup2: %s", strerror(errno));
+		ck_assert(asprintf(&cg, "%s/ioriot-test.%d", mnt,
+				   (int)getpid()) > 0);
+	} else {
+		ck_assert(asprintf(&cg, "/sys/fs/cgroup/blkio/ioriot-test.%d",
+				   (int)getpid()) > 0);
+	}
+	ck_assert_msg(mkdir(cg, 0755) == 0, "%s: %s", cg, strerror(errno));
+	rc = cgroup_sel_resolve(cg, "/proc/self/mountinfo", "/proc/cgroups",
+				&sel, err, sizeof(err));
+	ck_assert_msg(rc == 0, "%s", err);
+	for (int i = 0; i < 2; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "w%d", i);
+		dirs[i] = tu_join(scratch, name);
+		ck_assert_int_eq(mkdir(dirs[i], 0755), 0);
+		c.pids[i] = start_fileio(dirs[i], &c.go[i]);
+	}
+	procs = tu_join(cg, "cgroup.procs");
+	snprintf(pidtext, sizeof(pidtext), "%d\n", (int)c.pids[0]);
+	free(tu_write_str(cg, "cgroup.procs", pidtext));
+	log = tu_join(scratch, "io.capture");
+	struct capture_options opt = {
+		.output = log, .stop = &c.stop, .ready = go_cgroup_pair,
+		.ready_ctx = &c, .cgroup = &sel,
+	};
+	ck_assert_int_eq(pthread_create(&th, NULL, wait_cgroup_pair, &c), 0);
+	rc = capture_run(&opt, &sum, err, sizeof(err));
+	if (rc) {	/* the workloads read EOF and end */
+		close(c.go[0]);
+		close(c.go[1]);
+	}
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0, "capture_run: %s (%d)", err, rc);
+
+	rd = caplog_open(log, err, sizeof(err));
+	ck_assert_msg(rd, "%s", err);
+	while ((rc = caplog_next(rd, &ev)) > 0) {
+		if (ev.sys == SYS_CWD || ev.sys == SYS_OPENFD)
+			snapshot += ev.pid != (uint32_t)c.pids[0];
+		for (int i = 0; i < 2; i++)
+			events[i] += ev.pid == (uint32_t)c.pids[i];
+	}
+	ck_assert_int_eq(rc, 0);
+	caplog_close(rd);
+	for (int i = 0; i < 2; i++)
+		ck_assert_msg(WIFEXITED(c.status[i]) &&
+			      WEXITSTATUS(c.status[i]) == 0,
+			      "workload %d: status 0x%x", i, c.status[i]);
+	ck_assert_msg(events[0] >= 20 && events[1] == 0 && snapshot == 0,
+		      "events in the cgroup %u, beside it %u; snapshot records "
+		      "of other processes %u", events[0], events[1], snapshot);
+	/* Empty again (the workload ended): the cgroup can go. */
+	ck_assert_msg(rmdir(cg) == 0, "%s: %s", cg, strerror(errno));
+	if (mnt) {
+		ck_assert_int_eq(umount(mnt), 0);
+		free(mnt);
+	}
+	for (int i = 0; i < 2; i++)
+		free(dirs[i]);
+	free(procs);
+	free(log);
+	free(cg);
+	free(scratch);
+}
+END_TEST
+
 /* The count of syscall @name in @u, 0 if it has none. */
 static uint64_t uncaptured_count(const struct uncaptured *u, const char *name)
 {
@@ -3635,6 +3985,14 @@ Suite *capture_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_think_replay);
 	tcase_add_test(tc, test_runq);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("daemon");
+	tcase_add_unchecked_fixture(tc, tu_root_setup, tu_root_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_daemon_comm);
+	tcase_add_test(tc, test_include_async);
+	tcase_add_loop_test(tc, test_cgroup_capture, 0, 2);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("systemtap");

@@ -1,10 +1,11 @@
 /*
  * Tests of cgroup.h: a directory that is no cgroup is refused, a cgroup
  * of this host is accepted, the limit files are read (non-empty ones
- * only), and --cgroup goes with -r and -R only.  Joining a cgroup with a
+ * only), and --cgroup goes with -c, -r and -R only.  Joining a cgroup with a
  * real replay is tested in the sweep suite, on loop devices.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "ioriot/cgroup.h"
+#include "ioriot/cgroupsel.h"
 #include "testutil.h"
 
 START_TEST(test_check)
@@ -63,7 +65,7 @@ START_TEST(test_limits)
 }
 END_TEST
 
-/* --cgroup goes with -r and -R, nothing else. */
+/* --cgroup goes with -c, -r and -R, nothing else. */
 START_TEST(test_option)
 {
 	const char *args[] = { "-i", "x.replay", "--cgroup",
@@ -71,7 +73,8 @@ START_TEST(test_option)
 	char *err = NULL;
 
 	ck_assert_int_eq(tu_run_args(args, NULL, &err), 2);
-	ck_assert_msg(strstr(err, "--cgroup goes with -r or -R"), "%s", err);
+	ck_assert_msg(strstr(err, "--cgroup goes with -c (capture), -r or -R"),
+		      "%s", err);
 	free(err);
 }
 END_TEST
@@ -180,6 +183,47 @@ START_TEST(test_memory_refused)
 }
 END_TEST
 
+/*
+ * A capture's --cgroup (cgroupsel.h): who is in a cgroup by the lines of
+ * /proc/PID/cgroup: the v2 line, or the line of the v1 controller's
+ * hierarchy (with other controllers beside it); the cgroup and below, not
+ * a sibling whose name begins alike; a directory that is no cgroup is
+ * refused.
+ */
+START_TEST(test_capture_selection)
+{
+	char *dir = tu_scratch(), err[512];
+	struct cgroup_sel v2 = { .ssid = -1, .rel = "/system.slice/db" };
+	struct cgroup_sel v1 = { .ssid = 3, .controller = "blkio",
+				 .rel = "/ct" };
+	struct cgroup_sel sel;
+	static const struct { const char *text; bool v2, v1; } cases[] = {
+		{ "0::/system.slice/db\n", true, false },
+		{ "0::/system.slice/db/worker\n", true, false },
+		{ "0::/system.slice/dbx\n", false, false },
+		{ "0::/\n", false, false },
+		{ "7:blkio:/ct\n0::/\n", false, true },
+		{ "4:cpu,cpuacct:/ct\n7:blkio:/other\n", false, false },
+		{ "7:io_x,blkio:/ct/a\n", false, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *f = tu_write_str(dir, "cgroup", cases[i].text);
+
+		ck_assert_msg(cgroup_sel_has(&v2, f) == cases[i].v2 &&
+			      cgroup_sel_has(&v1, f) == cases[i].v1,
+			      "case %zu: %s", i, cases[i].text);
+		free(f);
+	}
+	ck_assert(!cgroup_sel_has(&v2, "/nonexistent/cgroup"));
+	ck_assert_int_eq(cgroup_sel_resolve(dir, "/proc/self/mountinfo",
+					    "/proc/cgroups", &sel, err,
+					    sizeof(err)), -ENOTDIR);
+	ck_assert_msg(strstr(err, "not a cgroup directory"), "%s", err);
+	free(dir);
+}
+END_TEST
+
 Suite *cgroup_suite(void)
 {
 	Suite *s = suite_create("cgroup");
@@ -191,6 +235,7 @@ Suite *cgroup_suite(void)
 	tcase_add_test(tc, test_memory_limit);
 	tcase_add_test(tc, test_memory_refused);
 	tcase_add_test(tc, test_option);
+	tcase_add_test(tc, test_capture_selection);
 	suite_add_tcase(s, tc);
 	return s;
 }

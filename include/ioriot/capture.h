@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ioriot/caplog.h"
+#include "ioriot/cgroupsel.h"
 #include "ioriot/event.h"
 #include "ioriot/logguard.h"
 #include "ioriot/paths.h"
@@ -40,6 +41,8 @@ struct capture_options {
 					 * overwritten */
 	uint32_t pid;			/* -x: this process and descendants; 0: all */
 	const char *comm;		/* only tasks with this name, or NULL */
+	const struct cgroup_sel *cgroup;	/* --cgroup: only processes in
+						 * it or below, or NULL */
 	uint64_t duration_ns;		/* 0: CAPTURE_DEFAULT_DURATION_NS */
 	uint64_t ring_bytes;		/* 0: CAPTURE_DEFAULT_RING_BYTES */
 	/* Called every CAPTURE_STATUS_EVERY_NS while recording (NULL:

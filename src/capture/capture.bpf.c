@@ -33,6 +33,12 @@ const volatile __u32 own_tgid = 0;	/* ioriot itself: never captured */
 const volatile bool filter_tgid = false;	/* only tgids in `tracked` */
 const volatile bool filter_comm = false;	/* only tasks named targ_comm */
 const volatile char targ_comm[16] = {};
+/* --cgroup: only processes in the cgroup whose directory's inode number
+ * is targ_cgroup or below it, in the default (v2) hierarchy, or with
+ * targ_cgroup_ssid >= 0 in that v1 controller's. */
+const volatile bool filter_cgroup = false;
+const volatile __u64 targ_cgroup = 0;
+const volatile __s32 targ_cgroup_ssid = -1;
 
 /* 1 for each syscall number the probe captures (or records as a process
  * event), set by the loader before load from the programs it loads. */
@@ -384,6 +390,16 @@ struct {
 	__type(value, __u8);
 } tracked SEC(".maps");
 
+/* --cgroup: per process, 2 if it is in the cgroup, 1 if not, as found at
+ * its first event on its own thread (the records of its rings' and AIO
+ * contexts' completions run on others). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} cgroup_verdict SEC(".maps");
+
 /* What an exit handler reads beyond the arguments. */
 enum extra_kind {
 	EX_NONE,
@@ -438,11 +454,56 @@ enum extra_kind {
 #define OPEN_O_TMPFILE_BIT 020000000
 #define SOCK_AF_UNIX 1
 
+/* The deepest cgroup level --cgroup looks up from a task's cgroup. */
+#define CGROUP_DEPTH_MAX 32
+
+/* Whether the current task is in cgroup targ_cgroup or below. */
+static __always_inline bool current_in_cgroup(void)
+{
+	struct css_set *cset = BPF_CORE_READ(current_task(), cgroups);
+	struct cgroup *cg = NULL;
+
+	if (targ_cgroup_ssid < 0) {
+		cg = BPF_CORE_READ(cset, dfl_cgrp);
+	} else {
+		struct cgroup_subsys_state **subsys = (void *)cset +
+			bpf_core_field_offset(struct css_set, subsys);
+		struct cgroup_subsys_state *css = NULL;
+
+		bpf_probe_read_kernel(&css, sizeof(css), subsys +
+				      (targ_cgroup_ssid & 15));
+		cg = BPF_CORE_READ(css, cgroup);
+	}
+	for (int i = 0; i < CGROUP_DEPTH_MAX && cg; i++) {
+		if (BPF_CORE_READ(cg, kn, id) == targ_cgroup)
+			return true;
+		cg = BPF_CORE_READ(cg, self.parent, cgroup);
+	}
+	return false;
+}
+
+/* Whether process @tgid is in the cgroup: looked up for the current
+ * task's process, then remembered. */
+static __always_inline bool in_cgroup(__u32 tgid)
+{
+	__u8 *verdict = bpf_map_lookup_elem(&cgroup_verdict, &tgid), v;
+
+	if (verdict)
+		return *verdict == 2;
+	if (tgid != bpf_get_current_pid_tgid() >> 32)
+		return false;
+	v = current_in_cgroup() ? 2 : 1;
+	bpf_map_update_elem(&cgroup_verdict, &tgid, &v, BPF_ANY);
+	return v == 2;
+}
+
 static __always_inline bool wanted(__u32 tgid)
 {
 	if (stopped || tgid == own_tgid)
 		return false;
 	if (filter_tgid && !bpf_map_lookup_elem(&tracked, &tgid))
+		return false;
+	if (filter_cgroup && !in_cgroup(tgid))
 		return false;
 	if (filter_comm) {
 		/* The process's name (its leader's): threads often rename
@@ -625,7 +686,7 @@ enter_common(const struct self *me, const struct sys_ctx *ctx, __u32 sys,
 	/* With -x, a thread that has state is one the filter let in before,
 	 * and stays in until its process exits: one look-up instead of the
 	 * filter's hash look-up and then the state's. */
-	if (filter_tgid && !filter_comm && !stopped)
+	if (filter_tgid && !filter_comm && !filter_cgroup && !stopped)
 		in = inflight_of(me, false);
 	if (!in) {
 		if (me->id != calib_id && !wanted(me->id >> 32))
@@ -2453,6 +2514,8 @@ int BPF_PROG(on_exit_task, struct task_struct *p)
 	bool want = wanted(tgid);
 	if (filter_tgid)
 		bpf_map_delete_elem(&tracked, &tgid);
+	if (filter_cgroup)
+		bpf_map_delete_elem(&cgroup_verdict, &tgid);
 	bpf_map_delete_elem(&file_maps, &tgid);
 	if (!want)
 		return 0;

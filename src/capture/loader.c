@@ -598,6 +598,11 @@ static int load_probe(struct loader *ld, char *err, size_t errlen)
 		strncpy((char *)skel->rodata->targ_comm, opt->comm,
 			sizeof(skel->rodata->targ_comm) - 1);
 	}
+	if (opt->cgroup) {
+		skel->rodata->filter_cgroup = true;
+		skel->rodata->targ_cgroup = opt->cgroup->id;
+		skel->rodata->targ_cgroup_ssid = opt->cgroup->ssid;
+	}
 	if ((rc = bpf_map__set_max_entries(skel->maps.ring_pos, 2 * ld->ncpu)) ||
 	    (rc = bpf_map__set_max_entries(skel->maps.ring_data,
 					   ld->ncpu * (ld->elems + 1)))) {
@@ -639,7 +644,9 @@ static int load_probe(struct loader *ld, char *err, size_t errlen)
 		 "of %u CPUs, read every %d ms; %d tracepoints this kernel "
 		 "lacks left out",
 		 opt->pid ? "-x: the process and its descendants" :
-		 opt->comm ? "--comm: tasks of that name" : "every process",
+		 opt->comm ? "--comm: tasks of that name" :
+		 opt->cgroup ? "--cgroup: the processes of a cgroup" :
+		 "every process",
 		 ld->elems, ld->ncpu, ld->tick_ms, ld->sum->detached);
 	if ((rc = capture_bpf__attach(skel))) {
 		snprintf(err, errlen, "attaching the BPF probe: %s", strerror(-rc));
@@ -677,7 +684,8 @@ static int start_recording(struct loader *ld, struct seed *sd, char *err,
 	write_header(ld->ob, &ld->cost);
 	struct snapshot_options so = {
 		.proc_root = "/proc", .own_pid = (uint32_t)getpid(),
-		.comm = opt->comm, .time_ns = ld->start, .filter = &opt->filter,
+		.comm = opt->comm, .cgroup = opt->cgroup, .time_ns = ld->start,
+		.filter = &opt->filter,
 		.each = seed_maps, .each_ctx = sd,
 	};
 	if (opt->pid) {

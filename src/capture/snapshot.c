@@ -54,6 +54,17 @@ static bool comm_matches(const char *proc, uint32_t pid, const char *comm)
 	return read_line(path, buf, sizeof(buf)) && strcmp(buf, comm) == 0;
 }
 
+static bool cgroup_matches(const char *proc, uint32_t pid,
+			   const struct cgroup_sel *sel)
+{
+	char path[64];
+
+	if (!sel)
+		return true;
+	snprintf(path, sizeof(path), "%s/%u/cgroup", proc, pid);
+	return cgroup_sel_has(sel, path);
+}
+
 /* pos and flags of /proc/PID/fdinfo/FD; false if gone. */
 static bool fdinfo(const char *proc, uint32_t pid, const char *fd,
 		   int64_t *pos, int64_t *flags)
@@ -192,7 +203,8 @@ int snapshot_write(const struct snapshot_options *o, struct outbuf *ob,
 		uint32_t pid = (uint32_t)strtoul(de->d_name, NULL, 10);
 		if (pid == o->own_pid ||
 		    (o->pids && !listed(o->pids, o->npids, pid)) ||
-		    !comm_matches(o->proc_root, pid, o->comm))
+		    !comm_matches(o->proc_root, pid, o->comm) ||
+		    !cgroup_matches(o->proc_root, pid, o->cgroup))
 			continue;
 		err = snapshot_process(o, pid, ob, r, nfds);
 		if (!err && o->each)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ioriot/cgroupsel.h"
 #include "ioriot/outbuf.h"
 #include "resolve.h"
 
@@ -18,6 +19,7 @@ struct snapshot_options {
 	const uint32_t *pids;		/* only these, if not NULL */
 	size_t npids;
 	const char *comm;		/* only processes with this name */
+	const struct cgroup_sel *cgroup;	/* only processes in it */
 	const struct path_filter *filter;	/* open files it selects */
 	uint64_t time_ns;		/* timestamp of the records */
 	/* Called with each process selected, after its records (if set). */

@@ -459,10 +459,22 @@ static int log_name(const char *pattern, char *out, size_t size)
 
 static int run_capture(const struct cli_opts *o)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], err[PATHMAP_MAX + 256];
+	struct cgroup_sel cgroup;
 
 	if (log_name(o->capture, path, sizeof(path)))
 		return 1;
+	if (o->cgroup && o->module) {
+		fprintf(stderr, "ioriot: --cgroup: the SystemTap backend (-m) "
+			"cannot select a cgroup\n");
+		return EXIT_USAGE;
+	}
+	if (o->cgroup && cgroup_sel_resolve(o->cgroup, "/proc/self/mountinfo",
+					    "/proc/cgroups", &cgroup, err,
+					    sizeof(err))) {
+		log_error("%s", err);
+		return EXIT_USAGE;
+	}
 
 	struct capture_summary sum;
 	struct capture_cli cc = { .verbose = o->verbosity >= 0,
@@ -474,10 +486,12 @@ static int run_capture(const struct cli_opts *o)
 		.overwrite = o->force,
 		.pid = o->pid > 0 ? (uint32_t)o->pid : 0,
 		.comm = o->comm,
+		.cgroup = o->cgroup ? &cgroup : NULL,
 		.duration_ns = (uint64_t)(o->duration * 1e9),
 		.ring_bytes = (uint64_t)o->ring_mb << 20,
 		.max_size = o->max_size,
-		.sync = o->sync || (!o->no_sync && (o->pid > 0 || o->comm)),
+		.sync = o->sync || (!o->no_sync && (o->pid > 0 || o->comm ||
+						     o->cgroup)),
 		.min_free_pct = o->min_free >= 0 ? (unsigned)o->min_free :
 				CAPTURE_DEFAULT_MIN_FREE,
 		.status = o->verbosity >= 0 ? capture_status : NULL,
@@ -487,7 +501,6 @@ static int run_capture(const struct cli_opts *o)
 		.filter = { .include = o->include, .ninclude = o->ninclude,
 			    .exclude = o->exclude, .nexclude = o->nexclude },
 	};
-	char err[PATHMAP_MAX + 256];
 
 	if (o->ring_mb && (o->ring_mb & (o->ring_mb - 1))) {
 		fprintf(stderr, "ioriot: --ring-mb must be a power of 2\n");

@@ -509,10 +509,13 @@ const struct cli_option cli_options[] = {
 	  .take = take_rate_mbps, .modes = RUN,
 	  .help = "the same in MB (10^6 bytes) per second" },
 	{ .name = "cgroup", .arg = "PATH", .type = CLI_STRING,
-	  .field = F(cgroup), .modes = RUN,
-	  .help = "replay in cgroup directory PATH (v1 or v2), whose "
+	  .field = F(cgroup), .modes = RUN | CLI_IN(MODE_CAPTURE),
+	  .help_names_modes = true,
+	  .help = "-r, -R: replay in cgroup directory PATH (v1 or v2), whose "
 		  "blkio/io limits then apply; the stats record it and its "
-		  "limits" },
+		  "limits.  -c: capture only the processes in cgroup PATH or "
+		  "below it (a container's, a systemd unit's; v2, or a v1 "
+		  "controller's directory)" },
 	{ .name = "stats", .letter = 'S', .arg = "FILE", .type = CLI_STRING,
 	  .field = F(stats), .modes = RUN,
 	  .help = "write replay statistics to FILE too (JSON if it ends in "
@@ -562,12 +565,12 @@ const struct cli_option cli_options[] = {
 	{ .name = "sync", .type = CLI_FLAG, .field = F(sync),
 	  .modes = CLI_IN(MODE_CAPTURE),
 	  .help = "record which captured thread woke which: the order of "
-		  "threads for --think (docs/guide.md); the default with -x "
-		  "or --comm only (it runs a probe at every context switch of "
-		  "the host)" },
+		  "threads for --think (docs/guide.md); the default with -x, "
+		  "--comm or --cgroup only (it runs a probe at every context "
+		  "switch of the host)" },
 	{ .name = "no-sync", .type = CLI_FLAG, .field = F(no_sync),
 	  .modes = CLI_IN(MODE_CAPTURE),
-	  .help = "do not, also with -x or --comm" },
+	  .help = "do not, also with -x, --comm or --cgroup" },
 	{ .name = "ring-mb", .arg = "MB", .type = CLI_LONG,
 	  .field = F(ring_mb), .min = 1, .max = 2048,
 	  .modes = CLI_IN(MODE_CAPTURE),

@@ -42,6 +42,8 @@ struct cli_option {
 	const char *expects;	/* CLI_REAL: the value, for the error */
 	enum cli_mode mode;	/* CLI_MODE */
 	uint32_t modes;		/* CLI_IN() of the modes it goes with; 0: all */
+	bool help_names_modes;	/* its help says what it does in each mode:
+				 * --help adds no "modes:" before it */
 	/* CLI_CUSTOM: take @arg (NULL for a flag) into @o; 0, or -EINVAL
 	 * after saying why on stderr. */
 	int (*take)(struct cli_opts *o, char *arg);

@@ -104,8 +104,9 @@ void cli_usage(void)
 			printf("%-*s", HELP_INDENT, left);
 		else
 			printf("%s\n%*s", left, HELP_INDENT, "");
-		print_wrapped(row->modes ? cli_modes_text(row->modes, true,
-				modes, sizeof(modes)) : NULL, row->help);
+		print_wrapped(row->modes && !row->help_names_modes ?
+			      cli_modes_text(row->modes, true, modes,
+					     sizeof(modes)) : NULL, row->help);
 	}
 	fputs(help_tail, stdout);
 }

@@ -163,6 +163,29 @@ struct sched_info {
 	long long unsigned int run_delay;
 };
 
+/* Control groups: a task's, in the default (v2) hierarchy and per v1
+ * controller, and their ancestors (--cgroup). */
+struct kernfs_node {
+	u64 id;				/* a cgroup directory's inode number */
+};
+
+struct cgroup;
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+	struct cgroup_subsys_state *parent;
+};
+
+struct cgroup {
+	struct cgroup_subsys_state self;
+	struct kernfs_node *kn;
+};
+
+struct css_set {
+	struct cgroup_subsys_state *subsys[14];	/* CGROUP_SUBSYS_COUNT */
+	struct cgroup *dfl_cgrp;
+};
+
 struct task_struct {
 	struct thread_info thread_info;
 	unsigned int __state;		/* Linux 5.14 on; state before */
@@ -178,6 +201,7 @@ struct task_struct {
 	struct fs_struct *fs;
 	struct files_struct *files;
 	struct signal_struct *signal;
+	struct css_set *cgroups;
 };
 
 struct linux_binprm {
