@@ -113,6 +113,20 @@ static void collect_options(const char *line, size_t len, bool man,
 	}
 }
 
+/* Every word of the set @a (as collect_options() makes it) is in set
+ * @b; else fails with "@a_says WORD, @b_lacks". */
+static void assert_listed(const char *a, const char *a_says, const char *b,
+			  const char *b_lacks)
+{
+	for (const char *w = a + 1, *nl; (nl = strchr(w, '\n')); w = nl + 1) {
+		char entry[80];
+
+		snprintf(entry, sizeof(entry), "\n%.*s\n", (int)(nl - w), w);
+		ck_assert_msg(strstr(b, entry), "%s %.*s, %s", a_says,
+			      (int)(nl - w), w, b_lacks);
+	}
+}
+
 /*
  * --help (read off the option table) and the man page's MODES and OPTIONS
  * agree: every option --help lists has an entry (.TP) in the man page, and
@@ -150,22 +164,10 @@ START_TEST(test_help_matches_man)
 					strlen(next), true, &man_set);
 		}
 	}
-	for (char *w = help_set + 1, *nl; (nl = strchr(w, '\n')); w = nl + 1) {
-		char entry[80];
-
-		snprintf(entry, sizeof(entry), "\n%.*s\n", (int)(nl - w), w);
-		ck_assert_msg(strstr(man_set, entry), "--help lists %.*s, "
-			      "docs/ioriot.8 has no entry for it",
-			      (int)(nl - w), w);
-	}
-	for (char *w = man_set + 1, *nl; (nl = strchr(w, '\n')); w = nl + 1) {
-		char entry[80];
-
-		snprintf(entry, sizeof(entry), "\n%.*s\n", (int)(nl - w), w);
-		ck_assert_msg(strstr(help_set, entry), "docs/ioriot.8 has an "
-			      "entry for %.*s, --help does not list it",
-			      (int)(nl - w), w);
-	}
+	assert_listed(help_set, "--help lists", man_set, "docs/ioriot.8 has "
+		      "no entry for it");
+	assert_listed(man_set, "docs/ioriot.8 has an entry for", help_set,
+		      "--help does not list it");
 	ck_assert_msg(strstr(help_set, "\n--think\n") &&
 		      strstr(help_set, "\n-c\n"), "%s", help_set);
 	free(help_set);

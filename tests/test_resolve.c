@@ -571,6 +571,52 @@ START_TEST(path_filters)
 }
 END_TEST
 
+/* An emitter writing to a log in a new directory (emit_start()), its
+ * events counted in sum. */
+struct emit_run {
+	char *dir, *log;
+	struct outbuf *ob;
+	int fd;
+	struct emitter *em;
+	struct capture_summary sum;
+};
+
+static void emit_start(struct emit_run *r, const struct path_filter *f)
+{
+	memset(r, 0, sizeof(*r));
+	r->dir = tu_mkdtemp();
+	r->log = tu_join(r->dir, "emit.log");
+	r->ob = malloc(sizeof(*r->ob));
+	r->fd = open(r->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert(r->ob && r->fd >= 0);
+	outbuf_init(r->ob, r->fd);
+	r->em = emitter_new(f, &r->sum, r->ob);
+	ck_assert(r->em);
+}
+
+/* Write out every event held, check that @events were written and
+ * @excluded left out, free it all; the log's text, malloc'd. */
+static char *emit_finish(struct emit_run *r, uint64_t events,
+			 uint64_t excluded)
+{
+	char *text;
+
+	emitter_release(r->em, UINT64_MAX);
+	ck_assert_int_eq(r->em->err, 0);
+	ck_assert_uint_eq(r->sum.events, events);
+	ck_assert_uint_eq(r->sum.excluded, excluded);
+	emitter_free(r->em);
+	ck_assert_int_eq(outbuf_flush(r->ob), 0);
+	close(r->fd);
+	text = tu_read(r->log, NULL);
+	ck_assert(text);
+	free(r->ob);
+	free(r->log);
+	tu_rmtree(r->dir);
+	free(r->dir);
+	return text;
+}
+
 /*
  * The emitter (emit.c): an event the path filters leave out passes its
  * on-CPU time (C and X) to the next C of its thread, so that C still counts
@@ -610,16 +656,10 @@ START_TEST(emit_carries_cpu_of_filtered)
 		"i=7:2;:,o=stat;:,p=/keep/e;:,C=8;:,R=30;:,r=",
 	};
 	struct path_filter f = { inc, 1, NULL, 0 };
-	struct capture_summary sum = { 0 };
-	char *dir = tu_mkdtemp(), *log = tu_join(dir, "emit.log"), *text, *p;
-	struct outbuf *ob = malloc(sizeof(*ob));
-	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	struct emitter *em;
+	struct emit_run r;
+	char *text, *p;
 
-	ck_assert(ob && fd >= 0);
-	outbuf_init(ob, fd);
-	em = emitter_new(&f, &sum, ob);
-	ck_assert(em);
+	emit_start(&r, &f);
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
 		struct cap_event ce = {
 			.time_ns = 1000 * (i + 1), .dur_ns = 50, .pid = 7,
@@ -629,27 +669,15 @@ START_TEST(emit_carries_cpu_of_filtered)
 			.cpu_ns = evs[i].cpu, .cpu_call_ns = evs[i].call,
 			.runq_ns = evs[i].runq,
 		};
-		ck_assert_int_eq(emitter_push(em, &ce), 0);
+		ck_assert_int_eq(emitter_push(r.em, &ce), 0);
 	}
-	emitter_release(em, UINT64_MAX);
-	ck_assert_int_eq(em->err, 0);
-	ck_assert_uint_eq(sum.events, 5);
-	ck_assert_uint_eq(sum.excluded, 4);
-	emitter_free(em);
-	ck_assert_int_eq(outbuf_flush(ob), 0);
-	close(fd);
-	text = tu_read(log, NULL);
-	ck_assert(text);
+	text = emit_finish(&r, 5, 4);
 	p = text;
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		p = strstr(p, want[i]);
 		ck_assert_msg(p, "no %s in\n%s", want[i], text);
 	}
 	free(text);
-	free(ob);
-	free(log);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -665,17 +693,11 @@ START_TEST(emit_filters_aio_and_uring)
 {
 	static const char *const inc[] = { "/keep" };
 	struct path_filter f = { inc, 1, NULL, 0 };
-	struct capture_summary sum = { 0 };
-	char *dir = tu_mkdtemp(), *log = tu_join(dir, "emit.log"), *text;
-	struct outbuf *ob = malloc(sizeof(*ob));
-	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	uint64_t t = 1000;
-	struct emitter *em;
+	struct emit_run r;
+	char *text, *copy;
 
-	ck_assert(ob && fd >= 0);
-	outbuf_init(ob, fd);
-	em = emitter_new(&f, &sum, ob);
-	ck_assert(em);
+	emit_start(&r, &f);
 	for (uint32_t pid = 7; pid <= 8; pid++) {
 		const char *file = pid == 7 ? "/keep/f" : "/other/g";
 		uint64_t ctx = 0x7f0000000000ULL + pid;
@@ -710,32 +732,20 @@ START_TEST(emit_filters_aio_and_uring)
 			ce.pid = ce.tid = pid;
 			ce.time_ns = t;
 			t += 1000;
-			ck_assert_int_eq(emitter_push(em, &ce), 0);
+			ck_assert_int_eq(emitter_push(r.em, &ce), 0);
 		}
 	}
-	emitter_release(em, UINT64_MAX);
-	ck_assert_int_eq(em->err, 0);
-	ck_assert_uint_eq(sum.events, 12);
-	ck_assert_uint_eq(sum.excluded, 8);
-	emitter_free(em);
-	ck_assert_int_eq(outbuf_flush(ob), 0);
-	close(fd);
-	text = tu_read(log, NULL);
-	ck_assert(text);
-	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
+	text = emit_finish(&r, 12, 8);
+	ck_assert_msg(strstr(text, "i=7:7;:,o=io_getevents;") &&
+		      strstr(text, "i=7:7;:,o=cqe;"), "%s", text);
+	copy = strdup(text);
+	for (char *l = strtok(copy, "\n"); l; l = strtok(NULL, "\n"))
 		ck_assert_msg(!strstr(l, "i=8:8;") ||
 			      strstr(l, ";:,o=io_setup;:,") ||
 			      strstr(l, ";:,o=io_uring_setup;:,"),
 			      "kept of the other process: %s", l);
+	free(copy);
 	free(text);
-	text = tu_read(log, NULL);
-	ck_assert_msg(strstr(text, "i=7:7;:,o=io_getevents;") &&
-		      strstr(text, "i=7:7;:,o=cqe;"), "%s", text);
-	free(text);
-	free(ob);
-	free(log);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 

@@ -54,6 +54,10 @@ const struct mount_entry *mounttab_find(const struct mounttab *mt,
 bool mounttab_has_below(const struct mounttab *mt, const char *path,
 			size_t len);
 
+/* Decode in place the \ooo escapes that /proc/mounts and mountinfo use
+ * for space, tab, newline and '\' in @s; returns its new length. */
+size_t mount_unescape(char *s);
+
 /* True for file system types that are not storage (proc, sysfs, ...). */
 bool fstype_is_pseudo(const char *fstype);
 

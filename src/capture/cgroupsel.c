@@ -10,27 +10,11 @@
 #include <sys/vfs.h>
 
 #include "ioriot/cgroupsel.h"
+#include "ioriot/mounts.h"
+#include "ioriot/paths.h"
 
 #define CGROUP_SUPER_MAGIC 0x27e0eb
 #define CGROUP2_SUPER_MAGIC 0x63677270
-
-/* Undo mountinfo's octal escapes (\040 a space) of @s in place. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-					(s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
 
 /* The length of mount point @mnt if it is @path or a directory above it,
  * else 0. */
@@ -38,11 +22,7 @@ static size_t mount_prefix(const char *mnt, const char *path)
 {
 	size_t len = strlen(mnt);
 
-	if (!strcmp(mnt, "/"))
-		return 1;
-	if (strncmp(path, mnt, len) || (path[len] && path[len] != '/'))
-		return 0;
-	return len;
+	return path_is_below(path, strlen(path), mnt, len) ? len : 0;
 }
 
 /* The cgroup mount holding @path (resolved): its root in its hierarchy
@@ -69,8 +49,8 @@ static int find_mount(const char *mountinfo, const char *path, char *root,
 		    sscanf(dash + 3, "%31s %*s %511s", fstype, sopts) != 2 ||
 		    (strcmp(fstype, "cgroup") && strcmp(fstype, "cgroup2")))
 			continue;
-		unescape(mroot);
-		unescape(mnt);
+		mount_unescape(mroot);
+		mount_unescape(mnt);
 		len = mount_prefix(mnt, path);
 		if (len > *mlen || (len && rc)) {
 			*mlen = len;
@@ -174,11 +154,7 @@ int cgroup_sel_resolve(const char *path, const char *mountinfo,
 /* Whether cgroup path @p is @rel or below it. */
 static bool below(const char *p, const char *rel)
 {
-	size_t len = strlen(rel);
-
-	if (!strcmp(rel, "/"))
-		return true;
-	return !strncmp(p, rel, len) && (!p[len] || p[len] == '/');
+	return path_is_below(p, strlen(p), rel, strlen(rel));
 }
 
 bool cgroup_sel_has(const struct cgroup_sel *sel, const char *proc_cgroup)

@@ -550,15 +550,21 @@ out:
 	return rc;
 }
 
-int sandbox_trash(const char *mnt, const char *name, char *err, size_t errlen)
+/* open_top() for test @name, which must be a valid name (-EINVAL with a
+ * message). */
+static int open_top_of_test(const char *mnt, const char *name, char *err,
+			    size_t errlen)
 {
-	int top, rc;
-
 	if (!test_name_valid(name)) {
 		snprintf(err, errlen, "invalid test name '%s'", name);
 		return -EINVAL;
 	}
-	top = open_top(mnt, err, errlen);
+	return open_top(mnt, err, errlen);
+}
+
+int sandbox_trash(const char *mnt, const char *name, char *err, size_t errlen)
+{
+	int top = open_top_of_test(mnt, name, err, errlen), rc;
 
 	if (top == -ENOENT)
 		return 0;
@@ -844,16 +850,11 @@ void sandbox_names_free(char **names, size_t n)
 int sandbox_remove(const char *mnt, const char *name, size_t *removed,
 		   char *err, size_t errlen)
 {
-	int top, rc = 0;
+	int top = open_top_of_test(mnt, name, err, errlen), rc = 0;
 	char rel[PATHMAP_MAX];
 	struct stat st;
 
 	*removed = 0;
-	if (!test_name_valid(name)) {
-		snprintf(err, errlen, "invalid test name '%s'", name);
-		return -EINVAL;
-	}
-	top = open_top(mnt, err, errlen);
 	if (top == -ENOENT)
 		return 0;
 	if (top < 0)

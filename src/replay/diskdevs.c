@@ -19,26 +19,9 @@
 #include <unistd.h>
 
 #include "ioriot/diskstats.h"
+#include "ioriot/mounts.h"
 
 #define SLAVE_DEPTH_MAX 8	/* dm on md on dm ...: far beyond real stacks */
-
-/* Decode mountinfo's octal escapes (\040) of @s in place. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-					(s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
 
 /* True if mountpoint @mnt is @path or a whole-component prefix of it. */
 static bool holds(const char *mnt, const char *path)
@@ -93,8 +76,8 @@ static int mount_of(const char *path, char **mnt, dev_t *dev)
 			   point) != 3 || !(dash = strstr(line, " - ")) ||
 		    sscanf(dash, " - %*s %4095s", source) != 1)
 			continue;
-		unescape(point);
-		unescape(source);
+		mount_unescape(point);
+		mount_unescape(source);
 		/* A later mount on the same point hides the earlier. */
 		if (!holds(point, path) || strlen(point) < best_len)
 			continue;

@@ -85,8 +85,7 @@ err_type:
 	return -ENOMEM;
 }
 
-/* Decode the \ooo escapes /proc/mounts uses for space, tab, newline, '\'. */
-static size_t unescape_octal(char *s)
+size_t mount_unescape(char *s)
 {
 	size_t in = 0, out = 0;
 
@@ -122,7 +121,7 @@ int mounttab_load(struct mounttab *mt, const char *path)
 
 		if (!dev || !dir || !type)
 			continue;
-		size_t len = unescape_octal(dir);
+		size_t len = mount_unescape(dir);
 		err = mounttab_add(mt, dir, len, type);
 		if (err == -EINVAL) {
 			err = 0;
