@@ -250,6 +250,7 @@ $(OUTPUT)/vmlinux.h: $(wildcard $(VMLINUX_BTF)) | $(OUTPUT)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
 $(OUTPUT)/capture.bpf.o: src/capture/capture.bpf.c src/capture/cpuring.bpf.h \
+			 $(wildcard src/capture/capture_*.bpf.h) \
 			 include/ioriot/event.h include/ioriot/syscall_table.h \
 			 $(VMLINUX_H) | $(OUTPUT)
 	$(call msg,BPF,$@)
