@@ -573,6 +573,10 @@ static int run_capture(const struct cli_opts *o)
 			printf("\nOther syscalls not captured: %llu (not file "
 			       "I/O)\n", (unsigned long long)
 			       uncaptured_other(&sum.uncaptured));
+			printf("Not captured, counted for: %s\n", o->pid > 0 ||
+			       o->comm || o->cgroup ? "the processes -x, --comm "
+			       "and --cgroup select" : "every process (--include "
+			       "and --exclude select paths, not calls)");
 		}
 		printf("Log size: %.1f MB", (double)sum.bytes / 1e6);
 		if (sum.text_bytes != sum.bytes)
