@@ -2154,6 +2154,112 @@ START_TEST(test_cgroup_capture)
 }
 END_TEST
 
+/* chroot_capture's process: chroot to @root, wait for the go byte on
+ * @go, then write "/data/c.db" as its root has it.  Exits 0 or 1. */
+static void chrooted_writer(const char *root, int go)
+{
+	char byte;
+	long fd;
+
+	if (chroot(root) || chdir("/") || read(go, &byte, 1) != 1)
+		_exit(1);
+	fd = syscall(SYS_openat, AT_FDCWD, "/data/c.db",
+		     O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd < 0 || syscall(SYS_write, fd, "0123456789abcdef", 16) != 16 ||
+	    syscall(SYS_fsync, fd) || syscall(SYS_close, fd))
+		_exit(1);
+	_exit(0);
+}
+
+static void go_chrooted(void *ctx)
+{
+	int *go = ctx;
+
+	ck_assert_int_eq(write(*go, "g", 1), 1);
+	close(*go);
+	*go = -1;
+}
+
+/*
+ * A process in a chroot on a loop-mounted xfs (a container's view of
+ * /data), running before the capture: its paths are logged as the host
+ * sees them, below the chroot, so generate puts its sandbox on the xfs,
+ * not on the root file system.
+ */
+START_TEST(test_chroot_capture)
+{
+	const char *why = tu_cannot_capture();
+	char *scratch = tu_scratch(), *xfs = tu_join(scratch, "xfs"), *root;
+	char *log = tu_join(scratch, "io.capture"), *rep, *text, *want;
+	char err[ERRLEN] = "";
+	struct watch wt = { 0 };
+	struct capture_summary sum;
+	struct gen_summary gs;
+	pthread_t th;
+	int p[2], rc;
+
+	if (!why && !tu_mount_image(xfs, "mkfs.xfs", "-f", 320))
+		why = "no xfs image";
+	if (why) {
+		printf("capture: test chroot_capture skipped: %s\n", why);
+		free(log);
+		free(xfs);
+		free(scratch);
+		return;
+	}
+	root = tu_join(xfs, "ct");
+	ck_assert_int_eq(mkdir(root, 0755), 0);
+	want = tu_join(root, "data");
+	ck_assert_int_eq(mkdir(want, 0755), 0);
+	free(want);
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	wt.pid = fork();
+	ck_assert_int_ge(wt.pid, 0);
+	if (wt.pid == 0) {
+		close(p[1]);
+		chrooted_writer(root, p[0]);
+	}
+	close(p[0]);
+	struct capture_options opt = {
+		.output = log, .pid = (uint32_t)wt.pid, .stop = &wt.stop,
+		.ready = go_chrooted, .ready_ctx = &p[1],
+	};
+	ck_assert_int_eq(pthread_create(&th, NULL, watcher, &wt), 0);
+	rc = capture_run(&opt, &sum, err, sizeof(err));
+	if (p[1] >= 0)
+		close(p[1]);
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0, "capture_run: %s (%d)", err, rc);
+	ck_assert_msg(WIFEXITED(wt.status) && WEXITSTATUS(wt.status) == 0,
+		      "the chrooted writer: status 0x%x", wt.status);
+
+	text = tu_read(log, NULL);
+	ck_assert(asprintf(&want, "o=openat;:,d=-100;:,p=%s/data/c.db;", root) > 0);
+	ck_assert_msg(strstr(text, want), "no %s in\n%s", want, text);
+	free(want);
+	free(text);
+
+	rep = tu_join(scratch, "io.replay");
+	struct gen_options go = {
+		.capture_path = log, .replay_path = rep, .name = "test",
+		.user = "u",
+	};
+	log_set_level(LOG_ERROR);
+	ck_assert_msg(generate_run(&go, &gs, err, sizeof(err)) == 0, "%s", err);
+	text = tu_read(rep, NULL);
+	ck_assert(asprintf(&want, "path=%s/.ioriot/test/ct/data/c.db", xfs) > 0);
+	ck_assert_msg(strstr(text, want), "no %s in\n%s", want, text);
+	free(want);
+	free(text);
+	ck_assert_int_eq(umount2(xfs, MNT_DETACH), 0);
+	free(rep);
+	free(root);
+	free(log);
+	free(xfs);
+	free(scratch);
+}
+END_TEST
+
 /* The count of syscall @name in @u, 0 if it has none. */
 static uint64_t uncaptured_count(const struct uncaptured *u, const char *name)
 {
@@ -3993,6 +4099,7 @@ Suite *capture_suite(void)
 	tcase_add_test(tc, test_daemon_comm);
 	tcase_add_test(tc, test_include_async);
 	tcase_add_loop_test(tc, test_cgroup_capture, 0, 2);
+	tcase_add_test(tc, test_chroot_capture);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("systemtap");

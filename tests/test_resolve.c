@@ -347,6 +347,61 @@ static void with_path(struct cap_event *ce, const char *p)
 	ce->have |= CAP_PATH;
 }
 
+/*
+ * A process in a chroot (its /proc/PID/root a directory of the host, as a
+ * container's can be): its absolute paths are put below that directory,
+ * as the host sees them; relative ones start from its cwd, which /proc
+ * already gives as the host sees it; a child has its root; a path through
+ * /proc/self/fd/N is the fd's; "/" is the root itself.
+ */
+START_TEST(resolve_chroot)
+{
+	char *proc = tu_mkdtemp(), *pid_dir = tu_join(proc, "20");
+	char *root = tu_join(pid_dir, "root");
+	char b1[PATHMAP_MAX], b2[PATHMAP_MAX];
+	struct resolver r;
+	struct cap_event ce;
+
+	ck_assert_int_eq(mkdir(pid_dir, 0755), 0);
+	ck_assert_int_eq(symlink("/srv/ct", root), 0);
+	ck_assert_int_eq(resolver_init(&r, proc), 0);
+	ck_assert_int_eq(resolver_note(&r, 20, -1, "/srv/ct/app"), 0);
+
+	ce = ev(SYS_OPEN, 20, 3);
+	with_path(&ce, "/data//db/../c.db");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "/srv/ct/data/c.db");
+	ck_assert_str_eq(resolver_fd_path(&r, 20, 3), "/srv/ct/data/c.db");
+
+	ce = ev(SYS_STAT, 20, 0);
+	with_path(&ce, "log");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "/srv/ct/app/log");
+
+	ce = ev(SYS_STAT, 20, 0);
+	with_path(&ce, "/proc/self/fd/3");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "/srv/ct/data/c.db");
+
+	ce = ev(SYS_FORK, 20, 0);
+	ce.child_pid = ce.child_tid = 21;
+	ce.have = CAP_CHILD;
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ce = ev(SYS_STAT, 21, 0);
+	with_path(&ce, "/");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "/srv/ct");
+
+	resolver_destroy(&r);
+	ck_assert_int_eq(unlink(root), 0);
+	ck_assert_int_eq(rmdir(pid_dir), 0);
+	ck_assert_int_eq(rmdir(proc), 0);
+	free(root);
+	free(pid_dir);
+	free(proc);
+}
+END_TEST
+
 START_TEST(resolve_paths)
 {
 	struct resolver r;
@@ -761,6 +816,7 @@ Suite *resolve_suite(void)
 	tcase_add_test(tc, maps_from_proc);
 	tcase_add_test(tc, fields_fileapi);
 	tcase_add_test(tc, resolve_paths);
+	tcase_add_test(tc, resolve_chroot);
 	tcase_add_test(tc, path_filters);
 	tcase_add_test(tc, emit_carries_cpu_of_filtered);
 	tcase_add_test(tc, emit_filters_aio_and_uring);

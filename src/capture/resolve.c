@@ -31,6 +31,10 @@ struct rfd {
 
 struct rproc {
 	char *cwd;		/* NULL: not known yet */
+	char *root;		/* its root directory as the host sees it, if
+				 * not "/" (chroot): absolute paths start
+				 * there; NULL: "/" */
+	bool root_known;	/* root read (or inherited) */
 	struct u64map fds;	/* fd -> malloc'd struct rfd */
 };
 
@@ -59,6 +63,7 @@ static void rproc_free(struct rproc *p)
 		rfd_free(s->value);
 	u64map_destroy(&p->fds);
 	free(p->cwd);
+	free(p->root);
 	free(p);
 }
 
@@ -199,16 +204,6 @@ static int set_cwd(struct rproc *p, const char *cwd)
 	return 0;
 }
 
-int resolver_note(struct resolver *r, uint32_t pid, int64_t fd,
-		  const char *path)
-{
-	struct rproc *p = rproc_get(r, pid);
-
-	if (!p)
-		return -ENOMEM;
-	return fd < 0 ? set_cwd(p, path) : set_fd(p, fd, path, false, NULL);
-}
-
 /* The live value of /proc/PID/@what (a link), into @buf; NULL if gone. */
 static const char *live_link(const struct resolver *r, uint32_t pid,
 			     const char *what, char *buf)
@@ -222,6 +217,47 @@ static const char *live_link(const struct resolver *r, uint32_t pid,
 		return NULL;
 	buf[n] = '\0';
 	return buf;
+}
+
+/* Set @p's root to @root ("/" or NULL: the host's).  0 or -ENOMEM. */
+static int set_root(struct rproc *p, const char *root)
+{
+	char *copy = root && strcmp(root, "/") ? strdup(root) : NULL;
+
+	if (root && strcmp(root, "/") && !copy)
+		return -ENOMEM;
+	free(p->root);
+	p->root = copy;
+	p->root_known = true;
+	return 0;
+}
+
+/* Read @pid's root from /proc now (its chroot), keeping what @p had if
+ * the process is gone (then it is taken as known all the same: a process
+ * looked up late is not read again at each path).  0 or -ENOMEM. */
+static int learn_root(const struct resolver *r, struct rproc *p, uint32_t pid)
+{
+	char buf[PATHMAP_MAX];
+
+	p->root_known = true;
+	if (!live_link(r, pid, "root", buf))
+		return 0;
+	return set_root(p, buf);
+}
+
+int resolver_note(struct resolver *r, uint32_t pid, int64_t fd,
+		  const char *path)
+{
+	struct rproc *p = rproc_get(r, pid);
+
+	if (!p)
+		return -ENOMEM;
+	if (fd < 0) {
+		int err = set_cwd(p, path);
+
+		return err ? err : learn_root(r, p, pid);
+	}
+	return set_fd(p, fd, path, false, NULL);
 }
 
 /* The directory relative paths of @ce start from (dirfd or cwd). */
@@ -360,8 +396,12 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 		return set_cwd(p, ce->path[0] == '/' ? ce->path : NULL);
 	case SK_FCHDIR:
 		return set_cwd(p, fd_path(p, ce->fd));
-	case SK_EXEC:
-		return drop_fds(p, 0, UINT64_MAX, true, false);
+	case SK_EXEC: {
+		/* A chroot(2) before the exec (not captured) shows now. */
+		int err = learn_root(r, p, ce->pid);
+
+		return err ? err : drop_fds(p, 0, UINT64_MAX, true, false);
+	}
 	case SK_FORK: {
 		if (!(ce->have & CAP_CHILD) || ce->child_pid == ce->pid)
 			return 0;
@@ -369,7 +409,8 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 		struct rproc *c = rproc_get(r, ce->child_pid);
 		size_t pos = 0;
 		struct u64map_slot *s;
-		if (!c || set_cwd(c, p->cwd))
+		if (!c || set_cwd(c, p->cwd) ||
+		    (p->root_known && set_root(c, p->root)))
 			return -ENOMEM;
 		while ((s = u64map_next(&p->fds, &pos))) {
 			const struct rfd *f = s->value;
@@ -388,24 +429,65 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 }
 
 /* A path through /proc/self/fd/N becomes the path of the fd (through_fd),
- * in @buf (PATHMAP_MAX bytes). */
-static void redirect(const struct rproc *p, uint32_t pid, const char **path,
+ * in @buf (PATHMAP_MAX bytes).  True if it did. */
+static bool redirect(const struct rproc *p, uint32_t pid, const char **path,
 		     uint32_t *len, char *buf)
 {
 	char tmp[PATHMAP_MAX];
 
 	if ((*path)[0] != '/' || !through_fd(p, pid, *path, tmp))
-		return;
+		return false;
 	*len = (uint32_t)strlen(tmp);
 	memcpy(buf, tmp, *len + 1);
 	*path = buf;
+	return true;
+}
+
+/* An absolute path @path (@len bytes) of a process whose root is @root
+ * (chroot), into @buf as the host sees it: @root, then the path.  Left as
+ * it is if that would not fit. */
+static void rooted(const char *root, const char **path, uint32_t *len,
+		   char *buf)
+{
+	size_t rlen = strlen(root), plen = *len;
+
+	if (rlen + plen >= PATHMAP_MAX)
+		return;
+	memmove(buf + rlen, *path, plen + 1);
+	memcpy(buf, root, rlen);
+	if (plen == 1)		/* "/": the root itself */
+		buf[rlen] = '\0';
+	*path = buf;
+	*len = (uint32_t)strlen(buf);
+}
+
+/*
+ * One path of @ce, in @buf: relative ones completed from @base, absolute
+ * ones normalised and, for a process with another root, put below it; a
+ * path through /proc/self/fd/N is the fd's.  @use_e: relative to e.
+ */
+static void resolve_one(struct resolver *r, struct rproc *p,
+			struct cap_event *ce, const char **path,
+			uint32_t *len, bool use_e, char *buf)
+{
+	char base[PATHMAP_MAX];
+	bool absolute = (*path)[0] == '/';
+	const char *b = absolute ? "/" : base_of(r, p, ce, use_e, base);
+
+	complete(path, len, b, buf);
+	if (redirect(p, ce->pid, path, len, buf) || !absolute ||
+	    (*path)[0] != '/')
+		return;
+	if (!p->root_known && learn_root(r, p, ce->pid))
+		return;
+	if (p->root)
+		rooted(p->root, path, len, buf);
 }
 
 int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 		   char *buf2)
 {
 	struct rproc *p = rproc_get(r, ce->pid);
-	char base[PATHMAP_MAX];
 	bool at = uses_dirfd(ce->sys);
 
 	if (!p)
@@ -413,20 +495,12 @@ int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
 	/* symlink's first path is the link's content, not a path to look up;
 	 * its link path P is relative to d.  P of renameat and linkat is
 	 * relative to e.  Paths of calls without dirfd start from the cwd. */
-	if ((ce->have & CAP_PATH) && !sys_path_is_content(ce->sys, false)) {
-		const char *b = ce->path[0] == '/' ? "/" :
-				base_of(r, p, ce, false, base);
-		complete(&ce->path, &ce->path_len, b, buf1);
-		redirect(p, ce->pid, &ce->path, &ce->path_len, buf1);
-	}
+	if ((ce->have & CAP_PATH) && !sys_path_is_content(ce->sys, false))
+		resolve_one(r, p, ce, &ce->path, &ce->path_len, false, buf1);
 	/* readlink's P is the link's content, not a path either. */
-	if ((ce->have & CAP_PATH2) && !sys_path_is_content(ce->sys, true)) {
-		bool use_e = ce->sys != SYS_SYMLINKAT && at;
-		const char *b = ce->path2[0] == '/' ? "/" :
-				base_of(r, p, ce, use_e, base);
-		complete(&ce->path2, &ce->path2_len, b, buf2);
-		redirect(p, ce->pid, &ce->path2, &ce->path2_len, buf2);
-	}
+	if ((ce->have & CAP_PATH2) && !sys_path_is_content(ce->sys, true))
+		resolve_one(r, p, ce, &ce->path2, &ce->path2_len,
+			    ce->sys != SYS_SYMLINKAT && at, buf2);
 	return follow(r, p, ce);
 }
 
