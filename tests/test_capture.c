@@ -1845,12 +1845,14 @@ START_TEST(test_daemon_comm)
 	text = tu_read(r.replay, NULL);
 	ck_assert_uint_gt(sum.ops, 0);
 	snprintf(own, sizeof(own), " %d:", (int)r.pid);
-	/* Every operation line is the workload's. */
-	for (const char *l = strstr(text, "#OPS\n"); l && *l; ) {
-		l = strchr(l, '\n');
-		if (!l || !*++l || *l == '#')
-			break;
-		ck_assert_msg(!strncmp(strchr(l, ' '), own, strlen(own)),
+	/* Every operation line ("ID PID:TID ...", up to #END) is the
+	 * workload's. */
+	const char *l = strstr(text, "#OPS\n"), *nl;
+	ck_assert(l);
+	for (l += 5; *l != '#' && (nl = strchr(l, '\n')); l = nl + 1) {
+		const char *sp = strchr(l, ' ');
+
+		ck_assert_msg(sp && !strncmp(sp, own, strlen(own)),
 			      "not the workload's: %.80s", l);
 	}
 	free(text);

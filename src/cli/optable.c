@@ -678,26 +678,28 @@ int cli_set_mode(struct cli_opts *o, enum cli_mode mode, const char *flag)
 int cli_option_take(const struct cli_option *row, struct cli_opts *o,
 		    char *arg)
 {
-	char *base = (char *)o, opt[40];
+	/* The row's member of @o (offsetof), for the types that store. */
+	void *field = (char *)o + row->field;
+	char opt[40];
 
 	cli_option_flag(row, opt, sizeof(opt));
 	switch (row->type) {
 	case CLI_HELP_ONLY:
 		break;
 	case CLI_STRING:
-		*(const char **)(base + row->field) = arg;
+		*(const char **)field = arg;
 		break;
 	case CLI_FLAG:
-		*(bool *)(base + row->field) = true;
+		*(bool *)field = true;
 		break;
 	case CLI_LONG:
 		return parse_long(opt, arg, (long)row->min, (long)row->max,
-				  (long *)(base + row->field));
+				  (long *)field);
 	case CLI_REAL: {
 		char what[96];
 
 		if (!parse_double(arg, row->min, row->max,
-				  (double *)(base + row->field)))
+				  (double *)field))
 			break;
 		snprintf(what, sizeof(what), "%s expects %s", opt,
 			 row->expects);
@@ -705,7 +707,7 @@ int cli_option_take(const struct cli_option *row, struct cli_opts *o,
 	}
 	case CLI_MODE:
 		if (row->arg)
-			*(const char **)(base + row->field) = arg;
+			*(const char **)field = arg;
 		return cli_set_mode(o, row->mode, opt);
 	case CLI_CUSTOM:
 		return row->take(o, arg);
