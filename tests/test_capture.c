@@ -2173,7 +2173,7 @@ static void chrooted_writer(const char *root, int go)
 	_exit(0);
 }
 
-static void go_chrooted(void *ctx)
+static void go_writer(void *ctx)
 {
 	int *go = ctx;
 
@@ -2224,7 +2224,7 @@ START_TEST(test_chroot_capture)
 	close(p[0]);
 	struct capture_options opt = {
 		.output = log, .pid = (uint32_t)wt.pid, .stop = &wt.stop,
-		.ready = go_chrooted, .ready_ctx = &p[1],
+		.ready = go_writer, .ready_ctx = &p[1],
 	};
 	ck_assert_int_eq(pthread_create(&th, NULL, watcher, &wt), 0);
 	rc = capture_run(&opt, &sum, err, sizeof(err));
@@ -2257,6 +2257,104 @@ START_TEST(test_chroot_capture)
 	free(rep);
 	free(root);
 	free(log);
+	free(xfs);
+	free(scratch);
+}
+END_TEST
+
+/* mntns_capture's process: in a mount namespace of its own, @vol bound
+ * over @view (only it sees that), wait for the go byte on @go, then write
+ * VIEW/c.db.  Exits 0 or 1. */
+static void namespaced_writer(const char *vol, const char *view, int go)
+{
+	char *file = tu_join(view, "c.db"), byte;
+	long fd;
+
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount(vol, view, NULL, MS_BIND, NULL) || read(go, &byte, 1) != 1)
+		_exit(1);
+	fd = syscall(SYS_openat, AT_FDCWD, file, O_CREAT | O_WRONLY | O_TRUNC,
+		     0644);
+	if (fd < 0 || syscall(SYS_write, fd, "0123456789abcdef", 16) != 16 ||
+	    syscall(SYS_close, fd))
+		_exit(1);
+	_exit(0);
+}
+
+/*
+ * A process in a mount namespace of its own (unshare --mount) with a
+ * private bind mount of a directory of a loop-mounted xfs, as a container
+ * gets a volume, running before the capture: the path it writes through
+ * the bind is logged as the host sees it, on the xfs, and the replay
+ * file's sandbox is there too.
+ */
+START_TEST(test_mntns_capture)
+{
+	const char *why = tu_cannot_capture();
+	char *scratch = tu_scratch(), *xfs = tu_join(scratch, "xfs");
+	char *view = tu_join(scratch, "ct-data"), *vol = NULL;
+	char *log = tu_join(scratch, "io.capture"), *rep, *text, *want;
+	char err[ERRLEN] = "";
+	struct watch wt = { 0 };
+	struct capture_summary sum;
+	struct gen_summary gs;
+	pthread_t th;
+	int p[2], rc;
+
+	if (!why && !tu_mount_image(xfs, "mkfs.xfs", "-f", 320))
+		why = "no xfs image";
+	if (why) {
+		printf("capture: test mntns_capture skipped: %s\n", why);
+		goto out;
+	}
+	vol = tu_join(xfs, "vol");
+	ck_assert_int_eq(mkdir(vol, 0755), 0);
+	ck_assert_int_eq(mkdir(view, 0755), 0);
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	wt.pid = fork();
+	ck_assert_int_ge(wt.pid, 0);
+	if (wt.pid == 0) {
+		close(p[1]);
+		namespaced_writer(vol, view, p[0]);
+	}
+	close(p[0]);
+	struct capture_options opt = {
+		.output = log, .pid = (uint32_t)wt.pid, .stop = &wt.stop,
+		.ready = go_writer, .ready_ctx = &p[1],
+	};
+	ck_assert_int_eq(pthread_create(&th, NULL, watcher, &wt), 0);
+	rc = capture_run(&opt, &sum, err, sizeof(err));
+	if (p[1] >= 0)
+		close(p[1]);
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0, "capture_run: %s (%d)", err, rc);
+	ck_assert_msg(WIFEXITED(wt.status) && WEXITSTATUS(wt.status) == 0,
+		      "the namespaced writer: status 0x%x", wt.status);
+
+	text = tu_read(log, NULL);
+	ck_assert(asprintf(&want, "o=openat;:,d=-100;:,p=%s/c.db;", vol) > 0);
+	ck_assert_msg(strstr(text, want), "no %s in\n%s", want, text);
+	free(want);
+	free(text);
+	rep = tu_join(scratch, "io.replay");
+	struct gen_options go = {
+		.capture_path = log, .replay_path = rep, .name = "test",
+		.user = "u",
+	};
+	log_set_level(LOG_ERROR);
+	ck_assert_msg(generate_run(&go, &gs, err, sizeof(err)) == 0, "%s", err);
+	text = tu_read(rep, NULL);
+	ck_assert(asprintf(&want, "path=%s/.ioriot/test/vol/c.db", xfs) > 0);
+	ck_assert_msg(strstr(text, want), "no %s in\n%s", want, text);
+	free(want);
+	free(text);
+	free(rep);
+	ck_assert_int_eq(umount2(xfs, MNT_DETACH), 0);
+out:
+	free(vol);
+	free(log);
+	free(view);
 	free(xfs);
 	free(scratch);
 }
@@ -4102,6 +4200,7 @@ Suite *capture_suite(void)
 	tcase_add_test(tc, test_include_async);
 	tcase_add_loop_test(tc, test_cgroup_capture, 0, 2);
 	tcase_add_test(tc, test_chroot_capture);
+	tcase_add_test(tc, test_mntns_capture);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("systemtap");

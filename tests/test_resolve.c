@@ -402,6 +402,80 @@ START_TEST(resolve_chroot)
 }
 END_TEST
 
+/*
+ * A process in a mount namespace of its own (a container): its paths, and
+ * its cwd as /proc shows it, are mapped onto the host's mounts by device
+ * and root (fake /proc: self/ and 30/ with ns/mnt links and mountinfo): a
+ * volume bound from the host's /srv/ct/data, a directory of it, the
+ * overlay root; a path no host mount shows stays as it is.
+ */
+START_TEST(resolve_mount_namespace)
+{
+	char *proc = tu_mkdtemp(), *self = tu_join(proc, "self");
+	char *pid_dir = tu_join(proc, "30"), *link;
+	char b1[PATHMAP_MAX], b2[PATHMAP_MAX], buf[PATHMAP_MAX];
+	struct resolver r;
+	struct cap_event ce;
+	static const struct { const char *in, *out; } cases[] = {
+		{ "/data/db/c.db", "/srv/ct/data/c.db" },
+		{ "/data/logs/a.log", "/srv/ct/data/logs/a.log" },
+		{ "/etc/hosts", "/var/lib/ct/merged/etc/hosts" },
+		{ "/data/db", "/srv/ct/data" },
+		{ "/dev/shm/x", "/dev/shm/x" },
+	};
+
+	ck_assert_int_eq(mkdir(self, 0755), 0);
+	ck_assert_int_eq(mkdir(pid_dir, 0755), 0);
+	free(tu_write_str(self, "ns", ""));	/* a plain file is no dir */
+	link = tu_join(self, "ns");
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(mkdir(link, 0755), 0);
+	free(link);
+	link = tu_join(pid_dir, "ns");
+	ck_assert_int_eq(mkdir(link, 0755), 0);
+	free(link);
+	link = tu_join(self, "ns/mnt");
+	ck_assert_int_eq(symlink("mnt:[4026531841]", link), 0);
+	free(link);
+	link = tu_join(pid_dir, "ns/mnt");
+	ck_assert_int_eq(symlink("mnt:[4026532999]", link), 0);
+	free(link);
+	link = tu_join(pid_dir, "cwd");
+	ck_assert_int_eq(symlink("/data/db", link), 0);
+	free(link);
+	free(tu_write_str(self, "mountinfo",
+		"22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw\n"
+		"40 22 8:1 / /srv/ct/data rw,relatime shared:9 - xfs /dev/sda1 rw\n"
+		"41 22 0:50 / /var/lib/ct/merged rw,relatime - overlay overlay rw\n"
+		"42 22 0:5 / /dev/shm rw - tmpfs tmpfs rw\n"));
+	free(tu_write_str(pid_dir, "mountinfo",
+		"500 400 0:50 / / rw,relatime - overlay overlay rw\n"
+		"501 500 8:1 / /data/db rw,relatime - xfs /dev/sda1 rw\n"
+		"502 500 8:1 /logs /data/logs rw,relatime - xfs /dev/sda1 rw\n"
+		"503 500 0:77 / /dev/shm rw - tmpfs shm rw\n"));
+
+	ck_assert_int_eq(resolver_init(&r, proc), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ce = ev(SYS_STAT, 30, 0);
+		with_path(&ce, cases[i].in);
+		ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+		ck_assert_str_eq(ce.path, cases[i].out);
+	}
+	/* a relative path from its cwd, which /proc gives in its view */
+	ce = ev(SYS_STAT, 30, 0);
+	with_path(&ce, "wal/1");
+	ck_assert_int_eq(resolver_apply(&r, &ce, b1, b2), 0);
+	ck_assert_str_eq(ce.path, "/srv/ct/data/wal/1");
+	ck_assert_str_eq(resolver_proc_path(&r, 30, "/data/db/x", buf),
+			 "/srv/ct/data/x");
+	resolver_destroy(&r);
+	tu_rmtree(proc);
+	free(pid_dir);
+	free(self);
+	free(proc);
+}
+END_TEST
+
 START_TEST(resolve_paths)
 {
 	struct resolver r;
@@ -817,6 +891,7 @@ Suite *resolve_suite(void)
 	tcase_add_test(tc, fields_fileapi);
 	tcase_add_test(tc, resolve_paths);
 	tcase_add_test(tc, resolve_chroot);
+	tcase_add_test(tc, resolve_mount_namespace);
 	tcase_add_test(tc, path_filters);
 	tcase_add_test(tc, emit_carries_cpu_of_filtered);
 	tcase_add_test(tc, emit_filters_aio_and_uring);

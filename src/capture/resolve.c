@@ -35,13 +35,42 @@ struct rproc {
 				 * not "/" (chroot): absolute paths start
 				 * there; NULL: "/" */
 	bool root_known;	/* root read (or inherited) */
+	const struct mnt_table *ns;	/* its mounts, if it is in a mount
+					 * namespace other than ours (then
+					 * root is NULL); r->mnt_ns's */
 	struct u64map fds;	/* fd -> malloc'd struct rfd */
 };
 
+/* The inode of the mount namespace link @link ("mnt:[4026531841]"), 0
+ * if it cannot be read. */
+static uint64_t ns_inode(const char *link)
+{
+	char buf[64];
+	ssize_t n = readlink(link, buf, sizeof(buf) - 1);
+	const char *open;
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	open = strchr(buf, '[');
+	return open ? strtoull(open + 1, NULL, 10) : 0;
+}
+
 int resolver_init(struct resolver *r, const char *proc_root)
 {
+	char link[PATHMAP_MAX];
+
+	memset(r, 0, sizeof(*r));
 	r->proc_root = proc_root;
-	return u64map_init(&r->procs);
+	snprintf(link, sizeof(link), "%s/self/ns/mnt", proc_root);
+	r->own_ns = ns_inode(link);
+	if (u64map_init(&r->procs))
+		return -ENOMEM;
+	if (u64map_init(&r->mnt_ns)) {
+		u64map_destroy(&r->procs);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static void rfd_free(struct rfd *f)
@@ -232,17 +261,107 @@ static int set_root(struct rproc *p, const char *root)
 	return 0;
 }
 
-/* Read @pid's root from /proc now (its chroot), keeping what @p had if
- * the process is gone (then it is taken as known all the same: a process
- * looked up late is not read again at each path).  0 or -ENOMEM. */
-static int learn_root(const struct resolver *r, struct rproc *p, uint32_t pid)
+/* An absolute path @path (@len bytes) of a process whose root is @root
+ * (chroot), into @buf as the host sees it: @root, then the path.  Left as
+ * it is if that would not fit. */
+static void rooted(const char *root, const char **path, uint32_t *len,
+		   char *buf)
+{
+	size_t rlen = strlen(root), plen = *len;
+
+	if (rlen + plen >= PATHMAP_MAX)
+		return;
+	memmove(buf + rlen, *path, plen + 1);
+	memcpy(buf, root, rlen);
+	if (plen == 1)		/* "/": the root itself */
+		buf[rlen] = '\0';
+	*path = buf;
+	*len = (uint32_t)strlen(buf);
+}
+
+/*
+ * The mounts of @pid's namespace @ns, read from its mountinfo by the first
+ * process of it looked up (kept for the others; a namespace that changes
+ * its mounts later is not followed).  NULL if they cannot be read or
+ * without memory.
+ */
+static const struct mnt_table *ns_mounts(struct resolver *r, uint64_t ns,
+					 uint32_t pid)
+{
+	struct mnt_table *t = u64map_get(&r->mnt_ns, ns);
+	char path[PATHMAP_MAX];
+
+	if (t)
+		return t;
+	if (!r->host_read) {
+		snprintf(path, sizeof(path), "%s/self/mountinfo", r->proc_root);
+		r->host_read = true;
+		if (mnt_table_load(&r->host, path))
+			return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%u/mountinfo", r->proc_root, pid);
+	if (!(t = calloc(1, sizeof(*t))))
+		return NULL;
+	if (mnt_table_load(t, path) || u64map_put(&r->mnt_ns, ns, t)) {
+		mnt_table_free(t);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Read @pid's mount namespace and root from /proc now (a container's, a
+ * chroot), keeping what @p had if the process is gone (then they are
+ * taken as known all the same: a process looked up late is not read again
+ * at each path).  0 or -ENOMEM. */
+static int learn_root(struct resolver *r, struct rproc *p, uint32_t pid)
 {
 	char buf[PATHMAP_MAX];
+	uint64_t ns;
 
 	p->root_known = true;
+	snprintf(buf, sizeof(buf), "%s/%u/ns/mnt", r->proc_root, pid);
+	ns = r->own_ns ? ns_inode(buf) : 0;
+	if (ns && ns != r->own_ns) {
+		p->ns = ns_mounts(r, ns, pid);
+		return set_root(p, NULL);
+	}
+	if (ns)
+		p->ns = NULL;
 	if (!live_link(r, pid, "root", buf))
 		return 0;
 	return set_root(p, buf);
+}
+
+/* @path (absolute) of @p, in its own view, as the host sees it: in @buf
+ * (PATHMAP_MAX bytes) when it changes. */
+static void host_view(const struct resolver *r, const struct rproc *p,
+		      const char **path, uint32_t *len, char *buf)
+{
+	char tmp[PATHMAP_MAX];
+
+	if (p->ns) {
+		if (!mnt_translate(p->ns, &r->host, *path, tmp, sizeof(tmp)))
+			return;
+		*len = (uint32_t)strlen(tmp);
+		memcpy(buf, tmp, *len + 1);
+		*path = buf;
+	} else if (p->root) {
+		rooted(p->root, path, len, buf);
+	}
+}
+
+const char *resolver_proc_path(struct resolver *r, uint32_t pid,
+			       const char *path, char *buf)
+{
+	struct rproc *p = rproc_get(r, pid);
+	uint32_t len = (uint32_t)strlen(path);
+
+	if (!p || (!p->root_known && learn_root(r, p, pid)))
+		return NULL;
+	if (p->ns && path[0] == '/')
+		host_view(r, p, &path, &len, buf);
+	return path;
 }
 
 int resolver_note(struct resolver *r, uint32_t pid, int64_t fd,
@@ -260,6 +379,21 @@ int resolver_note(struct resolver *r, uint32_t pid, int64_t fd,
 	return set_fd(p, fd, path, false, NULL);
 }
 
+/* /proc/PID/@what of @p's process, as the host sees it, into @buf; NULL
+ * if gone. */
+static const char *live_path(struct resolver *r, struct rproc *p, uint32_t pid,
+			     const char *what, char *buf)
+{
+	const char *path = live_link(r, pid, what, buf);
+	uint32_t len;
+
+	if (!path || (!p->root_known && learn_root(r, p, pid)) || !p->ns)
+		return path;
+	len = (uint32_t)strlen(path);
+	host_view(r, p, &path, &len, buf);
+	return path;
+}
+
 /* The directory relative paths of @ce start from (dirfd or cwd). */
 static const char *base_of(struct resolver *r, struct rproc *p,
 			   const struct cap_event *ce, bool use_e, char *buf)
@@ -274,9 +408,9 @@ static const char *base_of(struct resolver *r, struct rproc *p,
 		if (path)
 			return path;
 		snprintf(what, sizeof(what), "fd/%lld", (long long)dirfd);
-		return live_link(r, ce->pid, what, buf);
+		return live_path(r, p, ce->pid, what, buf);
 	}
-	if (!p->cwd && live_link(r, ce->pid, "cwd", buf) && set_cwd(p, buf))
+	if (!p->cwd && live_path(r, p, ce->pid, "cwd", buf) && set_cwd(p, buf))
 		return NULL;
 	return p->cwd;
 }
@@ -412,6 +546,7 @@ static int follow(struct resolver *r, struct rproc *p, const struct cap_event *c
 		if (!c || set_cwd(c, p->cwd) ||
 		    (p->root_known && set_root(c, p->root)))
 			return -ENOMEM;
+		c->ns = p->ns;
 		while ((s = u64map_next(&p->fds, &pos))) {
 			const struct rfd *f = s->value;
 			if (set_fd(c, (int64_t)s->key, f->path, f->cloexec,
@@ -443,24 +578,6 @@ static bool redirect(const struct rproc *p, uint32_t pid, const char **path,
 	return true;
 }
 
-/* An absolute path @path (@len bytes) of a process whose root is @root
- * (chroot), into @buf as the host sees it: @root, then the path.  Left as
- * it is if that would not fit. */
-static void rooted(const char *root, const char **path, uint32_t *len,
-		   char *buf)
-{
-	size_t rlen = strlen(root), plen = *len;
-
-	if (rlen + plen >= PATHMAP_MAX)
-		return;
-	memmove(buf + rlen, *path, plen + 1);
-	memcpy(buf, root, rlen);
-	if (plen == 1)		/* "/": the root itself */
-		buf[rlen] = '\0';
-	*path = buf;
-	*len = (uint32_t)strlen(buf);
-}
-
 /*
  * One path of @ce, in @buf: relative ones completed from @base, absolute
  * ones normalised and, for a process with another root, put below it; a
@@ -480,8 +597,7 @@ static void resolve_one(struct resolver *r, struct rproc *p,
 		return;
 	if (!p->root_known && learn_root(r, p, ce->pid))
 		return;
-	if (p->root)
-		rooted(p->root, path, len, buf);
+	host_view(r, p, path, len, buf);
 }
 
 int resolver_apply(struct resolver *r, struct cap_event *ce, char *buf1,
@@ -520,4 +636,11 @@ void resolver_destroy(struct resolver *r)
 	while (r->procs.slots && (s = u64map_next(&r->procs, &pos)))
 		rproc_free(s->value);
 	u64map_destroy(&r->procs);
+	pos = 0;
+	while (r->mnt_ns.slots && (s = u64map_next(&r->mnt_ns, &pos))) {
+		mnt_table_free(s->value);
+		free(s->value);
+	}
+	u64map_destroy(&r->mnt_ns);
+	mnt_table_free(&r->host);
 }

@@ -98,7 +98,8 @@ static int snapshot_process(const struct snapshot_options *o, uint32_t pid,
 			    struct outbuf *ob, struct resolver *r,
 			    uint64_t *nfds)
 {
-	char path[PATHMAP_MAX], target[PATHMAP_MAX];
+	char path[PATHMAP_MAX], target[PATHMAP_MAX], host[PATHMAP_MAX];
+	const char *seen;
 	struct cap_event ev;
 	ssize_t n;
 	DIR *d;
@@ -114,9 +115,13 @@ static int snapshot_process(const struct snapshot_options *o, uint32_t pid,
 		char comm[64];
 
 		target[n] = '\0';
+		/* As the host sees it: /proc shows a container's in its own
+		 * view. */
+		if (!(seen = resolver_proc_path(r, pid, target, host)))
+			return -ENOMEM;
 		ev.sys = SYS_CWD;
-		ev.path = target;
-		ev.path_len = (uint32_t)n;
+		ev.path = seen;
+		ev.path_len = (uint32_t)strlen(seen);
 		ev.have = CAP_PATH;
 		/* Its name, for a process that does not exec while captured
 		 * (a daemon): --only-comm and --analyze know it so. */
@@ -129,7 +134,7 @@ static int snapshot_process(const struct snapshot_options *o, uint32_t pid,
 		caplog_write_event(ob, &ev);
 		ev.path2 = NULL;
 		ev.path2_len = 0;
-		if ((err = resolver_note(r, pid, -1, target)))
+		if ((err = resolver_note(r, pid, -1, seen)))
 			return err;
 	}
 	snprintf(path, sizeof(path), "%s/%u/fd", o->proc_root, pid);
@@ -155,10 +160,14 @@ static int snapshot_process(const struct snapshot_options *o, uint32_t pid,
 		if (stat(path, &st) < 0 ||
 		    !fdinfo(o->proc_root, pid, de->d_name, &pos, &flags))
 			continue;
+		if (!(seen = resolver_proc_path(r, pid, target, host))) {
+			err = -ENOMEM;
+			break;
+		}
 		ev.sys = SYS_OPENFD;
 		ev.fd = strtol(de->d_name, NULL, 10);
-		ev.path = target;
-		ev.path_len = (uint32_t)n;
+		ev.path = seen;
+		ev.path_len = (uint32_t)strlen(seen);
 		ev.flags = flags;
 		ev.offset = pos;
 		ev.size = st.st_size;
@@ -167,8 +176,8 @@ static int snapshot_process(const struct snapshot_options *o, uint32_t pid,
 			  CAP_SIZE | CAP_MODE;
 		/* Filtered fds are still noted: their operations are matched
 		 * against the filter by their path. */
-		err = resolver_note(r, pid, ev.fd, target);
-		if (!path_filter_keeps(o->filter, target, (size_t)n))
+		err = resolver_note(r, pid, ev.fd, seen);
+		if (!path_filter_keeps(o->filter, seen, ev.path_len))
 			continue;
 		caplog_write_event(ob, &ev);
 		if (!ob->err)		/* else it is not in the log */
