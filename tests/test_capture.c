@@ -2085,6 +2085,11 @@ START_TEST(test_cgroup_capture)
 		return;
 	}
 	if (_i == 0) {
+		/* In this test's own mount namespace: the mount goes with
+		 * it, also when a check fails. */
+		ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+		ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE,
+				       NULL), 0);
 		mnt = tu_join(scratch, "cgroup2");
 		ck_assert_int_eq(mkdir(mnt, 0755), 0);
 		ck_assert_msg(mount("none", mnt, "cgroup2", 0, NULL) == 0,

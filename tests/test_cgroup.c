@@ -16,6 +16,7 @@
 
 #include "ioriot/cgroup.h"
 #include "ioriot/cgroupsel.h"
+#include "../src/cli/container.h"
 #include "testutil.h"
 
 START_TEST(test_check)
@@ -224,6 +225,54 @@ START_TEST(test_capture_selection)
 }
 END_TEST
 
+/*
+ * A container's cgroup directory (--container) from its process's
+ * /proc/PID/cgroup and the mount table: v2 where the process is below the
+ * root, the v1 blkio hierarchy's where it is not, through each mount's
+ * root; none without a mount that shows it.
+ */
+START_TEST(test_container_cgroup)
+{
+	char *dir = tu_scratch(), *v2, *v1, *hybrid, *none, *cg, err[512];
+	char path[4096];
+
+	v2 = tu_write_str(dir, "v2", "26 1 0:23 / /sys/fs/cgroup rw - cgroup2 "
+			  "cgroup2 rw\n");
+	v1 = tu_write_str(dir, "v1", "30 1 0:26 / /sys/fs/cgroup/blkio rw - "
+			  "cgroup cgroup rw,blkio\n");
+	hybrid = tu_write_str(dir, "hybrid", "30 1 0:26 / /sys/fs/cgroup/blkio "
+			      "rw - cgroup cgroup rw,blkio\n31 1 0:27 / "
+			      "/sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n");
+	none = tu_write_str(dir, "none", "22 1 8:2 / / rw - ext4 /dev/sda rw\n");
+	cg = tu_write_str(dir, "cgroup", "7:blkio:/docker/abc\n"
+			  "0::/system.slice/docker-abc.scope\n");
+	ck_assert_int_eq(container_cgroup_of(cg, v2, path, sizeof(path), err,
+					     sizeof(err)), 0);
+	ck_assert_str_eq(path, "/sys/fs/cgroup/system.slice/docker-abc.scope");
+	ck_assert_int_eq(container_cgroup_of(cg, v1, path, sizeof(path), err,
+					     sizeof(err)), 0);
+	ck_assert_str_eq(path, "/sys/fs/cgroup/blkio/docker/abc");
+	ck_assert_int_eq(container_cgroup_of(cg, hybrid, path, sizeof(path),
+					     err, sizeof(err)), 0);
+	ck_assert_str_eq(path, "/sys/fs/cgroup/unified/system.slice/"
+			 "docker-abc.scope");
+	ck_assert_int_eq(container_cgroup_of(cg, none, path, sizeof(path), err,
+					     sizeof(err)), -ENOTDIR);
+	free(cg);
+	/* at the v2 root: the v1 hierarchy's says more */
+	cg = tu_write_str(dir, "cgroup", "7:blkio:/docker/abc\n0::/\n");
+	ck_assert_int_eq(container_cgroup_of(cg, hybrid, path, sizeof(path),
+					     err, sizeof(err)), 0);
+	ck_assert_str_eq(path, "/sys/fs/cgroup/blkio/docker/abc");
+	free(cg);
+	free(none);
+	free(hybrid);
+	free(v1);
+	free(v2);
+	free(dir);
+}
+END_TEST
+
 Suite *cgroup_suite(void)
 {
 	Suite *s = suite_create("cgroup");
@@ -236,6 +285,7 @@ Suite *cgroup_suite(void)
 	tcase_add_test(tc, test_memory_refused);
 	tcase_add_test(tc, test_option);
 	tcase_add_test(tc, test_capture_selection);
+	tcase_add_test(tc, test_container_cgroup);
 	suite_add_tcase(s, tc);
 	return s;
 }

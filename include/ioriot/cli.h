@@ -109,7 +109,9 @@ struct cli_opts {
 	const char *only_path[CLI_MAX_PREFIXES];
 	/* --rate-iops R[,W], --rate-mbps R[,W]: -r/-R caps */
 	struct replay_rate rate;
-	const char *cgroup;	/* --cgroup PATH: -r/-R run in it */
+	const char *cgroup;	/* --cgroup PATH: -r/-R run in it, -c
+				 * captures it */
+	const char *container;	/* --container NAME: -c captures its cgroup */
 };
 
 /*

@@ -33,6 +33,7 @@
 #include "notify.h"
 #include "copies.h"
 #include "htmlpage.h"
+#include "container.h"
 #include "mapcheck.h"
 #include "progress.h"
 
@@ -459,19 +460,31 @@ static int log_name(const char *pattern, char *out, size_t size)
 
 static int run_capture(const struct cli_opts *o)
 {
-	char path[PATH_MAX], err[PATHMAP_MAX + 256];
+	char path[PATH_MAX], err[PATHMAP_MAX + 256], ct_cgroup[PATH_MAX];
+	const char *cg = o->cgroup;
 	struct cgroup_sel cgroup;
 
 	if (log_name(o->capture, path, sizeof(path)))
 		return 1;
-	if (o->cgroup && o->module) {
-		fprintf(stderr, "ioriot: --cgroup: the SystemTap backend (-m) "
-			"cannot select a cgroup\n");
+	if ((o->cgroup || o->container) && o->module) {
+		fprintf(stderr, "ioriot: --cgroup, --container: the SystemTap "
+			"backend (-m) cannot select a cgroup\n");
 		return EXIT_USAGE;
 	}
-	if (o->cgroup && cgroup_sel_resolve(o->cgroup, "/proc/self/mountinfo",
-					    "/proc/cgroups", &cgroup, err,
-					    sizeof(err))) {
+	if (o->container) {
+		if (container_cgroup(o->container, ct_cgroup, sizeof(ct_cgroup),
+				     err, sizeof(err))) {
+			log_error("%s", err);
+			return 1;
+		}
+		cg = ct_cgroup;
+		if (o->verbosity >= 0)
+			fprintf(stderr, "ioriot: container %s: cgroup %s\n",
+				o->container, cg);
+	}
+	if (cg && cgroup_sel_resolve(cg, "/proc/self/mountinfo",
+				     "/proc/cgroups", &cgroup, err,
+				     sizeof(err))) {
 		log_error("%s", err);
 		return EXIT_USAGE;
 	}
@@ -486,12 +499,12 @@ static int run_capture(const struct cli_opts *o)
 		.overwrite = o->force,
 		.pid = o->pid > 0 ? (uint32_t)o->pid : 0,
 		.comm = o->comm,
-		.cgroup = o->cgroup ? &cgroup : NULL,
+		.cgroup = cg ? &cgroup : NULL,
 		.duration_ns = (uint64_t)(o->duration * 1e9),
 		.ring_bytes = (uint64_t)o->ring_mb << 20,
 		.max_size = o->max_size,
 		.sync = o->sync || (!o->no_sync && (o->pid > 0 || o->comm ||
-						     o->cgroup)),
+						     cg)),
 		.min_free_pct = o->min_free >= 0 ? (unsigned)o->min_free :
 				CAPTURE_DEFAULT_MIN_FREE,
 		.status = o->verbosity >= 0 ? capture_status : NULL,
@@ -574,7 +587,7 @@ static int run_capture(const struct cli_opts *o)
 			       "I/O)\n", (unsigned long long)
 			       uncaptured_other(&sum.uncaptured));
 			printf("Not captured, counted for: %s\n", o->pid > 0 ||
-			       o->comm || o->cgroup ? "the processes -x, --comm "
+			       o->comm || cg ? "the processes -x, --comm "
 			       "and --cgroup select" : "every process (--include "
 			       "and --exclude select paths, not calls)");
 		}

@@ -553,6 +553,11 @@ const struct cli_option cli_options[] = {
 	  .field = F(duration), .min = 1e-9, .max = 365 * 86400.0,
 	  .expects = "seconds > 0", .modes = CLI_IN(MODE_CAPTURE),
 	  .help = "stop capturing after SECONDS (default 3600)" },
+	{ .name = "container", .arg = "NAME", .type = CLI_STRING,
+	  .field = F(container), .modes = CLI_IN(MODE_CAPTURE),
+	  .help = "as --cgroup, the cgroup of container NAME (or id), asked "
+		  "of docker, podman or machinectl (systemd-nspawn), the "
+		  "first in PATH that knows it" },
 	{ .name = "force", .type = CLI_FLAG, .field = F(force),
 	  .modes = CLI_IN(MODE_CAPTURE),
 	  .help = "overwrite the log if it exists (refused without)" },

@@ -138,6 +138,8 @@ static int check_combinations(const struct cli_opts *o, const bool *given)
 		why = "--sync or --no-sync, not both";
 	else if (o->all && o->name)
 		why = "-n NAME or --all, not both";
+	else if (o->container && o->cgroup)
+		why = "--container or --cgroup, not both";
 	else if (o->repeat && (o->csv || o->graphite || o->prom ||
 			       o->start_at_ns))
 		why = "--repeat does not go with --csv, --graphite, --prom or "
