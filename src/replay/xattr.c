@@ -3,10 +3,11 @@
  * call captured: by path, by link, by fd, or its *at form (Linux 6.13,
  * by its syscall number: the C library may lack a wrapper), with the
  * captured name, sizes and flags.  Values are generated data of the
- * captured size, except a POSIX ACL of three entries (what cp -a and tar
- * set: a mode in ACL form), which the capture recorded as its mode and
- * which is built again from it, as the kernel refuses a value that is no
- * ACL.  Attributes of the namespaces that take privilege (security.*, the
+ * captured size, except POSIX ACLs, which the kernel refuses unless they
+ * are ACLs: one of three entries (what cp -a and tar set: a mode in ACL
+ * form), which the capture recorded as its mode, is built again from it;
+ * a longer one of the captured size is built with named users and the
+ * mask.  Attributes of the namespaces that take privilege (security.*, the
  * file capabilities among them, and trusted.*) are never set or removed,
  * as root either: -EPERM, what the kernel answers a user without
  * CAP_SYS_ADMIN; reading them is left to the kernel.
@@ -44,23 +45,47 @@ struct at_args {
 };
 
 #define ACL_PREFIX "system.posix_acl_"
-#define ACL_SIZE (4 + 3 * 8)
+#define ACL_ENTRIES_MAX 32	/* longer ones stay generated data */
+#define ACL_SIZE(n) (4 + 8 * (size_t)(n))
 
-/* A three-entry POSIX ACL (version 2; user, group, other with the
- * permissions of @mode; ids undefined) in @acl, little-endian. */
-static void build_acl(unsigned char *acl, int64_t mode)
+/* linux/posix_acl.h's tags */
+enum { ACL_USER_OBJ = 0x01, ACL_USER = 0x02, ACL_GROUP_OBJ = 0x04,
+       ACL_MASK = 0x10, ACL_OTHER = 0x20 };
+
+/* Entry @i of @acl: @tag, @perm, @id (little-endian). */
+static void acl_entry(unsigned char *acl, int i, unsigned tag, unsigned perm,
+		      uint32_t id)
 {
-	static const unsigned char tags[3] = { 0x01, 0x04, 0x20 };
+	unsigned char *e = acl + 4 + 8 * i;
 
-	memset(acl, 0, ACL_SIZE);
+	e[0] = (unsigned char)tag;
+	e[1] = 0;
+	e[2] = (unsigned char)perm;
+	e[3] = 0;
+	for (int b = 0; b < 4; b++)
+		e[4 + b] = (unsigned char)(id >> (8 * b));
+}
+
+/*
+ * A valid POSIX ACL (version 2) of @n entries in @acl: user, group and
+ * other with the permissions of @mode (0644 when the capture has none);
+ * with more than three, named users 100000, 100001, ... (read) and the
+ * mask (read and write) between them, as setfacl writes them.
+ */
+static void build_acl(unsigned char *acl, int n, int64_t mode)
+{
+	int i = 0;
+
+	memset(acl, 0, ACL_SIZE(n));
 	acl[0] = 2;
-	for (int i = 0; i < 3; i++) {
-		unsigned char *e = acl + 4 + 8 * i;
-
-		e[0] = tags[i];
-		e[2] = (unsigned char)(mode >> (6 - 3 * i) & 7);
-		memset(e + 4, 0xff, 4);
-	}
+	acl_entry(acl, i++, ACL_USER_OBJ, (unsigned)(mode >> 6 & 7), UINT32_MAX);
+	for (int u = 0; u < n - 4; u++)
+		acl_entry(acl, i++, ACL_USER, 4, 100000u + (uint32_t)u);
+	acl_entry(acl, i++, ACL_GROUP_OBJ, (unsigned)(mode >> 3 & 7),
+		  UINT32_MAX);
+	if (n > 3)
+		acl_entry(acl, i++, ACL_MASK, 6, UINT32_MAX);
+	acl_entry(acl, i, ACL_OTHER, (unsigned)(mode & 7), UINT32_MAX);
 }
 
 /* Whether @name (NUL-terminated) is in a namespace that takes privilege
@@ -70,12 +95,16 @@ static bool privileged_name(const char *name)
 	return !strncmp(name, "security.", 9) || !strncmp(name, "trusted.", 8);
 }
 
-/* Whether @op sets a three-entry ACL the capture recorded as a mode. */
-static bool is_acl(const struct rlog_op *op)
+/* The entries of the ACL @op sets, 0 if it sets none this builds: a
+ * name system.posix_acl_..., a size of 4 + 8n, 3 <= n <= ACL_ENTRIES_MAX. */
+static int acl_entries(const struct rlog_op *op)
 {
-	return (op->have & RL_MODE) && op->count == ACL_SIZE &&
-	       op->name_len > strlen(ACL_PREFIX) &&
-	       !memcmp(op->name, ACL_PREFIX, strlen(ACL_PREFIX));
+	if (!(op->have & RL_COUNT) || op->count < (int64_t)ACL_SIZE(3) ||
+	    op->count > (int64_t)ACL_SIZE(ACL_ENTRIES_MAX) ||
+	    (op->count - 4) % 8 || op->name_len <= strlen(ACL_PREFIX) ||
+	    memcmp(op->name, ACL_PREFIX, strlen(ACL_PREFIX)))
+		return 0;
+	return (int)((op->count - 4) / 8);
 }
 
 static int64_t result(long r)
@@ -118,8 +147,9 @@ static int64_t at_call(const struct rlog_op *op, enum xattr_op xop, int fd,
 int64_t xattr_call(const struct rlog_op *op, int fd, const char *data,
 		   char *buf, size_t cap)
 {
-	unsigned char acl[ACL_SIZE];
+	unsigned char acl[ACL_SIZE(ACL_ENTRIES_MAX)];
 	const void *value = data;
+	int entries;
 	enum xattr_op xop;
 	enum xattr_by by;
 	size_t size = op->have & RL_COUNT && op->count > 0 ?
@@ -142,8 +172,8 @@ int64_t xattr_call(const struct rlog_op *op, int fd, const char *data,
 		size = RLOG_XATTR_SIZE_MAX + 1;
 	if (xop != XATTR_OP_SET && size > cap)
 		size = cap;
-	if (xop == XATTR_OP_SET && is_acl(op)) {
-		build_acl(acl, op->mode);
+	if (xop == XATTR_OP_SET && (entries = acl_entries(op))) {
+		build_acl(acl, entries, op->have & RL_MODE ? op->mode : 0644);
 		value = acl;
 	}
 	if (by == XATTR_BY_AT)
