@@ -1070,7 +1070,7 @@ START_TEST(test_capture_container)
 {
 	char *dir = tu_scratch(), *bin = tu_join(dir, "bin"), *mnt, *cg, *pidf;
 	char *log = tu_join(dir, "ct.capture"), *out, *err, *script, pidtext[32];
-	char *named;
+	char *named, *evil, *evil_script, *evil_docker, *mark, *search;
 	struct stat got, want;
 	const char *args[] = { "-c", log, "--container", "web1", "--duration",
 			       "0.2", NULL };
@@ -1110,7 +1110,18 @@ START_TEST(test_capture_container)
 			   "echo %d\n", (int)sleeper) > 0);
 	pidf = tu_write_str(bin, "docker", script);
 	ck_assert_int_eq(chmod(pidf, 0755), 0);
-	setenv("PATH", bin, 1);
+	/* Another user's docker, first in PATH: never run, as root least
+	 * of all; it would leave a mark. */
+	ck_assert(asprintf(&evil, "%s/evil", dir) > 0);
+	ck_assert_int_eq(mkdir(evil, 0755), 0);
+	ck_assert(asprintf(&mark, "%s/ran", dir) > 0);
+	ck_assert(asprintf(&evil_script, "#!/bin/sh\ntouch %s\necho 1\n",
+			   mark) > 0);
+	evil_docker = tu_write_str(evil, "docker", evil_script);
+	ck_assert_int_eq(chmod(evil_docker, 0755), 0);
+	ck_assert_int_eq(chown(evil_docker, 65534, 65534), 0);
+	ck_assert(asprintf(&search, "%s:%s", evil, bin) > 0);
+	setenv("PATH", search, 1);
 
 	rc = tu_run_args(args, &out, &err);
 	named = strstr(err, "container web1: cgroup ");
@@ -1131,6 +1142,20 @@ START_TEST(test_capture_container)
 					"container"), "exit %d: %s", rc, err);
 	free(out);
 	free(err);
+	/* Only the other user's in PATH: refused, and said so. */
+	setenv("PATH", evil, 1);
+	args[3] = "web1";
+	rc = tu_run_args(args, &out, &err);
+	ck_assert_msg(rc == 1 && strstr(err, "left out: a runtime another user "
+					"can change"), "exit %d: %s", rc, err);
+	ck_assert_msg(access(mark, F_OK) != 0, "another user's docker ran");
+	free(out);
+	free(err);
+	free(search);
+	free(evil_docker);
+	free(evil_script);
+	free(mark);
+	free(evil);
 
 	kill(sleeper, SIGKILL);
 	ck_assert_int_eq(waitpid(sleeper, &status, 0), sleeper);

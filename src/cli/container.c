@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,10 +16,55 @@
 #include "ioriot/paths.h"
 #include "container.h"
 
-/* Run @argv (searched in PATH) with stdout into a pipe, stderr and stdin
- * to /dev/null; the positive number it printed if it exited 0, else 0. */
-static pid_t ask(char *const argv[])
+/* Whether @path may be run by root: owned by root (or by us) and not
+ * writable by its group or others. */
+static bool owner_only(const char *path)
 {
+	struct stat st;
+
+	return !stat(path, &st) && (st.st_uid == 0 || st.st_uid == geteuid()) &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/*
+ * The first @name in PATH, into @out (@size bytes), if it and its
+ * directory may be run by root (owner_only()): a runtime another user
+ * could replace is never run, as root least of all.  *@refused counts
+ * those passed over.  False if there is none.
+ */
+static bool find_trusted(const char *name, char *out, size_t size,
+			 unsigned *refused)
+{
+	const char *path = getenv("PATH");
+
+	for (const char *dir = path; dir && *dir; ) {
+		size_t len = strcspn(dir, ":");
+		int n = snprintf(out, size, "%.*s/%s", (int)len, dir, name);
+
+		if (len && dir[0] == '/' && n > 0 && (size_t)n < size &&
+		    !access(out, X_OK)) {
+			out[len] = '\0';
+			bool ok = owner_only(out);
+			out[len] = '/';
+			if (ok && owner_only(out))
+				return true;
+			(*refused)++;
+		}
+		dir += len + (dir[len] == ':');
+	}
+	return false;
+}
+
+/* Run @argv (its program found by find_trusted()) with stdout into a
+ * pipe, stderr and stdin to /dev/null; the positive number it printed if
+ * it exited 0, else 0. */
+static pid_t ask(char *const argv[], unsigned *refused)
+{
+	char prog[4096];
+
+	if (!find_trusted(argv[0], prog, sizeof(prog), refused))
+		return 0;
+
 	char out[64];
 	ssize_t n, got = 0;
 	int p[2], status;
@@ -38,7 +84,7 @@ static pid_t ask(char *const argv[])
 		if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 ||
 		    dup2(null, 2) < 0)
 			_exit(126);
-		execvp(argv[0], argv);
+		execv(prog, argv);
 		_exit(127);
 	}
 	close(p[1]);
@@ -141,6 +187,7 @@ int container_cgroup(const char *name, char *path, size_t size, char *err,
 		     size_t errlen)
 {
 	static const char *const inspect[] = { "docker", "podman" };
+	unsigned refused = 0;
 	char proc[64];
 	pid_t pid = 0;
 
@@ -154,19 +201,20 @@ int container_cgroup(const char *name, char *path, size_t size, char *err,
 				       "--format", "{{.State.Pid}}",
 				       (char *)name, NULL };
 
-		pid = ask(argv);
+		pid = ask(argv, &refused);
 	}
 	if (!pid) {
 		char *const argv[] = { "machinectl", "show",
 				       "--property=Leader", "--value",
 				       (char *)name, NULL };
 
-		pid = ask(argv);
+		pid = ask(argv, &refused);
 	}
 	if (!pid) {
 		snprintf(err, errlen, "--container %s: no running container of "
 			 "that name or id (asked docker, podman and machinectl, "
-			 "those in PATH)", name);
+			 "those in PATH%s)", name, refused ?
+			 "; left out: a runtime another user can change" : "");
 		return -ENOENT;
 	}
 	snprintf(proc, sizeof(proc), "/proc/%d/cgroup", (int)pid);

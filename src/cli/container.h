@@ -13,7 +13,8 @@
 /*
  * The cgroup directory of container @name into @path (@size bytes): the
  * first of docker, podman and machinectl found in PATH that knows it
- * gives its main process; /proc/PID/cgroup and /proc/self/mountinfo give
+ * gives its main process (only a program that root or we own, in a
+ * directory likewise, writable by its owner only, is run); /proc/PID/cgroup and /proc/self/mountinfo give
  * the directory (cgroup v2 where the process is below its root, else the
  * v1 blkio hierarchy's).  Returns 0, or -errno with a message in @err:
  * -ENOENT if no runtime knows it, -ENOTDIR if no cgroup mount shows it.
