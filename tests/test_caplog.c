@@ -414,6 +414,44 @@ START_TEST(v4_cpu_keys)
 }
 END_TEST
 
+/*
+ * A wake record's R (the woken thread's wait for a CPU up to the wake) is
+ * written, read back and read from its text without C; a negative one is
+ * malformed, as on any line.
+ */
+START_TEST(v4_wake_runq)
+{
+	struct caplog_header hdr = { .version = 4 };
+	struct cap_event ev, out;
+	struct caplog_reader *r;
+	char *dir = tu_scratch(), *path, *got;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sys = SYS_WAKE;
+	ev.time_ns = BASE_NS;
+	ev.pid = ev.tid = 9;
+	ev.addr = 8ULL << 32 | 8;
+	ev.count = 4000;
+	ev.runq_ns = 250;
+	ev.have = CAP_ADDR | CAP_COUNT | CAP_RUNQ;
+	round_trip(&ev);
+	path = write_v4(dir, &hdr, &ev, 1);
+	got = tu_read(path, NULL);
+	ck_assert_msg(got && strstr(got, "R=250;:,"), "no R in\n%s",
+		      got ? got : "");
+	free(got);
+	r = open_ok(path);
+	ck_assert_int_eq(caplog_next(r, &out), 1);
+	ck_assert_int_eq(out.sys, SYS_WAKE);
+	ck_assert(out.have & CAP_RUNQ);
+	ck_assert(!(out.have & (CAP_CPU | CAP_CPU_CALL)));
+	ck_assert_uint_eq(out.runq_ns, 250);
+	caplog_close(r);
+	free(path);
+	free(dir);
+}
+END_TEST
+
 /* ---- v4 escaping ------------------------------------------------------- */
 
 START_TEST(v4_path_escaping)
@@ -1404,6 +1442,8 @@ static const struct bad_line bad_lines[] = {
 	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,D=5;:,i=1:1;:,o=read;:,d=3;:,X=1;:,R=2;:,r=0;:,"),
 	  CAPLOG_BAD_SYNTAX },
+	{ 4, L("t=1;:,D=0;:,i=1:1;:,o=wake;:,a=8;:,c=5;:,R=-1;:,"),
+	  CAPLOG_BAD_SYNTAX },
 	{ 3, L("t=9;:,D=5;:,i=1:1;:,o=read;:,d=3;:,C=1;:,b=0;:,"),
 	  CAPLOG_BAD_SYNTAX },
 	{ 4, L("t=1;:,i=1:1;:,o=close;:,r=18446744073709551616;:,"),
@@ -2007,6 +2047,7 @@ Suite *caplog_suite(void)
 	tcase_add_loop_test(tc, v4_every_op, 0, SYS_COUNT);
 	tcase_add_test(tc, v4_all_fields_extremes);
 	tcase_add_test(tc, v4_cpu_keys);
+	tcase_add_test(tc, v4_wake_runq);
 	tcase_add_test(tc, v4_path_escaping);
 	tcase_add_test(tc, v4_header_round_trip);
 	tcase_add_test(tc, v4_unknown_keys_ignored);

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/aio_abi.h>
 #include <linux/io_uring.h>
 #include <linux/fs.h>
@@ -2584,7 +2585,8 @@ static void op_of_id(const char *text, unsigned long long id, char *op,
  * fdatasync before the wake, the blocked time in waited=.  A loaded host
  * may let main find the word changed or the byte there already (no sleep,
  * no wake), so the rounds that slept are counted from the log, not
- * assumed, and every one of them must be ordered.
+ * assumed, and every one of them must be ordered.  A wake's R (main's
+ * wait for a CPU up to the wake) is at most the R of main's next event.
  */
 START_TEST(test_wake_order)
 {
@@ -2596,6 +2598,8 @@ START_TEST(test_wake_order)
 	const char *why = tu_cannot_capture();
 	unsigned slept[2] = { 0 }, ordered[2] = { 0 }, wakes = 0;
 	int pending = -1;	/* main's last wake: 0 thread, 1 child */
+	uint64_t wake_rq = 0;	/* and its R */
+	bool wake_open = false;	/* no event of main since */
 	char *text;
 	struct run r;
 
@@ -2618,7 +2622,19 @@ START_TEST(test_wake_order)
 				  e->count > 0);
 			ck_assert((uint32_t)e->addr != (uint32_t)r.pid);
 			pending = (e->addr >> 32) != (uint32_t)r.pid;
-		} else if (e->sys == SYS_PWRITE64) {
+			wake_rq = e->have & CAP_RUNQ ? e->runq_ns : 0;
+			wake_open = true;
+			continue;
+		}
+		/* The wait for a CPU up to a wake in a gap is part of the
+		 * gap's: the next event's R is no less. */
+		if (wake_open && (e->have & CAP_CPU))
+			ck_assert_msg((e->have & CAP_RUNQ ? e->runq_ns : 0) >=
+				      wake_rq, "R %" PRIu64 " of sys %d after a "
+				      "wake with R %" PRIu64, e->runq_ns,
+				      (int)e->sys, wake_rq);
+		wake_open = false;
+		if (e->sys == SYS_PWRITE64) {
 			int phase = e->offset >= 300 ? 1 : 0;
 
 			if (pending == phase)

@@ -752,7 +752,9 @@ static char *emit_finish(struct emit_run *r, uint64_t events,
  * from the end of the thread's previous event in the log, and is counted in
  * that event's K (capture-format §4.2); a thread's first event (X, no C)
  * starts the count anew.  Their waits for a CPU (R) go into the next R the
- * same way; an R of 0 is not written.
+ * same way, and into the R of a wake record in between (which counts from
+ * the thread's last event sent), without being taken from the next; an R
+ * of 0 is not written.
  */
 START_TEST(emit_carries_cpu_of_filtered)
 {
@@ -779,6 +781,7 @@ START_TEST(emit_carries_cpu_of_filtered)
 	};
 	static const char *const want[] = {
 		"i=7:1;:,o=stat;:,p=/keep/a;:,X=40;:,",
+		"i=7:1;:,o=wake;:,c=9;:,R=720;:,a=",
 		"i=7:1;:,o=stat;:,p=/keep/b;:,C=1135;:,K=2;:,R=702;:,r=",
 		"i=7:1;:,o=stat;:,p=/keep/c;:,C=6;:,r=",
 		"i=7:2;:,o=stat;:,p=/keep/d;:,X=50;:,r=",
@@ -798,9 +801,19 @@ START_TEST(emit_carries_cpu_of_filtered)
 			.cpu_ns = evs[i].cpu, .cpu_call_ns = evs[i].call,
 			.runq_ns = evs[i].runq,
 		};
+		/* Thread 1 woken before its /keep/b: its wake's R adds the
+		 * left-out waits (700) and leaves them for /keep/b's R. */
+		struct cap_event wake = {
+			.time_ns = 1000 * (i + 1) - 500, .pid = 7, .tid = 1,
+			.sys = SYS_WAKE, .addr = 7ULL << 32 | 2, .count = 9,
+			.runq_ns = 20,
+			.have = CAP_ADDR | CAP_COUNT | CAP_RUNQ,
+		};
+		if (i == 4)
+			ck_assert_int_eq(emitter_push(r.em, &wake), 0);
 		ck_assert_int_eq(emitter_push(r.em, &ce), 0);
 	}
-	text = emit_finish(&r, 5, 4);
+	text = emit_finish(&r, 6, 4);
 	p = text;
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		p = strstr(p, want[i]);

@@ -75,7 +75,9 @@
 /* cpu_call: the thread's on-CPU ns within the call (entry to exit). */
 #define IORIOT_EV_CPU_CALL	(1u << 26)
 /* runq_gap: the ns the thread waited runnable for a CPU over the span of
- * cpu_gap (the scheduler's run delay); with IORIOT_EV_CPU_GAP only. */
+ * cpu_gap (the scheduler's run delay), with IORIOT_EV_CPU_GAP; on a wake
+ * record (SYS_WAKE), the woken thread's from the end of its previous
+ * event sent to the wake. */
 #define IORIOT_EV_RUNQ_GAP	(1u << 27)
 
 /*

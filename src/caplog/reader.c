@@ -301,7 +301,7 @@ static bool v3_d_is_dirfd(enum sys_kind kind)
 /*
  * C and X of a v4 line of duration @dur into @ev: X, or without it all of
  * @dur when the line has C (docs/capture-format.md §4); and K and R, which
- * only a line with C may have.  Returns NULL, or what is wrong.
+ * only a line with C may have (and R a wake record).  Returns NULL, or what is wrong.
  */
 static const char *take_cpu(const struct fields *f, int64_t dur,
 			    struct cap_event *ev)
@@ -325,7 +325,7 @@ static const char *take_cpu(const struct fields *f, int64_t dur,
 		ev->folded = (uint64_t)NUM(f, 'K');
 	}
 	if (HAS(f, 'R')) {
-		if (NUM(f, 'R') < 0 || !HAS(f, 'C'))
+		if (NUM(f, 'R') < 0 || (!HAS(f, 'C') && ev->sys != SYS_WAKE))
 			return "wait for a CPU (R) without C, or negative";
 		ev->runq_ns = (uint64_t)NUM(f, 'R');
 		ev->have |= CAP_RUNQ;

@@ -119,7 +119,10 @@ int BPF_PROG(on_exit_task, struct task_struct *p)
  * between threads).  A futex, a pipe, a unix socket, a signal, a lock:
  * whatever the wait was for, the wake says who ended it.  Generate turns
  * the wakes that ended a thread's waits between its file operations into
- * dependencies (sync=); the calls themselves are never replayed.
+ * dependencies (sync=); the calls themselves are never replayed.  The
+ * record also says how long the woken thread had waited for a CPU since
+ * its last event (its run delay does not grow while it sleeps), so that
+ * generate can tell the wait for a CPU after the wake from the one before.
  */
 
 /* task_struct's state before Linux 5.14 renamed it __state. */
@@ -187,6 +190,15 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	s->ev.time_ns = now;
 	s->ev.args[0] = id;
 	s->ev.args[1] = slept;
+	/* What the woken thread waited for a CPU since its last event ended:
+	 * its wait after this wake, which its next event's R holds as well,
+	 * is the rest of that R. */
+	if (HAVE_RUN_DELAY && in->mark_ns) {
+		__u64 rq = BPF_CORE_READ(p, sched_info.run_delay);
+
+		s->ev.runq_gap = rq > in->mark_rq ? rq - in->mark_rq : 0;
+		s->ev.flags |= IORIOT_EV_RUNQ_GAP;
+	}
 	rec_end(&rec, 0, 0);
 	return 0;
 }

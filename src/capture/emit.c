@@ -180,16 +180,26 @@ static int cpu_carry(struct emitter *em, struct cap_event *ce, bool dropped)
 /*
  * R counts the same span as C: the wait for a CPU in the gaps of the
  * events the filters left out goes into the next R written (runq_left:
- * 1 + ns, held at its largest).  Their calls' own waits are not counted:
- * R is never more than the gap's, only less.  Returns 0 or -ENOMEM.
+ * 1 + ns, held at its largest), and into the R of a wake record of the
+ * thread in between.  Their calls' own waits are not counted: R is never
+ * more than the gap's, only less.  Returns 0 or -ENOMEM.
  */
 static int runq_carry(struct emitter *em, struct cap_event *ce, bool dropped)
 {
 	uint64_t key = (uint64_t)ce->pid << 32 | ce->tid;
 	uint64_t left = 0, ns;
 
-	if (!(ce->have & (CAP_CPU | CAP_CPU_CALL)))
+	if (!(ce->have & (CAP_CPU | CAP_CPU_CALL))) {
+		/* A wake record's R counts from the woken thread's last event
+		 * sent: the waits of those left out since are added to it,
+		 * and stay for the thread's next event. */
+		if (!dropped && (ce->have & CAP_RUNQ) && em->runq_left.count &&
+		    (left = (uint64_t)(uintptr_t)u64map_get(&em->runq_left,
+							    key)))
+			ce->runq_ns = ce->runq_ns < UINT64_MAX - (left - 1) ?
+				      ce->runq_ns + left - 1 : UINT64_MAX;
 		return 0;
+	}
 	if (dropped || (ce->have & CAP_CPU))
 		left = (uint64_t)(uintptr_t)u64map_get(&em->runq_left, key);
 	ns = left ? left - 1 : 0;

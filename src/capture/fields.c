@@ -89,7 +89,8 @@ static const char *const layouts[SYS_COUNT] = {
 	[SYS_FUTEX] = "aFG",
 	/* wake: a the waking thread (its process << 32 | its thread), c
 	 * how long the woken one slept (ns); the record's thread is the
-	 * woken one, its time the wake's. */
+	 * woken one, its time the wake's.  Its R (runq_gap) is the woken
+	 * thread's wait for a CPU from its previous event to the wake. */
 	[SYS_WAKE] = "ac",
 };
 
@@ -280,6 +281,10 @@ int capture_event_fields(const struct ioriot_event *e, const char *p1,
 			ce->runq_ns = e->runq_gap;
 			ce->have |= CAP_RUNQ;
 		}
+	}
+	if (e->sys == SYS_WAKE && (e->flags & IORIOT_EV_RUNQ_GAP)) {
+		ce->runq_ns = e->runq_gap;
+		ce->have |= CAP_RUNQ;
 	}
 	if (e->flags & IORIOT_EV_CPU_CALL) {
 		ce->cpu_call_ns = e->cpu_call < e->dur_ns ? e->cpu_call : e->dur_ns;

@@ -3,8 +3,9 @@
  * turned into the order of threads (docs/replay-format.md §4.7, sync=).
  * The waiting thread's next operation depends on the waker's last
  * operation before the wake (sync=ID:NS: NS is how long after that
- * operation's end it began), and its gap names the time the thread was
- * blocked (waited=), which --think replaces by the dependency.  Nothing
+ * operation's end it began, less the thread's wait for a CPU after the
+ * wake where the wake record says it), and its gap names the time the
+ * thread was blocked (waited=), which --think replaces by the dependency.  Nothing
  * is replayed of the records.
  *
  * Wake records (capture --sync) name the waker and how long the woken
@@ -124,9 +125,10 @@ static struct futex_mark waker_mark(struct gen *g, uint64_t tl)
 /* The wait @w ended by a wake after @waker's last operation: the waiting
  * timeline's next operation orders after it.  A later wake replaces an
  * earlier one (it is the one the operation waited for last); the blocked
- * times add up. */
+ * times add up.  @runq_ns: the waiting thread's wait for a CPU from its
+ * last operation to the wake, UINT64_MAX if not known. */
 static void order_after(struct gen *g, const struct futex_wait *w,
-			const struct futex_mark *waker)
+			const struct futex_mark *waker, uint64_t runq_ns)
 {
 	struct tline *t;
 
@@ -135,6 +137,7 @@ static void order_after(struct gen *g, const struct futex_wait *w,
 		return;
 	t->sync_id = waker->op_id;
 	t->sync_end_ns = waker->op_end_ns;
+	t->sync_runq_ns = runq_ns;
 	t->waited_ns += w->end_ns - w->start_ns;
 }
 
@@ -150,7 +153,7 @@ static void wake(struct gen *g, struct futex_state *f, uint64_t now,
 
 		if (woken > 0 && w->tl != waker->tl && w->start_ns <= now &&
 		    now <= w->end_ns) {
-			order_after(g, w, waker);
+			order_after(g, w, waker, UINT64_MAX);
 			woken--;
 		} else if (w->end_ns >= now) {
 			f->pending[kept++] = *w;	/* may still be woken */
@@ -173,7 +176,7 @@ static void waited(struct gen *g, struct futex_state *f,
 	if (f->woke && f->wake_left > 0 && f->waker.tl != w->tl &&
 	    w->start_ns <= f->wake_ns && f->wake_ns <= w->end_ns) {
 		f->wake_left--;
-		order_after(g, w, &f->waker);
+		order_after(g, w, &f->waker, UINT64_MAX);
 		return;
 	}
 	if (!f->pending &&
@@ -254,7 +257,12 @@ void gen_on_wake(struct gen *g)
 
 	if (!m.op_id)
 		return;		/* the waker did nothing to wait for */
-	order_after(g, &w, &m);
+	/* Its wait for a CPU so far: the events not written since its last
+	 * operation, and its gap up to the wake (R), if the log says it. */
+	order_after(g, &w, &m, ev->have & CAP_RUNQ ?
+		    (woken->runq_ns < UINT64_MAX - ev->runq_ns ?
+		     woken->runq_ns + ev->runq_ns : UINT64_MAX - 1) :
+		    UINT64_MAX);
 }
 
 void gen_op_sync(struct gen *g, struct rlog_op *op, struct tline *t)
@@ -269,6 +277,15 @@ void gen_op_sync(struct gen *g, struct rlog_op *op, struct tline *t)
 		op->sync_gap_ns = op->time_ns > t->sync_end_ns ?
 				  op->time_ns - t->sync_end_ns : 0;
 		op->have |= RL_SYNC;
+		/* The thread's wait for a CPU after the wake is no part of
+		 * NS: a replay thread waits for its own CPU there. */
+		if ((op->have & RL_RUNQ) && t->sync_runq_ns != UINT64_MAX &&
+		    op->runq_ns > t->sync_runq_ns) {
+			uint64_t after = op->runq_ns - t->sync_runq_ns;
+
+			op->sync_gap_ns -= after < op->sync_gap_ns ?
+					   after : op->sync_gap_ns;
+		}
 		if (t->waited_ns) {
 			op->waited_ns = t->waited_ns;
 			op->have |= RL_WAITED;

@@ -94,6 +94,9 @@ struct tline {
 	uint64_t sync_end_ns;	/* which ended then */
 	uint64_t waited_ns;	/* blocked in the waits matched since its
 				 * last operation */
+	uint64_t sync_runq_ns;	/* its wait for a CPU from its last
+				 * operation to the wake that set sync_id,
+				 * UINT64_MAX: not known (a futex record) */
 };
 
 struct gen {
