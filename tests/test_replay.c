@@ -906,6 +906,61 @@ START_TEST(test_think_lead)
 }
 END_TEST
 
+/* The file of test_think_woken_by_work: names end in @sfx; op 4 waits
+ * for op 3 (held back by it) if @held. */
+static void woken_by_work_file(const char *sfx, bool held)
+{
+	FILE *f = replay_begin();
+
+	fprintf(f, "1 1:1 0 100000 - mkdirat 0 path=%s/a%s mode=0755\n",
+		sandbox, sfx);
+	fprintf(f, "2 1:2 0 100000 - mkdirat 0 path=%s/c%s mode=0755\n",
+		sandbox, sfx);
+	fprintf(f, "3 1:2 300000000 0 - mkdirat 0 path=%s/d%s mode=0755\n",
+		sandbox, sfx);
+	fprintf(f, "4 1:3 100000000 1500000000 %s mkdirat 0 path=%s/b%s "
+		"mode=0755\n", held ? "3" : "-", sandbox, sfx);
+	fprintf(f, "5 1:3 1600100000 0 - mkdirat 0 path=%s/e%s mode=0755\n",
+		sandbox, sfx);
+	fprintf(f, "6 1:1 2000000000 0 - mkdirat 0 path=%s/w%s mode=0755 "
+		"sync=5:399900000 waited=1000\n", sandbox, sfx);
+	replay_end(f, 6);
+}
+
+/*
+ * --think: a thread that was there before the capture and followed its
+ * own times only (1:1, a daemon that slept 2 s on its timer), woken for
+ * its op 6 by a thread that follows the replay (1:3, held back by 1:2's
+ * op 3, then ahead of the capture by about 1.3 s: its op 4 took 1.5 s in
+ * the capture): the daemon's sleep is cut where the replay is, so op 6
+ * comes about 0.4 s after op 5 (its sync=), at about 0.7 s, not at 2 s.
+ * Without the hold nothing follows the replay, and op 6 keeps its sleep.
+ */
+START_TEST(test_think_woken_by_work)
+{
+	uint64_t e, w;
+
+	woken_by_work_file("1", true);
+	ck_assert_int_eq(run_think(0, 0, summary), 0);
+	ck_assert_uint_eq(summary->ops, 6);
+	ck_assert_uint_eq(total_differ(summary), 0);
+	e = mtime_in_sandbox("e1");
+	w = mtime_in_sandbox("w1");
+	ck_assert(e && w);
+	/* A busy host is late: the bounds leave it 0.8 s. */
+	ck_assert_msg(w > e && w - e < 1200000000ULL,
+		      "w made %lld ns after e", (long long)(w - e));
+	ck_assert_uint_lt(summary->duration_ns, 1600000000ULL);
+	ck_assert_uint_gt(summary->think_cut_ns, 900000000ULL);
+
+	woken_by_work_file("2", false);
+	ck_assert_int_eq(run_think(0, 0, summary), 0);
+	ck_assert_uint_eq(total_differ(summary), 0);
+	ck_assert_uint_eq(summary->think_cut_ns, 0);
+	ck_assert_uint_ge(summary->duration_ns, 1990000000ULL);
+}
+END_TEST
+
 /*
  * Registered buffers beyond the replay's limit of 1 GiB per ring
  * (URING_BUF_TOTAL_MAX): two of 1 GiB are answered with ENOMEM, and
@@ -1319,6 +1374,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_think_sync);
 	tcase_add_test(tc, test_think_anchored);
 	tcase_add_test(tc, test_think_lead);
+	tcase_add_test(tc, test_think_woken_by_work);
 	tcase_add_test(tc, test_uring_bufs_bounded);
 	tcase_add_test(tc, test_aio_bounded);
 	tcase_add_test(tc, test_uring_rings_bounded);

@@ -229,10 +229,13 @@ struct replay_summary {
 	 * (DUR_NS) and between them (the gaps, §4.7), of which on a CPU as
 	 * far as known (cpu=); what --think kept of the gaps (divided by the
 	 * speed and the CPU scale): slept and burnt on a CPU, the
-	 * capture probe's part of the on-CPU time it left out (probe=), and
-	 * the captured waits for a CPU it left out (runq=, not divided). */
+	 * capture probe's part of the on-CPU time it left out (probe=), the
+	 * captured waits for a CPU it left out (runq=, not divided), and the
+	 * sleeps of threads on their own timers that a wake by the work cut
+	 * short (docs/replay-format.md §4.7). */
 	uint64_t cap_call_ns, cap_gap_ns, cap_gap_cpu_ns;
 	uint64_t think_sleep_ns, think_cpu_ns, think_probe_ns, think_runq_ns;
+	uint64_t think_cut_ns;
 	/* Operations that failed with ENOSPC or EDQUOT, and with EIO, where
 	 * the capture did not: a run that filled its test mount or met a
 	 * failing device is incomplete (replay_incomplete()). */

@@ -243,18 +243,25 @@ static struct timeline *placer(struct engine *e, struct timeline *tl)
 	return tl->parent ? tl->parent : &e->lead;
 }
 
-/* --think: when the first operation of @s's timeline is due: its captured
- * time divided by the speed, shifted by the drift of the timeline that
- * places it (placer()), never before the start. */
-static uint64_t first_due_now(struct engine *e, const struct slot *s)
+/* --think: where @s's operation is on the engine's clock by timeline
+ * @p's drift: its captured time divided by the speed, shifted by that
+ * drift, never before the start. */
+static uint64_t placed_by(struct engine *e, const struct timeline *p,
+			  const struct slot *s)
 {
-	const struct timeline *p = placer(e, s->tl);
 	uint64_t at = scaled(s->op.time_ns, e->speed);
 	int64_t drift = atomic_load_explicit(&p->drift, memory_order_relaxed);
 
 	if (drift < 0 && (uint64_t)-drift > at)
 		return e->start_ns;
 	return e->start_ns + at + (uint64_t)drift;
+}
+
+/* --think: when the first operation of @s's timeline is due: placed by
+ * the timeline that places it (placer()). */
+static uint64_t first_due_now(struct engine *e, const struct slot *s)
+{
+	return placed_by(e, placer(e, s->tl), s);
 }
 
 /*
@@ -300,16 +307,18 @@ static uint64_t first_due(struct engine *e, const struct slot *s)
  * the gap the thread was blocked in waits another timeline ended (waited=)
  * is no wait here: sync_due() orders the operation after that timeline's.
  * Nor is the part it waited runnable for a CPU (runq=): the runner's own
- * waits for its CPU take that place.
+ * waits for its CPU take that place.  *@burnt: the end of the burn, where
+ * the sleep begins (0 for a first operation).
  */
 static uint64_t think_due(struct runner *r, const struct slot *s,
-			  uint64_t *blocked)
+			  uint64_t *blocked, uint64_t *burnt)
 {
 	struct engine *e = r->eng;
 	struct timeline *tl = s->tl;
 	uint64_t cpu = 0, rest, wait, spent, w, probe;
 
 	*blocked = 0;
+	*burnt = 0;
 	if (!tl->ran) {
 		atomic_store_explicit(&tl->anchored, !tl->parent ||
 				      atomic_load_explicit(&tl->parent->anchored,
@@ -347,7 +356,25 @@ static uint64_t think_due(struct runner *r, const struct slot *s,
 		r->think_cpu_ns += cpu;
 	}
 	r->think_sleep_ns += wait;
+	*burnt = tl->end_ns + cpu;
 	return tl->end_ns + cpu + wait;
+}
+
+/*
+ * --think: whether @s's timeline is a thread that was there before the
+ * capture and has followed its own captured times only (a daemon on a
+ * timer, PostgreSQL's WAL writer), woken for @s's operation by a timeline
+ * that follows the replay (held back by another since: the work).  Its
+ * sleeps before that wake were its own timer's, not the work's.
+ */
+static bool woken_by_work(struct engine *e, const struct slot *s)
+{
+	return e->pacing == REPLAY_PACE_THINK && s->tl->ran &&
+	       !s->tl->parent && s->sync_tl && s->sync_tl != s->tl &&
+	       atomic_load_explicit(&s->tl->anchored, memory_order_relaxed) &&
+	       !atomic_load_explicit(&s->sync_tl->anchored,
+				     memory_order_relaxed) &&
+	       atomic_load_explicit(&e->lead_held, memory_order_relaxed);
 }
 
 /*
@@ -362,9 +389,11 @@ static uint64_t think_due(struct runner *r, const struct slot *s,
  * which a faster or slower replay does not repeat.  *@held is set when
  * the wait made @op later than @due.  False when the replay stops first.
  */
-static bool sync_due(struct engine *e, const struct slot *s, bool spin,
-		     uint64_t *due, uint64_t blocked, bool *held)
+static bool sync_due(struct runner *r, const struct slot *s, bool spin,
+		     uint64_t *due, uint64_t blocked, uint64_t burnt,
+		     bool *held)
 {
+	struct engine *e = r->eng;
 	const struct rlog_op *op = &s->op;
 	bool pending = !engine_done(e, op->sync_id);
 	bool soft = pending && e->pacing == REPLAY_PACE_THINK && s->sync_tl &&
@@ -382,6 +411,17 @@ static bool sync_due(struct engine *e, const struct slot *s, bool spin,
 		   scaled(op->sync_gap_ns, e->speed) : bound;
 	if (t > bound)
 		t = bound;
+	if (woken_by_work(e, s)) {
+		uint64_t at = placed_by(e, &e->lead, s);
+
+		if (at < burnt)
+			at = burnt;
+		if (at < *due) {
+			r->think_sleep_ns -= *due - at;
+			r->think_cut_ns += *due - at;
+			*due = at;
+		}
+	}
 	if (t > *due) {
 		*due = t;
 		*held |= pending && !soft;
@@ -479,7 +519,7 @@ static int run_op(struct runner *r, const struct slot *s)
 {
 	struct engine *e = r->eng;
 	const struct rlog_op *op = &s->op;
-	uint64_t t0, t1, due = 0, think = 0, blocked = 0;
+	uint64_t t0, t1, due = 0, think = 0, blocked = 0, burnt = 0;
 	int64_t result;
 	int ret;
 	bool spin = true, dep_pending = false, held = false;
@@ -489,8 +529,8 @@ static int run_op(struct runner *r, const struct slot *s)
 	 * it waits for them asleep.  Hundreds of timelines whose first
 	 * operations wait for other processes' would otherwise spin at once. */
 	if (e->pacing != REPLAY_PACE_FAST) {
-		due = e->pacing == REPLAY_PACE_THINK ? think_due(r, s, &blocked)
-						     : due_ns(e, op);
+		due = e->pacing == REPLAY_PACE_THINK ?
+		      think_due(r, s, &blocked, &burnt) : due_ns(e, op);
 		spin = due <= engine_now(e) + e->spin_ns;
 		think = due;
 	}
@@ -502,7 +542,7 @@ static int run_op(struct runner *r, const struct slot *s)
 	held = e->pacing == REPLAY_PACE_THINK && dep_pending &&
 	       engine_now(e) > think;
 	if ((op->have & RL_SYNC) &&
-	    !sync_due(e, s, spin, &due, blocked, &held))
+	    !sync_due(r, s, spin, &due, blocked, burnt, &held))
 		return 1;
 	/* Held back by another timeline: it follows the replay now. */
 	if (e->pacing == REPLAY_PACE_THINK && held)
@@ -945,6 +985,7 @@ static void merge(struct replay_summary *sum, const struct runner *r)
 	sum->think_cpu_ns += r->think_cpu_ns;
 	sum->think_probe_ns += r->think_probe_ns;
 	sum->think_runq_ns += r->think_runq_ns;
+	sum->think_cut_ns += r->think_cut_ns;
 }
 
 /* Fill @sum from the runners and the feed once every thread ended. */

@@ -319,11 +319,13 @@ static void pacing_text(FILE *f, const struct replay_summary *sum)
 	if (sum->pacing == REPLAY_PACE_THINK)
 		fprintf(f, "\tThink time replayed: %.3fs slept, %.3fs on a CPU "
 			"(left out: %.3fs of the capture probe's own, %.3fs "
-			"the capture's waits for a CPU)\n",
+			"the capture's waits for a CPU, %.3fs of timer sleeps "
+			"the work's wakes cut short)\n",
 			(double)sum->think_sleep_ns / 1e9,
 			(double)sum->think_cpu_ns / 1e9,
 			(double)sum->think_probe_ns / 1e9,
-			(double)sum->think_runq_ns / 1e9);
+			(double)sum->think_runq_ns / 1e9,
+			(double)sum->think_cut_ns / 1e9);
 	if (note)
 		fprintf(f, "\tNote: %.0f%% of the captured threads' time lies "
 			"between calls; %s\n", 100 * replay_gap_share(sum), note);
@@ -659,9 +661,11 @@ static void pacing_json(FILE *f, const struct replay_summary *sum)
 	if (sum->pacing == REPLAY_PACE_THINK)
 		fprintf(f, "  \"think_replayed_ns\": {\"sleep\": %" PRIu64
 			", \"cpu\": %" PRIu64 ", \"probe_left_out\": %" PRIu64
-			", \"runq_left_out\": %" PRIu64 "},\n",
+			", \"runq_left_out\": %" PRIu64 ", \"cut_by_wakes\": %"
+			PRIu64 "},\n",
 			sum->think_sleep_ns, sum->think_cpu_ns,
-			sum->think_probe_ns, sum->think_runq_ns);
+			sum->think_probe_ns, sum->think_runq_ns,
+			sum->think_cut_ns);
 	else
 		fputs("  \"think_replayed_ns\": null,\n", f);
 	fputs("  \"prediction_note\": ", f);

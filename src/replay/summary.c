@@ -94,6 +94,7 @@ void replay_summary_add(struct replay_summary *dst,
 	dst->think_cpu_ns += src->think_cpu_ns;
 	dst->think_probe_ns += src->think_probe_ns;
 	dst->think_runq_ns += src->think_runq_ns;
+	dst->think_cut_ns += src->think_cut_ns;
 	dst->uring_flags_dropped += src->uring_flags_dropped;
 	dst->over_limit += src->over_limit;
 	for (int s = 0; s < SYS_COUNT; s++) {
