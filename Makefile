@@ -56,7 +56,7 @@ LDLIBS += -pthread -lm
 # x86-64 with GCC: a fixed-size memset or memcpy of up to 2 KiB becomes
 # vector stores instead of `rep stos`/`rep movs`, whose start-up costs tens
 # of cycles a call.  The generator clears an operation and an event per
-# line; 4-8% of its time (docs/benchmarks.md §5).  Compilers or targets
+# line; 4-8% of its time (docs/benchmarks-history.md §5).  Compilers or targets
 # without these options go without them.
 STRINGOP_FLAGS := -mmemset-strategy=vector_loop:2048:noalign,libcall:-1:noalign \
 		  -mmemcpy-strategy=vector_loop:2048:noalign,libcall:-1:noalign

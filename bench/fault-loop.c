@@ -1,6 +1,6 @@
 /*
  * fault-loop: the page fault microbenchmark of the capture of I/O through
- * mappings (docs/benchmarks.md §7.2).  Maps FILE shared, touches one byte
+ * mappings (docs/benchmarks-history.md §7.2).  Maps FILE shared, touches one byte
  * of every page, unmaps, and again, for a while; prints the average cost
  * per page, so that the loop can be timed bare and under ioriot capture.
  *

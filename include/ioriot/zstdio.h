@@ -18,7 +18,7 @@
 #include "ioriot/outbuf.h"
 
 /* How much text a frame holds at most (it ends at a line's end), and the
- * compression level: measured in docs/benchmarks.md §7.3. */
+ * compression level: measured in docs/benchmarks-history.md §7.3. */
 #define ZSTD_OUT_FRAME_TEXT (1u << 20)
 #define ZSTD_OUT_LEVEL 1
 

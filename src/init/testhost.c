@@ -144,7 +144,7 @@ static uint64_t sectors_written(void)
  * trashing of the previous run's sandbox) leaves metadata blocks dirty
  * that only the next sync writes.  Left for the replay, its own first
  * fsync or syncfs pays for them: under a 300 IOPS throttle, 0.6 s added
- * to a 0.2 s replay (docs/benchmarks.md, 11.4).
+ * to a 0.2 s replay (docs/benchmarks-history.md §11.4).
  */
 static void settle_writeback(void)
 {
