@@ -9,7 +9,9 @@
 #   C4  C2 with the loop device's scheduler set to mq-deadline
 #   C5  C2 with the loop device's scheduler set to bfq (kyber where the
 #       kernel has no bfq; the table names the one used)
-# Each program is captured once on C1 (PREDICT_CAPTURE) with the eBPF probe (only the fixed
+# Each program runs once untimed on each configuration first (a warm-up:
+# a first run can be slow), then is captured once
+# on C1 (PREDICT_CAPTURE) with the eBPF probe (only the fixed
 # work, only I/O below the C1 mount), the capture is generated into a
 # replay file, and on every configuration the program runs PREDICT_RUNS
 # times and the replay (init + replay, -R, into the configuration's mount
@@ -476,8 +478,23 @@ time_program() {
 # (everything below it) into $work/PROG.capture, record its time, and
 # generate $work/PROG.replay from the operations that began during the run
 # (copies of both in OUTPUT_DIR).
+# One run of PROG on MNT, neither timed nor captured: a program's first
+# run on a configuration can be slower than the ones after it (sqlite3 on
+# C1: 0.53 s, then 0.40-0.44 s), and a captured first run is replayed
+# with all of its slowness by -s 1 and --think.
+warm_up() {
+	"${1}_prepare" "$2" > /dev/null
+	drop_caches
+	"${1}_run" "$2" > "$work/prog.out" 2>&1 || {
+		cat "$work/prog.out" >&2
+		echo "$0: $1 failed (the warm-up run)" >&2
+		exit 1
+	}
+}
+
 capture_program() {
 	local prog=$1 mnt=$2 t0 t1 secs i
+	warm_up "$prog" "$mnt"
 	"${prog}_prepare" "$mnt"
 	drop_caches
 	rm -f "$work/$prog.capture"	# a capture keeps an existing log
@@ -563,6 +580,7 @@ bench_program() {
 		if [ "$cfg" != C1 ] || [ "$CAPTURE_CFG" != C1 ]; then
 			"${prog}_start" "$mnt"
 		fi
+		[ "$cfg" = "$CAPTURE_CFG" ] || warm_up "$prog" "$mnt"
 		printf '  %s:' "$cfg"
 		for i in $(seq 1 "$RUNS"); do
 			secs=$(time_program "$prog" "$mnt")
