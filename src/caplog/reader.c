@@ -301,7 +301,8 @@ static bool v3_d_is_dirfd(enum sys_kind kind)
 /*
  * C and X of a v4 line of duration @dur into @ev: X, or without it all of
  * @dur when the line has C (docs/capture-format.md §4); and K and R, which
- * only a line with C may have (and R a wake record).  Returns NULL, or what is wrong.
+ * only a line with C may have (and R a wake record).  Returns NULL, or
+ * what is wrong.
  */
 static const char *take_cpu(const struct fields *f, int64_t dur,
 			    struct cap_event *ev)

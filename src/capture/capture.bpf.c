@@ -9,12 +9,13 @@
  * tracepoints cost about half of what the per-syscall tracepoints
  * (syscalls:sys_enter_X) do, which copy every call's arguments into a
  * record before any program runs; a tail call costs about 30 ns, a third
- * of an entry's own work, so only those few take one (docs/benchmarks-
- * history.md §7.4).  BTF tracepoints follow fork, exec and exit; the page fault
- * tracepoints I/O through file mappings, with the probe's own table of
- * each process's file mappings.  Entry stores the arguments per thread, exit sends one struct
- * ioriot_event (include/ioriot/event.h) with duration, result and paths
- * through per-CPU rings (cpuring.bpf.h).  Events the rings cannot take are
+ * of an entry's own work, so only those few take one
+ * (docs/benchmarks-history.md §7.4).  BTF tracepoints follow fork, exec
+ * and exit; the page fault tracepoints I/O through file mappings, with
+ * the probe's own table of each process's file mappings.  Entry stores
+ * the arguments per thread, exit sends one struct ioriot_event
+ * (include/ioriot/event.h) with duration, result and paths through
+ * per-CPU rings (cpuring.bpf.h).  Events the rings cannot take are
  * counted, never dropped silently.  One object, one concern a file: this
  * one holds the state, the filters and the file API; Linux AIO, io_uring,
  * file mappings and process events are in capture_aio.bpf.h,
@@ -143,7 +144,8 @@ struct {
 /*
  * The task a program runs for and its ids, as bpf_get_current_pid_tgid()
  * gives them, read once per run: each helper call costs a call and a
- * return, which the kernel's return thunks make dear (benchmarks-history §7.6).
+ * return, which the kernel's return thunks make dear
+ * (docs/benchmarks-history.md §7.6).
  */
 struct self {
 	struct task_struct *task;	/* NULL without task storage */

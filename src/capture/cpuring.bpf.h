@@ -5,10 +5,11 @@
  * place, in the ring of the CPU the program runs on: no lock, no atomic
  * operation, no helper call, where the BPF ring buffer took a spinlock with
  * interrupts off, an atomic exchange and two helper calls per record
- * (benchmarks-history.md §7.6).  A ring belongs to one program at a time: programs
- * run with preemption off, so only one that interrupted another on its CPU
- * (an io_uring completion in an interrupt, a page fault while a path is
- * read) finds the CPU's first ring busy; it writes into the second.
+ * (docs/benchmarks-history.md §7.6).  A ring belongs to one program at a
+ * time: programs run with preemption off, so only one that interrupted
+ * another on its CPU (an io_uring completion in an interrupt, a page fault
+ * while a path is read) finds the CPU's first ring busy; it writes into
+ * the second.
  */
 #ifndef IORIOT_CPURING_BPF_H
 #define IORIOT_CPURING_BPF_H

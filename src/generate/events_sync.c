@@ -5,8 +5,8 @@
  * operation before the wake (sync=ID:NS: NS is how long after that
  * operation's end it began, less the thread's wait for a CPU after the
  * wake where the wake record says it), and its gap names the time the
- * thread was blocked (waited=), which --think replaces by the dependency.  Nothing
- * is replayed of the records.
+ * thread was blocked (waited=), which --think replaces by the dependency.
+ * Nothing is replayed of the records.
  *
  * Wake records (capture --sync) name the waker and how long the woken
  * thread slept, whatever it waited on: a futex, a pipe, a socket, a
