@@ -27,6 +27,7 @@
 #include "ioriot/merge.h"
 #include "ioriot/outfile.h"
 #include "ioriot/pathmap.h"
+#include "ioriot/progress.h"
 #include "ioriot/textsafe.h"
 #include "ioriot/version.h"
 #include "commands.h"
@@ -35,7 +36,6 @@
 #include "htmlpage.h"
 #include "container.h"
 #include "mapcheck.h"
-#include "progress.h"
 
 #define EXIT_USAGE 2
 

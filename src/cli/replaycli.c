@@ -23,6 +23,7 @@
 #include "ioriot/log.h"
 #include "ioriot/outfile.h"
 #include "ioriot/paths.h"
+#include "ioriot/progress.h"
 #include "ioriot/replay.h"
 #include "ioriot/report.h"
 #include "ioriot/rlog.h"
@@ -31,7 +32,6 @@
 #include "commands.h"
 #include "copies.h"
 #include "label.h"
-#include "progress.h"
 
 #define START_LATE_WARN_NS 1000000LL	/* --start-at missed by 1 ms */
 
