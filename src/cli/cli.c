@@ -32,7 +32,6 @@
 #include "ioriot/version.h"
 #include "commands.h"
 #include "notify.h"
-#include "copies.h"
 #include "htmlpage.h"
 #include "container.h"
 #include "mapcheck.h"
@@ -201,22 +200,6 @@ static int run_cleanup(const struct cli_opts *o, bool purge)
 	return rc ? 1 : 0;
 }
 
-/* -d: write dirty data out, then drop the page cache, dentries and inodes. */
-int cli_drop_caches(const struct cli_opts *o)
-{
-	char err[256];
-
-	log_info("dropping the page cache (sync, then 3 to "
-		 "/proc/sys/vm/drop_caches)");
-	if (testhost_drop_caches(err, sizeof(err))) {
-		log_error("%s", err);
-		return 1;
-	}
-	if (o->verbosity >= 0)
-		printf("Caches dropped\n");
-	return 0;
-}
-
 /* Init's progress: the share of the data written. */
 static void init_progress(void *ctx, uint64_t done, uint64_t total)
 {
@@ -224,58 +207,6 @@ static void init_progress(void *ctx, uint64_t done, uint64_t total)
 		progress_show(ctx, (double)done / (double)total, done == total,
 			      "%.1f of %.1f MB", (double)done / 1e6,
 			      (double)total / 1e6);
-}
-
-/* uid and gid of @user; false if there is no such user. */
-static bool user_ids(const char *user, uid_t *uid, gid_t *gid)
-{
-	struct passwd *pw = getpwnam(user);
-
-	if (!pw)
-		return false;
-	*uid = pw->pw_uid;
-	*gid = pw->pw_gid;
-	return true;
-}
-
-/* The replay file -i, -r or -R names, its header read; NULL with a
- * message logged. */
-struct rlog_reader *cli_open_replay(const struct cli_opts *o)
-{
-	char err[PATHMAP_MAX + 256];
-	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
-
-	if (!r)
-		log_error("%s", err);
-	return r;
-}
-
-/*
- * The test of the replay file whose header is @h: its name, its user (-u,
- * else the file's user=) with ids.  Returns 0, or 1 after saying why (an
- * unknown user, root without --allow-root).
- */
-int cli_test_of(const struct cli_opts *o, const struct rlog_header *h,
-		char user[256], char name[256], uid_t *uid, gid_t *gid)
-{
-	snprintf(user, 256, "%s", o->user ? o->user : h->user);
-	snprintf(name, 256, "%s", h->name);
-	if (!user_ids(user, uid, gid)) {
-		log_error("unknown user '%s' (-u USER, or user= in %s)", user,
-			  o->replay);
-		return 1;
-	}
-	if (*uid == 0 && !o->allow_root) {
-		log_error("%s: the test user %s is root: ioriot does not init or "
-			  "replay as root (-u USER for another user, or "
-			  "--allow-root)", o->replay, user);
-		return 1;
-	}
-	if (*uid == 0)
-		log_warn("running as root (--allow-root): the sandbox checks "
-			 "are all that stands between %s and this host's files",
-			 o->replay);
-	return 0;
 }
 
 /* --repeat's runs: remove the sandboxes of the tests of @roots that init
@@ -312,13 +243,16 @@ int cli_run_init(const struct cli_opts *o)
 		.progress_ctx = &bar,
 	};
 	char err[PATHMAP_MAX + 256], user[256], name[256];
+	struct replay_session_opts so;
 	char **host = NULL;
 	size_t nhost = 0;
 	int rc;
 
-	if (!(io.reader = cli_open_replay(o)))
+	cli_session_opts(o, &so);
+	if (!(io.reader = replay_session_open(&so)))
 		return 1;
-	if (cli_test_of(o, rlog_header(io.reader), user, name, &io.uid, &io.gid)) {
+	if (replay_session_test(&so, rlog_header(io.reader), user, name, &io.uid,
+				&io.gid)) {
 		rlog_close(io.reader);
 		return 1;
 	}
@@ -327,7 +261,8 @@ int cli_run_init(const struct cli_opts *o)
 		rlog_close(io.reader);
 		return 1;
 	}
-	if (!(host = copies_host_roots(o, rlog_header(io.reader), &io.copies))) {
+	if (!(host = replay_session_host_roots(&so, rlog_header(io.reader),
+					       &io.copies))) {
 		rlog_close(io.reader);
 		return 1;
 	}
@@ -793,7 +728,7 @@ int cli_main(int argc, char **argv)
 		return cli_check_cgroup(&o) ? 1 : o.repeat ? cli_run_repeat(&o) :
 		       cli_run_init(&o) ? 1 : cli_run_replay(&o);
 	case MODE_DROP_CACHES:
-		return cli_drop_caches(&o);
+		return replay_session_drop_caches(o.verbosity < 0);
 	case MODE_PURGE:
 		return run_cleanup(&o, true);
 	case MODE_TRASH:

@@ -94,7 +94,7 @@ static int run_all(const struct cli_opts *o, struct repeat *rp)
 				o->repeat);
 		snprintf(stats, sizeof(stats), "%s/run%u.json", rp->dir, i + 1);
 		rc = run_child(o, i, stats);
-		if (rc != 0 && rc != CLI_EXIT_INCOMPLETE && rc <= 128) {
+		if (rc != 0 && rc != REPLAY_SESSION_INCOMPLETE && rc <= 128) {
 			log_error("run %u of %ld failed%s", i + 1, o->repeat,
 				  rp->n ? "; the summary covers the runs "
 				  "before it" : "");
@@ -105,7 +105,7 @@ static int run_all(const struct cli_opts *o, struct repeat *rp)
 			return 1;
 		}
 		rp->docs[rp->n++] = doc;
-		if (rc == CLI_EXIT_INCOMPLETE)
+		if (rc == REPLAY_SESSION_INCOMPLETE)
 			rp->incomplete++;
 		if (rc > 128) {
 			rp->stopped_by = rc - 128;
@@ -363,7 +363,7 @@ int cli_run_repeat(const struct cli_opts *o)
 			 sigabbrev_np(rp.stopped_by) : "?", rp.n, o->repeat);
 		ret = 128 + rp.stopped_by;
 	} else if (!ret && rp.incomplete) {
-		ret = CLI_EXIT_INCOMPLETE;
+		ret = REPLAY_SESSION_INCOMPLETE;
 	}
 	remove_dir(&rp, (unsigned)o->repeat);
 	for (size_t i = 0; i < rp.n; i++)
