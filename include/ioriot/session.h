@@ -29,6 +29,12 @@ struct rlog_reader;
  * that set each are beside it. */
 struct replay_session_opts {
 	const char *replay;		/* the replay file */
+	bool init;			/* -R: init before the replay */
+	long repeat;			/* --repeat N runs, 0: once */
+	/* Set by --repeat for its runs (the CLI leaves it false): init
+	 * removes the sandboxes it moved to the trash (a copy of the data
+	 * per run would fill the mount). */
+	bool remove_trashed;
 	const char *user;		/* -u, or NULL: the file's user= */
 	bool allow_root;		/* --allow-root */
 	/* Where the sandboxes go on this host (sandmap.h). */
@@ -90,15 +96,26 @@ char **replay_session_host_roots(const struct replay_session_opts *o,
 int replay_session_drop_caches(bool quiet);
 
 /*
- * Replay @o: the test, its sandboxes locked and checked, the caches
- * dropped (unless o->no_drop_caches), the replay, then the statistics on
- * stdout, into o->stats and the time series.  @stop holds the number of
- * the signal that asked to stop, else 0 (never NULL); @catch_stop(flags),
- * if not NULL, is called with the sigaction flags the replay needs once
- * everything is open, just before the replay: from then on a stop signal
- * is to set *@stop.  Returns the process exit status: 0; 1 after saying
- * why; 128+N when signal N stopped the replay; REPLAY_SESSION_INCOMPLETE
- * when it filled its test mount or met I/O errors.
+ * -i, and the init half of -R: build the sandboxes of @o's replay file
+ * on this host as its test user, then init's summary on stdout (unless
+ * o->quiet).  0, or 1 after saying why.
+ */
+int replay_session_init(const struct replay_session_opts *o);
+
+/*
+ * Replay @o: o->cgroup checked, init first with o->init; then the test,
+ * its sandboxes locked and checked, the caches dropped (unless
+ * o->no_drop_caches), the replay, then the statistics on stdout, into
+ * o->stats and the time series.  With o->repeat that many runs of init
+ * (without o->init: from the second on) and replay, each in a child
+ * process, and their summary (docs/stats.md, Repeated runs).
+ * @stop holds the number of the signal that asked to stop, else 0 (never
+ * NULL); @catch_stop(flags), if not NULL, is called with the sigaction
+ * flags the replay needs once everything is open, just before the replay
+ * (before the first run with o->repeat): from then on a stop signal is to
+ * set *@stop.  Returns the process exit status: 0; 1 after saying why;
+ * 128+N when signal N stopped the replay (a run); REPLAY_SESSION_INCOMPLETE
+ * when it (a run) filled its test mount or met I/O errors.
  */
 int replay_session_run(const struct replay_session_opts *o,
 		       const volatile sig_atomic_t *stop,

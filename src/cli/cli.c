@@ -20,8 +20,6 @@
 #include "ioriot/clock.h"
 #include "ioriot/compare.h"
 #include "ioriot/generate.h"
-#include "ioriot/init.h"
-#include "ioriot/rlog.h"
 #include "ioriot/sandbox.h"
 #include "ioriot/log.h"
 #include "ioriot/merge.h"
@@ -198,102 +196,6 @@ static int run_cleanup(const struct cli_opts *o, bool purge)
 		printf("%s: %zu\n", purge ? "Removed" : "Moved to the trash",
 		       total);
 	return rc ? 1 : 0;
-}
-
-/* Init's progress: the share of the data written. */
-static void init_progress(void *ctx, uint64_t done, uint64_t total)
-{
-	if (total)
-		progress_show(ctx, (double)done / (double)total, done == total,
-			      "%.1f of %.1f MB", (double)done / 1e6,
-			      (double)total / 1e6);
-}
-
-/* --repeat's runs: remove the sandboxes of the tests of @roots that init
- * moved to the trash, so that the runs do not fill the test mounts.  0 or
- * -errno with a message in @err. */
-static int remove_trashed(char *const *roots, size_t n, char *err,
-			  size_t errlen)
-{
-	char mnt[PATHMAP_MAX];
-	const char *name;
-	size_t removed, total = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int rc = sandbox_split(roots[i], mnt, &name) ? -EINVAL :
-			 sandbox_remove_trashed(mnt, name, false, &removed, err,
-						errlen);
-
-		if (rc)
-			return rc;
-		total += removed;
-	}
-	log_info("init: %zu entries of the earlier runs removed from the "
-		 "trash", total);
-	return 0;
-}
-
-int cli_run_init(const struct cli_opts *o)
-{
-	struct init_summary sum;
-	struct progress bar;
-	struct init_options io = {
-		.replay_path = o->replay,
-		.progress = o->verbosity >= 0 ? init_progress : NULL,
-		.progress_ctx = &bar,
-	};
-	char err[PATHMAP_MAX + 256], user[256], name[256];
-	struct replay_session_opts so;
-	char **host = NULL;
-	size_t nhost = 0;
-	int rc;
-
-	cli_session_opts(o, &so);
-	if (!(io.reader = replay_session_open(&so)))
-		return 1;
-	if (replay_session_test(&so, rlog_header(io.reader), user, name, &io.uid,
-				&io.gid)) {
-		rlog_close(io.reader);
-		return 1;
-	}
-	if (geteuid() != 0 && io.uid != geteuid()) {
-		log_error("init creates files owned by %s: run it as root", user);
-		rlog_close(io.reader);
-		return 1;
-	}
-	if (!(host = replay_session_host_roots(&so, rlog_header(io.reader),
-					       &io.copies))) {
-		rlog_close(io.reader);
-		return 1;
-	}
-	io.host_roots = host;
-	nhost = io.copies * rlog_header(io.reader)->nsandboxes;
-	log_info("init: %s, test %s: files made as user %s (uid %u, gid %u)",
-		 o->replay, name, user, (unsigned)io.uid, (unsigned)io.gid);
-	for (size_t i = 0; i < nhost; i++)
-		log_info("init: sandbox %s", host[i]);
-	progress_start(&bar, "init");
-	rc = init_run(&io, &sum, err, sizeof(err));
-	progress_end(&bar);
-	if (!rc && o->remove_trashed)
-		rc = remove_trashed(host, nhost, err, sizeof(err));
-	sandmap_roots_free(host, nhost);
-	if (rc) {
-		log_error("%s", err);
-		return 1;
-	}
-	if (o->verbosity >= 0) {
-		printf("Sandboxes: %llu\n", (unsigned long long)sum.sandboxes);
-		printf("Directories: %llu\n", (unsigned long long)sum.dirs);
-		printf("Files: %llu\n", (unsigned long long)sum.files);
-		printf("Symlinks: %llu\n", (unsigned long long)sum.links);
-		printf("Extended attributes: %llu\n",
-		       (unsigned long long)sum.xattrs);
-		printf("Bytes written: %llu\n", (unsigned long long)sum.bytes);
-		printf("Paths removed: %llu\n", (unsigned long long)sum.absent);
-		printf("Init time: %.3fs\n", (double)sum.duration_ns / 1e9);
-	}
-	return 0;
 }
 
 volatile sig_atomic_t cli_stop_signalled;
@@ -721,12 +623,8 @@ int cli_main(int argc, char **argv)
 	case MODE_INIT:
 		return cli_run_init(&o);
 	case MODE_REPLAY:
-		return cli_check_cgroup(&o) ? 1 : o.repeat ? cli_run_repeat(&o) :
-		       cli_run_replay(&o);
 	case MODE_INIT_REPLAY:
-		/* A wrong --cgroup fails before init, not after it. */
-		return cli_check_cgroup(&o) ? 1 : o.repeat ? cli_run_repeat(&o) :
-		       cli_run_init(&o) ? 1 : cli_run_replay(&o);
+		return cli_run_replay(&o);
 	case MODE_DROP_CACHES:
 		return replay_session_drop_caches(o.verbosity < 0);
 	case MODE_PURGE:

@@ -1,13 +1,12 @@
 /*
  * commands: what the modes of the command line share, private to src/cli
- * (cli.c runs the modes, replaycli.c the replay through a replay session,
- * session.h).
+ * (cli.c runs the modes, replaycli.c init and the replay through a replay
+ * session, session.h).
  */
 #ifndef IORIOT_CLI_COMMANDS_H
 #define IORIOT_CLI_COMMANDS_H
 
 #include <signal.h>
-#include <sys/types.h>
 
 #include "ioriot/cli.h"
 #include "ioriot/session.h"
@@ -27,21 +26,11 @@ void cli_session_opts(const struct cli_opts *o, struct replay_session_opts *so);
  * line each (docs/ioriot.8).  The exit status. */
 int cli_run_devices(const struct cli_opts *o);
 
-/* --cgroup PATH, if given, is a cgroup directory: 0, or 1 with a message
- * logged. */
-int cli_check_cgroup(const struct cli_opts *o);
-
-/* -r: replay, then the statistics (replay_session_run()).  The exit
+/* -r, -R, with or without --repeat: replay_session_run().  The exit
  * status. */
 int cli_run_replay(const struct cli_opts *o);
 
-/* -i, and the init half of -R (cli.c).  0, or 1 after saying why. */
+/* -i: replay_session_init().  0, or 1 after saying why. */
 int cli_run_init(const struct cli_opts *o);
-
-/* -r/-R with --repeat N (repeat.c): N runs of init (-r: from the second
- * on) and replay, each in a child process, and their summary.  0, 1 after
- * saying why, 128+N when signal N stopped a run, or
- * REPLAY_SESSION_INCOMPLETE when a run filled the test mount. */
-int cli_run_repeat(const struct cli_opts *o);
 
 #endif

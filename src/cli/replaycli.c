@@ -1,21 +1,18 @@
 /*
- * replaycli: `-r` and the replay half of `-R` on the command line: the
- * options of a replay session (session.h) taken from the parsed command
- * line, the session run with the CLI's stop signals, and --cgroup checked
- * before init.
+ * replaycli: `-i`, `-r` and `-R` on the command line: the options of a
+ * replay session (session.h) taken from the parsed command line, and the
+ * session run with the CLI's stop signals.
  */
 #include <signal.h>
 
-#include "ioriot/cgroup.h"
-#include "ioriot/log.h"
-#include "ioriot/paths.h"
 #include "ioriot/session.h"
 #include "commands.h"
 
 void cli_session_opts(const struct cli_opts *o, struct replay_session_opts *so)
 {
 	*so = (struct replay_session_opts){
-		.replay = o->replay, .user = o->user,
+		.replay = o->replay, .init = o->mode == MODE_INIT_REPLAY,
+		.repeat = o->repeat, .user = o->user,
 		.allow_root = o->allow_root,
 		.map = o->map, .nmap = o->nmap,
 		.copies = o->copies, .stagger = o->stagger,
@@ -35,14 +32,12 @@ void cli_session_opts(const struct cli_opts *o, struct replay_session_opts *so)
 	};
 }
 
-int cli_check_cgroup(const struct cli_opts *o)
+int cli_run_init(const struct cli_opts *o)
 {
-	char err[PATHMAP_MAX + 256];
+	struct replay_session_opts so;
 
-	if (!o->cgroup || !cgroup_check(o->cgroup, err, sizeof(err)))
-		return 0;
-	log_error("%s", err);
-	return 1;
+	cli_session_opts(o, &so);
+	return replay_session_init(&so);
 }
 
 int cli_run_replay(const struct cli_opts *o)

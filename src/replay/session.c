@@ -250,6 +250,14 @@ static FILE *open_stats(const char *path, const char *replay, int *new_in)
 	return f;
 }
 
+bool session_stats_json(const struct replay_session_opts *o)
+{
+	size_t len = strlen(o->stats);
+
+	return o->output_format_set ? o->output_json :
+	       len >= 5 && !strcmp(o->stats + len - 5, ".json");
+}
+
 /* Write the report to stdout and to @stats (-S FILE, opened by
  * open_stats()), which it empties first and closes. */
 static int write_reports(const struct replay_session_opts *o,
@@ -264,14 +272,11 @@ static int write_reports(const struct replay_session_opts *o,
 								    sum);
 	if (!stats)
 		return 0;
-	/* -S FILE: --output-format, else JSON for a name ending in .json. */
-	size_t len = strlen(o->stats);
-	bool json = o->output_format_set ? o->output_json :
-		    len >= 5 && !strcmp(o->stats + len - 5, ".json");
 	ret = ftruncate(fileno(stats), 0) ? -errno : 0;
 	if (!ret)
-		ret = json ? report_write_json(stats, &ss->info, sum) :
-			     report_write(stats, &ss->info, sum);
+		ret = session_stats_json(o) ?
+		      report_write_json(stats, &ss->info, sum) :
+		      report_write(stats, &ss->info, sum);
 	if (fclose(stats) && !ret)
 		ret = -errno;
 	if (ret) {
@@ -550,9 +555,9 @@ static int check_prom_dir(const char *path, const struct session *ss)
 	return -EACCES;
 }
 
-int replay_session_run(const struct replay_session_opts *o,
-		       const volatile sig_atomic_t *stop,
-		       void (*catch_stop)(int sa_flags))
+int session_replay(const struct replay_session_opts *o,
+		   const volatile sig_atomic_t *stop,
+		   void (*catch_stop)(int sa_flags))
 {
 	char user[256], name[256], host[256];
 	struct session ss = { .verbose = !o->quiet, .stop = stop };
@@ -728,4 +733,22 @@ out:
 	free(sum);
 	rlog_close(rl);
 	return ret;
+}
+
+int replay_session_run(const struct replay_session_opts *o,
+		       const volatile sig_atomic_t *stop,
+		       void (*catch_stop)(int sa_flags))
+{
+	char err[PATHMAP_MAX + 256];
+
+	/* A wrong --cgroup fails before init, not after it. */
+	if (o->cgroup && cgroup_check(o->cgroup, err, sizeof(err))) {
+		log_error("%s", err);
+		return 1;
+	}
+	if (o->repeat)
+		return session_repeat(o, stop, catch_stop);
+	if (o->init && replay_session_init(o))
+		return 1;
+	return session_replay(o, stop, catch_stop);
 }

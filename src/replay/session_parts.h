@@ -1,7 +1,9 @@
 /*
  * session_parts: what the files of the replay session (session.h) share,
- * private to src/replay: the copies (session_copies.c), the tests' lock
- * and state (session_lock.c), the default label (session_label.c).
+ * private to src/replay: one replay and the statistics' format
+ * (session.c), --repeat (session_repeat.c), the copies
+ * (session_copies.c), the tests' lock and state (session_lock.c), the
+ * default label (session_label.c).
  *
  * `--copies N`: copy k of the workload replays in a process of its own,
  * forked once everything root had to open is open, in sandboxes NAME.k
@@ -20,7 +22,28 @@
 #include <stdint.h>
 
 #include "ioriot/replay.h"
+#include "ioriot/session.h"
 #include "ioriot/teststate.h"
+
+/*
+ * One replay of @o, without o->init and o->repeat (replay_session_run()
+ * for the rest).  The process exit status (session.h).
+ */
+int session_replay(const struct replay_session_opts *o,
+		   const volatile sig_atomic_t *stop,
+		   void (*catch_stop)(int sa_flags));
+
+/* Whether -S o->stats is written as JSON: --output-format, else a name
+ * ending in .json. */
+bool session_stats_json(const struct replay_session_opts *o);
+
+/*
+ * o->repeat runs of @o (replay_session_run()), each in a child process,
+ * and their summary on stdout and into -S.  The process exit status.
+ */
+int session_repeat(const struct replay_session_opts *o,
+		   const volatile sig_atomic_t *stop,
+		   void (*catch_stop)(int sa_flags));
 
 struct copies_options {
 	size_t n;
