@@ -1,7 +1,9 @@
 /*
  * cli: the command line.  Parses the original I/O Riot flags and their long
  * forms, picks the mode, runs it, and turns results into messages and exit
- * codes.  The only layer that prints usage or decides the exit status.
+ * codes.  The only layer that prints usage or decides the exit status, but
+ * for -i, -r and -R: the replay session (session.h) it fills the options of
+ * returns their exit status.
  */
 #ifndef IORIOT_CLI_H
 #define IORIOT_CLI_H
@@ -85,9 +87,6 @@ struct cli_opts {
 	long repeat;		/* --repeat N, 0: once */
 	long ready_fd;		/* --ready-fd N, 0: none */
 	bool reuse;		/* --reuse */
-	/* Set by --repeat for its runs: init removes the sandboxes it moved
-	 * to the trash (a copy of the data per run would fill the mount). */
-	bool remove_trashed;
 	const char *label;	/* --label NAME, or NULL */
 	double stagger;		/* --stagger seconds between copies' starts */
 	bool no_drop_caches;	/* -D */

@@ -20,22 +20,19 @@
 #include "ioriot/clock.h"
 #include "ioriot/compare.h"
 #include "ioriot/generate.h"
-#include "ioriot/init.h"
-#include "ioriot/rlog.h"
 #include "ioriot/sandbox.h"
 #include "ioriot/log.h"
 #include "ioriot/merge.h"
 #include "ioriot/outfile.h"
 #include "ioriot/pathmap.h"
+#include "ioriot/progress.h"
 #include "ioriot/textsafe.h"
 #include "ioriot/version.h"
 #include "commands.h"
 #include "notify.h"
-#include "copies.h"
 #include "htmlpage.h"
 #include "container.h"
 #include "mapcheck.h"
-#include "progress.h"
 
 #define EXIT_USAGE 2
 
@@ -199,166 +196,6 @@ static int run_cleanup(const struct cli_opts *o, bool purge)
 		printf("%s: %zu\n", purge ? "Removed" : "Moved to the trash",
 		       total);
 	return rc ? 1 : 0;
-}
-
-/* -d: write dirty data out, then drop the page cache, dentries and inodes. */
-int cli_drop_caches(const struct cli_opts *o)
-{
-	char err[256];
-
-	log_info("dropping the page cache (sync, then 3 to "
-		 "/proc/sys/vm/drop_caches)");
-	if (testhost_drop_caches(err, sizeof(err))) {
-		log_error("%s", err);
-		return 1;
-	}
-	if (o->verbosity >= 0)
-		printf("Caches dropped\n");
-	return 0;
-}
-
-/* Init's progress: the share of the data written. */
-static void init_progress(void *ctx, uint64_t done, uint64_t total)
-{
-	if (total)
-		progress_show(ctx, (double)done / (double)total, done == total,
-			      "%.1f of %.1f MB", (double)done / 1e6,
-			      (double)total / 1e6);
-}
-
-/* uid and gid of @user; false if there is no such user. */
-static bool user_ids(const char *user, uid_t *uid, gid_t *gid)
-{
-	struct passwd *pw = getpwnam(user);
-
-	if (!pw)
-		return false;
-	*uid = pw->pw_uid;
-	*gid = pw->pw_gid;
-	return true;
-}
-
-/* The replay file -i, -r or -R names, its header read; NULL with a
- * message logged. */
-struct rlog_reader *cli_open_replay(const struct cli_opts *o)
-{
-	char err[PATHMAP_MAX + 256];
-	struct rlog_reader *r = rlog_open(o->replay, err, sizeof(err));
-
-	if (!r)
-		log_error("%s", err);
-	return r;
-}
-
-/*
- * The test of the replay file whose header is @h: its name, its user (-u,
- * else the file's user=) with ids.  Returns 0, or 1 after saying why (an
- * unknown user, root without --allow-root).
- */
-int cli_test_of(const struct cli_opts *o, const struct rlog_header *h,
-		char user[256], char name[256], uid_t *uid, gid_t *gid)
-{
-	snprintf(user, 256, "%s", o->user ? o->user : h->user);
-	snprintf(name, 256, "%s", h->name);
-	if (!user_ids(user, uid, gid)) {
-		log_error("unknown user '%s' (-u USER, or user= in %s)", user,
-			  o->replay);
-		return 1;
-	}
-	if (*uid == 0 && !o->allow_root) {
-		log_error("%s: the test user %s is root: ioriot does not init or "
-			  "replay as root (-u USER for another user, or "
-			  "--allow-root)", o->replay, user);
-		return 1;
-	}
-	if (*uid == 0)
-		log_warn("running as root (--allow-root): the sandbox checks "
-			 "are all that stands between %s and this host's files",
-			 o->replay);
-	return 0;
-}
-
-/* --repeat's runs: remove the sandboxes of the tests of @roots that init
- * moved to the trash, so that the runs do not fill the test mounts.  0 or
- * -errno with a message in @err. */
-static int remove_trashed(char *const *roots, size_t n, char *err,
-			  size_t errlen)
-{
-	char mnt[PATHMAP_MAX];
-	const char *name;
-	size_t removed, total = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int rc = sandbox_split(roots[i], mnt, &name) ? -EINVAL :
-			 sandbox_remove_trashed(mnt, name, false, &removed, err,
-						errlen);
-
-		if (rc)
-			return rc;
-		total += removed;
-	}
-	log_info("init: %zu entries of the earlier runs removed from the "
-		 "trash", total);
-	return 0;
-}
-
-int cli_run_init(const struct cli_opts *o)
-{
-	struct init_summary sum;
-	struct progress bar;
-	struct init_options io = {
-		.replay_path = o->replay,
-		.progress = o->verbosity >= 0 ? init_progress : NULL,
-		.progress_ctx = &bar,
-	};
-	char err[PATHMAP_MAX + 256], user[256], name[256];
-	char **host = NULL;
-	size_t nhost = 0;
-	int rc;
-
-	if (!(io.reader = cli_open_replay(o)))
-		return 1;
-	if (cli_test_of(o, rlog_header(io.reader), user, name, &io.uid, &io.gid)) {
-		rlog_close(io.reader);
-		return 1;
-	}
-	if (geteuid() != 0 && io.uid != geteuid()) {
-		log_error("init creates files owned by %s: run it as root", user);
-		rlog_close(io.reader);
-		return 1;
-	}
-	if (!(host = copies_host_roots(o, rlog_header(io.reader), &io.copies))) {
-		rlog_close(io.reader);
-		return 1;
-	}
-	io.host_roots = host;
-	nhost = io.copies * rlog_header(io.reader)->nsandboxes;
-	log_info("init: %s, test %s: files made as user %s (uid %u, gid %u)",
-		 o->replay, name, user, (unsigned)io.uid, (unsigned)io.gid);
-	for (size_t i = 0; i < nhost; i++)
-		log_info("init: sandbox %s", host[i]);
-	progress_start(&bar, "init");
-	rc = init_run(&io, &sum, err, sizeof(err));
-	progress_end(&bar);
-	if (!rc && o->remove_trashed)
-		rc = remove_trashed(host, nhost, err, sizeof(err));
-	sandmap_roots_free(host, nhost);
-	if (rc) {
-		log_error("%s", err);
-		return 1;
-	}
-	if (o->verbosity >= 0) {
-		printf("Sandboxes: %llu\n", (unsigned long long)sum.sandboxes);
-		printf("Directories: %llu\n", (unsigned long long)sum.dirs);
-		printf("Files: %llu\n", (unsigned long long)sum.files);
-		printf("Symlinks: %llu\n", (unsigned long long)sum.links);
-		printf("Extended attributes: %llu\n",
-		       (unsigned long long)sum.xattrs);
-		printf("Bytes written: %llu\n", (unsigned long long)sum.bytes);
-		printf("Paths removed: %llu\n", (unsigned long long)sum.absent);
-		printf("Init time: %.3fs\n", (double)sum.duration_ns / 1e9);
-	}
-	return 0;
 }
 
 volatile sig_atomic_t cli_stop_signalled;
@@ -786,14 +623,10 @@ int cli_main(int argc, char **argv)
 	case MODE_INIT:
 		return cli_run_init(&o);
 	case MODE_REPLAY:
-		return cli_check_cgroup(&o) ? 1 : o.repeat ? cli_run_repeat(&o) :
-		       cli_run_replay(&o);
 	case MODE_INIT_REPLAY:
-		/* A wrong --cgroup fails before init, not after it. */
-		return cli_check_cgroup(&o) ? 1 : o.repeat ? cli_run_repeat(&o) :
-		       cli_run_init(&o) ? 1 : cli_run_replay(&o);
+		return cli_run_replay(&o);
 	case MODE_DROP_CACHES:
-		return cli_drop_caches(&o);
+		return replay_session_drop_caches(o.verbosity < 0);
 	case MODE_PURGE:
 		return run_cleanup(&o, true);
 	case MODE_TRASH:

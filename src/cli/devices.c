@@ -12,8 +12,8 @@
 #include "ioriot/log.h"
 #include "ioriot/rlog.h"
 #include "ioriot/sandmap.h"
+#include "ioriot/session.h"
 #include "commands.h"
-#include "copies.h"
 
 /* @s with every byte outside 0x21..0x7e and '%' as %XX ("-" for NULL),
  * then @end. */
@@ -69,13 +69,15 @@ int cli_run_devices(const struct cli_opts *o)
 {
 	struct disk_set set = { 0 }, root = { 0 };
 	char *slash[] = { "/" }, **roots = NULL;
+	struct replay_session_opts so;
 	struct rlog_reader *rl;
 	size_t sets = 0, n = 0;
 	int ret = 1;
 
-	if (!(rl = cli_open_replay(o)))
+	cli_session_opts(o, &so);
+	if (!(rl = replay_session_open(&so)))
 		return 1;
-	if (!(roots = copies_host_roots(o, rlog_header(rl), &sets)))
+	if (!(roots = replay_session_host_roots(&so, rlog_header(rl), &sets)))
 		goto out;
 	n = sets * rlog_header(rl)->nsandboxes;
 	if (diskstats_devices(&set, roots, n) ||

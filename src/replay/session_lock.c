@@ -1,5 +1,5 @@
 /*
- * testlock: the state and lock of the tests a command works on
+ * session_lock: the state and lock of the tests a command works on
  * (teststate.h), for init and replay: each sandbox root's test is locked
  * once per process and stays locked until the process ends (-R locks in
  * init and keeps the lock through its replay); init records "init", then
@@ -13,7 +13,7 @@
 #include "ioriot/log.h"
 #include "ioriot/paths.h"
 #include "ioriot/sandbox.h"
-#include "commands.h"
+#include "session_parts.h"
 
 #define HELD_MAX 4096		/* sandbox roots of one command */
 
@@ -30,7 +30,7 @@ static bool holds(const char *root)
 	return false;
 }
 
-int cli_tests_lock(char *const *roots, size_t n)
+int session_tests_lock(char *const *roots, size_t n)
 {
 	char mnt[PATHMAP_MAX], err[PATHMAP_MAX + 256];
 	const char *name;
@@ -59,7 +59,7 @@ int cli_tests_lock(char *const *roots, size_t n)
 	return 0;
 }
 
-int cli_tests_set(char *const *roots, size_t n, enum test_state st)
+int session_tests_set(char *const *roots, size_t n, enum test_state st)
 {
 	char mnt[PATHMAP_MAX], err[PATHMAP_MAX + 256];
 	const char *name;
@@ -75,7 +75,7 @@ int cli_tests_set(char *const *roots, size_t n, enum test_state st)
 	return 0;
 }
 
-int cli_tests_ready(char *const *roots, size_t n, bool reuse)
+int session_tests_ready(char *const *roots, size_t n, bool reuse)
 {
 	static const char *const why[] = {
 		[TEST_STATE_NONE] = "no init of this version completed there "

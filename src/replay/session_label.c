@@ -1,6 +1,6 @@
 /*
- * label: the name of the configuration a replay stands for, when --label
- * does not give one: for each mount its sandboxes are on, the file
+ * session_label: the name of the configuration a replay stands for, when
+ * --label does not give one: for each mount its sandboxes are on, the file
  * system type (the mount table) and the active I/O scheduler of the block
  * device under it (sysfs), as "xfs:mq-deadline"; several mounts joined by
  * "+", each once.  Read before the replay enters its jail.
@@ -17,7 +17,7 @@
 #include "ioriot/mounts.h"
 #include "ioriot/paths.h"
 #include "ioriot/sandbox.h"
-#include "label.h"
+#include "session_parts.h"
 
 #define SYSFS_PATH_MAX 128
 
@@ -76,7 +76,7 @@ static void add_part(char *buf, size_t len, size_t *used, const char *part)
 					  *used ? "+" : "", part);
 }
 
-char *cli_default_label(char *const *roots, size_t n)
+char *session_default_label(char *const *roots, size_t n)
 {
 	struct mounttab *mt = mounttab_new();
 	char label[512] = "";

@@ -1,5 +1,5 @@
 /*
- * repeat: `-r`/`-R` with --repeat N.  One configuration's runs, so that
+ * session_repeat: `-r`/`-R` with --repeat N (session_parts.h).  One configuration's runs, so that
  * its noise is measured: each run is a child process (a replay becomes
  * the test user for good), with the caches dropped and the sandboxes
  * initialised anew before it (with -r from the second run on), its
@@ -24,8 +24,9 @@
 #include "ioriot/paths.h"
 #include "ioriot/runfigs.h"
 #include "ioriot/sample.h"
+#include "ioriot/session.h"
 #include "ioriot/textsafe.h"
-#include "commands.h"
+#include "session_parts.h"
 
 /* The runs of one --repeat, as they end. */
 struct repeat {
@@ -34,18 +35,20 @@ struct repeat {
 	size_t n;
 	int stopped_by;			/* the signal that ended a run */
 	size_t incomplete;		/* runs that filled the test mount */
+	const volatile sig_atomic_t *stop;	/* replay_session_run()'s */
+	void (*catch_stop)(int sa_flags);
 };
 
 /* Run @i (from 0) of @o in a child: init unless it is -r's first, then
  * the replay with its statistics into @stats, its report to /dev/null.
  * The child's exit status, or -1 when it could not run or died. */
-static int run_child(const struct cli_opts *o, unsigned i, const char *stats)
+static int run_child(const struct replay_session_opts *o,
+		     const struct repeat *rp, unsigned i, const char *stats)
 {
-	struct cli_opts c = *o;
+	struct replay_session_opts c = *o;
 	pid_t pid;
 	int status;
 
-	c.repeat = 0;
 	c.remove_trashed = true;
 	c.stats = stats;
 	c.output_format_set = false;
@@ -61,9 +64,10 @@ static int run_child(const struct cli_opts *o, unsigned i, const char *stats)
 
 		if (null < 0 || dup2(null, STDOUT_FILENO) < 0)
 			_exit(1);
-		rc = o->mode == MODE_INIT_REPLAY || i > 0 ?
-		     (cli_run_init(&c) ? 1 : cli_run_replay(&c)) :
-		     cli_run_replay(&c);
+		rc = o->init || i > 0 ?
+		     (replay_session_init(&c) ? 1 :
+		      session_replay(&c, rp->stop, rp->catch_stop)) :
+		     session_replay(&c, rp->stop, rp->catch_stop);
 		fflush(NULL);
 		_exit(rc);
 	}
@@ -76,7 +80,7 @@ static int run_child(const struct cli_opts *o, unsigned i, const char *stats)
 /* Run the @o->repeat runs into @rp, stopping at the first that fails or
  * is stopped by a signal; runs that filled the test mount are counted and
  * the next one starts.  0, or 1 after saying why. */
-static int run_all(const struct cli_opts *o, struct repeat *rp)
+static int run_all(const struct replay_session_opts *o, struct repeat *rp)
 {
 	char stats[128];
 
@@ -85,16 +89,16 @@ static int run_all(const struct cli_opts *o, struct repeat *rp)
 		json_t *doc;
 		int rc;
 
-		if (cli_stop_signalled) {
-			rp->stopped_by = cli_stop_signalled;
+		if (*rp->stop) {
+			rp->stopped_by = *rp->stop;
 			return 0;
 		}
-		if (o->verbosity >= 0)
+		if (!o->quiet)
 			fprintf(stderr, "ioriot: run %u of %ld\n", i + 1,
 				o->repeat);
 		snprintf(stats, sizeof(stats), "%s/run%u.json", rp->dir, i + 1);
-		rc = run_child(o, i, stats);
-		if (rc != 0 && rc != CLI_EXIT_INCOMPLETE && rc <= 128) {
+		rc = run_child(o, rp, i, stats);
+		if (rc != 0 && rc != REPLAY_SESSION_INCOMPLETE && rc <= 128) {
 			log_error("run %u of %ld failed%s", i + 1, o->repeat,
 				  rp->n ? "; the summary covers the runs "
 				  "before it" : "");
@@ -105,7 +109,7 @@ static int run_all(const struct cli_opts *o, struct repeat *rp)
 			return 1;
 		}
 		rp->docs[rp->n++] = doc;
-		if (rc == CLI_EXIT_INCOMPLETE)
+		if (rc == REPLAY_SESSION_INCOMPLETE)
 			rp->incomplete++;
 		if (rc > 128) {
 			rp->stopped_by = rc - 128;
@@ -220,13 +224,12 @@ fail:
 
 /* -S @path: every run and @summary (stolen) as one JSON document, or the
  * text summary for a name not ending in .json.  0, or 1 after saying why. */
-static int write_stats(const struct cli_opts *o, const struct repeat *rp,
-		       json_t *summary, const char *text)
+static int write_stats(const struct replay_session_opts *o,
+		       const struct repeat *rp, json_t *summary,
+		       const char *text)
 {
 	char err[PATHMAP_MAX + 256];
-	size_t len = strlen(o->stats);
-	bool json = o->output_format_set ? o->output_json :
-		    len >= 5 && !strcmp(o->stats + len - 5, ".json");
+	bool json = session_stats_json(o);
 	json_t *doc = NULL, *runs = json_array();
 	int fd, dirfd = -1, ret = 1;
 	FILE *f = NULL;
@@ -261,7 +264,7 @@ static int write_stats(const struct cli_opts *o, const struct repeat *rp,
 	}
 	f = NULL;
 	ret = 0;
-	if (o->verbosity >= 0)
+	if (!o->quiet)
 		printf("Stats of %zu runs written to %s\n", rp->n, o->stats);
 	goto out;
 nomem:
@@ -281,7 +284,8 @@ out:
 }
 
 /* Summarise the runs of @rp: on stdout and into -S.  0 or 1. */
-static int summarize(const struct cli_opts *o, const struct repeat *rp)
+static int summarize(const struct replay_session_opts *o,
+		     const struct repeat *rp)
 {
 	const json_t **whole = calloc(rp->n, sizeof(*whole));
 	struct run_figure figs[RUNFIGS_MAX];
@@ -308,7 +312,7 @@ static int summarize(const struct cli_opts *o, const struct repeat *rp)
 		goto nomem;
 	}
 	mem = NULL;
-	if (o->verbosity >= 0)
+	if (!o->quiet)
 		fputs(text, stdout);
 	ret = o->stats ? write_stats(o, rp, summary_json(rp->docs[0], nwhole,
 							 figs, s, nfigs), text) :
@@ -339,9 +343,12 @@ static void remove_dir(const struct repeat *rp, unsigned nfiles)
 		log_warn("%s: %s", rp->dir, strerror(errno));
 }
 
-int cli_run_repeat(const struct cli_opts *o)
+int session_repeat(const struct replay_session_opts *o,
+		   const volatile sig_atomic_t *stop,
+		   void (*catch_stop)(int sa_flags))
 {
-	struct repeat rp = { .dir = "/tmp/ioriot-runs.XXXXXX" };
+	struct repeat rp = { .dir = "/tmp/ioriot-runs.XXXXXX", .stop = stop,
+			     .catch_stop = catch_stop };
 	int ret;
 
 	if (!(rp.docs = calloc((size_t)o->repeat, sizeof(*rp.docs)))) {
@@ -353,7 +360,8 @@ int cli_run_repeat(const struct cli_opts *o)
 		free(rp.docs);
 		return 1;
 	}
-	cli_catch_stop_signals(SA_RESTART);
+	if (catch_stop)
+		catch_stop(SA_RESTART);
 	ret = run_all(o, &rp);
 	if (rp.n && summarize(o, &rp))
 		ret = 1;
@@ -363,7 +371,7 @@ int cli_run_repeat(const struct cli_opts *o)
 			 sigabbrev_np(rp.stopped_by) : "?", rp.n, o->repeat);
 		ret = 128 + rp.stopped_by;
 	} else if (!ret && rp.incomplete) {
-		ret = CLI_EXIT_INCOMPLETE;
+		ret = REPLAY_SESSION_INCOMPLETE;
 	}
 	remove_dir(&rp, (unsigned)o->repeat);
 	for (size_t i = 0; i < rp.n; i++)

@@ -1,5 +1,7 @@
 /*
- * copies: N replays of one file at once, a process each (copies.h).
+ * session_copies: `--copies N`, N replays of one file at once, a process
+ * each (session_parts.h); and where the sandboxes of --map and --copies
+ * are on this host (session.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,20 +19,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "copies.h"
 #include "ioriot/clock.h"
 #include "ioriot/log.h"
 #include "ioriot/paths.h"
 #include "ioriot/rlog.h"
 #include "ioriot/sandmap.h"
+#include "ioriot/session.h"
+#include "session_parts.h"
 
 #define NS 1000000000ULL
 #define POLL_MS 100
 #define PROGRESS_NS (2 * NS)
 #define TICK_MIN_NS (10 * 1000000ULL)	/* a copy publishes its figures */
 
-char **copies_host_roots(const struct cli_opts *o, const struct rlog_header *h,
-			 size_t *sets)
+char **replay_session_host_roots(const struct replay_session_opts *o,
+				 const struct rlog_header *h, size_t *sets)
 {
 	char err[2 * PATHMAP_MAX], **all = NULL;
 	size_t ns = h->nsandboxes, n = o->copies ? (size_t)o->copies : 1;

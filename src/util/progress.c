@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "ioriot/clock.h"
-#include "progress.h"
+#include "ioriot/progress.h"
 
 #define BAR_WIDTH 30
 

@@ -2,10 +2,10 @@
  * progress: the one progress style of capture, generate, init and replay.
  * On a terminal a live line, redrawn in place, with a bar when the share
  * done is known; otherwise a plain line every PROGRESS_LINE_EVERY_NS and
- * one at the end.  Private to src/cli.
+ * one at the end.  Used by the CLI and the replay session.
  */
-#ifndef IORIOT_CLI_PROGRESS_H
-#define IORIOT_CLI_PROGRESS_H
+#ifndef IORIOT_PROGRESS_H
+#define IORIOT_PROGRESS_H
 
 #include <stdbool.h>
 #include <stdint.h>
