@@ -126,6 +126,19 @@ static uint64_t mtime_in_sandbox(const char *name)
 	return t;
 }
 
+/* The sandbox's @then was made more than @min_ns and less than @max_ns
+ * after its @first (their mtimes). */
+static void assert_made_apart(const char *first, const char *then,
+			      uint64_t min_ns, uint64_t max_ns)
+{
+	uint64_t a = mtime_in_sandbox(first), b = mtime_in_sandbox(then);
+
+	ck_assert(a && b);
+	ck_assert_msg(b > a && b - a > min_ns && b - a < max_ns,
+		      "%s made %lld ns after %s", then, (long long)(b - a),
+		      first);
+}
+
 static uint64_t total_differ(const struct replay_summary *sum)
 {
 	uint64_t n = 0;
@@ -855,19 +868,13 @@ START_TEST(test_think_anchored)
 		sandbox);
 	replay_end(f, 8);
 
-	uint64_t x, u;
-
 	ck_assert_int_eq(run_think(0, 0, summary), 0);
 	ck_assert_uint_eq(summary->ops, 8);
 	ck_assert_uint_eq(total_differ(summary), 2);
 	/* u was made about 1.06 s after x (4 s without the placement); the
 	 * file system's clock ticks coarsely, and a busy host is late: the
 	 * bound leaves it 2.4 s. */
-	x = mtime_in_sandbox("x");
-	u = mtime_in_sandbox("u");
-	ck_assert(x && u);
-	ck_assert_msg(u - x > 900000000ULL && u - x < 3500000000ULL,
-		      "u made %llu ns after x", (unsigned long long)(u - x));
+	assert_made_apart("x", "u", 900000000ULL, 3500000000ULL);
 }
 END_TEST
 
@@ -882,7 +889,6 @@ END_TEST
 START_TEST(test_think_lead)
 {
 	FILE *f = replay_begin();
-	uint64_t a, b;
 
 	fprintf(f, "1 1:1 0 3000000000 - mkdirat 0 path=%s/x mode=0755\n",
 		sandbox);
@@ -897,11 +903,7 @@ START_TEST(test_think_lead)
 	ck_assert_uint_eq(total_differ(summary), 0);
 	/* The file system's clock ticks coarsely, and a busy host is late:
 	 * the bound leaves it 2.4 s. */
-	a = mtime_in_sandbox("a");
-	b = mtime_in_sandbox("b");
-	ck_assert(a && b);
-	ck_assert_msg(b > a && b - a < 2500000000ULL,
-		      "b made %lld ns after a", (long long)(b - a));
+	assert_made_apart("a", "b", 0, 2500000000ULL);
 	ck_assert_uint_lt(summary->duration_ns, 2600000000ULL);
 }
 END_TEST
@@ -938,18 +940,12 @@ static void woken_by_work_file(const char *sfx, bool held)
  */
 START_TEST(test_think_woken_by_work)
 {
-	uint64_t e, w;
-
 	woken_by_work_file("1", true);
 	ck_assert_int_eq(run_think(0, 0, summary), 0);
 	ck_assert_uint_eq(summary->ops, 6);
 	ck_assert_uint_eq(total_differ(summary), 0);
-	e = mtime_in_sandbox("e1");
-	w = mtime_in_sandbox("w1");
-	ck_assert(e && w);
-	/* A busy host is late: the bounds leave it 0.8 s. */
-	ck_assert_msg(w > e && w - e < 1200000000ULL,
-		      "w made %lld ns after e", (long long)(w - e));
+	/* A busy host is late: the bound leaves it 0.8 s. */
+	assert_made_apart("e1", "w1", 0, 1200000000ULL);
 	ck_assert_uint_lt(summary->duration_ns, 1600000000ULL);
 	ck_assert_uint_gt(summary->think_cut_ns, 900000000ULL);
 
