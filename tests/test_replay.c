@@ -908,9 +908,10 @@ START_TEST(test_think_lead)
 }
 END_TEST
 
-/* The file of test_think_woken_by_work: names end in @sfx; op 4 waits
- * for op 3 (held back by it) if @held. */
-static void woken_by_work_file(const char *sfx, bool held)
+/* The file of test_think_daemon_follows_work: names end in @sfx; op 4
+ * waits for op 3 (held back by it) if @held; op 6 was woken by op 5 if
+ * @woken, else by its own timer. */
+static void daemon_work_file(const char *sfx, bool held, bool woken)
 {
 	FILE *f = replay_begin();
 
@@ -924,23 +925,25 @@ static void woken_by_work_file(const char *sfx, bool held)
 		"mode=0755\n", held ? "3" : "-", sandbox, sfx);
 	fprintf(f, "5 1:3 1600100000 0 - mkdirat 0 path=%s/e%s mode=0755\n",
 		sandbox, sfx);
-	fprintf(f, "6 1:1 2000000000 0 - mkdirat 0 path=%s/w%s mode=0755 "
-		"sync=5:399900000 waited=1000\n", sandbox, sfx);
+	fprintf(f, "6 1:1 2000000000 0 - mkdirat 0 path=%s/w%s mode=0755%s\n",
+		sandbox, sfx, woken ? " sync=5:399900000 waited=1000" : "");
 	replay_end(f, 6);
 }
 
 /*
  * --think: a thread that was there before the capture and followed its
- * own times only (1:1, a daemon that slept 2 s on its timer), woken for
- * its op 6 by a thread that follows the replay (1:3, held back by 1:2's
- * op 3, then ahead of the capture by about 1.3 s: its op 4 took 1.5 s in
- * the capture): the daemon's sleep is cut where the replay is, so op 6
- * comes about 0.4 s after op 5 (its sync=), at about 0.7 s, not at 2 s.
- * Without the hold nothing follows the replay, and op 6 keeps its sleep.
+ * own times only (1:1, a daemon that slept 2 s on its timer), beside a
+ * thread that follows the replay (1:3, held back by 1:2's op 3, then
+ * ahead of the capture by about 1.3 s: its op 4 took 1.5 s in the
+ * capture): the daemon's sleep is cut where the replay is, so its op 6
+ * comes at about 0.7 s, not at 2 s, whether op 5 woke it (about 0.4 s
+ * after op 5, its sync=) or its timer did (its captured time shifted by
+ * the replay's drift).  Without the hold nothing follows the replay, and
+ * op 6 keeps its sleep.
  */
-START_TEST(test_think_woken_by_work)
+START_TEST(test_think_daemon_follows_work)
 {
-	woken_by_work_file("1", true);
+	daemon_work_file("1", true, true);
 	ck_assert_int_eq(run_think(0, 0, summary), 0);
 	ck_assert_uint_eq(summary->ops, 6);
 	ck_assert_uint_eq(total_differ(summary), 0);
@@ -949,7 +952,14 @@ START_TEST(test_think_woken_by_work)
 	ck_assert_uint_lt(summary->duration_ns, 1600000000ULL);
 	ck_assert_uint_gt(summary->think_cut_ns, 900000000ULL);
 
-	woken_by_work_file("2", false);
+	daemon_work_file("2", true, false);
+	ck_assert_int_eq(run_think(0, 0, summary), 0);
+	ck_assert_uint_eq(total_differ(summary), 0);
+	assert_made_apart("e2", "w2", 0, 1200000000ULL);
+	ck_assert_uint_lt(summary->duration_ns, 1600000000ULL);
+	ck_assert_uint_gt(summary->think_cut_ns, 900000000ULL);
+
+	daemon_work_file("3", false, false);
 	ck_assert_int_eq(run_think(0, 0, summary), 0);
 	ck_assert_uint_eq(total_differ(summary), 0);
 	ck_assert_uint_eq(summary->think_cut_ns, 0);
@@ -1370,7 +1380,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_think_sync);
 	tcase_add_test(tc, test_think_anchored);
 	tcase_add_test(tc, test_think_lead);
-	tcase_add_test(tc, test_think_woken_by_work);
+	tcase_add_test(tc, test_think_daemon_follows_work);
 	tcase_add_test(tc, test_uring_bufs_bounded);
 	tcase_add_test(tc, test_aio_bounded);
 	tcase_add_test(tc, test_uring_rings_bounded);

@@ -231,8 +231,8 @@ struct replay_summary {
 	 * speed and the CPU scale): slept and burnt on a CPU, the
 	 * capture probe's part of the on-CPU time it left out (probe=), the
 	 * captured waits for a CPU it left out (runq=, not divided), and the
-	 * sleeps of threads on their own timers that a wake by the work cut
-	 * short (docs/replay-format.md §4.7). */
+	 * sleeps of threads on their own timers that it cut short where the
+	 * work ran ahead (docs/replay-format.md §4.7). */
 	uint64_t cap_call_ns, cap_gap_ns, cap_gap_cpu_ns;
 	uint64_t think_sleep_ns, think_cpu_ns, think_probe_ns, think_runq_ns;
 	uint64_t think_cut_ns;

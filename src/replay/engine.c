@@ -37,7 +37,7 @@
 #define BURN_ROUND 8		/* multiplications between looks at the clock */
 #define BURN_CHECKED_NS 50000ULL	/* burns this long check the CPU time */
 #define BURN_SLACK_NS 1000ULL	/* what a checked burn may fall short */
-#define FIRST_DUE_STEP_NS 50000ULL	/* first_due()'s shortest sleep */
+#define PLACED_STEP_NS 50000ULL	/* wait_placed()'s shortest sleep */
 
 /* engine_wait_done() until @deadline on the engine's clock (UINT64_MAX:
  * none): 1 once the operation completed, 0 at the deadline, -1 when the
@@ -257,33 +257,60 @@ static uint64_t placed_by(struct engine *e, const struct timeline *p,
 	return e->start_ns + at + (uint64_t)drift;
 }
 
-/* --think: when the first operation of @s's timeline is due: placed by
- * the timeline that places it (placer()). */
-static uint64_t first_due_now(struct engine *e, const struct slot *s)
+/*
+ * --think: whether @s's timeline is a thread that was there before the
+ * capture and has followed its own captured times only (a daemon on a
+ * timer, PostgreSQL's WAL writer).  Its sleeps were its own timer's,
+ * which a faster test host does not shorten: where the work (a timeline
+ * held back by another) runs ahead, what the daemon did at a point of the
+ * work comes at that point (wait_placed()).
+ */
+static bool daemon_timeline(const struct slot *s)
 {
-	return placed_by(e, placer(e, s->tl), s);
+	return s->tl->ran && !s->tl->parent &&
+	       atomic_load_explicit(&s->tl->anchored, memory_order_relaxed);
+}
+
+/* --think: the timeline whose drift places @s's operation now: for a
+ * first operation its placer(); for a daemon's (daemon_timeline()) the
+ * replay as a whole once a timeline has been held back (the work); NULL
+ * before that. */
+static const struct timeline *placing(struct engine *e, const struct slot *s)
+{
+	if (!s->tl->ran)
+		return placer(e, s->tl);
+	return atomic_load_explicit(&e->lead_held, memory_order_relaxed) ?
+	       &e->lead : NULL;
 }
 
 /*
- * --think: wait until the first operation of @s's timeline is due by the
- * drift of the timeline that places it (first_due_now()), up to the spin
- * before it; return when it is due.  That drift changes with every
- * operation of the placer, which wakes nobody for it (a wake-up per
- * operation would cost the placer's runner a system call and often its
- * CPU): the wait sleeps half the time left at a time, looking again after
- * each, so a placer that runs ahead is followed within the last of them
- * (FIRST_DUE_STEP_NS to twice that), at a few wake-ups per wait.  The
- * sleeps end early on a stop.
+ * --think: wait until @s's operation is due, up to the spin before it,
+ * and return when that is: by the drift of the timeline that places it
+ * (placing(), placed_by()), never before @floor nor after @cap (@cap
+ * alone while nothing places it).  That drift changes with every
+ * operation of the placing timeline, which wakes nobody for it (a wake-up
+ * per operation would cost its runner a system call and often its CPU):
+ * the wait sleeps half the time left at a time, looking again after
+ * each, so a placing timeline that runs ahead is followed within the last
+ * of them (PLACED_STEP_NS to twice that), at a few wake-ups per wait.
+ * The sleeps end early on a stop.
  */
-static uint64_t first_due(struct engine *e, const struct slot *s)
+static uint64_t wait_placed(struct engine *e, const struct slot *s,
+			    uint64_t floor, uint64_t cap)
 {
 	for (;;) {
-		uint64_t due = first_due_now(e, s), now = engine_now(e), left;
+		const struct timeline *p = placing(e, s);
+		uint64_t due = p ? placed_by(e, p, s) : cap;
+		uint64_t now = engine_now(e), left;
 
+		if (due < floor)
+			due = floor;
+		if (due > cap)
+			due = cap;
 		if (due <= now + e->spin_ns || engine_should_stop(e))
 			return due;
 		left = due - now - e->spin_ns;
-		if (left > 2 * FIRST_DUE_STEP_NS)
+		if (left > 2 * PLACED_STEP_NS)
 			left /= 2;
 		waitword_wait(&e->stopping, 0,
 			      left < WAIT_SLICE_NS ? left : WAIT_SLICE_NS);
@@ -291,7 +318,25 @@ static uint64_t first_due(struct engine *e, const struct slot *s)
 }
 
 /*
- * --think: when @s's operation is due: its timeline's previous
+ * --think: wait until a daemon's operation in @s (daemon_timeline()) is
+ * due, and return when that is: at @own, its own time, or where the
+ * replay as a whole is once the work runs (its captured time shifted by
+ * the lead's drift), whichever comes first, never before @burnt (the end
+ * of its burn).  The time cut from its sleep is counted.
+ */
+static uint64_t follow_work(struct runner *r, const struct slot *s,
+			    uint64_t own, uint64_t burnt)
+{
+	uint64_t due = wait_placed(r->eng, s, burnt, own);
+
+	r->think_sleep_ns -= own - due;
+	r->think_cut_ns += own - due;
+	return due;
+}
+
+/*
+ * --think: wait until @s's operation is due, or say when it is: its
+ * timeline's previous
  * operation's end plus the on-CPU part of the captured gap (cpu=, divided
  * by the CPU scale) plus the rest of the gap (divided by the speed).  The
  * on-CPU part is burnt as CPU work, less what the engine itself spent
@@ -306,25 +351,24 @@ static uint64_t first_due(struct engine *e, const struct slot *s)
  * the work it flushes is), never before the start.  The part of
  * the gap the thread was blocked in waits another timeline ended (waited=)
  * is no wait here: sync_due() orders the operation after that timeline's.
+ * A daemon's sleep follows the work where it runs ahead (follow_work()).
  * Nor is the part it waited runnable for a CPU (runq=): the runner's own
- * waits for its CPU take that place.  *@burnt: the end of the burn, where
- * the sleep begins (0 for a first operation).
+ * waits for its CPU take that place.
  */
 static uint64_t think_due(struct runner *r, const struct slot *s,
-			  uint64_t *blocked, uint64_t *burnt)
+			  uint64_t *blocked)
 {
 	struct engine *e = r->eng;
 	struct timeline *tl = s->tl;
 	uint64_t cpu = 0, rest, wait, spent, w, probe;
 
 	*blocked = 0;
-	*burnt = 0;
 	if (!tl->ran) {
 		atomic_store_explicit(&tl->anchored, !tl->parent ||
 				      atomic_load_explicit(&tl->parent->anchored,
 							   memory_order_relaxed),
 				      memory_order_relaxed);
-		return first_due(e, s);
+		return wait_placed(e, s, 0, UINT64_MAX);
 	}
 	if (s->op.have & RL_CPU)
 		cpu = s->op.cpu_ns < s->gap_ns ? s->op.cpu_ns : s->gap_ns;
@@ -356,25 +400,10 @@ static uint64_t think_due(struct runner *r, const struct slot *s,
 		r->think_cpu_ns += cpu;
 	}
 	r->think_sleep_ns += wait;
-	*burnt = tl->end_ns + cpu;
+	if (daemon_timeline(s))
+		return follow_work(r, s, tl->end_ns + cpu + wait,
+				   tl->end_ns + cpu);
 	return tl->end_ns + cpu + wait;
-}
-
-/*
- * --think: whether @s's timeline is a thread that was there before the
- * capture and has followed its own captured times only (a daemon on a
- * timer, PostgreSQL's WAL writer), woken for @s's operation by a timeline
- * that follows the replay (held back by another since: the work).  Its
- * sleeps before that wake were its own timer's, not the work's.
- */
-static bool woken_by_work(struct engine *e, const struct slot *s)
-{
-	return e->pacing == REPLAY_PACE_THINK && s->tl->ran &&
-	       !s->tl->parent && s->sync_tl && s->sync_tl != s->tl &&
-	       atomic_load_explicit(&s->tl->anchored, memory_order_relaxed) &&
-	       !atomic_load_explicit(&s->sync_tl->anchored,
-				     memory_order_relaxed) &&
-	       atomic_load_explicit(&e->lead_held, memory_order_relaxed);
 }
 
 /*
@@ -390,8 +419,7 @@ static bool woken_by_work(struct engine *e, const struct slot *s)
  * the wait made @op later than @due.  False when the replay stops first.
  */
 static bool sync_due(struct runner *r, const struct slot *s, bool spin,
-		     uint64_t *due, uint64_t blocked, uint64_t burnt,
-		     bool *held)
+		     uint64_t *due, uint64_t blocked, bool *held)
 {
 	struct engine *e = r->eng;
 	const struct rlog_op *op = &s->op;
@@ -411,17 +439,6 @@ static bool sync_due(struct runner *r, const struct slot *s, bool spin,
 		   scaled(op->sync_gap_ns, e->speed) : bound;
 	if (t > bound)
 		t = bound;
-	if (woken_by_work(e, s)) {
-		uint64_t at = placed_by(e, &e->lead, s);
-
-		if (at < burnt)
-			at = burnt;
-		if (at < *due) {
-			r->think_sleep_ns -= *due - at;
-			r->think_cut_ns += *due - at;
-			*due = at;
-		}
-	}
 	if (t > *due) {
 		*due = t;
 		*held |= pending && !soft;
@@ -429,7 +446,7 @@ static bool sync_due(struct runner *r, const struct slot *s, bool spin,
 	return true;
 }
 
-/* --think: @tl's drift is @drift now (first_due() looks). */
+/* --think: @tl's drift is @drift now (wait_placed() looks). */
 static void moved(struct timeline *tl, long long drift)
 {
 	atomic_store_explicit(&tl->drift, drift, memory_order_relaxed);
@@ -519,7 +536,7 @@ static int run_op(struct runner *r, const struct slot *s)
 {
 	struct engine *e = r->eng;
 	const struct rlog_op *op = &s->op;
-	uint64_t t0, t1, due = 0, think = 0, blocked = 0, burnt = 0;
+	uint64_t t0, t1, due = 0, think = 0, blocked = 0;
 	int64_t result;
 	int ret;
 	bool spin = true, dep_pending = false, held = false;
@@ -530,7 +547,7 @@ static int run_op(struct runner *r, const struct slot *s)
 	 * operations wait for other processes' would otherwise spin at once. */
 	if (e->pacing != REPLAY_PACE_FAST) {
 		due = e->pacing == REPLAY_PACE_THINK ?
-		      think_due(r, s, &blocked, &burnt) : due_ns(e, op);
+		      think_due(r, s, &blocked) : due_ns(e, op);
 		spin = due <= engine_now(e) + e->spin_ns;
 		think = due;
 	}
@@ -542,7 +559,7 @@ static int run_op(struct runner *r, const struct slot *s)
 	held = e->pacing == REPLAY_PACE_THINK && dep_pending &&
 	       engine_now(e) > think;
 	if ((op->have & RL_SYNC) &&
-	    !sync_due(r, s, spin, &due, blocked, burnt, &held))
+	    !sync_due(r, s, spin, &due, blocked, &held))
 		return 1;
 	/* Held back by another timeline: it follows the replay now. */
 	if (e->pacing == REPLAY_PACE_THINK && held)

@@ -147,7 +147,7 @@ struct runner {
 	uint64_t think_probe_ns;	/* and the probe's part it left out */
 	uint64_t think_runq_ns;		/* and the capture's waits for a CPU */
 	uint64_t think_cut_ns;		/* and a daemon's sleeps cut short
-					 * (woken_by_work()) */
+					 * (follow_work()) */
 	uint64_t end_ns;		/* when it ended */
 	int error;			/* -errno that stopped it */
 };

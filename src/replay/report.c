@@ -319,8 +319,8 @@ static void pacing_text(FILE *f, const struct replay_summary *sum)
 	if (sum->pacing == REPLAY_PACE_THINK)
 		fprintf(f, "\tThink time replayed: %.3fs slept, %.3fs on a CPU "
 			"(left out: %.3fs of the capture probe's own, %.3fs "
-			"the capture's waits for a CPU, %.3fs of timer sleeps "
-			"the work's wakes cut short)\n",
+			"the capture's waits for a CPU, %.3fs of daemons' "
+			"timer sleeps cut to where the work was)\n",
 			(double)sum->think_sleep_ns / 1e9,
 			(double)sum->think_cpu_ns / 1e9,
 			(double)sum->think_probe_ns / 1e9,
@@ -661,7 +661,7 @@ static void pacing_json(FILE *f, const struct replay_summary *sum)
 	if (sum->pacing == REPLAY_PACE_THINK)
 		fprintf(f, "  \"think_replayed_ns\": {\"sleep\": %" PRIu64
 			", \"cpu\": %" PRIu64 ", \"probe_left_out\": %" PRIu64
-			", \"runq_left_out\": %" PRIu64 ", \"cut_by_wakes\": %"
+			", \"runq_left_out\": %" PRIu64 ", \"cut_to_work\": %"
 			PRIu64 "},\n",
 			sum->think_sleep_ns, sum->think_cpu_ns,
 			sum->think_probe_ns, sum->think_runq_ns,
