@@ -134,7 +134,6 @@ WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,\
 # layout), so the build host needs no BTF.  VMLINUX_BTF=FILE builds from a
 # full dump of FILE's BTF instead (`make vmlinux.h` writes it; other
 # architectures always do), VMLINUX_H=FILE from a header of one's own.
-# libbpf is linked statically so the binary runs on other kernels with BTF.
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
@@ -146,14 +145,22 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 VMLINUX_H ?= $(OUTPUT)/vmlinux.h
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	      -I$(dir $(VMLINUX_H)) -Iinclude -Wall -Werror
-LIBBPF_LIBS := -Wl,-Bstatic -lbpf -Wl,-Bdynamic -lelf -lz
-# liburing (the io_uring replay), static too.
-LIBURING_LIBS := -Wl,-Bstatic -luring -Wl,-Bdynamic
-# libzstd (compressed capture logs, docs/capture-format.md), static too.
-LIBZSTD_LIBS := -Wl,-Bstatic -lzstd -Wl,-Bdynamic
-# libjansson (reading statistics and analysis JSON), static too.
-LIBJANSSON_LIBS := -Wl,-Bstatic -ljansson -Wl,-Bdynamic
-LDLIBS += $(LIBBPF_LIBS) $(LIBURING_LIBS) $(LIBZSTD_LIBS) $(LIBJANSSON_LIBS)
+# libbpf, liburing (the io_uring replay), libzstd (compressed capture logs)
+# and libjansson (reading statistics and analysis JSON).  LINK=static (the
+# default) links them into the binary: one file to copy to a production
+# host or into a test guest, whatever its packages.  LINK=shared links
+# Debian's shared libraries, so that their security updates reach ioriot:
+# the .deb does (debian/rules).  libelf and zlib, which libbpf needs, are
+# shared either way.
+LINK ?= static
+OWN_LIBS := -lbpf -luring -lzstd -ljansson
+ifeq ($(LINK),static)
+LDLIBS += -Wl,-Bstatic $(OWN_LIBS) -Wl,-Bdynamic -lelf -lz
+else ifeq ($(LINK),shared)
+LDLIBS += $(OWN_LIBS) -lelf -lz
+else
+$(error LINK=$(LINK): static or shared)
+endif
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
