@@ -153,14 +153,13 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 # the .deb does (debian/rules).  libelf and zlib, which libbpf needs, are
 # shared either way.
 LINK ?= static
-OWN_LIBS := -lbpf -luring -lzstd -ljansson
 ifeq ($(LINK),static)
-LDLIBS += -Wl,-Bstatic $(OWN_LIBS) -Wl,-Bdynamic -lelf -lz
-else ifeq ($(LINK),shared)
-LDLIBS += $(OWN_LIBS) -lelf -lz
-else
+STATIC_ON := -Wl,-Bstatic
+STATIC_OFF := -Wl,-Bdynamic
+else ifneq ($(LINK),shared)
 $(error LINK=$(LINK): static or shared)
 endif
+LDLIBS += $(STATIC_ON) -lbpf -luring -lzstd -ljansson $(STATIC_OFF) -lelf -lz
 SKELETON := $(OUTPUT)/capture.skel.h
 
 .DELETE_ON_ERROR:
@@ -240,7 +239,7 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) \
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -pthread $(WORKLOAD_LIBS_$*)
 
 # The uring workload uses liburing, linked as ioriot links it.
-WORKLOAD_LIBS_uring := $(LIBURING_LIBS)
+WORKLOAD_LIBS_uring := $(STATIC_ON) -luring $(STATIC_OFF)
 
 $(OUTPUT):
 	$(Q)mkdir -p $@
