@@ -306,8 +306,10 @@ END_TEST
 /*
  * The Debian package builds (scripts/build-deb.sh, as `make deb`), lintian
  * finds no error in it, and the ioriot it installs runs: unpacked into a
- * scratch root with dpkg -x, it prints the tree's version, and it needs
- * none of the libraries linked statically (one binary); the package has
+ * scratch root with dpkg -x, it prints the tree's version, and it is
+ * linked with Debian's shared libbpf, liburing, libzstd and libjansson
+ * (LINK=shared), which the package depends on, while the tree's own
+ * ioriot (LINK=static, the default) needs none of them; the package has
  * the scripts, man pages, unit, docs, examples and bash completion, and
  * the packaged completion completes the packaged ioriot's options.
  */
@@ -345,18 +347,41 @@ START_TEST(test_deb_installs)
 		      !strncmp(text + 7, version, strlen(version)),
 		      "'%s' is not version %s", text, version);
 	free(text);
+	static const char *const libs[] = {
+		"libbpf.so", "liburing.so", "libzstd.so", "libjansson.so",
+	};
+	static const char *const lib_packages[] = {
+		"libbpf1 ", "liburing2 ", "libzstd1 ", "libjansson4 ",
+	};
 	ck_assert_int_eq(tu_exec((const char *[]){ "sh", "-c", "readelf -d "
 						   "\"$0\" > \"$1\"", bin, out,
 						   NULL }, false), 0);
 	text = tu_read(out, NULL);
 	ck_assert_ptr_nonnull(text);
-	static const char *const statics[] = {
-		"libbpf.so", "liburing.so", "libzstd.so", "libjansson.so",
-	};
-	for (size_t i = 0; i < sizeof(statics) / sizeof(statics[0]); i++)
-		ck_assert_msg(!strstr(text, statics[i]), "needs %s:\n%s",
-			      statics[i], text);
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		ck_assert_msg(strstr(text, libs[i]), "no %s:\n%s", libs[i],
+			      text);
 	ck_assert_ptr_nonnull(strstr(text, "libc.so"));
+	free(text);
+	ck_assert_int_eq(tu_exec((const char *[]){ "sh", "-c", "dpkg-deb -f "
+						   "\"$0\" Depends > \"$1\"",
+						   deb, out, NULL }, false), 0);
+	text = tu_read(out, NULL);
+	ck_assert_ptr_nonnull(text);
+	for (size_t i = 0; i < sizeof(lib_packages) / sizeof(lib_packages[0]);
+	     i++)
+		ck_assert_msg(strstr(text, lib_packages[i]),
+			      "Depends has no %s: %s", lib_packages[i], text);
+	free(text);
+	ck_assert_int_eq(tu_exec((const char *[]){ "sh", "-c", "readelf -d "
+						   "\"$0\" > \"$1\"",
+						   tu_bin(), out, NULL },
+				 false), 0);
+	text = tu_read(out, NULL);
+	ck_assert_ptr_nonnull(text);
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		ck_assert_msg(!strstr(text, libs[i]), "%s needs %s:\n%s",
+			      tu_bin(), libs[i], text);
 	free(text);
 	static const char *const files[] = {
 		"usr/bin/ioriot-plot", "usr/share/man/man8/ioriot.8.gz",
