@@ -362,24 +362,30 @@ static void report_tick(struct fleet *f, const struct replay_options *ro,
 static int spawn(struct fleet *f, const struct replay_options *ro,
 		 const struct copies_options *co, char *err, size_t errlen)
 {
-	int ready[2], e;
+	int ready[2], e = 0;
 
-	if (pipe2(ready, O_CLOEXEC) < 0)
-		goto fail;
+	if (pipe2(ready, O_CLOEXEC) < 0) {
+		e = errno;
+		ready[1] = -1;
+		goto out;
+	}
 	f->ready = ready[0];
 	for (size_t k = 0; k < f->n; k++) {
 		int go[2];
 		struct gate g;
 
-		if (pipe2(go, O_CLOEXEC) < 0)
-			goto fail_ready;
+		if (pipe2(go, O_CLOEXEC) < 0) {
+			e = errno;
+			goto out;
+		}
 		fflush(NULL);
 		f->pid[k] = fork();
 		if (f->pid[k] < 0) {
+			e = errno;
 			f->pid[k] = 0;
 			close(go[0]);
 			close(go[1]);
-			goto fail_ready;
+			goto out;
 		}
 		if (f->pid[k] == 0) {
 			close(ready[0]);
@@ -397,15 +403,12 @@ static int spawn(struct fleet *f, const struct replay_options *ro,
 		close(go[0]);
 		f->go[k] = go[1];
 	}
-	close(ready[1]);
-	return 0;
-fail_ready:
-	e = errno;
-	close(ready[1]);
-	errno = e;
-fail:
-	e = errno;
-	snprintf(err, errlen, "cannot start the copies: %s", strerror(e));
+out:
+	if (ready[1] >= 0)
+		close(ready[1]);
+	if (e)
+		snprintf(err, errlen, "cannot start the copies: %s",
+			 strerror(e));
 	return -e;
 }
 

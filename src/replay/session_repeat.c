@@ -222,6 +222,30 @@ fail:
 	return NULL;
 }
 
+/* The -S document of every run of @rp and @summary (stolen; NULL when it
+ * could not be made), or NULL after saying "out of memory". */
+static json_t *runs_doc(const struct repeat *rp, json_t *summary)
+{
+	json_t *runs = json_array(), *doc = NULL;
+	size_t i = 0;
+
+	if (summary && runs)
+		while (i < rp->n && !json_array_append(runs, rp->docs[i]))
+			i++;
+	if (summary && runs && i == rp->n) {
+		doc = json_pack("{s:s, s:i, s:o, s:o}", "format",
+				STATS_RUNS_FORMAT, "format_version",
+				STATS_RUNS_FORMAT_VERSION, "runs", runs,
+				"summary", summary);
+		runs = summary = NULL;
+	}
+	if (!doc)
+		log_error("out of memory");
+	json_decref(summary);
+	json_decref(runs);
+	return doc;
+}
+
 /* -S @path: every run and @summary (stolen) as one JSON document, or the
  * text summary for a name not ending in .json.  0, or 1 after saying why. */
 static int write_stats(const struct replay_session_opts *o,
@@ -230,57 +254,39 @@ static int write_stats(const struct replay_session_opts *o,
 {
 	char err[PATHMAP_MAX + 256];
 	bool json = session_stats_json(o);
-	json_t *doc = NULL, *runs = json_array();
-	int fd, dirfd = -1, ret = 1;
+	json_t *doc = runs_doc(rp, summary);
+	int fd = -1, dirfd = -1, e = 0;
 	FILE *f = NULL;
 
-	if (!summary || !runs)
-		goto nomem;
-	for (size_t i = 0; i < rp->n; i++)
-		if (json_array_append(runs, rp->docs[i]))
-			goto nomem;
-	doc = json_pack("{s:s, s:i, s:o, s:o}", "format", STATS_RUNS_FORMAT,
-			"format_version", STATS_RUNS_FORMAT_VERSION, "runs", runs,
-			"summary", summary);
-	runs = summary = NULL;
 	if (!doc)
-		goto nomem;
+		return 1;
 	fd = outfile_open(o->stats, 0644, 0, o->replay, &dirfd, err,
 			  sizeof(err));
 	if (fd < 0) {
 		log_error("%s", err);
+		e = EIO;
 		goto out;
 	}
 	if (ftruncate(fd, 0) || !(f = fdopen(fd, "w"))) {
+		e = errno ? errno : EIO;
 		close(fd);
-		goto werr;
+		log_error("%s: %s", o->stats, strerror(e));
+		goto out;
 	}
 	if (json ? json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) ||
 		   fputc('\n', f) == EOF : fputs(text, f) == EOF)
-		goto werr;
-	if (fclose(f)) {
-		f = NULL;
-		goto werr;
-	}
-	f = NULL;
-	ret = 0;
-	if (!o->quiet)
+		e = errno ? errno : EIO;
+	if (fclose(f) && !e)
+		e = errno ? errno : EIO;
+	if (e)
+		log_error("%s: %s", o->stats, strerror(e));
+	else if (!o->quiet)
 		printf("Stats of %zu runs written to %s\n", rp->n, o->stats);
-	goto out;
-nomem:
-	log_error("out of memory");
-	goto out;
-werr:
-	log_error("%s: %s", o->stats, strerror(errno ? errno : EIO));
 out:
-	if (f)
-		fclose(f);
 	if (dirfd >= 0)
 		close(dirfd);
-	json_decref(summary);
-	json_decref(runs);
 	json_decref(doc);
-	return ret;
+	return e ? 1 : 0;
 }
 
 /* Summarise the runs of @rp: on stdout and into -S.  0 or 1. */
@@ -297,8 +303,10 @@ static int summarize(const struct replay_session_opts *o,
 	FILE *mem = NULL;
 	int ret = 1;
 
-	if (!whole || !v || !(mem = open_memstream(&text, &tlen)))
-		goto nomem;
+	if (!whole || !v || !(mem = open_memstream(&text, &tlen))) {
+		log_error("out of memory");
+		goto out;
+	}
 	nwhole = whole_runs(rp, whole);
 	nfigs = run_figures(whole, nwhole, figs);
 	for (size_t k = 0; k < nfigs; k++) {
@@ -307,26 +315,24 @@ static int summarize(const struct replay_session_opts *o,
 		sample_of(v, nwhole, &s[k]);
 	}
 	summary_text(mem, rp, nwhole, figs, s, nfigs);
-	if (fclose(mem)) {
-		mem = NULL;
-		goto nomem;
-	}
+	ret = fclose(mem);
 	mem = NULL;
+	if (ret) {
+		log_error("out of memory");
+		goto out;
+	}
 	if (!o->quiet)
 		fputs(text, stdout);
 	ret = o->stats ? write_stats(o, rp, summary_json(rp->docs[0], nwhole,
 							 figs, s, nfigs), text) :
 	      0;
-	goto out;
-nomem:
-	log_error("out of memory");
 out:
 	if (mem)
 		fclose(mem);
 	free(text);
 	free(whole);
 	free(v);
-	return ret;
+	return ret ? 1 : 0;
 }
 
 /* Remove the runs' private directory and its files. */
